@@ -1,0 +1,17 @@
+//! fpsan: measure and explain Android UI smoothness from Perfetto traces.
+//!
+//! The pipeline flows one way:
+//! `capture` (adb) → `read` (framing, decompression, parallel decode) →
+//! `model` (threads, slices, counters, frame timeline) → `frames`
+//! (reconstruction) → `metrics` (polars summaries) → `report` (tables,
+//! charts, HTML). `cli` wires the commands to it.
+
+pub mod capture;
+pub mod cli;
+pub mod frames;
+pub mod metrics;
+pub mod model;
+pub mod query;
+pub mod read;
+pub mod report;
+pub mod tracegen;

@@ -1,0 +1,312 @@
+//! The typed trace model: processes, threads, tracks, slices, counters, the
+//! SurfaceFlinger frame timeline and what the reader learned about the trace
+//! itself. Everything downstream (frames, metrics, query, report) reads this
+//! and nothing else; the reader (`crate::read`) is the only producer.
+//!
+//! Conventions follow trace_processor so results can be compared with it:
+//! times are integer nanoseconds in trace time (BOOTTIME), a slice that never
+//! ended has `dur == -1`, ids are indices into their table.
+
+use std::sync::Arc;
+
+pub mod atrace;
+pub mod build;
+pub mod clock;
+
+/// Interned, cheaply clonable string used for every name in the model.
+pub type Name = Arc<str>;
+
+/// Index into [`Trace::processes`] (trace_processor's `upid`).
+pub type Upid = u32;
+/// Index into [`Trace::threads`] (trace_processor's `utid`).
+pub type Utid = u32;
+/// Index into [`Trace::tracks`].
+pub type TrackId = u32;
+/// Index into [`Trace::slices`].
+pub type SliceId = u32;
+
+#[derive(Debug, Clone, Default)]
+pub struct Process {
+    pub upid: Upid,
+    pub pid: i32,
+    /// Resolved like trace_processor: cmdline's first argument, else the
+    /// process_tree/process_stats name, else the main thread's comm.
+    pub name: Option<Name>,
+    pub cmdline: Option<Name>,
+    pub parent_pid: Option<i32>,
+    pub uid: Option<i32>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Thread {
+    pub utid: Utid,
+    pub tid: i32,
+    pub upid: Option<Upid>,
+    pub name: Option<Name>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum TrackKind {
+    /// Synchronous slices and instants of one thread.
+    Thread { utid: Utid },
+    /// Async slices (`S`/`F`, `G`/`H`, `N`) of one process, one track per name.
+    ProcessAsync { upid: Upid },
+    /// A counter owned by a process (atrace `C`, e.g. `VSYNC-app` in surfaceflinger).
+    ProcessCounter { upid: Upid },
+    /// A counter owned by a thread (track_event counters on a thread track).
+    ThreadCounter { utid: Utid },
+    /// Anything not attached to a process or thread.
+    Global,
+    GlobalCounter,
+}
+
+#[derive(Debug, Clone)]
+pub struct Track {
+    pub id: TrackId,
+    pub name: Option<Name>,
+    pub kind: TrackKind,
+}
+
+#[derive(Debug, Clone)]
+pub struct Slice {
+    pub id: SliceId,
+    pub ts: i64,
+    /// -1 when the slice had not ended by the end of the trace.
+    pub dur: i64,
+    pub name: Name,
+    pub category: Option<Name>,
+    pub track: TrackId,
+    pub depth: u32,
+    pub parent: Option<SliceId>,
+}
+
+impl Slice {
+    /// End time, when the slice ended inside the trace.
+    pub fn end(&self) -> Option<i64> {
+        (self.dur >= 0).then(|| self.ts + self.dur)
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct CounterSample {
+    pub ts: i64,
+    pub value: f64,
+    pub track: TrackId,
+}
+
+/// The four kinds of FrameTimeline slice trace_processor builds from
+/// TracePacket field 76.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TimelineKind {
+    ExpectedDisplay,
+    ActualDisplay,
+    ExpectedSurface,
+    ActualSurface,
+}
+
+impl TimelineKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TimelineKind::ExpectedDisplay => "expected_display",
+            TimelineKind::ActualDisplay => "actual_display",
+            TimelineKind::ExpectedSurface => "expected_surface",
+            TimelineKind::ActualSurface => "actual_surface",
+        }
+    }
+    pub fn is_surface(self) -> bool {
+        matches!(self, TimelineKind::ExpectedSurface | TimelineKind::ActualSurface)
+    }
+    pub fn is_actual(self) -> bool {
+        matches!(self, TimelineKind::ActualDisplay | TimelineKind::ActualSurface)
+    }
+}
+
+/// One FrameTimeline slice, with trace_processor's strings for the enums.
+#[derive(Debug, Clone)]
+pub struct TimelineSlice {
+    pub kind: TimelineKind,
+    pub ts: i64,
+    /// -1 when no FrameEnd arrived for the cookie.
+    pub dur: i64,
+    /// The vsync id (surface frames: the app's `Choreographer#doFrame <id>`).
+    pub token: i64,
+    /// Surface frames: the display frame they were composited into.
+    pub display_frame_token: Option<i64>,
+    pub pid: i32,
+    pub upid: Option<Upid>,
+    pub layer_name: Option<Name>,
+    /// Actual frames only: e.g. `"App Deadline Missed, Buffer Stuffing"`, `"None"`.
+    pub jank_type: Option<Name>,
+    /// Actual frames only: `"On-time Present"`, `"Late Present"`, ...
+    pub present_type: Option<Name>,
+    pub on_time_finish: Option<bool>,
+    pub gpu_composition: Option<bool>,
+    /// Actual frames only: `"Valid Prediction"`, `"Expired Prediction"`, ...
+    pub prediction_type: Option<Name>,
+    /// Actual frames only: `"None"`, `"Partial"`, `"Full"`, `"Unknown"`.
+    pub jank_severity_type: Option<Name>,
+}
+
+/// A scheduler event kept for the threads the analysis asked about (see
+/// `read::sched_for_threads`): the main threads' Running/Runnable/Sleeping
+/// split needs only those.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SchedEvent {
+    /// The thread got a CPU.
+    SwitchIn { ts: i64, tid: i32, cpu: u32 },
+    /// The thread left a CPU in kernel state `prev_state` (0 = preempted, still runnable).
+    SwitchOut { ts: i64, tid: i32, cpu: u32, prev_state: i64 },
+    /// The thread was woken (sched_waking / sched_wakeup).
+    Waking { ts: i64, tid: i32 },
+}
+
+impl SchedEvent {
+    pub fn ts(&self) -> i64 {
+        match *self {
+            SchedEvent::SwitchIn { ts, .. } | SchedEvent::SwitchOut { ts, .. } | SchedEvent::Waking { ts, .. } => ts,
+        }
+    }
+    pub fn tid(&self) -> i32 {
+        match *self {
+            SchedEvent::SwitchIn { tid, .. } | SchedEvent::SwitchOut { tid, .. } | SchedEvent::Waking { tid, .. } => tid,
+        }
+    }
+}
+
+/// Facts about the trace as a whole, for `info` and the data-quality section.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct TraceMeta {
+    pub path: String,
+    pub file_size: u64,
+    /// `plain`, `gzip` or `zstd` (whole-file compression).
+    pub container: String,
+    /// Top-level packets plus the packets inside compressed batches.
+    pub packets: u64,
+    pub compressed_batches: u64,
+    pub first_ts: Option<i64>,
+    pub last_ts: Option<i64>,
+    /// Clock ids seen on packets or in clock snapshots (6 = BOOTTIME).
+    pub clocks: Vec<u32>,
+    pub trace_clock: u32,
+    /// Data sources present, by what was found: `ftrace`, `atrace`,
+    /// `compact_sched`, `sched`, `frame_timeline`, `process_tree`,
+    /// `process_stats`, `track_event`, `clock_snapshot`, `system_info`.
+    pub data_sources: Vec<String>,
+    pub ftrace_events: u64,
+    pub atrace_events: u64,
+    pub atrace_malformed: u64,
+    pub frame_timeline_events: u64,
+    pub sched_events: u64,
+    pub data_loss: DataLoss,
+    pub android: AndroidInfo,
+    pub tracing_started_ts: Option<i64>,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct DataLoss {
+    /// Sequences that reported `previous_packet_dropped`.
+    pub packets_dropped_sequences: u64,
+    /// Ftrace bundles flagged `lost_events` (kernel ring buffer overrun).
+    pub ftrace_lost_event_bundles: u64,
+    /// From ftrace_stats / trace_stats, when present.
+    pub ftrace_overrun: u64,
+    pub trace_buffer_overruns: u64,
+    pub chunks_discarded: u64,
+    pub patches_discarded: u64,
+    /// Bytes at the end of the file that did not form a whole packet.
+    pub truncated_bytes: u64,
+    /// `E` events with no open slice (the ring buffer overwrote the `B`).
+    pub unmatched_ends: u64,
+    /// Ftrace events before `tracing_started` or before every CPU's buffer was valid.
+    pub events_before_start: u64,
+}
+
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct AndroidInfo {
+    pub build_fingerprint: Option<String>,
+    pub sdk_version: Option<u64>,
+    pub device: Option<String>,
+}
+
+/// The decoded trace.
+#[derive(Debug, Clone, Default)]
+pub struct Trace {
+    pub meta: TraceMeta,
+    pub processes: Vec<Process>,
+    pub threads: Vec<Thread>,
+    pub tracks: Vec<Track>,
+    /// Ordered by (ts, arrival): a parent always comes before its children.
+    pub slices: Vec<Slice>,
+    /// Ordered by (ts, arrival).
+    pub counters: Vec<CounterSample>,
+    /// Ordered by (ts, arrival).
+    pub frame_timeline: Vec<TimelineSlice>,
+    /// Only for the threads requested (see `read::sched_for_threads`), by ts.
+    pub sched: Vec<SchedEvent>,
+}
+
+impl Trace {
+    pub fn thread(&self, utid: Utid) -> &Thread {
+        &self.threads[utid as usize]
+    }
+    pub fn process(&self, upid: Upid) -> &Process {
+        &self.processes[upid as usize]
+    }
+    pub fn track(&self, id: TrackId) -> &Track {
+        &self.tracks[id as usize]
+    }
+    /// The thread owning a thread track, if `track` is one.
+    pub fn track_thread(&self, track: TrackId) -> Option<&Thread> {
+        match self.track(track).kind {
+            TrackKind::Thread { utid } | TrackKind::ThreadCounter { utid } => Some(self.thread(utid)),
+            _ => None,
+        }
+    }
+    /// The process owning `track`, directly or through its thread.
+    pub fn track_process(&self, track: TrackId) -> Option<&Process> {
+        match self.track(track).kind {
+            TrackKind::ProcessAsync { upid } | TrackKind::ProcessCounter { upid } => Some(self.process(upid)),
+            TrackKind::Thread { utid } | TrackKind::ThreadCounter { utid } => {
+                self.thread(utid).upid.map(|u| self.process(u))
+            }
+            TrackKind::Global | TrackKind::GlobalCounter => None,
+        }
+    }
+    /// Trace span in ns (last - first timestamp seen).
+    pub fn span_ns(&self) -> i64 {
+        match (self.meta.first_ts, self.meta.last_ts) {
+            (Some(a), Some(b)) => b - a,
+            _ => 0,
+        }
+    }
+    /// Direct children of a slice, in start order. Slices are sorted by start, so
+    /// this scans forward from the parent and stops at the first slice starting
+    /// after the parent's end on the same track.
+    pub fn children(&self, id: SliceId) -> impl Iterator<Item = &Slice> + '_ {
+        let parent = &self.slices[id as usize];
+        let end = parent.end().unwrap_or(i64::MAX);
+        self.slices[id as usize + 1..]
+            .iter()
+            .take_while(move |s| s.ts <= end)
+            .filter(move |s| s.parent == Some(id))
+    }
+    /// All descendants of a slice (children, grandchildren, ...), in start order.
+    pub fn descendants(&self, id: SliceId) -> Vec<&Slice> {
+        let parent = &self.slices[id as usize];
+        let end = parent.end().unwrap_or(i64::MAX);
+        let mut inside = vec![id];
+        let mut out = Vec::new();
+        for s in self.slices[id as usize + 1..].iter().take_while(|s| s.ts <= end) {
+            if s.track == parent.track && s.depth > parent.depth {
+                if let Some(p) = s.parent {
+                    if inside.contains(&p) {
+                        inside.push(s.id);
+                        out.push(s);
+                    }
+                }
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,13 @@
+//! One integration-test binary (ripgrep's layout): each module tests one
+//! command or stage through the public API or the built `fpsan` binary, with
+//! the shared helpers in `util`.
+
+mod util;
+
+mod capture;
+mod conformance;
+mod frames;
+mod hostile;
+mod info;
+mod analyze;
+mod report;
