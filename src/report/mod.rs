@@ -153,3 +153,6 @@ impl ExportManager {
         Ok(written)
     }
 }
+
+#[cfg(test)]
+mod tests;
