@@ -26,6 +26,11 @@ fn size(bytes: u64) -> String {
     }
 }
 
+/// Indent every line of a sub-table under its app.
+fn indent(table: &str) -> String {
+    table.lines().map(|l| format!("    {l}\n")).collect()
+}
+
 fn levels_line(count: &Levels, sum: &Levels) -> String {
     Levels::NAMES
         .iter()
@@ -116,22 +121,23 @@ fn app_details(out: &mut String, a: &AppSummary, trace_start: i64) {
     );
     if a.scenes.len() > 1 || a.scenes.first().is_some_and(|s| s.scene != "(unknown)") {
         let headers: Vec<String> =
-            ["  scene", "frames", "fps", "dropped", "BEST", "NORMAL", "MIDDLE", "HIGH", "FROZEN", "p90 ms"].iter().map(|s| s.to_string()).collect();
+            ["scene", "frames", "fps", "dropped", "BEST", "NORMAL", "MIDDLE", "HIGH", "FROZEN", "p90 ms"].iter().map(|s| s.to_string()).collect();
         let rows: Vec<Vec<String>> = a
             .scenes
             .iter()
             .map(|s| {
-                let mut r = vec![format!("  {}", s.scene), s.frames.to_string(), format!("{:.1}", s.fps), s.dropped_frames.to_string()];
+                let mut r = vec![s.scene.clone(), s.frames.to_string(), format!("{:.1}", s.fps), s.dropped_frames.to_string()];
                 r.extend(s.drop_level.values().iter().map(|v| v.to_string()));
                 r.push(opt_ms(s.frame_cost_p90));
                 r
             })
             .collect();
-        out.push_str(&text_table(&headers, &rows, &[false, true, true, true, true, true, true, true, true, true]));
+        out.push_str("  scenes\n");
+        out.push_str(&indent(&text_table(&headers, &rows, &[false, true, true, true, true, true, true, true, true, true])));
     }
     if !a.worst_frames.is_empty() {
         let headers: Vec<String> =
-            ["  at s", "frame_id", "cost ms", "dropped", "level", "phase", "phase ms", "longest slice", "why else"].iter().map(|s| s.to_string()).collect();
+            ["at s", "frame_id", "cost ms", "dropped", "level", "phase", "phase ms", "longest slice", "why else"].iter().map(|s| s.to_string()).collect();
         let rows: Vec<Vec<String>> = a
             .worst_frames
             .iter()
@@ -165,7 +171,7 @@ fn app_details(out: &mut String, a: &AppSummary, trace_start: i64) {
                     None => ("-".into(), "-".into(), "-".into(), w.jank_type.clone().unwrap_or_default()),
                 };
                 vec![
-                    format!("  {:.3}", (w.ts - trace_start) as f64 / 1e9),
+                    format!("{:.3}", (w.ts - trace_start) as f64 / 1e9),
                     w.frame_id.map(|v| v.to_string()).unwrap_or_else(|| "-".into()),
                     ms(w.frame_cost_ns),
                     w.dropped_frames.to_string(),
@@ -177,8 +183,8 @@ fn app_details(out: &mut String, a: &AppSummary, trace_start: i64) {
                 ]
             })
             .collect();
-        out.push_str("  worst frames\n");
-        out.push_str(&text_table(&headers, &rows, &[true, true, true, true, false, false, true, false, false]));
+        out.push_str("  worst frames (why)\n");
+        out.push_str(&indent(&text_table(&headers, &rows, &[true, true, true, true, false, false, true, false, false])));
     }
     let q = &a.quality;
     let sources: Vec<String> = q.vsync_sources.iter().map(|(k, v)| format!("{k} {v}")).collect();
