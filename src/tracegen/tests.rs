@@ -96,7 +96,7 @@ fn sched_switch_and_waking_fields() {
     let mut rn = Vec::new();
     for p in ps.iter().filter(|p| p.has_ftrace_events()) {
         let bu = p.ftrace_events();
-        assert!(!bu.has_compact_sched());
+        assert!(bu.compact_sched.is_none());
         for e in &bu.event {
             if e.has_sched_switch() {
                 let s = e.sched_switch();
@@ -155,7 +155,7 @@ fn compact_sched_columns_decode_to_the_events() {
     let bu = bundles[0];
     assert_eq!(bu.event.len(), 1, "only the print stays a full event");
     assert_eq!(bu.event[0].print().buf(), "B|4|x\n");
-    let cs = bu.compact_sched();
+    let cs = bu.compact_sched.get_or_default();
     let abs = |d: &[u64]| {
         d.iter()
             .scan(0u64, |acc, x| {
@@ -366,7 +366,9 @@ fn track_event_slices_with_interned_names() {
     b.track_event_slice(1_000, 500, 4242, 4260, "DrawFrames 7");
     b.track_event_slice(1_100, 100, 4242, 4260, "flush commands");
     b.track_event_slice(2_000, 500, 4242, 4260, "DrawFrames 7");
-    let ps = packets(&b.build(&BuildOptions::default()));
+    let all = packets(&b.build(&BuildOptions::default()));
+    assert!(all[0].has_process_tree() && all[1].has_clock_snapshot());
+    let ps = &all[2..];
     assert_eq!(ps.len(), 7);
     let uuid = thread_track_uuid(4242, 4260);
     let d = &ps[0];
@@ -584,7 +586,7 @@ fn demo_trace_decodes_to_the_frames_it_describes() {
     let mut switches = 0;
     for p in ps.iter().filter(|p| p.has_ftrace_events()) {
         assert!(p.ftrace_events().event.iter().all(|e| !e.has_sched_switch()));
-        switches += p.ftrace_events().compact_sched().switch_next_pid.len();
+        switches += p.ftrace_events().compact_sched.get_or_default().switch_next_pid.len();
     }
     assert!(switches > 1_500);
 }
@@ -603,7 +605,7 @@ fn busy_phone_streams_a_valid_trace_of_about_the_target_size() {
         if p.has_ftrace_events() {
             let b = p.ftrace_events();
             cpus.insert(b.cpu());
-            if b.has_compact_sched() {
+            if b.compact_sched.is_some() {
                 compact += 1;
             }
             if b.event.iter().any(|e| e.has_sched_switch()) {
@@ -617,4 +619,47 @@ fn busy_phone_streams_a_valid_trace_of_about_the_target_size() {
     assert_eq!(cpus.len(), 8);
     assert!(compact > 0 && plain > 0, "{compact} compact, {plain} plain bundles");
     assert!(ft > 0 && te > 0 && do_frames > 0);
+}
+
+#[test]
+fn demo_sched_is_consistent_per_cpu_and_has_runnable_and_blocked_main_thread() {
+    // Plain events so prev_pid is explicit; compact_sched would leave it implied
+    // by the previous switch on the CPU, which is exactly what this checks.
+    let opts = BuildOptions { compact_sched: false, ..scenarios::demo_build_options() };
+    let ps = packets(&scenarios::demo_scroll().build(&opts));
+    let mut per_cpu: BTreeMap<u32, Vec<(u64, i32, i64, i32)>> = BTreeMap::new();
+    for p in ps.iter().filter(|p| p.has_ftrace_events()) {
+        let b = p.ftrace_events();
+        for e in b.event.iter().filter(|e| e.has_sched_switch()) {
+            let s = e.sched_switch();
+            per_cpu.entry(b.cpu()).or_default().push((e.timestamp(), s.prev_pid(), s.prev_state(), s.next_pid()));
+        }
+    }
+    assert_eq!(per_cpu.keys().copied().collect::<Vec<_>>(), [0, 1, 2]);
+    for (cpu, v) in &mut per_cpu {
+        v.sort();
+        for w in v.windows(2) {
+            assert_eq!(w[1].1, w[0].3, "cpu {cpu}: switch at {} continues the task switched in at {}", w[1].0, w[0].0);
+        }
+    }
+    let main = scenarios::DEMO_MAIN_TID;
+    let frames = scenarios::demo_scroll_frames();
+    let in_frame = |id: i64, t: u64| {
+        let f = frames.iter().find(|f| f.frame_id == id).expect("frame");
+        t > f.ts as u64 && t < (f.ts + f.dur) as u64
+    };
+    let main_out: Vec<(u64, i64, i32)> =
+        per_cpu[&2].iter().filter(|s| s.1 == main && s.3 != main).map(|s| (s.0, s.2, s.3)).collect();
+    // Preempted (R) by kworker/2:1 only in frame 1000274; D only in 1000534.
+    let preempted: Vec<_> = main_out.iter().filter(|s| s.1 == 0).collect();
+    assert_eq!(preempted.len(), 1);
+    assert_eq!(preempted[0].2, 77);
+    assert!(in_frame(1_000_274, preempted[0].0));
+    let blocked: Vec<_> = main_out.iter().filter(|s| s.1 == 2).collect();
+    assert_eq!(blocked.len(), 1);
+    assert!(in_frame(1_000_534, blocked[0].0));
+    // Every frame ends with the main thread going to sleep (S) 15 us after doFrame.
+    for f in &frames {
+        assert!(main_out.contains(&((f.ts + f.dur + 15_000) as u64, 1, 0)), "frame {}", f.frame_id);
+    }
 }
