@@ -526,7 +526,7 @@ impl StreamEncoder {
                         st.incremental_cleared = true;
                         st.event_names.clear();
                     }
-                    let name = b.thread_name(tid);
+                    let name = thread_name_at(b, tid, r.ts);
                     self.packet(seq, Some(r.ts), out, |p| {
                         if clear {
                             p.uint(PKT_SEQUENCE_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
@@ -586,17 +586,31 @@ impl StreamEncoder {
     }
 }
 
+/// The thread's name at `ts` as the app would report it in its descriptor:
+/// the newest task_rename up to `ts`, else the process-tree name.
+fn thread_name_at(b: &TraceBuilder, tid: i32, ts: i64) -> Option<&str> {
+    b.ftrace
+        .iter()
+        .filter_map(|r| match r.ev {
+            FtraceEv::Rename { tid: t, new, .. } if t == tid && r.ts <= ts => Some((r.ts, new)),
+            _ => None,
+        })
+        .max_by_key(|(t, _)| *t)
+        .map(|(_, s)| b.str(s))
+        .or_else(|| b.thread_name(tid))
+}
+
 /// The atrace text of a print event, with the trailing newline atrace writes.
 fn format_print(p: &Print, b: &TraceBuilder, s: &mut String) {
     use std::fmt::Write as _;
     s.clear();
     // Writing into a String cannot fail.
     let _ = match *p {
-        Print::Begin { pid, name } => write!(s, "B|{pid}|{}\n", b.str(name)),
-        Print::End { pid } => write!(s, "E|{pid}\n"),
-        Print::Counter { pid, name, value } => write!(s, "C|{pid}|{}|{value}\n", b.str(name)),
-        Print::AsyncBegin { pid, name, cookie } => write!(s, "S|{pid}|{}|{cookie}\n", b.str(name)),
-        Print::AsyncEnd { pid, name, cookie } => write!(s, "F|{pid}|{}|{cookie}\n", b.str(name)),
+        Print::Begin { pid, name } => writeln!(s, "B|{pid}|{}", b.str(name)),
+        Print::End { pid } => writeln!(s, "E|{pid}"),
+        Print::Counter { pid, name, value } => writeln!(s, "C|{pid}|{}|{value}", b.str(name)),
+        Print::AsyncBegin { pid, name, cookie } => writeln!(s, "S|{pid}|{}|{cookie}", b.str(name)),
+        Print::AsyncEnd { pid, name, cookie } => writeln!(s, "F|{pid}|{}|{cookie}", b.str(name)),
         Print::Raw(r) => {
             s.push_str(b.str(r));
             Ok(())

@@ -180,7 +180,9 @@ pub const PREDICTION_VALID: i32 = 1;
 /// special frames by index within the scroll).
 fn demo_plan() -> Vec<(i64, Plan, bool)> {
     let mut out = Vec::new();
-    let scrolls: [(i64, usize, usize, &[(usize, Plan)]); 2] = [
+    // (first vsync, frames, frames with input, special frames by index)
+    type Scroll = (i64, usize, usize, &'static [(usize, Plan)]);
+    let scrolls: [Scroll; 2] = [
         (
             30,
             150,
@@ -729,7 +731,8 @@ pub fn busy_phone<W: Write>(w: &mut W, target_bytes: u64) -> std::io::Result<u64
                 let work = if long { budget * 5 / 2 } else { rng.range(budget / 4, budget * 2 / 3) };
                 let end = ts + work;
                 let mut add = |ts: i64, tid: i32, kind: PendingKind| pending.push(Pending { ts, tid, pid, kind });
-                let (begin, finish): (fn(String) -> PendingKind, fn() -> PendingKind) = if a.track_events {
+                type Ctors = (fn(String) -> PendingKind, fn() -> PendingKind);
+                let (begin, finish): Ctors = if a.track_events {
                     (PendingKind::TrackBegin, || PendingKind::TrackEnd)
                 } else {
                     (PendingKind::Begin, || PendingKind::End)

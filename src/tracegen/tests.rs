@@ -377,7 +377,8 @@ fn track_event_slices_with_interned_names() {
     assert_eq!(d.track_descriptor().uuid(), uuid);
     let th = d.track_descriptor().thread.as_ref().expect("thread descriptor");
     assert_eq!((th.pid(), th.tid(), th.thread_name()), (4242, 4260, "RenderThread"));
-    let evs: Vec<(u64, Type, u64, Option<(u64, String)>)> = ps[1..]
+    type Ev = (u64, Type, u64, Option<(u64, String)>);
+    let evs: Vec<Ev> = ps[1..]
         .iter()
         .map(|p| {
             assert_eq!(p.sequence_flags(), 2, "SEQ_NEEDS_INCREMENTAL_STATE");
@@ -582,6 +583,12 @@ fn demo_trace_decodes_to_the_frames_it_describes() {
         assert_eq!(*ts as i64, frames[i].vsync_ts);
         assert_eq!(buf, &format!("C|600|VSYNC-app|{}\n", (i + 1) % 2));
     }
+    // The worker's TrackEvent descriptor carries its name after the rename.
+    let desc: Vec<_> = ps.iter().filter(|p| p.has_track_descriptor()).map(|p| p.track_descriptor()).collect();
+    assert_eq!(desc.len(), 1);
+    let th = desc[0].thread.as_ref().expect("thread descriptor");
+    assert_eq!((th.pid(), th.tid(), th.thread_name()), (4242, 4281, "bg-decoder"));
+    assert_eq!(ps.iter().filter(|p| p.has_track_event()).count(), 4 * 10);
     // Compact sched is on: sched lives only in compact_sched columns.
     let mut switches = 0;
     for p in ps.iter().filter(|p| p.has_ftrace_events()) {
@@ -596,7 +603,7 @@ fn busy_phone_streams_a_valid_trace_of_about_the_target_size() {
     let mut buf = Vec::new();
     let n = scenarios::busy_phone(&mut buf, 6 << 20).expect("write to Vec");
     assert_eq!(n as usize, buf.len());
-    assert!(n >= 6 << 20 && n < 8 << 20, "{n}");
+    assert!((6 << 20..8 << 20).contains(&n), "{n}");
     let ps = packets(&buf);
     assert!(ps[0].has_process_tree());
     let (mut compact, mut plain, mut ft, mut te, mut do_frames) = (0, 0, 0, 0, 0);
@@ -662,4 +669,15 @@ fn demo_sched_is_consistent_per_cpu_and_has_runnable_and_blocked_main_thread() {
     for f in &frames {
         assert!(main_out.contains(&((f.ts + f.dur + 15_000) as u64, 1, 0)), "frame {}", f.frame_id);
     }
+}
+
+#[test]
+fn committed_demo_trace_is_what_the_generator_writes() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/demo.pftrace");
+    let committed = std::fs::read(&path).expect("testdata/demo.pftrace exists");
+    let fresh = scenarios::demo_scroll().build(&scenarios::demo_build_options());
+    assert!(
+        committed == fresh,
+        "regenerate with: cargo run --release --example gen_trace -- demo testdata/demo.pftrace"
+    );
 }
