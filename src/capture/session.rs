@@ -280,7 +280,7 @@ impl Ui {
             return;
         }
         let bar = ProgressBar::new(u64::from(secs));
-        let style = ProgressStyle::with_template("{spinner} tracing {msg} [{bar:30}] {pos}/{len} s  (Ctrl-C stops early)")
+        let style = ProgressStyle::with_template("{spinner} tracing {msg} {pos}/{len} s [{wide_bar}] (Ctrl-C stops early)")
             .unwrap_or_else(|_| ProgressStyle::default_bar())
             .progress_chars("=> ");
         bar.set_style(style);
@@ -308,6 +308,7 @@ impl Ui {
         });
         bar.set_style(ProgressStyle::with_template("{spinner} {msg} ({elapsed})").unwrap_or_else(|_| ProgressStyle::default_spinner()));
         bar.set_message(msg.to_string());
+        bar.reset_elapsed();
     }
 
     fn done(&mut self) {

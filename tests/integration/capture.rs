@@ -660,6 +660,50 @@ fn disconnect_during_pull_recovers_when_the_device_returns() {
     fake.assert_no_local_leftovers();
 }
 
+/// A device whose tracing daemons are down (Android 11+ where someone set
+/// persist.traced.enable=0): perfetto starts, cannot reach traced, exits at
+/// once and leaves a 0-byte file. This is the classic silent failure.
+#[test]
+fn traced_down_is_explained_not_silent() {
+    let fake = Fake::new("ok");
+    let props = fake.state.join("props");
+    std::fs::create_dir_all(&props).unwrap();
+    std::fs::write(props.join("ro.build.version.sdk"), "33\n").unwrap();
+    std::fs::write(props.join("persist.traced.enable"), "0\n").unwrap();
+    std::fs::write(props.join("init.svc.traced"), "stopped\n").unwrap();
+    std::fs::write(fake.state.join("logcat"), "").unwrap();
+    std::fs::write(props.join(".init"), "").unwrap();
+    let err = fake.run(&fake.args(1)).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "the trace {} is almost empty (0 bytes, 0 packets, no ftrace data): perfetto recorded nothing; \
+             perfetto says: Failed to connect to the traced service, is it running?",
+            fake.out().display()
+        )
+    );
+    assert_eq!(
+        strs(&fake.log()[3..]),
+        strs(&[start_cmd(), poll_cmd(), pull_cmd(), rm_cmd(), "-s FAKE0001 logcat -d -s perfetto".to_string()])
+    );
+    fake.assert_device_clean();
+}
+
+#[test]
+fn perfetto_start_failure_is_explained_and_cleaned_up() {
+    let fake = Fake::with("ok", &[("FAKE_ADB_PERFETTO_START_FAIL", "1")]);
+    let err = fake.run(&fake.args(1)).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "perfetto did not start on FAKE0001: [perfetto_cmd.cc:702] Could not open {REMOTE}: Permission denied; \
+             perfetto says: Failed to open {REMOTE}: Permission denied"
+        )
+    );
+    assert_eq!(strs(&fake.log()[3..]), strs(&[start_cmd(), "-s FAKE0001 logcat -d -s perfetto".to_string(), rm_cmd()]));
+    fake.assert_device_clean();
+}
+
 /// Waits until the fake perfetto has started.
 fn wait_started(fake: &Fake) -> u32 {
     let deadline = Instant::now() + Duration::from_secs(20);
@@ -902,7 +946,8 @@ fn child_capture_for_pipe_test() {
     let Some(adb) = std::env::var_os(CHILD_ENV) else { return };
     let out = PathBuf::from(std::env::var_os("FPSAN_CAPTURE_CHILD_OUT").unwrap());
     let mut env = CaptureEnv::from_process();
-    assert!(!env.progress, "stderr is a pipe here");
+    let expect_tty = std::env::var_os("FPSAN_CAPTURE_CHILD_TTY").is_some();
+    assert_eq!(env.progress, expect_tty, "progress must follow whether stderr is a terminal");
     env.adb = Some(PathBuf::from(adb));
     env.stamp = STAMP.into();
     env.poll = Duration::from_millis(100);
@@ -943,6 +988,38 @@ fn countdown_is_silent_on_a_pipe() {
     assert!(stdout.contains("1 passed"), "{stdout}");
     assert_eq!(stderr, "", "the capture wrote to a piped stderr");
     assert_eq!(std::fs::read(fake.out()).unwrap(), ok_fixture());
+    fake.assert_device_clean();
+}
+
+/// The same child on a pseudo-terminal (util-linux `script`): the countdown
+/// and the summary line appear.
+#[test]
+fn countdown_shows_on_a_terminal() {
+    if Command::new("script").arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_err() {
+        eprintln!("skipped countdown_shows_on_a_terminal: util-linux `script` is absent");
+        return;
+    }
+    let fake = Fake::new("ok");
+    let exe = std::env::current_exe().unwrap();
+    let inner = format!(
+        "{} capture::child_capture_for_pipe_test --exact --nocapture --test-threads=1",
+        exe.display()
+    );
+    let mut cmd = Command::new("script");
+    cmd.args(["-qefc", &inner, "/dev/null"])
+        .env(CHILD_ENV, &fake.wrapper)
+        .env("FPSAN_CAPTURE_CHILD_OUT", fake.out())
+        .env("FPSAN_CAPTURE_CHILD_TTY", "1")
+        .stdin(Stdio::null());
+    if reader_ready() {
+        cmd.env("FPSAN_CAPTURE_CHILD_READER", "1");
+    }
+    let output = cmd.output().unwrap();
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{text}");
+    assert!(text.contains("tracing com.example.app"), "{text}");
+    assert!(text.contains("(Ctrl-C stops early)"), "{text}");
+    assert!(text.contains(&format!("fpsan: wrote {} (0.0 MB, 0.2 s, 3 packets, com.example.app pid 4321,4388)", fake.out().display())), "{text}");
     fake.assert_device_clean();
 }
 
