@@ -212,12 +212,10 @@ mod tests {
         let adb = Adb::new(PathBuf::from("adb"));
         assert_eq!(adb.command_line(&["devices"]), vec!["devices"]);
         let bound = adb.with_serial("R58M12");
-        assert_eq!(bound.command_line(&["shell", "getprop ro.build.version.sdk"]), vec![
-            "-s",
-            "R58M12",
-            "shell",
-            "getprop ro.build.version.sdk"
-        ]);
+        assert_eq!(
+            bound.command_line(&["shell", "getprop ro.build.version.sdk"]),
+            vec!["-s", "R58M12", "shell", "getprop ro.build.version.sdk"]
+        );
     }
 
     #[test]

@@ -41,7 +41,9 @@ impl CheckFailure {
         let path = path.to_path_buf();
         match self {
             CheckFailure::Unreadable(source) => CaptureError::Unreadable { path, detail: source.to_string(), reason },
-            CheckFailure::Empty { size_bytes, packets } => CaptureError::EmptyTrace { path, size_bytes, packets, reason },
+            CheckFailure::Empty { size_bytes, packets } => {
+                CaptureError::EmptyTrace { path, size_bytes, packets, reason }
+            }
             CheckFailure::NoApp { size_bytes, processes } => {
                 CaptureError::AppNotInTrace { path, app: app.to_string(), size_bytes, processes, reason }
             }
@@ -78,7 +80,8 @@ pub fn judge(trace: &Trace, path: &Path, size_bytes: u64, app: &str) -> Result<C
     // A session whose data sources never started still has the service's
     // own packets (config, clock snapshots, stats): "ftrace" is the sign
     // that traced_probes really recorded.
-    let recorded = trace.meta.data_sources.iter().any(|s| matches!(s.as_str(), "ftrace" | "atrace" | "compact_sched" | "sched"));
+    let recorded =
+        trace.meta.data_sources.iter().any(|s| matches!(s.as_str(), "ftrace" | "atrace" | "compact_sched" | "sched"));
     if packets == 0 || !recorded {
         return Err(CheckFailure::Empty { size_bytes, packets });
     }
@@ -121,7 +124,12 @@ mod tests {
             processes: names
                 .iter()
                 .enumerate()
-                .map(|(i, (pid, n))| Process { upid: i as u32, pid: *pid, name: Some((*n).into()), ..Default::default() })
+                .map(|(i, (pid, n))| Process {
+                    upid: i as u32,
+                    pid: *pid,
+                    name: Some((*n).into()),
+                    ..Default::default()
+                })
                 .collect(),
             ..Default::default()
         }
@@ -129,7 +137,11 @@ mod tests {
 
     #[test]
     fn accepts_a_trace_with_the_app() {
-        let t = trace(10, &["ftrace", "process_tree"], &[(1, "/init"), (40, "com.a.b:remote"), (30, "com.a.b"), (50, "com.a.bc")]);
+        let t = trace(
+            10,
+            &["ftrace", "process_tree"],
+            &[(1, "/init"), (40, "com.a.b:remote"), (30, "com.a.b"), (50, "com.a.bc")],
+        );
         let ok = judge(&t, Path::new("x"), 5000, "com.a.b").unwrap();
         assert_eq!(ok.app_pids, vec![30, 40]);
         assert_eq!(ok.span_ns, 2_000);
@@ -139,7 +151,10 @@ mod tests {
     #[test]
     fn rejects_empty_and_appless_traces() {
         let t = trace(3, &["process_tree", "clock_snapshot"], &[(30, "com.a.b")]);
-        assert!(matches!(judge(&t, Path::new("x"), 400, "com.a.b"), Err(CheckFailure::Empty { size_bytes: 400, packets: 3 })));
+        assert!(matches!(
+            judge(&t, Path::new("x"), 400, "com.a.b"),
+            Err(CheckFailure::Empty { size_bytes: 400, packets: 3 })
+        ));
         let t = trace(10, &["ftrace"], &[(50, "com.a.bc"), (51, "other")]);
         assert!(matches!(judge(&t, Path::new("x"), 9000, "com.a.b"), Err(CheckFailure::NoApp { processes: 2, .. })));
     }

@@ -24,8 +24,10 @@ pub const PROCESS_BUFFER_KB: u32 = 4 * 1024;
 /// default on busy devices (the trace then reports lost ftrace events).
 pub const FTRACE_BUFFER_KB: u32 = 4 * 1024;
 
-pub const ATRACE_CATEGORIES: [&str; 9] = ["gfx", "view", "input", "am", "wm", "sched", "freq", "binder_driver", "dalvik"];
-pub const FTRACE_EVENTS: [&str; 4] = ["sched/sched_switch", "sched/sched_waking", "task/task_newtask", "task/task_rename"];
+pub const ATRACE_CATEGORIES: [&str; 9] =
+    ["gfx", "view", "input", "am", "wm", "sched", "freq", "binder_driver", "dalvik"];
+pub const FTRACE_EVENTS: [&str; 4] =
+    ["sched/sched_switch", "sched/sched_waking", "task/task_newtask", "task/task_rename"];
 
 // ---- prost structs (only the fields fpsan sets) ----
 
@@ -138,7 +140,10 @@ pub fn build(app: &str, secs: u32, buffer_override_mb: Option<u32>) -> TraceConf
     let strings = |xs: &[&str]| xs.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     TraceConfig {
         buffers: vec![
-            BufferConfig { size_kb: Some(main_mb.saturating_mul(1024)), fill_policy: Some(FillPolicy::RingBuffer as i32) },
+            BufferConfig {
+                size_kb: Some(main_mb.saturating_mul(1024)),
+                fill_policy: Some(FillPolicy::RingBuffer as i32),
+            },
             BufferConfig { size_kb: Some(PROCESS_BUFFER_KB), fill_policy: Some(FillPolicy::Discard as i32) },
         ],
         data_sources: vec![

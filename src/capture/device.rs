@@ -181,7 +181,10 @@ pub fn enable_traced(adb: &Adb, wait_step: Duration) -> Result<Option<String>, C
 }
 
 fn device_failed(adb: &Adb, cmd: &str, detail: &str) -> CaptureError {
-    CaptureError::AdbFailed { cmd: format!("adb {}", adb.command_line(&["shell", cmd]).join(" ")), detail: detail.to_string() }
+    CaptureError::AdbFailed {
+        cmd: format!("adb {}", adb.command_line(&["shell", cmd]).join(" ")),
+        detail: detail.to_string(),
+    }
 }
 
 #[cfg(test)]

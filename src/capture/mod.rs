@@ -90,7 +90,9 @@ pub enum CaptureError {
     NoDevice,
     #[error("device {serial} is unauthorized: unlock it and accept the \"Allow USB debugging?\" prompt (no prompt? Developer options > Revoke USB debugging authorizations, then replug)")]
     Unauthorized { serial: String },
-    #[error("device {serial} is offline: replug the USB cable or run `adb reconnect offline`, then check `adb devices`")]
+    #[error(
+        "device {serial} is offline: replug the USB cable or run `adb reconnect offline`, then check `adb devices`"
+    )]
     Offline { serial: String },
     #[error("no permission to open device {serial} over USB: install the udev rules (Debian/Ubuntu: `sudo apt install android-sdk-platform-tools-common`), join the plugdev group, then replug")]
     NoPermissions { serial: String },
@@ -98,7 +100,9 @@ pub enum CaptureError {
     DeviceState { serial: String, state: String },
     #[error("several devices are connected ({serials}): choose one with --serial SERIAL or ANDROID_SERIAL=SERIAL")]
     SeveralDevices { serials: String },
-    #[error("device {serial} (from {from}) is not connected; adb sees: {connected}; check the serial with `adb devices`")]
+    #[error(
+        "device {serial} (from {from}) is not connected; adb sees: {connected}; check the serial with `adb devices`"
+    )]
     SerialNotFound { serial: String, from: &'static str, connected: String },
     #[error("the device reports SDK level '{value}' (getprop ro.build.version.sdk): wait until it has finished booting and retry")]
     BadSdk { value: String },
@@ -216,7 +220,9 @@ fn install_ctrlc() -> Arc<AtomicBool> {
                 }
             });
             if let Err(e) = installed {
-                eprintln!("fpsan: warning: cannot catch Ctrl-C ({e}); interrupting will leave perfetto running on the device");
+                eprintln!(
+                    "fpsan: warning: cannot catch Ctrl-C ({e}); interrupting will leave perfetto running on the device"
+                );
             }
             flag
         })
@@ -288,7 +294,9 @@ pub fn validate(args: &CaptureArgs) -> Result<(), CaptureError> {
     }
     if let Some(serial) = &args.serial {
         if serial.is_empty() || serial.starts_with('-') {
-            return Err(CaptureError::BadArgs(format!("--serial '{serial}' is not a device serial: see `adb devices`")));
+            return Err(CaptureError::BadArgs(format!(
+                "--serial '{serial}' is not a device serial: see `adb devices`"
+            )));
         }
     }
     Ok(())
@@ -345,7 +353,12 @@ mod tests {
 
     #[test]
     fn errors_are_one_line() {
-        let e = CaptureError::EmptyTrace { path: "t.pftrace".into(), size_bytes: 412, packets: 3, reason: Some("x".into()) };
+        let e = CaptureError::EmptyTrace {
+            path: "t.pftrace".into(),
+            size_bytes: 412,
+            packets: 3,
+            reason: Some("x".into()),
+        };
         assert_eq!(
             e.to_string(),
             "the trace t.pftrace is almost empty (412 bytes, 3 packets, no ftrace data): perfetto recorded nothing; perfetto says: x"

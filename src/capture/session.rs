@@ -137,7 +137,10 @@ fn parse_logcat_line(line: &str) -> Option<(char, Option<u32>, String)> {
     let mut msg = rest.trim();
     // Drop perfetto's `file.cc:123 ` source location.
     if let Some((first, after)) = msg.split_once(' ') {
-        if first.rsplit_once(':').is_some_and(|(file, n)| file.ends_with(".cc") && n.chars().all(|c| c.is_ascii_digit())) {
+        if first
+            .rsplit_once(':')
+            .is_some_and(|(file, n)| file.ends_with(".cc") && n.chars().all(|c| c.is_ascii_digit()))
+        {
             msg = after.trim_start();
         }
     }
@@ -280,9 +283,10 @@ impl Ui {
             return;
         }
         let bar = ProgressBar::new(u64::from(secs));
-        let style = ProgressStyle::with_template("{spinner} tracing {msg} {pos}/{len} s [{wide_bar}] (Ctrl-C stops early)")
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> ");
+        let style =
+            ProgressStyle::with_template("{spinner} tracing {msg} {pos}/{len} s [{wide_bar}] (Ctrl-C stops early)")
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> ");
         bar.set_style(style);
         bar.set_message(app.to_string());
         bar.enable_steady_tick(Duration::from_millis(120));
@@ -306,7 +310,10 @@ impl Ui {
             bar.enable_steady_tick(Duration::from_millis(120));
             bar
         });
-        bar.set_style(ProgressStyle::with_template("{spinner} {msg} ({elapsed})").unwrap_or_else(|_| ProgressStyle::default_spinner()));
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {msg} ({elapsed})")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
         bar.set_message(msg.to_string());
         bar.reset_elapsed();
     }
@@ -332,7 +339,14 @@ struct Waited {
 
 /// Count down while perfetto runs; on Ctrl-C send SIGTERM; return once the
 /// process is gone.
-fn wait_for_exit(adb: &Adb, pid: u32, secs: u32, main_mb: u32, env: &CaptureEnv, ui: &mut Ui) -> Result<Waited, CaptureError> {
+fn wait_for_exit(
+    adb: &Adb,
+    pid: u32,
+    secs: u32,
+    main_mb: u32,
+    env: &CaptureEnv,
+    ui: &mut Ui,
+) -> Result<Waited, CaptureError> {
     let serial = adb.serial().unwrap_or_default().to_string();
     let started = Instant::now();
     let duration = Duration::from_secs(u64::from(secs));
@@ -356,7 +370,10 @@ fn wait_for_exit(adb: &Adb, pid: u32, secs: u32, main_mb: u32, env: &CaptureEnv,
             next_poll = now;
         }
         if term_sent.is_none() && elapsed >= duration + finish_grace {
-            ui.warn(&format!("perfetto is still running {} s after the end of the trace; stopping it", finish_grace.as_secs()));
+            ui.warn(&format!(
+                "perfetto is still running {} s after the end of the trace; stopping it",
+                finish_grace.as_secs()
+            ));
             let _ = signal(adb, pid, "TERM");
             term_sent = Some(now);
         }
@@ -532,7 +549,11 @@ pub(crate) fn capture(args: &CaptureArgs, env: &CaptureEnv) -> Result<CaptureOut
         Err(failure) => return Err(failure.into_error(&local, app, perfetto_reason(&adb, Some(pid)))),
     };
     if let Some(early) = waited.early {
-        let w = format!("perfetto stopped after {:.1} s of the {} s asked; the trace is shorter", early.as_secs_f64(), args.secs);
+        let w = format!(
+            "perfetto stopped after {:.1} s of the {} s asked; the trace is shorter",
+            early.as_secs_f64(),
+            args.secs
+        );
         ui.warn(&w);
         warnings.push(w);
     }

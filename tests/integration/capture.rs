@@ -110,7 +110,11 @@ pub fn ok_fixture() -> Vec<u8> {
         for i in frames {
             let t = T0 + 1_000_000 + i * 16_666_667;
             bundle.event.push(switch_event(t, ("swapper/0", 0), ("example.app", APP_PID)));
-            bundle.event.push(print_event(t + 10_000, APP_PID, &format!("B|{APP_PID}|Choreographer#doFrame {}\n", 1000 + i)));
+            bundle.event.push(print_event(
+                t + 10_000,
+                APP_PID,
+                &format!("B|{APP_PID}|Choreographer#doFrame {}\n", 1000 + i),
+            ));
             bundle.event.push(print_event(t + 4_000_000, APP_PID, &format!("E|{APP_PID}\n")));
             bundle.event.push(print_event(t + 4_100_000, RENDER_TID, &format!("B|{APP_PID}|DrawFrame {}\n", 1000 + i)));
             bundle.event.push(print_event(t + 7_000_000, RENDER_TID, &format!("E|{APP_PID}\n")));
@@ -176,7 +180,8 @@ fn protos_loader(path: &Path) -> Result<Trace, ReadError> {
     }
     let trace = perfetto_protos::trace::Trace::parse_from_bytes(&bytes)
         .map_err(|e| ReadError::NotATrace { path: path.into(), why: e.to_string() })?;
-    let mut meta = TraceMeta { packets: trace.packet.len() as u64, file_size: bytes.len() as u64, ..Default::default() };
+    let mut meta =
+        TraceMeta { packets: trace.packet.len() as u64, file_size: bytes.len() as u64, ..Default::default() };
     let mut processes = Vec::new();
     let mut ts = Vec::new();
     let add_source = |meta: &mut TraceMeta, s: &str| {
@@ -381,10 +386,12 @@ impl Fake {
     /// Nothing left on the device: no trace file, no perfetto running.
     fn assert_device_clean(&self) {
         let traces = self.state.join("device/data/misc/perfetto-traces");
-        let left: Vec<_> = std::fs::read_dir(&traces).map(|d| d.flatten().map(|e| e.file_name()).collect()).unwrap_or_default();
+        let left: Vec<_> =
+            std::fs::read_dir(&traces).map(|d| d.flatten().map(|e| e.file_name()).collect()).unwrap_or_default();
         assert!(left.is_empty(), "files left on the device: {left:?}");
-        let running: Vec<_> =
-            std::fs::read_dir(self.state.join("proc")).map(|d| d.flatten().map(|e| e.file_name()).collect()).unwrap_or_default();
+        let running: Vec<_> = std::fs::read_dir(self.state.join("proc"))
+            .map(|d| d.flatten().map(|e| e.file_name()).collect())
+            .unwrap_or_default();
         assert!(running.is_empty(), "perfetto still running: {running:?}");
         if let Some(pid) = self.pid() {
             assert!(self.events().contains(&format!("perfetto {pid} exited")), "{}", self.events());
@@ -912,8 +919,14 @@ fn binary_and_text_agree_under_the_official_schema() {
         let ftrace = decoded.data_sources[0].config.ftrace_config.as_ref().unwrap();
         assert_eq!(decoded.data_sources[0].config.name(), "linux.ftrace");
         assert_eq!(ftrace.atrace_apps, vec![APP.to_string()]);
-        assert_eq!(ftrace.atrace_categories, ["gfx", "view", "input", "am", "wm", "sched", "freq", "binder_driver", "dalvik"]);
-        assert_eq!(ftrace.ftrace_events, ["sched/sched_switch", "sched/sched_waking", "task/task_newtask", "task/task_rename"]);
+        assert_eq!(
+            ftrace.atrace_categories,
+            ["gfx", "view", "input", "am", "wm", "sched", "freq", "binder_driver", "dalvik"]
+        );
+        assert_eq!(
+            ftrace.ftrace_events,
+            ["sched/sched_switch", "sched/sched_waking", "task/task_newtask", "task/task_rename"]
+        );
         assert!(ftrace.compact_sched.enabled());
         let ps = &decoded.data_sources[1].config;
         assert_eq!(ps.name(), "linux.process_stats");
@@ -923,7 +936,9 @@ fn binary_and_text_agree_under_the_official_schema() {
     }
     // Sizes worked out by hand: 5 MB/s, floor 16 MB, cap 256 MB; streaming
     // when the buffer holds less than 5 MB/s × secs.
-    let c = |secs, mb| TraceConfig::parse_from_bytes(&capture::config::encode(&capture::config::build(APP, secs, mb))).unwrap();
+    let c = |secs, mb| {
+        TraceConfig::parse_from_bytes(&capture::config::encode(&capture::config::build(APP, secs, mb))).unwrap()
+    };
     assert_eq!(c(30, None).buffers[0].size_kb(), 150 * 1024);
     assert!(!c(30, None).has_write_into_file());
     assert_eq!(c(1, None).buffers[0].size_kb(), 16 * 1024);
@@ -1001,10 +1016,7 @@ fn countdown_shows_on_a_terminal() {
     }
     let fake = Fake::new("ok");
     let exe = std::env::current_exe().unwrap();
-    let inner = format!(
-        "{} capture::child_capture_for_pipe_test --exact --nocapture --test-threads=1",
-        exe.display()
-    );
+    let inner = format!("{} capture::child_capture_for_pipe_test --exact --nocapture --test-threads=1", exe.display());
     let mut cmd = Command::new("script");
     cmd.args(["-qefc", &inner, "/dev/null"])
         .env(CHILD_ENV, &fake.wrapper)
@@ -1019,7 +1031,13 @@ fn countdown_shows_on_a_terminal() {
     assert!(output.status.success(), "{text}");
     assert!(text.contains("tracing com.example.app"), "{text}");
     assert!(text.contains("(Ctrl-C stops early)"), "{text}");
-    assert!(text.contains(&format!("fpsan: wrote {} (0.0 MB, 0.2 s, 3 packets, com.example.app pid 4321,4388)", fake.out().display())), "{text}");
+    assert!(
+        text.contains(&format!(
+            "fpsan: wrote {} (0.0 MB, 0.2 s, 3 packets, com.example.app pid 4321,4388)",
+            fake.out().display()
+        )),
+        "{text}"
+    );
     fake.assert_device_clean();
 }
 
@@ -1038,7 +1056,8 @@ fn real_adb_without_a_device() {
     let port = 15_000 + std::process::id() % 10_000;
     let dir = tempfile::tempdir().unwrap();
     let wrapper = dir.path().join("adb");
-    std::fs::write(&wrapper, format!("#!/bin/sh\nexport ANDROID_ADB_SERVER_PORT={port}\nexec /usr/bin/adb \"$@\"\n")).unwrap();
+    std::fs::write(&wrapper, format!("#!/bin/sh\nexport ANDROID_ADB_SERVER_PORT={port}\nexec /usr/bin/adb \"$@\"\n"))
+        .unwrap();
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
