@@ -55,3 +55,93 @@ pub struct FrameRow {
     pub was_big_jank: Option<bool>,
     pub was_huge_jank: Option<bool>,
 }
+
+use std::collections::BTreeMap;
+
+use crate::model::Trace;
+
+/// Knobs for reconstruction.
+#[derive(Debug, Clone)]
+pub struct FrameOptions {
+    /// `--refresh-hz`: force the frame interval instead of reading it from the trace.
+    pub refresh_hz: Option<f64>,
+    /// Main-thread slices at least this long that ran between a frame's vsync and
+    /// its doFrame start are reported as blockers (trace-side BlockCanary).
+    pub blocker_threshold_ns: i64,
+}
+
+impl Default for FrameOptions {
+    fn default() -> Self {
+        FrameOptions { refresh_hz: None, blocker_threshold_ns: 8_000_000 }
+    }
+}
+
+/// A main-thread slice that delayed a frame's start.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Blocker {
+    pub name: String,
+    pub ts: i64,
+    pub dur: i64,
+}
+
+/// Time the frame's thread spent in each scheduler state inside the frame
+/// (vsync to doFrame end), from sched_switch / sched_waking.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct ThreadStateSplit {
+    pub running_ns: i64,
+    pub runnable_ns: i64,
+    pub sleeping_ns: i64,
+    /// Uninterruptible sleep (D state: I/O, locks in the kernel).
+    pub blocked_ns: i64,
+}
+
+/// Why a janky frame was late.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct FrameWhy {
+    /// Index into `FrameAnalysis::rows`.
+    pub frame_index: usize,
+    /// `start_jitter`, `input`, `animation`, `insets_animation`, `traversal`, `commit`, or `other`.
+    pub dominant_phase: String,
+    pub dominant_phase_ns: i64,
+    /// Longest descendant slice of the doFrame (any depth), if any.
+    pub longest_slice: Option<String>,
+    pub longest_slice_ns: Option<i64>,
+    pub blockers: Vec<Blocker>,
+    pub thread_state: Option<ThreadStateSplit>,
+}
+
+/// What the reconstruction could and could not match, for the data-quality section.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct FrameQuality {
+    /// Frames per `vsync_source` (`frame_timeline`, `vsync_app`, `jitter_counter`, `estimated`, `none`).
+    pub vsync_sources: BTreeMap<String, u64>,
+    /// Frames per interval source (`override`, `frame_timeline`, `vsync_app`, `do_frame_grid`, `default`).
+    pub interval_sources: BTreeMap<String, u64>,
+    pub without_render_thread: u64,
+    pub without_timeline: u64,
+    /// doFrame slices cut by the trace start or end (not turned into frames).
+    pub cut_by_trace_bounds: u64,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct FrameAnalysis {
+    /// Ordered by (pid, ts).
+    pub rows: Vec<FrameRow>,
+    /// One entry per janky frame (dropped_frames ≥ 1).
+    pub why: Vec<FrameWhy>,
+    pub quality: FrameQuality,
+}
+
+/// Thread ids that ran `Choreographer#doFrame` (their scheduler data feeds
+/// `FrameWhy::thread_state`; load it with `read::sched_for_threads` into
+/// `Trace::sched` before calling [`analyze`]).
+pub fn frame_threads(trace: &Trace) -> Vec<i32> {
+    let _ = trace;
+    todo!("frames::frame_threads")
+}
+
+/// Rebuild every frame of every app in the trace.
+pub fn analyze(trace: &Trace, opts: &FrameOptions) -> FrameAnalysis {
+    let _ = (trace, opts);
+    todo!("frames::analyze")
+}
