@@ -415,8 +415,9 @@ pub fn present_class(present_type: Option<&str>) -> usize {
 pub struct PresentPoint {
     /// Present time (actual_end), s from the origin.
     pub t: f64,
-    /// Time since the previous present, when this frame was already pending
-    /// then (its vsync before that present); None after an idle gap.
+    /// PerfDog's frame time: present − max(previous present, own vsync), so
+    /// a stall shows its full length while time in which no frame was
+    /// requested (idle) does not count; None for the first frame.
     pub interval_ns: Option<i64>,
     pub overrun_ns: Option<i64>,
     /// Index into [`PRESENT_CLASSES`].
@@ -430,8 +431,8 @@ pub struct PresentData {
     pub interval_ns: i64,
 }
 
-/// Present-to-present intervals and overrun of the frames that have a
-/// FrameTimeline match, in present order; None when no frame has one.
+/// Present intervals and overrun of the frames that have a FrameTimeline
+/// match, in present order; None when no frame has one.
 pub fn present(frames: &[Frame], interval_ns: i64, origin_ts: i64) -> Option<PresentData> {
     let mut with: Vec<&Frame> = frames.iter().filter(|f| f.actual_end.is_some()).collect();
     if with.is_empty() {
@@ -443,8 +444,8 @@ pub fn present(frames: &[Frame], interval_ns: i64, origin_ts: i64) -> Option<Pre
         .iter()
         .map(|f| {
             let end = f.actual_end.unwrap_or(0);
-            let pending_since = f.vsync_ts.unwrap_or(f.ts);
-            let interval_ns = prev.filter(|&p| pending_since < p).map(|p| end - p);
+            let since = f.vsync_ts.unwrap_or(f.ts);
+            let interval_ns = prev.map(|p| (end - p.max(since)).max(0));
             prev = Some(end);
             PresentPoint {
                 t: secs(end, origin_ts),

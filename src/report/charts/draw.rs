@@ -8,6 +8,7 @@ use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
+use super::backend::ChartBackend;
 use super::data::{self, Distribution, FpsData, Frame, JankyData, LevelGroup, PresentData, TimelineData, SEGMENTS};
 use super::style::*;
 use crate::metrics::{drop_level, Levels};
@@ -36,8 +37,8 @@ fn level_legend(prefix: &str) -> Vec<LegendItem> {
 }
 
 fn mesh_style<'a, 'b, X, Y>(
-    chart: &'b mut ChartContext<'a, BitMapBackend<'a>, Cartesian2d<X, Y>>,
-) -> plotters::chart::MeshStyle<'a, 'b, X, Y, BitMapBackend<'a>>
+    chart: &'b mut ChartContext<'a, ChartBackend<'a>, Cartesian2d<X, Y>>,
+) -> plotters::chart::MeshStyle<'a, 'b, X, Y, ChartBackend<'a>>
 where
     X: plotters::coord::ranged1d::Ranged<ValueType = f64> + plotters::coord::ranged1d::ValueFormatter<f64>,
     Y: plotters::coord::ranged1d::Ranged<ValueType = f64> + plotters::coord::ranged1d::ValueFormatter<f64>,
@@ -86,18 +87,20 @@ pub fn timeline(root: &Area, h: &Heading, d: &TimelineData, origin_ts: i64) -> D
     let totals: Vec<f64> = d.bars.iter().map(|f| ms(f.total_ns())).collect();
     let ymax = data::y_cap(&totals, ms(interval));
     let strip = ymax * 0.07;
+    // Bar of the k-th shown frame sits at x = its frame number (1-based), so ticks are round numbers.
+    let first = (d.start + 1) as f64;
     let mut chart = ChartBuilder::on(&plot)
         .margin_left(16)
         .margin_right(36)
+        .margin_top(22)
         .margin_bottom(12)
         .x_label_area_size(62)
         .y_label_area_size(84)
-        .build_cartesian_2d(-0.6f64..(n.max(1) as f64 - 0.4), -strip..ymax)?;
-    let start = d.start;
-    let xf = move |v: &f64| {
+        .build_cartesian_2d(first - 0.6..first + n.max(1) as f64 - 0.4, -strip..ymax)?;
+    let xf = |v: &f64| {
         let k = v.round();
-        if (v - k).abs() < 1e-6 && k >= 0.0 {
-            (start + k as usize + 1).to_string()
+        if (v - k).abs() < 1e-6 && k >= first {
+            format!("{k:.0}")
         } else {
             String::new()
         }
@@ -116,7 +119,7 @@ pub fn timeline(root: &Area, h: &Heading, d: &TimelineData, origin_ts: i64) -> D
     let half = if n > 60 { 0.42 } else { 0.36 };
     let mut rects = Vec::with_capacity(n * 8);
     for (k, f) in d.bars.iter().enumerate() {
-        let x = k as f64;
+        let x = first + k as f64;
         let mut y = 0.0;
         for (s, &v) in f.segments.iter().enumerate() {
             if v <= 0 {
@@ -139,7 +142,7 @@ pub fn timeline(root: &Area, h: &Heading, d: &TimelineData, origin_ts: i64) -> D
             .enumerate()
             .flat_map(|(k, f)| {
                 let y = ms(m * f.interval_ns);
-                [(k as f64 - 0.5, y), (k as f64 + 0.5, y)]
+                [(first + k as f64 - 0.5, y), (first + k as f64 + 0.5, y)]
             })
             .collect()
     };
@@ -155,7 +158,7 @@ pub fn timeline(root: &Area, h: &Heading, d: &TimelineData, origin_ts: i64) -> D
         if total <= ymax {
             continue;
         }
-        let x = k as f64;
+        let x = first + k as f64;
         chart.draw_series(std::iter::once(Rectangle::new(
             [(x - half - 0.05, ymax * 0.955), (x + half + 0.05, ymax * 0.965)],
             WHITE.filled(),
@@ -171,7 +174,10 @@ pub fn timeline(root: &Area, h: &Heading, d: &TimelineData, origin_ts: i64) -> D
 
 // ---------------------------------------------------------------------------
 
-/// 2. Histogram in vsync intervals (left) and the CDF with P50/P90/P99 (right).
+/// 2. Histogram in vsync intervals (left, log scale: a handful of bad frames
+/// stay visible next to thousands of good ones) and the CDF of frame cost
+/// (right, log ms: the fast bulk and the slowest frame on one axis) with
+/// P50/P90/P99 marked.
 pub fn distribution(root: &Area, h: &Heading, d: &Distribution, interval_ns: i64) -> DResult {
     let total: i64 = d.buckets.iter().map(|b| b.frames).sum();
     let subtitle = format!(
@@ -190,14 +196,15 @@ pub fn distribution(root: &Area, h: &Heading, d: &Distribution, interval_ns: i64
 
     // Histogram.
     let nb = d.buckets.len();
-    let ymax = d.buckets.iter().map(|b| b.frames).max().unwrap_or(1).max(1) as f64 * 1.14;
+    let top = d.buckets.iter().map(|b| b.frames).max().unwrap_or(1).max(1) as f64;
     let mut hist = ChartBuilder::on(&left)
         .margin_left(16)
         .margin_right(24)
+        .margin_top(16)
         .margin_bottom(12)
         .x_label_area_size(62)
         .y_label_area_size(84)
-        .build_cartesian_2d(-0.6f64..(nb as f64 - 0.4), 0f64..ymax)?;
+        .build_cartesian_2d(-0.6f64..(nb as f64 - 0.4), (0.5f64..top * 2.5).log_scale())?;
     let labels: Vec<String> = d.buckets.iter().map(|b| b.label.clone()).collect();
     let xf = |v: &f64| {
         let k = v.round();
@@ -207,7 +214,7 @@ pub fn distribution(root: &Area, h: &Heading, d: &Distribution, interval_ns: i64
             String::new()
         }
     };
-    let yf = |v: &f64| format!("{v:.0}");
+    let yf = |v: &f64| if *v >= 1.0 { format!("{v:.0}") } else { String::new() };
     mesh_style(&mut hist)
         .disable_x_mesh()
         .x_labels(nb + 1)
@@ -215,83 +222,77 @@ pub fn distribution(root: &Area, h: &Heading, d: &Distribution, interval_ns: i64
         .x_label_formatter(&xf)
         .y_label_formatter(&yf)
         .x_desc("vsync intervals the frame took (dropped frames + 1)")
-        .y_desc("frames")
+        .y_desc("frames (log scale)")
         .draw()?;
-    hist.draw_series(d.buckets.iter().enumerate().map(|(k, b)| {
+    hist.draw_series(d.buckets.iter().enumerate().filter(|(_, b)| b.frames > 0).map(|(k, b)| {
         let level = data::level_index(drop_level(b.intervals - 1));
-        Rectangle::new([(k as f64 - 0.38, 0.0), (k as f64 + 0.38, b.frames as f64)], LEVEL_COLORS[level].filled())
+        Rectangle::new([(k as f64 - 0.38, 0.5), (k as f64 + 0.38, b.frames as f64)], LEVEL_COLORS[level].filled())
     }))?;
     for (k, b) in d.buckets.iter().enumerate() {
-        let (px, py) = hist.backend_coord(&(k as f64, b.frames as f64));
+        let (px, py) = hist.backend_coord(&(k as f64, (b.frames as f64).max(0.5)));
         root.draw_text(&b.frames.to_string(), &anchored(NOTE_PX, &INK, HPos::Center, VPos::Bottom), (px, py - 4))?;
     }
 
-    // CDF.
+    // CDF on a log ms axis.
     let i_ms = ms(interval_ns);
-    let cost_max = d.cdf.last().map(|p| p.0).unwrap_or(0.0);
-    let p99 = d.p99.map(ms).unwrap_or(cost_max);
-    let cut = (1.5 * p99).max(3.0 * i_ms);
-    let xmax = if cost_max > cut { cut } else { cost_max.max(2.0 * i_ms) * 1.05 };
+    let cost_min = d.cdf.first().map(|p| p.0).unwrap_or(i_ms);
+    let cost_max = d.cdf.last().map(|p| p.0).unwrap_or(i_ms);
+    let lo = (cost_min.min(i_ms) * 0.7).max(0.1);
+    let hi = cost_max.max(2.0 * i_ms) * 1.3;
     let mut cdf = ChartBuilder::on(&right)
         .margin_left(16)
         .margin_right(36)
+        .margin_top(16)
         .margin_bottom(12)
         .x_label_area_size(62)
         .y_label_area_size(84)
-        .build_cartesian_2d(0f64..xmax, 0f64..100.0)?;
-    let xd = if cost_max > cut {
-        format!("frame cost (ms); axis cut at {xmax:.0} ms, slowest frame {cost_max:.0} ms")
-    } else {
-        "frame cost (ms)".to_string()
-    };
+        .build_cartesian_2d((lo..hi).log_scale(), 0f64..100.0)?;
     let xfm = |v: &f64| ms_tick(*v);
     let yfp = |v: &f64| format!("{v:.0}%");
     mesh_style(&mut cdf)
-        .x_labels(10)
+        .x_labels(12)
         .y_labels(11)
         .x_label_formatter(&xfm)
         .y_label_formatter(&yfp)
-        .x_desc(xd)
+        .x_desc("frame cost (ms, log scale)")
         .y_desc("frames at or below (%)")
         .draw()?;
     cdf.draw_series(std::iter::once(PathElement::new(vec![(i_ms, 0.0), (i_ms, 100.0)], BUDGET_1X.stroke_width(2))))?;
-    let mut steps = vec![(0.0, 0.0)];
+    let marks = [("P50", d.p50, RGBColor(90, 90, 90)), ("P90", d.p90, LEVEL_COLORS[2]), ("P99", d.p99, LEVEL_COLORS[3])];
+    for (_, v, c) in &marks {
+        if let Some(v) = v {
+            let x = ms(*v).clamp(lo, hi);
+            cdf.draw_series(std::iter::once(DashedPathElement::new(vec![(x, 0.0), (x, 100.0)], 8, 5, c.stroke_width(2))))?;
+        }
+    }
+    let mut steps = vec![(lo, 0.0)];
     let mut prev = 0.0;
     for &(c, f) in &d.cdf {
-        if c > xmax {
-            steps.push((xmax, prev * 100.0));
-            break;
-        }
+        let c = c.clamp(lo, hi);
         steps.push((c, prev * 100.0));
         steps.push((c, f * 100.0));
         prev = f;
     }
-    if prev >= 1.0 {
-        steps.push((xmax, 100.0));
-    }
+    steps.push((hi, prev * 100.0));
     cdf.draw_series(LineSeries::new(steps, FPS_LINE.stroke_width(3)))?;
-    let marks = [("P50", d.p50, RGBColor(90, 90, 90)), ("P90", d.p90, LEVEL_COLORS[2]), ("P99", d.p99, LEVEL_COLORS[3])];
+    // Labels last, on a white box, so no line crosses them.
+    let right_edge = cdf.backend_coord(&(hi, 0.0)).0;
     for (k, (name, v, c)) in marks.iter().enumerate() {
         let Some(v) = v else { continue };
-        let x = ms(*v);
-        if x > xmax {
-            continue;
-        }
-        cdf.draw_series(std::iter::once(DashedPathElement::new(vec![(x, 0.0), (x, 100.0)], 8, 5, c.stroke_width(2))))?;
-        let (px, py) = cdf.backend_coord(&(x, 8.0 + 11.0 * k as f64));
-        let label = format!("{name} {:.1} ms", x);
+        let x = ms(*v).clamp(lo, hi);
+        let (px, py) = cdf.backend_coord(&(x, 56.0 - 14.0 * k as f64));
+        let label = format!("{name} {:.1} ms", ms(*v));
         let style = anchored(NOTE_PX + 1, c, HPos::Left, VPos::Center);
         let (tw, _) = root.estimate_text_size(&label, &style)?;
-        let right_edge = cdf.backend_coord(&(xmax, 0.0)).0;
         // Keep the label inside the plot: flip to the left of the line near the right edge.
-        let flip = px + 6 + tw as i32 > right_edge;
-        let (px, style, x_lo, x_hi) = if flip {
-            (px - 6, anchored(NOTE_PX + 1, c, HPos::Right, VPos::Center), px - 8 - tw as i32, px - 4)
+        let flip = px + 8 + tw as i32 > right_edge;
+        let (tx, style, x_lo, x_hi) = if flip {
+            (px - 6, anchored(NOTE_PX + 1, c, HPos::Right, VPos::Center), px - 10 - tw as i32, px - 3)
         } else {
-            (px + 6, style, px + 4, px + 8 + tw as i32)
+            (px + 6, style, px + 3, px + 10 + tw as i32)
         };
-        root.draw(&Rectangle::new([(x_lo, py - 11), (x_hi, py + 11)], WHITE.mix(0.85).filled()))?;
-        root.draw_text(&label, &style, (px, py))?;
+        root.draw(&Rectangle::new([(x_lo, py - 12), (x_hi, py + 12)], WHITE.mix(0.9).filled()))?;
+        root.draw_text(&label, &style, (tx, py))?;
     }
     Ok(())
 }
@@ -471,6 +472,13 @@ pub fn janky(root: &Area, h: &Heading, d: &JankyData) -> DResult {
         .y_label_formatter(&yf)
         .x_desc("ms from the frame's vsync")
         .draw()?;
+    let line = |m: i64| {
+        let x = ms(m * interval);
+        vec![(x, 0.0), (x, r as f64)]
+    };
+    chart.draw_series(std::iter::once(PathElement::new(line(1), BUDGET_1X.stroke_width(2))))?;
+    chart.draw_series(std::iter::once(DashedPathElement::new(line(2), 10, 6, BUDGET_2X.stroke_width(2))))?;
+    let right_edge = chart.backend_coord(&(xmax, 0.0)).0;
     for (i, row) in d.rows.iter().enumerate() {
         let top = (r - i) as f64 - 0.1;
         let bottom = top - 0.42;
@@ -485,14 +493,22 @@ pub fn janky(root: &Area, h: &Heading, d: &JankyData) -> DResult {
         }
         chart.draw_series(rects)?;
         let (px, py) = chart.backend_coord(&(x, (top + bottom) / 2.0));
-        root.draw_text(
-            &format!("{:.1} ms · {} dropped ({})", x, f.dropped_frames, Levels::NAMES[f.level]),
-            &anchored(NOTE_PX, &INK, HPos::Left, VPos::Center),
-            (px + 6, py),
-        )?;
+        let total = format!("{:.1} ms · {} dropped ({})", x, f.dropped_frames, Levels::NAMES[f.level]);
+        let style = anchored(NOTE_PX, &INK, HPos::Left, VPos::Center);
+        let (tw, th) = root.estimate_text_size(&total, &style)?;
+        if px + 8 + tw as i32 > right_edge {
+            // No room after the bar: inside it, right-aligned, on a white box.
+            root.draw(&Rectangle::new([(px - tw as i32 - 12, py - th as i32 / 2 - 3), (px - 4, py + th as i32 / 2 + 3)], WHITE.mix(0.9).filled()))?;
+            root.draw_text(&total, &anchored(NOTE_PX, &INK, HPos::Right, VPos::Center), (px - 8, py))?;
+        } else {
+            root.draw_text(&total, &style, (px + 6, py))?;
+        }
         let why = why_line(row);
         let (qx, qy) = chart.backend_coord(&(0.0, bottom - 0.22));
-        root.draw_text(&why, &anchored(NOTE_PX + 1, &INK, HPos::Left, VPos::Center), (qx + 4, qy))?;
+        let why_style = anchored(NOTE_PX + 1, &INK, HPos::Left, VPos::Center);
+        let (ww, wh) = root.estimate_text_size(&why, &why_style)?;
+        root.draw(&Rectangle::new([(qx + 1, qy - wh as i32 / 2 - 2), (qx + 8 + ww as i32, qy + wh as i32 / 2 + 2)], WHITE.mix(0.9).filled()))?;
+        root.draw_text(&why, &why_style, (qx + 4, qy))?;
         // Row label: rank and time, with the level colour.
         let (lx, ly) = chart.backend_coord(&(0.0, (top + bottom) / 2.0));
         root.draw(&Rectangle::new([(lx - 184, ly - 9), (lx - 170, ly + 9)], LEVEL_COLORS[f.level].filled()))?;
@@ -509,12 +525,6 @@ pub fn janky(root: &Area, h: &Heading, d: &JankyData) -> DResult {
             chart.draw_series(std::iter::once(PathElement::new(vec![(0.0, y), (xmax, y)], GRID.stroke_width(1))))?;
         }
     }
-    let line = |m: i64| {
-        let x = ms(m * interval);
-        vec![(x, 0.0), (x, r as f64)]
-    };
-    chart.draw_series(std::iter::once(PathElement::new(line(1), BUDGET_1X.stroke_width(2))))?;
-    chart.draw_series(std::iter::once(DashedPathElement::new(line(2), 10, 6, BUDGET_2X.stroke_width(2))))?;
     Ok(())
 }
 
@@ -542,7 +552,7 @@ pub fn why_line(row: &data::JankyRow) -> String {
 pub fn present(root: &Area, h: &Heading, d: &PresentData) -> DResult {
     let late = d.points.iter().filter(|p| p.overrun_ns.is_some_and(|o| o > 0)).count();
     let subtitle = format!(
-        "{} frames with a FrameTimeline surface frame · {late} finished after their deadline (overrun > 0) · intervals only between back-to-back frames",
+        "{} frames with a FrameTimeline surface frame · {late} finished after their deadline (overrun > 0) · interval = present − max(previous present, own vsync)",
         d.points.len()
     );
     let mut legend = vec![item("present type:", Swatch::Caption)];

@@ -11,6 +11,7 @@ use rayon::prelude::*;
 use super::{Artifact, Exporter, Report, ReportError};
 use crate::metrics::AppSummary;
 
+pub mod backend;
 pub mod data;
 pub mod draw;
 pub mod style;
@@ -122,7 +123,7 @@ pub fn render_png(width: u32, height: u32, f: impl FnOnce(&style::Area) -> style
     let mut buf = vec![255u8; width as usize * height as usize * 3];
     {
         use plotters::prelude::*;
-        let root = BitMapBackend::with_buffer(&mut buf, (width, height)).into_drawing_area();
+        let root = backend::ChartBackend::with_buffer(&mut buf, (width, height)).into_drawing_area();
         f(&root).map_err(|e| e.to_string())?;
         root.present().map_err(|e| e.to_string())?;
     }

@@ -17,7 +17,7 @@ pub const FONT_BYTES: &[u8] = include_bytes!("../fonts/DejaVuSans.ttf");
 /// The family name every chart asks for.
 pub const FAMILY: &str = "sans-serif";
 
-pub type Area<'a> = DrawingArea<BitMapBackend<'a>, Shift>;
+pub type Area<'a> = DrawingArea<super::backend::ChartBackend<'a>, Shift>;
 pub type DrawError = Box<dyn std::error::Error + Send + Sync>;
 pub type DResult<T = ()> = Result<T, DrawError>;
 
