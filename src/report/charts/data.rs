@@ -205,10 +205,12 @@ pub fn timeline(frames: &[Frame], max_bars: usize) -> TimelineData {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Bucket {
-    /// "1", "2", …, or "≥12" for the last, open bucket.
+    /// "1", "2", …, "10–24", "≥43".
     pub label: String,
-    /// Vsync intervals the frame took: dropped_frames + 1 (lower bound for the open bucket).
+    /// Vsync intervals the frame took (dropped_frames + 1): first and last
+    /// of the bucket (None: open).
     pub intervals: i64,
+    pub last: Option<i64>,
     pub frames: i64,
 }
 
@@ -223,23 +225,47 @@ pub struct Distribution {
     pub max: Option<i64>,
 }
 
-/// Frames per number of vsync intervals taken (`dropped_frames + 1`, each frame
-/// on its own interval), buckets 1 … `max_buckets`, the last one open when
-/// some frame took more; the CDF of `frame_cost_ns`; the app's nearest-rank
-/// percentiles (the same numbers as the summary).
-pub fn distribution(frames: &[Frame], pct: &Percentiles, max_buckets: usize) -> Distribution {
-    let max_buckets = max_buckets.max(2) as i64;
-    let top = frames.iter().map(|f| f.dropped_frames + 1).max().unwrap_or(1);
-    let open = top > max_buckets;
-    let n = if open { max_buckets } else { top };
-    let mut buckets: Vec<Bucket> =
-        (1..=n).map(|k| Bucket { label: k.to_string(), intervals: k, frames: 0 }).collect();
-    if open {
-        buckets[(n - 1) as usize].label = format!("≥{n}");
-    }
+/// Histogram buckets in vsync intervals (n = dropped_frames + 1): one per
+/// n for 1 … 9 (BEST and NORMAL), then one per remaining Matrix level —
+/// 10–24 (MIDDLE), 25–42 (HIGH), ≥ 43 (FROZEN) — so every bucket holds
+/// one level and the layout is the same in every report.
+pub const BUCKETS: [(i64, Option<i64>); 12] = [
+    (1, Some(1)),
+    (2, Some(2)),
+    (3, Some(3)),
+    (4, Some(4)),
+    (5, Some(5)),
+    (6, Some(6)),
+    (7, Some(7)),
+    (8, Some(8)),
+    (9, Some(9)),
+    (10, Some(24)),
+    (25, Some(42)),
+    (43, None),
+];
+
+/// Frames per bucket of [`BUCKETS`] (each frame on its own interval); the
+/// CDF of `frame_cost_ns`; the app's nearest-rank percentiles (the same
+/// numbers as the summary).
+pub fn distribution(frames: &[Frame], pct: &Percentiles) -> Distribution {
+    let mut buckets: Vec<Bucket> = BUCKETS
+        .iter()
+        .map(|&(lo, hi)| Bucket {
+            label: match hi {
+                Some(h) if h == lo => lo.to_string(),
+                Some(h) => format!("{lo}–{h}"),
+                None => format!("≥{lo}"),
+            },
+            intervals: lo,
+            last: hi,
+            frames: 0,
+        })
+        .collect();
     for f in frames {
-        let k = (f.dropped_frames + 1).min(n);
-        buckets[(k - 1) as usize].frames += 1;
+        let n = f.dropped_frames.max(0) + 1;
+        if let Some(b) = buckets.iter_mut().find(|b| n >= b.intervals && b.last.is_none_or(|h| n <= h)) {
+            b.frames += 1;
+        }
     }
     let mut costs: Vec<i64> = frames.iter().map(|f| f.frame_cost_ns).collect();
     costs.sort_unstable();
@@ -415,9 +441,12 @@ pub fn present_class(present_type: Option<&str>) -> usize {
 pub struct PresentPoint {
     /// Present time (actual_end), s from the origin.
     pub t: f64,
-    /// PerfDog's frame time: present − max(previous present, own vsync), so
-    /// a stall shows its full length while time in which no frame was
-    /// requested (idle) does not count; None for the first frame.
+    /// Present − previous present, when the two frames were back to back:
+    /// this frame's vsync is the next one after the previous frame's (within
+    /// 1.5 intervals) or came before the previous present (it was already
+    /// waiting). A stall thus shows its full length, while after an idle
+    /// period (no frame requested) there is no interval (None), as for the
+    /// first frame.
     pub interval_ns: Option<i64>,
     pub overrun_ns: Option<i64>,
     /// Index into [`PRESENT_CLASSES`].
@@ -439,14 +468,17 @@ pub fn present(frames: &[Frame], interval_ns: i64, origin_ts: i64) -> Option<Pre
         return None;
     }
     with.sort_by_key(|f| (f.actual_end, f.ts));
-    let mut prev: Option<i64> = None;
+    // (present, vsync, interval) of the previous frame.
+    let mut prev: Option<(i64, i64, i64)> = None;
     let points = with
         .iter()
         .map(|f| {
             let end = f.actual_end.unwrap_or(0);
-            let since = f.vsync_ts.unwrap_or(f.ts);
-            let interval_ns = prev.map(|p| (end - p.max(since)).max(0));
-            prev = Some(end);
+            let vsync = f.vsync_ts.unwrap_or(f.ts);
+            let interval_ns = prev
+                .filter(|&(p_end, p_vsync, p_i)| vsync < p_end || 2 * (vsync - p_vsync) <= 3 * p_i)
+                .map(|(p_end, _, _)| (end - p_end).max(0));
+            prev = Some((end, vsync, f.interval_ns));
             PresentPoint {
                 t: secs(end, origin_ts),
                 interval_ns,

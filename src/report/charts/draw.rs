@@ -552,7 +552,7 @@ pub fn why_line(row: &data::JankyRow) -> String {
 pub fn present(root: &Area, h: &Heading, d: &PresentData) -> DResult {
     let late = d.points.iter().filter(|p| p.overrun_ns.is_some_and(|o| o > 0)).count();
     let subtitle = format!(
-        "{} frames with a FrameTimeline surface frame · {late} finished after their deadline (overrun > 0) · interval = present − max(previous present, own vsync)",
+        "{} frames with a FrameTimeline surface frame · {late} finished after their deadline (overrun > 0) · interval = present − previous present of back-to-back frames",
         d.points.len()
     );
     let mut legend = vec![item("present type:", Swatch::Caption)];

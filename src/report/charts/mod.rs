@@ -78,8 +78,6 @@ pub struct ChartOptions {
     pub max_apps: usize,
     /// Bars on the frame timeline; longer traces show the worst window.
     pub max_bars: usize,
-    /// Histogram buckets; the last one is open.
-    pub max_buckets: usize,
     /// Rows of the drop-level chart (the app, then its largest scenes).
     pub max_level_groups: usize,
     pub width: u32,
@@ -88,7 +86,7 @@ pub struct ChartOptions {
 
 impl Default for ChartOptions {
     fn default() -> Self {
-        ChartOptions { max_apps: 4, max_bars: 120, max_buckets: 12, max_level_groups: 7, width: 1600, height: 900 }
+        ChartOptions { max_apps: 4, max_bars: 120, max_level_groups: 7, width: 1600, height: 900 }
     }
 }
 
@@ -187,7 +185,7 @@ fn plan_app(app: &AppSummary, frames: &[Frame], origin_ts: i64, o: &ChartOptions
     push(
         ChartKind::Distribution,
         o.height * 8 / 9,
-        Job::Distribution(h.clone(), data::distribution(frames, &app.frame_cost_ns, o.max_buckets), app.frame_interval_ns),
+        Job::Distribution(h.clone(), data::distribution(frames, &app.frame_cost_ns), app.frame_interval_ns),
     );
     push(ChartKind::Fps, o.height * 7 / 9, Job::Fps(h.clone(), data::fps(app, frames, origin_ts), app.fps, app.fps_wall));
     let groups = data::drop_levels(app, o.max_level_groups);
