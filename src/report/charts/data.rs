@@ -149,6 +149,17 @@ pub fn refresh_label(frames: &[Frame], fallback_hz: f64) -> String {
     format!("{} Hz", rates.iter().map(|r| r.to_string()).collect::<Vec<_>>().join("/"))
 }
 
+/// The frame interval most frames ran at (the smallest on a tie); 0 without frames.
+pub fn common_interval(frames: &[Frame]) -> i64 {
+    let mut counts: std::collections::BTreeMap<i64, usize> = std::collections::BTreeMap::new();
+    for f in frames {
+        *counts.entry(f.interval_ns).or_default() += 1;
+    }
+    // BTreeMap iterates in ascending interval, and max_by_key keeps the last maximum:
+    // iterate in reverse so the smallest interval wins a tie.
+    counts.iter().rev().max_by_key(|(_, n)| **n).map(|(i, _)| *i).unwrap_or(0)
+}
+
 /// The app's display name.
 pub fn app_name(app: &AppSummary) -> String {
     match &app.process {

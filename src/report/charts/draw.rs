@@ -30,6 +30,14 @@ fn ms(ns: i64) -> f64 {
     ns as f64 / 1e6
 }
 
+/// ", per frame" when the frames ran at several intervals (the budget lines step).
+fn per_frame(frames: &[Frame]) -> &'static str {
+    match frames.first() {
+        Some(f) if frames.iter().any(|g| g.interval_ns != f.interval_ns) => " most often; per frame",
+        _ => "",
+    }
+}
+
 fn level_legend(prefix: &str) -> Vec<LegendItem> {
     let mut v = vec![item(prefix, Swatch::Caption)];
     v.extend(Levels::NAMES.iter().zip(LEVEL_COLORS).map(|(n, c)| item(*n, Swatch::Box(c))));
@@ -73,12 +81,12 @@ pub fn timeline(root: &Area, h: &Heading, d: &TimelineData, origin_ts: i64) -> D
     } else {
         format!("all {} frames, {:.2}–{:.2} s; bar = vsync → end of the frame's work", d.total_frames, t0, t1)
     };
-    let interval = d.bars.iter().map(|f| f.interval_ns).max().unwrap_or(0);
+    let interval = data::common_interval(&d.bars);
     let mut segs: Vec<LegendItem> =
         SEGMENTS.iter().zip(SEGMENT_COLORS).map(|(s, c)| item(*s, Swatch::Box(c))).collect();
     segs.insert(0, item("bar:", Swatch::Caption));
     let mut row2 = vec![
-        item(format!("1× frame interval ({:.1} ms)", ms(interval)), Swatch::Line(BUDGET_1X)),
+        item(format!("1× frame interval ({:.1} ms{})", ms(interval), per_frame(&d.bars)), Swatch::Line(BUDGET_1X)),
         item(format!("2× ({:.1} ms)", ms(2 * interval)), Swatch::Line(BUDGET_2X)),
     ];
     row2.extend(level_legend("strip under each bar = drop level:"));
@@ -96,7 +104,8 @@ pub fn timeline(root: &Area, h: &Heading, d: &TimelineData, origin_ts: i64) -> D
         .margin_bottom(12)
         .x_label_area_size(62)
         .y_label_area_size(84)
-        .build_cartesian_2d(first - 0.6..first + n.max(1) as f64 - 0.4, -strip..ymax)?;
+        // At least 24 slots, so a handful of frames are bars, not walls.
+        .build_cartesian_2d(first - 0.6..first + n.max(24) as f64 - 0.4, -strip..ymax)?;
     let xf = |v: &f64| {
         let k = v.round();
         if (v - k).abs() < 1e-6 && k >= first {
@@ -150,7 +159,7 @@ pub fn timeline(root: &Area, h: &Heading, d: &TimelineData, origin_ts: i64) -> D
     chart.draw_series(DashedLineSeries::new(budget(2), 10, 6, BUDGET_2X.stroke_width(2)))?;
 
     // Bars taller than the scale: a break mark and the real value.
-    let px_per_bar = plot.dim_in_pixel().0 as f64 / n.max(1) as f64;
+    let px_per_bar = plot.dim_in_pixel().0 as f64 / n.max(24) as f64;
     let min_gap = (58.0 / px_per_bar).ceil() as usize;
     let mut last_label: Option<usize> = None;
     for (k, f) in d.bars.iter().enumerate() {
@@ -313,7 +322,7 @@ pub fn fps(root: &Area, h: &Heading, d: &FpsData, summary_fps: f64, fps_wall: f6
     let legend = vec![
         item("fps_wall: frames in each 1 s window", Swatch::Box(tint(FPS_LINE, 0.35))),
         item(format!("refresh rate {:.0} Hz", d.refresh_hz), Swatch::Line(REFRESH)),
-        item(format!("idle: no frame pending for ≥ {} ms", data::IDLE_GAP_NS / 1_000_000), Swatch::Box(IDLE)),
+        item(format!("idle: no frame pending for ≥ {} ms", data::IDLE_GAP_NS / 1_000_000), Swatch::Box(tint(IDLE_SHADE, IDLE_ALPHA))),
     ];
     let mut marks = vec![item("janky frame, by drop level:", Swatch::Caption)];
     marks.extend(Levels::NAMES.iter().zip(LEVEL_COLORS).map(|(n, c)| item(*n, Swatch::Dot(c))));
@@ -321,6 +330,9 @@ pub fn fps(root: &Area, h: &Heading, d: &FpsData, summary_fps: f64, fps_wall: f6
 
     let x0 = d.windows.first().map(|w| w.0).unwrap_or(d.span.0).min(d.span.0);
     let x1 = d.windows.last().map(|w| w.1).unwrap_or(d.span.1).max(d.span.1).max(x0 + 1e-3);
+    // A little room so a marker at the very start or end is not cut in half.
+    let pad = (x1 - x0) * 0.012;
+    let (x0, x1) = (x0 - pad, x1 + pad);
     let top_fps = d.windows.iter().map(|w| w.2).fold(d.refresh_hz, f64::max);
     let ymax = (top_fps * 1.16).max(10.0);
     let mut chart = ChartBuilder::on(&plot)
@@ -340,8 +352,11 @@ pub fn fps(root: &Area, h: &Heading, d: &FpsData, summary_fps: f64, fps_wall: f6
         .x_desc("time since the trace start (s)")
         .y_desc("frames per second")
         .draw()?;
-    chart.draw_series(d.idle.iter().map(|&(a, b)| Rectangle::new([(a.max(x0), 0.0), (b.min(x1), ymax)], IDLE.filled())))?;
     chart.draw_series(d.windows.iter().map(|&(a, b, f)| Rectangle::new([(a, 0.0), (b, f)], tint(FPS_LINE, 0.35).filled())))?;
+    // Idle on top of the fill, translucent, so it reads over the whole height.
+    chart.draw_series(
+        d.idle.iter().map(|&(a, b)| Rectangle::new([(a.max(x0), 0.0), (b.min(x1), ymax)], IDLE_SHADE.mix(IDLE_ALPHA).filled())),
+    )?;
     chart.draw_series(LineSeries::new(
         d.windows.iter().flat_map(|&(a, b, f)| [(a, f), (b, f)]),
         FPS_LINE.stroke_width(3),
@@ -373,7 +388,7 @@ fn level_panel(root: &Area, area: &Area, groups: &[LevelGroup], sums: bool, name
         .margin_right(30)
         .margin_bottom(12)
         .x_label_area_size(62)
-        .y_label_area_size(if names { 250 } else { 12 })
+        .y_label_area_size(if names { 340 } else { 12 })
         .build_cartesian_2d(0f64..vmax * 1.2, 0f64..g as f64)?;
     let xf = |v: &f64| format!("{v:.0}");
     let yf = |_: &f64| String::new();
@@ -396,7 +411,8 @@ fn level_panel(root: &Area, area: &Area, groups: &[LevelGroup], sums: bool, name
         for (k, &v) in vals.iter().enumerate() {
             let yc = top - (k as f64 + 0.43) * bar;
             let (px, py) = chart.backend_coord(&(v as f64, yc));
-            root.draw_text(&v.to_string(), &anchored(NOTE_PX, &INK, HPos::Left, VPos::Center), (px + 5, py))?;
+            let color = if v == 0 { MUTED } else { INK };
+            root.draw_text(&v.to_string(), &anchored(NOTE_PX, &color, HPos::Left, VPos::Center), (px + 5, py))?;
         }
         if gi > 0 {
             let y = (g - gi) as f64;
@@ -405,7 +421,7 @@ fn level_panel(root: &Area, area: &Area, groups: &[LevelGroup], sums: bool, name
         if names {
             let (px, py) = chart.backend_coord(&(0.0, (g - gi) as f64 - 0.5));
             let style = anchored(TICK_PX, &INK, HPos::Right, VPos::Center);
-            root.draw_text(&shorten(&gr.name, 24), &style, (px - 12, py - 10))?;
+            root.draw_text(&shorten(&gr.name, 34), &style, (px - 12, py - 10))?;
             root.draw_text(
                 &format!("{} frames", gr.frames),
                 &anchored(NOTE_PX, &MUTED, HPos::Right, VPos::Center),
@@ -427,7 +443,7 @@ pub fn drop_levels(root: &Area, title: &str, groups: &[LevelGroup]) -> DResult {
         "Matrix levels by the frame's dropped frames d: BEST < 3 · NORMAL 3–8 · MIDDLE 9–23 · HIGH 24–41 · FROZEN ≥ 42";
     let plot = header(root, title, subtitle, &[level_legend("bars:")])?;
     let (w, _) = plot.dim_in_pixel();
-    let (left, right) = plot.split_horizontally((w as f64 * 0.56) as i32);
+    let (left, right) = plot.split_horizontally((w as f64 * 0.58) as i32);
     level_panel(root, &left, groups, false, true, "frames per level")?;
     level_panel(root, &right, groups, true, false, "dropped frames per level (dropSum)")?;
     Ok(())
@@ -444,7 +460,7 @@ pub fn janky_height(rows: usize) -> u32 {
 pub fn janky(root: &Area, h: &Heading, d: &JankyData) -> DResult {
     let r = d.rows.len();
     let subtitle = format!(
-        "the {r} worst of {} janky frames (≥ 1 dropped frame), worst first · under each bar: the dominant phase and the longest slice inside doFrame",
+        "the {r} worst of {} janky frames (≥ 1 dropped frame), worst first · cost = vsync → doFrame end; RenderThread drawn after it · below each bar: why",
         d.janky_frames
     );
     let segs: Vec<LegendItem> = SEGMENTS.iter().zip(SEGMENT_COLORS).map(|(s, c)| item(*s, Swatch::Box(c))).collect();
@@ -493,7 +509,7 @@ pub fn janky(root: &Area, h: &Heading, d: &JankyData) -> DResult {
         }
         chart.draw_series(rects)?;
         let (px, py) = chart.backend_coord(&(x, (top + bottom) / 2.0));
-        let total = format!("{:.1} ms · {} dropped ({})", x, f.dropped_frames, Levels::NAMES[f.level]);
+        let total = format!("cost {:.1} ms · {} dropped ({})", ms(f.frame_cost_ns), f.dropped_frames, Levels::NAMES[f.level]);
         let style = anchored(NOTE_PX, &INK, HPos::Left, VPos::Center);
         let (tw, th) = root.estimate_text_size(&total, &style)?;
         if px + 8 + tw as i32 > right_edge {
@@ -536,7 +552,7 @@ pub fn why_line(row: &data::JankyRow) -> String {
         _ => parts.push("no why recorded".to_string()),
     }
     if let (Some(s), Some(ns)) = (&row.longest_slice, row.longest_ns) {
-        parts.push(format!("longest slice: {} {:.1} ms", shorten(s, 60), ms(ns)));
+        parts.push(format!("longest slice: {} {:.1} ms", shorten_head(s, 64), ms(ns)));
     }
     if let Some(j) = &row.jank_type {
         if j != "None" {

@@ -86,7 +86,7 @@ pub struct ChartOptions {
 
 impl Default for ChartOptions {
     fn default() -> Self {
-        ChartOptions { max_apps: 4, max_bars: 120, max_level_groups: 7, width: 1600, height: 900 }
+        ChartOptions { max_apps: 6, max_bars: 120, max_level_groups: 7, width: 1600, height: 900 }
     }
 }
 

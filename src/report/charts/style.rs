@@ -34,7 +34,9 @@ pub fn register_font() -> Result<(), String> {
 pub const INK: RGBColor = RGBColor(33, 33, 33);
 pub const MUTED: RGBColor = RGBColor(100, 100, 100);
 pub const GRID: RGBColor = RGBColor(225, 225, 225);
-pub const IDLE: RGBColor = RGBColor(232, 232, 232);
+/// Idle periods: grey at [`IDLE_ALPHA`] over whatever is below.
+pub const IDLE_SHADE: RGBColor = RGBColor(120, 120, 120);
+pub const IDLE_ALPHA: f64 = 0.22;
 pub const BUDGET_1X: RGBColor = RGBColor(46, 125, 50);
 pub const BUDGET_2X: RGBColor = RGBColor(198, 40, 40);
 pub const FPS_LINE: RGBColor = RGBColor(31, 119, 180);
@@ -163,6 +165,16 @@ pub fn ms_tick(v: f64) -> String {
     } else {
         format!("{v:.1}")
     }
+}
+
+/// Shorten a label to `max` characters, keeping its start (slice names say
+/// what they are first: `VRI[Main]-relayoutWindow#first=true/…`).
+pub fn shorten_head(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let head: String = s.chars().take(max - 1).collect();
+    format!("{head}…")
 }
 
 /// Shorten a label to `max` characters, keeping its end (where activity and
