@@ -249,4 +249,4 @@ impl Exporter for ChartsExporter {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
