@@ -422,3 +422,126 @@ fn perfetto_overrun_reads_display_frames_with_the_same_number() {
     assert_eq!((r.app_vsync_delay, r.cpu_time, r.ui_time), (None, Some(7_000_000), Some(2_000_000)));
     assert_eq!((r.was_jank, r.was_slow_frame), (Some(true), None));
 }
+
+/// Perfetto's own `android_jank_cuj` test trace (the Frames__* conformance
+/// cases), rebuilt from its generator's numbers: 15 systemui frames with
+/// multiple DrawFrames, multiple layers, a missing actual timeline slice and
+/// vsync delay. Expected values are trace_processor's output (expected.csv of
+/// android_frame_stats, android_cpu_time_per_frame,
+/// android_app_vsync_delay_per_frame, android_frames).
+#[test]
+fn perfetto_jank_cuj_reference() {
+    const M: i64 = 1_000_000;
+    let mut b = TB::new();
+    b.process(1000, "com.android.systemui").thread(1000, 1000, "com.android.systemui").thread(1555, 1000, "RenderThread");
+    b.process(1050, "/system/bin/surfaceflinger").thread(1050, 1050, "surfaceflinger");
+    // (vsync, doFrame start, end, DrawFrames start, end)
+    let frames: [(i64, i64, i64, i64, i64); 15] = [
+        (10, 0, 5 * M, 4 * M, 5 * M),
+        (20, 20 * M, 23 * M, 22 * M, 26 * M),
+        (30, 30 * M, 33 * M, 31 * M, 50 * M),
+        (40, 40 * M, 53 * M, 52 * M, 59 * M),
+        (60, 70 * M, 80 * M, 78 * M, 87 * M),
+        (90, 100 * M, 115 * M, 102 * M, 104 * M),
+        (100, 200 * M, 215 * M, 202 * M, 204 * M),
+        (110, 300 * M, 315 * M, 302 * M, 304 * M),
+        (120, 400 * M, 415 * M, 402 * M, 404 * M),
+        (130, 550 * M, 555 * M, 552 * M, 556 * M),
+        (140, 608_500_000, 610 * M, 609 * M, 626 * M),
+        (145, 655 * M, 675 * M, 657 * M, 660 * M),
+        (150, 700 * M, 702 * M, 701_200_000, 715 * M),
+        (160, 800 * M, 802 * M, 801 * M, 802 * M),
+        (1000, 1100 * M, 1200 * M, 1150 * M, 1300 * M),
+    ];
+    for (vs, d0, d1, r0, r1) in frames {
+        b.slice(1000, d0, d1 - d0, &format!("Choreographer#doFrame {vs}"))
+            .slice(1555, r0, r1 - r0, &format!("DrawFrames {vs}"))
+            .slice(1555, r1 - 100, 99, "GPU completion fence has signaled");
+        if vs == 10 {
+            b.slice(1000, d0, d1 - d0, "Choreographer#doFrame - resynced to 11 in 0.0s");
+        }
+    }
+    b.slice(1555, 108 * M, 6 * M, "DrawFrames 90").slice(1555, 208 * M, 6 * M, "DrawFrames 100");
+    b.slice(1000, 9 * M, 10 * M, "binder transaction")
+        .slice(1000, 500 * M, 49_500_000, "binder transaction")
+        .slice(1000, 600 * M, 8_049_000, "binder transaction");
+    // Display frames of SurfaceFlinger: token 100 + app token.
+    for (tok, ts, exp, act) in [
+        (10, 1000 * M, 16 * M, 16 * M),
+        (20, 1016 * M, 20 * M, 10 * M),
+        (30, 1032 * M, 16 * M, 16 * M),
+        (40, 1048 * M, 16 * M, 16 * M),
+        (60, 1070 * M, 16 * M, 16 * M),
+        (90, 1100 * M, 16 * M, 16 * M),
+        (100, 1200 * M, 16 * M, 32 * M),
+    ] {
+        b.expected_display(1050, 100 + tok, ts, exp).actual_display(1050, 100 + tok, ts, act);
+    }
+    let exp_start = [0, 8, 30, 40, 70, 100, 200, 300, 400, 500, 600, 650, 700, 800, 1100];
+    for (k, (vs, ..)) in frames.iter().enumerate() {
+        b.expected_surface(1000, *vs, exp_start[k] * M, if *vs == 10 { 16 * M } else { 20 * M });
+    }
+    let l = "TX - NotificationShade#0";
+    for (tok, ts, dur, layer) in [
+        (10, 0, 16 * M, l),
+        (20, 8 * M, 28 * M, l),
+        (30, 30 * M, 25 * M, l),
+        (40, 40 * M, 40 * M, l),
+        (60, 70 * M, 10 * M, l),
+        (60, 70 * M, 20 * M, l),
+        (90, 100 * M, 23 * M, l),
+        (100, 200 * M, 22 * M, l),
+        (110, 300 * M, 61 * M, l),
+        (110, 300 * M, 80 * M, "TX - JankyLayer#1"),
+        (120, 400 * M, 61 * M, l),
+        (130, 500 * M, 2 * M, l),
+        (130, 550 * M, 6 * M, l),
+        (140, 608_600_000, 17 * M, l),
+        (145, 650 * M, 20 * M, l),
+        (150, 700_500_000, 14_500_000, l),
+        (1000, 1100 * M, 500 * M, l),
+    ] {
+        b.actual_surface(1000, tok, ts, dur, layer, "None", "On-time Present");
+    }
+    let a = analyze(&b.build(), &FrameOptions::default());
+    assert_eq!(a.rows.len(), 15);
+    // frame_id, overrun, cpu_time, ui_time, jank, slow, big, huge, app_vsync_delay, draw dur, draw count
+    type Want = (i64, i64, i64, i64, [bool; 4], Option<i64>, i64, i64);
+    let want: [Want; 15] = [
+        (10, 0, 6 * M, 5 * M, [false; 4], Some(0), M, 1),
+        (20, 8 * M, 7 * M, 3 * M, [true, false, false, false], Some(0), 4 * M, 1),
+        (30, 5 * M, 22 * M, 3 * M, [true, true, false, false], Some(0), 19 * M, 1),
+        (40, 20 * M, 20 * M, 13 * M, [true, false, false, false], Some(0), 7 * M, 1),
+        (60, -10 * M, 19 * M, 10 * M, [false; 4], Some(0), 9 * M, 1),
+        (90, 3 * M, 23 * M, 15 * M, [true, true, false, false], Some(0), 8 * M, 2),
+        (100, 2 * M, 23 * M, 15 * M, [true, true, false, false], Some(0), 8 * M, 2),
+        (110, 41 * M, 17 * M, 15 * M, [true, false, false, false], Some(0), 2 * M, 1),
+        (120, 41 * M, 17 * M, 15 * M, [true, false, false, false], Some(0), 2 * M, 1),
+        (130, -18 * M, 9 * M, 5 * M, [false; 4], Some(0), 4 * M, 1),
+        (140, 5_600_000, 27_100_000, 1_500_000, [true, true, false, false], Some(8_600_000), 17 * M, 1),
+        (145, 0, 23 * M, 20 * M, [false, true, false, false], Some(0), 3 * M, 1),
+        (150, -5 * M, 16_300_000, 2 * M, [false; 4], Some(500_000), 13_800_000, 1),
+        (160, 266 * M, 7 * M, 2 * M, [true, false, false, false], None, M, 1),
+        (1000, 480 * M, 250 * M, 100 * M, [true; 4], Some(0), 150 * M, 1),
+    ];
+    let t = |b: bool| b.then_some(true);
+    for (r, w) in a.rows.iter().zip(want) {
+        let (id, overrun, cpu, ui, flags, delay, draw, count) = w;
+        assert_eq!(r.frame_id, Some(id));
+        assert_eq!((r.overrun_ns, r.cpu_time, r.ui_time), (Some(overrun), Some(cpu), Some(ui)), "frame {id}");
+        assert_eq!(
+            [r.was_jank, r.was_slow_frame, r.was_big_jank, r.was_huge_jank],
+            flags.map(t),
+            "frame {id}"
+        );
+        assert_eq!((r.app_vsync_delay, r.draw_frame_dur, r.draw_frame_count), (delay, Some(draw), count), "frame {id}");
+    }
+    // Layers: 60, 110 and 130 have two actual surface frames; 160 none.
+    let lc: Vec<i64> = a.rows.iter().map(|r| r.layer_count).collect();
+    assert_eq!(lc, vec![1, 1, 1, 1, 2, 1, 1, 2, 1, 2, 1, 1, 1, 0, 1]);
+    // Frame 130 started 50 ms after its vsync, held by a 49.5 ms binder call.
+    let i130 = 9;
+    let w = a.why.iter().find(|w| w.frame_index == i130).expect("130 is janky");
+    assert_eq!(w.blockers, vec![Blocker { name: "binder transaction".into(), ts: 500 * M, dur: 49_500_000 }]);
+    assert_eq!(w.dominant_phase, "start_jitter");
+}
