@@ -109,7 +109,7 @@ impl PeriodSeries {
         // Walk outwards from the split point, nearest first.
         let (mut lo, mut hi) = (i as isize - 1, i);
         loop {
-            let l = (lo >= 0).then(|| lo as usize);
+            let l = (lo >= 0).then_some(lo as usize);
             let h = (hi < self.ts.len()).then_some(hi);
             let pick = match (l, h) {
                 (None, None) => return None,

@@ -34,7 +34,7 @@ pub fn phases(trace: &Trace, do_frame: SliceId) -> Phases {
 /// The doFrame's direct children, where a direct `Choreographer#doFrame -
 /// resynced to …` child is transparent: Android 13+ opens it inside doFrame
 /// around the callbacks, so the phases are its children.
-pub fn phase_slices<'a>(trace: &'a Trace, do_frame: SliceId) -> Vec<&'a crate::model::Slice> {
+pub fn phase_slices(trace: &Trace, do_frame: SliceId) -> Vec<&crate::model::Slice> {
     let mut out = Vec::new();
     for c in trace.children(do_frame) {
         if c.name.starts_with(super::select::DO_FRAME) && c.name.contains("resynced") {

@@ -545,3 +545,30 @@ fn perfetto_jank_cuj_reference() {
     assert_eq!(w.blockers, vec![Blocker { name: "binder transaction".into(), ts: 500 * M, dur: 49_500_000 }]);
     assert_eq!(w.dominant_phase, "start_jitter");
 }
+
+/// Scale check (run with `--ignored --nocapture`): 200k frames, ~1.8M slices.
+#[test]
+#[ignore]
+fn large_trace_timing() {
+    let mut b = TB::new();
+    b.process(100, "com.app").thread(100, 100, "com.app").thread(101, 100, "RenderThread");
+    b.process(50, "/system/bin/surfaceflinger").thread(50, 50, "sf");
+    let n = 200_000i64;
+    for k in 0..n {
+        let vs = V0 + k * P;
+        let ts = vs + 1_000_000 + (k % 7) * 300_000;
+        let dur = if k % 97 == 0 { 40_000_000 } else { 6_000_000 };
+        b.slice(100, ts, dur.min(P - 2_000_000 + if k % 97 == 0 { 0 } else { 0 }), &format!("Choreographer#doFrame {k}"));
+        b.slice(100, ts, 500_000, "input").slice(100, ts + 600_000, 3_000_000, "traversal");
+        b.slice(100, ts + 700_000, 1_000_000, "draw").slice(100, ts + 4_000_000, 500_000, "commit");
+        b.slice(101, ts + 4_600_000, 3_000_000, &format!("DrawFrames {k}"));
+        b.slice(50, vs, 1_000_000, "onMessageInvalidate");
+        b.counter(50, "VSYNC-app", vs, (k % 2) as f64);
+        b.expected_surface(100, k, vs, P).actual_surface(100, k, vs, 12_000_000, "L#0", "None", "On-time Present");
+    }
+    let tr = b.build();
+    let t0 = std::time::Instant::now();
+    let a = analyze(&tr, &FrameOptions::default());
+    eprintln!("{} slices, {} frames: analyze {:?}", tr.slices.len(), a.rows.len(), t0.elapsed());
+    assert_eq!(a.rows.len() as i64, n);
+}
