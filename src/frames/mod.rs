@@ -202,7 +202,8 @@ pub fn analyze(trace: &Trace, opts: &FrameOptions) -> FrameAnalysis {
 
     // Pass 1: the interval of every frame.
     let mut iv: Vec<Option<(i64, &'static str)>> = vec![None; n];
-    let forced = opts.refresh_hz.filter(|h| h.is_finite() && *h > 0.0).map(interval::period_of_hz);
+    // A rate above 1 GHz would round to a 0 ns interval: clamp to 1 ns.
+    let forced = opts.refresh_hz.filter(|h| h.is_finite() && *h > 0.0).map(|h| interval::period_of_hz(h).max(1));
     for idxs in by_thread.values() {
         let grid = interval::PeriodSeries::new(idxs.iter().map(|&k| frames[k].ts).collect(), 0.05);
         for &k in idxs {

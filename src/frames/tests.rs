@@ -572,3 +572,12 @@ fn large_trace_timing() {
     eprintln!("{} slices, {} frames: analyze {:?}", tr.slices.len(), a.rows.len(), t0.elapsed());
     assert_eq!(a.rows.len() as i64, n);
 }
+
+#[test]
+fn absurd_refresh_override_does_not_panic() {
+    for hz in [1e12, -5.0, f64::NAN, 0.0] {
+        let a = analyze(&android11(), &FrameOptions { refresh_hz: Some(hz), ..Default::default() });
+        assert_eq!(a.rows.len(), 2);
+        assert!(a.rows.iter().all(|r| r.frame_interval_ns > 0));
+    }
+}
