@@ -51,6 +51,7 @@ fn column(r: &FrameRow, name: &str) -> Option<i64> {
 }
 
 #[test]
+#[ignore = "needs the decoder: read::load is todo!() until the reader lands on main"]
 fn frames_match_trace_processor_on_android_jank_cuj() {
     let Some(shared) = shared_dir() else {
         eprintln!("skipped: ../shared (the conformance cases) is absent");
