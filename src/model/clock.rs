@@ -1,1 +1,85 @@
-//! placeholder
+//! Clock conversion to trace time (BOOTTIME), from ClockSnapshot packets.
+//! SurfaceFlinger's FrameTimeline writes CLOCK_MONOTONIC, which differs from
+//! BOOTTIME by the time the device spent suspended; track events may use
+//! sequence-scoped (id ≥ 64) and incremental clocks.
+
+use std::collections::HashMap;
+
+pub const BOOTTIME: u32 = 6;
+/// Clock ids from 64 to 127 are scoped to one packet sequence.
+pub fn is_sequence_scoped(clock: u32) -> bool {
+    (64..128).contains(&clock)
+}
+
+#[derive(Debug, Default)]
+pub struct ClockConverter {
+    /// (clock, scope) → sorted (clock value, boottime value, ns per unit).
+    points: HashMap<(u32, u32), Vec<(i64, i64, i64)>>,
+    /// Clocks that some snapshot tied to BOOTTIME.
+    pub known: Vec<u32>,
+}
+
+impl ClockConverter {
+    /// Add one snapshot. `seq` scopes clocks 64..127.
+    pub fn add_snapshot(&mut self, seq: u32, clocks: &[(u32, i64, i64)]) {
+        let Some(&(_, boot, _)) = clocks.iter().find(|c| c.0 == BOOTTIME) else { return };
+        for &(id, value, mult) in clocks {
+            if id == BOOTTIME {
+                continue;
+            }
+            let scope = if is_sequence_scoped(id) { seq } else { 0 };
+            self.points.entry((id, scope)).or_default().push((value, boot, mult.max(1)));
+            if !self.known.contains(&id) {
+                self.known.push(id);
+            }
+        }
+    }
+
+    pub fn finish(&mut self) {
+        for v in self.points.values_mut() {
+            v.sort_unstable();
+        }
+    }
+
+    /// Convert `ts` (in `clock`'s units) to BOOTTIME ns. `None` when no
+    /// snapshot relates that clock to BOOTTIME.
+    pub fn to_boottime(&self, clock: u32, seq: u32, ts: i64) -> Option<i64> {
+        if clock == BOOTTIME || clock == 0 {
+            return Some(ts);
+        }
+        let scope = if is_sequence_scoped(clock) { seq } else { 0 };
+        let pts = self.points.get(&(clock, scope))?;
+        // The latest snapshot at or before ts, else the first one.
+        let i = pts.partition_point(|p| p.0 <= ts);
+        let (value, boot, mult) = pts[i.saturating_sub(1)];
+        Some(boot.saturating_add(ts.saturating_sub(value).saturating_mul(mult)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn converts_with_the_latest_snapshot_before() {
+        let mut c = ClockConverter::default();
+        // MONOTONIC is 1000 behind BOOTTIME, then the device sleeps 500 ns.
+        c.add_snapshot(1, &[(6, 2000, 1), (3, 1000, 1)]);
+        c.add_snapshot(1, &[(6, 5500, 1), (3, 4000, 1)]);
+        c.finish();
+        assert_eq!(c.to_boottime(3, 1, 1500), Some(2500));
+        assert_eq!(c.to_boottime(3, 1, 4100), Some(5600));
+        assert_eq!(c.to_boottime(3, 1, 10), Some(1010));
+        assert_eq!(c.to_boottime(6, 1, 77), Some(77));
+        assert_eq!(c.to_boottime(1, 1, 77), None);
+    }
+
+    #[test]
+    fn sequence_scoped_clocks_do_not_leak_between_sequences() {
+        let mut c = ClockConverter::default();
+        c.add_snapshot(7, &[(6, 1_000_000, 1), (64, 10, 1000)]);
+        c.finish();
+        assert_eq!(c.to_boottime(64, 7, 12), Some(1_002_000));
+        assert_eq!(c.to_boottime(64, 8, 12), None);
+    }
+}

@@ -1,12 +1,27 @@
 //! Reading Perfetto traces: open and sniff the file (mmap, whole-file gzip or
-//! zstd), a sequential framing pass that finds the packets without copying,
-//! then parallel decoding of packet batches (in-stream zlib/zstd batches are
-//! inflated and decoded recursively). The result is handed to
-//! `model::build`, which orders events and builds the typed model.
+//! zstd, systrace text), a sequential framing pass that finds the packets
+//! without copying, then parallel decoding of packet batches (in-stream
+//! zlib/zstd batches are inflated and decoded recursively). The batches go to
+//! `model::build`, which orders events and builds the typed model. A second,
+//! optional pass (`sched_for_threads`) re-reads scheduler events for a few
+//! threads.
 
 use std::path::{Path, PathBuf};
 
-use crate::model::{SchedEvent, Trace};
+use crate::model::{self, SchedEvent, Trace, TraceMeta};
+
+pub mod decode;
+pub mod framing;
+pub mod ftrace;
+pub mod records;
+pub mod sched;
+pub mod slim;
+pub mod source;
+pub mod systrace;
+pub mod timeline;
+pub mod wire;
+
+pub use source::{Container, Source};
 
 /// Why a trace could not be read at all. Damage that still leaves something to
 /// analyse is a warning in `TraceMeta::warnings`, not an error.
@@ -30,23 +45,47 @@ pub struct ReadOptions {
     pub progress: bool,
 }
 
-/// The bytes of a trace file, mapped or decompressed, kept so that a second
-/// pass (scheduler data for chosen threads) can scan them again.
-pub struct Source {
-    pub path: PathBuf,
-}
-
-impl Source {
-    pub fn open(path: &Path) -> Result<Source, ReadError> {
-        let _ = path;
-        todo!("read::Source::open")
-    }
-}
-
 /// Decode the whole trace into the model (everything but scheduler events).
 pub fn decode(source: &Source, opts: &ReadOptions) -> Result<Trace, ReadError> {
-    let _ = (source, opts);
-    todo!("read::decode")
+    let data = source.data();
+    let mut meta = TraceMeta {
+        path: source.path.display().to_string(),
+        file_size: source.file_size,
+        container: source.container.as_str().to_string(),
+        ..Default::default()
+    };
+    let batches = if source.container == Container::SystraceText {
+        vec![systrace::decode(data)]
+    } else {
+        let framing = framing::frame(data);
+        if framing.packets.is_empty() {
+            let why = framing.stop_reason.unwrap_or_else(|| "it contains no packets".to_string());
+            return Err(ReadError::NotATrace { path: source.path.clone(), why });
+        }
+        if let Some(why) = &framing.stop_reason {
+            meta.data_loss.truncated_bytes = framing.trailing_bytes as u64;
+            let pct = framing.trailing_bytes as f64 * 100.0 / data.len() as f64;
+            meta.warnings.push(format!(
+                "{why}; the last {} bytes ({pct:.1}% of the trace) were not decoded, the analysis covers what came before",
+                framing.trailing_bytes
+            ));
+        }
+        let bar = progress_bar(opts.progress, data.len() as u64);
+        let batches = decode::decode_all(data, &framing, &|n| {
+            if let Some(b) = &bar {
+                b.inc(n)
+            }
+        });
+        if let Some(b) = bar {
+            b.finish_and_clear();
+        }
+        batches
+    };
+    let trace = model::build::build(batches, meta);
+    if trace.meta.packets == 0 && trace.slices.is_empty() && trace.meta.ftrace_events == 0 {
+        return Err(ReadError::NotATrace { path: source.path.clone(), why: "no trace events found".to_string() });
+    }
+    Ok(trace)
 }
 
 /// Convenience: open and decode.
@@ -57,6 +96,23 @@ pub fn load(path: &Path, opts: &ReadOptions) -> Result<Trace, ReadError> {
 /// Second pass: sched_switch / sched_waking (and compact_sched) events that
 /// involve the given thread ids, sorted by timestamp.
 pub fn sched_for_threads(source: &Source, tids: &[i32]) -> Result<Vec<SchedEvent>, ReadError> {
-    let _ = (source, tids);
-    todo!("read::sched_for_threads")
+    if source.container == Container::SystraceText || tids.is_empty() {
+        return Ok(Vec::new());
+    }
+    Ok(sched::collect(source.data(), tids))
+}
+
+/// A progress bar on stderr, only when it is a terminal.
+pub fn progress_bar(enabled: bool, len: u64) -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    if !enabled || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(len);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    bar.set_message("decoding");
+    Some(bar)
 }

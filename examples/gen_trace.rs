@@ -1,0 +1,49 @@
+//! Writes synthetic Perfetto traces from `fpsan::tracegen`.
+//!
+//! ```text
+//! cargo run --release --example gen_trace -- demo testdata/demo.pftrace
+//! cargo run --release --example gen_trace -- busy OUT SIZE_MB
+//! ```
+
+use std::io::{BufWriter, Write};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use fpsan::tracegen::scenarios;
+
+fn usage() -> ExitCode {
+    eprintln!("usage: gen_trace demo OUT | gen_trace busy OUT SIZE_MB");
+    ExitCode::from(2)
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let started = Instant::now();
+    let result = match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+        ["demo", out] => {
+            let bytes = scenarios::demo_scroll().build(&scenarios::demo_build_options());
+            std::fs::write(out, &bytes).map(|()| bytes.len() as u64)
+        }
+        ["busy", out, size_mb] => {
+            let Ok(mb) = size_mb.parse::<u64>() else { return usage() };
+            std::fs::File::create(out).and_then(|f| {
+                let mut w = BufWriter::with_capacity(1 << 20, f);
+                let n = scenarios::busy_phone(&mut w, mb << 20)?;
+                w.flush()?;
+                Ok(n)
+            })
+        }
+        _ => return usage(),
+    };
+    match result {
+        Ok(n) => {
+            let secs = started.elapsed().as_secs_f64();
+            eprintln!("wrote {} ({n} bytes) in {secs:.2} s", args[1]);
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("gen_trace: {}: {e}", args[1]);
+            ExitCode::FAILURE
+        }
+    }
+}

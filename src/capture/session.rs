@@ -1,0 +1,607 @@
+//! One capture on one device: start perfetto, count down, wait until it has
+//! exited, stop it early on Ctrl-C, pull the file, clean the device, check
+//! the trace. [`DeviceGuard`] undoes everything done to the device (perfetto
+//! running, the trace file, `persist.traced.enable`) on every path out,
+//! errors and panics included.
+//!
+//! How perfetto is run: `adb shell perfetto --background -c - -o FILE` with
+//! the binary TraceConfig on stdin, then polling `/proc/PID`.
+//! - `-c -` (stdin): works from Android 9 to 16. A config file pushed to the
+//!   device is not readable by perfetto on some versions (SELinux), and
+//!   `--txt` is not meant for production and varies across versions.
+//! - `--background`: perfetto detaches and prints its pid. The session then
+//!   survives a USB glitch or an adb server restart; a foreground
+//!   `adb shell perfetto` would get SIGHUP and lose the whole trace, and
+//!   stopping it from the host (killing adb) does not reach perfetto reliably.
+//!   With the pid we stop it the documented way, `kill -TERM PID`, which makes
+//!   perfetto flush the buffers and finish the file.
+//! - Polling `test -d /proc/PID && echo RUN || echo TERM` (as Perfetto's own
+//!   record_android_trace does) rather than exit codes, which old adbd does
+//!   not forward. The file is pulled only after perfetto has exited: with
+//!   `write_into_file` off it is written at the very end, so an earlier pull
+//!   gets a truncated trace.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::adb::{Adb, SHORT_TIMEOUT};
+use super::check::{check_with, CheckedTrace};
+use super::device::{self, SerialSource, TRACED_DEFAULT_ON_SDK, TRACED_PROP};
+use super::{config, locate_adb, output_path, CaptureArgs, CaptureEnv, CaptureError, CaptureOutcome};
+
+/// Where perfetto may write on every Android version it ships with (its
+/// SELinux domain cannot write elsewhere on user builds).
+pub const REMOTE_DIR: &str = "/data/misc/perfetto-traces";
+/// Consecutive failed polls (adb errors) before giving up on the device.
+const MAX_POLL_FAILURES: u32 = 10;
+/// How long perfetto gets to exit after SIGTERM before SIGKILL.
+const TERM_GRACE: Duration = Duration::from_secs(15);
+const PULL_TIMEOUT: Duration = Duration::from_secs(600);
+
+pub fn remote_path(app: &str, stamp: &str) -> String {
+    format!("{REMOTE_DIR}/fpsan-{app}-{stamp}.pftrace")
+}
+
+pub fn perfetto_command(remote: &str) -> String {
+    format!("perfetto --background -c - -o {remote}")
+}
+
+/// The pid `perfetto --background` prints: the last line that is a number
+/// (linker warnings can come first on some builds).
+pub fn parse_pid(stdout: &str) -> Option<u32> {
+    stdout.lines().rev().find_map(|l| l.trim().parse::<u32>().ok()).filter(|&p| p > 0)
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Alive {
+    Running,
+    Exited,
+    /// adb could not tell (device gone, adb error).
+    Unknown(String),
+}
+
+pub fn perfetto_alive(adb: &Adb, pid: u32) -> Alive {
+    match adb.shell(&format!("test -d /proc/{pid} && echo RUN || echo TERM")) {
+        Ok(out) => match out.stdout.trim() {
+            "RUN" => Alive::Running,
+            "TERM" => Alive::Exited,
+            _ => Alive::Unknown(out.detail()),
+        },
+        Err(e) => Alive::Unknown(e.to_string()),
+    }
+}
+
+fn signal(adb: &Adb, pid: u32, sig: &str) -> Result<(), String> {
+    match adb.shell(&format!("kill -{sig} {pid}")) {
+        Ok(out) if out.success() => Ok(()),
+        Ok(out) => Err(out.detail()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// perfetto's own explanation from the device log: the last error logged
+/// by our perfetto process, else the last error from any perfetto process
+/// (traced, traced_probes), else our process's last warning.
+pub fn perfetto_reason(adb: &Adb, pid: Option<u32>) -> Option<String> {
+    let out = adb.exec(&["logcat", "-d", "-s", "perfetto"], None, SHORT_TIMEOUT).ok()?;
+    parse_logcat_reason(&out.stdout, pid)
+}
+
+/// See [`perfetto_reason`]. Understands `threadtime` (the default:
+/// `MM-DD HH:MM:SS.mmm PID TID L TAG: msg`) and `brief` (`L/TAG( PID): msg`).
+pub fn parse_logcat_reason(text: &str, pid: Option<u32>) -> Option<String> {
+    let mut mine_err = None;
+    let mut any_err = None;
+    let mut mine_warn = None;
+    for line in text.lines() {
+        let Some((level, line_pid, msg)) = parse_logcat_line(line) else { continue };
+        let mine = pid.is_some() && line_pid == pid;
+        match level {
+            'E' | 'F' => {
+                if mine {
+                    mine_err = Some(msg.clone());
+                }
+                any_err = Some(msg);
+            }
+            'W' if mine => mine_warn = Some(msg),
+            _ => {}
+        }
+    }
+    mine_err.or(any_err).or(mine_warn)
+}
+
+fn parse_logcat_line(line: &str) -> Option<(char, Option<u32>, String)> {
+    let line = line.trim_end_matches('\r');
+    let bytes = line.as_bytes();
+    let (level, pid, rest) = if bytes.len() > 2 && bytes[1] == b'/' && bytes[0].is_ascii_uppercase() {
+        // brief: E/perfetto( 1234): msg
+        let open = line.find('(')?;
+        let close = line[open..].find("):")? + open;
+        (bytes[0] as char, line[open + 1..close].trim().parse().ok(), &line[close + 2..])
+    } else {
+        let mut rest = line;
+        let mut fields = Vec::with_capacity(5);
+        for _ in 0..5 {
+            rest = rest.trim_start();
+            let end = rest.find(char::is_whitespace)?;
+            fields.push(&rest[..end]);
+            rest = &rest[end..];
+        }
+        let level = fields[4].chars().next().filter(|_| fields[4].len() == 1)?;
+        let (_tag, msg) = rest.split_once(':')?;
+        (level, fields[2].parse().ok(), msg)
+    };
+    let mut msg = rest.trim();
+    // Drop perfetto's `file.cc:123 ` source location.
+    if let Some((first, after)) = msg.split_once(' ') {
+        if first
+            .rsplit_once(':')
+            .is_some_and(|(file, n)| file.ends_with(".cc") && n.chars().all(|c| c.is_ascii_digit()))
+        {
+            msg = after.trim_start();
+        }
+    }
+    if msg.is_empty() {
+        return None;
+    }
+    let mut msg: String = msg.chars().take(300).collect();
+    msg = msg.replace('\t', " ");
+    Some((level, pid, msg))
+}
+
+/// Undo what the capture did to the device. Call [`DeviceGuard::cleanup`] on
+/// the normal path; `Drop` runs it on every other path.
+pub struct DeviceGuard<'a> {
+    adb: &'a Adb,
+    /// perfetto may still be running.
+    pub pid: Option<u32>,
+    /// The trace file may exist on the device.
+    pub remote: Option<String>,
+    /// Value to put back into `persist.traced.enable`.
+    pub restore_traced: Option<String>,
+    step: Duration,
+    /// `cleanup` has run; `Drop` has nothing left to do.
+    cleaned: bool,
+}
+
+impl<'a> DeviceGuard<'a> {
+    pub fn new(adb: &'a Adb, step: Duration) -> DeviceGuard<'a> {
+        DeviceGuard { adb, pid: None, remote: None, restore_traced: None, step, cleaned: false }
+    }
+
+    fn serial(&self) -> &str {
+        self.adb.serial().unwrap_or("the device")
+    }
+
+    /// Stop perfetto, delete the file, restore the property. Returns what
+    /// could not be done, each with the command that does it by hand.
+    pub fn cleanup(&mut self) -> Vec<String> {
+        self.cleaned = true;
+        let mut problems = Vec::new();
+        if let Some(pid) = self.pid.take() {
+            if let Err(why) = self.stop_perfetto(pid) {
+                problems.push(format!(
+                    "perfetto (pid {pid}) may still be running on {s} ({why}): stop it with `adb -s {s} shell kill {pid}`",
+                    s = self.serial()
+                ));
+            }
+        }
+        if let Some(remote) = self.remote.clone() {
+            match self.adb.shell(&format!("rm -f {remote}")) {
+                Ok(out) if out.success() => self.remote = None,
+                Ok(out) => problems.push(self.left_behind(&remote, &out.detail())),
+                Err(e) => problems.push(self.left_behind(&remote, &e.to_string())),
+            }
+        }
+        if let Some(value) = self.restore_traced.take() {
+            if let Err(e) = device::setprop(self.adb, TRACED_PROP, &value) {
+                problems.push(format!(
+                    "could not restore {TRACED_PROP}={value} on {s} ({e}): run `adb -s {s} shell setprop {TRACED_PROP} {value}`",
+                    s = self.serial()
+                ));
+            }
+        }
+        problems
+    }
+
+    fn left_behind(&self, remote: &str, why: &str) -> String {
+        format!("could not delete {remote} on {s} ({why}): run `adb -s {s} shell rm -f {remote}`", s = self.serial())
+    }
+
+    /// SIGTERM (perfetto finishes the file), then SIGKILL if it lingers.
+    /// Gives up at the first adb failure: a device that is gone would
+    /// otherwise cost a timeout per attempt.
+    fn stop_perfetto(&self, pid: u32) -> Result<(), String> {
+        match perfetto_alive(self.adb, pid) {
+            Alive::Exited => return Ok(()),
+            Alive::Unknown(why) => return Err(why),
+            Alive::Running => {}
+        }
+        signal(self.adb, pid, "TERM")?;
+        for _ in 0..20 {
+            std::thread::sleep(self.step);
+            match perfetto_alive(self.adb, pid) {
+                Alive::Exited => return Ok(()),
+                Alive::Unknown(why) => return Err(why),
+                Alive::Running => {}
+            }
+        }
+        let _ = signal(self.adb, pid, "KILL");
+        match perfetto_alive(self.adb, pid) {
+            Alive::Exited => Ok(()),
+            Alive::Running => Err("it ignored SIGTERM and SIGKILL".to_string()),
+            Alive::Unknown(why) => Err(why),
+        }
+    }
+}
+
+impl Drop for DeviceGuard<'_> {
+    fn drop(&mut self) {
+        if self.cleaned {
+            return;
+        }
+        for problem in self.cleanup() {
+            eprintln!("fpsan: warning: {problem}");
+        }
+    }
+}
+
+/// Countdown and status on stderr, only when it is a terminal.
+struct Ui {
+    on: bool,
+    bar: Option<ProgressBar>,
+}
+
+impl Ui {
+    fn new(on: bool) -> Ui {
+        Ui { on, bar: None }
+    }
+
+    fn info(&self, msg: &str) {
+        if !self.on {
+            return;
+        }
+        match &self.bar {
+            Some(bar) => bar.println(format!("fpsan: {msg}")),
+            None => eprintln!("fpsan: {msg}"),
+        }
+    }
+
+    /// Warnings are printed on a pipe too.
+    fn warn(&self, msg: &str) {
+        match &self.bar {
+            Some(bar) => bar.suspend(|| eprintln!("fpsan: warning: {msg}")),
+            None => eprintln!("fpsan: warning: {msg}"),
+        }
+    }
+
+    fn countdown(&mut self, app: &str, secs: u32) {
+        if !self.on {
+            return;
+        }
+        let bar = ProgressBar::new(u64::from(secs));
+        let style =
+            ProgressStyle::with_template("{spinner} tracing {msg} {pos}/{len} s [{wide_bar}] (Ctrl-C stops early)")
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> ");
+        bar.set_style(style);
+        bar.set_message(app.to_string());
+        bar.enable_steady_tick(Duration::from_millis(120));
+        self.bar = Some(bar);
+    }
+
+    fn tick(&self, elapsed: Duration) {
+        if let Some(bar) = &self.bar {
+            let len = bar.length().unwrap_or(0);
+            bar.set_position(elapsed.as_secs().min(len));
+        }
+    }
+
+    /// Switch the bar to a spinner with a message (waiting, stopping, pulling).
+    fn phase(&mut self, msg: &str) {
+        if !self.on {
+            return;
+        }
+        let bar = self.bar.get_or_insert_with(|| {
+            let bar = ProgressBar::new_spinner();
+            bar.enable_steady_tick(Duration::from_millis(120));
+            bar
+        });
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {msg} ({elapsed})")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        bar.set_message(msg.to_string());
+        bar.reset_elapsed();
+    }
+
+    fn done(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+impl Drop for Ui {
+    fn drop(&mut self) {
+        self.done();
+    }
+}
+
+struct Waited {
+    interrupted: bool,
+    /// perfetto exited on its own before the duration was over.
+    early: Option<Duration>,
+}
+
+/// Count down while perfetto runs; on Ctrl-C send SIGTERM; return once the
+/// process is gone.
+fn wait_for_exit(
+    adb: &Adb,
+    pid: u32,
+    secs: u32,
+    main_mb: u32,
+    env: &CaptureEnv,
+    ui: &mut Ui,
+) -> Result<Waited, CaptureError> {
+    let serial = adb.serial().unwrap_or_default().to_string();
+    let started = Instant::now();
+    let duration = Duration::from_secs(u64::from(secs));
+    // Writing the buffer out takes a while for big buffers on slow flash.
+    let finish_grace = Duration::from_secs(30 + u64::from(main_mb) / 10);
+    let mut term_sent: Option<Instant> = None;
+    let mut interrupted = false;
+    let mut failures = 0u32;
+    let mut counting = true;
+    let mut next_poll = started + env.poll;
+    loop {
+        let now = Instant::now();
+        let elapsed = now - started;
+        if term_sent.is_none() && env.stop.load(Ordering::SeqCst) {
+            interrupted = true;
+            ui.phase("stopping: perfetto is writing what it recorded");
+            if let Err(why) = signal(adb, pid, "TERM") {
+                ui.warn(&format!("could not send SIGTERM to perfetto ({why})"));
+            }
+            term_sent = Some(now);
+            next_poll = now;
+        }
+        if term_sent.is_none() && elapsed >= duration + finish_grace {
+            ui.warn(&format!(
+                "perfetto is still running {} s after the end of the trace; stopping it",
+                finish_grace.as_secs()
+            ));
+            let _ = signal(adb, pid, "TERM");
+            term_sent = Some(now);
+        }
+        if let Some(sent) = term_sent {
+            if now >= sent + TERM_GRACE {
+                let _ = signal(adb, pid, "KILL");
+                return Err(CaptureError::PerfettoStuck { serial, pid, secs: TERM_GRACE.as_secs() });
+            }
+        }
+        if counting && elapsed >= duration && !interrupted {
+            counting = false;
+            ui.phase("waiting for perfetto to finish writing the trace");
+        }
+        if now >= next_poll {
+            match perfetto_alive(adb, pid) {
+                Alive::Running => failures = 0,
+                Alive::Exited => {
+                    let early = (!interrupted && elapsed + Duration::from_secs(1) < duration).then_some(elapsed);
+                    return Ok(Waited { interrupted, early });
+                }
+                Alive::Unknown(detail) => {
+                    failures += 1;
+                    if failures >= MAX_POLL_FAILURES {
+                        return Err(CaptureError::DeviceLost { serial, detail });
+                    }
+                }
+            }
+            next_poll = Instant::now() + env.poll;
+        }
+        if counting {
+            ui.tick(elapsed);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// `adb pull`, once more after a pause if it fails (a USB link that drops
+/// usually comes back within a second or two). The error is the first
+/// failure's: later ones are its consequences ("device not found").
+fn pull(adb: &Adb, remote: &str, part: &Path, pause: Duration) -> Result<(), String> {
+    let local = part.to_string_lossy().into_owned();
+    let mut first: Option<String> = None;
+    for attempt in 0..2 {
+        if attempt > 0 {
+            std::thread::sleep(pause);
+        }
+        let failure = match adb.exec(&["pull", remote, &local], None, PULL_TIMEOUT) {
+            Ok(out) if out.success() && part.is_file() => return Ok(()),
+            Ok(out) => out.detail(),
+            Err(e) => e.to_string(),
+        };
+        let _ = std::fs::remove_file(part);
+        // A missing file will not appear by retrying.
+        let missing = failure.contains("No such file");
+        first.get_or_insert(failure);
+        if missing {
+            break;
+        }
+    }
+    Err(first.unwrap_or_default())
+}
+
+fn part_path(local: &Path) -> PathBuf {
+    let mut name = local.as_os_str().to_owned();
+    name.push(".part");
+    PathBuf::from(name)
+}
+
+/// Fail before tracing, not after, when the output cannot be written.
+fn prepare_output(local: &Path, part: &Path) -> Result<(), CaptureError> {
+    let err = |detail: String| CaptureError::Output { path: local.to_path_buf(), detail };
+    if local.to_str().is_none() {
+        return Err(err("the path is not valid UTF-8".into()));
+    }
+    let parent = match local.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if !parent.is_dir() {
+        return Err(err(format!("directory {} does not exist", parent.display())));
+    }
+    std::fs::File::create(part).map_err(|e| err(e.to_string()))?;
+    let _ = std::fs::remove_file(part);
+    Ok(())
+}
+
+/// The whole capture (device checks included).
+pub(crate) fn capture(args: &CaptureArgs, env: &CaptureEnv) -> Result<CaptureOutcome, CaptureError> {
+    let app = args.app.as_str();
+    let config = config::build(app, args.secs, args.buffer_mb);
+    let main_mb = config::buffer_mb(args.secs, args.buffer_mb);
+    let config_bytes = config::encode(&config);
+    let local = output_path(args.out.as_deref(), app, &env.stamp);
+    let part = part_path(&local);
+    prepare_output(&local, &part)?;
+
+    let program = match &env.adb {
+        Some(p) => p.clone(),
+        None => locate_adb()?,
+    };
+    let mut ui = Ui::new(env.progress);
+
+    let devices = device::list_devices(&Adb::new(program.clone()))?;
+    let wanted = match (&args.serial, &env.android_serial) {
+        (Some(s), _) => Some((s.as_str(), SerialSource::Flag)),
+        (None, Some(s)) => Some((s.as_str(), SerialSource::Env)),
+        (None, None) => None,
+    };
+    let serial = device::select_device(&devices, wanted)?;
+    // Name the device on every later command, so that a second device
+    // plugged in during the capture changes nothing.
+    let adb = Adb::new(program).with_serial(&serial);
+    let sdk = device::sdk_level(&adb)?;
+    device::check_installed(&adb, app)?;
+
+    let mut guard = DeviceGuard::new(&adb, env.poll.max(Duration::from_millis(50)));
+    if sdk < TRACED_DEFAULT_ON_SDK {
+        guard.restore_traced = device::enable_traced(&adb, env.poll)?;
+        if guard.restore_traced.is_some() {
+            ui.info(&format!("enabled the tracing service on {serial} (Android 9/10); it is switched back afterwards"));
+        }
+    }
+    if env.stop.load(Ordering::SeqCst) {
+        return Err(CaptureError::Cancelled);
+    }
+
+    let remote = remote_path(app, &env.stamp);
+    // perfetto creates the file before anything can fail on its side.
+    guard.remote = Some(remote.clone());
+    let started = adb.exec(&["shell", &perfetto_command(&remote)], Some(&config_bytes), SHORT_TIMEOUT)?;
+    let pid = match (started.success(), parse_pid(&started.stdout)) {
+        (true, Some(pid)) => pid,
+        _ => {
+            let reason = perfetto_reason(&adb, None);
+            return Err(CaptureError::PerfettoStart { serial, detail: started.detail(), reason });
+        }
+    };
+    guard.pid = Some(pid);
+    ui.countdown(app, args.secs);
+    let waited = wait_for_exit(&adb, pid, args.secs, main_mb, env, &mut ui)?;
+    guard.pid = None;
+
+    ui.phase("pulling the trace");
+    let pulled = pull(&adb, &remote, &part, env.poll * 2);
+    let mut warnings = guard.cleanup();
+    ui.done();
+    for w in &warnings {
+        ui.warn(w);
+    }
+    if let Err(detail) = pulled {
+        if detail.contains("No such file") {
+            let reason = perfetto_reason(&adb, Some(pid));
+            return Err(CaptureError::PerfettoStart {
+                serial,
+                detail: format!("it exited without writing {remote}"),
+                reason,
+            });
+        }
+        let hint = if guard.remote.is_some() {
+            format!(
+                "the trace is still on the device: once it is back, run `adb -s {serial} pull {remote} {}` and `adb -s {serial} shell rm -f {remote}`",
+                local.display()
+            )
+        } else {
+            "the device copy was removed; check the USB cable and capture again".to_string()
+        };
+        return Err(CaptureError::Pull { serial, detail, hint });
+    }
+    std::fs::rename(&part, &local).map_err(|e| CaptureError::Output { path: local.clone(), detail: e.to_string() })?;
+
+    let checked: CheckedTrace = match check_with(&local, app, env.loader) {
+        Ok(c) => c,
+        Err(failure) => return Err(failure.into_error(&local, app, perfetto_reason(&adb, Some(pid)))),
+    };
+    if let Some(early) = waited.early {
+        let w = format!(
+            "perfetto stopped after {:.1} s of the {} s asked; the trace is shorter",
+            early.as_secs_f64(),
+            args.secs
+        );
+        ui.warn(&w);
+        warnings.push(w);
+    }
+    ui.info(&format!(
+        "wrote {} ({:.1} MB, {:.1} s, {} packets, {} pid {})",
+        local.display(),
+        checked.size_bytes as f64 / 1e6,
+        checked.span_ns as f64 / 1e9,
+        checked.packets,
+        app,
+        checked.app_pids.iter().map(|p| p.to_string()).collect::<Vec<_>>().join(",")
+    ));
+    Ok(CaptureOutcome {
+        path: local,
+        app: app.to_string(),
+        serial,
+        sdk,
+        requested_secs: args.secs,
+        interrupted: waited.interrupted,
+        analyze: args.analyze,
+        trace: checked,
+        warnings,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pid_is_the_last_number() {
+        assert_eq!(parse_pid("12345\n"), Some(12345));
+        assert_eq!(parse_pid("WARNING: linker: unused DT entry\n  4321 \r\n"), Some(4321));
+        assert_eq!(parse_pid(""), None);
+        assert_eq!(parse_pid("0\n"), None);
+    }
+
+    #[test]
+    fn logcat_reason_prefers_our_process() {
+        let log = "--------- beginning of main\n\
+            11-23 10:14:00.000   900   900 E perfetto: perfetto_cmd.cc:50 old failure\n\
+            11-23 10:15:00.100  4321  4321 I perfetto: perfetto_cmd.cc:1166 Connected to the Perfetto traced service, TTL: 2s\n\
+            11-23 10:15:00.102  4321  4321 E perfetto: perfetto_cmd.cc:1214 Failed to allocate tracing buffers\n\
+            11-23 10:15:00.200   777   780 E perfetto: service.cc:12 later, other pid\n";
+        assert_eq!(parse_logcat_reason(log, Some(4321)).as_deref(), Some("Failed to allocate tracing buffers"));
+        assert_eq!(parse_logcat_reason(log, Some(1)).as_deref(), Some("later, other pid"));
+        assert_eq!(parse_logcat_reason("--------- beginning of main\n", Some(1)), None);
+        let brief = "W/perfetto( 4321): perfetto_cmd.cc:10 buffer small\nI/perfetto( 4321): fine\n";
+        assert_eq!(parse_logcat_reason(brief, Some(4321)).as_deref(), Some("buffer small"));
+    }
+}

@@ -1,0 +1,254 @@
+//! Parallel packet decoding. The framed packets are cut into batches of a few
+//! MB; rayon decodes batches concurrently into [`Batch`]es of owned records.
+//! Hot packets (ftrace bundles, FrameTimeline) go through the zero-copy wire
+//! scanner; long-tail packets through prost; in-stream compressed batches
+//! (zlib field 50, zstd field 133) are inflated and decoded recursively.
+
+use std::io::Read;
+
+use prost::Message;
+use rayon::prelude::*;
+
+use super::framing;
+use super::records::*;
+use super::slim;
+use super::timeline;
+use super::wire::{Fields, Value};
+use super::ftrace;
+
+/// Target size of one parallel batch.
+const BATCH_BYTES: usize = 4 << 20;
+/// One in-stream compressed batch never inflates past this (Perfetto writes
+/// batches of well under 1 MB).
+pub const MAX_INFLATED_PACKET: u64 = 256 << 20;
+/// Compressed batches inside compressed batches are not written by Perfetto;
+/// a little nesting is tolerated, deeper is treated as hostile.
+const MAX_NESTING: u32 = 4;
+
+/// Decode all packets of `data` in parallel. Returns batches in file order.
+pub fn decode_all(data: &[u8], framing: &framing::Framing, on_progress: &(dyn Fn(u64) + Sync)) -> Vec<Batch> {
+    let chunks = batch_ranges(&framing.packets);
+    chunks
+        .par_iter()
+        .enumerate()
+        .map(|(i, range)| {
+            let packets = &framing.packets[range.clone()];
+            let mut ctx = Ctx::new(i as u64);
+            for &(s, e) in packets {
+                ctx.packet(&data[s..e], 0);
+            }
+            if let (Some(first), Some(last)) = (packets.first(), packets.last()) {
+                on_progress((last.1 - first.0) as u64);
+            }
+            ctx.batch
+        })
+        .collect()
+}
+
+fn batch_ranges(packets: &[(usize, usize)]) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut bytes = 0;
+    for (i, &(s, e)) in packets.iter().enumerate() {
+        bytes += e - s;
+        if bytes >= BATCH_BYTES {
+            out.push(start..i + 1);
+            start = i + 1;
+            bytes = 0;
+        }
+    }
+    if start < packets.len() {
+        out.push(start..packets.len());
+    }
+    out
+}
+
+/// Decoding state for one batch.
+pub struct Ctx {
+    pub batch: Batch,
+    pub interner: Interner,
+    next_order: u64,
+}
+
+impl Ctx {
+    pub fn new(batch_index: u64) -> Ctx {
+        Ctx { batch: Batch::default(), interner: Interner::default(), next_order: batch_index << 40 }
+    }
+
+    #[inline]
+    pub fn order(&mut self) -> u64 {
+        self.next_order += 1;
+        self.next_order
+    }
+
+    /// Decode one TracePacket.
+    pub fn packet(&mut self, buf: &[u8], depth: u32) {
+        self.batch.packets += 1;
+        let mut ts: Option<u64> = None;
+        let mut clock: Option<u32> = None;
+        let mut seq = 0u32;
+        let mut incremental_state_cleared = false;
+        let mut dropped_before = false;
+        let mut first_on_sequence = false;
+        let mut defaults: Option<&[u8]> = None;
+        let mut interned: Option<&[u8]> = None;
+        let mut payload: Option<(u32, &[u8])> = None;
+        for field in Fields::new(buf) {
+            let (num, value) = match field {
+                Ok(f) => f,
+                Err(e) => {
+                    self.malformed(format!("malformed packet: {e}"));
+                    return;
+                }
+            };
+            match num {
+                8 => ts = Some(value.as_u64()),
+                58 => clock = Some(value.as_u64() as u32),
+                10 => seq = value.as_u64() as u32,
+                13 => incremental_state_cleared |= value.as_u64() & 1 != 0,
+                41 => incremental_state_cleared |= value.as_bool(),
+                42 => dropped_before = value.as_bool(),
+                87 => first_on_sequence = value.as_bool(),
+                59 => defaults = Some(value.bytes()),
+                12 => interned = Some(value.bytes()),
+                1 | 76 | 50 | 133 | 2 | 9 | 6 | 11 | 60 | 45 | 35 | 34 | 69 => {
+                    if let Value::Bytes(b) = value {
+                        payload = Some((num, b));
+                    }
+                }
+                _ => {}
+            }
+        }
+        // Every sequence's first packet says "previous packet dropped"; only a
+        // later one means data was lost (trace_processor ignores the first).
+        let order = self.order();
+        self.batch.sequence_first.entry(seq).or_insert(order);
+        if dropped_before && !first_on_sequence {
+            self.batch.dropped_at.push((seq, order));
+        }
+        let clock_ref = ClockRef { explicit: clock, seq };
+        if let Some(c) = clock {
+            if !self.batch.clocks_seen.contains(&c) {
+                self.batch.clocks_seen.push(c);
+            }
+        }
+        let tail_body = match payload {
+            Some((1, b)) => {
+                ftrace::bundle(self, b);
+                None
+            }
+            Some((76, b)) => {
+                if let Some(ts) = ts {
+                    timeline::event(self, b, ts as i64, clock_ref);
+                }
+                None
+            }
+            Some((50, b)) => {
+                self.compressed(b, depth, Codec::Zlib);
+                None
+            }
+            Some((133, b)) => {
+                self.compressed(b, depth, Codec::Zstd);
+                None
+            }
+            Some((num, b)) => match self.tail_body(num, b) {
+                Ok(body) => Some(body),
+                Err(e) => {
+                    self.malformed(format!("malformed packet (field {num}): {e}"));
+                    None
+                }
+            },
+            None => Some(TailBody::None),
+        };
+        // Packets that carry sequence state (defaults, interning) must reach the
+        // sequential pass even without a body of interest.
+        let body = match tail_body {
+            Some(b) => b,
+            None if defaults.is_some() || interned.is_some() => TailBody::None,
+            None => return,
+        };
+        if matches!(body, TailBody::None) && defaults.is_none() && interned.is_none() && !incremental_state_cleared {
+            return;
+        }
+        let defaults = defaults.and_then(|b| slim::TracePacketDefaults::decode(b).ok());
+        let interned = interned.and_then(|b| slim::InternedData::decode(b).ok());
+        let order = self.order();
+        self.batch.tail.push(TailPacket { order, seq, ts, clock, incremental_state_cleared, defaults, interned, body });
+    }
+
+    fn tail_body(&mut self, num: u32, b: &[u8]) -> Result<TailBody, prost::DecodeError> {
+        Ok(match num {
+            2 => TailBody::ProcessTree(slim::ProcessTree::decode(b)?),
+            9 => TailBody::ProcessStats(slim::ProcessStats::decode(b)?),
+            6 => TailBody::ClockSnapshot(slim::ClockSnapshot::decode(b)?),
+            11 => TailBody::TrackEvent(slim::TrackEvent::decode(b)?),
+            60 => TailBody::TrackDescriptor(slim::TrackDescriptor::decode(b)?),
+            45 => TailBody::SystemInfo(slim::SystemInfo::decode(b)?),
+            35 => TailBody::TraceStats(slim::TraceStats::decode(b)?),
+            34 => TailBody::FtraceStats(slim::FtraceStats::decode(b)?),
+            69 => TailBody::ServiceEvent(slim::TracingServiceEvent::decode(b)?),
+            _ => TailBody::None,
+        })
+    }
+
+    fn compressed(&mut self, b: &[u8], depth: u32, codec: Codec) {
+        self.batch.compressed_batches += 1;
+        if depth >= MAX_NESTING {
+            self.malformed(format!("compressed packets nested deeper than {MAX_NESTING} levels were skipped"));
+            return;
+        }
+        let inflated = match inflate_packet(b, codec) {
+            Ok(v) => v,
+            Err(why) => {
+                self.malformed(why);
+                return;
+            }
+        };
+        let inner = framing::frame(&inflated);
+        if let Some(why) = &inner.stop_reason {
+            self.malformed(format!("inside a compressed batch: {why}"));
+        }
+        for &(s, e) in &inner.packets {
+            self.packet(&inflated[s..e], depth + 1);
+        }
+    }
+
+    pub fn malformed(&mut self, why: String) {
+        self.batch.malformed_packets += 1;
+        // Keep the first few distinct reasons; the count says the rest.
+        if self.batch.errors.len() < 8 && !self.batch.errors.contains(&why) {
+            self.batch.errors.push(why);
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Codec {
+    Zlib,
+    Zstd,
+}
+
+fn inflate_packet(b: &[u8], codec: Codec) -> Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(b.len() * 4);
+    let res = match codec {
+        Codec::Zlib => flate2::read::ZlibDecoder::new(b).take(MAX_INFLATED_PACKET + 1).read_to_end(&mut out),
+        Codec::Zstd => match zstd::stream::read::Decoder::with_buffer(b) {
+            Ok(d) => d.take(MAX_INFLATED_PACKET + 1).read_to_end(&mut out),
+            Err(e) => Err(e),
+        },
+    };
+    let name = match codec {
+        Codec::Zlib => "zlib",
+        Codec::Zstd => "zstd",
+    };
+    if let Err(e) = res {
+        return Err(format!("a {name} compressed batch is corrupt ({e}); its packets were skipped"));
+    }
+    if out.len() as u64 > MAX_INFLATED_PACKET {
+        return Err(format!(
+            "a {name} compressed batch inflates past {} MiB (decompression bomb?); skipped",
+            MAX_INFLATED_PACKET >> 20
+        ));
+    }
+    Ok(out)
+}

@@ -1,0 +1,351 @@
+//! Ftrace bundles on the hot path: `print` and the kernel
+//! `*_tracing_mark_write` variants become atrace records; sched_switch,
+//! sched_waking, compact_sched and task events only update thread names and
+//! counters here (their full detail is read by the second pass in
+//! `read::sched`, for the threads an analysis asks about).
+
+use super::decode::Ctx;
+use super::records::*;
+use super::wire::{lossy, Fields, PackedVarints, Value};
+use crate::model::atrace::{self, AtracePoint, ParseOutcome};
+
+/// FtraceEvent payload field numbers (Perfetto's ftrace_event.proto).
+pub mod ev {
+    pub const PRINT: u32 = 3;
+    pub const SCHED_SWITCH: u32 = 4;
+    pub const SCHED_WAKEUP: u32 = 17;
+    pub const SCHED_WAKING: u32 = 20;
+    pub const TRACING_MARK_WRITE: u32 = 80;
+    pub const SCHED_WAKEUP_NEW: u32 = 114;
+    pub const TASK_NEWTASK: u32 = 235;
+    pub const TASK_RENAME: u32 = 236;
+    pub const ZERO: u32 = 331;
+    pub const SDE_TRACING_MARK_WRITE: u32 = 333;
+    pub const DPU_TRACING_MARK_WRITE: u32 = 348;
+    pub const G2D_TRACING_MARK_WRITE: u32 = 349;
+    pub const MALI_TRACING_MARK_WRITE: u32 = 350;
+    pub const LWIS_TRACING_MARK_WRITE: u32 = 467;
+}
+
+/// The scalar header of a bundle (read before its events, whatever the field order).
+#[derive(Default)]
+pub struct BundleHeader<'a> {
+    pub cpu: u32,
+    pub lost_events: bool,
+    pub compact_sched: Option<&'a [u8]>,
+    pub previous_bundle_end: Option<i64>,
+    pub has_events: bool,
+}
+
+pub fn header(b: &[u8]) -> Result<BundleHeader<'_>, super::wire::WireError> {
+    let mut h = BundleHeader::default();
+    for f in Fields::new(b) {
+        let (num, v) = f?;
+        match num {
+            1 => h.cpu = v.as_u64() as u32,
+            2 => h.has_events = true,
+            3 => h.lost_events = v.as_bool(),
+            4 => h.compact_sched = Some(v.bytes()),
+            10 => h.previous_bundle_end = Some(v.as_i64()),
+            _ => {}
+        }
+    }
+    Ok(h)
+}
+
+pub fn bundle(ctx: &mut Ctx, b: &[u8]) {
+    let h = match header(b) {
+        Ok(h) => h,
+        Err(e) => {
+            ctx.malformed(format!("malformed ftrace bundle: {e}"));
+            return;
+        }
+    };
+    let order = ctx.order();
+    let mut first_event_ts = None;
+    if h.has_events {
+        for f in Fields::new(b) {
+            let Ok((2, Value::Bytes(e))) = f else { continue };
+            if let Some(ts) = event(ctx, e) {
+                first_event_ts.get_or_insert(ts);
+            }
+        }
+    }
+    if let Some(cs) = h.compact_sched {
+        if let Some(ts) = compact_sched(ctx, cs) {
+            first_event_ts = Some(first_event_ts.map_or(ts, |t: i64| t.min(ts)));
+        }
+    }
+    ctx.batch.bundles.push(BundleInfo {
+        cpu: h.cpu,
+        order,
+        previous_bundle_end: h.previous_bundle_end,
+        first_event_ts,
+        lost_events: h.lost_events,
+    });
+}
+
+/// One FtraceEvent. Returns its timestamp.
+fn event(ctx: &mut Ctx, e: &[u8]) -> Option<i64> {
+    let mut ts: i64 = 0;
+    let mut pid: i32 = 0;
+    let mut payload: Option<(u32, &[u8])> = None;
+    for f in Fields::new(e) {
+        match f {
+            Ok((1, v)) => ts = v.as_i64(),
+            Ok((2, v)) => pid = v.as_i32(),
+            Ok((num, Value::Bytes(p))) if num >= 3 => payload = Some((num, p)),
+            Ok(_) => {}
+            Err(err) => {
+                ctx.malformed(format!("malformed ftrace event: {err}"));
+                return None;
+            }
+        }
+    }
+    ctx.batch.ftrace_events += 1;
+    ctx.batch.see_ts(ts);
+    let Some((num, p)) = payload else { return Some(ts) };
+    match num {
+        ev::PRINT => {
+            for f in Fields::new(p).flatten() {
+                if let (2, Value::Bytes(buf)) = f {
+                    print(ctx, ts, pid, &lossy(buf));
+                }
+            }
+        }
+        ev::SCHED_SWITCH => {
+            ctx.batch.sched_events += 1;
+            let (mut prev_pid, mut next_pid, mut prev_comm, mut next_comm) = (0, 0, &[][..], &[][..]);
+            for f in Fields::new(p).flatten() {
+                match f {
+                    (1, v) => prev_comm = v.bytes(),
+                    (2, v) => prev_pid = v.as_i32(),
+                    (5, v) => next_comm = v.bytes(),
+                    (6, v) => next_pid = v.as_i32(),
+                    _ => {}
+                }
+            }
+            comm(ctx, ts, prev_pid, prev_comm);
+            comm(ctx, ts, next_pid, next_comm);
+        }
+        ev::SCHED_WAKING | ev::SCHED_WAKEUP | ev::SCHED_WAKEUP_NEW => {
+            ctx.batch.sched_events += 1;
+            let (mut wpid, mut wcomm) = (0, &[][..]);
+            for f in Fields::new(p).flatten() {
+                match f {
+                    (1, v) => wcomm = v.bytes(),
+                    (2, v) => wpid = v.as_i32(),
+                    _ => {}
+                }
+            }
+            comm(ctx, ts, wpid, wcomm);
+        }
+        ev::TASK_NEWTASK => {
+            let (mut npid, mut ncomm) = (0, &[][..]);
+            for f in Fields::new(p).flatten() {
+                match f {
+                    (1, v) => npid = v.as_i32(),
+                    (2, v) => ncomm = v.bytes(),
+                    _ => {}
+                }
+            }
+            comm(ctx, ts, npid, ncomm);
+        }
+        ev::TASK_RENAME => {
+            let (mut rpid, mut newcomm) = (0, &[][..]);
+            for f in Fields::new(p).flatten() {
+                match f {
+                    (1, v) => rpid = v.as_i32(),
+                    (3, v) => newcomm = v.bytes(),
+                    _ => {}
+                }
+            }
+            if !newcomm.is_empty() {
+                let name = ctx.interner.intern(&lossy(newcomm));
+                let order = ctx.order();
+                ctx.batch.renames.push((ts, order, rpid, name));
+            }
+        }
+        ev::TRACING_MARK_WRITE
+        | ev::ZERO
+        | ev::SDE_TRACING_MARK_WRITE
+        | ev::DPU_TRACING_MARK_WRITE
+        | ev::G2D_TRACING_MARK_WRITE
+        | ev::MALI_TRACING_MARK_WRITE
+        | ev::LWIS_TRACING_MARK_WRITE => kernel_mark(ctx, ts, pid, num, p),
+        _ => {}
+    }
+    Some(ts)
+}
+
+/// A userspace atrace write (`print` event, or a systrace text line).
+pub fn print(ctx: &mut Ctx, ts: i64, tid: i32, buf: &str) {
+    match atrace::parse(buf) {
+        ParseOutcome::Point(p) => {
+            let op = intern_point(ctx, p);
+            let order = ctx.order();
+            ctx.batch.atrace.push(AtraceRec { ts, order, tid, op });
+        }
+        ParseOutcome::Ignored => {}
+        ParseOutcome::Malformed => ctx.batch.atrace_malformed += 1,
+    }
+}
+
+fn intern_point(ctx: &mut Ctx, p: AtracePoint<'_>) -> AtraceOp {
+    let mut i = |s: &str| ctx.interner.intern(s);
+    match p {
+        AtracePoint::Begin { tgid, name } => AtraceOp::Begin { tgid, name: i(name) },
+        AtracePoint::End { tgid } => AtraceOp::End { tgid },
+        AtracePoint::Counter { tgid, name, value } => AtraceOp::Counter { tgid, name: i(name), value: value as f64 },
+        AtracePoint::AsyncBegin { tgid, name, cookie } => AtraceOp::AsyncBegin { tgid, name: i(name), cookie },
+        AtracePoint::AsyncEnd { tgid, name, cookie } => AtraceOp::AsyncEnd { tgid, name: i(name), cookie },
+        AtracePoint::Instant { tgid, name } => AtraceOp::Instant { tgid, name: i(name) },
+        AtracePoint::TrackInstant { tgid, track, name } => AtraceOp::TrackInstant { tgid, track: i(track), name: i(name) },
+        AtracePoint::TrackBegin { tgid, track, name, cookie } => {
+            AtraceOp::TrackBegin { tgid, track: i(track), name: i(name), cookie }
+        }
+        AtracePoint::TrackEnd { tgid, track, cookie } => AtraceOp::TrackEnd { tgid, track: i(track), cookie },
+    }
+}
+
+/// The kernel's atrace look-alikes, mapped as trace_processor's ftrace parser
+/// does (ParseKernelTracingMarkWrite / ParseZeroEvent).
+fn kernel_mark(ctx: &mut Ctx, ts: i64, pid: i32, num: u32, p: &[u8]) {
+    let (mut f_pid, mut name, mut trace_name, mut kind, mut value, mut begin) = (0i32, &[][..], &[][..], None::<u64>, 0i64, None::<bool>);
+    let mut flag = 0i32;
+    for f in Fields::new(p).flatten() {
+        match (num, f.0) {
+            (ev::TRACING_MARK_WRITE, 1) | (ev::SDE_TRACING_MARK_WRITE, 1) | (ev::DPU_TRACING_MARK_WRITE, 1) | (ev::G2D_TRACING_MARK_WRITE, 1) => {
+                f_pid = f.1.as_i32()
+            }
+            (ev::TRACING_MARK_WRITE, 2) | (ev::SDE_TRACING_MARK_WRITE, 2) | (ev::DPU_TRACING_MARK_WRITE, 2) => trace_name = f.1.bytes(),
+            (ev::TRACING_MARK_WRITE, 3) | (ev::SDE_TRACING_MARK_WRITE, 5) | (ev::DPU_TRACING_MARK_WRITE, 3) => begin = Some(f.1.as_bool()),
+            (ev::SDE_TRACING_MARK_WRITE, 3) | (ev::DPU_TRACING_MARK_WRITE, 5) | (ev::G2D_TRACING_MARK_WRITE, 5) | (ev::MALI_TRACING_MARK_WRITE, 3) | (ev::LWIS_TRACING_MARK_WRITE, 2) => {
+                kind = Some(f.1.as_u64())
+            }
+            (ev::SDE_TRACING_MARK_WRITE, 4) | (ev::DPU_TRACING_MARK_WRITE, 6) | (ev::G2D_TRACING_MARK_WRITE, 6) | (ev::MALI_TRACING_MARK_WRITE, 4) | (ev::LWIS_TRACING_MARK_WRITE, 5) | (ev::ZERO, 4) => {
+                value = f.1.as_i64()
+            }
+            (ev::DPU_TRACING_MARK_WRITE, 4) | (ev::G2D_TRACING_MARK_WRITE, 4) | (ev::MALI_TRACING_MARK_WRITE, 1) | (ev::LWIS_TRACING_MARK_WRITE, 4) | (ev::ZERO, 2) => {
+                name = f.1.bytes()
+            }
+            (ev::MALI_TRACING_MARK_WRITE, 2) | (ev::LWIS_TRACING_MARK_WRITE, 3) | (ev::ZERO, 3) => f_pid = f.1.as_i32(),
+            (ev::ZERO, 1) => flag = f.1.as_i32(),
+            _ => {}
+        }
+    }
+    let tgid = f_pid as u32;
+    // Resolve the phase character the way each variant encodes it.
+    let phase: Option<char> = match num {
+        ev::ZERO => {
+            if flag & 1 != 0 {
+                Some('B')
+            } else if flag & 2 != 0 {
+                Some('E')
+            } else if flag & 4 != 0 {
+                Some('C')
+            } else {
+                None
+            }
+        }
+        ev::TRACING_MARK_WRITE => begin.map(|b| if b { 'B' } else { 'E' }),
+        ev::SDE_TRACING_MARK_WRITE => match (kind, begin) {
+            (None, None) => None,
+            (Some(k), _) if k != 0 => Some(k as u8 as char),
+            (_, b) => Some(if b.unwrap_or(false) { 'B' } else { 'E' }),
+        },
+        _ => kind.filter(|&k| k != 0).map(|k| k as u8 as char),
+    };
+    let name_bytes = match num {
+        ev::TRACING_MARK_WRITE | ev::SDE_TRACING_MARK_WRITE => trace_name,
+        _ => name,
+    };
+    // dpu: B/E/I from drivers pretending to be other processes are re-homed
+    // (trace_processor b/395779936): only counters keep the payload tgid.
+    let tgid = if num == ev::DPU_TRACING_MARK_WRITE && phase != Some('C') { 0 } else { tgid };
+    let name = ctx.interner.intern(&lossy(name_bytes));
+    let op = match phase {
+        Some('B') => AtraceOp::Begin { tgid, name },
+        Some('E') => AtraceOp::End { tgid },
+        Some('C') => AtraceOp::Counter { tgid, name, value: value as f64 },
+        Some('I') => AtraceOp::Instant { tgid, name },
+        _ => {
+            ctx.batch.atrace_malformed += 1;
+            return;
+        }
+    };
+    let order = ctx.order();
+    ctx.batch.atrace.push(AtraceRec { ts, order, tid: pid, op });
+}
+
+#[inline]
+fn comm(ctx: &mut Ctx, ts: i64, tid: i32, name: &[u8]) {
+    if tid <= 0 || name.is_empty() {
+        return;
+    }
+    match ctx.batch.comms.get_mut(&tid) {
+        Some(c) if ts >= c.ts => {
+            if c.name.as_bytes() != name {
+                c.name = ctx.interner.intern(&lossy(name));
+            }
+            c.ts = ts;
+        }
+        Some(_) => {}
+        None => {
+            let name = ctx.interner.intern(&lossy(name));
+            ctx.batch.comms.insert(tid, CommRec { ts, name });
+        }
+    }
+}
+
+/// compact_sched: packed, delta-encoded sched_switch / sched_waking arrays
+/// with a per-bundle comm intern table. Returns the first timestamp.
+fn compact_sched(ctx: &mut Ctx, b: &[u8]) -> Option<i64> {
+    let mut intern: Vec<&[u8]> = Vec::new();
+    let (mut sw_ts, mut sw_pid, mut sw_comm) = (&[][..], &[][..], &[][..]);
+    let (mut wk_ts, mut wk_pid, mut wk_comm) = (&[][..], &[][..], &[][..]);
+    for f in Fields::new(b) {
+        let Ok((num, Value::Bytes(v))) = f else {
+            if f.is_err() {
+                ctx.malformed("malformed compact_sched".to_string());
+                return None;
+            }
+            continue;
+        };
+        match num {
+            5 => intern.push(v),
+            1 => sw_ts = v,
+            3 => sw_pid = v,
+            6 => sw_comm = v,
+            7 => wk_ts = v,
+            8 => wk_pid = v,
+            11 => wk_comm = v,
+            _ => {}
+        }
+    }
+    ctx.batch.compact_sched = true;
+    let mut first = None;
+    for (ts_buf, pid_buf, comm_buf) in [(sw_ts, sw_pid, sw_comm), (wk_ts, wk_pid, wk_comm)] {
+        let mut t = 0i64;
+        let mut last_t = None;
+        let mut pids = PackedVarints::new(pid_buf);
+        let mut comms = PackedVarints::new(comm_buf);
+        let mut n = 0u64;
+        for delta in PackedVarints::new(ts_buf) {
+            t = t.wrapping_add(delta as i64);
+            first = Some(first.map_or(t, |f: i64| f.min(t)));
+            last_t = Some(t);
+            n += 1;
+            let (Some(pid), Some(ci)) = (pids.next(), comms.next()) else { continue };
+            if let Some(name) = intern.get(ci as usize) {
+                comm(ctx, t, pid as i32, name);
+            }
+        }
+        ctx.batch.sched_events += n;
+        if let (Some(f), Some(l)) = (first, last_t) {
+            ctx.batch.see_ts(f);
+            ctx.batch.see_ts(l);
+        }
+    }
+    first
+}

@@ -1,0 +1,174 @@
+//! What the parallel decode hands to `model::build`: per-batch records in
+//! file order, each with an `order` key (batch index, then position) so the
+//! model can sort by (timestamp, file order) exactly as trace_processor does.
+
+use std::collections::HashMap;
+
+use crate::model::Name;
+
+use super::slim;
+
+/// An atrace point (from `print`, a kernel `*_tracing_mark_write` or a
+/// systrace text line), already parsed; names interned.
+#[derive(Debug, Clone)]
+pub enum AtraceOp {
+    Begin { tgid: u32, name: Name },
+    End { tgid: u32 },
+    Counter { tgid: u32, name: Name, value: f64 },
+    AsyncBegin { tgid: u32, name: Name, cookie: i64 },
+    AsyncEnd { tgid: u32, name: Name, cookie: i64 },
+    Instant { tgid: u32, name: Name },
+    TrackInstant { tgid: u32, track: Name, name: Name },
+    TrackBegin { tgid: u32, track: Name, name: Name, cookie: i64 },
+    TrackEnd { tgid: u32, track: Name, cookie: i64 },
+}
+
+#[derive(Debug, Clone)]
+pub struct AtraceRec {
+    /// Ftrace clock (BOOTTIME unless the bundle says otherwise).
+    pub ts: i64,
+    pub order: u64,
+    /// The writing thread (ftrace event `pid`).
+    pub tid: i32,
+    pub op: AtraceOp,
+}
+
+/// A FrameTimeline start or end event (TracePacket field 76).
+#[derive(Debug, Clone)]
+pub enum TimelineEvent {
+    Start {
+        kind: crate::model::TimelineKind,
+        cookie: i64,
+        token: Option<i64>,
+        display_frame_token: Option<i64>,
+        pid: Option<i32>,
+        layer_name: Option<Name>,
+        present_type: Option<i32>,
+        on_time_finish: bool,
+        gpu_composition: bool,
+        jank_type: i32,
+        prediction_type: Option<i32>,
+        jank_severity_type: Option<i32>,
+    },
+    End { cookie: i64 },
+}
+
+#[derive(Debug, Clone)]
+pub struct TimelineRec {
+    /// Packet timestamp in `clock` (SurfaceFlinger writes MONOTONIC).
+    pub ts: i64,
+    pub clock: ClockRef,
+    pub order: u64,
+    pub event: TimelineEvent,
+}
+
+/// Which clock a packet timestamp is in: an explicit id, or "the sequence's
+/// default" (resolved once all TracePacketDefaults are known).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClockRef {
+    pub explicit: Option<u32>,
+    pub seq: u32,
+}
+
+/// A thread name seen by the kernel (sched_switch, compact_sched, task
+/// events) or a process-level source; the newest per tid wins within a rank.
+#[derive(Debug, Clone)]
+pub struct CommRec {
+    pub ts: i64,
+    pub name: Name,
+}
+
+/// Header facts of one ftrace bundle (for the valid-data start and data loss).
+#[derive(Debug, Clone, Copy)]
+pub struct BundleInfo {
+    pub cpu: u32,
+    pub order: u64,
+    pub previous_bundle_end: Option<i64>,
+    pub first_event_ts: Option<i64>,
+    pub lost_events: bool,
+}
+
+/// A long-tail packet decoded with prost, kept in file order for the
+/// sequential pass (interning, incremental clocks, defaults are per sequence).
+#[derive(Debug, Clone)]
+pub struct TailPacket {
+    pub order: u64,
+    pub seq: u32,
+    pub ts: Option<u64>,
+    pub clock: Option<u32>,
+    pub incremental_state_cleared: bool,
+    pub defaults: Option<slim::TracePacketDefaults>,
+    pub interned: Option<slim::InternedData>,
+    pub body: TailBody,
+}
+
+#[derive(Debug, Clone)]
+pub enum TailBody {
+    None,
+    ProcessTree(slim::ProcessTree),
+    ProcessStats(slim::ProcessStats),
+    ClockSnapshot(slim::ClockSnapshot),
+    TrackDescriptor(slim::TrackDescriptor),
+    TrackEvent(slim::TrackEvent),
+    SystemInfo(slim::SystemInfo),
+    TraceStats(slim::TraceStats),
+    FtraceStats(slim::FtraceStats),
+    ServiceEvent(slim::TracingServiceEvent),
+}
+
+/// Everything decoded from one batch of packets.
+#[derive(Debug, Default)]
+pub struct Batch {
+    pub packets: u64,
+    pub compressed_batches: u64,
+    pub atrace: Vec<AtraceRec>,
+    pub atrace_malformed: u64,
+    pub timeline: Vec<TimelineRec>,
+    pub tail: Vec<TailPacket>,
+    pub bundles: Vec<BundleInfo>,
+    /// Newest kernel comm per tid in this batch.
+    pub comms: HashMap<i32, CommRec>,
+    /// tid → tgid learned from task_newtask (CLONE_THREAD) is not reliable;
+    /// only comm changes are kept. Renames override sched comms.
+    pub renames: Vec<(i64, u64, i32, Name)>,
+    pub ftrace_events: u64,
+    pub sched_events: u64,
+    pub compact_sched: bool,
+    /// (sequence, order) of packets flagged `previous_packet_dropped`.
+    pub dropped_at: Vec<(u32, u64)>,
+    /// Order of the first packet seen per sequence in this batch.
+    pub sequence_first: HashMap<u32, u64>,
+    pub min_ts: Option<i64>,
+    pub max_ts: Option<i64>,
+    /// Packet timestamps in non-BOOTTIME clocks, converted after decode.
+    pub foreign_ts: Vec<(i64, ClockRef)>,
+    pub clocks_seen: Vec<u32>,
+    /// Damage found while decoding this batch (one line each).
+    pub errors: Vec<String>,
+    pub malformed_packets: u64,
+}
+
+impl Batch {
+    #[inline]
+    pub fn see_ts(&mut self, ts: i64) {
+        self.min_ts = Some(self.min_ts.map_or(ts, |m| m.min(ts)));
+        self.max_ts = Some(self.max_ts.map_or(ts, |m| m.max(ts)));
+    }
+}
+
+/// Per-batch string interner so repeated names share one allocation.
+#[derive(Default)]
+pub struct Interner {
+    map: HashMap<Box<str>, Name>,
+}
+
+impl Interner {
+    pub fn intern(&mut self, s: &str) -> Name {
+        if let Some(n) = self.map.get(s) {
+            return n.clone();
+        }
+        let n: Name = Name::from(s);
+        self.map.insert(s.into(), n.clone());
+        n
+    }
+}

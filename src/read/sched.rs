@@ -1,0 +1,151 @@
+//! The second pass: scheduler events (sched_switch, sched_waking,
+//! sched_wakeup, compact_sched) for a chosen set of threads, e.g. the main
+//! threads whose frames are analysed. Reading them only on demand keeps the
+//! first pass (and `fpsan info`) free of the trace's bulkiest data.
+
+use std::io::Read;
+
+use rayon::prelude::*;
+use rustc_hash::FxHashSet;
+
+use super::decode::MAX_INFLATED_PACKET;
+use super::framing;
+use super::ftrace::ev;
+use super::wire::{Fields, PackedVarints, Value};
+use crate::model::SchedEvent;
+
+pub fn collect(data: &[u8], tids: &[i32]) -> Vec<SchedEvent> {
+    let wanted: FxHashSet<i32> = tids.iter().copied().collect();
+    let framing = framing::frame(data);
+    let mut out: Vec<SchedEvent> = framing
+        .packets
+        .par_chunks(4096)
+        .flat_map_iter(|chunk| {
+            let mut out = Vec::new();
+            for &(s, e) in chunk {
+                packet(&data[s..e], &wanted, &mut out, 0);
+            }
+            out
+        })
+        .collect();
+    out.sort_by_key(|e| e.ts());
+    out
+}
+
+fn packet(buf: &[u8], wanted: &FxHashSet<i32>, out: &mut Vec<SchedEvent>, depth: u32) {
+    for (num, v) in Fields::new(buf).flatten() {
+        match (num, v) {
+            (1, Value::Bytes(b)) => bundle(b, wanted, out),
+            (50, Value::Bytes(b)) | (133, Value::Bytes(b)) if depth < 4 => {
+                let mut inflated = Vec::new();
+                let ok = if num == 50 {
+                    flate2::read::ZlibDecoder::new(b).take(MAX_INFLATED_PACKET).read_to_end(&mut inflated).is_ok()
+                } else {
+                    zstd::stream::read::Decoder::with_buffer(b)
+                        .and_then(|d| d.take(MAX_INFLATED_PACKET).read_to_end(&mut inflated))
+                        .is_ok()
+                };
+                if ok {
+                    for &(s, e) in &framing::frame(&inflated).packets {
+                        packet(&inflated[s..e], wanted, out, depth + 1);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn bundle(b: &[u8], wanted: &FxHashSet<i32>, out: &mut Vec<SchedEvent>) {
+    let Ok(h) = super::ftrace::header(b) else { return };
+    let cpu = h.cpu;
+    for (num, v) in Fields::new(b).flatten() {
+        if let (2, Value::Bytes(e)) = (num, v) {
+            event(e, cpu, wanted, out);
+        }
+    }
+    if let Some(cs) = h.compact_sched {
+        compact(cs, cpu, wanted, out);
+    }
+}
+
+fn event(e: &[u8], cpu: u32, wanted: &FxHashSet<i32>, out: &mut Vec<SchedEvent>) {
+    let mut ts = 0i64;
+    let mut payload = None;
+    for (num, v) in Fields::new(e).flatten() {
+        match (num, v) {
+            (1, v) => ts = v.as_i64(),
+            (ev::SCHED_SWITCH | ev::SCHED_WAKING | ev::SCHED_WAKEUP | ev::SCHED_WAKEUP_NEW, Value::Bytes(p)) => {
+                payload = Some((num, p))
+            }
+            _ => {}
+        }
+    }
+    let Some((num, p)) = payload else { return };
+    if num == ev::SCHED_SWITCH {
+        let (mut prev, mut next, mut state) = (0i32, 0i32, 0i64);
+        for (f, v) in Fields::new(p).flatten() {
+            match f {
+                2 => prev = v.as_i32(),
+                4 => state = v.as_i64(),
+                6 => next = v.as_i32(),
+                _ => {}
+            }
+        }
+        if wanted.contains(&prev) {
+            out.push(SchedEvent::SwitchOut { ts, tid: prev, cpu, prev_state: state });
+        }
+        if wanted.contains(&next) {
+            out.push(SchedEvent::SwitchIn { ts, tid: next, cpu });
+        }
+    } else {
+        let pid = Fields::new(p).flatten().find(|f| f.0 == 2).map(|f| f.1.as_i32()).unwrap_or(0);
+        if wanted.contains(&pid) {
+            out.push(SchedEvent::Waking { ts, tid: pid });
+        }
+    }
+}
+
+fn compact(b: &[u8], cpu: u32, wanted: &FxHashSet<i32>, out: &mut Vec<SchedEvent>) {
+    let (mut sw_ts, mut sw_state, mut sw_pid, mut wk_ts, mut wk_pid) = (&[][..], &[][..], &[][..], &[][..], &[][..]);
+    for (num, v) in Fields::new(b).flatten() {
+        let Value::Bytes(v) = v else { continue };
+        match num {
+            1 => sw_ts = v,
+            2 => sw_state = v,
+            3 => sw_pid = v,
+            7 => wk_ts = v,
+            8 => wk_pid = v,
+            _ => {}
+        }
+    }
+    // compact_sched omits prev_pid: the thread switched out is the previous
+    // switch's next_pid on this CPU (unknown for the bundle's first switch).
+    let mut t = 0i64;
+    let mut prev: Option<i32> = None;
+    let mut states = PackedVarints::new(sw_state);
+    let mut pids = PackedVarints::new(sw_pid);
+    for delta in PackedVarints::new(sw_ts) {
+        t = t.wrapping_add(delta as i64);
+        let (Some(state), Some(next)) = (states.next(), pids.next()) else { break };
+        let next = next as i32;
+        if let Some(p) = prev {
+            if wanted.contains(&p) {
+                out.push(SchedEvent::SwitchOut { ts: t, tid: p, cpu, prev_state: state as i64 });
+            }
+        }
+        if wanted.contains(&next) {
+            out.push(SchedEvent::SwitchIn { ts: t, tid: next, cpu });
+        }
+        prev = Some(next);
+    }
+    let mut t = 0i64;
+    let mut pids = PackedVarints::new(wk_pid);
+    for delta in PackedVarints::new(wk_ts) {
+        t = t.wrapping_add(delta as i64);
+        let Some(pid) = pids.next() else { break };
+        if wanted.contains(&(pid as i32)) {
+            out.push(SchedEvent::Waking { ts: t, tid: pid as i32 });
+        }
+    }
+}

@@ -1,0 +1,182 @@
+//! Opening a trace file: refuse what is not a trace with a clear reason,
+//! memory-map plain protobuf files, and inflate whole-file gzip / zstd into
+//! memory (bounded, so a decompression bomb is refused, not obeyed).
+
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use memmap2::Mmap;
+
+use super::ReadError;
+
+/// Whole-file compression never inflates past this (a real trace compresses
+/// 5–15×; this allows any trace a 24 GB machine can analyse).
+pub const MAX_INFLATED_FILE: u64 = 16 << 30;
+
+/// How the file was stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Container {
+    Plain,
+    Gzip,
+    Zstd,
+    /// Legacy systrace / ftrace text (also inside a systrace HTML file).
+    SystraceText,
+}
+
+impl Container {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Container::Plain => "plain",
+            Container::Gzip => "gzip",
+            Container::Zstd => "zstd",
+            Container::SystraceText => "systrace",
+        }
+    }
+}
+
+enum Bytes {
+    Mapped(Mmap),
+    Owned(Vec<u8>),
+}
+
+/// The bytes of a trace file, mapped or decompressed. Kept alive for the
+/// whole analysis so that a second pass can scan them again.
+pub struct Source {
+    pub path: PathBuf,
+    pub file_size: u64,
+    pub container: Container,
+    bytes: Bytes,
+}
+
+impl Source {
+    pub fn open(path: &Path) -> Result<Source, ReadError> {
+        let io = |source| ReadError::Io { path: path.to_path_buf(), source };
+        let meta = std::fs::metadata(path).map_err(io)?;
+        if meta.is_dir() {
+            return Err(ReadError::IsDirectory { path: path.to_path_buf() });
+        }
+        let file = File::open(path).map_err(io)?;
+        let file_size = meta.len();
+        if file_size == 0 {
+            return Err(ReadError::Empty { path: path.to_path_buf() });
+        }
+        // SAFETY: the map is read-only; a trace being rewritten while we read it
+        // can only give wrong bytes, which the decoder treats as damage.
+        let map = unsafe { Mmap::map(&file) }.map_err(io)?;
+        #[cfg(unix)]
+        let _ = map.advise(memmap2::Advice::Sequential);
+        let head = &map[..map.len().min(4)];
+        let (container, bytes) = if head.starts_with(&[0x1f, 0x8b]) {
+            (Container::Gzip, Bytes::Owned(inflate(path, flate2::read::MultiGzDecoder::new(&map[..]))?))
+        } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+            let dec = zstd::stream::read::Decoder::with_buffer(&map[..]).map_err(io)?;
+            (Container::Zstd, Bytes::Owned(inflate(path, dec)?))
+        } else {
+            (Container::Plain, Bytes::Mapped(map))
+        };
+        let mut source = Source { path: path.to_path_buf(), file_size, container, bytes };
+        source.container = sniff(&source)?;
+        Ok(source)
+    }
+
+    /// A source over bytes already in memory (tests, fuzzing).
+    pub fn from_bytes(name: &str, data: Vec<u8>) -> Result<Source, ReadError> {
+        let path = PathBuf::from(name);
+        if data.is_empty() {
+            return Err(ReadError::Empty { path });
+        }
+        let file_size = data.len() as u64;
+        let mut source = Source { path, file_size, container: Container::Plain, bytes: Bytes::Owned(data) };
+        if source.data().starts_with(&[0x1f, 0x8b]) {
+            let inflated = inflate(&source.path, flate2::read::MultiGzDecoder::new(source.data()))?;
+            source.bytes = Bytes::Owned(inflated);
+            source.container = Container::Gzip;
+        } else if source.data().starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+            let dec = zstd::stream::read::Decoder::with_buffer(source.data())
+                .map_err(|e| ReadError::Io { path: source.path.clone(), source: e })?;
+            let inflated = inflate(&source.path, dec)?;
+            source.bytes = Bytes::Owned(inflated);
+            source.container = Container::Zstd;
+        }
+        let kind = sniff(&source)?;
+        source.container = if source.container == Container::Plain { kind } else { source.container };
+        Ok(source)
+    }
+
+    /// The (decompressed) trace bytes.
+    pub fn data(&self) -> &[u8] {
+        match &self.bytes {
+            Bytes::Mapped(m) => m,
+            Bytes::Owned(v) => v,
+        }
+    }
+
+    /// Tell the kernel the mapped range before `offset` will not be read
+    /// again, so the resident set stays small on traces larger than memory
+    /// would like. No-op for decompressed (owned) data.
+    pub fn release_before(&self, offset: usize) {
+        #[cfg(unix)]
+        if let Bytes::Mapped(m) = &self.bytes {
+            let page = 4096;
+            let len = offset / page * page;
+            if len > 0 {
+                // SAFETY: the map is read-only and file-backed; dropped pages are
+                // re-read from the page cache if touched again.
+                let _ = unsafe { m.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, 0, len) };
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = offset;
+    }
+}
+
+/// Inflate a whole-file stream, refusing to grow past [`MAX_INFLATED_FILE`]
+/// and keeping what inflated before a truncated end (an interrupted pull).
+fn inflate(path: &Path, reader: impl Read) -> Result<Vec<u8>, ReadError> {
+    let mut out = Vec::new();
+    let mut limited = reader.take(MAX_INFLATED_FILE + 1);
+    match limited.read_to_end(&mut out) {
+        Ok(_) => {}
+        // A cut-off compressed file: analyse what inflated, the framing pass
+        // reports the damage. Nothing inflated at all means it is unusable.
+        Err(e) if !out.is_empty() && is_truncation(&e) => {}
+        Err(e) => {
+            return Err(ReadError::Corrupt { path: path.to_path_buf(), why: format!("cannot decompress: {e}") })
+        }
+    }
+    if out.len() as u64 > MAX_INFLATED_FILE {
+        return Err(ReadError::Corrupt {
+            path: path.to_path_buf(),
+            why: format!("decompresses to more than {} GiB; refusing (decompression bomb?)", MAX_INFLATED_FILE >> 30),
+        });
+    }
+    if out.is_empty() {
+        return Err(ReadError::Empty { path: path.to_path_buf() });
+    }
+    Ok(out)
+}
+
+fn is_truncation(e: &std::io::Error) -> bool {
+    matches!(e.kind(), std::io::ErrorKind::UnexpectedEof | std::io::ErrorKind::InvalidInput | std::io::ErrorKind::Other)
+}
+
+/// Decide between a protobuf trace and systrace text, or refuse the file.
+fn sniff(source: &Source) -> Result<Container, ReadError> {
+    let data = source.data();
+    let not_a_trace = |why: &str| ReadError::NotATrace { path: source.path.clone(), why: why.to_string() };
+    match data.first() {
+        // Trace.packet (field 1, length-delimited) always comes first.
+        Some(0x0a) => Ok(source.container),
+        Some(_) if super::systrace::looks_like_systrace(data) => Ok(Container::SystraceText),
+        Some(_) => {
+            let printable = data.iter().take(512).filter(|b| b.is_ascii_graphic() || b.is_ascii_whitespace()).count();
+            if printable * 10 >= data.len().min(512) * 9 {
+                Err(not_a_trace("it is a text file, not a Perfetto protobuf or systrace"))
+            } else {
+                Err(not_a_trace(&format!("it starts with byte 0x{:02x}; a Perfetto trace starts with 0x0a", data[0])))
+            }
+        }
+        None => Err(ReadError::Empty { path: source.path.clone() }),
+    }
+}
