@@ -51,7 +51,6 @@ fn column(r: &FrameRow, name: &str) -> Option<i64> {
 }
 
 #[test]
-#[ignore = "needs the decoder: read::load is todo!() until the reader lands on main"]
 fn frames_match_trace_processor_on_android_jank_cuj() {
     let Some(shared) = shared_dir() else {
         eprintln!("skipped: ../shared (the conformance cases) is absent");
@@ -102,4 +101,109 @@ fn frames_match_trace_processor_on_android_jank_cuj() {
     assert_eq!(by_id[&160].app_vsync_delay, None);
     assert_eq!(by_id[&160].layer_count, 0);
     assert_eq!(by_id[&110].layer_count, 2);
+}
+
+use fpsan::tracegen::{ActualFrame, BuildOptions, TraceBuilder};
+
+/// Writes a built trace to a temp file and decodes it.
+fn roundtrip(b: &TraceBuilder) -> fpsan::model::Trace {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("t.pftrace");
+    std::fs::write(&path, b.build(&BuildOptions::default())).expect("write");
+    load(&path, &ReadOptions::default()).expect("decode")
+}
+
+const P: i64 = 16_666_667;
+const V0: i64 = 1_000_000_000;
+
+#[test]
+fn android12_frames_through_the_decoder() {
+    let mut b = TraceBuilder::new();
+    b.process(100, "com.app").thread(100, 100, "com.app").thread(101, 100, "RenderThread");
+    b.process(50, "/system/bin/surfaceflinger").thread(50, 50, "surfaceflinger");
+    // Frame 1 on time: vsync V0 + P, start +1 ms, 10 ms, commit at +8 ms.
+    let v1 = V0 + P;
+    let ts1 = v1 + 1_000_000;
+    b.atrace_begin(ts1, 100, 100, "Choreographer#doFrame 1");
+    b.slice(ts1, 500_000, 100, 100, "input");
+    b.slice(ts1 + 1_500_000, 6_000_000, 100, 100, "traversal");
+    b.slice(ts1 + 8_000_000, 1_000_000, 100, 100, "commit");
+    b.atrace_end(ts1 + 10_000_000, 100, 100);
+    b.slice(ts1 + 9_000_000, 4_000_000, 101, 100, "DrawFrames 1");
+    b.expected_surface_frame(v1, Some(v1 + P), 1, 101, 100, "com.app/Main#0");
+    b.actual_surface_frame(
+        v1,
+        Some(v1 + 14_000_000),
+        ActualFrame { token: 1, display_frame_token: 101, pid: 100, layer: "com.app/Main#0".into(), present_type: 1, on_time_finish: true, jank_type: 1, prediction_type: 1, ..Default::default() },
+    );
+    // Frame 4: vsync V0 + 4P, a 37 ms binder call, starts 40 ms late, 30 ms.
+    let v4 = V0 + 4 * P;
+    let ts4 = v4 + 40_000_000;
+    b.slice(v4 + 1_000_000, 37_000_000, 100, 100, "binder transaction");
+    b.atrace_begin(ts4, 100, 100, "Choreographer#doFrame 4");
+    b.slice(ts4, 20_000_000, 100, 100, "traversal");
+    b.slice(ts4 + 25_000_000, 2_000_000, 100, 100, "commit");
+    b.atrace_end(ts4 + 30_000_000, 100, 100);
+    b.slice(ts4 + 29_000_000, 10_000_000, 101, 100, "DrawFrames 4");
+    b.expected_surface_frame(v4, Some(v4 + P), 4, 104, 100, "com.app/Main#0");
+    b.actual_surface_frame(
+        v4,
+        Some(v4 + 75_000_000),
+        ActualFrame { token: 4, display_frame_token: 104, pid: 100, layer: "com.app/Main#0".into(), present_type: 2, jank_type: 64, prediction_type: 1, ..Default::default() },
+    );
+    let a = analyze(&roundtrip(&b), &FrameOptions::default());
+    assert_eq!(a.rows.len(), 2);
+    let r = &a.rows[0];
+    assert_eq!((r.process.as_deref(), r.pid, r.tid, r.frame_id), (Some("com.app"), 100, 100, Some(1)));
+    assert_eq!((r.ts, r.do_frame_dur, r.vsync_ts, r.vsync_source.as_deref()), (ts1, 10_000_000, Some(v1), Some("frame_timeline")));
+    // Expected starts V0+P and V0+4P are 3P = 50_000_001 apart, beyond the
+    // plausible spacing: nothing measures I there, so the frames' own doFrame
+    // grid has 2 starts (no estimate) and the fallback applies.
+    assert_eq!(r.frame_interval_ns, P);
+    assert_eq!((r.jitter_ns, r.input_dur, r.traversal_dur, r.commit_dur, r.commit_ts), (Some(1_000_000), Some(500_000), Some(6_000_000), Some(1_000_000), Some(ts1 + 8_000_000)));
+    assert_eq!((r.draw_frame_ts, r.draw_frame_dur, r.draw_frame_count), (Some(ts1 + 9_000_000), Some(4_000_000), 1));
+    // overrun = (v1 + 14 ms) − (v1 + P) = −2_666_667; cpu = 0 + 10 + 4 ms.
+    assert_eq!((r.overrun_ns, r.app_vsync_delay, r.cpu_time, r.was_jank), (Some(-2_666_667), Some(0), Some(14_000_000), None));
+    assert_eq!((r.jank_type.as_deref(), r.present_type.as_deref(), r.layer_name.as_deref()), (Some("None"), Some("On-time Present"), Some("com.app/Main#0")));
+    let r = &a.rows[1];
+    // jitter 40 ms: skipped 40_000_000 / P = 2; cost 70 ms → 4 dropped.
+    assert_eq!((r.jitter_ns, r.skipped_frames, r.frame_cost_ns, r.dropped_frames, r.drop_level.as_str()), (Some(40_000_000), 2, 70_000_000, 4, "NORMAL"));
+    assert_eq!((r.jank_type.as_deref(), r.present_type.as_deref()), (Some("App Deadline Missed"), Some("Late Present")));
+    // overrun = 75 ms − P = 58_333_333; cpu = 0 + 30 + 10 = 40 ms > 20 ms.
+    assert_eq!((r.overrun_ns, r.cpu_time, r.was_jank, r.was_slow_frame), (Some(58_333_333), Some(40_000_000), Some(true), Some(true)));
+    assert_eq!(a.why.len(), 1);
+    assert_eq!(a.why[0].dominant_phase, "start_jitter");
+    assert_eq!(a.why[0].blockers.len(), 1);
+    assert_eq!((a.why[0].blockers[0].ts, a.why[0].blockers[0].dur), (v4 + 1_000_000, 37_000_000));
+}
+
+#[test]
+fn android11_frames_through_the_decoder() {
+    let mut b = TraceBuilder::new();
+    b.process(300, "com.legacy").thread(300, 300, "com.legacy").thread(301, 300, "RenderThread");
+    b.process(50, "/system/bin/surfaceflinger").thread(50, 50, "surfaceflinger");
+    let t = |k: i64| 2_000_000_000 + k * P;
+    for k in (0..=5).chain(9..=20) {
+        b.atrace_counter(t(k), 50, 50, "VSYNC-app", k % 2);
+    }
+    let g1 = t(2) + 800_000;
+    b.atrace_begin(g1, 300, 300, "Choreographer#doFrame");
+    b.slice(g1 + 1_000_000, 4_000_000, 300, 300, "traversal");
+    b.atrace_end(g1 + 6_000_000, 300, 300);
+    b.slice(g1 + 5_000_000, 3_000_000, 301, 300, "DrawFrame");
+    let g2 = t(5) + 40_000_000;
+    b.atrace_begin(g2, 300, 300, "Choreographer#doFrame");
+    b.slice(g2, 6_000_000, 300, 300, "traversal");
+    b.atrace_end(g2 + 10_000_000, 300, 300);
+    b.slice(g2 + 9_000_000, 4_000_000, 301, 300, "DrawFrame");
+    let a = analyze(&roundtrip(&b), &FrameOptions::default());
+    assert_eq!(a.rows.len(), 2);
+    let r = &a.rows[0];
+    assert_eq!((r.frame_id, r.vsync_ts, r.vsync_source.as_deref(), r.frame_interval_ns), (None, Some(t(2)), Some("vsync_app"), P));
+    assert_eq!((r.draw_frame_ts, r.draw_frame_count), (Some(g1 + 5_000_000), 1));
+    let r = &a.rows[1];
+    // No edge in (t5, g2]: t5 delivered it; jitter 40 ms → 2 skipped; cost 50 ms → 2 dropped.
+    assert_eq!((r.vsync_ts, r.skipped_frames, r.dropped_frames), (Some(t(5)), 2, 2));
+    assert_eq!((r.draw_frame_ts, r.draw_frame_count), (Some(g2 + 9_000_000), 1));
+    assert_eq!(a.quality.vsync_sources.get("vsync_app"), Some(&2));
 }
