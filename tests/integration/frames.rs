@@ -207,3 +207,61 @@ fn android11_frames_through_the_decoder() {
     assert_eq!((r.draw_frame_ts, r.draw_frame_count), (Some(g2 + 9_000_000), 1));
     assert_eq!(a.quality.vsync_sources.get("vsync_app"), Some(&2));
 }
+
+/// The committed demo trace against the generator's own ground truth.
+#[test]
+fn demo_trace_matches_its_ground_truth() {
+    use fpsan::frames::frame_threads;
+    use fpsan::read::{decode, sched_for_threads, Source};
+    use fpsan::tracegen::scenarios::{demo_scroll_frames, DemoJank, DEMO_APP_PID};
+
+    let src = Source::open(&crate::util::testdata("demo.pftrace")).expect("open");
+    let mut trace = decode(&src, &ReadOptions::default()).expect("decode");
+    trace.sched = sched_for_threads(&src, &frame_threads(&trace)).expect("sched");
+    let a = analyze(&trace, &FrameOptions::default());
+    let rows: Vec<(usize, &FrameRow)> = a.rows.iter().enumerate().filter(|(_, r)| r.pid == DEMO_APP_PID).collect();
+    let truth = demo_scroll_frames();
+    assert_eq!(rows.len(), truth.len());
+    let jank_name = |j: i32| match j {
+        1 => "None",
+        64 => "App Deadline Missed",
+        128 => "Buffer Stuffing",
+        _ => unreachable!(),
+    };
+    for ((idx, r), f) in rows.iter().zip(&truth) {
+        let id = f.frame_id;
+        assert_eq!((r.frame_id, r.ts, r.do_frame_dur), (Some(id), f.ts, f.dur), "frame {id}");
+        assert_eq!((r.vsync_ts, r.vsync_source.as_deref()), (Some(f.vsync_ts), Some("frame_timeline")), "frame {id}");
+        assert!((16_666_666..=16_666_667).contains(&r.frame_interval_ns), "frame {id}: {}", r.frame_interval_ns);
+        assert_eq!((r.frame_cost_ns, r.dropped_frames, r.skipped_frames), (f.frame_cost_ns, f.dropped_frames, f.skipped_frames), "frame {id}");
+        assert_eq!((r.expected_end, r.actual_end), (Some(f.expected_end), Some(f.actual_end)), "frame {id}");
+        assert_eq!((r.draw_frame_ts, r.draw_frame_dur, r.draw_frame_count), (Some(f.draw_frame_ts), Some(f.draw_frame_dur), 1), "frame {id}");
+        assert_eq!(r.commit_ts, Some(f.commit_ts), "frame {id}");
+        assert_eq!(r.input_dur.is_some(), f.has_input, "frame {id}");
+        assert_eq!(r.jank_type.as_deref(), Some(jank_name(f.jank_type)), "frame {id}");
+        let why = a.why.iter().find(|w| w.frame_index == *idx);
+        assert_eq!(why.is_some(), f.dropped_frames >= 1, "frame {id}");
+        match f.jank {
+            DemoJank::LateStart => {
+                let w = why.expect("late start is janky");
+                assert_eq!(w.dominant_phase, "start_jitter", "frame {id}");
+                assert!(w.blockers.iter().any(|b| b.name == "binder transaction"), "frame {id}: {:?}", w.blockers);
+            }
+            DemoJank::LongFrame { heavy } => {
+                let w = why.expect("long frame is janky");
+                assert_eq!(w.dominant_phase, "traversal", "frame {id}");
+                let ts = w.thread_state.as_ref().expect("sched data");
+                // Inflate: D-state sleep from t until the wakeup 30 µs before
+                // the thread is switched back in at t + 120 ms.
+                if heavy == "Inflate" {
+                    assert_eq!(ts.blocked_ns, 119_970_000, "frame {id}: {ts:?}");
+                }
+                // RV OnBindView: preempted by a kworker for 3 ms.
+                if heavy == "RV OnBindView" {
+                    assert!(ts.runnable_ns >= 3_000_000 && ts.blocked_ns == 0, "frame {id}: {ts:?}");
+                }
+            }
+            _ => {}
+        }
+    }
+}
