@@ -265,3 +265,27 @@ fn demo_trace_matches_its_ground_truth() {
         }
     }
 }
+
+/// Scale check on a real decoded trace: `FPSAN_BIG_TRACE=path cargo test
+/// --release --test integration big_trace -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn big_trace_timing() {
+    let Ok(path) = std::env::var("FPSAN_BIG_TRACE") else {
+        eprintln!("skipped: set FPSAN_BIG_TRACE to a trace file");
+        return;
+    };
+    let t0 = std::time::Instant::now();
+    let trace = load(Path::new(&path), &ReadOptions::default()).expect("decode");
+    let t1 = std::time::Instant::now();
+    let a = analyze(&trace, &FrameOptions::default());
+    eprintln!(
+        "{} slices, {} counters, {} timeline, {} frames: load {:?}, analyze {:?}",
+        trace.slices.len(),
+        trace.counters.len(),
+        trace.frame_timeline.len(),
+        a.rows.len(),
+        t1 - t0,
+        t1.elapsed()
+    );
+}
