@@ -17,7 +17,11 @@ use crate::read::{self, ReadError, ReadOptions, Source};
 use crate::report::{self, info, ExportManager, Report, StdoutFormat};
 
 #[derive(Debug, Parser)]
-#[command(name = "fpsan", version, about = "Measure and explain Android UI smoothness from Perfetto traces")]
+#[command(
+    name = "fpsan",
+    version,
+    about = "Measure and explain Android UI smoothness from Perfetto traces"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -131,7 +135,10 @@ pub fn main() -> i32 {
             .map(|s| s.to_string())
             .or_else(|| p.payload().downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown panic".into());
-        let at = p.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+        let at = p
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
         eprintln!("fpsan: internal error: {}{at}; please report it", one_line(&msg));
     }));
     match std::panic::catch_unwind(|| run(cli)) {
@@ -156,7 +163,10 @@ fn one_line(s: &str) -> String {
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 /// Dispatch a parsed command line.
@@ -182,7 +192,9 @@ fn read_failure(e: ReadError) -> anyhow::Error {
 }
 
 fn read_options() -> ReadOptions {
-    ReadOptions { progress: std::io::stderr().is_terminal() }
+    ReadOptions {
+        progress: std::io::stderr().is_terminal(),
+    }
 }
 
 fn open(path: &Path) -> Result<(Source, Trace)> {
@@ -193,7 +205,9 @@ fn open(path: &Path) -> Result<(Source, Trace)> {
 
 fn print_stdout(bytes: &[u8]) -> Result<()> {
     let mut out = std::io::stdout().lock();
-    out.write_all(bytes).and_then(|_| out.flush()).context("cannot write to stdout")
+    out.write_all(bytes)
+        .and_then(|_| out.flush())
+        .context("cannot write to stdout")
 }
 
 fn warn(msg: &str) {
@@ -206,7 +220,10 @@ fn trace_warnings(trace: &Trace) -> Vec<String> {
     let loss = info::data_loss_items(&trace.meta.data_loss);
     if !loss.is_empty() {
         let items: Vec<String> = loss.iter().map(|(k, v)| format!("{k} {v}")).collect();
-        w.push(format!("the trace lost data ({}): frames near the gaps may be wrong", items.join(", ")));
+        w.push(format!(
+            "the trace lost data ({}): frames near the gaps may be wrong",
+            items.join(", ")
+        ));
     }
     w
 }
@@ -254,16 +271,30 @@ fn analyze(a: &AnalyzeArgs) -> Result<()> {
             "no frames in {path}: it has no Choreographer#doFrame slices; record with atrace categories gfx and view and the app in atrace_apps (`fpsan capture --app PKG`)"
         ));
     }
-    if !analysis.rows.iter().any(|r| filter.matches(r.process.as_deref(), r.pid)) {
+    if !analysis
+        .rows
+        .iter()
+        .any(|r| filter.matches(r.process.as_deref(), r.pid))
+    {
         let asked = match &filter {
             AppFilter::Package(p) => format!("app {p}"),
             AppFilter::Pid(p) => format!("pid {p}"),
             AppFilter::All => "any app".into(),
         };
-        return Err(anyhow!("no frames for {asked} in {path}; apps with frames: {}", apps_with_frames(&analysis.rows)));
+        return Err(anyhow!(
+            "no frames for {asked} in {path}; apps with frames: {}",
+            apps_with_frames(&analysis.rows)
+        ));
     }
     let frames_df = metrics::frames_table(&trace, &analysis, &filter)?;
-    let apps = metrics::summarize(&frames_df, &analysis.why, &MetricsOptions { category: a.category, ..Default::default() })?;
+    let apps = metrics::summarize(
+        &frames_df,
+        &analysis.why,
+        &MetricsOptions {
+            category: a.category,
+            ..Default::default()
+        },
+    )?;
     let warnings = trace_warnings(&trace);
     for w in &warnings {
         warn(w);
@@ -301,7 +332,9 @@ fn info_cmd(a: &InfoArgs) -> Result<()> {
 fn query_cmd(a: &QueryArgs) -> Result<()> {
     let sql = match (&a.sql, &a.file) {
         (Some(s), _) => s.clone(),
-        (None, Some(f)) => std::fs::read_to_string(f).with_context(|| format!("cannot read SQL file {}", f.display()))?,
+        (None, Some(f)) => {
+            std::fs::read_to_string(f).with_context(|| format!("cannot read SQL file {}", f.display()))?
+        }
         (None, None) => return Err(UsageError("give the SQL or --file FILE".into()).into()),
     };
     let (_, trace) = open(&a.trace)?;

@@ -20,7 +20,10 @@ pub fn frames_df(rows: &[&FrameRow], indices: &[usize], scenes: &[Option<String>
     }
     let s = |o: &Option<String>| o.clone();
     let columns = vec![
-        Column::new("frame_index".into(), indices.iter().map(|&i| i as i64).collect::<Vec<i64>>()),
+        Column::new(
+            "frame_index".into(),
+            indices.iter().map(|&i| i as i64).collect::<Vec<i64>>(),
+        ),
         col!("process", |r| s(&r.process)),
         col!("pid", |r| r.pid),
         col!("tid", |r| r.tid),

@@ -56,6 +56,9 @@ impl Exporter for JsonExporter {
     fn export(&self, report: &Report) -> Result<Vec<Artifact>, ReportError> {
         let mut bytes = serde_json::to_vec_pretty(&document(report, self.include_frames)?)?;
         bytes.push(b'\n');
-        Ok(vec![Artifact { file_name: self.file_name.into(), bytes }])
+        Ok(vec![Artifact {
+            file_name: self.file_name.into(),
+            bytes,
+        }])
     }
 }
