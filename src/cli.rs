@@ -214,18 +214,10 @@ fn warn(msg: &str) {
     eprintln!("fpsan: warning: {}", one_line(msg));
 }
 
-/// The warnings shown with an analysis: the reader's, then data loss.
+/// The warnings shown with an analysis: the reader's (data loss is also in
+/// `trace.data_loss` and on the terminal report's first lines).
 fn trace_warnings(trace: &Trace) -> Vec<String> {
-    let mut w = trace.meta.warnings.clone();
-    let loss = info::data_loss_items(&trace.meta.data_loss);
-    if !loss.is_empty() {
-        let items: Vec<String> = loss.iter().map(|(k, v)| format!("{k} {v}")).collect();
-        w.push(format!(
-            "the trace lost data ({}): frames near the gaps may be wrong",
-            items.join(", ")
-        ));
-    }
-    w
+    trace.meta.warnings.clone()
 }
 
 /// "a (pid 1, 30 frames), b (pid 2, 4 frames)" for the apps that have frames.

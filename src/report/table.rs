@@ -269,6 +269,11 @@ pub fn render(report: &Report) -> String {
         report.span_ns as f64 / 1e9,
         m.packets
     );
+    let loss = super::info::data_loss_items(&m.data_loss);
+    if !loss.is_empty() {
+        let items: Vec<String> = loss.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        let _ = writeln!(out, "data loss {} (frames near the gaps may be wrong)", items.join(", "));
+    }
     if report.apps.is_empty() {
         out.push_str("no frames\n");
         return out;
