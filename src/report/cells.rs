@@ -112,19 +112,51 @@ pub fn table_cells(df: &DataFrame) -> PolarsResult<Vec<(String, Kind, Vec<Cell>)
         .collect()
 }
 
+/// A table's rows, serialised as a JSON array of objects whose keys keep the
+/// column order (serde_json's `Value` would sort them).
+pub struct JsonRows {
+    cols: Vec<(String, Kind, Vec<Cell>)>,
+    height: usize,
+}
+
+struct JsonRow<'a> {
+    rows: &'a JsonRows,
+    index: usize,
+}
+
+impl serde::Serialize for Cell {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Cell::Null => s.serialize_none(),
+            Cell::Int(v) => s.serialize_i64(*v),
+            Cell::Float(v) if v.is_finite() => s.serialize_f64(*v),
+            Cell::Float(_) => s.serialize_none(),
+            Cell::Bool(v) => s.serialize_bool(*v),
+            Cell::Str(v) => s.serialize_str(v),
+        }
+    }
+}
+
+impl serde::Serialize for JsonRow<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(self.rows.cols.len()))?;
+        for (name, _, cells) in &self.rows.cols {
+            m.serialize_entry(name, &cells[self.index])?;
+        }
+        m.end()
+    }
+}
+
+impl serde::Serialize for JsonRows {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq((0..self.height).map(|index| JsonRow { rows: self, index }))
+    }
+}
+
 /// `df` as a JSON array of row objects (column order kept).
-pub fn json_rows(df: &DataFrame) -> PolarsResult<serde_json::Value> {
-    let cols = table_cells(df)?;
-    let rows = (0..df.height())
-        .map(|i| {
-            let mut m = serde_json::Map::new();
-            for (name, _, cells) in &cols {
-                m.insert(name.clone(), cells[i].json());
-            }
-            serde_json::Value::Object(m)
-        })
-        .collect();
-    Ok(serde_json::Value::Array(rows))
+pub fn json_rows(df: &DataFrame) -> PolarsResult<JsonRows> {
+    Ok(JsonRows { cols: table_cells(df)?, height: df.height() })
 }
 
 /// `df` as CSV with a header row; null is an empty field.
@@ -234,7 +266,12 @@ mod tests {
 
     #[test]
     fn json_rows_keep_types() {
-        let v = json_rows(&df()).unwrap();
+        let rows = json_rows(&df()).unwrap();
+        assert_eq!(
+            serde_json::to_string(&rows).unwrap(),
+            r#"[{"a":1,"b":"x,y","c":true,"d":1.5,"e":7},{"a":null,"b":"z","c":null,"d":2.0,"e":8}]"#
+        );
+        let v = serde_json::to_value(&rows).unwrap();
         assert_eq!(
             v,
             serde_json::json!([
