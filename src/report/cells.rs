@@ -156,7 +156,10 @@ impl serde::Serialize for JsonRows {
 
 /// `df` as a JSON array of row objects (column order kept).
 pub fn json_rows(df: &DataFrame) -> PolarsResult<JsonRows> {
-    Ok(JsonRows { cols: table_cells(df)?, height: df.height() })
+    Ok(JsonRows {
+        cols: table_cells(df)?,
+        height: df.height(),
+    })
 }
 
 /// `df` as CSV with a header row; null is an empty field.

@@ -53,7 +53,11 @@ pub fn document<'a>(report: &Report<'a>, include_frames: bool) -> Result<Documen
         trace: trace_json(report),
         apps: report.apps,
         quality: report.quality,
-        frames: if include_frames { Some(cells::json_rows(report.frames)?) } else { None },
+        frames: if include_frames {
+            Some(cells::json_rows(report.frames)?)
+        } else {
+            None
+        },
         warnings: report.warnings,
     })
 }

@@ -272,7 +272,11 @@ pub fn render(report: &Report) -> String {
     let loss = super::info::data_loss_items(&m.data_loss);
     if !loss.is_empty() {
         let items: Vec<String> = loss.iter().map(|(k, v)| format!("{k} {v}")).collect();
-        let _ = writeln!(out, "data loss {} (frames near the gaps may be wrong)", items.join(", "));
+        let _ = writeln!(
+            out,
+            "data loss {} (frames near the gaps may be wrong)",
+            items.join(", ")
+        );
     }
     if report.apps.is_empty() {
         out.push_str("no frames\n");

@@ -411,3 +411,23 @@ fn query_tables_and_formats() {
     assert_eq!(out.status.code(), Some(2));
     assert_one_line(&out.stderr);
 }
+
+#[test]
+fn long_package_matches_its_kernel_comm() {
+    // The lynx trace names the app only by its comm "m.lynx.explorer" (the last
+    // 15 characters of com.lynx.explorer).
+    let Some(t) = real_trace("real-pixel8-lynx_vital_timestamp.pftrace") else {
+        return;
+    };
+    let out = fpsan()
+        .arg("analyze")
+        .arg(&t)
+        .args(["--app", "com.lynx.explorer", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let apps = doc["apps"].as_array().unwrap();
+    assert_eq!(apps.len(), 1);
+    assert_eq!(apps[0]["process"], "m.lynx.explorer");
+}
