@@ -147,7 +147,7 @@ pub fn main() -> i32 {
             if is_broken_pipe(&e) {
                 return 0;
             }
-            eprintln!("fpsan: {}", one_line(&format!("{e:#}")));
+            eprintln!("fpsan: {}", error_line(&e));
             if e.downcast_ref::<UsageError>().is_some() {
                 2
             } else {
@@ -156,6 +156,22 @@ pub fn main() -> i32 {
         }
         Err(_) => 1,
     }
+}
+
+/// The error and its causes on one line, each cause once (typed errors often
+/// already show their source in their own message).
+fn error_line(e: &anyhow::Error) -> String {
+    let mut msg = String::new();
+    for cause in e.chain() {
+        let text = one_line(&cause.to_string());
+        if !msg.contains(&text) {
+            if !msg.is_empty() {
+                msg.push_str(": ");
+            }
+            msg.push_str(&text);
+        }
+    }
+    msg
 }
 
 fn one_line(s: &str) -> String {
@@ -356,4 +372,47 @@ fn query_cmd(a: &QueryArgs) -> Result<()> {
         }
     };
     print_stdout(&bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_line_shows_each_cause_once() {
+        let io = std::io::Error::new(std::io::ErrorKind::AlreadyExists, "File exists");
+        let e: anyhow::Error = crate::report::ReportError::OutDir {
+            path: PathBuf::from("/tmp/x"),
+            source: io,
+        }
+        .into();
+        assert_eq!(error_line(&e), "cannot create output directory /tmp/x: File exists");
+        let e = anyhow!("outer\nsecond line").context("ctx");
+        assert_eq!(error_line(&e), "ctx: outer second line");
+    }
+
+    #[test]
+    fn command_line_parses() {
+        let c = Cli::try_parse_from(["fpsan", "analyze", "t.pftrace", "--app", "com.a", "--format", "json"]).unwrap();
+        match c.command {
+            Command::Analyze(a) => {
+                assert_eq!(a.app.as_deref(), Some("com.a"));
+                assert_eq!(a.format, StdoutFormat::Json);
+                assert_eq!(a.category, Category::Normal);
+                assert_eq!(a.blocker_ms, 8.0);
+            }
+            _ => panic!("not analyze"),
+        }
+        let e = Cli::try_parse_from(["fpsan", "analyze", "t", "--refresh-hz", "-5"]).unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        let c = Cli::try_parse_from(["fpsan", "query", "t", "--file", "q.sql", "--format", "csv"]).unwrap();
+        assert!(matches!(
+            c.command,
+            Command::Query(QueryArgs {
+                format: QueryFormat::Csv,
+                ..
+            })
+        ));
+        assert!(Cli::try_parse_from(["fpsan", "query", "t", "SELECT 1", "--file", "q.sql"]).is_err());
+    }
 }
