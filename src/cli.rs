@@ -36,8 +36,8 @@ pub enum Command {
     /// Run Polars SQL over the trace's tables (slice, counter, thread, process,
     /// frame_timeline, frames, apps).
     Query(QueryArgs),
-    // `capture` (src/capture) and `compare` are wired here by the lead:
-    // add the variants and their arms in `run`.
+    /// Record a trace of an app on a device over adb (`--analyze` analyses it).
+    Capture(crate::capture::CaptureArgs),
 }
 
 #[derive(Debug, Args)]
@@ -191,7 +191,27 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Analyze(a) => analyze(&a),
         Command::Info(a) => info_cmd(&a),
         Command::Query(a) => query_cmd(&a),
+        Command::Capture(a) => capture_cmd(&a),
     }
+}
+
+/// `capture` prints the pulled trace's path itself; `--analyze` then runs
+/// `analyze` on it for the captured app.
+fn capture_cmd(a: &crate::capture::CaptureArgs) -> Result<()> {
+    let Some(outcome) = crate::capture::run(a)? else { return Ok(()) };
+    if !outcome.analyze {
+        return Ok(());
+    }
+    analyze(&AnalyzeArgs {
+        trace: outcome.path,
+        app: Some(outcome.app),
+        pid: None,
+        out: None,
+        format: StdoutFormat::Table,
+        refresh_hz: None,
+        category: Category::Normal,
+        blocker_ms: 8.0,
+    })
 }
 
 /// The reader's error with what to do about it, as one line.
