@@ -331,9 +331,11 @@ fn choreographer_perfetto_and_timeline_vocabularies() {
     for (r, s) in rows.iter_mut().zip([29, 30, 45, 0]) {
         r.skipped_frames = s;
     }
-    for (r, j) in rows.iter_mut().zip([Some(true), Some(false), None, Some(true)]) {
+    // Perfetto's per-frame metrics exist where an overrun does; its was_* flags
+    // are true or NULL, never false (`iif(cond, 1, NULL)`).
+    for (r, (j, overrun)) in rows.iter_mut().zip([(Some(true), Some(5)), (None, Some(-2)), (None, None), (Some(true), Some(9))]) {
         r.was_jank = j;
-        r.was_big_jank = j.map(|_| false);
+        r.overrun_ns = overrun;
     }
     rows[0].was_huge_jank = Some(true);
     for (r, t) in rows.iter_mut().zip([
