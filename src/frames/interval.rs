@@ -10,6 +10,8 @@ pub const STANDARD_HZ: [f64; 12] = [24.0, 30.0, 48.0, 50.0, 60.0, 72.0, 90.0, 96
 /// same vsync seen twice (or > 250 Hz); above it, an idle gap.
 pub const MIN_DELTA: i64 = 4_000_000;
 pub const MAX_DELTA: i64 = 50_000_000;
+/// Series at least this noisy (relative) are doFrame starts, not vsync times.
+pub const NOISY: f64 = 0.05;
 /// Deltas each side of a sample used for its estimate.
 const WINDOW: usize = 6;
 
@@ -42,6 +44,16 @@ pub fn snap(p: i64, tol: f64) -> i64 {
 /// period up to noise, and the median of the deltas near it removes the noise.
 fn unit_median(deltas: &[Option<i64>], tol: f64) -> Option<i64> {
     let mut v: Vec<i64> = deltas.iter().flatten().copied().collect();
+    if tol >= NOISY {
+        // doFrame starts jitter by a good part of a period (a late frame then an
+        // on-time one are closer than I), so the smallest delta is no anchor;
+        // the median of the deltas near the median is one period while most
+        // frames are consecutive, which is when this series is used at all.
+        v.sort_unstable();
+        let med = *v.get(v.len() / 2)?;
+        v.retain(|&d| (d - med).abs() * 4 <= med);
+        return Some(snap(v[v.len() / 2], tol));
+    }
     let m = *v.iter().min()?;
     // 1.15: tighter than the closest common pair of rates (120/144 = 1.2,
     // 90/120 = 1.33), looser than doFrame start noise (±1 ms at 60 Hz).
@@ -164,6 +176,17 @@ mod tests {
         let ts: Vec<i64> = grid(0, 1e9 / 60.0, 30).into_iter().enumerate().filter(|(k, _)| k % 3 != 2).map(|x| x.1).collect();
         let s = PeriodSeries::new(ts, 0.01);
         assert!(s.period.iter().all(|p| *p == Some(P60)));
+    }
+
+    #[test]
+    fn noisy_do_frame_starts_keep_the_period() {
+        // 60 Hz frames whose starts jitter by up to 3 ms (a late start then an
+        // on-time one is 13.7 ms apart): the smallest delta (13.7 ms) would say
+        // 72 Hz; the median-based estimate for noisy series says 60.
+        let jitter = [0, 3_000_000, 0, 2_000_000, 0, 3_000_000, 1_000_000, 0, 3_000_000, 0, 2_000_000, 0];
+        let ts: Vec<i64> = jitter.iter().enumerate().map(|(k, j)| k as i64 * P60 + j).collect();
+        let s = PeriodSeries::new(ts, 0.08);
+        assert!(s.period.iter().all(|&p| p == Some(P60)), "{:?}", s.period);
     }
 
     #[test]
