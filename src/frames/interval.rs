@@ -45,14 +45,16 @@ pub fn snap(p: i64, tol: f64) -> i64 {
 fn unit_median(deltas: &[Option<i64>], tol: f64) -> Option<i64> {
     let mut v: Vec<i64> = deltas.iter().flatten().copied().collect();
     if tol >= NOISY {
-        // doFrame starts jitter by a good part of a period (a late frame then an
-        // on-time one are closer than I), so the smallest delta is no anchor;
-        // the median of the deltas near the median is one period while most
-        // frames are consecutive, which is when this series is used at all.
+        // doFrame starts jitter by a good part of a period (a late start then an
+        // on-time one are closer than I), so the smallest delta is no anchor.
+        // Jitter cancels in a sum of consecutive deltas, so their mean is one
+        // period, once deltas spanning skipped vsyncs (> 1.5 × the median) are
+        // left out.
         v.sort_unstable();
         let med = *v.get(v.len() / 2)?;
-        v.retain(|&d| (d - med).abs() * 4 <= med);
-        return Some(snap(v[v.len() / 2], tol));
+        v.retain(|&d| d * 2 <= med * 3);
+        let mean = v.iter().sum::<i64>() / v.len() as i64;
+        return Some(snap(mean, tol));
     }
     let m = *v.iter().min()?;
     // 1.15: tighter than the closest common pair of rates (120/144 = 1.2,
