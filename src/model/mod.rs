@@ -145,6 +145,11 @@ pub struct TimelineSlice {
     pub prediction_type: Option<Name>,
     /// Actual frames only: `"None"`, `"Partial"`, `"Full"`, `"Unknown"`.
     pub jank_severity_type: Option<Name>,
+    /// Actual frames only: trace_processor's summary of the jank type:
+    /// `"Self Jank"`, `"Other Jank"`, `"Dropped Frame"`, `"Buffer Stuffing"`,
+    /// `"SurfaceFlinger Stuffing"`, `"Non-perceivable Jank"`, `"No Jank"` or
+    /// `"Unspecified"` (see `model::build::jank_tag`).
+    pub jank_tag: Option<Name>,
 }
 
 /// A scheduler event kept for the threads the analysis asked about (see
