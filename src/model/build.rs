@@ -48,6 +48,11 @@ impl Identity {
         if let Some(&u) = self.tid_map.get(&tid) {
             return u;
         }
+        self.new_thread(tid)
+    }
+
+    /// A new thread for `tid`, which from now on resolves to it.
+    fn new_thread(&mut self, tid: i32) -> Utid {
         let utid = self.threads.len() as Utid;
         self.threads.push(Thread { utid, tid, ..Default::default() });
         self.thread_name_rank.push((NamePriority::Ftrace, i64::MIN));
@@ -59,10 +64,15 @@ impl Identity {
         utid
     }
 
-    /// `tid` runs in process `pid` (trace_processor's UpdateThread).
+    /// `tid` runs in process `pid` (trace_processor's UpdateThread): a tid
+    /// already known in another process was reused by the kernel, so it is a
+    /// new thread (the old one keeps its slices and name).
     fn thread_in(&mut self, tid: i32, pid: i32) -> Utid {
         let upid = self.process(pid);
-        let utid = self.thread(tid);
+        let mut utid = self.thread(tid);
+        if self.threads[utid as usize].upid.is_some_and(|u| u != upid) {
+            utid = self.new_thread(tid);
+        }
         self.threads[utid as usize].upid = Some(upid);
         utid
     }
