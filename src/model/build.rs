@@ -114,6 +114,7 @@ impl Identity {
 struct Tracks {
     tracks: Vec<Track>,
     map: HashMap<(TrackKind, Option<Name>), TrackId>,
+    unmerged: HashMap<u64, TrackId>,
 }
 
 impl Tracks {
@@ -129,6 +130,17 @@ impl Tracks {
     }
     fn thread(&mut self, utid: Utid) -> TrackId {
         self.get(TrackKind::Thread { utid }, None)
+    }
+    /// A track of its own for a track descriptor that asked not to be merged
+    /// with the system (atrace) track of its thread.
+    fn unmerged(&mut self, uuid: u64, kind: TrackKind, name: Option<Name>) -> TrackId {
+        if let Some(&id) = self.unmerged.get(&uuid) {
+            return id;
+        }
+        let id = self.tracks.len() as TrackId;
+        self.tracks.push(Track { id, name, kind });
+        self.unmerged.insert(uuid, id);
+        id
     }
 }
 
@@ -578,7 +590,12 @@ pub fn build(batches: Vec<Batch>, mut meta: TraceMeta) -> Trace {
             match (owner_thread, owner_pid) {
                 (Some((pid, tid)), _) => {
                     let utid = id.thread_in(tid, pid);
-                    tracks.thread(utid)
+                    match te.track_uuid {
+                        Some(uuid) if desc.disallow_merging_with_system_tracks == Some(true) => {
+                            tracks.unmerged(uuid, TrackKind::Thread { utid }, desc_name)
+                        }
+                        _ => tracks.thread(utid),
+                    }
                 }
                 (None, Some(pid)) => {
                     let upid = id.process(pid);
