@@ -732,8 +732,9 @@ pub fn build(batches: Vec<Batch>, mut meta: TraceMeta) -> Trace {
         ));
     }
     for s in &frame_timeline {
+        let end = if s.dur >= 0 { s.ts + s.dur } else { s.ts };
         meta.first_ts = Some(meta.first_ts.map_or(s.ts, |m| m.min(s.ts)));
-        meta.last_ts = Some(meta.last_ts.map_or(s.ts, |m| m.max(s.ts)));
+        meta.last_ts = Some(meta.last_ts.map_or(end, |m| m.max(end)));
     }
 
     id.finish();
