@@ -375,7 +375,10 @@ pub fn build(batches: Vec<Batch>, mut meta: TraceMeta) -> Trace {
                 }
                 TailBody::TraceStats(ts) => {
                     let dl = &mut meta.data_loss;
-                    dl.chunks_discarded = ts.chunks_discarded.unwrap_or(0);
+                    // Only the per-buffer count (FillPolicy DISCARD) is lost data; the
+                    // top-level chunks_discarded counts commits the service refused
+                    // (e.g. a wrong buffer id) and is informational in trace_processor.
+                    dl.chunks_discarded = ts.buffer_stats.iter().map(|b| b.chunks_discarded.unwrap_or(0)).sum();
                     dl.patches_discarded = ts.patches_discarded.unwrap_or(0);
                     dl.trace_buffer_overruns = ts.buffer_stats.iter().map(|b| b.chunks_overwritten.unwrap_or(0)).sum();
                 }

@@ -217,7 +217,9 @@ pub struct DataLoss {
     /// From ftrace_stats / trace_stats, when present.
     pub ftrace_overrun: u64,
     pub trace_buffer_overruns: u64,
+    /// Chunks a full DISCARD-policy buffer dropped (trace_stats buffer_stats).
     pub chunks_discarded: u64,
+    /// Patches the service refused (informational, as in trace_processor).
     pub patches_discarded: u64,
     /// Bytes at the end of the file that did not form a whole packet.
     pub truncated_bytes: u64,
