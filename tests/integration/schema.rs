@@ -576,8 +576,9 @@ fn build_trace() -> PbTrace {
         let ts = TraceStats {
             buffer_stats: vec![
                 BufferStats { chunks_overwritten: Some(3), ..Default::default() },
-                BufferStats { chunks_overwritten: Some(2), ..Default::default() },
+                BufferStats { chunks_overwritten: Some(2), chunks_discarded: Some(6), ..Default::default() },
             ],
+            // Refused commits (informational): not data loss.
             chunks_discarded: Some(4),
             patches_discarded: Some(1),
             ..Default::default()
@@ -829,7 +830,7 @@ fn trace_facts_data_loss_and_statistics() {
     assert_eq!(d.ftrace_lost_event_bundles, 1);
     assert_eq!(d.ftrace_overrun, 30, "END_OF_TRACE totals win over START_OF_TRACE");
     assert_eq!(d.trace_buffer_overruns, 5);
-    assert_eq!((d.chunks_discarded, d.patches_discarded), (4, 1));
+    assert_eq!((d.chunks_discarded, d.patches_discarded), (6, 1), "per-buffer DISCARD losses, not refused commits");
     assert_eq!(d.truncated_bytes, 0);
     assert_eq!(d.unmatched_ends, 0);
     assert_eq!(d.events_before_start, 1);
