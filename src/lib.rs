@@ -7,11 +7,15 @@
 //! charts, HTML). `cli` wires the commands to it.
 
 pub mod capture;
+#[cfg(feature = "analysis")]
 pub mod cli;
 pub mod frames;
+#[cfg(feature = "analysis")]
 pub mod metrics;
 pub mod model;
+#[cfg(feature = "analysis")]
 pub mod query;
 pub mod read;
+#[cfg(feature = "analysis")]
 pub mod report;
 pub mod tracegen;

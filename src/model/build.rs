@@ -260,6 +260,8 @@ pub fn build(batches: Vec<Batch>, mut meta: TraceMeta) -> Trace {
     let mut tracing_started: Option<(i64, u32, u32)> = None;
     let mut trace_clock = BOOTTIME;
     let mut undated_track_events = 0u64;
+    // Every dated packet counts toward the trace's bounds, as in trace_processor.
+    let mut packet_times: Vec<(i64, u32, u32)> = Vec::new();
     for b in &batches {
         for p in &b.tail {
             let st = seqs.entry(p.seq).or_default();
@@ -299,6 +301,9 @@ pub fn build(batches: Vec<Batch>, mut meta: TraceMeta) -> Trace {
                     raw
                 }
             });
+            if let Some(t) = ts {
+                packet_times.push((t, clock, p.seq));
+            }
             match &p.body {
                 TailBody::ClockSnapshot(cs) => {
                     add_source("clock_snapshot", &mut sources);
@@ -493,6 +498,12 @@ pub fn build(batches: Vec<Batch>, mut meta: TraceMeta) -> Trace {
         }
     }
     let crop = first_bundle.values().filter_map(|v| v.1).max();
+    for (t, c, s) in packet_times {
+        if let Some(ts) = convert(c, s, t) {
+            meta.first_ts = Some(meta.first_ts.map_or(ts, |m| m.min(ts)));
+            meta.last_ts = Some(meta.last_ts.map_or(ts, |m| m.max(ts)));
+        }
+    }
     let started = tracing_started.and_then(|(t, c, s)| convert(c, s, t as i64));
     meta.tracing_started_ts = started;
     let valid_from = match (crop, started) {

@@ -16,6 +16,7 @@ use super::timeline;
 use super::wire::{Fields, Value};
 use super::ftrace;
 
+pub const COMM_CACHE: usize = 4096;
 /// Target size of one parallel batch.
 const BATCH_BYTES: usize = 4 << 20;
 /// One in-stream compressed batch never inflates past this (Perfetto writes
@@ -25,24 +26,42 @@ pub const MAX_INFLATED_PACKET: u64 = 256 << 20;
 /// a little nesting is tolerated, deeper is treated as hostile.
 const MAX_NESTING: u32 = 4;
 
+/// Batches decoded together before the mapped pages behind them are released.
+const WINDOW_BATCHES: usize = 16;
+
 /// Decode all packets of `data` in parallel. Returns batches in file order.
-pub fn decode_all(data: &[u8], framing: &framing::Framing, on_progress: &(dyn Fn(u64) + Sync)) -> Vec<Batch> {
+/// `done_before(offset)` is called as the decode moves past each window, so
+/// the caller can drop the mapped pages before it from the resident set.
+pub fn decode_all(
+    data: &[u8],
+    framing: &framing::Framing,
+    on_progress: &(dyn Fn(u64) + Sync),
+    done_before: &dyn Fn(usize),
+) -> Vec<Batch> {
     let chunks = batch_ranges(&framing.packets);
-    chunks
-        .par_iter()
-        .enumerate()
-        .map(|(i, range)| {
-            let packets = &framing.packets[range.clone()];
-            let mut ctx = Ctx::new(i as u64);
-            for &(s, e) in packets {
-                ctx.packet(&data[s..e], 0);
-            }
-            if let (Some(first), Some(last)) = (packets.first(), packets.last()) {
-                on_progress((last.1 - first.0) as u64);
-            }
-            ctx.batch
-        })
-        .collect()
+    let mut out = Vec::with_capacity(chunks.len());
+    for (w, window) in chunks.chunks(WINDOW_BATCHES).enumerate() {
+        let decoded: Vec<Batch> = window
+            .par_iter()
+            .enumerate()
+            .map(|(i, range)| {
+                let packets = &framing.packets[range.clone()];
+                let mut ctx = Ctx::new((w * WINDOW_BATCHES + i) as u64);
+                for &(s, e) in packets {
+                    ctx.packet(&data[s..e], 0);
+                }
+                if let (Some(first), Some(last)) = (packets.first(), packets.last()) {
+                    on_progress((last.1 - first.0) as u64);
+                }
+                ctx.batch
+            })
+            .collect();
+        out.extend(decoded);
+        if let Some(end) = window.last().and_then(|r| framing.packets.get(r.end - 1)) {
+            done_before(end.1);
+        }
+    }
+    out
 }
 
 fn batch_ranges(packets: &[(usize, usize)]) -> Vec<std::ops::Range<usize>> {
@@ -68,11 +87,16 @@ pub struct Ctx {
     pub batch: Batch,
     pub interner: Interner,
     next_order: u64,
+    /// Direct-mapped cache of tids whose comm this batch already recorded. A
+    /// comm only changes through task_rename (handled separately), so once is
+    /// enough; a collision merely repeats the (idempotent) recording. This
+    /// keeps the per-event cost of sched data to one array probe.
+    pub comm_seen: Box<[i32; COMM_CACHE]>,
 }
 
 impl Ctx {
     pub fn new(batch_index: u64) -> Ctx {
-        Ctx { batch: Batch::default(), interner: Interner::default(), next_order: batch_index << 40 }
+        Ctx { batch: Batch::default(), interner: Interner::default(), next_order: batch_index << 40, comm_seen: Box::new([0; COMM_CACHE]) }
     }
 
     #[inline]

@@ -16,9 +16,23 @@ pub struct Framing {
 
 /// Frame the packets of a serialized `Trace`.
 pub fn frame(buf: &[u8]) -> Framing {
+    frame_releasing(buf, &|_| {})
+}
+
+/// Bytes scanned between calls to `done_before` (see [`frame_releasing`]).
+const RELEASE_EVERY: usize = 64 << 20;
+
+/// [`frame`], calling `done_before(offset)` every 64 MB so a memory-mapped
+/// caller can drop the pages already scanned from its resident set.
+pub fn frame_releasing(buf: &[u8], done_before: &dyn Fn(usize)) -> Framing {
     let mut out = Framing { packets: Vec::with_capacity(buf.len() / 512), ..Default::default() };
     let mut pos = 0usize;
+    let mut next_release = RELEASE_EVERY;
     while pos < buf.len() {
+        if pos >= next_release {
+            done_before(pos);
+            next_release = pos + RELEASE_EVERY;
+        }
         let start = pos;
         let stop = |out: &mut Framing, why: String| {
             out.trailing_bytes = buf.len() - start;

@@ -69,10 +69,12 @@ pub fn bundle(ctx: &mut Ctx, b: &[u8]) {
     let order = ctx.order();
     let mut first_event_ts = None;
     if h.has_events {
-        for f in Fields::new(b) {
-            let Ok((2, Value::Bytes(e))) = f else { continue };
-            if let Some(ts) = event(ctx, e) {
-                first_event_ts.get_or_insert(ts);
+        let mut fields = Fields::new(b);
+        while let Some(Ok((num, v))) = fields.next() {
+            if let (2, Value::Bytes(e)) = (num, v) {
+                if let Some(ts) = event(ctx, e) {
+                    first_event_ts.get_or_insert(ts);
+                }
             }
         }
     }
@@ -120,26 +122,26 @@ fn event(ctx: &mut Ctx, e: &[u8]) -> Option<i64> {
         }
         ev::SCHED_SWITCH => {
             ctx.batch.sched_events += 1;
-            let (mut prev_pid, mut next_pid, mut prev_comm, mut next_comm) = (0, 0, &[][..], &[][..]);
-            for f in Fields::new(p).flatten() {
-                match f {
-                    (1, v) => prev_comm = v.bytes(),
-                    (2, v) => prev_pid = v.as_i32(),
-                    (5, v) => next_comm = v.bytes(),
-                    (6, v) => next_pid = v.as_i32(),
+            // Only the incoming thread's comm: the outgoing one came in earlier.
+            let (mut next_pid, mut next_comm) = (0, &[][..]);
+            let mut fields = Fields::new(p);
+            while let Some(Ok((num, v))) = fields.next() {
+                match num {
+                    5 => next_comm = v.bytes(),
+                    6 => next_pid = v.as_i32(),
                     _ => {}
                 }
             }
-            comm(ctx, ts, prev_pid, prev_comm);
             comm(ctx, ts, next_pid, next_comm);
         }
         ev::SCHED_WAKING | ev::SCHED_WAKEUP | ev::SCHED_WAKEUP_NEW => {
             ctx.batch.sched_events += 1;
             let (mut wpid, mut wcomm) = (0, &[][..]);
-            for f in Fields::new(p).flatten() {
-                match f {
-                    (1, v) => wcomm = v.bytes(),
-                    (2, v) => wpid = v.as_i32(),
+            let mut fields = Fields::new(p);
+            while let Some(Ok((num, v))) = fields.next() {
+                match num {
+                    1 => wcomm = v.bytes(),
+                    2 => wpid = v.as_i32(),
                     _ => {}
                 }
             }
@@ -288,6 +290,11 @@ fn comm(ctx: &mut Ctx, ts: i64, tid: i32, name: &[u8]) {
     if tid <= 0 || name.is_empty() {
         return;
     }
+    let slot = &mut ctx.comm_seen[tid as usize % super::decode::COMM_CACHE];
+    if *slot == tid {
+        return;
+    }
+    *slot = tid;
     match ctx.batch.comms.get_mut(&tid) {
         Some(c) if ts >= c.ts => {
             if c.name.as_bytes() != name {

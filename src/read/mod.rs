@@ -57,7 +57,7 @@ pub fn decode(source: &Source, opts: &ReadOptions) -> Result<Trace, ReadError> {
     let batches = if source.container == Container::SystraceText {
         vec![systrace::decode(data)]
     } else {
-        let framing = framing::frame(data);
+        let framing = framing::frame_releasing(data, &|offset| source.release_before(offset));
         if framing.packets.is_empty() {
             let why = framing.stop_reason.unwrap_or_else(|| "it contains no packets".to_string());
             return Err(ReadError::NotATrace { path: source.path.clone(), why });
@@ -71,11 +71,16 @@ pub fn decode(source: &Source, opts: &ReadOptions) -> Result<Trace, ReadError> {
             ));
         }
         let bar = progress_bar(opts.progress, data.len() as u64);
-        let batches = decode::decode_all(data, &framing, &|n| {
-            if let Some(b) = &bar {
-                b.inc(n)
-            }
-        });
+        let batches = decode::decode_all(
+            data,
+            &framing,
+            &|n| {
+                if let Some(b) = &bar {
+                    b.inc(n)
+                }
+            },
+            &|offset| source.release_before(offset),
+        );
         if let Some(b) = bar {
             b.finish_and_clear();
         }

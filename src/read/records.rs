@@ -4,6 +4,8 @@
 
 use std::collections::HashMap;
 
+use rustc_hash::FxHashMap;
+
 use crate::model::Name;
 
 use super::slim;
@@ -127,7 +129,7 @@ pub struct Batch {
     pub tail: Vec<TailPacket>,
     pub bundles: Vec<BundleInfo>,
     /// Newest kernel comm per tid in this batch.
-    pub comms: HashMap<i32, CommRec>,
+    pub comms: FxHashMap<i32, CommRec>,
     /// tid → tgid learned from task_newtask (CLONE_THREAD) is not reliable;
     /// only comm changes are kept. Renames override sched comms.
     pub renames: Vec<(i64, u64, i32, Name)>,
