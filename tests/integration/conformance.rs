@@ -18,6 +18,8 @@ use crate::util::shared_dir;
 
 /// One output row, each cell printed the way trace_processor prints it.
 type Row = Vec<String>;
+/// A case's mapping: the rows fpsan computes for its query.
+type Compute = fn(&Case) -> Result<Vec<Row>, String>;
 
 const NULL: &str = "[NULL]";
 
@@ -400,7 +402,8 @@ enum Outcome {
 }
 
 fn run_case(case: &Case) -> Outcome {
-    let (compute, keep, note): (fn(&Case) -> Result<Vec<Row>, String>, Option<fn(&Row) -> bool>, Option<&str>) =
+    type Keep = Option<fn(&Row) -> bool>;
+    let (compute, keep, note): (Compute, Keep, Option<&str>) =
         match mapping(&case.name) {
             Mapping::Skip(why) => return Outcome::Skip(why.to_string()),
             Mapping::Rows(f) => (f, None, None),
@@ -411,7 +414,7 @@ fn run_case(case: &Case) -> Outcome {
         Err(e) => return Outcome::Fail(format!("cannot read the expected output: {e}")),
     };
     if let Some(keep) = keep {
-        expected.retain(|r| keep(r));
+        expected.retain(keep);
     }
     let got = match compute(case) {
         Ok(rows) => rows,

@@ -694,7 +694,8 @@ fn counters_from_atrace_kernel_marks_and_track_events() {
 #[test]
 fn processes_and_threads_with_names_by_priority() {
     let (t, _) = decoded();
-    let mut procs: Vec<(i32, Option<String>, Option<String>, Option<i32>, Option<i32>)> = t
+    type ProcRow = (i32, Option<String>, Option<String>, Option<i32>, Option<i32>);
+    let mut procs: Vec<ProcRow> = t
         .processes
         .iter()
         .map(|p| (p.pid, p.name.as_deref().map(String::from), p.cmdline.as_deref().map(String::from), p.parent_pid, p.uid))
