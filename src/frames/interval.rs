@@ -89,6 +89,14 @@ impl PeriodSeries {
             .collect();
         let mut period = Vec::with_capacity(n);
         for i in 0..n {
+            if tol >= NOISY {
+                // One window each side together: a single jittered delta at the
+                // series' edge says little, and doFrame-start series are not
+                // used to locate rate switches precisely.
+                let lo = (i + 1).saturating_sub(WINDOW);
+                period.push(unit_median(&d[lo..(i + 1 + WINDOW).min(n)], tol));
+                continue;
+            }
             // Deltas ending at samples i-W+1..=i (left) and i+1..=i+W (right).
             let left = unit_median(&d[(i + 1).saturating_sub(WINDOW)..=i], tol);
             let right = if i + 1 < n { unit_median(&d[i + 1..(i + 1 + WINDOW).min(n)], tol) } else { None };
