@@ -17,7 +17,11 @@ use crate::read::{self, ReadError, ReadOptions, Source};
 use crate::report::{self, info, ExportManager, Report, StdoutFormat};
 
 #[derive(Debug, Parser)]
-#[command(name = "fpsan", version, about = "Measure and explain Android UI smoothness from Perfetto traces")]
+#[command(
+    name = "fpsan",
+    version,
+    about = "Measure and explain Android UI smoothness from Perfetto traces"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -32,8 +36,8 @@ pub enum Command {
     /// Run Polars SQL over the trace's tables (slice, counter, thread, process,
     /// frame_timeline, frames, apps).
     Query(QueryArgs),
-    // `capture` (src/capture) and `compare` are wired here by the lead:
-    // add the variants and their arms in `run`.
+    /// Record a trace of an app on a device over adb (`--analyze` analyses it).
+    Capture(crate::capture::CaptureArgs),
 }
 
 #[derive(Debug, Args)]
@@ -131,7 +135,10 @@ pub fn main() -> i32 {
             .map(|s| s.to_string())
             .or_else(|| p.payload().downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown panic".into());
-        let at = p.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+        let at = p
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
         eprintln!("fpsan: internal error: {}{at}; please report it", one_line(&msg));
     }));
     match std::panic::catch_unwind(|| run(cli)) {
@@ -140,7 +147,7 @@ pub fn main() -> i32 {
             if is_broken_pipe(&e) {
                 return 0;
             }
-            eprintln!("fpsan: {}", one_line(&format!("{e:#}")));
+            eprintln!("fpsan: {}", error_line(&e));
             if e.downcast_ref::<UsageError>().is_some() {
                 2
             } else {
@@ -151,12 +158,31 @@ pub fn main() -> i32 {
     }
 }
 
+/// The error and its causes on one line, each cause once (typed errors often
+/// already show their source in their own message).
+fn error_line(e: &anyhow::Error) -> String {
+    let mut msg = String::new();
+    for cause in e.chain() {
+        let text = one_line(&cause.to_string());
+        if !msg.contains(&text) {
+            if !msg.is_empty() {
+                msg.push_str(": ");
+            }
+            msg.push_str(&text);
+        }
+    }
+    msg
+}
+
 fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 /// Dispatch a parsed command line.
@@ -165,7 +191,27 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Analyze(a) => analyze(&a),
         Command::Info(a) => info_cmd(&a),
         Command::Query(a) => query_cmd(&a),
+        Command::Capture(a) => capture_cmd(&a),
     }
+}
+
+/// `capture` prints the pulled trace's path itself; `--analyze` then runs
+/// `analyze` on it for the captured app.
+fn capture_cmd(a: &crate::capture::CaptureArgs) -> Result<()> {
+    let Some(outcome) = crate::capture::run(a)? else { return Ok(()) };
+    if !outcome.analyze {
+        return Ok(());
+    }
+    analyze(&AnalyzeArgs {
+        trace: outcome.path,
+        app: Some(outcome.app),
+        pid: None,
+        out: None,
+        format: StdoutFormat::Table,
+        refresh_hz: None,
+        category: Category::Normal,
+        blocker_ms: 8.0,
+    })
 }
 
 /// The reader's error with what to do about it, as one line.
@@ -182,7 +228,9 @@ fn read_failure(e: ReadError) -> anyhow::Error {
 }
 
 fn read_options() -> ReadOptions {
-    ReadOptions { progress: std::io::stderr().is_terminal() }
+    ReadOptions {
+        progress: std::io::stderr().is_terminal(),
+    }
 }
 
 fn open(path: &Path) -> Result<(Source, Trace)> {
@@ -193,22 +241,19 @@ fn open(path: &Path) -> Result<(Source, Trace)> {
 
 fn print_stdout(bytes: &[u8]) -> Result<()> {
     let mut out = std::io::stdout().lock();
-    out.write_all(bytes).and_then(|_| out.flush()).context("cannot write to stdout")
+    out.write_all(bytes)
+        .and_then(|_| out.flush())
+        .context("cannot write to stdout")
 }
 
 fn warn(msg: &str) {
     eprintln!("fpsan: warning: {}", one_line(msg));
 }
 
-/// The warnings shown with an analysis: the reader's, then data loss.
+/// The warnings shown with an analysis: the reader's (data loss is also in
+/// `trace.data_loss` and on the terminal report's first lines).
 fn trace_warnings(trace: &Trace) -> Vec<String> {
-    let mut w = trace.meta.warnings.clone();
-    let loss = info::data_loss_items(&trace.meta.data_loss);
-    if !loss.is_empty() {
-        let items: Vec<String> = loss.iter().map(|(k, v)| format!("{k} {v}")).collect();
-        w.push(format!("the trace lost data ({}): frames near the gaps may be wrong", items.join(", ")));
-    }
-    w
+    trace.meta.warnings.clone()
 }
 
 /// "a (pid 1, 30 frames), b (pid 2, 4 frames)" for the apps that have frames.
@@ -254,16 +299,30 @@ fn analyze(a: &AnalyzeArgs) -> Result<()> {
             "no frames in {path}: it has no Choreographer#doFrame slices; record with atrace categories gfx and view and the app in atrace_apps (`fpsan capture --app PKG`)"
         ));
     }
-    if !analysis.rows.iter().any(|r| filter.matches(r.process.as_deref(), r.pid)) {
+    if !analysis
+        .rows
+        .iter()
+        .any(|r| filter.matches(r.process.as_deref(), r.pid))
+    {
         let asked = match &filter {
             AppFilter::Package(p) => format!("app {p}"),
             AppFilter::Pid(p) => format!("pid {p}"),
             AppFilter::All => "any app".into(),
         };
-        return Err(anyhow!("no frames for {asked} in {path}; apps with frames: {}", apps_with_frames(&analysis.rows)));
+        return Err(anyhow!(
+            "no frames for {asked} in {path}; apps with frames: {}",
+            apps_with_frames(&analysis.rows)
+        ));
     }
     let frames_df = metrics::frames_table(&trace, &analysis, &filter)?;
-    let apps = metrics::summarize(&frames_df, &analysis.why, &MetricsOptions { category: a.category, ..Default::default() })?;
+    let apps = metrics::summarize(
+        &frames_df,
+        &analysis.why,
+        &MetricsOptions {
+            category: a.category,
+            ..Default::default()
+        },
+    )?;
     let warnings = trace_warnings(&trace);
     for w in &warnings {
         warn(w);
@@ -301,7 +360,9 @@ fn info_cmd(a: &InfoArgs) -> Result<()> {
 fn query_cmd(a: &QueryArgs) -> Result<()> {
     let sql = match (&a.sql, &a.file) {
         (Some(s), _) => s.clone(),
-        (None, Some(f)) => std::fs::read_to_string(f).with_context(|| format!("cannot read SQL file {}", f.display()))?,
+        (None, Some(f)) => {
+            std::fs::read_to_string(f).with_context(|| format!("cannot read SQL file {}", f.display()))?
+        }
         (None, None) => return Err(UsageError("give the SQL or --file FILE".into()).into()),
     };
     let (_, trace) = open(&a.trace)?;
@@ -331,4 +392,47 @@ fn query_cmd(a: &QueryArgs) -> Result<()> {
         }
     };
     print_stdout(&bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_line_shows_each_cause_once() {
+        let io = std::io::Error::new(std::io::ErrorKind::AlreadyExists, "File exists");
+        let e: anyhow::Error = crate::report::ReportError::OutDir {
+            path: PathBuf::from("/tmp/x"),
+            source: io,
+        }
+        .into();
+        assert_eq!(error_line(&e), "cannot create output directory /tmp/x: File exists");
+        let e = anyhow!("outer\nsecond line").context("ctx");
+        assert_eq!(error_line(&e), "ctx: outer second line");
+    }
+
+    #[test]
+    fn command_line_parses() {
+        let c = Cli::try_parse_from(["fpsan", "analyze", "t.pftrace", "--app", "com.a", "--format", "json"]).unwrap();
+        match c.command {
+            Command::Analyze(a) => {
+                assert_eq!(a.app.as_deref(), Some("com.a"));
+                assert_eq!(a.format, StdoutFormat::Json);
+                assert_eq!(a.category, Category::Normal);
+                assert_eq!(a.blocker_ms, 8.0);
+            }
+            _ => panic!("not analyze"),
+        }
+        let e = Cli::try_parse_from(["fpsan", "analyze", "t", "--refresh-hz", "-5"]).unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        let c = Cli::try_parse_from(["fpsan", "query", "t", "--file", "q.sql", "--format", "csv"]).unwrap();
+        assert!(matches!(
+            c.command,
+            Command::Query(QueryArgs {
+                format: QueryFormat::Csv,
+                ..
+            })
+        ));
+        assert!(Cli::try_parse_from(["fpsan", "query", "t", "SELECT 1", "--file", "q.sql"]).is_err());
+    }
 }

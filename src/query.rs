@@ -12,7 +12,15 @@ use crate::metrics::{AppSummary, Levels};
 use crate::model::Trace;
 
 /// Every table `fpsan query` knows.
-pub const TABLES: [&str; 7] = ["slice", "counter", "thread", "process", "frame_timeline", "frames", "apps"];
+pub const TABLES: [&str; 7] = [
+    "slice",
+    "counter",
+    "thread",
+    "process",
+    "frame_timeline",
+    "frames",
+    "apps",
+];
 
 #[derive(Debug, thiserror::Error)]
 pub enum QueryError {
@@ -52,10 +60,23 @@ fn name(n: &Option<crate::model::Name>) -> Option<String> {
 /// thread_name, process_name, track, track_name)`.
 pub fn slice_df(trace: &Trace) -> PolarsResult<DataFrame> {
     let n = trace.slices.len();
-    let (mut id, mut ts, mut dur, mut nm, mut depth, mut parent, mut cat) =
-        (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
-    let (mut tid, mut pid, mut tname, mut pname, mut track, mut track_name) =
-        (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+    let (mut id, mut ts, mut dur, mut nm, mut depth, mut parent, mut cat) = (
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+    );
+    let (mut tid, mut pid, mut tname, mut pname, mut track, mut track_name) = (
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+    );
     for s in &trace.slices {
         id.push(s.id as i64);
         ts.push(s.ts);
@@ -97,8 +118,14 @@ pub fn slice_df(trace: &Trace) -> PolarsResult<DataFrame> {
 /// `counter(ts, value, name, pid, tid, track)`: name is the counter track's name.
 pub fn counter_df(trace: &Trace) -> PolarsResult<DataFrame> {
     let n = trace.counters.len();
-    let (mut ts, mut value, mut nm, mut pid, mut tid, mut track) =
-        (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+    let (mut ts, mut value, mut nm, mut pid, mut tid, mut track) = (
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+    );
     for c in &trace.counters {
         ts.push(c.ts);
         value.push(c.value);
@@ -126,8 +153,11 @@ pub fn thread_df(trace: &Trace) -> PolarsResult<DataFrame> {
     let n = trace.threads.len();
     let utid: Vec<i64> = trace.threads.iter().map(|t| t.utid as i64).collect();
     let tid: Vec<i32> = trace.threads.iter().map(|t| t.tid).collect();
-    let pid: Vec<Option<i32>> =
-        trace.threads.iter().map(|t| t.upid.and_then(|u| trace.processes.get(u as usize)).map(|p| p.pid)).collect();
+    let pid: Vec<Option<i32>> = trace
+        .threads
+        .iter()
+        .map(|t| t.upid.and_then(|u| trace.processes.get(u as usize)).map(|p| p.pid))
+        .collect();
     let nm: Vec<Option<String>> = trace.threads.iter().map(|t| name(&t.name)).collect();
     DataFrame::new(
         n,
@@ -170,19 +200,33 @@ pub fn frame_timeline_df(trace: &Trace) -> PolarsResult<DataFrame> {
         vec![
             Column::new(
                 "kind".into(),
-                f.iter().map(|t| if t.kind.is_actual() { "actual" } else { "expected" }).collect::<Vec<_>>(),
+                f.iter()
+                    .map(|t| if t.kind.is_actual() { "actual" } else { "expected" })
+                    .collect::<Vec<_>>(),
             ),
-            Column::new("surface".into(), f.iter().map(|t| t.kind.is_surface()).collect::<Vec<_>>()),
+            Column::new(
+                "surface".into(),
+                f.iter().map(|t| t.kind.is_surface()).collect::<Vec<_>>(),
+            ),
             Column::new("token".into(), f.iter().map(|t| t.token).collect::<Vec<_>>()),
-            Column::new("display_frame_token".into(), f.iter().map(|t| t.display_frame_token).collect::<Vec<_>>()),
+            Column::new(
+                "display_frame_token".into(),
+                f.iter().map(|t| t.display_frame_token).collect::<Vec<_>>(),
+            ),
             Column::new("pid".into(), f.iter().map(|t| t.pid).collect::<Vec<_>>()),
             Column::new("layer_name".into(), s(|t| &t.layer_name)),
             Column::new("ts".into(), f.iter().map(|t| t.ts).collect::<Vec<_>>()),
             Column::new("dur".into(), f.iter().map(|t| t.dur).collect::<Vec<_>>()),
             Column::new("jank_type".into(), s(|t| &t.jank_type)),
             Column::new("present_type".into(), s(|t| &t.present_type)),
-            Column::new("on_time_finish".into(), f.iter().map(|t| t.on_time_finish).collect::<Vec<_>>()),
-            Column::new("gpu_composition".into(), f.iter().map(|t| t.gpu_composition).collect::<Vec<_>>()),
+            Column::new(
+                "on_time_finish".into(),
+                f.iter().map(|t| t.on_time_finish).collect::<Vec<_>>(),
+            ),
+            Column::new(
+                "gpu_composition".into(),
+                f.iter().map(|t| t.gpu_composition).collect::<Vec<_>>(),
+            ),
             Column::new("prediction_type".into(), s(|t| &t.prediction_type)),
             Column::new("jank_severity_type".into(), s(|t| &t.jank_severity_type)),
         ],
@@ -196,7 +240,10 @@ pub fn apps_df(apps: &[AppSummary]) -> PolarsResult<DataFrame> {
     let x = |f: fn(&AppSummary) -> f64| apps.iter().map(f).collect::<Vec<f64>>();
     let mut cols = vec![
         Column::new("pid".into(), apps.iter().map(|a| a.pid).collect::<Vec<_>>()),
-        Column::new("process".into(), apps.iter().map(|a| a.process.clone()).collect::<Vec<_>>()),
+        Column::new(
+            "process".into(),
+            apps.iter().map(|a| a.process.clone()).collect::<Vec<_>>(),
+        ),
         Column::new("frames".into(), i(|a| a.frames)),
         Column::new("fps".into(), x(|a| a.fps)),
         Column::new("fps_wall".into(), x(|a| a.fps_wall)),
@@ -205,8 +252,14 @@ pub fn apps_df(apps: &[AppSummary]) -> PolarsResult<DataFrame> {
     ];
     for (k, level) in Levels::NAMES.iter().enumerate() {
         let l = level.to_lowercase();
-        cols.push(Column::new(format!("{l}_frames").into(), apps.iter().map(|a| a.drop_level.values()[k]).collect::<Vec<_>>()));
-        cols.push(Column::new(format!("{l}_dropped").into(), apps.iter().map(|a| a.drop_sum.values()[k]).collect::<Vec<_>>()));
+        cols.push(Column::new(
+            format!("{l}_frames").into(),
+            apps.iter().map(|a| a.drop_level.values()[k]).collect::<Vec<_>>(),
+        ));
+        cols.push(Column::new(
+            format!("{l}_dropped").into(),
+            apps.iter().map(|a| a.drop_sum.values()[k]).collect::<Vec<_>>(),
+        ));
     }
     cols.extend([
         Column::new("frame_cost_p50".into(), o(|a| a.frame_cost_ns.p50)),
@@ -228,15 +281,26 @@ pub fn apps_df(apps: &[AppSummary]) -> PolarsResult<DataFrame> {
         Column::new("perfdog_jank".into(), i(|a| a.jank.perfdog.jank)),
         Column::new("perfdog_big_jank".into(), i(|a| a.jank.perfdog.big_jank)),
         Column::new("perfdog_stutter".into(), x(|a| a.jank.perfdog.stutter)),
-        Column::new("skipped_frame_events".into(), i(|a| a.jank.choreographer.skipped_frame_events)),
-        Column::new("green_alliance_pass".into(), apps.iter().map(|a| a.green_alliance.pass).collect::<Vec<_>>()),
+        Column::new(
+            "skipped_frame_events".into(),
+            i(|a| a.jank.choreographer.skipped_frame_events),
+        ),
+        Column::new(
+            "green_alliance_pass".into(),
+            apps.iter().map(|a| a.green_alliance.pass).collect::<Vec<_>>(),
+        ),
     ]);
     DataFrame::new(apps.len(), cols)
 }
 
 /// Run `sql` over the tables it mentions. `frames` / `apps` must be given when
 /// the query names them (see [`needs_frames`]).
-pub fn run(trace: &Trace, frames: Option<&DataFrame>, apps: Option<&DataFrame>, sql: &str) -> Result<DataFrame, QueryError> {
+pub fn run(
+    trace: &Trace,
+    frames: Option<&DataFrame>,
+    apps: Option<&DataFrame>,
+    sql: &str,
+) -> Result<DataFrame, QueryError> {
     let ctx = SQLContext::new();
     for table in tables_in(sql) {
         let df = match table {
@@ -255,11 +319,16 @@ pub fn run(trace: &Trace, frames: Option<&DataFrame>, apps: Option<&DataFrame>, 
             },
             _ => continue,
         }
-        .map_err(|e| QueryError::Table { table, message: one_line(&e) })?;
+        .map_err(|e| QueryError::Table {
+            table,
+            message: one_line(&e),
+        })?;
         ctx.register(table, df.lazy());
     }
     let mut ctx = ctx;
-    ctx.execute(sql).and_then(|lf| lf.collect()).map_err(|e| QueryError::Sql(one_line(&e)))
+    ctx.execute(sql)
+        .and_then(|lf| lf.collect())
+        .map_err(|e| QueryError::Sql(one_line(&e)))
 }
 
 #[cfg(test)]
@@ -270,15 +339,42 @@ mod tests {
 
     fn trace() -> Trace {
         let mut t = Trace::default();
-        t.processes = vec![Process { upid: 0, pid: 42, name: Some(Arc::from("com.a")), ..Default::default() }];
+        t.processes = vec![Process {
+            upid: 0,
+            pid: 42,
+            name: Some(Arc::from("com.a")),
+            ..Default::default()
+        }];
         t.threads = vec![
-            Thread { utid: 0, tid: 42, upid: Some(0), name: Some(Arc::from("com.a")) },
-            Thread { utid: 1, tid: 43, upid: Some(0), name: Some(Arc::from("RenderThread")) },
+            Thread {
+                utid: 0,
+                tid: 42,
+                upid: Some(0),
+                name: Some(Arc::from("com.a")),
+            },
+            Thread {
+                utid: 1,
+                tid: 43,
+                upid: Some(0),
+                name: Some(Arc::from("RenderThread")),
+            },
         ];
         t.tracks = vec![
-            Track { id: 0, name: None, kind: TrackKind::Thread { utid: 0 } },
-            Track { id: 1, name: None, kind: TrackKind::Thread { utid: 1 } },
-            Track { id: 2, name: Some(Arc::from("VSYNC-app")), kind: TrackKind::ProcessCounter { upid: 0 } },
+            Track {
+                id: 0,
+                name: None,
+                kind: TrackKind::Thread { utid: 0 },
+            },
+            Track {
+                id: 1,
+                name: None,
+                kind: TrackKind::Thread { utid: 1 },
+            },
+            Track {
+                id: 2,
+                name: Some(Arc::from("VSYNC-app")),
+                kind: TrackKind::ProcessCounter { upid: 0 },
+            },
         ];
         let sl = |id: u32, ts: i64, dur: i64, n: &str, track: u32, depth: u32, parent: Option<u32>| Slice {
             id,
@@ -295,7 +391,18 @@ mod tests {
             sl(1, 110, 30, "traversal", 0, 1, Some(0)),
             sl(2, 160, 20, "DrawFrames 7", 1, 0, None),
         ];
-        t.counters = vec![CounterSample { ts: 90, value: 1.0, track: 2 }, CounterSample { ts: 106, value: 0.0, track: 2 }];
+        t.counters = vec![
+            CounterSample {
+                ts: 90,
+                value: 1.0,
+                track: 2,
+            },
+            CounterSample {
+                ts: 106,
+                value: 0.0,
+                track: 2,
+            },
+        ];
         t.frame_timeline = vec![TimelineSlice {
             kind: TimelineKind::ActualSurface,
             ts: 95,
@@ -311,6 +418,7 @@ mod tests {
             gpu_composition: Some(false),
             prediction_type: Some(Arc::from("Valid Prediction")),
             jank_severity_type: None,
+            jank_tag: Some(Arc::from("No Jank")),
         }];
         t
     }
@@ -325,7 +433,13 @@ mod tests {
 
     #[test]
     fn slices_with_thread_and_process() {
-        let df = run(&trace(), None, None, "SELECT id, name, depth, parent_id, tid, pid, thread_name, process_name FROM slice ORDER BY id").unwrap();
+        let df = run(
+            &trace(),
+            None,
+            None,
+            "SELECT id, name, depth, parent_id, tid, pid, thread_name, process_name FROM slice ORDER BY id",
+        )
+        .unwrap();
         assert_eq!(df.height(), 3);
         let tids: Vec<Option<i32>> = df.column("tid").unwrap().i32().unwrap().iter().collect();
         assert_eq!(tids, [Some(42), Some(42), Some(43)]);
@@ -338,14 +452,26 @@ mod tests {
     #[test]
     fn counters_threads_processes_timeline() {
         let t = trace();
-        let c = run(&t, None, None, "SELECT name, pid, SUM(value) AS v FROM counter GROUP BY name, pid").unwrap();
+        let c = run(
+            &t,
+            None,
+            None,
+            "SELECT name, pid, SUM(value) AS v FROM counter GROUP BY name, pid",
+        )
+        .unwrap();
         assert_eq!(c.height(), 1);
         assert_eq!(c.column("v").unwrap().f64().unwrap().get(0), Some(1.0));
         let th = run(&t, None, None, "SELECT tid FROM thread WHERE pid = 42 ORDER BY tid").unwrap();
         assert_eq!(th.height(), 2);
         let p = run(&t, None, None, "SELECT name FROM process").unwrap();
         assert_eq!(p.column("name").unwrap().str().unwrap().get(0), Some("com.a"));
-        let ft = run(&t, None, None, "SELECT kind, surface, token, jank_type FROM frame_timeline").unwrap();
+        let ft = run(
+            &t,
+            None,
+            None,
+            "SELECT kind, surface, token, jank_type FROM frame_timeline",
+        )
+        .unwrap();
         assert_eq!(ft.column("kind").unwrap().str().unwrap().get(0), Some("actual"));
         assert_eq!(ft.column("surface").unwrap().bool().unwrap().get(0), Some(true));
     }

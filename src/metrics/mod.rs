@@ -52,7 +52,10 @@ pub struct MetricsOptions {
 
 impl Default for MetricsOptions {
     fn default() -> Self {
-        MetricsOptions { category: Category::Normal, worst_frames: 10 }
+        MetricsOptions {
+            category: Category::Normal,
+            worst_frames: 10,
+        }
     }
 }
 
@@ -107,7 +110,13 @@ impl Levels {
         [self.BEST, self.NORMAL, self.MIDDLE, self.HIGH, self.FROZEN]
     }
     fn from_values(v: [i64; 5]) -> Levels {
-        Levels { BEST: v[0], NORMAL: v[1], MIDDLE: v[2], HIGH: v[3], FROZEN: v[4] }
+        Levels {
+            BEST: v[0],
+            NORMAL: v[1],
+            MIDDLE: v[2],
+            HIGH: v[3],
+            FROZEN: v[4],
+        }
     }
 }
 
@@ -272,7 +281,12 @@ pub struct AppSummary {
 /// category's minimum (≥ 55, or ≥ 25 for games, maps and video).
 pub fn green_alliance(category: Category, fps: f64) -> GreenAlliance {
     let min_fps = category.green_alliance_min_fps();
-    GreenAlliance { category, min_fps, fps, pass: fps >= min_fps }
+    GreenAlliance {
+        category,
+        min_fps,
+        fps,
+        pass: fps >= min_fps,
+    }
 }
 
 /// The frames of `analysis` kept by `filter`, as the frames table (with scenes).
@@ -327,7 +341,12 @@ pub fn fps_windows(first_ts: i64, wall_end_ts: i64, counts: &[(i64, i64)]) -> Ve
             let end = (start + SEC).min(wall_end_ts);
             let seconds = (end - start) as f64 / 1e9;
             let frames = count.get(&k).copied().unwrap_or(0);
-            FpsWindow { start_ts: start, seconds, frames, fps: frames as f64 / seconds }
+            FpsWindow {
+                start_ts: start,
+                seconds,
+                frames,
+                fps: frames as f64 / seconds,
+            }
         })
         .collect()
 }
@@ -353,8 +372,11 @@ pub fn summarize(frames: &DataFrame, why: &[FrameWhy], opts: &MetricsOptions) ->
     let a_hz = sql::f64s(&apps, "refresh_hz")?;
     let a_level = levels(&apps, "frames")?;
     let a_sum = levels(&apps, "dropped")?;
-    let (sk_events, sk_frames, sk_max) =
-        (col("skipped_frame_events")?, col("skipped_frames_in_events")?, col("max_skipped_frames")?);
+    let (sk_events, sk_frames, sk_max) = (
+        col("skipped_frame_events")?,
+        col("skipped_frames_in_events")?,
+        col("max_skipped_frames")?,
+    );
     let (pf_frames, pf_jank, pf_slow, pf_big, pf_huge) = (
         col("perfetto_frames")?,
         col("perfetto_jank")?,
@@ -375,18 +397,33 @@ pub fn summarize(frames: &DataFrame, why: &[FrameWhy], opts: &MetricsOptions) ->
             pct_cols.insert(name.clone(), sql::i64s(&pct, &name)?);
         }
     }
-    let pct_row: HashMap<i32, usize> = pct_pid.iter().enumerate().filter_map(|(i, p)| p.map(|p| (p as i32, i))).collect();
+    let pct_row: HashMap<i32, usize> = pct_pid
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| p.map(|p| (p as i32, i)))
+        .collect();
     let percentiles = |pid: i32, base: &str| -> Percentiles {
-        let Some(&i) = pct_row.get(&pid) else { return Percentiles::default() };
+        let Some(&i) = pct_row.get(&pid) else {
+            return Percentiles::default();
+        };
         let g = |p: &str| pct_cols[&format!("{base}_{p}")][i];
-        Percentiles { p50: g("p50"), p90: g("p90"), p95: g("p95"), p99: g("p99"), max: g("max") }
+        Percentiles {
+            p50: g("p50"),
+            p90: g("p90"),
+            p95: g("p95"),
+            p99: g("p99"),
+            max: g("max"),
+        }
     };
 
     // Wall-time windows.
     let fw = q.run(sql::FPS_WALL)?;
     let windows = by_pid(
         &sql::i64s(&fw, "pid")?,
-        sql::i64s(&fw, "window")?.into_iter().zip(sql::i64s(&fw, "frames")?).map(|(w, f)| (w.unwrap_or(0), f.unwrap_or(0))),
+        sql::i64s(&fw, "window")?
+            .into_iter()
+            .zip(sql::i64s(&fw, "frames")?)
+            .map(|(w, f)| (w.unwrap_or(0), f.unwrap_or(0))),
     );
 
     // FrameTimeline jank types.
@@ -400,7 +437,9 @@ pub fn summarize(frames: &DataFrame, why: &[FrameWhy], opts: &MetricsOptions) ->
     let vs = q.run(sql::VSYNC_SOURCES)?;
     let vsync = by_pid(
         &sql::i64s(&vs, "pid")?,
-        sql::strs(&vs, "vsync_source")?.into_iter().zip(sql::i64s(&vs, "frames")?),
+        sql::strs(&vs, "vsync_source")?
+            .into_iter()
+            .zip(sql::i64s(&vs, "frames")?),
     );
 
     // PerfDog.
@@ -424,7 +463,11 @@ pub fn summarize(frames: &DataFrame, why: &[FrameWhy], opts: &MetricsOptions) ->
                     big_jank: bj[i].unwrap_or(0),
                     jank_time_ns,
                     total_time_ns,
-                    stutter: if total_time_ns > 0 { jank_time_ns as f64 / total_time_ns as f64 } else { 0.0 },
+                    stutter: if total_time_ns > 0 {
+                        jank_time_ns as f64 / total_time_ns as f64
+                    } else {
+                        0.0
+                    },
                 },
             );
         }
@@ -491,15 +534,27 @@ pub fn summarize(frames: &DataFrame, why: &[FrameWhy], opts: &MetricsOptions) ->
 
     let mut out = Vec::with_capacity(apps.height());
     for i in 0..apps.height() {
-        let Some(pid) = a_pid[i].map(|p| p as i32) else { continue };
+        let Some(pid) = a_pid[i].map(|p| p as i32) else {
+            continue;
+        };
         let frames = a_frames[i].unwrap_or(0);
         let fps = a_fps[i].unwrap_or(0.0);
         let (first_ts, wall_end_ts) = (a_first[i].unwrap_or(0), a_end[i].unwrap_or(0));
-        let timeline = fps_windows(first_ts, wall_end_ts, windows.get(&pid).map(Vec::as_slice).unwrap_or(&[]));
+        let timeline = fps_windows(
+            first_ts,
+            wall_end_ts,
+            windows.get(&pid).map(Vec::as_slice).unwrap_or(&[]),
+        );
         let wall_s = (wall_end_ts - first_ts) as f64 / 1e9;
         let fps_wall = if wall_s > 0.0 { frames as f64 / wall_s } else { 0.0 };
         let (slow, frozen) = (v_slow[i].unwrap_or(0), v_frozen[i].unwrap_or(0));
-        let pct_of = |n: i64| if frames > 0 { 100.0 * n as f64 / frames as f64 } else { 0.0 };
+        let pct_of = |n: i64| {
+            if frames > 0 {
+                100.0 * n as f64 / frames as f64
+            } else {
+                0.0
+            }
+        };
         let mut worst_frames = worst.remove(&pid).unwrap_or_default();
         worst_frames.truncate(opts.worst_frames);
         out.push(AppSummary {
@@ -529,7 +584,11 @@ pub fn summarize(frames: &DataFrame, why: &[FrameWhy], opts: &MetricsOptions) ->
                 },
                 frame_timeline: jank_types
                     .get(&pid)
-                    .map(|v| v.iter().filter_map(|(k, n)| Some((k.clone()?, n.unwrap_or(0)))).collect())
+                    .map(|v| {
+                        v.iter()
+                            .filter_map(|(k, n)| Some((k.clone()?, n.unwrap_or(0))))
+                            .collect()
+                    })
                     .unwrap_or_default(),
                 vitals: Vitals {
                     slow,
@@ -553,7 +612,11 @@ pub fn summarize(frames: &DataFrame, why: &[FrameWhy], opts: &MetricsOptions) ->
             quality: AppQuality {
                 vsync_sources: vsync
                     .get(&pid)
-                    .map(|v| v.iter().filter_map(|(k, n)| Some((k.clone()?, n.unwrap_or(0)))).collect())
+                    .map(|v| {
+                        v.iter()
+                            .filter_map(|(k, n)| Some((k.clone()?, n.unwrap_or(0))))
+                            .collect()
+                    })
                     .unwrap_or_default(),
                 without_render_thread: q_no_rt[i].unwrap_or(0),
                 without_timeline: q_no_tl[i].unwrap_or(0),

@@ -97,7 +97,10 @@ fn package_matches(process: &str, pkg: &str) -> bool {
 
 /// One scene per row (see the module doc).
 pub fn assign(trace: &Trace, rows: &[&FrameRow]) -> Vec<Option<String>> {
-    let mut out: Vec<Option<String>> = rows.iter().map(|r| r.layer_name.as_deref().map(scene_from_layer)).collect();
+    let mut out: Vec<Option<String>> = rows
+        .iter()
+        .map(|r| r.layer_name.as_deref().map(scene_from_layer))
+        .collect();
     if out.iter().all(Option::is_some) {
         return out;
     }
@@ -110,7 +113,9 @@ pub fn assign(trace: &Trace, rows: &[&FrameRow]) -> Vec<Option<String>> {
     }
     let mut markers: HashMap<i32, Vec<(i64, Marker)>> = HashMap::new();
     for s in &trace.slices {
-        let Some(track) = trace.tracks.get(s.track as usize) else { continue };
+        let Some(track) = trace.tracks.get(s.track as usize) else {
+            continue;
+        };
         let owner = match track.kind {
             TrackKind::Thread { .. } | TrackKind::ProcessAsync { .. } => trace.track_process(s.track),
             _ => None,
@@ -131,11 +136,16 @@ pub fn assign(trace: &Trace, rows: &[&FrameRow]) -> Vec<Option<String>> {
         if name == "activityStart" || name == "activityResume" {
             markers.entry(p.pid).or_default().push((s.ts, Marker::Boundary));
         } else if let Some(w) = vri_name(name) {
-            markers.entry(p.pid).or_default().push((s.ts, Marker::Window(w.to_string())));
+            markers
+                .entry(p.pid)
+                .or_default()
+                .push((s.ts, Marker::Window(w.to_string())));
         }
     }
-    let labels: HashMap<i32, Vec<(i64, Option<String>)>> =
-        markers.into_iter().map(|(pid, m)| (pid, labels_from_markers(m))).collect();
+    let labels: HashMap<i32, Vec<(i64, Option<String>)>> = markers
+        .into_iter()
+        .map(|(pid, m)| (pid, labels_from_markers(m)))
+        .collect();
     for (r, scene) in rows.iter().zip(out.iter_mut()) {
         if scene.is_some() {
             continue;
@@ -160,10 +170,16 @@ mod tests {
             scene_from_layer("TX - com.example.app/com.example.app.MainActivity#1234"),
             "com.example.app/.MainActivity"
         );
-        assert_eq!(scene_from_layer("com.example.app/org.other.Act#0"), "com.example.app/org.other.Act");
+        assert_eq!(
+            scene_from_layer("com.example.app/org.other.Act#0"),
+            "com.example.app/org.other.Act"
+        );
         assert_eq!(scene_from_layer("StatusBar#12"), "StatusBar");
         assert_eq!(scene_from_layer("Name#tag"), "Name#tag");
-        assert_eq!(scene_from_layer("SurfaceView[com.a/com.a.B]#3"), "SurfaceView[com.a/com.a.B]");
+        assert_eq!(
+            scene_from_layer("SurfaceView[com.a/com.a.B]#3"),
+            "SurfaceView[com.a/com.a.B]"
+        );
     }
 
     #[test]
@@ -197,13 +213,36 @@ mod tests {
         // track 0: main thread of pid 100 (com.a); track 1: system_server async.
         let mut t = Trace::default();
         t.processes = vec![
-            Process { upid: 0, pid: 100, name: Some(Arc::from("com.a")), ..Default::default() },
-            Process { upid: 1, pid: 1000, name: Some(Arc::from("system_server")), ..Default::default() },
+            Process {
+                upid: 0,
+                pid: 100,
+                name: Some(Arc::from("com.a")),
+                ..Default::default()
+            },
+            Process {
+                upid: 1,
+                pid: 1000,
+                name: Some(Arc::from("system_server")),
+                ..Default::default()
+            },
         ];
-        t.threads = vec![Thread { utid: 0, tid: 100, upid: Some(0), name: Some(Arc::from("com.a")) }];
+        t.threads = vec![Thread {
+            utid: 0,
+            tid: 100,
+            upid: Some(0),
+            name: Some(Arc::from("com.a")),
+        }];
         t.tracks = vec![
-            Track { id: 0, name: None, kind: TrackKind::Thread { utid: 0 } },
-            Track { id: 1, name: None, kind: TrackKind::ProcessAsync { upid: 1 } },
+            Track {
+                id: 0,
+                name: None,
+                kind: TrackKind::Thread { utid: 0 },
+            },
+            Track {
+                id: 1,
+                name: None,
+                kind: TrackKind::ProcessAsync { upid: 1 },
+            },
         ];
         t.slices = slices
             .iter()
@@ -237,7 +276,13 @@ mod tests {
             layer_name: layer.map(String::from),
             ..Default::default()
         };
-        let rows = [mk(1, None), mk(20, None), mk(105, None), mk(200, None), mk(300, Some("com.a/com.a.Other#3"))];
+        let rows = [
+            mk(1, None),
+            mk(20, None),
+            mk(105, None),
+            mk(200, None),
+            mk(300, Some("com.a/com.a.Other#3")),
+        ];
         let refs: Vec<&FrameRow> = rows.iter().collect();
         assert_eq!(
             assign(&trace, &refs),

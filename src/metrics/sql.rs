@@ -14,7 +14,10 @@ pub struct NamedQuery {
 
 macro_rules! query {
     ($name:literal) => {
-        NamedQuery { name: $name, sql: include_str!(concat!("../../queries/", $name, ".sql")) }
+        NamedQuery {
+            name: $name,
+            sql: include_str!(concat!("../../queries/", $name, ".sql")),
+        }
     };
 }
 
@@ -28,8 +31,16 @@ pub const PERFDOG: NamedQuery = query!("perfdog");
 pub const WORST_FRAMES: NamedQuery = query!("worst_frames");
 
 /// Every query the summary runs, for docs and tests.
-pub const ALL: &[NamedQuery] =
-    &[APP_SUMMARY, SCENES, PERCENTILES, FPS_WALL, JANK_TYPES, VSYNC_SOURCES, PERFDOG, WORST_FRAMES];
+pub const ALL: &[NamedQuery] = &[
+    APP_SUMMARY,
+    SCENES,
+    PERCENTILES,
+    FPS_WALL,
+    JANK_TYPES,
+    VSYNC_SOURCES,
+    PERFDOG,
+    WORST_FRAMES,
+];
 
 /// A `SQLContext` with the frames table registered as `frames`.
 pub struct FramesSql {
@@ -66,5 +77,9 @@ pub fn f64s(df: &DataFrame, name: &str) -> PolarsResult<Vec<Option<f64>>> {
 /// A result column as `Option<String>` per row.
 pub fn strs(df: &DataFrame, name: &str) -> PolarsResult<Vec<Option<String>>> {
     let c = df.column(name)?.cast(&DataType::String)?;
-    Ok(c.as_materialized_series().str()?.iter().map(|s| s.map(str::to_string)).collect())
+    Ok(c.as_materialized_series()
+        .str()?
+        .iter()
+        .map(|s| s.map(str::to_string))
+        .collect())
 }

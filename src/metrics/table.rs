@@ -20,7 +20,10 @@ pub fn frames_df(rows: &[&FrameRow], indices: &[usize], scenes: &[Option<String>
     }
     let s = |o: &Option<String>| o.clone();
     let columns = vec![
-        Column::new("frame_index".into(), indices.iter().map(|&i| i as i64).collect::<Vec<i64>>()),
+        Column::new(
+            "frame_index".into(),
+            indices.iter().map(|&i| i as i64).collect::<Vec<i64>>(),
+        ),
         col!("process", |r| s(&r.process)),
         col!("pid", |r| r.pid),
         col!("tid", |r| r.tid),
@@ -31,6 +34,7 @@ pub fn frames_df(rows: &[&FrameRow], indices: &[usize], scenes: &[Option<String>
         col!("vsync_ts", |r| r.vsync_ts),
         col!("vsync_source", |r| s(&r.vsync_source)),
         col!("frame_interval_ns", |r| r.frame_interval_ns),
+        col!("interval_source", |r| r.interval_source.clone()),
         col!("refresh_hz", |r| r.refresh_hz),
         col!("jitter_ns", |r| r.jitter_ns),
         col!("skipped_frames", |r| r.skipped_frames),
@@ -55,6 +59,7 @@ pub fn frames_df(rows: &[&FrameRow], indices: &[usize], scenes: &[Option<String>
         col!("actual_ts", |r| r.actual_ts),
         col!("actual_end", |r| r.actual_end),
         col!("overrun_ns", |r| r.overrun_ns),
+        col!("surface_overrun_ns", |r| r.surface_overrun_ns),
         col!("jank_type", |r| s(&r.jank_type)),
         col!("present_type", |r| s(&r.present_type)),
         col!("layer_name", |r| s(&r.layer_name)),

@@ -30,7 +30,9 @@ impl Cell {
         match self {
             Cell::Null => serde_json::Value::Null,
             Cell::Int(v) => (*v).into(),
-            Cell::Float(v) => serde_json::Number::from_f64(*v).map(serde_json::Value::Number).unwrap_or(serde_json::Value::Null),
+            Cell::Float(v) => serde_json::Number::from_f64(*v)
+                .map(serde_json::Value::Number)
+                .unwrap_or(serde_json::Value::Null),
             Cell::Bool(v) => (*v).into(),
             Cell::Str(s) => s.clone().into(),
         }
@@ -52,17 +54,37 @@ pub fn column_cells(col: &Column) -> PolarsResult<(Kind, Vec<Cell>)> {
     if dt.is_integer() {
         // u64 beyond i64::MAX does not occur in fpsan's tables.
         let c = col.cast(&DataType::Int64)?;
-        let v = c.as_materialized_series().i64()?.iter().map(|v| v.map_or(Cell::Null, Cell::Int)).collect();
+        let v = c
+            .as_materialized_series()
+            .i64()?
+            .iter()
+            .map(|v| v.map_or(Cell::Null, Cell::Int))
+            .collect();
         Ok((Kind::Int, v))
     } else if dt.is_float() {
         let c = col.cast(&DataType::Float64)?;
-        let v = c.as_materialized_series().f64()?.iter().map(|v| v.map_or(Cell::Null, Cell::Float)).collect();
+        let v = c
+            .as_materialized_series()
+            .f64()?
+            .iter()
+            .map(|v| v.map_or(Cell::Null, Cell::Float))
+            .collect();
         Ok((Kind::Float, v))
     } else if dt.is_bool() {
-        let v = col.as_materialized_series().bool()?.iter().map(|v| v.map_or(Cell::Null, Cell::Bool)).collect();
+        let v = col
+            .as_materialized_series()
+            .bool()?
+            .iter()
+            .map(|v| v.map_or(Cell::Null, Cell::Bool))
+            .collect();
         Ok((Kind::Bool, v))
     } else if dt == &DataType::String {
-        let v = col.as_materialized_series().str()?.iter().map(|v| v.map_or(Cell::Null, |s| Cell::Str(s.to_string()))).collect();
+        let v = col
+            .as_materialized_series()
+            .str()?
+            .iter()
+            .map(|v| v.map_or(Cell::Null, |s| Cell::Str(s.to_string())))
+            .collect();
         Ok((Kind::Str, v))
     } else if dt == &DataType::Null {
         Ok((Kind::Str, vec![Cell::Null; col.len()]))
@@ -90,19 +112,54 @@ pub fn table_cells(df: &DataFrame) -> PolarsResult<Vec<(String, Kind, Vec<Cell>)
         .collect()
 }
 
+/// A table's rows, serialised as a JSON array of objects whose keys keep the
+/// column order (serde_json's `Value` would sort them).
+pub struct JsonRows {
+    cols: Vec<(String, Kind, Vec<Cell>)>,
+    height: usize,
+}
+
+struct JsonRow<'a> {
+    rows: &'a JsonRows,
+    index: usize,
+}
+
+impl serde::Serialize for Cell {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Cell::Null => s.serialize_none(),
+            Cell::Int(v) => s.serialize_i64(*v),
+            Cell::Float(v) if v.is_finite() => s.serialize_f64(*v),
+            Cell::Float(_) => s.serialize_none(),
+            Cell::Bool(v) => s.serialize_bool(*v),
+            Cell::Str(v) => s.serialize_str(v),
+        }
+    }
+}
+
+impl serde::Serialize for JsonRow<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(self.rows.cols.len()))?;
+        for (name, _, cells) in &self.rows.cols {
+            m.serialize_entry(name, &cells[self.index])?;
+        }
+        m.end()
+    }
+}
+
+impl serde::Serialize for JsonRows {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq((0..self.height).map(|index| JsonRow { rows: self, index }))
+    }
+}
+
 /// `df` as a JSON array of row objects (column order kept).
-pub fn json_rows(df: &DataFrame) -> PolarsResult<serde_json::Value> {
-    let cols = table_cells(df)?;
-    let rows = (0..df.height())
-        .map(|i| {
-            let mut m = serde_json::Map::new();
-            for (name, _, cells) in &cols {
-                m.insert(name.clone(), cells[i].json());
-            }
-            serde_json::Value::Object(m)
-        })
-        .collect();
-    Ok(serde_json::Value::Array(rows))
+pub fn json_rows(df: &DataFrame) -> PolarsResult<JsonRows> {
+    Ok(JsonRows {
+        cols: table_cells(df)?,
+        height: df.height(),
+    })
 }
 
 /// `df` as CSV with a header row; null is an empty field.
@@ -162,12 +219,23 @@ pub fn text_table(headers: &[String], rows: &[Vec<String>], right: &[bool]) -> S
 pub fn df_text(df: &DataFrame) -> PolarsResult<String> {
     let cols = table_cells(df)?;
     let headers: Vec<String> = cols.iter().map(|(n, _, _)| n.clone()).collect();
-    let right: Vec<bool> = cols.iter().map(|(_, k, _)| matches!(k, Kind::Int | Kind::Float)).collect();
+    let right: Vec<bool> = cols
+        .iter()
+        .map(|(_, k, _)| matches!(k, Kind::Int | Kind::Float))
+        .collect();
     let rows: Vec<Vec<String>> = (0..df.height())
-        .map(|i| cols.iter().map(|(_, _, c)| if c[i] == Cell::Null { "null".into() } else { c[i].text() }).collect())
+        .map(|i| {
+            cols.iter()
+                .map(|(_, _, c)| if c[i] == Cell::Null { "null".into() } else { c[i].text() })
+                .collect()
+        })
         .collect();
     let mut s = text_table(&headers, &rows, &right);
-    s.push_str(&format!("({} row{})\n", df.height(), if df.height() == 1 { "" } else { "s" }));
+    s.push_str(&format!(
+        "({} row{})\n",
+        df.height(),
+        if df.height() == 1 { "" } else { "s" }
+    ));
     Ok(s)
 }
 
@@ -193,12 +261,20 @@ mod tests {
     fn csv_quotes_and_nulls() {
         let mut out = Vec::new();
         write_csv(&df(), &mut out).unwrap();
-        assert_eq!(String::from_utf8(out).unwrap(), "a,b,c,d,e\n1,\"x,y\",true,1.5,7\n,z,,2,8\n");
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "a,b,c,d,e\n1,\"x,y\",true,1.5,7\n,z,,2,8\n"
+        );
     }
 
     #[test]
     fn json_rows_keep_types() {
-        let v = json_rows(&df()).unwrap();
+        let rows = json_rows(&df()).unwrap();
+        assert_eq!(
+            serde_json::to_string(&rows).unwrap(),
+            r#"[{"a":1,"b":"x,y","c":true,"d":1.5,"e":7},{"a":null,"b":"z","c":null,"d":2.0,"e":8}]"#
+        );
+        let v = serde_json::to_value(&rows).unwrap();
         assert_eq!(
             v,
             serde_json::json!([

@@ -30,9 +30,17 @@ impl Exporter for HtmlExporter {
     fn export(&self, report: &Report) -> Result<Vec<Artifact>, ReportError> {
         let charts = charts::render_charts(report, &self.charts)?;
         let html = render_html(report, &charts)?;
-        let mut out: Vec<Artifact> =
-            charts.into_iter().map(|c| Artifact { file_name: c.file_name, bytes: c.png }).collect();
-        out.push(Artifact { file_name: "report.html".into(), bytes: html.into_bytes() });
+        let mut out: Vec<Artifact> = charts
+            .into_iter()
+            .map(|c| Artifact {
+                file_name: c.file_name,
+                bytes: c.png,
+            })
+            .collect();
+        out.push(Artifact {
+            file_name: "report.html".into(),
+            bytes: html.into_bytes(),
+        });
         Ok(out)
     }
 }
@@ -41,9 +49,13 @@ impl Exporter for HtmlExporter {
 pub fn render_html(report: &Report, charts: &[Chart]) -> Result<String, ReportError> {
     let mut env = Environment::new();
     // The `.html` name turns on HTML auto-escaping for every value.
-    env.add_template("report.html", TEMPLATE).map_err(|e| ReportError::Write(format!("report template: {e}")))?;
-    let tmpl = env.get_template("report.html").map_err(|e| ReportError::Write(e.to_string()))?;
-    tmpl.render(page(report, charts)).map_err(|e| ReportError::Write(format!("report template: {e:#}")))
+    env.add_template("report.html", TEMPLATE)
+        .map_err(|e| ReportError::Write(format!("report template: {e}")))?;
+    let tmpl = env
+        .get_template("report.html")
+        .map_err(|e| ReportError::Write(e.to_string()))?;
+    tmpl.render(page(report, charts))
+        .map_err(|e| ReportError::Write(format!("report template: {e:#}")))
 }
 
 // ---------------------------------------------------------------------------
@@ -157,7 +169,10 @@ pub struct Field {
 }
 
 fn field(label: &str, value: impl Into<String>) -> Field {
-    Field { label: label.into(), value: value.into() }
+    Field {
+        label: label.into(),
+        value: value.into(),
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -274,7 +289,10 @@ fn chart_view(c: &Chart, title: String) -> ChartView {
         file_name: c.file_name.clone(),
         width: c.width,
         height: c.height,
-        src: format!("data:image/png;base64,{}", base64::engine::general_purpose::STANDARD.encode(&c.png)),
+        src: format!(
+            "data:image/png;base64,{}",
+            base64::engine::general_purpose::STANDARD.encode(&c.png)
+        ),
     }
 }
 
@@ -296,7 +314,10 @@ fn trace_refresh(report: &Report) -> String {
     if rates.is_empty() {
         return "–".into();
     }
-    format!("{} Hz", rates.iter().map(|r| r.to_string()).collect::<Vec<_>>().join("/"))
+    format!(
+        "{} Hz",
+        rates.iter().map(|r| r.to_string()).collect::<Vec<_>>().join("/")
+    )
 }
 
 fn app_refresh(report: &Report, a: &AppSummary) -> String {
@@ -307,7 +328,13 @@ fn app_refresh(report: &Report, a: &AppSummary) -> String {
 }
 
 fn percentile_row(metric: &str, p: &Percentiles) -> PercentileRow {
-    PercentileRow { metric: metric.into(), values: [p.p50, p.p90, p.p95, p.p99, p.max].into_iter().map(fmt_opt_ms).collect() }
+    PercentileRow {
+        metric: metric.into(),
+        values: [p.p50, p.p90, p.p95, p.p99, p.max]
+            .into_iter()
+            .map(fmt_opt_ms)
+            .collect(),
+    }
 }
 
 fn category_name(c: Category) -> &'static str {
@@ -436,7 +463,13 @@ fn worst_rows(a: &AppSummary, origin_ts: i64) -> Vec<WorstRow> {
                     })
                     .unwrap_or_else(|| "–".into()),
                 blockers: why
-                    .map(|y| y.blockers.iter().map(|b| format!("{} ({})", b.name, fmt_ms(b.dur))).collect::<Vec<_>>().join("; "))
+                    .map(|y| {
+                        y.blockers
+                            .iter()
+                            .map(|b| format!("{} ({})", b.name, fmt_ms(b.dur)))
+                            .collect::<Vec<_>>()
+                            .join("; ")
+                    })
                     .filter(|s| !s.is_empty())
                     .unwrap_or_else(|| "–".into()),
                 jank_type: w.jank_type.clone().unwrap_or_else(|| "–".into()),
@@ -491,10 +524,28 @@ fn app_view(report: &Report, a: &AppSummary, charts: &[Chart], origin_ts: i64) -
     let quality = vec![
         field(
             "vsync sources",
-            q.vsync_sources.iter().map(|(k, v)| format!("{k} {}", fmt_count(*v))).collect::<Vec<_>>().join(", "),
+            q.vsync_sources
+                .iter()
+                .map(|(k, v)| format!("{k} {}", fmt_count(*v)))
+                .collect::<Vec<_>>()
+                .join(", "),
         ),
-        field("frames without RenderThread", format!("{} ({})", fmt_count(q.without_render_thread), share(q.without_render_thread, a.frames))),
-        field("frames without FrameTimeline", format!("{} ({})", fmt_count(q.without_timeline), share(q.without_timeline, a.frames))),
+        field(
+            "frames without RenderThread",
+            format!(
+                "{} ({})",
+                fmt_count(q.without_render_thread),
+                share(q.without_render_thread, a.frames)
+            ),
+        ),
+        field(
+            "frames without FrameTimeline",
+            format!(
+                "{} ({})",
+                fmt_count(q.without_timeline),
+                share(q.without_timeline, a.frames)
+            ),
+        ),
     ];
     let charts = charts
         .iter()
@@ -510,12 +561,20 @@ fn app_view(report: &Report, a: &AppSummary, charts: &[Chart], origin_ts: i64) -
         fps_wall: fmt_fps(a.fps_wall),
         pass: g.pass,
         verdict: if g.pass { "PASS".into() } else { "FAIL".into() },
-        verdict_rule: format!("Green Alliance, {} app: fps ≥ {}", category_name(g.category), fmt_fps(g.min_fps)),
+        verdict_rule: format!(
+            "Green Alliance, {} app: fps ≥ {}",
+            category_name(g.category),
+            fmt_fps(g.min_fps)
+        ),
         frozen: counts[4],
         high: counts[3],
         frozen_text: fmt_count(counts[4]),
         high_text: fmt_count(counts[3]),
-        janky: format!("{} of {} frames dropped ≥ 3 frames", fmt_count(janky), fmt_count(a.frames)),
+        janky: format!(
+            "{} of {} frames dropped ≥ 3 frames",
+            fmt_count(janky),
+            fmt_count(a.frames)
+        ),
         summary,
         levels_total: LevelRow {
             name: "all".into(),
@@ -539,7 +598,10 @@ fn app_view(report: &Report, a: &AppSummary, charts: &[Chart], origin_ts: i64) -
 }
 
 fn definitions() -> Vec<Definition> {
-    let d = |t: &str, f: &str| Definition { term: t.into(), formula: f.into() };
+    let d = |t: &str, f: &str| Definition {
+        term: t.into(),
+        formula: f.into(),
+    };
     vec![
         d("I (frame interval)", "the vsync period in force for the frame, read from the trace (FrameTimeline, VSYNC-app or the doFrame grid); refresh rate = 1e9 / I"),
         d("frame cost", "vsync-to-commit-end: ts + do_frame_dur − vsync_ts (the doFrame duration when the vsync is unknown)"),
@@ -563,11 +625,21 @@ fn definitions() -> Vec<Definition> {
 /// The view model of the page.
 pub fn page(report: &Report, charts: &[Chart]) -> Page {
     let m = report.meta;
-    let origin_ts = m.first_ts.unwrap_or_else(|| report.apps.iter().map(|a| a.first_ts).min().unwrap_or(0));
+    let origin_ts = m
+        .first_ts
+        .unwrap_or_else(|| report.apps.iter().map(|a| a.first_ts).min().unwrap_or(0));
     let mut header = vec![field("trace", m.path.clone())];
     header.push(field(
         "file",
-        format!("{}, {}", fmt_size(m.file_size), if m.container.is_empty() { "plain" } else { m.container.as_str() }),
+        format!(
+            "{}, {}",
+            fmt_size(m.file_size),
+            if m.container.is_empty() {
+                "plain"
+            } else {
+                m.container.as_str()
+            }
+        ),
     ));
     if let Some(d) = &m.android.device {
         header.push(field("device", d.clone()));
@@ -577,11 +649,17 @@ pub fn page(report: &Report, charts: &[Chart]) -> Page {
     }
     header.push(field(
         "Android",
-        android_version(m.android.sdk_version, m.android.build_fingerprint.as_deref()).unwrap_or_else(|| "unknown".into()),
+        android_version(m.android.sdk_version, m.android.build_fingerprint.as_deref())
+            .unwrap_or_else(|| "unknown".into()),
     ));
     header.push(field(
         "apps",
-        report.apps.iter().map(|a| format!("{} (pid {})", app_name(a), a.pid)).collect::<Vec<_>>().join(", "),
+        report
+            .apps
+            .iter()
+            .map(|a| format!("{} (pid {})", app_name(a), a.pid))
+            .collect::<Vec<_>>()
+            .join(", "),
     ));
     header.push(field("refresh rates", trace_refresh(report)));
     header.push(field("duration", fmt_duration(report.span_ns)));
@@ -589,22 +667,47 @@ pub fn page(report: &Report, charts: &[Chart]) -> Page {
 
     let q = report.quality;
     let mut quality = vec![
-        field("data sources", if m.data_sources.is_empty() { "–".into() } else { m.data_sources.join(", ") }),
+        field(
+            "data sources",
+            if m.data_sources.is_empty() {
+                "–".into()
+            } else {
+                m.data_sources.join(", ")
+            },
+        ),
         field("packets", fmt_count(m.packets as i64)),
-        field("atrace events", format!("{} ({} malformed)", fmt_count(m.atrace_events as i64), fmt_count(m.atrace_malformed as i64))),
+        field(
+            "atrace events",
+            format!(
+                "{} ({} malformed)",
+                fmt_count(m.atrace_events as i64),
+                fmt_count(m.atrace_malformed as i64)
+            ),
+        ),
         field("FrameTimeline events", fmt_count(m.frame_timeline_events as i64)),
         field("scheduler events", fmt_count(m.sched_events as i64)),
         field(
             "vsync sources (all frames)",
-            q.vsync_sources.iter().map(|(k, v)| format!("{k} {}", fmt_count(*v as i64))).collect::<Vec<_>>().join(", "),
+            q.vsync_sources
+                .iter()
+                .map(|(k, v)| format!("{k} {}", fmt_count(*v as i64)))
+                .collect::<Vec<_>>()
+                .join(", "),
         ),
         field(
             "frame interval sources",
-            q.interval_sources.iter().map(|(k, v)| format!("{k} {}", fmt_count(*v as i64))).collect::<Vec<_>>().join(", "),
+            q.interval_sources
+                .iter()
+                .map(|(k, v)| format!("{k} {}", fmt_count(*v as i64)))
+                .collect::<Vec<_>>()
+                .join(", "),
         ),
         field("frames without RenderThread", fmt_count(q.without_render_thread as i64)),
         field("frames without FrameTimeline", fmt_count(q.without_timeline as i64)),
-        field("doFrames cut by the trace bounds", fmt_count(q.cut_by_trace_bounds as i64)),
+        field(
+            "doFrames cut by the trace bounds",
+            fmt_count(q.cut_by_trace_bounds as i64),
+        ),
     ];
     let loss = info::data_loss_items(&m.data_loss);
     quality.push(field(
@@ -612,7 +715,10 @@ pub fn page(report: &Report, charts: &[Chart]) -> Page {
         if loss.is_empty() {
             "none reported".into()
         } else {
-            loss.iter().map(|(k, v)| format!("{k} {}", fmt_count(*v as i64))).collect::<Vec<_>>().join(", ")
+            loss.iter()
+                .map(|(k, v)| format!("{k} {}", fmt_count(*v as i64)))
+                .collect::<Vec<_>>()
+                .join(", ")
         },
     ));
     for f in quality.iter_mut() {
@@ -621,7 +727,11 @@ pub fn page(report: &Report, charts: &[Chart]) -> Page {
         }
     }
 
-    let apps: Vec<AppView> = report.apps.iter().map(|a| app_view(report, a, charts, origin_ts)).collect();
+    let apps: Vec<AppView> = report
+        .apps
+        .iter()
+        .map(|a| app_view(report, a, charts, origin_ts))
+        .collect();
     let overview_charts = charts
         .iter()
         .filter(|c| c.kind == ChartKind::AppsDropLevels)
@@ -665,8 +775,11 @@ mod tests {
         trace.meta.android.build_fingerprint = Some("google/tokay/tokay:15/AP4A/123:user/release-keys".into());
         trace.meta.data_sources = vec!["ftrace".into(), "atrace".into()];
         trace.meta.data_loss.chunks_discarded = 1234;
-        let mut rows: Vec<_> =
-            [5, 5, 60, 5].iter().enumerate().map(|(k, c)| row(1, "com.a", 1_000_000_000 + k as i64 * 100 * MS, c * MS, k as i64)).collect();
+        let mut rows: Vec<_> = [5, 5, 60, 5]
+            .iter()
+            .enumerate()
+            .map(|(k, c)| row(1, "com.a", 1_000_000_000 + k as i64 * 100 * MS, c * MS, k as i64))
+            .collect();
         rows.push(row(2, "<b>evil</b>", 1_000_000_000, 5 * MS, 0));
         let why = vec![FrameWhy {
             frame_index: 2,
@@ -674,10 +787,26 @@ mod tests {
             dominant_phase_ns: 40 * MS,
             longest_slice: Some("inflate".into()),
             longest_slice_ns: Some(12_340_000),
-            blockers: vec![crate::frames::Blocker { name: "GC".into(), ts: 0, dur: 9 * MS }],
-            thread_state: Some(ThreadStateSplit { running_ns: 20 * MS, runnable_ns: 5 * MS, sleeping_ns: 30 * MS, blocked_ns: 4 * MS }),
+            blockers: vec![crate::frames::Blocker {
+                name: "GC".into(),
+                ts: 0,
+                dur: 9 * MS,
+            }],
+            thread_state: Some(ThreadStateSplit {
+                running_ns: 20 * MS,
+                runnable_ns: 5 * MS,
+                sleeping_ns: 30 * MS,
+                blocked_ns: 4 * MS,
+            }),
         }];
-        (trace, FrameAnalysis { rows, why, quality: Default::default() })
+        (
+            trace,
+            FrameAnalysis {
+                rows,
+                why,
+                quality: Default::default(),
+            },
+        )
     }
 
     fn with_small<T>(f: impl FnOnce(&Report) -> T) -> T {
@@ -685,7 +814,14 @@ mod tests {
         let frames = metrics::frames_table(&trace, &a, &AppFilter::All).unwrap();
         let apps = metrics::summarize(&frames, &a.why, &MetricsOptions::default()).unwrap();
         let warnings = vec!["the trace lost data".to_string()];
-        let r = Report { meta: &trace.meta, span_ns: trace.span_ns(), apps: &apps, frames: &frames, quality: &a.quality, warnings: &warnings };
+        let r = Report {
+            meta: &trace.meta,
+            span_ns: trace.span_ns(),
+            apps: &apps,
+            frames: &frames,
+            quality: &a.quality,
+            warnings: &warnings,
+        };
         f(&r)
     }
 
@@ -707,7 +843,10 @@ mod tests {
         assert_eq!(android_version(Some(36), None).as_deref(), Some("Android 16 (API 36)"));
         assert_eq!(android_version(Some(32), None).as_deref(), Some("Android 12L (API 32)"));
         assert_eq!(android_version(Some(99), None).as_deref(), Some("API 99"));
-        assert_eq!(android_version(None, Some("google/tokay/tokay:15/AP4A/123:user/release-keys")).as_deref(), Some("Android 15"));
+        assert_eq!(
+            android_version(None, Some("google/tokay/tokay:15/AP4A/123:user/release-keys")).as_deref(),
+            Some("Android 15")
+        );
         assert_eq!(android_version(None, Some("garbage")), None);
         assert_eq!(android_version(None, None), None);
     }
@@ -740,8 +879,11 @@ mod tests {
                 ("scenes", "1"),
             ]
         );
-        let levels: Vec<(&str, &str, &str, &str)> =
-            a.levels.iter().map(|l| (l.name.as_str(), l.frames.as_str(), l.share.as_str(), l.dropped.as_str())).collect();
+        let levels: Vec<(&str, &str, &str, &str)> = a
+            .levels
+            .iter()
+            .map(|l| (l.name.as_str(), l.frames.as_str(), l.share.as_str(), l.dropped.as_str()))
+            .collect();
         assert_eq!(
             levels,
             vec![
@@ -752,10 +894,19 @@ mod tests {
                 ("FROZEN", "0", "0.0%", "0"),
             ]
         );
-        assert_eq!((a.levels_total.frames.as_str(), a.levels_total.share.as_str()), ("4", "100.0%"));
+        assert_eq!(
+            (a.levels_total.frames.as_str(), a.levels_total.share.as_str()),
+            ("4", "100.0%")
+        );
         // Nearest rank over 5, 5, 5, 60 ms (doFrame: 1 ms less each).
-        assert_eq!(a.percentiles[0].values, ["5.0 ms", "60.0 ms", "60.0 ms", "60.0 ms", "60.0 ms"]);
-        assert_eq!(a.percentiles[1].values, ["4.0 ms", "59.0 ms", "59.0 ms", "59.0 ms", "59.0 ms"]);
+        assert_eq!(
+            a.percentiles[0].values,
+            ["5.0 ms", "60.0 ms", "60.0 ms", "60.0 ms", "60.0 ms"]
+        );
+        assert_eq!(
+            a.percentiles[1].values,
+            ["4.0 ms", "59.0 ms", "59.0 ms", "59.0 ms", "59.0 ms"]
+        );
         assert_eq!(a.percentiles[2].values, ["–", "–", "–", "–", "–"]);
         let vitals = &a.vocabularies[2];
         assert_eq!(vitals.name, "Android vitals");
@@ -764,12 +915,21 @@ mod tests {
         assert_eq!(a.vocabularies[0].fields[0].value, "0 (needs FrameTimeline)");
         let w = &a.worst[0];
         assert_eq!(
-            (w.at.as_str(), w.frame_id.as_str(), w.cost.as_str(), w.dropped.as_str(), w.level.as_str()),
+            (
+                w.at.as_str(),
+                w.frame_id.as_str(),
+                w.cost.as_str(),
+                w.dropped.as_str(),
+                w.level.as_str()
+            ),
             ("1.200 s", "1002", "60.0 ms", "3", "NORMAL")
         );
         assert_eq!(w.phase, "start jitter 40.0 ms");
         assert_eq!(w.longest, "inflate (12.3 ms)");
-        assert_eq!(w.thread_state, "Running 20.0 ms · Runnable 5.0 ms · Sleeping 30.0 ms · Blocked 4.0 ms");
+        assert_eq!(
+            w.thread_state,
+            "Running 20.0 ms · Runnable 5.0 ms · Sleeping 30.0 ms · Blocked 4.0 ms"
+        );
         assert_eq!(w.blockers, "GC (9.0 ms)");
         assert_eq!(a.scenes[0].scene, "com.a/.MainActivity");
         assert_eq!(a.scenes[0].levels, ["3", "1", "0", "0", "0"]);
@@ -801,7 +961,9 @@ mod tests {
             (render_html(r, &charts).unwrap(), charts.len())
         });
         assert!(html.starts_with("<!DOCTYPE html>"));
-        assert!(html.contains(r#"<div class="k">FPS (paced)</div><div class="v">34.3</div><div class="s">fps_wall 12.6</div>"#));
+        assert!(html.contains(
+            r#"<div class="k">FPS (paced)</div><div class="v">34.3</div><div class="s">fps_wall 12.6</div>"#
+        ));
         assert!(html.contains(
             r#"<tr><td><span class="lv lv-best"></span>BEST</td><td class="num">3</td><td class="num">75.0%</td><td class="num">0</td></tr>"#
         ));
@@ -824,13 +986,27 @@ mod tests {
     /// CSS url() or @import, no src/href other than data: URIs and #anchors.
     pub(crate) fn assert_no_external_reference(html: &str) {
         let lower = html.to_lowercase();
-        for bad in ["<script", "<link", "<iframe", "<object", "<embed", "@import", "url(", "srcset", "http-equiv"] {
+        for bad in [
+            "<script",
+            "<link",
+            "<iframe",
+            "<object",
+            "<embed",
+            "@import",
+            "url(",
+            "srcset",
+            "http-equiv",
+        ] {
             assert!(!lower.contains(bad), "found {bad}");
         }
         for attr in ["src=", "href=", "action=", "poster="] {
             for part in lower.split(attr).skip(1) {
                 let v = part.trim_start_matches(['"', '\'']);
-                assert!(v.starts_with("data:") || v.starts_with('#'), "{attr}{}", &part[..part.len().min(60)]);
+                assert!(
+                    v.starts_with("data:") || v.starts_with('#'),
+                    "{attr}{}",
+                    &part[..part.len().min(60)]
+                );
             }
         }
     }
@@ -846,7 +1022,10 @@ mod tests {
         assert_eq!(p.apps[1].charts.len(), 4);
         assert_eq!(p.overview_charts.len(), 1);
         assert_eq!(p.header.iter().find(|f| f.label == "device").unwrap().value, "Pixel 9");
-        assert_eq!(p.header.iter().find(|f| f.label == "Android").unwrap().value, "Android 16 (API 36)");
+        assert_eq!(
+            p.header.iter().find(|f| f.label == "Android").unwrap().value,
+            "Android 16 (API 36)"
+        );
         assert_eq!(p.apps[0].high_text, "1");
         let html = render_html(&r, &charts).unwrap();
         assert_no_external_reference(&html);

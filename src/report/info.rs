@@ -68,13 +68,17 @@ pub fn info(trace: &Trace) -> Info {
         }
     }
     for s in &trace.slices {
-        let Some(track) = trace.tracks.get(s.track as usize) else { continue };
+        let Some(track) = trace.tracks.get(s.track as usize) else {
+            continue;
+        };
         let (upid, on_thread) = match track.kind {
             TrackKind::Thread { utid } => (trace.threads.get(utid as usize).and_then(|t| t.upid), true),
             TrackKind::ProcessAsync { upid } => (Some(upid), false),
             _ => (None, false),
         };
-        let Some(u) = upid.map(|u| u as usize).filter(|&u| u < n) else { continue };
+        let Some(u) = upid.map(|u| u as usize).filter(|&u| u < n) else {
+            continue;
+        };
         slices[u] += 1;
         if on_thread {
             if is_do_frame(&s.name) {
@@ -147,19 +151,39 @@ pub fn data_loss_items(d: &DataLoss) -> Vec<(&'static str, u64)> {
 /// Text form for the terminal.
 pub fn render_text(i: &Info) -> String {
     let mut o = String::new();
-    let _ = writeln!(o, "file          {} ({} bytes, {})", i.path, i.file_size, if i.container.is_empty() { "plain" } else { &i.container });
-    let _ = writeln!(o, "packets       {} ({} compressed batches)", i.packets, i.compressed_batches);
+    let _ = writeln!(
+        o,
+        "file          {} ({} bytes, {})",
+        i.path,
+        i.file_size,
+        if i.container.is_empty() { "plain" } else { &i.container }
+    );
+    let _ = writeln!(
+        o,
+        "packets       {} ({} compressed batches)",
+        i.packets, i.compressed_batches
+    );
     let _ = writeln!(o, "span          {:.3} s", i.span_ns as f64 / 1e9);
     let clocks: Vec<String> = i.clocks.iter().map(u32::to_string).collect();
     let _ = writeln!(o, "clocks        {} (trace clock {})", clocks.join(", "), i.trace_clock);
     let _ = writeln!(o, "data sources  {}", i.data_sources.join(", "));
     if let Some(sdk) = i.android.sdk_version {
-        let _ = writeln!(o, "android       sdk {sdk} {}", i.android.build_fingerprint.as_deref().unwrap_or(""));
+        let _ = writeln!(
+            o,
+            "android       sdk {sdk} {}",
+            i.android.build_fingerprint.as_deref().unwrap_or("")
+        );
     }
     let _ = writeln!(
         o,
         "events        {} slices, {} counters, {} FrameTimeline, {} ftrace, {} atrace ({} malformed), {} sched",
-        i.slices, i.counters, i.frame_timeline_events, i.ftrace_events, i.atrace_events, i.atrace_malformed, i.sched_events
+        i.slices,
+        i.counters,
+        i.frame_timeline_events,
+        i.ftrace_events,
+        i.atrace_events,
+        i.atrace_malformed,
+        i.sched_events
     );
     let loss = data_loss_items(&i.data_loss);
     if loss.is_empty() {
@@ -171,7 +195,10 @@ pub fn render_text(i: &Info) -> String {
     for w in &i.warnings {
         let _ = writeln!(o, "warning       {w}");
     }
-    let headers: Vec<String> = ["pid", "process", "threads", "slices", "doFrame", "DrawFrame"].iter().map(|s| s.to_string()).collect();
+    let headers: Vec<String> = ["pid", "process", "threads", "slices", "doFrame", "DrawFrame"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
     let rows: Vec<Vec<String>> = i
         .processes
         .iter()
@@ -187,7 +214,11 @@ pub fn render_text(i: &Info) -> String {
         })
         .collect();
     o.push('\n');
-    o.push_str(&super::cells::text_table(&headers, &rows, &[true, false, true, true, true, true]));
+    o.push_str(&super::cells::text_table(
+        &headers,
+        &rows,
+        &[true, false, true, true, true, true],
+    ));
     o
 }
 
@@ -201,19 +232,61 @@ mod tests {
     fn counts_frames_per_process() {
         let mut t = Trace::default();
         t.processes = vec![
-            Process { upid: 0, pid: 10, name: Some(Arc::from("com.a")), ..Default::default() },
-            Process { upid: 1, pid: 5, name: Some(Arc::from("com.b")), ..Default::default() },
-            Process { upid: 2, pid: 7, name: Some(Arc::from("empty")), ..Default::default() },
+            Process {
+                upid: 0,
+                pid: 10,
+                name: Some(Arc::from("com.a")),
+                ..Default::default()
+            },
+            Process {
+                upid: 1,
+                pid: 5,
+                name: Some(Arc::from("com.b")),
+                ..Default::default()
+            },
+            Process {
+                upid: 2,
+                pid: 7,
+                name: Some(Arc::from("empty")),
+                ..Default::default()
+            },
         ];
         t.threads = vec![
-            Thread { utid: 0, tid: 10, upid: Some(0), name: None },
-            Thread { utid: 1, tid: 11, upid: Some(0), name: Some(Arc::from("RenderThread")) },
-            Thread { utid: 2, tid: 5, upid: Some(1), name: None },
+            Thread {
+                utid: 0,
+                tid: 10,
+                upid: Some(0),
+                name: None,
+            },
+            Thread {
+                utid: 1,
+                tid: 11,
+                upid: Some(0),
+                name: Some(Arc::from("RenderThread")),
+            },
+            Thread {
+                utid: 2,
+                tid: 5,
+                upid: Some(1),
+                name: None,
+            },
         ];
         t.tracks = vec![
-            Track { id: 0, name: None, kind: TrackKind::Thread { utid: 0 } },
-            Track { id: 1, name: None, kind: TrackKind::Thread { utid: 1 } },
-            Track { id: 2, name: None, kind: TrackKind::Thread { utid: 2 } },
+            Track {
+                id: 0,
+                name: None,
+                kind: TrackKind::Thread { utid: 0 },
+            },
+            Track {
+                id: 1,
+                name: None,
+                kind: TrackKind::Thread { utid: 1 },
+            },
+            Track {
+                id: 2,
+                name: None,
+                kind: TrackKind::Thread { utid: 2 },
+            },
         ];
         let names = [
             ("Choreographer#doFrame 1", 0),
@@ -240,8 +313,11 @@ mod tests {
             })
             .collect();
         let i = info(&t);
-        let rows: Vec<(i32, u64, u64, u64)> =
-            i.processes.iter().map(|p| (p.pid, p.threads, p.do_frame_count, p.draw_frame_count)).collect();
+        let rows: Vec<(i32, u64, u64, u64)> = i
+            .processes
+            .iter()
+            .map(|p| (p.pid, p.threads, p.do_frame_count, p.draw_frame_count))
+            .collect();
         assert_eq!(rows, [(5, 1, 3, 0), (10, 2, 2, 2)]);
         assert_eq!(i.slices, 8);
     }

@@ -2,6 +2,7 @@
 //! `{"fpsan_version", "trace", "apps", "quality", "frames", "warnings"}`.
 //! `summary.json` leaves `frames` out (they are in frames.csv / .parquet).
 
+use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::{cells, Artifact, Exporter, Report, ReportError};
@@ -34,18 +35,31 @@ pub fn trace_json(report: &Report) -> Value {
     })
 }
 
-/// The whole document.
-pub fn document(report: &Report, include_frames: bool) -> Result<Value, ReportError> {
-    let mut doc = serde_json::Map::new();
-    doc.insert("fpsan_version".into(), env!("CARGO_PKG_VERSION").into());
-    doc.insert("trace".into(), trace_json(report));
-    doc.insert("apps".into(), serde_json::to_value(report.apps)?);
-    doc.insert("quality".into(), serde_json::to_value(report.quality)?);
-    if include_frames {
-        doc.insert("frames".into(), cells::json_rows(report.frames)?);
-    }
-    doc.insert("warnings".into(), serde_json::to_value(report.warnings)?);
-    Ok(Value::Object(doc))
+/// The whole document, keys in this order.
+#[derive(Serialize)]
+pub struct Document<'a> {
+    pub fpsan_version: &'static str,
+    pub trace: Value,
+    pub apps: &'a [crate::metrics::AppSummary],
+    pub quality: &'a crate::frames::FrameQuality,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frames: Option<cells::JsonRows>,
+    pub warnings: &'a [String],
+}
+
+pub fn document<'a>(report: &Report<'a>, include_frames: bool) -> Result<Document<'a>, ReportError> {
+    Ok(Document {
+        fpsan_version: env!("CARGO_PKG_VERSION"),
+        trace: trace_json(report),
+        apps: report.apps,
+        quality: report.quality,
+        frames: if include_frames {
+            Some(cells::json_rows(report.frames)?)
+        } else {
+            None
+        },
+        warnings: report.warnings,
+    })
 }
 
 impl Exporter for JsonExporter {
@@ -56,6 +70,9 @@ impl Exporter for JsonExporter {
     fn export(&self, report: &Report) -> Result<Vec<Artifact>, ReportError> {
         let mut bytes = serde_json::to_vec_pretty(&document(report, self.include_frames)?)?;
         bytes.push(b'\n');
-        Ok(vec![Artifact { file_name: self.file_name.into(), bytes }])
+        Ok(vec![Artifact {
+            file_name: self.file_name.into(),
+            bytes,
+        }])
     }
 }

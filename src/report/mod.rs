@@ -81,7 +81,10 @@ pub trait Exporter {
 pub fn stdout_exporter(format: StdoutFormat) -> Box<dyn Exporter> {
     match format {
         StdoutFormat::Table => Box::new(table::TableExporter),
-        StdoutFormat::Json => Box::new(json::JsonExporter { file_name: "summary.json", include_frames: true }),
+        StdoutFormat::Json => Box::new(json::JsonExporter {
+            file_name: "summary.json",
+            include_frames: true,
+        }),
         StdoutFormat::Csv => Box::new(csv::CsvExporter),
     }
 }
@@ -112,7 +115,10 @@ impl Default for ExportManager {
         let mut m = ExportManager { exporters: Vec::new() };
         m.add(Box::new(parquet::ParquetExporter));
         m.add(Box::new(csv::CsvExporter));
-        m.add(Box::new(json::JsonExporter { file_name: "summary.json", include_frames: false }));
+        m.add(Box::new(json::JsonExporter {
+            file_name: "summary.json",
+            include_frames: false,
+        }));
         m.add(Box::new(html::HtmlExporter::default()));
         m
     }
@@ -140,22 +146,34 @@ impl ExportManager {
         for e in &self.exporters {
             artifacts.extend(e.export(report)?);
         }
-        std::fs::create_dir_all(dir).map_err(|source| ReportError::OutDir { path: dir.to_path_buf(), source })?;
+        std::fs::create_dir_all(dir).map_err(|source| ReportError::OutDir {
+            path: dir.to_path_buf(),
+            source,
+        })?;
         let mut written = Vec::with_capacity(artifacts.len());
         for a in artifacts {
             let path = dir.join(&a.file_name);
             // `charts/x.png`: the temporary file sits beside the final one.
             let parent = path.parent().unwrap_or(dir);
             if parent != dir {
-                std::fs::create_dir_all(parent).map_err(|source| ReportError::Io { path: parent.to_path_buf(), source })?;
+                std::fs::create_dir_all(parent).map_err(|source| ReportError::Io {
+                    path: parent.to_path_buf(),
+                    source,
+                })?;
             }
-            let base = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let base = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
             let tmp = parent.join(format!(".{base}.fpsan-tmp"));
             std::fs::write(&tmp, &a.bytes)
                 .and_then(|_| std::fs::rename(&tmp, &path))
                 .map_err(|source| {
                     let _ = std::fs::remove_file(&tmp);
-                    ReportError::Io { path: path.clone(), source }
+                    ReportError::Io {
+                        path: path.clone(),
+                        source,
+                    }
                 })?;
             written.push(path);
         }

@@ -42,7 +42,18 @@ fn levels_line(count: &Levels, sum: &Levels) -> String {
 
 fn summary_table(apps: &[AppSummary]) -> String {
     let headers: Vec<String> = [
-        "app", "pid", "frames", "fps", "fps_wall", "Hz", "dropped", "p50 ms", "p90 ms", "p99 ms", "max ms", "green alliance",
+        "app",
+        "pid",
+        "frames",
+        "fps",
+        "fps_wall",
+        "Hz",
+        "dropped",
+        "p50 ms",
+        "p90 ms",
+        "p99 ms",
+        "max ms",
+        "green alliance",
     ]
     .iter()
     .map(|s| s.to_string())
@@ -62,7 +73,11 @@ fn summary_table(apps: &[AppSummary]) -> String {
                 opt_ms(a.frame_cost_ns.p90),
                 opt_ms(a.frame_cost_ns.p99),
                 opt_ms(a.frame_cost_ns.max),
-                format!("{} (≥ {})", if a.green_alliance.pass { "pass" } else { "FAIL" }, a.green_alliance.min_fps),
+                format!(
+                    "{} (≥ {})",
+                    if a.green_alliance.pass { "pass" } else { "FAIL" },
+                    a.green_alliance.min_fps
+                ),
             ]
         })
         .collect();
@@ -73,7 +88,11 @@ fn summary_table(apps: &[AppSummary]) -> String {
 fn app_details(out: &mut String, a: &AppSummary, trace_start: i64) {
     let name = a.process.as_deref().unwrap_or("?");
     let _ = writeln!(out, "\n{name} (pid {})", a.pid);
-    let _ = writeln!(out, "  drop levels    {}   [frames (dropped frames)]", levels_line(&a.drop_level, &a.drop_sum));
+    let _ = writeln!(
+        out,
+        "  drop levels    {}   [frames (dropped frames)]",
+        levels_line(&a.drop_level, &a.drop_sum)
+    );
     let j = &a.jank;
     let p = &j.perfetto;
     let _ = writeln!(
@@ -101,7 +120,13 @@ fn app_details(out: &mut String, a: &AppSummary, trace_start: i64) {
         }
     );
     let d = &j.perfdog;
-    let _ = writeln!(out, "  PerfDog        jank {}  big jank {}  stutter {:.2}%", d.jank, d.big_jank, 100.0 * d.stutter);
+    let _ = writeln!(
+        out,
+        "  PerfDog        jank {}  big jank {}  stutter {:.2}%",
+        d.jank,
+        d.big_jank,
+        100.0 * d.stutter
+    );
     let c = &j.choreographer;
     let _ = writeln!(
         out,
@@ -120,24 +145,49 @@ fn app_details(out: &mut String, a: &AppSummary, trace_start: i64) {
         opt_ms(a.do_frame_dur.p99),
     );
     if a.scenes.len() > 1 || a.scenes.first().is_some_and(|s| s.scene != "(unknown)") {
-        let headers: Vec<String> =
-            ["scene", "frames", "fps", "dropped", "BEST", "NORMAL", "MIDDLE", "HIGH", "FROZEN", "p90 ms"].iter().map(|s| s.to_string()).collect();
+        let headers: Vec<String> = [
+            "scene", "frames", "fps", "dropped", "BEST", "NORMAL", "MIDDLE", "HIGH", "FROZEN", "p90 ms",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
         let rows: Vec<Vec<String>> = a
             .scenes
             .iter()
             .map(|s| {
-                let mut r = vec![s.scene.clone(), s.frames.to_string(), format!("{:.1}", s.fps), s.dropped_frames.to_string()];
+                let mut r = vec![
+                    s.scene.clone(),
+                    s.frames.to_string(),
+                    format!("{:.1}", s.fps),
+                    s.dropped_frames.to_string(),
+                ];
                 r.extend(s.drop_level.values().iter().map(|v| v.to_string()));
                 r.push(opt_ms(s.frame_cost_p90));
                 r
             })
             .collect();
         out.push_str("  scenes\n");
-        out.push_str(&indent(&text_table(&headers, &rows, &[false, true, true, true, true, true, true, true, true, true])));
+        out.push_str(&indent(&text_table(
+            &headers,
+            &rows,
+            &[false, true, true, true, true, true, true, true, true, true],
+        )));
     }
     if !a.worst_frames.is_empty() {
-        let headers: Vec<String> =
-            ["at s", "frame_id", "cost ms", "dropped", "level", "phase", "phase ms", "longest slice", "why else"].iter().map(|s| s.to_string()).collect();
+        let headers: Vec<String> = [
+            "at s",
+            "frame_id",
+            "cost ms",
+            "dropped",
+            "level",
+            "phase",
+            "phase ms",
+            "longest slice",
+            "why else",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
         let rows: Vec<Vec<String>> = a
             .worst_frames
             .iter()
@@ -168,7 +218,12 @@ fn app_details(out: &mut String, a: &AppSummary, trace_start: i64) {
                             other.join("; "),
                         )
                     }
-                    None => ("-".into(), "-".into(), "-".into(), w.jank_type.clone().unwrap_or_default()),
+                    None => (
+                        "-".into(),
+                        "-".into(),
+                        "-".into(),
+                        w.jank_type.clone().unwrap_or_default(),
+                    ),
                 };
                 vec![
                     format!("{:.3}", (w.ts - trace_start) as f64 / 1e9),
@@ -184,7 +239,11 @@ fn app_details(out: &mut String, a: &AppSummary, trace_start: i64) {
             })
             .collect();
         out.push_str("  worst frames (why)\n");
-        out.push_str(&indent(&text_table(&headers, &rows, &[true, true, true, true, false, false, true, false, false])));
+        out.push_str(&indent(&text_table(
+            &headers,
+            &rows,
+            &[true, true, true, true, false, false, true, false, false],
+        )));
     }
     let q = &a.quality;
     let sources: Vec<String> = q.vsync_sources.iter().map(|(k, v)| format!("{k} {v}")).collect();
@@ -210,6 +269,15 @@ pub fn render(report: &Report) -> String {
         report.span_ns as f64 / 1e9,
         m.packets
     );
+    let loss = super::info::data_loss_items(&m.data_loss);
+    if !loss.is_empty() {
+        let items: Vec<String> = loss.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        let _ = writeln!(
+            out,
+            "data loss {} (frames near the gaps may be wrong)",
+            items.join(", ")
+        );
+    }
     if report.apps.is_empty() {
         out.push_str("no frames\n");
         return out;
@@ -220,7 +288,12 @@ pub fn render(report: &Report) -> String {
     for a in report.apps {
         app_details(&mut out, a, start);
     }
-    let intervals: Vec<String> = report.quality.interval_sources.iter().map(|(k, v)| format!("{k} {v}")).collect();
+    let intervals: Vec<String> = report
+        .quality
+        .interval_sources
+        .iter()
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect();
     if !intervals.is_empty() {
         let _ = writeln!(out, "\nframe interval from: {}", intervals.join(", "));
     }
@@ -233,6 +306,9 @@ impl Exporter for TableExporter {
     }
 
     fn export(&self, report: &Report) -> Result<Vec<Artifact>, ReportError> {
-        Ok(vec![Artifact { file_name: "summary.txt".into(), bytes: render(report).into_bytes() }])
+        Ok(vec![Artifact {
+            file_name: "summary.txt".into(),
+            bytes: render(report).into_bytes(),
+        }])
     }
 }

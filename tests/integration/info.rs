@@ -21,7 +21,16 @@ fn json_keys_and_processes() {
     let out = fpsan().arg("info").arg(&t).arg("--json").output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
-    for k in ["packets", "span_ns", "frame_timeline_events", "processes", "warnings", "file_size", "data_sources", "data_loss"] {
+    for k in [
+        "packets",
+        "span_ns",
+        "frame_timeline_events",
+        "processes",
+        "warnings",
+        "file_size",
+        "data_sources",
+        "data_loss",
+    ] {
         assert!(v.get(k).is_some(), "missing {k}");
     }
     assert!(v["packets"].as_u64().unwrap() > 0);
@@ -37,8 +46,10 @@ fn json_keys_and_processes() {
     assert_eq!(procs[0]["do_frame_count"], 15);
     assert!(procs[0]["draw_frame_count"].as_u64().unwrap() >= 15);
     // Sorted by do_frame_count desc, then pid.
-    let keys: Vec<(i64, i64)> =
-        procs.iter().map(|p| (-p["do_frame_count"].as_i64().unwrap(), p["pid"].as_i64().unwrap())).collect();
+    let keys: Vec<(i64, i64)> = procs
+        .iter()
+        .map(|p| (-p["do_frame_count"].as_i64().unwrap(), p["pid"].as_i64().unwrap()))
+        .collect();
     let mut sorted = keys.clone();
     sorted.sort();
     assert_eq!(keys, sorted);
@@ -71,5 +82,8 @@ fn bad_input_is_exit_1_one_line() {
 #[test]
 fn usage_errors_are_exit_2() {
     assert_eq!(fpsan().arg("info").output().unwrap().status.code(), Some(2));
-    assert_eq!(fpsan().args(["info", "x", "--yaml"]).output().unwrap().status.code(), Some(2));
+    assert_eq!(
+        fpsan().args(["info", "x", "--yaml"]).output().unwrap().status.code(),
+        Some(2)
+    );
 }

@@ -62,7 +62,14 @@ fn analysis() -> (Trace, FrameAnalysis) {
                 expected_end: Some(ts - MS + 2 * I),
                 actual_end: Some(ts + dur + 12 * MS),
                 overrun_ns: Some(dur + 13 * MS - 2 * I),
-                present_type: Some(if dur + 13 * MS > 2 * I { "Late Present" } else { "On-time Present" }.into()),
+                present_type: Some(
+                    if dur + 13 * MS > 2 * I {
+                        "Late Present"
+                    } else {
+                        "On-time Present"
+                    }
+                    .into(),
+                ),
                 jank_type: Some(if d > 0 { "App Deadline Missed" } else { "None" }.into()),
                 layer_name: Some("com.example.app/com.example.app.MainActivity#0".into()),
                 layer_count: 1,
@@ -82,15 +89,28 @@ fn analysis() -> (Trace, FrameAnalysis) {
             thread_state: None,
         })
         .collect();
-    (trace, FrameAnalysis { rows, why, quality: Default::default() })
+    (
+        trace,
+        FrameAnalysis {
+            rows,
+            why,
+            quality: Default::default(),
+        },
+    )
 }
 
 fn write_out(dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
     let (trace, a) = analysis();
     let frames = metrics::frames_table(&trace, &a, &AppFilter::All).unwrap();
     let apps = metrics::summarize(&frames, &a.why, &MetricsOptions::default()).unwrap();
-    let report =
-        Report { meta: &trace.meta, span_ns: trace.span_ns(), apps: &apps, frames: &frames, quality: &a.quality, warnings: &[] };
+    let report = Report {
+        meta: &trace.meta,
+        span_ns: trace.span_ns(),
+        apps: &apps,
+        frames: &frames,
+        quality: &a.quality,
+        warnings: &[],
+    };
     ExportManager::default().write(dir, &report)
 }
 
@@ -103,7 +123,10 @@ fn out_dir_has_charts_and_html() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
     let written = write_out(&out).unwrap();
-    let rel: Vec<String> = written.iter().map(|p| p.strip_prefix(&out).unwrap().to_string_lossy().into_owned()).collect();
+    let rel: Vec<String> = written
+        .iter()
+        .map(|p| p.strip_prefix(&out).unwrap().to_string_lossy().into_owned())
+        .collect();
     for kind in ["timeline", "distribution", "fps", "drop-levels", "janky", "present"] {
         let name = format!("charts/com.example.app-321-{kind}.png");
         assert!(rel.contains(&name), "{name} missing from {rel:?}");
@@ -126,8 +149,13 @@ fn existing_dir_overwrites_only_fpsan_files() {
     std::fs::write(out.join("charts/com.example.app-321-fps.png"), "stale").unwrap();
     write_out(&out).unwrap();
     assert_eq!(std::fs::read_to_string(out.join("notes.txt")).unwrap(), "mine");
-    assert_eq!(std::fs::read_to_string(out.join("charts/my-sketch.png")).unwrap(), "mine too");
-    assert!(std::fs::read_to_string(out.join("report.html")).unwrap().starts_with("<!DOCTYPE html>"));
+    assert_eq!(
+        std::fs::read_to_string(out.join("charts/my-sketch.png")).unwrap(),
+        "mine too"
+    );
+    assert!(std::fs::read_to_string(out.join("report.html"))
+        .unwrap()
+        .starts_with("<!DOCTYPE html>"));
     assert!(is_png(&out.join("charts/com.example.app-321-fps.png")));
     // No temporary files left behind.
     for d in [out.clone(), out.join("charts")] {
@@ -159,13 +187,27 @@ fn unwritable_out_dir_is_one_line() {
 /// url() or @import, no src/href other than data: URIs and in-page anchors.
 fn assert_no_external_reference(html: &str) {
     let lower = html.to_lowercase();
-    for bad in ["<script", "<link", "<iframe", "<object", "<embed", "@import", "url(", "srcset", "http-equiv"] {
+    for bad in [
+        "<script",
+        "<link",
+        "<iframe",
+        "<object",
+        "<embed",
+        "@import",
+        "url(",
+        "srcset",
+        "http-equiv",
+    ] {
         assert!(!lower.contains(bad), "found {bad}");
     }
     for attr in ["src=", "href=", "action=", "poster="] {
         for part in lower.split(attr).skip(1) {
             let v = part.trim_start_matches(['"', '\'']);
-            assert!(v.starts_with("data:") || v.starts_with('#'), "{attr}{}", &part[..part.len().min(60)]);
+            assert!(
+                v.starts_with("data:") || v.starts_with('#'),
+                "{attr}{}",
+                &part[..part.len().min(60)]
+            );
         }
     }
 }
@@ -224,7 +266,11 @@ fn render(chromium: &Path, html: &Path, height: u32) -> Rendered {
         .arg(format!("file://{}", html.display()))
         .output()
         .expect("run chromium");
-    assert!(shot.is_file(), "no screenshot; chromium said: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        shot.is_file(),
+        "no screenshot; chromium said: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let dec = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&shot).unwrap()));
     let mut reader = dec.read_info().unwrap();
     let mut buf = vec![0; reader.output_buffer_size()];
@@ -237,15 +283,26 @@ fn render(chromium: &Path, html: &Path, height: u32) -> Rendered {
     let mut page_requests = Vec::new();
     for e in log["events"].as_array().into_iter().flatten() {
         let p = &e["params"];
-        let Some(url) = p["url"].as_str() else { continue };
+        let Some(url) = p["url"].as_str() else {
+            continue;
+        };
         let from_page = ["network_isolation_key", "site_for_cookies", "initiator"]
             .iter()
             .any(|k| p[*k].as_str().is_some_and(|v| v.contains("file://")));
-        if from_page && !url.starts_with("file:") && !url.starts_with("data:") && !page_requests.iter().any(|u| u == url) {
+        if from_page
+            && !url.starts_with("file:")
+            && !url.starts_with("data:")
+            && !page_requests.iter().any(|u| u == url)
+        {
             page_requests.push(url.to_string());
         }
     }
-    Rendered { width: info.width, height: info.height, rgb, page_requests }
+    Rendered {
+        width: info.width,
+        height: info.height,
+        rgb,
+        page_requests,
+    }
 }
 
 fn count_near(rgb: &[u8], c: (u8, u8, u8), tol: i32) -> usize {
@@ -265,8 +322,14 @@ fn check_rendered(r: &Rendered) {
     let non_white = r.rgb.chunks_exact(3).filter(|p| p.iter().any(|&v| v < 235)).count();
     assert!(non_white > n / 20, "page looks blank: {non_white} of {n} pixels drawn");
     // The charts' colours: BEST green (level strip, histogram) and the traversal orange.
-    assert!(count_near(&r.rgb, (67, 160, 71), 3) > 2_000, "no BEST green: charts not shown");
-    assert!(count_near(&r.rgb, (242, 142, 43), 3) > 2_000, "no traversal orange: charts not shown");
+    assert!(
+        count_near(&r.rgb, (67, 160, 71), 3) > 2_000,
+        "no BEST green: charts not shown"
+    );
+    assert!(
+        count_near(&r.rgb, (242, 142, 43), 3) > 2_000,
+        "no traversal orange: charts not shown"
+    );
 }
 
 #[test]
@@ -283,7 +346,11 @@ fn chromium_renders_the_report_offline() {
     )
     .unwrap();
     let c = render(&chromium, &canary, 600);
-    assert!(c.page_requests.iter().any(|u| u.contains("fpsan-canary.invalid/a.png")), "{:?}", c.page_requests);
+    assert!(
+        c.page_requests.iter().any(|u| u.contains("fpsan-canary.invalid/a.png")),
+        "{:?}",
+        c.page_requests
+    );
 
     let r = render(&chromium, &tmp.path().join("report.html"), 4000);
     check_rendered(&r);
@@ -293,12 +360,21 @@ fn chromium_renders_the_report_offline() {
 fn demo_trace_report_in_chromium() {
     let tmp = tempfile::tempdir().unwrap();
     let t = std::time::Instant::now();
-    let out = fpsan().arg("analyze").arg(testdata("demo.pftrace")).arg("--out").arg(tmp.path()).output().unwrap();
+    let out = fpsan()
+        .arg("analyze")
+        .arg(testdata("demo.pftrace"))
+        .arg("--out")
+        .arg(tmp.path())
+        .output()
+        .unwrap();
     let took = t.elapsed();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     eprintln!("analyze --out on the demo trace: {took:?}");
     for kind in ["timeline", "distribution", "fps", "drop-levels", "janky", "present"] {
-        assert!(is_png(&tmp.path().join(format!("charts/com.example.scroll-4242-{kind}.png"))), "{kind}");
+        assert!(
+            is_png(&tmp.path().join(format!("charts/com.example.scroll-4242-{kind}.png"))),
+            "{kind}"
+        );
     }
     let html = std::fs::read_to_string(tmp.path().join("report.html")).unwrap();
     assert_no_external_reference(&html);

@@ -11,9 +11,7 @@ use std::sync::OnceLock;
 use ab_glyph::{point, Font, FontRef, PxScale, ScaleFont};
 use plotters::prelude::BitMapBackend;
 use plotters_backend::text_anchor::{HPos, VPos};
-use plotters_backend::{
-    BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingBackend, DrawingErrorKind,
-};
+use plotters_backend::{BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingBackend, DrawingErrorKind};
 
 use super::style::FONT_BYTES;
 
@@ -47,7 +45,11 @@ fn layout(f: &FontRef<'static>, size: f64, text: &str) -> Laid {
         x += sf.h_advance(id);
         prev = Some(id);
     }
-    Laid { glyphs, width: x, height: ascent - sf.descent() }
+    Laid {
+        glyphs,
+        width: x,
+        height: ascent - sf.descent(),
+    }
 }
 
 /// `BitMapBackend` with correct text (see the module doc).
@@ -57,7 +59,9 @@ pub struct ChartBackend<'a> {
 
 impl<'a> ChartBackend<'a> {
     pub fn with_buffer(buf: &'a mut [u8], size: (u32, u32)) -> Self {
-        ChartBackend { inner: BitMapBackend::with_buffer(buf, size) }
+        ChartBackend {
+            inner: BitMapBackend::with_buffer(buf, size),
+        }
     }
 }
 
@@ -91,20 +95,38 @@ impl DrawingBackend for ChartBackend<'_> {
     ) -> Res<Self::ErrorType> {
         self.inner.draw_rect(upper_left, bottom_right, style, fill)
     }
-    fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(&mut self, path: I, style: &S) -> Res<Self::ErrorType> {
+    fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        path: I,
+        style: &S,
+    ) -> Res<Self::ErrorType> {
         self.inner.draw_path(path, style)
     }
-    fn draw_circle<S: BackendStyle>(&mut self, center: BackendCoord, radius: u32, style: &S, fill: bool) -> Res<Self::ErrorType> {
+    fn draw_circle<S: BackendStyle>(
+        &mut self,
+        center: BackendCoord,
+        radius: u32,
+        style: &S,
+        fill: bool,
+    ) -> Res<Self::ErrorType> {
         self.inner.draw_circle(center, radius, style, fill)
     }
-    fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(&mut self, vert: I, style: &S) -> Res<Self::ErrorType> {
+    fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        vert: I,
+        style: &S,
+    ) -> Res<Self::ErrorType> {
         self.inner.fill_polygon(vert, style)
     }
     fn blit_bitmap(&mut self, pos: BackendCoord, size: (u32, u32), src: &[u8]) -> Res<Self::ErrorType> {
         self.inner.blit_bitmap(pos, size, src)
     }
 
-    fn estimate_text_size<T: BackendTextStyle>(&self, text: &str, style: &T) -> Result<(u32, u32), DrawingErrorKind<Self::ErrorType>> {
+    fn estimate_text_size<T: BackendTextStyle>(
+        &self,
+        text: &str,
+        style: &T,
+    ) -> Result<(u32, u32), DrawingErrorKind<Self::ErrorType>> {
         let f = font().ok_or_else(|| DrawingErrorKind::FontError("no chart font".into()))?;
         let l = layout(f, style.size(), text);
         Ok((l.width.ceil() as u32, l.height.ceil() as u32))
@@ -133,7 +155,9 @@ impl DrawingBackend for ChartBackend<'_> {
         let (bw, bh) = self.get_size();
         let mut result = Ok(());
         for g in l.glyphs {
-            let Some(outline) = f.outline_glyph(g) else { continue };
+            let Some(outline) = f.outline_glyph(g) else {
+                continue;
+            };
             let b = outline.px_bounds();
             outline.draw(|gx, gy, cov| {
                 if result.is_err() || cov <= 0.0 {
@@ -142,7 +166,10 @@ impl DrawingBackend for ChartBackend<'_> {
                 let (x, y) = trans.transform(b.min.x as i32 + gx as i32 + dx, b.min.y as i32 + gy as i32 + dy);
                 let (x, y) = (pos.0 + x, pos.1 + y);
                 if x >= 0 && y >= 0 && x < bw as i32 && y < bh as i32 {
-                    let c = BackendColor { alpha: color.alpha * cov.min(1.0) as f64, rgb: color.rgb };
+                    let c = BackendColor {
+                        alpha: color.alpha * cov.min(1.0) as f64,
+                        rgb: color.rgb,
+                    };
                     result = self.inner.draw_pixel((x, y), c);
                 }
             });

@@ -11,8 +11,16 @@ use crate::metrics::{sql, AppSummary, Levels, Percentiles};
 
 /// Stack segments of a frame bar, bottom to top: the start jitter (vsync to
 /// doFrame start), the doFrame phases, the rest of doFrame, then RenderThread.
-pub const SEGMENTS: [&str; 8] =
-    ["start jitter", "input", "animation", "insets animation", "traversal", "commit", "other doFrame work", "RenderThread"];
+pub const SEGMENTS: [&str; 8] = [
+    "start jitter",
+    "input",
+    "animation",
+    "insets animation",
+    "traversal",
+    "commit",
+    "other doFrame work",
+    "RenderThread",
+];
 
 /// Index of the first phase in [`SEGMENTS`] that runs inside doFrame.
 pub const FIRST_PHASE: usize = 1;
@@ -72,7 +80,12 @@ impl Frame {
 /// Stack segments of a frame from its frames-table values. The start jitter
 /// is `ts − vsync_ts` clamped at 0; a phase that did not run is 0; "other" is
 /// the part of doFrame outside the five phases (never negative).
-pub fn segments(jitter_ns: Option<i64>, phases: [Option<i64>; 5], do_frame_dur: i64, draw_frame_dur: Option<i64>) -> [i64; 8] {
+pub fn segments(
+    jitter_ns: Option<i64>,
+    phases: [Option<i64>; 5],
+    do_frame_dur: i64,
+    draw_frame_dur: Option<i64>,
+) -> [i64; 8] {
     let mut s = [0i64; 8];
     s[0] = jitter_ns.unwrap_or(0).max(0);
     let mut in_phases = 0;
@@ -108,7 +121,12 @@ pub fn app_frames(frames: &DataFrame, pid: i32) -> Result<Vec<Frame>, PolarsErro
         i("traversal_dur")?,
         i("commit_dur")?,
     );
-    let (draw_ts, draw_dur, actual_end, overrun) = (i("draw_frame_ts")?, i("draw_frame_dur")?, i("actual_end")?, i("overrun_ns")?);
+    let (draw_ts, draw_dur, actual_end, overrun) = (
+        i("draw_frame_ts")?,
+        i("draw_frame_dur")?,
+        i("actual_end")?,
+        i("overrun_ns")?,
+    );
     let level = sql::strs(frames, "drop_level")?;
     let present = sql::strs(frames, "present_type")?;
     let mut out: Vec<Frame> = (0..frames.height())
@@ -125,7 +143,12 @@ pub fn app_frames(frames: &DataFrame, pid: i32) -> Result<Vec<Frame>, PolarsErro
                 frame_cost_ns: cost[r].unwrap_or(0),
                 dropped_frames: dropped[r].unwrap_or(0).max(0),
                 level: level_index(level[r].as_deref().unwrap_or("")),
-                segments: segments(jitter[r], [input[r], anim[r], insets[r], trav[r], commit[r]], do_frame_dur, draw_dur[r]),
+                segments: segments(
+                    jitter[r],
+                    [input[r], anim[r], insets[r], trav[r], commit[r]],
+                    do_frame_dur,
+                    draw_dur[r],
+                ),
                 draw_end: draw_ts[r].zip(draw_dur[r]).map(|(t, d)| t + d),
                 actual_end: actual_end[r],
                 overrun_ns: overrun[r],
@@ -139,14 +162,20 @@ pub fn app_frames(frames: &DataFrame, pid: i32) -> Result<Vec<Frame>, PolarsErro
 
 /// "60 Hz", or "60/120 Hz" when the app ran at several rates (rounded to 1 Hz).
 pub fn refresh_label(frames: &[Frame], fallback_hz: f64) -> String {
-    let mut rates: Vec<i64> =
-        frames.iter().filter(|f| f.interval_ns > 0).map(|f| (1e9 / f.interval_ns as f64).round() as i64).collect();
+    let mut rates: Vec<i64> = frames
+        .iter()
+        .filter(|f| f.interval_ns > 0)
+        .map(|f| (1e9 / f.interval_ns as f64).round() as i64)
+        .collect();
     rates.sort_unstable();
     rates.dedup();
     if rates.is_empty() {
         return format!("{:.0} Hz", fallback_hz);
     }
-    format!("{} Hz", rates.iter().map(|r| r.to_string()).collect::<Vec<_>>().join("/"))
+    format!(
+        "{} Hz",
+        rates.iter().map(|r| r.to_string()).collect::<Vec<_>>().join("/")
+    )
 }
 
 /// The frame interval most frames ran at (the smallest on a tie); 0 without frames.
@@ -157,7 +186,12 @@ pub fn common_interval(frames: &[Frame]) -> i64 {
     }
     // BTreeMap iterates in ascending interval, and max_by_key keeps the last maximum:
     // iterate in reverse so the smallest interval wins a tie.
-    counts.iter().rev().max_by_key(|(_, n)| **n).map(|(i, _)| *i).unwrap_or(0)
+    counts
+        .iter()
+        .rev()
+        .max_by_key(|(_, n)| **n)
+        .map(|(i, _)| *i)
+        .unwrap_or(0)
 }
 
 /// The app's display name.
@@ -189,7 +223,10 @@ pub fn worst_window(frames: &[Frame], width: usize) -> usize {
         return 0;
     }
     let key = |f: &Frame| (f.dropped_frames, f.frame_cost_ns);
-    let (mut d, mut c) = frames[..width].iter().map(key).fold((0i64, 0i64), |a, k| (a.0 + k.0, a.1 + k.1));
+    let (mut d, mut c) = frames[..width]
+        .iter()
+        .map(key)
+        .fold((0i64, 0i64), |a, k| (a.0 + k.0, a.1 + k.1));
     let (mut best, mut best_key) = (0, (d, c));
     for s in 1..=frames.len() - width {
         let (out, inn) = (key(&frames[s - 1]), key(&frames[s + width - 1]));
@@ -208,7 +245,12 @@ pub fn timeline(frames: &[Frame], max_bars: usize) -> TimelineData {
     let zoomed = frames.len() > max_bars;
     let start = if zoomed { worst_window(frames, max_bars) } else { 0 };
     let end = if zoomed { start + max_bars } else { frames.len() };
-    TimelineData { start, total_frames: frames.len(), zoomed, bars: frames[start..end].to_vec() }
+    TimelineData {
+        start,
+        total_frames: frames.len(),
+        zoomed,
+        bars: frames[start..end].to_vec(),
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -274,15 +316,29 @@ pub fn distribution(frames: &[Frame], pct: &Percentiles) -> Distribution {
         .collect();
     for f in frames {
         let n = f.dropped_frames.max(0) + 1;
-        if let Some(b) = buckets.iter_mut().find(|b| n >= b.intervals && b.last.is_none_or(|h| n <= h)) {
+        if let Some(b) = buckets
+            .iter_mut()
+            .find(|b| n >= b.intervals && b.last.is_none_or(|h| n <= h))
+        {
             b.frames += 1;
         }
     }
     let mut costs: Vec<i64> = frames.iter().map(|f| f.frame_cost_ns).collect();
     costs.sort_unstable();
     let total = costs.len() as f64;
-    let cdf = costs.iter().enumerate().map(|(i, &c)| (c as f64 / 1e6, (i + 1) as f64 / total)).collect();
-    Distribution { buckets, cdf, p50: pct.p50, p90: pct.p90, p99: pct.p99, max: pct.max }
+    let cdf = costs
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| (c as f64 / 1e6, (i + 1) as f64 / total))
+        .collect();
+    Distribution {
+        buckets,
+        cdf,
+        p50: pct.p50,
+        p90: pct.p90,
+        p99: pct.p99,
+        max: pct.max,
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -327,10 +383,19 @@ pub fn fps(app: &AppSummary, frames: &[Frame], origin_ts: i64) -> FpsData {
         windows: app
             .fps_wall_timeline
             .iter()
-            .map(|w| (secs(w.start_ts, origin_ts), secs(w.start_ts, origin_ts) + w.seconds, w.fps))
+            .map(|w| {
+                (
+                    secs(w.start_ts, origin_ts),
+                    secs(w.start_ts, origin_ts) + w.seconds,
+                    w.fps,
+                )
+            })
             .collect(),
         refresh_hz: app.refresh_hz,
-        idle: idle_gaps(frames).into_iter().map(|(a, b)| (secs(a, origin_ts), secs(b, origin_ts))).collect(),
+        idle: idle_gaps(frames)
+            .into_iter()
+            .map(|(a, b)| (secs(a, origin_ts), secs(b, origin_ts)))
+            .collect(),
         janky: frames
             .iter()
             .filter(|f| f.dropped_frames >= 1)
@@ -370,12 +435,26 @@ pub fn drop_levels(app: &AppSummary, max_groups: usize) -> Vec<LevelGroup> {
     }
     scenes.sort_by(|a, b| b.frames.cmp(&a.frames).then(a.first_ts.cmp(&b.first_ts)));
     let room = max_groups.saturating_sub(1).max(1);
-    let (shown, rest) = if scenes.len() > room { scenes.split_at(room - 1) } else { (&scenes[..], &[][..]) };
+    let (shown, rest) = if scenes.len() > room {
+        scenes.split_at(room - 1)
+    } else {
+        (&scenes[..], &[][..])
+    };
     for s in shown {
-        out.push(LevelGroup { name: s.scene.clone(), frames: s.frames, counts: s.drop_level.values(), sums: s.drop_sum.values() });
+        out.push(LevelGroup {
+            name: s.scene.clone(),
+            frames: s.frames,
+            counts: s.drop_level.values(),
+            sums: s.drop_sum.values(),
+        });
     }
     if !rest.is_empty() {
-        let mut g = LevelGroup { name: format!("{} other scenes", rest.len()), frames: 0, counts: [0; 5], sums: [0; 5] };
+        let mut g = LevelGroup {
+            name: format!("{} other scenes", rest.len()),
+            frames: 0,
+            counts: [0; 5],
+            sums: [0; 5],
+        };
         for s in rest {
             g.frames += s.frames;
             for k in 0..5 {
@@ -391,7 +470,12 @@ pub fn drop_levels(app: &AppSummary, max_groups: usize) -> Vec<LevelGroup> {
 /// One group per app, in report order.
 pub fn apps_drop_levels(apps: &[AppSummary]) -> Vec<LevelGroup> {
     apps.iter()
-        .map(|a| LevelGroup { name: app_name(a), frames: a.frames, counts: a.drop_level.values(), sums: a.drop_sum.values() })
+        .map(|a| LevelGroup {
+            name: app_name(a),
+            frames: a.frames,
+            counts: a.drop_level.values(),
+            sums: a.drop_sum.values(),
+        })
         .collect()
 }
 
@@ -435,17 +519,28 @@ pub fn janky(app: &AppSummary, frames: &[Frame], origin_ts: i64) -> JankyData {
             })
         })
         .collect();
-    JankyData { rows, janky_frames: frames.iter().filter(|f| f.dropped_frames >= 1).count() }
+    JankyData {
+        rows,
+        janky_frames: frames.iter().filter(|f| f.dropped_frames >= 1).count(),
+    }
 }
 
 // ---------------------------------------------------------------------------
 // 6. FrameTimeline present times
 
 /// Colour classes of `present_type`.
-pub const PRESENT_CLASSES: [&str; 5] = ["On-time Present", "Late Present", "Early Present", "Dropped Frame", "other"];
+pub const PRESENT_CLASSES: [&str; 5] = [
+    "On-time Present",
+    "Late Present",
+    "Early Present",
+    "Dropped Frame",
+    "other",
+];
 
 pub fn present_class(present_type: Option<&str>) -> usize {
-    present_type.and_then(|p| PRESENT_CLASSES[..4].iter().position(|c| *c == p)).unwrap_or(4)
+    present_type
+        .and_then(|p| PRESENT_CLASSES[..4].iter().position(|c| *c == p))
+        .unwrap_or(4)
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -513,7 +608,11 @@ pub fn y_cap(values: &[f64], interval_ms: f64) -> f64 {
     let mut s: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
     s.sort_by(f64::total_cmp);
     let max = s.last().copied().unwrap_or(0.0);
-    let p90 = if s.is_empty() { 0.0 } else { s[((s.len() as f64 * 0.9).ceil() as usize).clamp(1, s.len()) - 1] };
+    let p90 = if s.is_empty() {
+        0.0
+    } else {
+        s[((s.len() as f64 * 0.9).ceil() as usize).clamp(1, s.len()) - 1]
+    };
     let cap = (4.0 * interval_ms).max(1.5 * p90);
     let top = max.min(cap).max(2.2 * interval_ms);
     let top = if top > 0.0 { top } else { 1.0 };

@@ -40,7 +40,12 @@ fn per_frame(frames: &[Frame]) -> &'static str {
 
 fn level_legend(prefix: &str) -> Vec<LegendItem> {
     let mut v = vec![item(prefix, Swatch::Caption)];
-    v.extend(Levels::NAMES.iter().zip(LEVEL_COLORS).map(|(n, c)| item(*n, Swatch::Box(c))));
+    v.extend(
+        Levels::NAMES
+            .iter()
+            .zip(LEVEL_COLORS)
+            .map(|(n, c)| item(*n, Swatch::Box(c))),
+    );
     v
 }
 
@@ -79,14 +84,23 @@ pub fn timeline(root: &Area, h: &Heading, d: &TimelineData, origin_ts: i64) -> D
             t1
         )
     } else {
-        format!("all {} frames, {:.2}–{:.2} s; bar = vsync → end of the frame's work", d.total_frames, t0, t1)
+        format!(
+            "all {} frames, {:.2}–{:.2} s; bar = vsync → end of the frame's work",
+            d.total_frames, t0, t1
+        )
     };
     let interval = data::common_interval(&d.bars);
-    let mut segs: Vec<LegendItem> =
-        SEGMENTS.iter().zip(SEGMENT_COLORS).map(|(s, c)| item(*s, Swatch::Box(c))).collect();
+    let mut segs: Vec<LegendItem> = SEGMENTS
+        .iter()
+        .zip(SEGMENT_COLORS)
+        .map(|(s, c)| item(*s, Swatch::Box(c)))
+        .collect();
     segs.insert(0, item("bar:", Swatch::Caption));
     let mut row2 = vec![
-        item(format!("1× frame interval ({:.1} ms{})", ms(interval), per_frame(&d.bars)), Swatch::Line(BUDGET_1X)),
+        item(
+            format!("1× frame interval ({:.1} ms{})", ms(interval), per_frame(&d.bars)),
+            Swatch::Line(BUDGET_1X),
+        ),
         item(format!("2× ({:.1} ms)", ms(2 * interval)), Swatch::Line(BUDGET_2X)),
     ];
     row2.extend(level_legend("strip under each bar = drop level:"));
@@ -136,11 +150,17 @@ pub fn timeline(root: &Area, h: &Heading, d: &TimelineData, origin_ts: i64) -> D
             }
             let y1 = y + ms(v);
             if y < ymax {
-                rects.push(Rectangle::new([(x - half, y), (x + half, y1.min(ymax))], SEGMENT_COLORS[s].filled()));
+                rects.push(Rectangle::new(
+                    [(x - half, y), (x + half, y1.min(ymax))],
+                    SEGMENT_COLORS[s].filled(),
+                ));
             }
             y = y1;
         }
-        rects.push(Rectangle::new([(x - 0.5, -strip * 0.9), (x + 0.5, -strip * 0.25)], LEVEL_COLORS[f.level].filled()));
+        rects.push(Rectangle::new(
+            [(x - 0.5, -strip * 0.9), (x + 0.5, -strip * 0.25)],
+            LEVEL_COLORS[f.level].filled(),
+        ));
     }
     chart.draw_series(rects)?;
 
@@ -174,7 +194,11 @@ pub fn timeline(root: &Area, h: &Heading, d: &TimelineData, origin_ts: i64) -> D
         )))?;
         if last_label.is_none_or(|l| k - l >= min_gap) {
             let (px, py) = chart.backend_coord(&(x, ymax));
-            root.draw_text(&format!("{total:.0} ms"), &anchored(NOTE_PX, &INK, HPos::Center, VPos::Bottom), (px, py - 3))?;
+            root.draw_text(
+                &format!("{total:.0} ms"),
+                &anchored(NOTE_PX, &INK, HPos::Center, VPos::Bottom),
+                (px, py - 3),
+            )?;
             last_label = Some(k);
         }
     }
@@ -198,7 +222,10 @@ pub fn distribution(root: &Area, h: &Heading, d: &Distribution, interval_ns: i64
     );
     let mut legend = level_legend("histogram bars by drop level:");
     legend.push(item("CDF", Swatch::Line(FPS_LINE)));
-    legend.push(item(format!("1 interval ({:.1} ms)", ms(interval_ns)), Swatch::Line(BUDGET_1X)));
+    legend.push(item(
+        format!("1 interval ({:.1} ms)", ms(interval_ns)),
+        Swatch::Line(BUDGET_1X),
+    ));
     let plot = header(root, &h.title("Frame cost distribution"), &subtitle, &[legend])?;
     let (w, _) = plot.dim_in_pixel();
     let (left, right) = plot.split_horizontally((w as f64 * 0.47) as i32);
@@ -223,7 +250,13 @@ pub fn distribution(root: &Area, h: &Heading, d: &Distribution, interval_ns: i64
             String::new()
         }
     };
-    let yf = |v: &f64| if *v >= 1.0 { format!("{v:.0}") } else { String::new() };
+    let yf = |v: &f64| {
+        if *v >= 1.0 {
+            format!("{v:.0}")
+        } else {
+            String::new()
+        }
+    };
     mesh_style(&mut hist)
         .disable_x_mesh()
         .x_labels(nb + 1)
@@ -233,13 +266,26 @@ pub fn distribution(root: &Area, h: &Heading, d: &Distribution, interval_ns: i64
         .x_desc("vsync intervals the frame took (dropped frames + 1)")
         .y_desc("frames (log scale)")
         .draw()?;
-    hist.draw_series(d.buckets.iter().enumerate().filter(|(_, b)| b.frames > 0).map(|(k, b)| {
-        let level = data::level_index(drop_level(b.intervals - 1));
-        Rectangle::new([(k as f64 - 0.38, 0.5), (k as f64 + 0.38, b.frames as f64)], LEVEL_COLORS[level].filled())
-    }))?;
+    hist.draw_series(
+        d.buckets
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.frames > 0)
+            .map(|(k, b)| {
+                let level = data::level_index(drop_level(b.intervals - 1));
+                Rectangle::new(
+                    [(k as f64 - 0.38, 0.5), (k as f64 + 0.38, b.frames as f64)],
+                    LEVEL_COLORS[level].filled(),
+                )
+            }),
+    )?;
     for (k, b) in d.buckets.iter().enumerate() {
         let (px, py) = hist.backend_coord(&(k as f64, (b.frames as f64).max(0.5)));
-        root.draw_text(&b.frames.to_string(), &anchored(NOTE_PX, &INK, HPos::Center, VPos::Bottom), (px, py - 4))?;
+        root.draw_text(
+            &b.frames.to_string(),
+            &anchored(NOTE_PX, &INK, HPos::Center, VPos::Bottom),
+            (px, py - 4),
+        )?;
     }
 
     // CDF on a log ms axis.
@@ -266,12 +312,24 @@ pub fn distribution(root: &Area, h: &Heading, d: &Distribution, interval_ns: i64
         .x_desc("frame cost (ms, log scale)")
         .y_desc("frames at or below (%)")
         .draw()?;
-    cdf.draw_series(std::iter::once(PathElement::new(vec![(i_ms, 0.0), (i_ms, 100.0)], BUDGET_1X.stroke_width(2))))?;
-    let marks = [("P50", d.p50, RGBColor(90, 90, 90)), ("P90", d.p90, LEVEL_COLORS[2]), ("P99", d.p99, LEVEL_COLORS[3])];
+    cdf.draw_series(std::iter::once(PathElement::new(
+        vec![(i_ms, 0.0), (i_ms, 100.0)],
+        BUDGET_1X.stroke_width(2),
+    )))?;
+    let marks = [
+        ("P50", d.p50, RGBColor(90, 90, 90)),
+        ("P90", d.p90, LEVEL_COLORS[2]),
+        ("P99", d.p99, LEVEL_COLORS[3]),
+    ];
     for (_, v, c) in &marks {
         if let Some(v) = v {
             let x = ms(*v).clamp(lo, hi);
-            cdf.draw_series(std::iter::once(DashedPathElement::new(vec![(x, 0.0), (x, 100.0)], 8, 5, c.stroke_width(2))))?;
+            cdf.draw_series(std::iter::once(DashedPathElement::new(
+                vec![(x, 0.0), (x, 100.0)],
+                8,
+                5,
+                c.stroke_width(2),
+            )))?;
         }
     }
     let mut steps = vec![(lo, 0.0)];
@@ -296,11 +354,19 @@ pub fn distribution(root: &Area, h: &Heading, d: &Distribution, interval_ns: i64
         // Keep the label inside the plot: flip to the left of the line near the right edge.
         let flip = px + 8 + tw as i32 > right_edge;
         let (tx, style, x_lo, x_hi) = if flip {
-            (px - 6, anchored(NOTE_PX + 1, c, HPos::Right, VPos::Center), px - 10 - tw as i32, px - 3)
+            (
+                px - 6,
+                anchored(NOTE_PX + 1, c, HPos::Right, VPos::Center),
+                px - 10 - tw as i32,
+                px - 3,
+            )
         } else {
             (px + 6, style, px + 3, px + 10 + tw as i32)
         };
-        root.draw(&Rectangle::new([(x_lo, py - 12), (x_hi, py + 12)], WHITE.mix(0.9).filled()))?;
+        root.draw(&Rectangle::new(
+            [(x_lo, py - 12), (x_hi, py + 12)],
+            WHITE.mix(0.9).filled(),
+        ))?;
         root.draw_text(&label, &style, (tx, py))?;
     }
     Ok(())
@@ -322,14 +388,28 @@ pub fn fps(root: &Area, h: &Heading, d: &FpsData, summary_fps: f64, fps_wall: f6
     let legend = vec![
         item("fps_wall: frames in each 1 s window", Swatch::Box(tint(FPS_LINE, 0.35))),
         item(format!("refresh rate {:.0} Hz", d.refresh_hz), Swatch::Line(REFRESH)),
-        item(format!("idle: no frame pending for ≥ {} ms", data::IDLE_GAP_NS / 1_000_000), Swatch::Box(tint(IDLE_SHADE, IDLE_ALPHA))),
+        item(
+            format!("idle: no frame pending for ≥ {} ms", data::IDLE_GAP_NS / 1_000_000),
+            Swatch::Box(tint(IDLE_SHADE, IDLE_ALPHA)),
+        ),
     ];
     let mut marks = vec![item("janky frame, by drop level:", Swatch::Caption)];
-    marks.extend(Levels::NAMES.iter().zip(LEVEL_COLORS).map(|(n, c)| item(*n, Swatch::Dot(c))));
+    marks.extend(
+        Levels::NAMES
+            .iter()
+            .zip(LEVEL_COLORS)
+            .map(|(n, c)| item(*n, Swatch::Dot(c))),
+    );
     let plot = header(root, &h.title("FPS over time"), &subtitle, &[legend, marks])?;
 
     let x0 = d.windows.first().map(|w| w.0).unwrap_or(d.span.0).min(d.span.0);
-    let x1 = d.windows.last().map(|w| w.1).unwrap_or(d.span.1).max(d.span.1).max(x0 + 1e-3);
+    let x1 = d
+        .windows
+        .last()
+        .map(|w| w.1)
+        .unwrap_or(d.span.1)
+        .max(d.span.1)
+        .max(x0 + 1e-3);
     // A little room so a marker at the very start or end is not cut in half.
     let pad = (x1 - x0) * 0.012;
     let (x0, x1) = (x0 - pad, x1 + pad);
@@ -342,7 +422,13 @@ pub fn fps(root: &Area, h: &Heading, d: &FpsData, summary_fps: f64, fps_wall: f6
         .x_label_area_size(62)
         .y_label_area_size(84)
         .build_cartesian_2d(x0..x1, 0f64..ymax)?;
-    let xf = |v: &f64| if x1 - x0 < 10.0 { format!("{v:.1}") } else { format!("{v:.0}") };
+    let xf = |v: &f64| {
+        if x1 - x0 < 10.0 {
+            format!("{v:.1}")
+        } else {
+            format!("{v:.0}")
+        }
+    };
     let yf = |v: &f64| format!("{v:.0}");
     mesh_style(&mut chart)
         .x_labels(14)
@@ -352,11 +438,18 @@ pub fn fps(root: &Area, h: &Heading, d: &FpsData, summary_fps: f64, fps_wall: f6
         .x_desc("time since the trace start (s)")
         .y_desc("frames per second")
         .draw()?;
-    chart.draw_series(d.windows.iter().map(|&(a, b, f)| Rectangle::new([(a, 0.0), (b, f)], tint(FPS_LINE, 0.35).filled())))?;
-    // Idle on top of the fill, translucent, so it reads over the whole height.
     chart.draw_series(
-        d.idle.iter().map(|&(a, b)| Rectangle::new([(a.max(x0), 0.0), (b.min(x1), ymax)], IDLE_SHADE.mix(IDLE_ALPHA).filled())),
+        d.windows
+            .iter()
+            .map(|&(a, b, f)| Rectangle::new([(a, 0.0), (b, f)], tint(FPS_LINE, 0.35).filled())),
     )?;
+    // Idle on top of the fill, translucent, so it reads over the whole height.
+    chart.draw_series(d.idle.iter().map(|&(a, b)| {
+        Rectangle::new(
+            [(a.max(x0), 0.0), (b.min(x1), ymax)],
+            IDLE_SHADE.mix(IDLE_ALPHA).filled(),
+        )
+    }))?;
     chart.draw_series(LineSeries::new(
         d.windows.iter().flat_map(|&(a, b, f)| [(a, f), (b, f)]),
         FPS_LINE.stroke_width(3),
@@ -370,9 +463,11 @@ pub fn fps(root: &Area, h: &Heading, d: &FpsData, summary_fps: f64, fps_wall: f6
     let band = d.refresh_hz + (ymax - d.refresh_hz) * 0.5;
     let mut janky: Vec<&(f64, usize, i64)> = d.janky.iter().collect();
     janky.sort_by_key(|j| j.1);
-    chart.draw_series(janky.iter().map(|&&(t, level, _)| {
-        Circle::new((t, band), 5 + level as u32, LEVEL_COLORS[level].mix(0.9).filled())
-    }))?;
+    chart.draw_series(
+        janky
+            .iter()
+            .map(|&&(t, level, _)| Circle::new((t, band), 5 + level as u32, LEVEL_COLORS[level].mix(0.9).filled())),
+    )?;
     Ok(())
 }
 
@@ -412,11 +507,18 @@ fn level_panel(root: &Area, area: &Area, groups: &[LevelGroup], sums: bool, name
             let yc = top - (k as f64 + 0.43) * bar;
             let (px, py) = chart.backend_coord(&(v as f64, yc));
             let color = if v == 0 { MUTED } else { INK };
-            root.draw_text(&v.to_string(), &anchored(NOTE_PX, &color, HPos::Left, VPos::Center), (px + 5, py))?;
+            root.draw_text(
+                &v.to_string(),
+                &anchored(NOTE_PX, &color, HPos::Left, VPos::Center),
+                (px + 5, py),
+            )?;
         }
         if gi > 0 {
             let y = (g - gi) as f64;
-            chart.draw_series(std::iter::once(PathElement::new(vec![(0.0, y), (vmax * 1.2, y)], GRID.stroke_width(1))))?;
+            chart.draw_series(std::iter::once(PathElement::new(
+                vec![(0.0, y), (vmax * 1.2, y)],
+                GRID.stroke_width(1),
+            )))?;
         }
         if names {
             let (px, py) = chart.backend_coord(&(0.0, (g - gi) as f64 - 0.5));
@@ -463,14 +565,26 @@ pub fn janky(root: &Area, h: &Heading, d: &JankyData) -> DResult {
         "the {r} worst of {} janky frames (≥ 1 dropped frame), worst first · cost = vsync → doFrame end; RenderThread drawn after it · below each bar: why",
         d.janky_frames
     );
-    let segs: Vec<LegendItem> = SEGMENTS.iter().zip(SEGMENT_COLORS).map(|(s, c)| item(*s, Swatch::Box(c))).collect();
+    let segs: Vec<LegendItem> = SEGMENTS
+        .iter()
+        .zip(SEGMENT_COLORS)
+        .map(|(s, c)| item(*s, Swatch::Box(c)))
+        .collect();
     let interval = d.rows.iter().map(|x| x.frame.interval_ns).min().unwrap_or(0);
     let budget = vec![
-        item(format!("1× frame interval ({:.1} ms)", ms(interval)), Swatch::Line(BUDGET_1X)),
+        item(
+            format!("1× frame interval ({:.1} ms)", ms(interval)),
+            Swatch::Line(BUDGET_1X),
+        ),
         item(format!("2× ({:.1} ms)", ms(2 * interval)), Swatch::Line(BUDGET_2X)),
     ];
     let plot = header(root, &h.title("Janky frames and why"), &subtitle, &[segs, budget])?;
-    let xmax = d.rows.iter().map(|x| ms(x.frame.total_ns())).fold(ms(2 * interval), f64::max) * 1.12;
+    let xmax = d
+        .rows
+        .iter()
+        .map(|x| ms(x.frame.total_ns()))
+        .fold(ms(2 * interval), f64::max)
+        * 1.12;
     let mut chart = ChartBuilder::on(&plot)
         .margin_left(16)
         .margin_right(36)
@@ -493,7 +607,12 @@ pub fn janky(root: &Area, h: &Heading, d: &JankyData) -> DResult {
         vec![(x, 0.0), (x, r as f64)]
     };
     chart.draw_series(std::iter::once(PathElement::new(line(1), BUDGET_1X.stroke_width(2))))?;
-    chart.draw_series(std::iter::once(DashedPathElement::new(line(2), 10, 6, BUDGET_2X.stroke_width(2))))?;
+    chart.draw_series(std::iter::once(DashedPathElement::new(
+        line(2),
+        10,
+        6,
+        BUDGET_2X.stroke_width(2),
+    )))?;
     let right_edge = chart.backend_coord(&(xmax, 0.0)).0;
     for (i, row) in d.rows.iter().enumerate() {
         let top = (r - i) as f64 - 0.1;
@@ -503,19 +622,37 @@ pub fn janky(root: &Area, h: &Heading, d: &JankyData) -> DResult {
         let mut rects = Vec::new();
         for (s, &v) in f.segments.iter().enumerate() {
             if v > 0 {
-                rects.push(Rectangle::new([(x, bottom), (x + ms(v), top)], SEGMENT_COLORS[s].filled()));
+                rects.push(Rectangle::new(
+                    [(x, bottom), (x + ms(v), top)],
+                    SEGMENT_COLORS[s].filled(),
+                ));
                 x += ms(v);
             }
         }
         chart.draw_series(rects)?;
         let (px, py) = chart.backend_coord(&(x, (top + bottom) / 2.0));
-        let total = format!("cost {:.1} ms · {} dropped ({})", ms(f.frame_cost_ns), f.dropped_frames, Levels::NAMES[f.level]);
+        let total = format!(
+            "cost {:.1} ms · {} dropped ({})",
+            ms(f.frame_cost_ns),
+            f.dropped_frames,
+            Levels::NAMES[f.level]
+        );
         let style = anchored(NOTE_PX, &INK, HPos::Left, VPos::Center);
         let (tw, th) = root.estimate_text_size(&total, &style)?;
         if px + 8 + tw as i32 > right_edge {
             // No room after the bar: inside it, right-aligned, on a white box.
-            root.draw(&Rectangle::new([(px - tw as i32 - 12, py - th as i32 / 2 - 3), (px - 4, py + th as i32 / 2 + 3)], WHITE.mix(0.9).filled()))?;
-            root.draw_text(&total, &anchored(NOTE_PX, &INK, HPos::Right, VPos::Center), (px - 8, py))?;
+            root.draw(&Rectangle::new(
+                [
+                    (px - tw as i32 - 12, py - th as i32 / 2 - 3),
+                    (px - 4, py + th as i32 / 2 + 3),
+                ],
+                WHITE.mix(0.9).filled(),
+            ))?;
+            root.draw_text(
+                &total,
+                &anchored(NOTE_PX, &INK, HPos::Right, VPos::Center),
+                (px - 8, py),
+            )?;
         } else {
             root.draw_text(&total, &style, (px + 6, py))?;
         }
@@ -523,22 +660,38 @@ pub fn janky(root: &Area, h: &Heading, d: &JankyData) -> DResult {
         let (qx, qy) = chart.backend_coord(&(0.0, bottom - 0.22));
         let why_style = anchored(NOTE_PX + 1, &INK, HPos::Left, VPos::Center);
         let (ww, wh) = root.estimate_text_size(&why, &why_style)?;
-        root.draw(&Rectangle::new([(qx + 1, qy - wh as i32 / 2 - 2), (qx + 8 + ww as i32, qy + wh as i32 / 2 + 2)], WHITE.mix(0.9).filled()))?;
+        root.draw(&Rectangle::new(
+            [
+                (qx + 1, qy - wh as i32 / 2 - 2),
+                (qx + 8 + ww as i32, qy + wh as i32 / 2 + 2),
+            ],
+            WHITE.mix(0.9).filled(),
+        ))?;
         root.draw_text(&why, &why_style, (qx + 4, qy))?;
         // Row label: rank and time, with the level colour.
         let (lx, ly) = chart.backend_coord(&(0.0, (top + bottom) / 2.0));
-        root.draw(&Rectangle::new([(lx - 184, ly - 9), (lx - 170, ly + 9)], LEVEL_COLORS[f.level].filled()))?;
+        root.draw(&Rectangle::new(
+            [(lx - 184, ly - 9), (lx - 170, ly + 9)],
+            LEVEL_COLORS[f.level].filled(),
+        ))?;
         root.draw_text(
             &format!("#{} at {:.3} s", i + 1, row.t),
             &anchored(TICK_PX, &INK, HPos::Left, VPos::Center),
             (lx - 164, ly),
         )?;
         if let Some(id) = f.frame_id {
-            root.draw_text(&format!("vsync {id}"), &anchored(NOTE_PX, &MUTED, HPos::Left, VPos::Center), (lx - 164, ly + 20))?;
+            root.draw_text(
+                &format!("vsync {id}"),
+                &anchored(NOTE_PX, &MUTED, HPos::Left, VPos::Center),
+                (lx - 164, ly + 20),
+            )?;
         }
         if i > 0 {
             let y = (r - i) as f64;
-            chart.draw_series(std::iter::once(PathElement::new(vec![(0.0, y), (xmax, y)], GRID.stroke_width(1))))?;
+            chart.draw_series(std::iter::once(PathElement::new(
+                vec![(0.0, y), (xmax, y)],
+                GRID.stroke_width(1),
+            )))?;
         }
     }
     Ok(())
@@ -572,10 +725,23 @@ pub fn present(root: &Area, h: &Heading, d: &PresentData) -> DResult {
         d.points.len()
     );
     let mut legend = vec![item("present type:", Swatch::Caption)];
-    legend.extend(data::PRESENT_CLASSES.iter().zip(PRESENT_COLORS).map(|(n, c)| item(*n, Swatch::Dot(c))));
-    legend.push(item(format!("1× frame interval ({:.1} ms)", ms(d.interval_ns)), Swatch::Line(BUDGET_1X)));
+    legend.extend(
+        data::PRESENT_CLASSES
+            .iter()
+            .zip(PRESENT_COLORS)
+            .map(|(n, c)| item(*n, Swatch::Dot(c))),
+    );
+    legend.push(item(
+        format!("1× frame interval ({:.1} ms)", ms(d.interval_ns)),
+        Swatch::Line(BUDGET_1X),
+    ));
     legend.push(item("2×", Swatch::Line(BUDGET_2X)));
-    let plot = header(root, &h.title("FrameTimeline present intervals and overrun"), &subtitle, &[legend])?;
+    let plot = header(
+        root,
+        &h.title("FrameTimeline present intervals and overrun"),
+        &subtitle,
+        &[legend],
+    )?;
     let (_, ph) = plot.dim_in_pixel();
     let (top, bottom) = plot.split_vertically((ph as f64 * 0.52) as i32);
 
@@ -584,7 +750,13 @@ pub fn present(root: &Area, h: &Heading, d: &PresentData) -> DResult {
     let pad = (x1 - x0) * 0.01;
     let (x0, x1) = (x0 - pad, x1 + pad);
     let i_ms = ms(d.interval_ns);
-    let xf = |v: &f64| if x1 - x0 < 10.0 { format!("{v:.1}") } else { format!("{v:.0}") };
+    let xf = |v: &f64| {
+        if x1 - x0 < 10.0 {
+            format!("{v:.1}")
+        } else {
+            format!("{v:.0}")
+        }
+    };
 
     let intervals: Vec<f64> = d.points.iter().filter_map(|p| p.interval_ns.map(ms)).collect();
     let ymax = data::y_cap(&intervals, i_ms);
@@ -596,9 +768,23 @@ pub fn present(root: &Area, h: &Heading, d: &PresentData) -> DResult {
         .y_label_area_size(84)
         .build_cartesian_2d(x0..x1, 0f64..ymax)?;
     let yf = |v: &f64| ms_tick(*v);
-    mesh_style(&mut c1).x_labels(14).y_labels(7).x_label_formatter(&xf).y_label_formatter(&yf).y_desc("present interval (ms)").draw()?;
-    c1.draw_series(std::iter::once(PathElement::new(vec![(x0, i_ms), (x1, i_ms)], BUDGET_1X.stroke_width(2))))?;
-    c1.draw_series(DashedLineSeries::new(vec![(x0, 2.0 * i_ms), (x1, 2.0 * i_ms)], 10, 6, BUDGET_2X.stroke_width(2)))?;
+    mesh_style(&mut c1)
+        .x_labels(14)
+        .y_labels(7)
+        .x_label_formatter(&xf)
+        .y_label_formatter(&yf)
+        .y_desc("present interval (ms)")
+        .draw()?;
+    c1.draw_series(std::iter::once(PathElement::new(
+        vec![(x0, i_ms), (x1, i_ms)],
+        BUDGET_1X.stroke_width(2),
+    )))?;
+    c1.draw_series(DashedLineSeries::new(
+        vec![(x0, 2.0 * i_ms), (x1, 2.0 * i_ms)],
+        10,
+        6,
+        BUDGET_2X.stroke_width(2),
+    ))?;
     let capped = |v: f64, cap: f64| v.min(cap * 0.985);
     c1.draw_series(d.points.iter().filter_map(|p| {
         let v = ms(p.interval_ns?);
@@ -627,7 +813,10 @@ pub fn present(root: &Area, h: &Heading, d: &PresentData) -> DResult {
         .x_desc("present time since the trace start (s)")
         .y_desc("overrun: end − deadline (ms)")
         .draw()?;
-    c2.draw_series(std::iter::once(PathElement::new(vec![(x0, 0.0), (x1, 0.0)], INK.stroke_width(1))))?;
+    c2.draw_series(std::iter::once(PathElement::new(
+        vec![(x0, 0.0), (x1, 0.0)],
+        INK.stroke_width(1),
+    )))?;
     c2.draw_series(d.points.iter().filter_map(|p| {
         let v = ms(p.overrun_ns?);
         Some(Circle::new((p.t, capped(v, hi)), 4, PRESENT_COLORS[p.class].filled()))

@@ -86,7 +86,13 @@ pub struct ChartOptions {
 
 impl Default for ChartOptions {
     fn default() -> Self {
-        ChartOptions { max_apps: 6, max_bars: 120, max_level_groups: 7, width: 1600, height: 900 }
+        ChartOptions {
+            max_apps: 6,
+            max_bars: 120,
+            max_level_groups: 7,
+            width: 1600,
+            height: 900,
+        }
     }
 }
 
@@ -97,7 +103,13 @@ pub fn app_slug(app: &AppSummary) -> String {
         .as_deref()
         .unwrap_or("pid")
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     format!("{name}-{}", app.pid)
 }
@@ -158,18 +170,31 @@ impl Planned {
             Job::Present(h, d) => draw::present(root, h, d),
         })
         .map_err(|e| ReportError::Write(format!("cannot draw {}: {e}", self.file_name)))?;
-        Ok(Chart { kind: self.kind, pid: self.pid, file_name: self.file_name, width: self.width, height: self.height, png })
+        Ok(Chart {
+            kind: self.kind,
+            pid: self.pid,
+            file_name: self.file_name,
+            width: self.width,
+            height: self.height,
+            png,
+        })
     }
 }
 
 /// Where chart times start: the trace start, else the first frame shown.
 fn origin(report: &Report) -> i64 {
-    report.meta.first_ts.unwrap_or_else(|| report.apps.iter().map(|a| a.first_ts).min().unwrap_or(0))
+    report
+        .meta
+        .first_ts
+        .unwrap_or_else(|| report.apps.iter().map(|a| a.first_ts).min().unwrap_or(0))
 }
 
 fn plan_app(app: &AppSummary, frames: &[Frame], origin_ts: i64, o: &ChartOptions) -> Vec<Planned> {
     let slug = app_slug(app);
-    let h = Heading { app: data::app_name(app), refresh: data::refresh_label(frames, app.refresh_hz) };
+    let h = Heading {
+        app: data::app_name(app),
+        refresh: data::refresh_label(frames, app.refresh_hz),
+    };
     let mut out = Vec::new();
     let mut push = |kind: ChartKind, height: u32, job: Job| {
         out.push(Planned {
@@ -181,13 +206,25 @@ fn plan_app(app: &AppSummary, frames: &[Frame], origin_ts: i64, o: &ChartOptions
             job,
         })
     };
-    push(ChartKind::Timeline, o.height, Job::Timeline(h.clone(), data::timeline(frames, o.max_bars), origin_ts));
+    push(
+        ChartKind::Timeline,
+        o.height,
+        Job::Timeline(h.clone(), data::timeline(frames, o.max_bars), origin_ts),
+    );
     push(
         ChartKind::Distribution,
         o.height * 8 / 9,
-        Job::Distribution(h.clone(), data::distribution(frames, &app.frame_cost_ns), app.frame_interval_ns),
+        Job::Distribution(
+            h.clone(),
+            data::distribution(frames, &app.frame_cost_ns),
+            app.frame_interval_ns,
+        ),
     );
-    push(ChartKind::Fps, o.height * 7 / 9, Job::Fps(h.clone(), data::fps(app, frames, origin_ts), app.fps, app.fps_wall));
+    push(
+        ChartKind::Fps,
+        o.height * 7 / 9,
+        Job::Fps(h.clone(), data::fps(app, frames, origin_ts), app.fps, app.fps_wall),
+    );
     let groups = data::drop_levels(app, o.max_level_groups);
     push(
         ChartKind::DropLevels,
@@ -196,7 +233,11 @@ fn plan_app(app: &AppSummary, frames: &[Frame], origin_ts: i64, o: &ChartOptions
     );
     let janky = data::janky(app, frames, origin_ts);
     if !janky.rows.is_empty() {
-        push(ChartKind::Janky, draw::janky_height(janky.rows.len()), Job::Janky(h.clone(), janky));
+        push(
+            ChartKind::Janky,
+            draw::janky_height(janky.rows.len()),
+            Job::Janky(h.clone(), janky),
+        );
     }
     if let Some(p) = data::present(frames, app.frame_interval_ns, origin_ts) {
         push(ChartKind::Present, o.height, Job::Present(h.clone(), p));
@@ -243,7 +284,10 @@ impl Exporter for ChartsExporter {
     fn export(&self, report: &Report) -> Result<Vec<Artifact>, ReportError> {
         Ok(render_charts(report, &self.options)?
             .into_iter()
-            .map(|c| Artifact { file_name: c.file_name, bytes: c.png })
+            .map(|c| Artifact {
+                file_name: c.file_name,
+                bytes: c.png,
+            })
             .collect())
     }
 }

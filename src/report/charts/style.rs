@@ -109,7 +109,10 @@ pub struct LegendItem {
 }
 
 pub fn item(label: impl Into<String>, swatch: Swatch) -> LegendItem {
-    LegendItem { label: label.into(), swatch }
+    LegendItem {
+        label: label.into(),
+        swatch,
+    }
 }
 
 const PAD_X: i32 = 28;

@@ -64,7 +64,14 @@ pub(crate) fn row(pid: i32, name: &str, ts: i64, cost: i64, k: i64) -> FrameRow 
         actual_end: (k >= 20).then_some(ts + dur + 10 * MS),
         expected_end: (k >= 20).then_some(ts - jitter + 2 * I),
         overrun_ns: (k >= 20).then_some(dur + 10 * MS + jitter - 2 * I),
-        present_type: (k >= 20).then(|| if dur + 10 * MS + jitter > 2 * I { "Late Present" } else { "On-time Present" }.into()),
+        present_type: (k >= 20).then(|| {
+            if dur + 10 * MS + jitter > 2 * I {
+                "Late Present"
+            } else {
+                "On-time Present"
+            }
+            .into()
+        }),
         jank_type: (k >= 20).then(|| if d >= 1 { "App Deadline Missed" } else { "None" }.into()),
         layer_name: Some(format!("{name}/{name}.MainActivity#0")),
         layer_count: 1,
@@ -119,10 +126,20 @@ impl Fixture {
                 thread_state: None,
             })
             .collect();
-        let analysis = FrameAnalysis { rows, why, quality: Default::default() };
+        let analysis = FrameAnalysis {
+            rows,
+            why,
+            quality: Default::default(),
+        };
         let frames = metrics::frames_table(&trace, &analysis, &AppFilter::All).unwrap();
         let apps = metrics::summarize(&frames, &analysis.why, &MetricsOptions::default()).unwrap();
-        Fixture { trace, analysis, frames, apps, warnings: vec!["a warning".into()] }
+        Fixture {
+            trace,
+            analysis,
+            frames,
+            apps,
+            warnings: vec!["a warning".into()],
+        }
     }
 
     pub fn report(&self) -> Report<'_> {
@@ -142,8 +159,16 @@ impl Fixture {
 
 #[test]
 fn segments_clamp_and_fill() {
-    let s = segments(Some(2 * MS), [Some(MS), None, None, Some(8 * MS), Some(MS / 2)], 12 * MS, Some(3 * MS));
-    assert_eq!(s, [2 * MS, MS, 0, 0, 8 * MS, MS / 2, 12 * MS - MS - 8 * MS - MS / 2, 3 * MS]);
+    let s = segments(
+        Some(2 * MS),
+        [Some(MS), None, None, Some(8 * MS), Some(MS / 2)],
+        12 * MS,
+        Some(3 * MS),
+    );
+    assert_eq!(
+        s,
+        [2 * MS, MS, 0, 0, 8 * MS, MS / 2, 12 * MS - MS - 8 * MS - MS / 2, 3 * MS]
+    );
     // Negative jitter counts as 0; phases longer than doFrame leave no "other".
     let s = segments(Some(-5), [Some(10), None, None, Some(10), None], 15, None);
     assert_eq!(s, [0, 10, 0, 0, 10, 0, 0, 0]);
@@ -209,9 +234,22 @@ fn worst_window_and_timeline() {
 #[test]
 fn distribution_buckets_and_cdf() {
     // d = 0, 0, 1, 2, 8, 9, 23, 24, 41, 42, 100 → n = d + 1.
-    let costs: Vec<i64> = [0i64, 0, 1, 2, 8, 9, 23, 24, 41, 42, 100].iter().map(|d| d * I + MS).collect();
-    let f: Vec<Frame> = costs.iter().enumerate().map(|(k, &c)| frame(k as i64 * 1_000 * MS, c)).collect();
-    let pct = Percentiles { p50: Some(7), p90: Some(8), p95: None, p99: Some(9), max: Some(10) };
+    let costs: Vec<i64> = [0i64, 0, 1, 2, 8, 9, 23, 24, 41, 42, 100]
+        .iter()
+        .map(|d| d * I + MS)
+        .collect();
+    let f: Vec<Frame> = costs
+        .iter()
+        .enumerate()
+        .map(|(k, &c)| frame(k as i64 * 1_000 * MS, c))
+        .collect();
+    let pct = Percentiles {
+        p50: Some(7),
+        p90: Some(8),
+        p95: None,
+        p99: Some(9),
+        max: Some(10),
+    };
     let d = distribution(&f, &pct);
     let got: Vec<(&str, i64)> = d.buckets.iter().map(|b| (b.label.as_str(), b.frames)).collect();
     assert_eq!(
@@ -292,8 +330,14 @@ fn drop_level_groups() {
             fps: 60.0,
             refresh_hz: 60.0,
             dropped_frames: k,
-            drop_level: metrics::Levels { BEST: 10 - k, ..Default::default() },
-            drop_sum: metrics::Levels { NORMAL: k, ..Default::default() },
+            drop_level: metrics::Levels {
+                BEST: 10 - k,
+                ..Default::default()
+            },
+            drop_sum: metrics::Levels {
+                NORMAL: k,
+                ..Default::default()
+            },
             frame_cost_p90: None,
         })
         .collect();
@@ -305,7 +349,10 @@ fn drop_level_groups() {
     assert_eq!(g[3].sums, [0, 2 + 3 + 4, 0, 0, 0]);
 
     let a = apps_drop_levels(&fx.apps);
-    assert_eq!(a.iter().map(|x| (x.name.as_str(), x.frames)).collect::<Vec<_>>(), vec![("com.example.app", 40), ("com.other", 5)]);
+    assert_eq!(
+        a.iter().map(|x| (x.name.as_str(), x.frames)).collect::<Vec<_>>(),
+        vec![("com.example.app", 40), ("com.other", 5)]
+    );
 }
 
 #[test]
@@ -315,8 +362,11 @@ fn janky_rows_follow_worst_frames() {
     let frames = app_frames(&fx.frames, 100).unwrap();
     let j = janky(app, &frames, 500_000_000);
     assert_eq!(j.janky_frames, 3);
-    let got: Vec<(i64, f64, Option<&str>, Option<i64>)> =
-        j.rows.iter().map(|r| (r.frame.frame_index, r.t, r.dominant_phase.as_deref(), r.longest_ns)).collect();
+    let got: Vec<(i64, f64, Option<&str>, Option<i64>)> = j
+        .rows
+        .iter()
+        .map(|r| (r.frame.frame_index, r.t, r.dominant_phase.as_deref(), r.longest_ns))
+        .collect();
     assert_eq!(
         got,
         vec![
@@ -333,7 +383,10 @@ fn janky_rows_follow_worst_frames() {
 fn present_intervals() {
     // Vsyncs at 0, I, 2I (back to back), then 500 ms later (after idle), then a
     // frame whose vsync came before the previous present (it was waiting).
-    let mut f: Vec<Frame> = [0, I, 2 * I, 500 * MS, 500 * MS + 40 * MS].iter().map(|&ts| frame(ts, 5 * MS)).collect();
+    let mut f: Vec<Frame> = [0, I, 2 * I, 500 * MS, 500 * MS + 40 * MS]
+        .iter()
+        .map(|&ts| frame(ts, 5 * MS))
+        .collect();
     let ends = [20 * MS, 37 * MS, 54 * MS, 520 * MS, 600 * MS];
     for (k, e) in ends.iter().enumerate() {
         f[k].actual_end = Some(*e);
@@ -347,7 +400,11 @@ fn present_intervals() {
     with_none.push(frame(900 * MS, 5 * MS));
     let p = present(&with_none, I, 0).unwrap();
     assert_eq!(p.interval_ns, I);
-    let got: Vec<(Option<i64>, Option<i64>, usize)> = p.points.iter().map(|x| (x.interval_ns, x.overrun_ns, x.class)).collect();
+    let got: Vec<(Option<i64>, Option<i64>, usize)> = p
+        .points
+        .iter()
+        .map(|x| (x.interval_ns, x.overrun_ns, x.class))
+        .collect();
     assert_eq!(
         got,
         vec![
@@ -389,7 +446,10 @@ fn scales_and_labels() {
     assert_eq!(present_class(Some("Dropped Frame")), 3);
     assert_eq!(present_class(None), 4);
     assert_eq!(style::shorten("com.example.app/.MainActivity", 12), "…ainActivity");
-    assert_eq!(style::shorten_head("VRI[Main]-relayoutWindow#first=true", 12), "VRI[Main]-r…");
+    assert_eq!(
+        style::shorten_head("VRI[Main]-relayoutWindow#first=true", 12),
+        "VRI[Main]-r…"
+    );
     assert_eq!(style::ms_tick(16.0), "16");
     assert_eq!(style::ms_tick(2.5), "2.5");
 }
@@ -417,7 +477,9 @@ fn has_color(rgb: &[u8], c: plotters::style::RGBColor, at_least: usize) -> bool 
 
 /// Variance of the grey level: a blank or flat image is ~0.
 fn variance(rgb: &[u8]) -> f64 {
-    let g: Vec<f64> = pixels(rgb).map(|(r, g, b)| (r as f64 + g as f64 + b as f64) / 3.0).collect();
+    let g: Vec<f64> = pixels(rgb)
+        .map(|(r, g, b)| (r as f64 + g as f64 + b as f64) / 3.0)
+        .collect();
     let mean = g.iter().sum::<f64>() / g.len() as f64;
     g.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / g.len() as f64
 }
@@ -451,7 +513,14 @@ fn every_chart_renders() {
         assert!(variance(&rgb) > 200.0, "{}: variance {}", c.file_name, variance(&rgb));
         // The title is drawn: dark text pixels in the top band.
         let title_band = &rgb[..(w * 50 * 3) as usize];
-        assert!(pixels(title_band).filter(|&(r, g, b)| r < 90 && g < 90 && b < 90).count() > 300, "{}", c.file_name);
+        assert!(
+            pixels(title_band)
+                .filter(|&(r, g, b)| r < 90 && g < 90 && b < 90)
+                .count()
+                > 300,
+            "{}",
+            c.file_name
+        );
         // Mostly white background, not a blur of colour.
         let white = pixels(&rgb).filter(|&p| p == (255, 255, 255)).count();
         assert!(white * 3 > (w * h) as usize, "{}", c.file_name);
@@ -505,11 +574,22 @@ fn long_trace_renders_fast_and_readable() {
     }
     let mut trace = Trace::default();
     trace.meta.first_ts = Some(1_000_000_000);
-    let analysis = FrameAnalysis { rows, why: vec![], quality: Default::default() };
+    let analysis = FrameAnalysis {
+        rows,
+        why: vec![],
+        quality: Default::default(),
+    };
     let frames = metrics::frames_table(&trace, &analysis, &AppFilter::All).unwrap();
     let apps = metrics::summarize(&frames, &analysis.why, &MetricsOptions::default()).unwrap();
     let q = Default::default();
-    let report = Report { meta: &trace.meta, span_ns: 60_000_000_000, apps: &apps, frames: &frames, quality: &q, warnings: &[] };
+    let report = Report {
+        meta: &trace.meta,
+        span_ns: 60_000_000_000,
+        apps: &apps,
+        frames: &frames,
+        quality: &q,
+        warnings: &[],
+    };
     render_charts(&report, &ChartOptions::default()).unwrap(); // warm the font cache and thread pool
     let t = std::time::Instant::now();
     let charts = render_charts(&report, &ChartOptions::default()).unwrap();
