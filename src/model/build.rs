@@ -630,7 +630,9 @@ pub fn build(batches: Vec<Batch>, mut meta: TraceMeta) -> Trace {
             OpKind::End { track } => match stacks.get_mut(&track).and_then(|s| s.pop()) {
                 Some(sid) => {
                     let s = &mut slices[sid as usize];
-                    s.dur = op.ts - s.ts;
+                    // Ops are sorted, so this is ≥ 0; timestamps are input data
+                    // and may sit at the i64 limits, hence saturating.
+                    s.dur = op.ts.saturating_sub(s.ts);
                 }
                 None => meta.data_loss.unmatched_ends += 1,
             },
@@ -662,7 +664,7 @@ pub fn build(batches: Vec<Batch>, mut meta: TraceMeta) -> Trace {
             OpKind::AsyncEnd { key } => match open_async.remove(&key) {
                 Some(sid) => {
                     let s = &mut slices[sid as usize];
-                    s.dur = op.ts - s.ts;
+                    s.dur = op.ts.saturating_sub(s.ts);
                 }
                 None => meta.data_loss.unmatched_ends += 1,
             },
@@ -701,7 +703,7 @@ pub fn build(batches: Vec<Batch>, mut meta: TraceMeta) -> Trace {
     renames.sort_unstable_by_key(|r| (r.0, r.1));
     for (ts, _, tid, name) in renames {
         if let Some(&utid) = id.tid_map.get(tid) {
-            id.name_thread(utid, name.clone(), NamePriority::Ftrace, *ts + 1);
+            id.name_thread(utid, name.clone(), NamePriority::Ftrace, ts.saturating_add(1));
         }
     }
 
@@ -883,7 +885,7 @@ fn build_timeline(
             }
             TimelineEvent::End { cookie } => {
                 if let Some(i) = open.remove(cookie) {
-                    out[i].dur = ts - out[i].ts;
+                    out[i].dur = ts.saturating_sub(out[i].ts);
                 }
             }
         }
