@@ -13,6 +13,10 @@ use super::*;
 use crate::read::records::*;
 use crate::read::slim;
 
+/// Slices nest at most this deep on one track; deeper begins are dropped and
+/// counted, as trace_processor does (`SliceTracker::kMaxDepth`).
+pub const MAX_SLICE_DEPTH: usize = 512;
+
 /// Thread-name sources, lowest first (trace_processor's ThreadNamePriority).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum NamePriority {
@@ -610,10 +614,18 @@ pub fn build(batches: Vec<Batch>, mut meta: TraceMeta) -> Trace {
     let mut slices: Vec<Slice> = Vec::with_capacity(ops.len() / 2);
     let mut stacks: FxHashMap<TrackId, Vec<SliceId>> = FxHashMap::default();
     let mut open_async: HashMap<(Upid, Name, i64), SliceId> = HashMap::new();
+    let mut too_deep = 0u64;
     for op in ops {
         match op.kind {
             OpKind::Begin { track, name, category } => {
                 let stack = stacks.entry(track).or_default();
+                // trace_processor drops a slice that would nest deeper than its
+                // kMaxDepth (stat slice_max_depth_exceeded); a hostile trace of
+                // unmatched B lines is then bounded per thread.
+                if stack.len() >= MAX_SLICE_DEPTH {
+                    too_deep += 1;
+                    continue;
+                }
                 let id = slices.len() as SliceId;
                 slices.push(Slice {
                     id,
@@ -638,6 +650,10 @@ pub fn build(batches: Vec<Batch>, mut meta: TraceMeta) -> Trace {
             },
             OpKind::Instant { track, name, category } => {
                 let stack = stacks.entry(track).or_default();
+                if stack.len() >= MAX_SLICE_DEPTH {
+                    too_deep += 1;
+                    continue;
+                }
                 let id = slices.len() as SliceId;
                 slices.push(Slice {
                     id,
@@ -670,6 +686,12 @@ pub fn build(batches: Vec<Batch>, mut meta: TraceMeta) -> Trace {
             },
             OpKind::Counter { .. } => {}
         }
+    }
+
+    if too_deep > 0 {
+        meta.warnings.push(format!(
+            "{too_deep} slices nested deeper than {MAX_SLICE_DEPTH} levels on one thread or track were dropped (unmatched B events?)"
+        ));
     }
 
     // ---- 7. counters ----------------------------------------------------------
