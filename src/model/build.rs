@@ -178,8 +178,10 @@ pub fn build(batches: Vec<Batch>, mut meta: TraceMeta) -> Trace {
 
     // ---- 1. batch statistics -------------------------------------------------
     let mut malformed_packets = 0u64;
+    let mut names_truncated = 0u64;
     let mut errors: Vec<String> = Vec::new();
     for b in &batches {
+        names_truncated += b.names_truncated;
         meta.packets += b.packets;
         meta.compressed_batches += b.compressed_batches;
         meta.ftrace_events += b.ftrace_events;
@@ -231,6 +233,12 @@ pub fn build(batches: Vec<Batch>, mut meta: TraceMeta) -> Trace {
         .flat_map(|b| &b.dropped_at)
         .filter(|(seq, o)| sequence_first.get(seq).is_some_and(|f| o > f))
         .count() as u64;
+    if names_truncated > 0 {
+        meta.warnings.push(format!(
+            "{names_truncated} names longer than {} bytes were cut to that length",
+            crate::read::records::MAX_NAME_BYTES
+        ));
+    }
     if malformed_packets > 0 {
         meta.warnings.push(format!("{malformed_packets} malformed packets or events were skipped: {}", errors.join("; ")));
     }

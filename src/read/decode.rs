@@ -53,7 +53,7 @@ pub fn decode_all(
                 if let (Some(first), Some(last)) = (packets.first(), packets.last()) {
                     on_progress((last.1 - first.0) as u64);
                 }
-                ctx.batch
+                ctx.finish()
             })
             .collect();
         out.extend(decoded);
@@ -97,6 +97,12 @@ pub struct Ctx {
 impl Ctx {
     pub fn new(batch_index: u64) -> Ctx {
         Ctx { batch: Batch::default(), interner: Interner::default(), next_order: batch_index << 40, comm_seen: Box::new([0; COMM_CACHE]) }
+    }
+
+    /// The decoded batch, with the interner's statistics.
+    pub fn finish(mut self) -> Batch {
+        self.batch.names_truncated = self.interner.truncated;
+        self.batch
     }
 
     #[inline]
