@@ -8,7 +8,7 @@ use std::io::Read;
 use rayon::prelude::*;
 use rustc_hash::FxHashSet;
 
-use super::decode::MAX_INFLATED_PACKET;
+use super::decode::{InflateBudget, MAX_INFLATED_PACKET};
 use super::framing;
 use super::ftrace::ev;
 use super::wire::{Fields, PackedVarints, Value};
@@ -17,13 +17,14 @@ use crate::model::SchedEvent;
 pub fn collect(data: &[u8], tids: &[i32]) -> Vec<SchedEvent> {
     let wanted: FxHashSet<i32> = tids.iter().copied().collect();
     let framing = framing::frame(data);
+    let budget = InflateBudget::for_input(data.len());
     let mut out: Vec<SchedEvent> = framing
         .packets
         .par_chunks(4096)
         .flat_map_iter(|chunk| {
             let mut out = Vec::new();
             for &(s, e) in chunk {
-                packet(&data[s..e], &wanted, &mut out, 0);
+                packet(&data[s..e], &wanted, &mut out, 0, &budget);
             }
             out
         })
@@ -32,11 +33,11 @@ pub fn collect(data: &[u8], tids: &[i32]) -> Vec<SchedEvent> {
     out
 }
 
-fn packet(buf: &[u8], wanted: &FxHashSet<i32>, out: &mut Vec<SchedEvent>, depth: u32) {
+fn packet(buf: &[u8], wanted: &FxHashSet<i32>, out: &mut Vec<SchedEvent>, depth: u32, budget: &InflateBudget) {
     for (num, v) in Fields::new(buf).flatten() {
         match (num, v) {
             (1, Value::Bytes(b)) => bundle(b, wanted, out),
-            (50, Value::Bytes(b)) | (133, Value::Bytes(b)) if depth < 4 => {
+            (50, Value::Bytes(b)) | (133, Value::Bytes(b)) if depth < 4 && !budget.exhausted() => {
                 let mut inflated = Vec::new();
                 let ok = if num == 50 {
                     flate2::read::ZlibDecoder::new(b).take(MAX_INFLATED_PACKET).read_to_end(&mut inflated).is_ok()
@@ -45,9 +46,9 @@ fn packet(buf: &[u8], wanted: &FxHashSet<i32>, out: &mut Vec<SchedEvent>, depth:
                         .and_then(|d| d.take(MAX_INFLATED_PACKET).read_to_end(&mut inflated))
                         .is_ok()
                 };
-                if ok {
+                if ok && budget.charge(inflated.len()) {
                     for &(s, e) in &framing::frame(&inflated).packets {
-                        packet(&inflated[s..e], wanted, out, depth + 1);
+                        packet(&inflated[s..e], wanted, out, depth + 1, budget);
                     }
                 }
             }
