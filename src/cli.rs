@@ -1,6 +1,438 @@
-//! Command line: argument parsing and dispatch. The only place that turns
-//! errors into one stderr line and an exit status.
+//! Command line: argument parsing (clap derive) and dispatch. The only place
+//! that turns errors into one stderr line and an exit status: 0 success,
+//! 1 unusable input (not a trace, no frames for the app, device error),
+//! 2 usage error (clap's own, and SQL that does not run).
 
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, Context, Result};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::frames::{self, FrameOptions};
+use crate::metrics::{self, AppFilter, Category, MetricsOptions};
+use crate::model::Trace;
+use crate::query;
+use crate::read::{self, ReadError, ReadOptions, Source};
+use crate::report::{self, info, ExportManager, Report, StdoutFormat};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "fpsan",
+    version,
+    about = "Measure and explain Android UI smoothness from Perfetto traces"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Rebuild every frame and report FPS, dropped frames and jank per app.
+    Analyze(AnalyzeArgs),
+    /// What a trace contains: packets, span, data sources, processes with frames.
+    Info(InfoArgs),
+    /// Run Polars SQL over the trace's tables (slice, counter, thread, process,
+    /// frame_timeline, frames, apps).
+    Query(QueryArgs),
+    /// Record a trace of an app on a device over adb (`--analyze` analyses it).
+    Capture(crate::capture::CaptureArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct AnalyzeArgs {
+    /// The Perfetto trace file.
+    pub trace: PathBuf,
+    /// Only this app: process name, its `PKG:sub` processes, or its 15-char comm.
+    #[arg(long, conflicts_with = "pid")]
+    pub app: Option<String>,
+    /// Only this process id.
+    #[arg(long)]
+    pub pid: Option<i32>,
+    /// Also write frames.parquet, frames.csv and summary.json into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// What to print on stdout.
+    #[arg(long, value_enum, default_value_t = StdoutFormat::Table)]
+    pub format: StdoutFormat,
+    /// Force the display refresh rate instead of reading it from the trace.
+    #[arg(long, value_name = "F", value_parser = positive_f64)]
+    pub refresh_hz: Option<f64>,
+    /// App category for the Green Alliance verdict (55 fps normal, 25 otherwise).
+    #[arg(long, value_enum, default_value_t = Category::Normal)]
+    pub category: Category,
+    /// Main-thread slices at least this long before a frame's start are reported as blockers.
+    #[arg(long, value_name = "N", default_value_t = 8.0, value_parser = non_negative_f64)]
+    pub blocker_ms: f64,
+}
+
+#[derive(Debug, Args)]
+pub struct InfoArgs {
+    /// The Perfetto trace file.
+    pub trace: PathBuf,
+    /// Print one JSON document instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum QueryFormat {
+    #[default]
+    Table,
+    Csv,
+    Json,
+}
+
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("source").required(true).args(["sql", "file"])))]
+pub struct QueryArgs {
+    /// The Perfetto trace file.
+    pub trace: PathBuf,
+    /// The SQL to run.
+    pub sql: Option<String>,
+    /// Read the SQL from a file (e.g. queries/app_summary.sql).
+    #[arg(long, short = 'f', value_name = "FILE")]
+    pub file: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t = QueryFormat::Table)]
+    pub format: QueryFormat,
+}
+
+fn positive_f64(s: &str) -> std::result::Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!("expected a positive number, got `{s}`")),
+    }
+}
+
+fn non_negative_f64(s: &str) -> std::result::Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!("expected a number ≥ 0, got `{s}`")),
+    }
+}
+
+/// An error that is the user's command line, not the input: exit status 2.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+/// Entry point: returns the process exit status.
 pub fn main() -> i32 {
-    0
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            // Help and version go to stdout with status 0; errors to stderr with 2.
+            let _ = e.print();
+            return e.exit_code();
+        }
+    };
+    // A bug must not print a backtrace: one line and status 1.
+    std::panic::set_hook(Box::new(|p| {
+        let msg = p
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| p.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        let at = p
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        eprintln!("fpsan: internal error: {}{at}; please report it", one_line(&msg));
+    }));
+    match std::panic::catch_unwind(|| run(cli)) {
+        Ok(Ok(())) => 0,
+        Ok(Err(e)) => {
+            if is_broken_pipe(&e) {
+                return 0;
+            }
+            eprintln!("fpsan: {}", error_line(&e));
+            if e.downcast_ref::<UsageError>().is_some() {
+                2
+            } else {
+                1
+            }
+        }
+        Err(_) => 1,
+    }
+}
+
+/// The error and its causes on one line, each cause once (typed errors often
+/// already show their source in their own message).
+fn error_line(e: &anyhow::Error) -> String {
+    let mut msg = String::new();
+    for cause in e.chain() {
+        let text = one_line(&cause.to_string());
+        if !msg.contains(&text) {
+            if !msg.is_empty() {
+                msg.push_str(": ");
+            }
+            msg.push_str(&text);
+        }
+    }
+    msg
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// Dispatch a parsed command line.
+pub fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Analyze(a) => analyze(&a),
+        Command::Info(a) => info_cmd(&a),
+        Command::Query(a) => query_cmd(&a),
+        Command::Capture(a) => capture_cmd(&a),
+    }
+}
+
+/// `capture` prints the pulled trace's path itself; `--analyze` then runs
+/// `analyze` on it for the captured app.
+fn capture_cmd(a: &crate::capture::CaptureArgs) -> Result<()> {
+    let Some(outcome) = crate::capture::run(a)? else { return Ok(()) };
+    if !outcome.analyze {
+        return Ok(());
+    }
+    analyze(&AnalyzeArgs {
+        trace: outcome.path,
+        app: Some(outcome.app),
+        pid: None,
+        out: None,
+        format: StdoutFormat::Table,
+        refresh_hz: None,
+        category: Category::Normal,
+        blocker_ms: 8.0,
+    })
+}
+
+/// The reader's error with what to do about it, as one line.
+fn read_failure(e: ReadError) -> anyhow::Error {
+    let hint = match &e {
+        ReadError::Io { .. } => "check the path",
+        ReadError::IsDirectory { .. } => "give the trace file inside it",
+        ReadError::Empty { .. } | ReadError::NotATrace { .. } => {
+            "give a Perfetto trace (.pftrace, .perfetto-trace), e.g. one recorded with `fpsan capture --app PKG`"
+        }
+        ReadError::Corrupt { .. } => "the file is damaged; record the trace again",
+    };
+    anyhow!("{e}; {hint}")
+}
+
+fn read_options() -> ReadOptions {
+    ReadOptions {
+        progress: std::io::stderr().is_terminal(),
+    }
+}
+
+fn open(path: &Path) -> Result<(Source, Trace)> {
+    let source = Source::open(path).map_err(read_failure)?;
+    let trace = read::decode(&source, &read_options()).map_err(read_failure)?;
+    Ok((source, trace))
+}
+
+fn print_stdout(bytes: &[u8]) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(bytes)
+        .and_then(|_| out.flush())
+        .context("cannot write to stdout")
+}
+
+fn warn(msg: &str) {
+    eprintln!("fpsan: warning: {}", one_line(msg));
+}
+
+/// The warnings shown with an analysis: the reader's (data loss is also in
+/// `trace.data_loss` and on the terminal report's first lines).
+fn trace_warnings(trace: &Trace) -> Vec<String> {
+    trace.meta.warnings.clone()
+}
+
+/// "a (pid 1, 30 frames), b (pid 2, 4 frames)" for the apps that have frames.
+fn apps_with_frames(rows: &[frames::FrameRow]) -> String {
+    let mut counts: Vec<(i32, Option<&str>, u64)> = Vec::new();
+    for r in rows {
+        match counts.iter_mut().find(|c| c.0 == r.pid) {
+            Some(c) => c.2 += 1,
+            None => counts.push((r.pid, r.process.as_deref(), 1)),
+        }
+    }
+    counts.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(&b.0)));
+    counts
+        .iter()
+        .take(10)
+        .map(|(pid, name, n)| format!("{} (pid {pid}, {n} frames)", name.unwrap_or("?")))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn analyze(a: &AnalyzeArgs) -> Result<()> {
+    let (source, mut trace) = open(&a.trace)?;
+    let tids = frames::frame_threads(&trace);
+    if !tids.is_empty() {
+        match read::sched_for_threads(&source, &tids) {
+            Ok(sched) => trace.sched = sched,
+            Err(e) => warn(&format!("no scheduler data for the frame threads: {e}")),
+        }
+    }
+    let opts = FrameOptions {
+        refresh_hz: a.refresh_hz,
+        blocker_threshold_ns: (a.blocker_ms * 1e6).round() as i64,
+    };
+    let analysis = frames::analyze(&trace, &opts);
+    let filter = match (&a.app, a.pid) {
+        (Some(pkg), _) => AppFilter::Package(pkg.clone()),
+        (None, Some(pid)) => AppFilter::Pid(pid),
+        (None, None) => AppFilter::All,
+    };
+    let path = a.trace.display();
+    if analysis.rows.is_empty() {
+        return Err(anyhow!(
+            "no frames in {path}: it has no Choreographer#doFrame slices; record with atrace categories gfx and view and the app in atrace_apps (`fpsan capture --app PKG`)"
+        ));
+    }
+    if !analysis
+        .rows
+        .iter()
+        .any(|r| filter.matches(r.process.as_deref(), r.pid))
+    {
+        let asked = match &filter {
+            AppFilter::Package(p) => format!("app {p}"),
+            AppFilter::Pid(p) => format!("pid {p}"),
+            AppFilter::All => "any app".into(),
+        };
+        return Err(anyhow!(
+            "no frames for {asked} in {path}; apps with frames: {}",
+            apps_with_frames(&analysis.rows)
+        ));
+    }
+    let frames_df = metrics::frames_table(&trace, &analysis, &filter)?;
+    let apps = metrics::summarize(
+        &frames_df,
+        &analysis.why,
+        &MetricsOptions {
+            category: a.category,
+            ..Default::default()
+        },
+    )?;
+    let warnings = trace_warnings(&trace);
+    for w in &warnings {
+        warn(w);
+    }
+    let report = Report {
+        meta: &trace.meta,
+        span_ns: trace.span_ns(),
+        apps: &apps,
+        frames: &frames_df,
+        quality: &analysis.quality,
+        warnings: &warnings,
+    };
+    if let Some(dir) = &a.out {
+        let written = ExportManager::default().write(dir, &report)?;
+        eprintln!("fpsan: wrote {} files to {}", written.len(), dir.display());
+    }
+    print_stdout(&report::render_stdout(a.format, &report)?)
+}
+
+fn info_cmd(a: &InfoArgs) -> Result<()> {
+    let (_, trace) = open(&a.trace)?;
+    let i = info::info(&trace);
+    if a.json {
+        let mut bytes = serde_json::to_vec_pretty(&i)?;
+        bytes.push(b'\n');
+        print_stdout(&bytes)
+    } else {
+        for w in &i.warnings {
+            warn(w);
+        }
+        print_stdout(info::render_text(&i).as_bytes())
+    }
+}
+
+fn query_cmd(a: &QueryArgs) -> Result<()> {
+    let sql = match (&a.sql, &a.file) {
+        (Some(s), _) => s.clone(),
+        (None, Some(f)) => {
+            std::fs::read_to_string(f).with_context(|| format!("cannot read SQL file {}", f.display()))?
+        }
+        (None, None) => return Err(UsageError("give the SQL or --file FILE".into()).into()),
+    };
+    let (_, trace) = open(&a.trace)?;
+    let (frames_df, apps_df) = if query::needs_frames(&sql) {
+        let analysis = frames::analyze(&trace, &FrameOptions::default());
+        let df = metrics::frames_table(&trace, &analysis, &AppFilter::All)?;
+        let apps = metrics::summarize(&df, &analysis.why, &MetricsOptions::default())?;
+        (Some(df), Some(query::apps_df(&apps)?))
+    } else {
+        (None, None)
+    };
+    let result = query::run(&trace, frames_df.as_ref(), apps_df.as_ref(), &sql).map_err(|e| match e {
+        query::QueryError::Sql(m) => anyhow::Error::new(UsageError(format!("SQL error: {m}"))),
+        other => other.into(),
+    })?;
+    let bytes = match a.format {
+        QueryFormat::Table => report::cells::df_text(&result)?.into_bytes(),
+        QueryFormat::Csv => {
+            let mut b = Vec::new();
+            report::cells::write_csv(&result, &mut b)?;
+            b
+        }
+        QueryFormat::Json => {
+            let mut b = serde_json::to_vec(&report::cells::json_rows(&result)?)?;
+            b.push(b'\n');
+            b
+        }
+    };
+    print_stdout(&bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_line_shows_each_cause_once() {
+        let io = std::io::Error::new(std::io::ErrorKind::AlreadyExists, "File exists");
+        let e: anyhow::Error = crate::report::ReportError::OutDir {
+            path: PathBuf::from("/tmp/x"),
+            source: io,
+        }
+        .into();
+        assert_eq!(error_line(&e), "cannot create output directory /tmp/x: File exists");
+        let e = anyhow!("outer\nsecond line").context("ctx");
+        assert_eq!(error_line(&e), "ctx: outer second line");
+    }
+
+    #[test]
+    fn command_line_parses() {
+        let c = Cli::try_parse_from(["fpsan", "analyze", "t.pftrace", "--app", "com.a", "--format", "json"]).unwrap();
+        match c.command {
+            Command::Analyze(a) => {
+                assert_eq!(a.app.as_deref(), Some("com.a"));
+                assert_eq!(a.format, StdoutFormat::Json);
+                assert_eq!(a.category, Category::Normal);
+                assert_eq!(a.blocker_ms, 8.0);
+            }
+            _ => panic!("not analyze"),
+        }
+        let e = Cli::try_parse_from(["fpsan", "analyze", "t", "--refresh-hz", "-5"]).unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        let c = Cli::try_parse_from(["fpsan", "query", "t", "--file", "q.sql", "--format", "csv"]).unwrap();
+        assert!(matches!(
+            c.command,
+            Command::Query(QueryArgs {
+                format: QueryFormat::Csv,
+                ..
+            })
+        ));
+        assert!(Cli::try_parse_from(["fpsan", "query", "t", "SELECT 1", "--file", "q.sql"]).is_err());
+    }
 }

@@ -54,9 +54,32 @@ pub struct FrameRow {
     pub was_slow_frame: Option<bool>,
     pub was_big_jank: Option<bool>,
     pub was_huge_jank: Option<bool>,
+    /// Where `frame_interval_ns` came from: `override`, `frame_timeline`,
+    /// `vsync_app`, `do_frame_grid`, `default`.
+    pub interval_source: String,
+    /// `actual_end − expected_end` of the app's own surface frames (same pid,
+    /// token = frame_id); `overrun_ns` is trace_processor's token-only value.
+    pub surface_overrun_ns: Option<i64>,
 }
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+mod interval;
+mod perfetto_compat;
+mod phases;
+mod render_thread;
+mod select;
+mod timeline;
+mod vsync;
+mod why;
+#[cfg(test)]
+mod testutil;
+#[cfg(test)]
+mod tests;
+
+pub use interval::period_of_hz;
+pub use phases::drop_level;
+pub use select::PHASES;
 
 use crate::model::Trace;
 
@@ -136,12 +159,242 @@ pub struct FrameAnalysis {
 /// `FrameWhy::thread_state`; load it with `read::sched_for_threads` into
 /// `Trace::sched` before calling [`analyze`]).
 pub fn frame_threads(trace: &Trace) -> Vec<i32> {
-    let _ = trace;
-    todo!("frames::frame_threads")
+    let mut tids: Vec<i32> = select::select(trace).frames.iter().map(|c| c.tid).collect();
+    tids.sort_unstable();
+    tids.dedup();
+    tids
 }
+
+/// A FrameTimeline lookup must find a vsync sample this close to the frame.
+const SERIES_MAX_DIST: i64 = 500_000_000;
+/// The interval when nothing in the trace gives one (counted as `default`).
+const FALLBACK_INTERVAL: i64 = 16_666_667;
+/// How far back the `VSYNC-app` edge of a thread's first frame may be.
+const FIRST_EDGE_LOOKBACK: i64 = 1_000_000_000;
 
 /// Rebuild every frame of every app in the trace.
 pub fn analyze(trace: &Trace, opts: &FrameOptions) -> FrameAnalysis {
-    let _ = (trace, opts);
-    todo!("frames::analyze")
+    let sel = select::select(trace);
+    let frames = &sel.frames;
+    let n = frames.len();
+    let tl = timeline::TimelineIndex::new(trace);
+    let draws = render_thread::DrawIndex::new(trace);
+    let counters = vsync::CounterIndex::new(trace);
+
+    // Vsync series for the interval: every app's expected surface frame
+    // starts (exact app-vsync times, all apps share the grid) and the
+    // VSYNC-app edges.
+    let mut ft_starts: Vec<i64> = trace
+        .frame_timeline
+        .iter()
+        .filter(|t| t.kind == model::TimelineKind::ExpectedSurface)
+        .map(|t| t.ts)
+        .collect();
+    ft_starts.sort_unstable();
+    let ft_series = interval::PeriodSeries::new(ft_starts, 0.01);
+    let va_series = interval::PeriodSeries::new(counters.vsync_app.clone(), 0.03);
+
+    // Frames per thread, in start order (selection order is slice order = ts).
+    let mut by_thread: HashMap<model::Utid, Vec<usize>> = HashMap::new();
+    for (k, c) in frames.iter().enumerate() {
+        by_thread.entry(c.utid).or_default().push(k);
+    }
+
+    // Pass 1: the interval of every frame.
+    let mut iv: Vec<Option<(i64, &'static str)>> = vec![None; n];
+    // A rate above 1 GHz would round to a 0 ns interval: clamp to 1 ns.
+    let forced = opts.refresh_hz.filter(|h| h.is_finite() && *h > 0.0).map(|h| interval::period_of_hz(h).max(1));
+    for idxs in by_thread.values() {
+        let grid = interval::PeriodSeries::new(idxs.iter().map(|&k| frames[k].ts).collect(), 0.05);
+        for &k in idxs {
+            let c = &frames[k];
+            // Look the FrameTimeline series up at the frame's own vsync when known.
+            let ft_t = c
+                .frame_id
+                .and_then(|id| tl.surface(c.pid, id))
+                .and_then(|m| m.expected)
+                .map(|e| trace.frame_timeline[e].ts)
+                .unwrap_or(c.ts);
+            iv[k] = if let Some(p) = forced {
+                Some((p, "override"))
+            } else if let Some(p) = ft_series.at(ft_t, SERIES_MAX_DIST) {
+                Some((p, "frame_timeline"))
+            } else if let Some(p) = va_series.at(c.ts, SERIES_MAX_DIST) {
+                Some((p, "vsync_app"))
+            } else {
+                grid.at(c.ts, 0).map(|p| (p, "do_frame_grid"))
+            };
+        }
+    }
+    // Frames nothing measured take the trace's most common interval.
+    let mut counts: HashMap<i64, usize> = HashMap::new();
+    for (p, _) in iv.iter().flatten() {
+        *counts.entry(*p).or_default() += 1;
+    }
+    let common = counts.into_iter().max_by_key(|&(p, c)| (c, std::cmp::Reverse(p))).map(|x| x.0);
+    let intervals: Vec<(i64, &'static str)> =
+        iv.into_iter().map(|x| x.unwrap_or((common.unwrap_or(FALLBACK_INTERVAL), "default"))).collect();
+
+    // Pass 2: the vsync of every frame.
+    let mut vs: Vec<(Option<i64>, Option<&'static str>)> = vec![(None, None); n];
+    let mut phases_of: Vec<phases::Phases> = vec![phases::Phases::default(); n];
+    for idxs in by_thread.values() {
+        let starts: Vec<i64> = idxs.iter().map(|&k| frames[k].ts).collect();
+        let ints: Vec<i64> = idxs.iter().map(|&k| intervals[k].0).collect();
+        for (j, &k) in idxs.iter().enumerate() {
+            let c = &frames[k];
+            let ph = phases::phases(trace, c.slice);
+            let expected = c.frame_id.and_then(|id| tl.surface(c.pid, id)).and_then(|m| m.expected);
+            let after = if j > 0 { starts[j - 1] } else { c.ts - FIRST_EDGE_LOOKBACK };
+            vs[k] = if let Some(e) = expected {
+                (Some(trace.frame_timeline[e].ts), Some("frame_timeline"))
+            } else if let Some(e) = counters.vsync_app_edge(c.ts, after) {
+                (Some(e), Some("vsync_app"))
+            } else if let Some((t, j)) =
+                c.upid.zip(ph.commit_ts).and_then(|(u, ct)| counters.jitter_sample(u, c.ts, ct))
+            {
+                // Choreographer wrote now − frameTime: the (start-corrected) frame time.
+                (Some(t - j), Some("jitter_counter"))
+            } else if let Some(v) = vsync::grid_vsync(&starts, &ints, j) {
+                (Some(v), Some("estimated"))
+            } else {
+                (None, None)
+            };
+            phases_of[k] = ph;
+        }
+    }
+
+    // The next frame start per process, for the pre-12 DrawFrame rule: only
+    // frames without an id take part, as in trace_processor's maxsdk28 table.
+    let mut next_start: Vec<i64> = vec![trace.meta.last_ts.map(|t| t + 1).unwrap_or(i64::MAX); n];
+    {
+        let mut by_pid: HashMap<i32, Vec<usize>> = HashMap::new();
+        for (k, c) in frames.iter().enumerate() {
+            if c.frame_id.is_none() {
+                by_pid.entry(c.pid).or_default().push(k);
+            }
+        }
+        for v in by_pid.values() {
+            for w in v.windows(2) {
+                next_start[w[0]] = frames[w[1]].ts;
+            }
+        }
+    }
+
+    // Pass 3: the rows.
+    let mut rows: Vec<FrameRow> = Vec::with_capacity(n);
+    let mut quality = FrameQuality { cut_by_trace_bounds: sel.cut_by_trace_bounds, ..Default::default() };
+    for (k, c) in frames.iter().enumerate() {
+        let (i, isrc) = intervals[k];
+        let (vsync_ts, vsrc) = vs[k];
+        let ph = &phases_of[k];
+        let t = phases::timing(c.ts, c.dur, vsync_ts, i, ph.commit_ts);
+        let draw = match c.frame_id {
+            Some(id) => draws.by_id(trace, c.pid, id),
+            None => draws.by_time(trace, c.pid, c.ts, next_start[k]),
+        };
+        let m = c.frame_id.and_then(|id| tl.surface(c.pid, id));
+        let expected = m.and_then(|m| m.expected).map(|e| &trace.frame_timeline[e]);
+        let actual = m.and_then(|m| m.actuals.first()).map(|&a| &trace.frame_timeline[a]);
+        let layer_count = m.map(|m| m.actuals.len() as i64).unwrap_or(0);
+        let compat = perfetto_compat::compat(
+            c.frame_id,
+            c.dur,
+            &draw,
+            expected,
+            actual,
+            c.frame_id.and_then(|id| tl.perfetto_overrun(&trace.frame_timeline, id)),
+        );
+        let th = trace.thread(c.utid);
+        *quality.vsync_sources.entry(vsrc.unwrap_or("none").to_string()).or_default() += 1;
+        *quality.interval_sources.entry(isrc.to_string()).or_default() += 1;
+        quality.without_render_thread += (draw.count == 0) as u64;
+        quality.without_timeline += actual.is_none() as u64;
+        let end = |s: &model::TimelineSlice| s.ts + s.dur;
+        rows.push(FrameRow {
+            process: c.upid.and_then(|u| trace.process(u).name.as_deref().map(str::to_string)),
+            pid: c.pid,
+            tid: c.tid,
+            thread: th.name.as_deref().map(str::to_string),
+            frame_id: c.frame_id,
+            ts: c.ts,
+            do_frame_dur: c.dur,
+            vsync_ts,
+            vsync_source: vsrc.map(str::to_string),
+            frame_interval_ns: i,
+            refresh_hz: 1e9 / i as f64,
+            jitter_ns: t.jitter_ns,
+            skipped_frames: t.skipped_frames,
+            frame_time_ns: t.frame_time_ns,
+            input_dur: ph.dur[0],
+            animation_dur: ph.dur[1],
+            insets_animation_dur: ph.dur[2],
+            traversal_dur: ph.dur[3],
+            commit_dur: ph.dur[4],
+            commit_ts: ph.commit_ts,
+            commit_jitter_ns: t.commit_jitter_ns,
+            commit_corrected: t.commit_corrected,
+            corrected_frame_time_ns: t.corrected_frame_time_ns,
+            frame_cost_ns: t.frame_cost_ns,
+            dropped_frames: t.dropped_frames,
+            drop_level: t.drop_level.to_string(),
+            draw_frame_ts: draw.ts,
+            draw_frame_dur: draw.dur,
+            draw_frame_count: draw.count,
+            expected_ts: expected.map(|e| e.ts),
+            expected_end: expected.map(end),
+            actual_ts: actual.map(|a| a.ts),
+            actual_end: actual.map(end),
+            overrun_ns: compat.overrun_ns,
+            jank_type: actual.and_then(|a| a.jank_type.as_deref().map(str::to_string)),
+            present_type: actual.and_then(|a| a.present_type.as_deref().map(str::to_string)),
+            layer_name: actual.and_then(|a| a.layer_name.as_deref().map(str::to_string)),
+            layer_count,
+            app_vsync_delay: compat.app_vsync_delay,
+            cpu_time: compat.cpu_time,
+            ui_time: compat.ui_time,
+            was_jank: compat.was_jank,
+            was_slow_frame: compat.was_slow_frame,
+            was_big_jank: compat.was_big_jank,
+            was_huge_jank: compat.was_huge_jank,
+            interval_source: isrc.to_string(),
+            surface_overrun_ns: match (expected, actual) {
+                (Some(e), Some(a)) => Some(end(a) - end(e)),
+                _ => None,
+            },
+        });
+    }
+
+    // Order by (pid, ts); stable, so nested doFrames keep slice order.
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&k| (frames[k].pid, frames[k].ts));
+
+    let tracks: HashSet<model::TrackId> =
+        frames.iter().map(|c| trace.slices[c.slice as usize].track).collect();
+    let top = why::TopLevel::new(trace, &tracks);
+    let sched = why::SchedIndex::new(&trace.sched);
+    let mut why_rows = Vec::new();
+    let mut sorted_rows = Vec::with_capacity(n);
+    let mut rows: Vec<Option<FrameRow>> = rows.into_iter().map(Some).collect();
+    for (idx, &k) in order.iter().enumerate() {
+        let row = rows[k].take().unwrap_or_default();
+        if row.dropped_frames >= 1 {
+            why_rows.push(why::explain(
+                trace,
+                idx,
+                frames[k].slice,
+                row.tid,
+                row.vsync_ts,
+                row.jitter_ns,
+                &phases_of[k].dur,
+                &top,
+                &sched,
+                opts.blocker_threshold_ns,
+            ));
+        }
+        sorted_rows.push(row);
+    }
+    FrameAnalysis { rows: sorted_rows, why: why_rows, quality }
 }
+
+use crate::model;

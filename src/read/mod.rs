@@ -111,7 +111,7 @@ pub fn sched_for_threads(source: &Source, tids: &[i32]) -> Result<Vec<SchedEvent
     if source.container == Container::SystraceText || tids.is_empty() {
         return Ok(Vec::new());
     }
-    Ok(sched::collect(source.data(), tids))
+    Ok(sched::collect(source.data(), tids, &|offset| source.release_before(offset)))
 }
 
 /// A progress bar on stderr, only when it is a terminal.

@@ -14,27 +14,39 @@ use super::ftrace::ev;
 use super::wire::{Fields, PackedVarints, Value};
 use crate::model::SchedEvent;
 
-pub fn collect(data: &[u8], tids: &[i32]) -> Vec<SchedEvent> {
+/// Packets scanned in parallel before the mapped pages behind them are released.
+const WINDOW_PACKETS: usize = 64 * 1024;
+
+/// `done_before(offset)` is called as the scan moves past each window so a
+/// memory-mapped caller can keep its resident set small (see `Source::release_before`).
+pub fn collect(data: &[u8], tids: &[i32], done_before: &dyn Fn(usize)) -> Vec<SchedEvent> {
     let wanted: FxHashSet<i32> = tids.iter().copied().collect();
-    let framing = framing::frame(data);
+    let framing = framing::frame_releasing(data, done_before);
     let budget = InflateBudget::for_input(data.len());
-    let mut out: Vec<SchedEvent> = framing
-        .packets
-        .par_chunks(4096)
-        .flat_map_iter(|chunk| {
-            let mut out = Vec::new();
-            for &(s, e) in chunk {
-                packet(&data[s..e], &wanted, &mut out, 0, &budget);
-            }
-            out
-        })
-        .collect();
+    let mut out: Vec<SchedEvent> = Vec::new();
+    for window in framing.packets.chunks(WINDOW_PACKETS) {
+        let found: Vec<SchedEvent> = window
+            .par_chunks(1024)
+            .flat_map_iter(|chunk| {
+                let mut out = Vec::new();
+                for &(s, e) in chunk {
+                    packet(&data[s..e], &wanted, &mut out, 0, &budget);
+                }
+                out
+            })
+            .collect();
+        out.extend(found);
+        if let Some(last) = window.last() {
+            done_before(last.1);
+        }
+    }
     out.sort_by_key(|e| e.ts());
     out
 }
 
 fn packet(buf: &[u8], wanted: &FxHashSet<i32>, out: &mut Vec<SchedEvent>, depth: u32, budget: &InflateBudget) {
-    for (num, v) in Fields::new(buf).flatten() {
+    let mut fields = Fields::new(buf);
+    while let Some(Ok((num, v))) = fields.next() {
         match (num, v) {
             (1, Value::Bytes(b)) => bundle(b, wanted, out),
             (50, Value::Bytes(b)) | (133, Value::Bytes(b)) if depth < 4 && !budget.exhausted() => {
@@ -60,7 +72,8 @@ fn packet(buf: &[u8], wanted: &FxHashSet<i32>, out: &mut Vec<SchedEvent>, depth:
 fn bundle(b: &[u8], wanted: &FxHashSet<i32>, out: &mut Vec<SchedEvent>) {
     let Ok(h) = super::ftrace::header(b) else { return };
     let cpu = h.cpu;
-    for (num, v) in Fields::new(b).flatten() {
+    let mut fields = Fields::new(b);
+    while let Some(Ok((num, v))) = fields.next() {
         if let (2, Value::Bytes(e)) = (num, v) {
             event(e, cpu, wanted, out);
         }
@@ -73,7 +86,8 @@ fn bundle(b: &[u8], wanted: &FxHashSet<i32>, out: &mut Vec<SchedEvent>) {
 fn event(e: &[u8], cpu: u32, wanted: &FxHashSet<i32>, out: &mut Vec<SchedEvent>) {
     let mut ts = 0i64;
     let mut payload = None;
-    for (num, v) in Fields::new(e).flatten() {
+    let mut fields = Fields::new(e);
+    while let Some(Ok((num, v))) = fields.next() {
         match (num, v) {
             (1, v) => ts = v.as_i64(),
             (ev::SCHED_SWITCH | ev::SCHED_WAKING | ev::SCHED_WAKEUP | ev::SCHED_WAKEUP_NEW, Value::Bytes(p)) => {
@@ -85,7 +99,8 @@ fn event(e: &[u8], cpu: u32, wanted: &FxHashSet<i32>, out: &mut Vec<SchedEvent>)
     let Some((num, p)) = payload else { return };
     if num == ev::SCHED_SWITCH {
         let (mut prev, mut next, mut state) = (0i32, 0i32, 0i64);
-        for (f, v) in Fields::new(p).flatten() {
+        let mut fields = Fields::new(p);
+        while let Some(Ok((f, v))) = fields.next() {
             match f {
                 2 => prev = v.as_i32(),
                 4 => state = v.as_i64(),
@@ -100,7 +115,13 @@ fn event(e: &[u8], cpu: u32, wanted: &FxHashSet<i32>, out: &mut Vec<SchedEvent>)
             out.push(SchedEvent::SwitchIn { ts, tid: next, cpu });
         }
     } else {
-        let pid = Fields::new(p).flatten().find(|f| f.0 == 2).map(|f| f.1.as_i32()).unwrap_or(0);
+        let mut pid = 0;
+        let mut fields = Fields::new(p);
+        while let Some(Ok((f, v))) = fields.next() {
+            if f == 2 {
+                pid = v.as_i32();
+            }
+        }
         if wanted.contains(&pid) {
             out.push(SchedEvent::Waking { ts, tid: pid });
         }

@@ -1,1 +1,170 @@
-//! placeholder
+//! Outputs of `fpsan analyze`. Every output format is one [`Exporter`]
+//! (hyperfine's design): it turns the [`Report`] into named byte buffers.
+//! The terminal table, `--format json` and `--format csv` are exporters whose
+//! single artefact goes to stdout; `--out DIR` runs the [`ExportManager`]'s
+//! exporters and writes their artefacts there (`frames.parquet`,
+//! `frames.csv`, `summary.json`; charts and `report.html` plug in the same way).
+
+use std::path::{Path, PathBuf};
+
+use polars::prelude::{DataFrame, PolarsError};
+
+use crate::frames::FrameQuality;
+use crate::metrics::AppSummary;
+use crate::model::TraceMeta;
+
+pub mod cells;
+pub mod csv;
+pub mod info;
+pub mod json;
+pub mod parquet;
+pub mod table;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error("cannot write {path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("cannot create output directory {path}: {source}")]
+    OutDir { path: PathBuf, source: std::io::Error },
+    #[error("cannot build the table: {0}")]
+    Polars(#[from] PolarsError),
+    #[error("cannot encode output: {0}")]
+    Write(String),
+}
+
+impl From<::csv::Error> for ReportError {
+    fn from(e: ::csv::Error) -> Self {
+        ReportError::Write(e.to_string())
+    }
+}
+
+impl From<serde_json::Error> for ReportError {
+    fn from(e: serde_json::Error) -> Self {
+        ReportError::Write(e.to_string())
+    }
+}
+
+/// Everything an exporter may show.
+#[derive(Debug, Clone, Copy)]
+pub struct Report<'a> {
+    pub meta: &'a TraceMeta,
+    pub span_ns: i64,
+    /// Apps in report order (most frames first).
+    pub apps: &'a [AppSummary],
+    /// The frames table of those apps (`metrics::frames_table`).
+    pub frames: &'a DataFrame,
+    /// Whole-trace reconstruction quality.
+    pub quality: &'a FrameQuality,
+    /// Trace warnings followed by analysis warnings.
+    pub warnings: &'a [String],
+}
+
+/// One file (or stdout document) produced by an exporter.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Artifact {
+    /// File name inside `--out DIR`.
+    pub file_name: String,
+    pub bytes: Vec<u8>,
+}
+
+/// One output format.
+pub trait Exporter {
+    /// Short name of the format (`table`, `json`, `csv`, `parquet`, ...).
+    fn name(&self) -> &'static str;
+    /// Render the report. Stdout formats return exactly one artefact.
+    fn export(&self, report: &Report) -> Result<Vec<Artifact>, ReportError>;
+}
+
+/// The exporter for a `--format` value on stdout.
+pub fn stdout_exporter(format: StdoutFormat) -> Box<dyn Exporter> {
+    match format {
+        StdoutFormat::Table => Box::new(table::TableExporter),
+        StdoutFormat::Json => Box::new(json::JsonExporter {
+            file_name: "summary.json",
+            include_frames: true,
+        }),
+        StdoutFormat::Csv => Box::new(csv::CsvExporter),
+    }
+}
+
+/// `--format` of `fpsan analyze`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum StdoutFormat {
+    #[default]
+    Table,
+    Json,
+    Csv,
+}
+
+/// Render `report` for stdout.
+pub fn render_stdout(format: StdoutFormat, report: &Report) -> Result<Vec<u8>, ReportError> {
+    let artifacts = stdout_exporter(format).export(report)?;
+    Ok(artifacts.into_iter().flat_map(|a| a.bytes).collect())
+}
+
+/// The exporters run for `--out DIR`.
+pub struct ExportManager {
+    exporters: Vec<Box<dyn Exporter>>,
+}
+
+impl Default for ExportManager {
+    /// `frames.parquet`, `frames.csv`, `summary.json`.
+    fn default() -> Self {
+        let mut m = ExportManager { exporters: Vec::new() };
+        m.add(Box::new(parquet::ParquetExporter));
+        m.add(Box::new(csv::CsvExporter));
+        m.add(Box::new(json::JsonExporter {
+            file_name: "summary.json",
+            include_frames: false,
+        }));
+        m
+    }
+}
+
+impl ExportManager {
+    pub fn empty() -> Self {
+        ExportManager { exporters: Vec::new() }
+    }
+
+    pub fn add(&mut self, exporter: Box<dyn Exporter>) {
+        self.exporters.push(exporter);
+    }
+
+    pub fn names(&self) -> Vec<&'static str> {
+        self.exporters.iter().map(|e| e.name()).collect()
+    }
+
+    /// Render every artefact, then write them into `dir` (created if needed).
+    /// Only fpsan's own file names are written; other files in `dir` are left
+    /// alone. Each file is written beside its final name and renamed, so a
+    /// failed run does not leave half a file under the real name.
+    pub fn write(&self, dir: &Path, report: &Report) -> Result<Vec<PathBuf>, ReportError> {
+        let mut artifacts = Vec::new();
+        for e in &self.exporters {
+            artifacts.extend(e.export(report)?);
+        }
+        std::fs::create_dir_all(dir).map_err(|source| ReportError::OutDir {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        let mut written = Vec::with_capacity(artifacts.len());
+        for a in artifacts {
+            let path = dir.join(&a.file_name);
+            let tmp = dir.join(format!(".{}.fpsan-tmp", a.file_name));
+            std::fs::write(&tmp, &a.bytes)
+                .and_then(|_| std::fs::rename(&tmp, &path))
+                .map_err(|source| {
+                    let _ = std::fs::remove_file(&tmp);
+                    ReportError::Io {
+                        path: path.clone(),
+                        source,
+                    }
+                })?;
+            written.push(path);
+        }
+        Ok(written)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -10,21 +10,18 @@
 //! (`FPSAN_WRITE_FIXTURES=1 cargo test --release capture::fixtures` rewrites
 //! them; the test fails if the committed files differ from the encoders).
 //!
-//! Until the reader lands on main (`read::load` is `todo!()`), the pulled
-//! trace is decoded by [`protos_loader`] (official protos) and judged by
-//! fpsan's own `capture::check::judge`; once `read::load` works the tests use
-//! it automatically.
+//! The pulled trace is checked with fpsan's own reader, as in production.
 
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use fpsan::capture::{self, CaptureArgs, CaptureEnv, CaptureError, CaptureOutcome};
-use fpsan::model::{Process, Trace, TraceMeta};
-use fpsan::read::{ReadError, ReadOptions};
+
+use fpsan::read::ReadOptions;
 use protobuf::Message as _;
 
 const APP: &str = "com.example.app";
@@ -171,89 +168,8 @@ fn fixtures_match_their_encoders() {
 // ---------------------------------------------------------------------------
 // Decoding the pulled trace.
 
-/// An independent decoder for the fixtures (official protos): packets,
-/// data sources, processes named by their cmdline like trace_processor does.
-fn protos_loader(path: &Path) -> Result<Trace, ReadError> {
-    let bytes = std::fs::read(path).map_err(|source| ReadError::Io { path: path.into(), source })?;
-    if bytes.is_empty() {
-        return Err(ReadError::Empty { path: path.into() });
-    }
-    let trace = perfetto_protos::trace::Trace::parse_from_bytes(&bytes)
-        .map_err(|e| ReadError::NotATrace { path: path.into(), why: e.to_string() })?;
-    let mut meta =
-        TraceMeta { packets: trace.packet.len() as u64, file_size: bytes.len() as u64, ..Default::default() };
-    let mut processes = Vec::new();
-    let mut ts = Vec::new();
-    let add_source = |meta: &mut TraceMeta, s: &str| {
-        if !meta.data_sources.iter().any(|x| x == s) {
-            meta.data_sources.push(s.to_string());
-        }
-    };
-    for p in &trace.packet {
-        ts.extend(p.timestamp);
-        if p.has_process_tree() {
-            add_source(&mut meta, "process_tree");
-            for proc_ in &p.process_tree().processes {
-                processes.push(Process {
-                    upid: processes.len() as u32,
-                    pid: proc_.pid(),
-                    name: proc_.cmdline.first().map(|s| s.as_str().into()),
-                    ..Default::default()
-                });
-            }
-        }
-        if p.has_ftrace_events() && !p.ftrace_events().event.is_empty() {
-            add_source(&mut meta, "ftrace");
-            ts.extend(p.ftrace_events().event.iter().map(|e| e.timestamp()));
-        }
-        if p.has_clock_snapshot() {
-            add_source(&mut meta, "clock_snapshot");
-        }
-    }
-    meta.first_ts = ts.iter().min().map(|&t| t as i64);
-    meta.last_ts = ts.iter().max().map(|&t| t as i64);
-    Ok(Trace { meta, processes, ..Default::default() })
-}
-
-fn real_loader(path: &Path) -> Result<Trace, ReadError> {
-    fpsan::read::load(path, &ReadOptions::default())
-}
-
-/// Whether `read::load` works yet (it is `todo!()` until it lands on main).
-fn reader_ready() -> bool {
-    static READY: OnceLock<bool> = OnceLock::new();
-    *READY.get_or_init(|| {
-        let hook = std::panic::take_hook();
-        std::panic::set_hook(Box::new(|_| {}));
-        let ok = fake_dir().join("ok.pftrace");
-        let result = std::panic::catch_unwind(|| fpsan::read::load(&ok, &ReadOptions::default()).is_ok());
-        std::panic::set_hook(hook);
-        match result {
-            Ok(_) => true,
-            Err(payload) => {
-                let msg = payload
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| payload.downcast_ref::<String>().cloned())
-                    .unwrap_or_default();
-                // Any other panic is a reader bug: use the reader and let it show.
-                let todo = msg.contains("not yet implemented");
-                if todo {
-                    eprintln!("note: read::load is not implemented yet; capture tests decode with the official protos");
-                }
-                !todo
-            }
-        }
-    })
-}
-
-/// The reader once it works, else the official-protos decoder.
 fn loader() -> capture::Loader {
-    if reader_ready() {
-        real_loader
-    } else {
-        protos_loader
-    }
+    |path: &Path| fpsan::read::load(path, &ReadOptions::default())
 }
 
 #[test]
@@ -268,14 +184,9 @@ fn fixtures_pass_and_fail_the_check_as_intended() {
     assert!(matches!(tiny, capture::check::CheckFailure::Empty { packets: 2, .. }), "{tiny:?}");
 }
 
-/// The real reader on the fixture, through the public `check_trace`. Fails
-/// until the reader lands on main (then it must pass).
+/// The real reader on the fixture, through the public `check_trace`.
 #[test]
 fn check_trace_with_the_reader() {
-    if !reader_ready() {
-        eprintln!("skipped check_trace_with_the_reader: read::load is still todo!() on this branch");
-        return;
-    }
     let checked = capture::check_trace(&fake_dir().join("ok.pftrace"), APP);
     match checked {
         Ok(c) => assert_eq!(c.app_pids, vec![APP_PID, 4388]),
@@ -983,7 +894,7 @@ fn child_capture_for_pipe_test() {
     env.adb = Some(PathBuf::from(adb));
     env.stamp = STAMP.into();
     env.poll = Duration::from_millis(100);
-    env.loader = if std::env::var_os("FPSAN_CAPTURE_CHILD_READER").is_some() { real_loader } else { protos_loader };
+    env.loader = loader();
     let args = CaptureArgs {
         app: APP.into(),
         secs: 1,
@@ -999,7 +910,6 @@ fn child_capture_for_pipe_test() {
 #[test]
 fn countdown_is_silent_on_a_pipe() {
     let fake = Fake::new("ok");
-    let use_reader = reader_ready();
     let mut cmd = Command::new(std::env::current_exe().unwrap());
     cmd.args(["capture::child_capture_for_pipe_test", "--exact", "--nocapture", "--test-threads=1"])
         .env(CHILD_ENV, &fake.wrapper)
@@ -1007,9 +917,6 @@ fn countdown_is_silent_on_a_pipe() {
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    if use_reader {
-        cmd.env("FPSAN_CAPTURE_CHILD_READER", "1");
-    }
     let mut child = cmd.spawn().unwrap();
     let mut stderr = String::new();
     child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
@@ -1025,13 +932,8 @@ fn countdown_is_silent_on_a_pipe() {
 
 /// `capture::run` itself, as the cli calls it: adb from `$ADB`, the device
 /// from `ANDROID_SERIAL`, the reader's check, the path printed on stdout.
-/// Needs the reader (skipped while `read::load` is `todo!()`).
 #[test]
 fn run_takes_adb_and_serial_from_the_environment() {
-    if !reader_ready() {
-        eprintln!("skipped run_takes_adb_and_serial_from_the_environment: read::load is still todo!() on this branch");
-        return;
-    }
     let fake = Fake::new("two_devices");
     let output = Command::new(std::env::current_exe().unwrap())
         .args(["capture::child_capture_for_pipe_test", "--exact", "--nocapture", "--test-threads=1"])
@@ -1068,9 +970,6 @@ fn countdown_shows_on_a_terminal() {
         .env("FPSAN_CAPTURE_CHILD_OUT", fake.out())
         .env("FPSAN_CAPTURE_CHILD_TTY", "1")
         .stdin(Stdio::null());
-    if reader_ready() {
-        cmd.env("FPSAN_CAPTURE_CHILD_READER", "1");
-    }
     let output = cmd.output().unwrap();
     let text = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{text}");

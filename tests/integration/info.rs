@@ -1,1 +1,89 @@
-//! placeholder
+//! `fpsan info` through the built binary: the fixed JSON keys, process
+//! ordering and counts, the text form, and one-line errors.
+
+use std::path::PathBuf;
+
+use crate::util::{fpsan, shared_dir};
+
+fn frames_trace() -> Option<PathBuf> {
+    let p = shared_dir()?.join("conformance/Frames__android_frames/trace.pftrace");
+    if p.is_file() {
+        Some(p)
+    } else {
+        eprintln!("skipped: {} not found", p.display());
+        None
+    }
+}
+
+#[test]
+fn json_keys_and_processes() {
+    let Some(t) = frames_trace() else { return };
+    let out = fpsan().arg("info").arg(&t).arg("--json").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+    for k in [
+        "packets",
+        "span_ns",
+        "frame_timeline_events",
+        "processes",
+        "warnings",
+        "file_size",
+        "data_sources",
+        "data_loss",
+    ] {
+        assert!(v.get(k).is_some(), "missing {k}");
+    }
+    assert!(v["packets"].as_u64().unwrap() > 0);
+    assert!(v["frame_timeline_events"].as_u64().unwrap() > 0);
+    assert_eq!(v["file_size"].as_u64().unwrap(), std::fs::metadata(&t).unwrap().len());
+    let procs = v["processes"].as_array().unwrap();
+    for p in procs {
+        for k in ["pid", "name", "do_frame_count", "draw_frame_count"] {
+            assert!(p.get(k).is_some(), "process missing {k}");
+        }
+    }
+    assert_eq!(procs[0]["name"], "com.android.systemui");
+    assert_eq!(procs[0]["do_frame_count"], 15);
+    assert!(procs[0]["draw_frame_count"].as_u64().unwrap() >= 15);
+    // Sorted by do_frame_count desc, then pid.
+    let keys: Vec<(i64, i64)> = procs
+        .iter()
+        .map(|p| (-p["do_frame_count"].as_i64().unwrap(), p["pid"].as_i64().unwrap()))
+        .collect();
+    let mut sorted = keys.clone();
+    sorted.sort();
+    assert_eq!(keys, sorted);
+}
+
+#[test]
+fn text_form() {
+    let Some(t) = frames_trace() else { return };
+    let out = fpsan().arg("info").arg(&t).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let s = String::from_utf8(out.stdout).unwrap();
+    assert!(s.contains("com.android.systemui") && s.contains("doFrame"), "{s}");
+}
+
+#[test]
+fn bad_input_is_exit_1_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let junk = dir.path().join("junk.bin");
+    std::fs::write(&junk, [0xffu8; 64]).unwrap();
+    for path in [dir.path().join("missing.pftrace"), dir.path().to_path_buf(), junk] {
+        let out = fpsan().arg("info").arg(&path).arg("--json").output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{}", path.display());
+        assert!(out.stdout.is_empty());
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(e.lines().filter(|l| !l.trim().is_empty()).count(), 1, "{e}");
+        assert!(!e.contains("panicked") && !e.contains("internal error"), "{e}");
+    }
+}
+
+#[test]
+fn usage_errors_are_exit_2() {
+    assert_eq!(fpsan().arg("info").output().unwrap().status.code(), Some(2));
+    assert_eq!(
+        fpsan().args(["info", "x", "--yaml"]).output().unwrap().status.code(),
+        Some(2)
+    );
+}

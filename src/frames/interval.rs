@@ -1,0 +1,189 @@
+//! The frame interval `I` in force at a time, measured from a series of vsync
+//! timestamps (FrameTimeline expected starts, `VSYNC-app` edges, or a thread's
+//! doFrame starts). Nothing is assumed: a period is read from the spacing of
+//! the series and only snapped to a standard refresh rate when it is within the
+//! series' measurement noise of one.
+
+/// Refresh rates a measured period may be snapped to.
+pub const STANDARD_HZ: [f64; 12] = [24.0, 30.0, 48.0, 50.0, 60.0, 72.0, 90.0, 96.0, 120.0, 144.0, 165.0, 240.0];
+/// Spacings outside this range say nothing about the period: below it, the
+/// same vsync seen twice (or > 250 Hz); above it, an idle gap.
+pub const MIN_DELTA: i64 = 4_000_000;
+pub const MAX_DELTA: i64 = 50_000_000;
+/// Deltas each side of a sample used for its estimate.
+const WINDOW: usize = 6;
+
+/// `round(1e9 / hz)`.
+pub fn period_of_hz(hz: f64) -> i64 {
+    (1e9 / hz).round() as i64
+}
+
+/// The nearest standard period when within `tol` (relative) of `p`, else `p`.
+pub fn snap(p: i64, tol: f64) -> i64 {
+    let mut best = p;
+    let mut best_err = f64::INFINITY;
+    for hz in STANDARD_HZ {
+        let sp = period_of_hz(hz);
+        let err = (p - sp).abs() as f64 / sp as f64;
+        if err < best_err {
+            best_err = err;
+            best = sp;
+        }
+    }
+    if best_err <= tol {
+        best
+    } else {
+        p
+    }
+}
+
+/// Median of the "unit" deltas of a window: those within 1.15 × the smallest.
+/// Skipped vsyncs only make deltas longer (k·I), so the smallest delta is one
+/// period up to noise, and the median of the deltas near it removes the noise.
+fn unit_median(deltas: &[Option<i64>], tol: f64) -> Option<i64> {
+    let mut v: Vec<i64> = deltas.iter().flatten().copied().collect();
+    let m = *v.iter().min()?;
+    // 1.15: tighter than the closest common pair of rates (120/144 = 1.2,
+    // 90/120 = 1.33), looser than doFrame start noise (±1 ms at 60 Hz).
+    v.retain(|&d| (d as f64) <= m as f64 * 1.15);
+    v.sort_unstable();
+    Some(snap(v[v.len() / 2], tol))
+}
+
+/// A sorted timestamp series with the period estimated at each sample.
+#[derive(Debug, Clone, Default)]
+pub struct PeriodSeries {
+    pub ts: Vec<i64>,
+    pub period: Vec<Option<i64>>,
+}
+
+impl PeriodSeries {
+    /// `ts` must be sorted; `tol` is the series' relative noise (used to snap
+    /// and to tell two rates apart).
+    pub fn new(mut ts: Vec<i64>, tol: f64) -> PeriodSeries {
+        ts.dedup();
+        let n = ts.len();
+        // d[i] = ts[i] - ts[i-1] when it is a plausible spacing.
+        let d: Vec<Option<i64>> = (0..n)
+            .map(|i| {
+                if i == 0 {
+                    return None;
+                }
+                let x = ts[i] - ts[i - 1];
+                (MIN_DELTA..=MAX_DELTA).contains(&x).then_some(x)
+            })
+            .collect();
+        let mut period = Vec::with_capacity(n);
+        for i in 0..n {
+            // Deltas ending at samples i-W+1..=i (left) and i+1..=i+W (right).
+            let left = unit_median(&d[(i + 1).saturating_sub(WINDOW)..=i], tol);
+            let right = if i + 1 < n { unit_median(&d[i + 1..(i + 1 + WINDOW).min(n)], tol) } else { None };
+            let p = match (left, right) {
+                (Some(l), Some(r)) if (l - r).abs() as f64 > tol * l as f64 => {
+                    // A rate switch is near: the side whose period the deltas
+                    // touching this sample are one unit of wins.
+                    let probe = d[i].or(if i + 1 < n { d[i + 1] } else { None });
+                    match probe {
+                        Some(x) => {
+                            let el = (x as f64 / l as f64 - 1.0).abs();
+                            let er = (x as f64 / r as f64 - 1.0).abs();
+                            Some(if er < el { r } else { l })
+                        }
+                        None => Some(l),
+                    }
+                }
+                (l, r) => l.or(r),
+            };
+            period.push(p);
+        }
+        PeriodSeries { ts, period }
+    }
+
+    /// The period at the sample nearest to `t` that has one, if that sample is
+    /// within `max_dist` of `t`.
+    pub fn at(&self, t: i64, max_dist: i64) -> Option<i64> {
+        if self.ts.is_empty() {
+            return None;
+        }
+        let i = self.ts.partition_point(|&x| x <= t);
+        // Walk outwards from the split point, nearest first.
+        let (mut lo, mut hi) = (i as isize - 1, i);
+        loop {
+            let l = (lo >= 0).then_some(lo as usize);
+            let h = (hi < self.ts.len()).then_some(hi);
+            let pick = match (l, h) {
+                (None, None) => return None,
+                (Some(a), None) => a,
+                (None, Some(b)) => b,
+                (Some(a), Some(b)) => {
+                    if t - self.ts[a] <= self.ts[b] - t {
+                        a
+                    } else {
+                        b
+                    }
+                }
+            };
+            if (self.ts[pick] - t).abs() > max_dist {
+                return None;
+            }
+            if let Some(p) = self.period[pick] {
+                return Some(p);
+            }
+            if Some(pick) == l {
+                lo -= 1;
+            } else {
+                hi += 1;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const P60: i64 = 16_666_667;
+    const P90: i64 = 11_111_111;
+    const P120: i64 = 8_333_333;
+
+    fn grid(start: i64, p: f64, n: usize) -> Vec<i64> {
+        (0..n).map(|k| start + (k as f64 * p).round() as i64).collect()
+    }
+
+    #[test]
+    fn snaps_only_when_close() {
+        assert_eq!(snap(16_600_000, 0.01), P60);
+        assert_eq!(snap(16_000_000, 0.01), 16_000_000);
+        assert_eq!(snap(11_100_000, 0.01), P90);
+        assert_eq!(snap(6_944_444, 0.01), period_of_hz(144.0));
+    }
+
+    #[test]
+    fn steady_rate_with_skips() {
+        // 60 Hz vsyncs with every third one missing: deltas 16.67 and 33.3 ms.
+        let ts: Vec<i64> = grid(0, 1e9 / 60.0, 30).into_iter().enumerate().filter(|(k, _)| k % 3 != 2).map(|x| x.1).collect();
+        let s = PeriodSeries::new(ts, 0.01);
+        assert!(s.period.iter().all(|p| *p == Some(P60)));
+    }
+
+    #[test]
+    fn switch_60_to_120_and_back() {
+        let mut ts = grid(0, 1e9 / 60.0, 20); // up to 316.67 ms
+        let last = *ts.last().unwrap();
+        ts.extend(grid(last + P120, 1e9 / 120.0, 30));
+        let last = *ts.last().unwrap();
+        ts.extend(grid(last + P60, 1e9 / 60.0, 20));
+        let s = PeriodSeries::new(ts.clone(), 0.01);
+        for i in 1..20 {
+            assert_eq!(s.period[i], Some(P60), "sample {i}");
+        }
+        for i in 20..50 {
+            assert_eq!(s.period[i], Some(P120), "sample {i}");
+        }
+        for i in 50..70 {
+            assert_eq!(s.period[i], Some(P60), "sample {i}");
+        }
+        assert_eq!(s.at(ts[25] + 1000, 1_000_000), Some(P120));
+        assert_eq!(s.at(ts[69] + 10_000_000, 1_000_000), None);
+    }
+}

@@ -1,0 +1,79 @@
+//! RenderThread work of a frame: `DrawFrames <id>` slices by vsync id on
+//! Android 12+, else the `DrawFrame` slices of the same process that start in
+//! [doFrame start, next doFrame start), trace_processor's pre-12 rule
+//! (`_frames_maxsdk_28`).
+
+use std::collections::HashMap;
+
+use super::select::{name_id, DRAW_FRAME};
+use crate::model::{SliceId, Trace, TrackKind};
+
+#[derive(Debug, Default)]
+pub struct DrawIndex {
+    /// (pid, id) -> DrawFrame slices named `DrawFrame…<space><id>`, by ts.
+    by_id: HashMap<(i32, i64), Vec<SliceId>>,
+    /// pid -> slices named exactly `DrawFrame`, by ts.
+    legacy: HashMap<i32, Vec<SliceId>>,
+}
+
+/// What a frame drew on the RenderThread.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Draw {
+    pub ts: Option<i64>,
+    /// Sum of the durations of the finished DrawFrame slices.
+    pub dur: Option<i64>,
+    pub count: i64,
+}
+
+impl DrawIndex {
+    pub fn new(trace: &Trace) -> DrawIndex {
+        let mut ix = DrawIndex::default();
+        for s in &trace.slices {
+            if !s.name.starts_with(DRAW_FRAME) {
+                continue;
+            }
+            let TrackKind::Thread { utid } = trace.track(s.track).kind else { continue };
+            let th = trace.thread(utid);
+            let pid = th.upid.map(|u| trace.process(u).pid).unwrap_or(th.tid);
+            if &*s.name == DRAW_FRAME {
+                ix.legacy.entry(pid).or_default().push(s.id);
+            } else if let Some(id) = name_id(&s.name) {
+                ix.by_id.entry((pid, id)).or_default().push(s.id);
+            }
+        }
+        ix
+    }
+
+    fn summarize(trace: &Trace, ids: &[SliceId]) -> Draw {
+        if ids.is_empty() {
+            return Draw::default();
+        }
+        let mut dur = 0i64;
+        let mut finished = false;
+        for &id in ids {
+            let s = &trace.slices[id as usize];
+            if s.dur >= 0 {
+                dur += s.dur;
+                finished = true;
+            }
+        }
+        Draw {
+            ts: ids.iter().map(|&i| trace.slices[i as usize].ts).min(),
+            dur: finished.then_some(dur),
+            count: ids.len() as i64,
+        }
+    }
+
+    /// DrawFrames of `(pid, frame id)`.
+    pub fn by_id(&self, trace: &Trace, pid: i32, id: i64) -> Draw {
+        Self::summarize(trace, self.by_id.get(&(pid, id)).map(|v| v.as_slice()).unwrap_or(&[]))
+    }
+
+    /// `DrawFrame` slices of `pid` starting in `[from, until)`.
+    pub fn by_time(&self, trace: &Trace, pid: i32, from: i64, until: i64) -> Draw {
+        let Some(v) = self.legacy.get(&pid) else { return Draw::default() };
+        let lo = v.partition_point(|&i| trace.slices[i as usize].ts < from);
+        let hi = v.partition_point(|&i| trace.slices[i as usize].ts < until);
+        Self::summarize(trace, &v[lo..hi.max(lo)])
+    }
+}

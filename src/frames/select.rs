@@ -1,0 +1,163 @@
+//! Which slices are frames: `Choreographer#doFrame` slices on thread tracks,
+//! minus `… resynced …` slices and zero-length markers, plus the id parsing
+//! trace_processor applies to `Choreographer#doFrame <id>` / `DrawFrames <id>`
+//! names, and the count of doFrames cut by the trace bounds.
+
+use crate::model::{Slice, SliceId, Trace, TrackKind, Upid, Utid};
+
+pub const DO_FRAME: &str = "Choreographer#doFrame";
+pub const DRAW_FRAME: &str = "DrawFrame";
+/// Choreographer's `CALLBACK_TRACE_TITLES`, in callback order.
+pub const PHASES: [&str; 5] = ["input", "animation", "insets_animation", "traversal", "commit"];
+
+/// SQLite's `CAST(text AS INTEGER)`: optional leading spaces and sign, then
+/// the longest digit prefix; no digits gives 0. trace_processor's
+/// `cast_int!` is this cast, so ids parse exactly as in its stdlib.
+pub fn sqlite_cast_int(s: &str) -> i64 {
+    let t = s.trim_start_matches([' ', '\t', '\n', '\r']);
+    let (neg, digits) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let mut v: i64 = 0;
+    for b in digits.bytes() {
+        if !b.is_ascii_digit() {
+            break;
+        }
+        v = v.saturating_mul(10).saturating_add((b - b'0') as i64);
+    }
+    if neg {
+        -v
+    } else {
+        v
+    }
+}
+
+/// The id trace_processor's `_get_frame_table_with_id` reads from a name:
+/// `cast_int!(STR_SPLIT(name, ' ', 1))`, where 0 (not a number, e.g. the
+/// `- resynced` slices) and -1 (invalid vsync id) mean "no id".
+pub fn name_id(name: &str) -> Option<i64> {
+    let piece = name.split(' ').nth(1)?;
+    match sqlite_cast_int(piece) {
+        0 | -1 => None,
+        v => Some(v),
+    }
+}
+
+/// True for a `Choreographer#doFrame…` name that can be a frame (not resynced).
+pub fn is_do_frame_name(name: &str) -> bool {
+    name.starts_with(DO_FRAME) && !name.contains("resynced")
+}
+
+/// A doFrame slice chosen as a frame, with its owner resolved.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    pub slice: SliceId,
+    pub ts: i64,
+    pub dur: i64,
+    pub utid: Utid,
+    pub upid: Option<Upid>,
+    pub tid: i32,
+    pub pid: i32,
+    pub frame_id: Option<i64>,
+}
+
+/// The frames of the trace and the doFrames that could not be frames because
+/// the trace cut them.
+#[derive(Debug, Default)]
+pub struct Selection {
+    /// In slice order (by ts).
+    pub frames: Vec<Candidate>,
+    pub cut_by_trace_bounds: u64,
+}
+
+fn thread_of(trace: &Trace, s: &Slice) -> Option<Utid> {
+    match trace.track(s.track).kind {
+        TrackKind::Thread { utid } => Some(utid),
+        _ => None,
+    }
+}
+
+/// One pass over the slices.
+///
+/// Cut by the trace end: a doFrame with `dur == -1` is excluded and counted.
+/// Cut by the trace start: its `B` was never recorded, so no slice exists;
+/// the only evidence left is its phase children that began inside the trace,
+/// which become top-level slices. A top-level phase slice (`input`,
+/// `animation`, `insets_animation`, `traversal`, `commit`) on a thread that
+/// runs doFrames, starting before that thread's first doFrame, counts as one
+/// cut frame (at most one per thread: only one doFrame can be open when the
+/// trace starts).
+pub fn select(trace: &Trace) -> Selection {
+    let mut sel = Selection::default();
+    // utid -> ts of the first doFrame (complete or cut) on that thread
+    let mut first_do_frame: std::collections::HashMap<Utid, i64> = Default::default();
+    // utid -> ts of the first top-level phase slice on that thread
+    let mut first_orphan_phase: std::collections::HashMap<Utid, i64> = Default::default();
+    for s in &trace.slices {
+        let Some(utid) = thread_of(trace, s) else { continue };
+        if s.depth == 0 && s.parent.is_none() && PHASES.contains(&&*s.name) {
+            first_orphan_phase.entry(utid).or_insert(s.ts);
+            continue;
+        }
+        if !is_do_frame_name(&s.name) {
+            continue;
+        }
+        first_do_frame.entry(utid).or_insert(s.ts);
+        if s.dur < 0 {
+            sel.cut_by_trace_bounds += 1;
+            continue;
+        }
+        if s.dur == 0 {
+            continue; // a marker, not a frame
+        }
+        let th = trace.thread(utid);
+        let pid = th.upid.map(|u| trace.process(u).pid).unwrap_or(th.tid);
+        sel.frames.push(Candidate {
+            slice: s.id,
+            ts: s.ts,
+            dur: s.dur,
+            utid,
+            upid: th.upid,
+            tid: th.tid,
+            pid,
+            frame_id: name_id(&s.name),
+        });
+    }
+    for (utid, ts) in first_orphan_phase {
+        if let Some(&first) = first_do_frame.get(&utid) {
+            if ts < first {
+                sel.cut_by_trace_bounds += 1;
+            }
+        }
+    }
+    sel
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cast_int_like_sqlite() {
+        assert_eq!(sqlite_cast_int("123"), 123);
+        assert_eq!(sqlite_cast_int("  42abc"), 42);
+        assert_eq!(sqlite_cast_int("-"), 0);
+        assert_eq!(sqlite_cast_int("-7"), -7);
+        assert_eq!(sqlite_cast_int(""), 0);
+        assert_eq!(sqlite_cast_int("x1"), 0);
+    }
+
+    #[test]
+    fn ids_from_names() {
+        assert_eq!(name_id("Choreographer#doFrame 10"), Some(10));
+        assert_eq!(name_id("Choreographer#doFrame 10 extra"), Some(10));
+        assert_eq!(name_id("Choreographer#doFrame"), None);
+        assert_eq!(name_id("Choreographer#doFrame - resynced to 11 in 0.0s"), None);
+        assert_eq!(name_id("Choreographer#doFrame -1"), None);
+        assert_eq!(name_id("DrawFrames 90"), Some(90));
+        assert!(is_do_frame_name("Choreographer#doFrame 3"));
+        assert!(!is_do_frame_name("Choreographer#doFrame - resynced to 4 in 0.0s"));
+    }
+}

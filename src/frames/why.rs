@@ -1,0 +1,244 @@
+//! Why a frame dropped: the dominant part of its vsync-to-commit time, its
+//! longest nested slice, the main-thread slices that ran between its vsync and
+//! its start (the trace-side BlockCanary), and the thread's scheduler-state
+//! split over the frame.
+
+use std::collections::HashMap;
+
+use super::select::{is_do_frame_name, PHASES};
+use super::{Blocker, FrameWhy, ThreadStateSplit};
+use crate::model::{SchedEvent, SliceId, Trace, TrackId};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum State {
+    Running,
+    Runnable,
+    Sleeping,
+    Blocked,
+}
+
+/// A `sched_switch` `prev_state`, decoded with the kernel ≥ 4.14 encoding
+/// trace_processor uses for Android (`TASK_REPORT`: 1 S, 2 D, 4 T, 8 t,
+/// 16 X, 32 Z, 64 P, 128 I, 256 = preempted "R+"):
+/// * no state bit (0, or only the preempted / `TASK_STATE_MAX` marker) →
+///   runnable (the task was preempted and is still on a run queue);
+/// * D (uninterruptible, incl. `DK`) → blocked;
+/// * anything else (S, T, t, X, Z, P, I idle) → sleeping: off the CPU and not
+///   waiting for one.
+pub fn decode_prev_state(s: i64) -> State {
+    if s & 0xFF == 0 {
+        State::Runnable
+    } else if s & 2 != 0 {
+        State::Blocked
+    } else {
+        State::Sleeping
+    }
+}
+
+/// Per-thread state transitions derived once from `Trace::sched`.
+#[derive(Debug, Default)]
+pub struct SchedIndex {
+    by_tid: HashMap<i32, Vec<(i64, State)>>,
+    pub has_data: bool,
+}
+
+impl SchedIndex {
+    pub fn new(events: &[SchedEvent]) -> SchedIndex {
+        let mut ix = SchedIndex { has_data: !events.is_empty(), ..Default::default() };
+        for e in events {
+            let v = ix.by_tid.entry(e.tid()).or_default();
+            let cur = v.last().map(|x| x.1);
+            let st = match *e {
+                SchedEvent::SwitchIn { .. } => State::Running,
+                SchedEvent::SwitchOut { prev_state, .. } => decode_prev_state(prev_state),
+                // A wakeup of a running task changes nothing.
+                SchedEvent::Waking { .. } if cur == Some(State::Running) => continue,
+                SchedEvent::Waking { .. } => State::Runnable,
+            };
+            if cur != Some(st) {
+                v.push((e.ts(), st));
+            }
+        }
+        ix
+    }
+
+    /// Time in each state over `[from, to)`; time before the thread's first
+    /// event is unknown and left out. `None` without sched data for the thread.
+    pub fn split(&self, tid: i32, from: i64, to: i64) -> Option<ThreadStateSplit> {
+        let v = self.by_tid.get(&tid)?;
+        let mut out = ThreadStateSplit::default();
+        let start = v.partition_point(|x| x.0 <= from).saturating_sub(1);
+        for (k, &(t, st)) in v.iter().enumerate().skip(start) {
+            if t >= to {
+                break;
+            }
+            let a = t.max(from);
+            let b = v.get(k + 1).map(|x| x.0).unwrap_or(to).min(to);
+            if b <= a {
+                continue;
+            }
+            let slot = match st {
+                State::Running => &mut out.running_ns,
+                State::Runnable => &mut out.runnable_ns,
+                State::Sleeping => &mut out.sleeping_ns,
+                State::Blocked => &mut out.blocked_ns,
+            };
+            *slot += b - a;
+        }
+        Some(out)
+    }
+}
+
+/// Top-level slices of the frame threads' tracks, by ts, for the blocker search.
+#[derive(Debug, Default)]
+pub struct TopLevel {
+    by_track: HashMap<TrackId, Vec<SliceId>>,
+}
+
+impl TopLevel {
+    pub fn new(trace: &Trace, tracks: &std::collections::HashSet<TrackId>) -> TopLevel {
+        let mut by_track: HashMap<TrackId, Vec<SliceId>> = HashMap::new();
+        for s in &trace.slices {
+            if s.depth == 0 && tracks.contains(&s.track) {
+                by_track.entry(s.track).or_default().push(s.id);
+            }
+        }
+        TopLevel { by_track }
+    }
+
+    /// Finished top-level slices of `track`, at least `min_dur` long, that ended
+    /// in `(vsync, start]` — they held the thread after the vsync and before
+    /// the doFrame (the doFrame's own ancestors end later and are skipped).
+    pub fn blockers(&self, trace: &Trace, track: TrackId, vsync: i64, start: i64, min_dur: i64) -> Vec<Blocker> {
+        let Some(v) = self.by_track.get(&track) else { return Vec::new() };
+        // Top-level slices of one track do not overlap: sorted by ts is sorted by end.
+        let lo = v.partition_point(|&i| trace.slices[i as usize].end().unwrap_or(i64::MAX) <= vsync);
+        v[lo..]
+            .iter()
+            .map(|&i| &trace.slices[i as usize])
+            .take_while(|s| s.ts < start)
+            .filter(|s| s.dur >= min_dur && s.ts + s.dur <= start && !is_do_frame_name(&s.name))
+            .map(|s| Blocker { name: s.name.to_string(), ts: s.ts, dur: s.dur })
+            .collect()
+    }
+}
+
+/// The dominant part of a frame's cost: Choreographer's start jitter, one of
+/// the five phases, or `other` (doFrame time outside the phases). Ties go to
+/// the earlier one in that order.
+pub fn dominant(jitter: Option<i64>, phases: &[Option<i64>; 5], do_frame_dur: i64) -> (&'static str, i64) {
+    let in_phases: i64 = phases.iter().flatten().sum();
+    let mut best = ("start_jitter", jitter.unwrap_or(0).max(0));
+    for (k, p) in phases.iter().enumerate() {
+        if let Some(d) = *p {
+            if d > best.1 {
+                best = (PHASES[k], d);
+            }
+        }
+    }
+    let other = do_frame_dur - in_phases;
+    if other > best.1 {
+        best = ("other", other);
+    }
+    best
+}
+
+/// The longest slice nested in the doFrame, other than its phase slices
+/// themselves (those are `dominant_phase`) and nested doFrames.
+pub fn longest_nested(trace: &Trace, do_frame: SliceId) -> Option<(String, i64)> {
+    let phase_ids: Vec<SliceId> = super::phases::phase_slices(trace, do_frame).iter().map(|s| s.id).collect();
+    let mut best: Option<(&str, i64)> = None;
+    for s in trace.descendants(do_frame) {
+        if s.dur < 0 || s.name.starts_with("Choreographer#doFrame") {
+            continue;
+        }
+        if PHASES.contains(&&*s.name) && phase_ids.contains(&s.id) {
+            continue;
+        }
+        if best.is_none_or(|b| s.dur > b.1) {
+            best = Some((&s.name, s.dur));
+        }
+    }
+    best.map(|(n, d)| (n.to_string(), d))
+}
+
+#[allow(clippy::too_many_arguments)]
+pub fn explain(
+    trace: &Trace,
+    frame_index: usize,
+    do_frame: SliceId,
+    tid: i32,
+    vsync_ts: Option<i64>,
+    jitter: Option<i64>,
+    phases: &[Option<i64>; 5],
+    top: &TopLevel,
+    sched: &SchedIndex,
+    blocker_threshold_ns: i64,
+) -> FrameWhy {
+    let s = &trace.slices[do_frame as usize];
+    let (phase, phase_ns) = dominant(jitter, phases, s.dur);
+    let longest = longest_nested(trace, do_frame);
+    let blockers = match vsync_ts {
+        Some(v) if v < s.ts => top.blockers(trace, s.track, v, s.ts, blocker_threshold_ns),
+        _ => Vec::new(),
+    };
+    let from = vsync_ts.unwrap_or(s.ts).min(s.ts);
+    let thread_state = if sched.has_data { sched.split(tid, from, s.ts + s.dur) } else { None };
+    FrameWhy {
+        frame_index,
+        dominant_phase: phase.to_string(),
+        dominant_phase_ns: phase_ns,
+        longest_slice_ns: longest.as_ref().map(|x| x.1),
+        longest_slice: longest.map(|x| x.0),
+        blockers,
+        thread_state,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prev_state_mapping() {
+        assert_eq!(decode_prev_state(0), State::Runnable);
+        assert_eq!(decode_prev_state(256), State::Runnable); // R+ (4.14+)
+        assert_eq!(decode_prev_state(1), State::Sleeping);
+        assert_eq!(decode_prev_state(2), State::Blocked);
+        assert_eq!(decode_prev_state(2 | 256), State::Blocked);
+        assert_eq!(decode_prev_state(128), State::Sleeping); // I (idle)
+        assert_eq!(decode_prev_state(64), State::Sleeping); // P (parked)
+    }
+
+    #[test]
+    fn split_over_window() {
+        // tid 7: in at 10, out S at 20, waking 30, in 35, out D at 50, waking 60.
+        let ev = vec![
+            SchedEvent::SwitchIn { ts: 10, tid: 7, cpu: 0 },
+            SchedEvent::SwitchOut { ts: 20, tid: 7, cpu: 0, prev_state: 1 },
+            SchedEvent::Waking { ts: 30, tid: 7 },
+            SchedEvent::SwitchIn { ts: 35, tid: 7, cpu: 1 },
+            SchedEvent::Waking { ts: 40, tid: 7 },
+            SchedEvent::SwitchOut { ts: 50, tid: 7, cpu: 1, prev_state: 2 },
+            SchedEvent::Waking { ts: 60, tid: 7 },
+        ];
+        let ix = SchedIndex::new(&ev);
+        // Window [15, 70): running 15–20 (5) + 35–50 (15) = 20; sleeping 20–30 = 10;
+        // runnable 30–35 (5) + 60–70 (10) = 15; blocked 50–60 = 10.
+        let s = ix.split(7, 15, 70).unwrap();
+        assert_eq!((s.running_ns, s.runnable_ns, s.sleeping_ns, s.blocked_ns), (20, 15, 10, 10));
+        // Before the first event nothing is known: [0, 12) → running 2 only.
+        let s = ix.split(7, 0, 12).unwrap();
+        assert_eq!((s.running_ns, s.runnable_ns, s.sleeping_ns, s.blocked_ns), (2, 0, 0, 0));
+        assert_eq!(ix.split(8, 0, 12), None);
+    }
+
+    #[test]
+    fn dominant_part() {
+        let ph = [Some(1), None, None, Some(9), Some(2)];
+        assert_eq!(dominant(Some(5), &ph, 12), ("traversal", 9));
+        assert_eq!(dominant(Some(20), &ph, 12), ("start_jitter", 20));
+        // 30 − (1 + 9 + 2) = 18 outside the phases.
+        assert_eq!(dominant(Some(5), &ph, 30), ("other", 18));
+    }
+}

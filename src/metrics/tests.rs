@@ -1,0 +1,468 @@
+//! Hand-computed checks of every summary metric.
+
+use super::*;
+use crate::frames::{FrameRow, FrameWhy};
+
+const MS: i64 = 1_000_000;
+const I60: i64 = 16_666_667;
+const I120: i64 = 8_333_333;
+
+/// A frame of `pid` at `ts` with interval `i` and vsync-to-commit cost `cost`.
+fn frame(pid: i32, ts: i64, i: i64, cost: i64) -> FrameRow {
+    let dropped = (cost / i).max(0);
+    FrameRow {
+        process: Some(format!("app{pid}")),
+        pid,
+        tid: pid,
+        ts,
+        do_frame_dur: cost,
+        vsync_ts: Some(ts),
+        frame_interval_ns: i,
+        refresh_hz: 1e9 / i as f64,
+        frame_cost_ns: cost,
+        dropped_frames: dropped,
+        drop_level: drop_level(dropped).to_string(),
+        draw_frame_count: 1,
+        ..Default::default()
+    }
+}
+
+fn df_of(rows: &[FrameRow], scenes: &[Option<&str>]) -> DataFrame {
+    let refs: Vec<&FrameRow> = rows.iter().collect();
+    let idx: Vec<usize> = (0..rows.len()).collect();
+    let sc: Vec<Option<String>> = if scenes.is_empty() {
+        vec![None; rows.len()]
+    } else {
+        scenes.iter().map(|s| s.map(String::from)).collect()
+    };
+    table::frames_df(&refs, &idx, &sc).unwrap()
+}
+
+fn summarize_rows(rows: &[FrameRow]) -> Vec<AppSummary> {
+    summarize(&df_of(rows, &[]), &[], &MetricsOptions::default()).unwrap()
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+}
+
+#[test]
+fn fps_is_frames_over_paced_vsyncs() {
+    // dropped [0, 1, 0] at 60 Hz: Σ(d+1)·I = 4·16_666_667 = 66_666_668 ns.
+    let rows = [
+        frame(1, 0, I60, 5 * MS),
+        frame(1, 20 * MS, I60, 20 * MS),
+        frame(1, 50 * MS, I60, 3 * MS),
+    ];
+    let s = &summarize_rows(&rows)[0];
+    assert_eq!(s.frames, 3);
+    assert_eq!(s.paced_ns, 66_666_668);
+    assert_eq!(s.dropped_frames, 1);
+    assert!(close(s.fps, 3e9 / 66_666_668.0), "{}", s.fps);
+    assert!(close(s.refresh_hz, 1e9 / I60 as f64));
+}
+
+#[test]
+fn fps_is_capped_at_the_refresh_rate() {
+    // A rounded refresh_hz (60) below 1e9/I (60.0000024 for I = 16_666_666).
+    let mut rows = vec![frame(1, 0, 16_666_666, MS), frame(1, 17 * MS, 16_666_666, MS)];
+    for r in &mut rows {
+        r.refresh_hz = 60.0;
+    }
+    let s = &summarize_rows(&rows)[0];
+    assert_eq!(s.fps, 60.0);
+}
+
+#[test]
+fn fps_with_mixed_intervals() {
+    // 120 Hz dropped 1 (2·8_333_333) + 60 Hz dropped 0 + 120 Hz dropped 0 = 41_666_666 ns.
+    let rows = [
+        frame(1, 0, I120, 9 * MS),
+        frame(1, 30 * MS, I60, 2 * MS),
+        frame(1, 60 * MS, I120, 2 * MS),
+    ];
+    let s = &summarize_rows(&rows)[0];
+    assert_eq!(s.paced_ns, 41_666_666);
+    assert!(close(s.fps, 3e9 / 41_666_666.0), "{}", s.fps);
+    assert!(close(s.refresh_hz, 1e9 / I120 as f64));
+    assert_eq!(s.frame_interval_ns, I120);
+}
+
+#[test]
+fn drop_levels_at_the_boundaries() {
+    let i = 10 * MS;
+    let rows: Vec<FrameRow> = [0, 2, 3, 8, 9, 23, 24, 41, 42]
+        .iter()
+        .enumerate()
+        .map(|(k, &d)| frame(1, k as i64 * 1000 * MS, i, d * i + 5))
+        .collect();
+    assert_eq!(
+        rows.iter().map(|r| r.drop_level.as_str()).collect::<Vec<_>>(),
+        ["BEST", "BEST", "NORMAL", "NORMAL", "MIDDLE", "MIDDLE", "HIGH", "HIGH", "FROZEN"]
+    );
+    let s = &summarize_rows(&rows)[0];
+    assert_eq!(
+        s.drop_level,
+        Levels {
+            BEST: 2,
+            NORMAL: 2,
+            MIDDLE: 2,
+            HIGH: 2,
+            FROZEN: 1
+        }
+    );
+    assert_eq!(
+        s.drop_sum,
+        Levels {
+            BEST: 2,
+            NORMAL: 11,
+            MIDDLE: 32,
+            HIGH: 65,
+            FROZEN: 42
+        }
+    );
+    assert_eq!(s.dropped_frames, 152);
+}
+
+#[test]
+fn nearest_rank_percentiles() {
+    let costs = [5, 1, 9, 3, 7, 2, 8, 4, 10, 6];
+    let mut rows: Vec<FrameRow> = costs
+        .iter()
+        .enumerate()
+        .map(|(k, &c)| frame(1, k as i64 * 100 * MS, I60, c * MS))
+        .collect();
+    // overrun: non-null values sorted [-3, 4, 10] (n = 3).
+    for (r, o) in rows.iter_mut().zip([Some(-3), None, Some(4), Some(10)]) {
+        r.overrun_ns = o.map(|v| v * MS);
+    }
+    let s = &summarize_rows(&rows)[0];
+    // n = 10: ranks ceil(5) = 5, ceil(9) = 9, ceil(9.5) = 10, ceil(9.9) = 10.
+    assert_eq!(
+        s.frame_cost_ns,
+        Percentiles {
+            p50: Some(5 * MS),
+            p90: Some(9 * MS),
+            p95: Some(10 * MS),
+            p99: Some(10 * MS),
+            max: Some(10 * MS)
+        }
+    );
+    assert_eq!(s.do_frame_dur, s.frame_cost_ns);
+    // n = 3: ranks ceil(1.5) = 2, ceil(2.7) = 3, 3, 3.
+    assert_eq!(
+        s.overrun_ns,
+        Percentiles {
+            p50: Some(4 * MS),
+            p90: Some(10 * MS),
+            p95: Some(10 * MS),
+            p99: Some(10 * MS),
+            max: Some(10 * MS)
+        }
+    );
+}
+
+#[test]
+fn percentile_ranks_on_20_values() {
+    // 1..=20 ms: P50 rank 10, P90 rank 18, P95 rank 19, P99 rank 20.
+    let rows: Vec<FrameRow> = (1..=20).map(|c| frame(1, c * 100 * MS, I60, c * MS)).collect();
+    let s = &summarize_rows(&rows)[0];
+    assert_eq!(
+        s.frame_cost_ns,
+        Percentiles {
+            p50: Some(10 * MS),
+            p90: Some(18 * MS),
+            p95: Some(19 * MS),
+            p99: Some(20 * MS),
+            max: Some(20 * MS)
+        }
+    );
+    // Overrun all null: null percentiles.
+    assert_eq!(s.overrun_ns, Percentiles::default());
+}
+
+#[test]
+fn fps_wall_windows() {
+    let i = 10 * MS;
+    let rows: Vec<FrameRow> = [0, 500, 900, 1200, 2500]
+        .iter()
+        .map(|&t| frame(1, t * MS, i, MS))
+        .collect();
+    let s = &summarize_rows(&rows)[0];
+    // wall end = 2500 ms + 10 ms; windows [0,1) [1,2) [2,2.51).
+    assert_eq!(s.wall_end_ts, 2510 * MS);
+    let tl = &s.fps_wall_timeline;
+    assert_eq!(tl.len(), 3);
+    assert_eq!(
+        (tl[0].start_ts, tl[0].frames, tl[0].seconds, tl[0].fps),
+        (0, 3, 1.0, 3.0)
+    );
+    assert_eq!((tl[1].start_ts, tl[1].frames, tl[1].fps), (1000 * MS, 1, 1.0));
+    assert_eq!((tl[2].start_ts, tl[2].frames), (2000 * MS, 1));
+    assert!(close(tl[2].seconds, 0.51));
+    assert!(close(tl[2].fps, 1.0 / 0.51));
+    assert!(close(s.fps_wall, 5.0 / 2.51));
+}
+
+#[test]
+fn fps_windows_with_an_empty_window() {
+    let w = fps_windows(100, 100 + 3_000_000_000, &[(0, 60), (2, 30)]);
+    assert_eq!(w.iter().map(|w| w.frames).collect::<Vec<_>>(), [60, 0, 30]);
+    assert_eq!(w.iter().map(|w| w.fps).collect::<Vec<_>>(), [60.0, 0.0, 30.0]);
+    assert!(fps_windows(5, 5, &[]).is_empty());
+}
+
+#[test]
+fn perfdog_jank_bigjank_stutter() {
+    // (vsync ms, present ms) → frame time = present − max(prev present, vsync):
+    // 30, 20, 20, 20, 100 (Jank: > 2·60/3 and > 83.33), 20, 150 (Jank + BigJank), 10.
+    let fr = [
+        (0, 30),
+        (20, 50),
+        (40, 70),
+        (60, 90),
+        (80, 190),
+        (180, 210),
+        (1000, 1150),
+        (1160, 1170),
+    ];
+    let rows: Vec<FrameRow> = fr
+        .iter()
+        .map(|&(v, p)| {
+            let mut r = frame(1, v * MS + MS, I60, 2 * MS);
+            r.vsync_ts = Some(v * MS);
+            r.actual_end = Some(p * MS);
+            r
+        })
+        .collect();
+    let s = &summarize_rows(&rows)[0];
+    let pd = &s.jank.perfdog;
+    assert_eq!((pd.jank, pd.big_jank), (2, 1));
+    assert_eq!(pd.jank_time_ns, 250 * MS);
+    assert_eq!(pd.total_time_ns, 370 * MS);
+    assert!(close(pd.stutter, 250.0 / 370.0));
+}
+
+#[test]
+fn perfdog_threshold_is_exactly_83_33_ms() {
+    // Three 10 ms frames, then 83_333_333 ns (not > 250/3 ms) and 83_333_334 ns (>).
+    let mk = |thr: i64| {
+        let mut rows = Vec::new();
+        let mut t = 0;
+        for ft in [10 * MS, 10 * MS, 10 * MS, thr] {
+            let mut r = frame(1, t, I60, MS);
+            r.vsync_ts = Some(t);
+            r.actual_end = Some(t + ft);
+            t += ft;
+            rows.push(r);
+        }
+        summarize_rows(&rows)[0].jank.perfdog.jank
+    };
+    assert_eq!(mk(83_333_333), 0);
+    assert_eq!(mk(83_333_334), 1);
+}
+
+#[test]
+fn perfdog_present_fallbacks() {
+    // No timeline: RenderThread end, else doFrame end; no vsync: doFrame start.
+    let mut a = frame(1, 0, I60, 10 * MS);
+    a.vsync_ts = None;
+    a.draw_frame_count = 0;
+    let mut b = frame(1, 20 * MS, I60, 3 * MS);
+    b.vsync_ts = Some(20 * MS);
+    b.draw_frame_ts = Some(25 * MS);
+    b.draw_frame_dur = Some(10 * MS);
+    let s = &summarize_rows(&[a, b])[0];
+    // 10 ms (0 → 10) + 15 ms (max(10, 20) → 35).
+    assert_eq!(s.jank.perfdog.total_time_ns, 25 * MS);
+    assert_eq!(s.quality.without_render_thread, 1);
+}
+
+#[test]
+fn android_vitals_slow_and_frozen() {
+    let rows = [
+        frame(1, 0, I60, 16_000_000),           // 16 ms exactly at 60 Hz: not slow
+        frame(1, 1000 * MS, I60, 16_000_001),   // slow
+        frame(1, 2000 * MS, I120, 7_999_999),   // below 0.96·I at 120 Hz
+        frame(1, 3000 * MS, I120, 8_000_000),   // slow
+        frame(1, 4000 * MS, I60, 700 * MS),     // slow, not frozen
+        frame(1, 5000 * MS, I60, 700 * MS + 1), // slow and frozen
+    ];
+    let v = &summarize_rows(&rows)[0].jank.vitals;
+    assert_eq!((v.slow, v.frozen), (4, 1));
+    assert!(close(v.slow_pct, 400.0 / 6.0));
+    assert!(close(v.frozen_pct, 100.0 / 6.0));
+    assert!(v.excessive_slow && v.excessive_frozen);
+}
+
+#[test]
+fn green_alliance_thresholds() {
+    assert!(green_alliance(Category::Normal, 55.0).pass);
+    assert!(!green_alliance(Category::Normal, 54.99).pass);
+    assert!(green_alliance(Category::Game, 25.0).pass);
+    assert!(!green_alliance(Category::Video, 24.9).pass);
+    assert!(green_alliance(Category::Map, 30.0).pass);
+    assert_eq!(green_alliance(Category::Map, 30.0).min_fps, 25.0);
+    // Through summarize: 3 frames at 60 Hz with one dropped → 45 fps.
+    let rows = [
+        frame(1, 0, I60, MS),
+        frame(1, 20 * MS, I60, 20 * MS),
+        frame(1, 60 * MS, I60, MS),
+    ];
+    let df = df_of(&rows, &[]);
+    let normal = summarize(&df, &[], &MetricsOptions::default()).unwrap();
+    assert!(!normal[0].green_alliance.pass);
+    let game = summarize(
+        &df,
+        &[],
+        &MetricsOptions {
+            category: Category::Game,
+            worst_frames: 10,
+        },
+    )
+    .unwrap();
+    assert!(game[0].green_alliance.pass);
+    assert_eq!(game[0].green_alliance.category, Category::Game);
+}
+
+#[test]
+fn choreographer_perfetto_and_timeline_vocabularies() {
+    let mut rows: Vec<FrameRow> = (0..4).map(|k| frame(1, k * 1000 * MS, I60, MS)).collect();
+    for (r, s) in rows.iter_mut().zip([29, 30, 45, 0]) {
+        r.skipped_frames = s;
+    }
+    // Perfetto's per-frame metrics exist where an overrun does; its was_* flags
+    // are true or NULL, never false (`iif(cond, 1, NULL)`).
+    for (r, (j, overrun)) in rows.iter_mut().zip([(Some(true), Some(5)), (None, Some(-2)), (None, None), (Some(true), Some(9))]) {
+        r.was_jank = j;
+        r.overrun_ns = overrun;
+    }
+    rows[0].was_huge_jank = Some(true);
+    for (r, t) in rows.iter_mut().zip([
+        Some("App Deadline Missed, Buffer Stuffing"),
+        Some("None"),
+        Some("Buffer Stuffing"),
+        None,
+    ]) {
+        r.jank_type = t.map(String::from);
+        r.actual_ts = t.map(|_| 1);
+    }
+    let s = &summarize_rows(&rows)[0];
+    let c = &s.jank.choreographer;
+    assert_eq!(
+        (c.skipped_frame_events, c.skipped_frames, c.max_skipped_frames),
+        (2, 75, 45)
+    );
+    let p = &s.jank.perfetto;
+    assert_eq!(
+        (p.frames_with_data, p.jank, p.slow, p.big_jank, p.huge_jank),
+        (3, 2, 0, 0, 1)
+    );
+    let ft: Vec<(&str, i64)> = s.jank.frame_timeline.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+    assert_eq!(ft, [("App Deadline Missed", 1), ("Buffer Stuffing", 2), ("None", 1)]);
+    assert_eq!(s.quality.without_timeline, 1);
+}
+
+#[test]
+fn scenes_have_their_own_fps_and_levels() {
+    let i = 10 * MS;
+    let rows = [
+        frame(1, 0, i, MS),             // A, dropped 0
+        frame(1, 100 * MS, i, 35 * MS), // A, dropped 3 (NORMAL)
+        frame(1, 200 * MS, i, MS),      // B
+        frame(1, 300 * MS, i, MS),      // unknown
+    ];
+    let df = df_of(&rows, &[Some("A"), Some("A"), Some("B"), None]);
+    let s = &summarize(&df, &[], &MetricsOptions::default()).unwrap()[0];
+    let names: Vec<&str> = s.scenes.iter().map(|s| s.scene.as_str()).collect();
+    assert_eq!(names, ["A", "B", "(unknown)"]);
+    let a = &s.scenes[0];
+    assert_eq!((a.frames, a.dropped_frames, a.first_ts), (2, 3, 0));
+    // 2 frames over (1 + 4)·10 ms = 40 fps (refresh 100 Hz).
+    assert!(close(a.fps, 40.0));
+    assert_eq!(
+        a.drop_level,
+        Levels {
+            BEST: 1,
+            NORMAL: 1,
+            ..Default::default()
+        }
+    );
+    assert_eq!(
+        a.drop_sum,
+        Levels {
+            NORMAL: 3,
+            ..Default::default()
+        }
+    );
+    assert_eq!(a.frame_cost_p90, Some(35 * MS));
+    assert!(close(s.scenes[1].fps, 100.0));
+}
+
+#[test]
+fn apps_most_frames_first_with_worst_frames_and_why() {
+    let mut rows = vec![frame(7, 0, I60, MS), frame(7, 100 * MS, I60, 40 * MS)];
+    rows.extend((0..3).map(|k| frame(3, k * 100 * MS, I60, (k + 1) * 20 * MS)));
+    let why = FrameWhy {
+        frame_index: 4,
+        dominant_phase: "traversal".into(),
+        dominant_phase_ns: 50 * MS,
+        longest_slice: Some("RV OnBindView".into()),
+        longest_slice_ns: Some(40 * MS),
+        blockers: vec![],
+        thread_state: None,
+    };
+    let df = df_of(&rows, &[]);
+    let apps = summarize(
+        &df,
+        &[why.clone()],
+        &MetricsOptions {
+            category: Category::Normal,
+            worst_frames: 2,
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        apps.iter().map(|a| (a.pid, a.frames)).collect::<Vec<_>>(),
+        [(3, 3), (7, 2)]
+    );
+    assert_eq!(apps[0].process.as_deref(), Some("app3"));
+    let w = &apps[0].worst_frames;
+    assert_eq!(w.iter().map(|w| w.frame_index).collect::<Vec<_>>(), [4, 3]);
+    assert_eq!(w[0].why.as_ref(), Some(&why));
+    assert_eq!(w[0].frame_cost_ns, 60 * MS);
+    assert_eq!(w[1].why, None);
+    assert_eq!(apps[1].worst_frames.len(), 1);
+    assert_eq!(apps[0].quality.vsync_sources.len(), 1);
+}
+
+#[test]
+fn vsync_sources_counted() {
+    let mut rows: Vec<FrameRow> = (0..3).map(|k| frame(1, k * 100 * MS, I60, MS)).collect();
+    rows[0].vsync_source = Some("frame_timeline".into());
+    rows[1].vsync_source = Some("frame_timeline".into());
+    let s = &summarize_rows(&rows)[0];
+    let v: Vec<(&str, i64)> = s.quality.vsync_sources.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+    assert_eq!(v, [("frame_timeline", 2), ("none", 1)]);
+}
+
+#[test]
+fn empty_frames_table_has_no_apps() {
+    assert!(summarize_rows(&[]).is_empty());
+}
+
+#[test]
+fn app_filter_matching() {
+    let pkg = AppFilter::Package("com.example.verylongname".into());
+    assert!(pkg.matches(Some("com.example.verylongname"), 1));
+    assert!(pkg.matches(Some("com.example.verylongname:remote"), 1));
+    assert!(pkg.matches(Some("le.verylongname"), 1));
+    assert!(!pkg.matches(Some("com.example.verylongname2"), 1));
+    assert!(!pkg.matches(Some("com.example.very"), 1));
+    assert!(!pkg.matches(None, 1));
+    let short = AppFilter::Package("com.a".into());
+    assert!(short.matches(Some("com.a"), 1));
+    assert!(!short.matches(Some("m.a"), 1));
+    assert!(AppFilter::Pid(9).matches(None, 9));
+    assert!(!AppFilter::Pid(9).matches(Some("x"), 8));
+}

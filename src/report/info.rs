@@ -1,0 +1,324 @@
+//! `fpsan info`: what a trace contains (size, packets, span, clocks, data
+//! sources, processes with their doFrame / DrawFrame counts, malformed atrace
+//! lines, data loss, warnings), as JSON or text.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::model::{AndroidInfo, DataLoss, Trace, TrackKind};
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProcessInfo {
+    pub pid: i32,
+    pub name: Option<String>,
+    pub threads: u64,
+    pub slices: u64,
+    /// `Choreographer#doFrame*` slices on the process's threads, `resynced` ones excluded.
+    pub do_frame_count: u64,
+    /// `DrawFrame*` slices (DrawFrame, DrawFrames <id>) on the process's threads.
+    pub draw_frame_count: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Info {
+    pub path: String,
+    pub file_size: u64,
+    pub container: String,
+    pub packets: u64,
+    pub compressed_batches: u64,
+    pub span_ns: i64,
+    pub first_ts: Option<i64>,
+    pub last_ts: Option<i64>,
+    pub clocks: Vec<u32>,
+    pub trace_clock: u32,
+    pub data_sources: Vec<String>,
+    pub frame_timeline_events: u64,
+    pub ftrace_events: u64,
+    pub atrace_events: u64,
+    pub atrace_malformed: u64,
+    pub sched_events: u64,
+    pub slices: u64,
+    pub counters: u64,
+    pub data_loss: DataLoss,
+    pub android: AndroidInfo,
+    pub processes: Vec<ProcessInfo>,
+    pub warnings: Vec<String>,
+}
+
+pub fn is_do_frame(name: &str) -> bool {
+    name.starts_with("Choreographer#doFrame") && !name.contains("resynced")
+}
+
+pub fn is_draw_frame(name: &str) -> bool {
+    name.starts_with("DrawFrame")
+}
+
+/// Facts about `trace`. Processes with at least one thread or slice, sorted by
+/// doFrame count (descending) then pid.
+pub fn info(trace: &Trace) -> Info {
+    let n = trace.processes.len();
+    let mut threads = vec![0u64; n];
+    let mut slices = vec![0u64; n];
+    let mut do_frames = vec![0u64; n];
+    let mut draw_frames = vec![0u64; n];
+    for t in &trace.threads {
+        if let Some(u) = t.upid.filter(|&u| (u as usize) < n) {
+            threads[u as usize] += 1;
+        }
+    }
+    for s in &trace.slices {
+        let Some(track) = trace.tracks.get(s.track as usize) else {
+            continue;
+        };
+        let (upid, on_thread) = match track.kind {
+            TrackKind::Thread { utid } => (trace.threads.get(utid as usize).and_then(|t| t.upid), true),
+            TrackKind::ProcessAsync { upid } => (Some(upid), false),
+            _ => (None, false),
+        };
+        let Some(u) = upid.map(|u| u as usize).filter(|&u| u < n) else {
+            continue;
+        };
+        slices[u] += 1;
+        if on_thread {
+            if is_do_frame(&s.name) {
+                do_frames[u] += 1;
+            } else if is_draw_frame(&s.name) {
+                draw_frames[u] += 1;
+            }
+        }
+    }
+    let mut processes: Vec<ProcessInfo> = trace
+        .processes
+        .iter()
+        .enumerate()
+        .filter(|(u, _)| threads[*u] > 0 || slices[*u] > 0)
+        .map(|(u, p)| ProcessInfo {
+            pid: p.pid,
+            name: p.name.as_deref().map(str::to_string),
+            threads: threads[u],
+            slices: slices[u],
+            do_frame_count: do_frames[u],
+            draw_frame_count: draw_frames[u],
+        })
+        .collect();
+    processes.sort_by(|a, b| b.do_frame_count.cmp(&a.do_frame_count).then(a.pid.cmp(&b.pid)));
+    let m = &trace.meta;
+    Info {
+        path: m.path.clone(),
+        file_size: m.file_size,
+        container: m.container.clone(),
+        packets: m.packets,
+        compressed_batches: m.compressed_batches,
+        span_ns: trace.span_ns(),
+        first_ts: m.first_ts,
+        last_ts: m.last_ts,
+        clocks: m.clocks.clone(),
+        trace_clock: m.trace_clock,
+        data_sources: m.data_sources.clone(),
+        frame_timeline_events: m.frame_timeline_events,
+        ftrace_events: m.ftrace_events,
+        atrace_events: m.atrace_events,
+        atrace_malformed: m.atrace_malformed,
+        sched_events: m.sched_events,
+        slices: trace.slices.len() as u64,
+        counters: trace.counters.len() as u64,
+        data_loss: m.data_loss.clone(),
+        android: m.android.clone(),
+        processes,
+        warnings: m.warnings.clone(),
+    }
+}
+
+/// Data-loss counters that are not zero, as `name value` pairs.
+pub fn data_loss_items(d: &DataLoss) -> Vec<(&'static str, u64)> {
+    [
+        ("packets_dropped_sequences", d.packets_dropped_sequences),
+        ("ftrace_lost_event_bundles", d.ftrace_lost_event_bundles),
+        ("ftrace_overrun", d.ftrace_overrun),
+        ("trace_buffer_overruns", d.trace_buffer_overruns),
+        ("chunks_discarded", d.chunks_discarded),
+        ("patches_discarded", d.patches_discarded),
+        ("truncated_bytes", d.truncated_bytes),
+        ("unmatched_ends", d.unmatched_ends),
+        ("events_before_start", d.events_before_start),
+    ]
+    .into_iter()
+    .filter(|(_, v)| *v > 0)
+    .collect()
+}
+
+/// Text form for the terminal.
+pub fn render_text(i: &Info) -> String {
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "file          {} ({} bytes, {})",
+        i.path,
+        i.file_size,
+        if i.container.is_empty() { "plain" } else { &i.container }
+    );
+    let _ = writeln!(
+        o,
+        "packets       {} ({} compressed batches)",
+        i.packets, i.compressed_batches
+    );
+    let _ = writeln!(o, "span          {:.3} s", i.span_ns as f64 / 1e9);
+    let clocks: Vec<String> = i.clocks.iter().map(u32::to_string).collect();
+    let _ = writeln!(o, "clocks        {} (trace clock {})", clocks.join(", "), i.trace_clock);
+    let _ = writeln!(o, "data sources  {}", i.data_sources.join(", "));
+    if let Some(sdk) = i.android.sdk_version {
+        let _ = writeln!(
+            o,
+            "android       sdk {sdk} {}",
+            i.android.build_fingerprint.as_deref().unwrap_or("")
+        );
+    }
+    let _ = writeln!(
+        o,
+        "events        {} slices, {} counters, {} FrameTimeline, {} ftrace, {} atrace ({} malformed), {} sched",
+        i.slices,
+        i.counters,
+        i.frame_timeline_events,
+        i.ftrace_events,
+        i.atrace_events,
+        i.atrace_malformed,
+        i.sched_events
+    );
+    let loss = data_loss_items(&i.data_loss);
+    if loss.is_empty() {
+        let _ = writeln!(o, "data loss     none");
+    } else {
+        let items: Vec<String> = loss.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        let _ = writeln!(o, "data loss     {}", items.join(", "));
+    }
+    for w in &i.warnings {
+        let _ = writeln!(o, "warning       {w}");
+    }
+    let headers: Vec<String> = ["pid", "process", "threads", "slices", "doFrame", "DrawFrame"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let rows: Vec<Vec<String>> = i
+        .processes
+        .iter()
+        .map(|p| {
+            vec![
+                p.pid.to_string(),
+                p.name.clone().unwrap_or_default(),
+                p.threads.to_string(),
+                p.slices.to_string(),
+                p.do_frame_count.to_string(),
+                p.draw_frame_count.to_string(),
+            ]
+        })
+        .collect();
+    o.push('\n');
+    o.push_str(&super::cells::text_table(
+        &headers,
+        &rows,
+        &[true, false, true, true, true, true],
+    ));
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Process, Slice, Thread, Track};
+    use std::sync::Arc;
+
+    #[test]
+    fn counts_frames_per_process() {
+        let mut t = Trace::default();
+        t.processes = vec![
+            Process {
+                upid: 0,
+                pid: 10,
+                name: Some(Arc::from("com.a")),
+                ..Default::default()
+            },
+            Process {
+                upid: 1,
+                pid: 5,
+                name: Some(Arc::from("com.b")),
+                ..Default::default()
+            },
+            Process {
+                upid: 2,
+                pid: 7,
+                name: Some(Arc::from("empty")),
+                ..Default::default()
+            },
+        ];
+        t.threads = vec![
+            Thread {
+                utid: 0,
+                tid: 10,
+                upid: Some(0),
+                name: None,
+            },
+            Thread {
+                utid: 1,
+                tid: 11,
+                upid: Some(0),
+                name: Some(Arc::from("RenderThread")),
+            },
+            Thread {
+                utid: 2,
+                tid: 5,
+                upid: Some(1),
+                name: None,
+            },
+        ];
+        t.tracks = vec![
+            Track {
+                id: 0,
+                name: None,
+                kind: TrackKind::Thread { utid: 0 },
+            },
+            Track {
+                id: 1,
+                name: None,
+                kind: TrackKind::Thread { utid: 1 },
+            },
+            Track {
+                id: 2,
+                name: None,
+                kind: TrackKind::Thread { utid: 2 },
+            },
+        ];
+        let names = [
+            ("Choreographer#doFrame 1", 0),
+            ("Choreographer#doFrame 2", 0),
+            ("Choreographer#doFrame - resynced to 3 in 20ms", 0),
+            ("DrawFrames 1", 1),
+            ("DrawFrame", 1),
+            ("Choreographer#doFrame", 2),
+            ("Choreographer#doFrame 9", 2),
+            ("Choreographer#doFrame 10", 2),
+        ];
+        t.slices = names
+            .iter()
+            .enumerate()
+            .map(|(k, &(n, track))| Slice {
+                id: k as u32,
+                ts: k as i64,
+                dur: 1,
+                name: Arc::from(n),
+                category: None,
+                track,
+                depth: 0,
+                parent: None,
+            })
+            .collect();
+        let i = info(&t);
+        let rows: Vec<(i32, u64, u64, u64)> = i
+            .processes
+            .iter()
+            .map(|p| (p.pid, p.threads, p.do_frame_count, p.draw_frame_count))
+            .collect();
+        assert_eq!(rows, [(5, 1, 3, 0), (10, 2, 2, 2)]);
+        assert_eq!(i.slices, 8);
+    }
+}

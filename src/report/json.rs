@@ -1,0 +1,78 @@
+//! `--format json` and `summary.json`: one JSON document
+//! `{"fpsan_version", "trace", "apps", "quality", "frames", "warnings"}`.
+//! `summary.json` leaves `frames` out (they are in frames.csv / .parquet).
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use super::{cells, Artifact, Exporter, Report, ReportError};
+
+pub struct JsonExporter {
+    pub file_name: &'static str,
+    pub include_frames: bool,
+}
+
+/// The `trace` object: what the trace is and what it contains.
+pub fn trace_json(report: &Report) -> Value {
+    let m = report.meta;
+    json!({
+        "path": m.path,
+        "file_size": m.file_size,
+        "container": m.container,
+        "packets": m.packets,
+        "span_ns": report.span_ns,
+        "first_ts": m.first_ts,
+        "last_ts": m.last_ts,
+        "clocks": m.clocks,
+        "trace_clock": m.trace_clock,
+        "data_sources": m.data_sources,
+        "frame_timeline_events": m.frame_timeline_events,
+        "atrace_events": m.atrace_events,
+        "atrace_malformed": m.atrace_malformed,
+        "sched_events": m.sched_events,
+        "data_loss": m.data_loss,
+        "android": m.android,
+    })
+}
+
+/// The whole document, keys in this order.
+#[derive(Serialize)]
+pub struct Document<'a> {
+    pub fpsan_version: &'static str,
+    pub trace: Value,
+    pub apps: &'a [crate::metrics::AppSummary],
+    pub quality: &'a crate::frames::FrameQuality,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frames: Option<cells::JsonRows>,
+    pub warnings: &'a [String],
+}
+
+pub fn document<'a>(report: &Report<'a>, include_frames: bool) -> Result<Document<'a>, ReportError> {
+    Ok(Document {
+        fpsan_version: env!("CARGO_PKG_VERSION"),
+        trace: trace_json(report),
+        apps: report.apps,
+        quality: report.quality,
+        frames: if include_frames {
+            Some(cells::json_rows(report.frames)?)
+        } else {
+            None
+        },
+        warnings: report.warnings,
+    })
+}
+
+impl Exporter for JsonExporter {
+    fn name(&self) -> &'static str {
+        "json"
+    }
+
+    fn export(&self, report: &Report) -> Result<Vec<Artifact>, ReportError> {
+        let mut bytes = serde_json::to_vec_pretty(&document(report, self.include_frames)?)?;
+        bytes.push(b'\n');
+        Ok(vec![Artifact {
+            file_name: self.file_name.into(),
+            bytes,
+        }])
+    }
+}

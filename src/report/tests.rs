@@ -1,0 +1,198 @@
+//! The exporters end to end on a hand-made analysis: frames table → summary →
+//! table / json / csv on stdout and the `--out` files.
+
+use super::*;
+use crate::frames::{FrameAnalysis, FrameRow, FrameWhy};
+use crate::metrics::{self, AppFilter, MetricsOptions};
+use crate::model::Trace;
+
+fn analysis() -> (Trace, FrameAnalysis) {
+    let mut trace = Trace::default();
+    trace.meta.path = "t.pftrace".into();
+    trace.meta.packets = 42;
+    trace.meta.first_ts = Some(0);
+    trace.meta.last_ts = Some(2_000_000_000);
+    trace.meta.warnings = vec!["something odd".into()];
+    let i = 16_666_667;
+    let mk = |pid: i32, name: &str, k: i64, cost: i64| FrameRow {
+        process: Some(name.into()),
+        pid,
+        tid: pid,
+        ts: k * 100_000_000,
+        do_frame_dur: cost,
+        vsync_ts: Some(k * 100_000_000),
+        vsync_source: Some("estimated".into()),
+        frame_interval_ns: i,
+        refresh_hz: 1e9 / i as f64,
+        frame_cost_ns: cost,
+        dropped_frames: cost / i,
+        drop_level: metrics::drop_level(cost / i).into(),
+        layer_name: Some(format!("{name}/{name}.Main#1")),
+        ..Default::default()
+    };
+    let rows = vec![
+        mk(1, "com.a", 0, 5_000_000),
+        mk(1, "com.a", 1, 60_000_000),
+        mk(2, "com.b", 0, 5_000_000),
+    ];
+    let why = vec![FrameWhy {
+        frame_index: 1,
+        dominant_phase: "traversal".into(),
+        dominant_phase_ns: 50_000_000,
+        longest_slice: Some("inflate".into()),
+        longest_slice_ns: Some(45_000_000),
+        blockers: vec![],
+        thread_state: None,
+    }];
+    (
+        trace,
+        FrameAnalysis {
+            rows,
+            why,
+            quality: Default::default(),
+        },
+    )
+}
+
+fn with_report<T>(filter: AppFilter, f: impl FnOnce(&Report) -> T) -> T {
+    let (trace, a) = analysis();
+    let frames = metrics::frames_table(&trace, &a, &filter).unwrap();
+    let apps = metrics::summarize(&frames, &a.why, &MetricsOptions::default()).unwrap();
+    let warnings = trace.meta.warnings.clone();
+    let report = Report {
+        meta: &trace.meta,
+        span_ns: trace.span_ns(),
+        apps: &apps,
+        frames: &frames,
+        quality: &a.quality,
+        warnings: &warnings,
+    };
+    f(&report)
+}
+
+#[test]
+fn table_output() {
+    let s = with_report(AppFilter::All, |r| {
+        String::from_utf8(render_stdout(StdoutFormat::Table, r).unwrap()).unwrap()
+    });
+    assert!(s.starts_with("trace t.pftrace"), "{s}");
+    assert!(s.contains("com.a (pid 1)") && s.contains("com.b (pid 2)"), "{s}");
+    assert!(s.contains("traversal") && s.contains("inflate (45.0 ms)"), "{s}");
+    assert!(s.contains("com.a/.Main"), "{s}");
+}
+
+#[test]
+fn json_document() {
+    let v: serde_json::Value = with_report(AppFilter::Package("com.a".into()), |r| {
+        serde_json::from_slice(&render_stdout(StdoutFormat::Json, r).unwrap()).unwrap()
+    });
+    assert_eq!(v["fpsan_version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(v["trace"]["packets"], 42);
+    assert_eq!(v["trace"]["span_ns"], 2_000_000_000i64);
+    assert_eq!(v["warnings"], serde_json::json!(["something odd"]));
+    let apps = v["apps"].as_array().unwrap();
+    assert_eq!(apps.len(), 1);
+    assert_eq!(apps[0]["process"], "com.a");
+    assert_eq!(apps[0]["frames"], 2);
+    assert_eq!(apps[0]["dropped_frames"], 3);
+    assert_eq!(
+        apps[0]["drop_level"],
+        serde_json::json!({"BEST": 1, "NORMAL": 1, "MIDDLE": 0, "HIGH": 0, "FROZEN": 0})
+    );
+    assert_eq!(apps[0]["drop_sum"]["NORMAL"], 3);
+    assert_eq!(apps[0]["worst_frames"][0]["why"]["dominant_phase"], "traversal");
+    let frames = v["frames"].as_array().unwrap();
+    assert_eq!(frames.len(), 2);
+    assert_eq!(frames[1]["frame_index"], 1);
+    assert_eq!(frames[1]["scene"], "com.a/.Main");
+    assert_eq!(frames[1]["was_jank"], serde_json::Value::Null);
+}
+
+#[test]
+fn csv_is_the_frames_table() {
+    let s = with_report(AppFilter::Pid(2), |r| {
+        String::from_utf8(render_stdout(StdoutFormat::Csv, r).unwrap()).unwrap()
+    });
+    let mut lines = s.lines();
+    assert!(lines
+        .next()
+        .unwrap()
+        .starts_with("frame_index,process,pid,tid,thread,frame_id,ts,do_frame_dur,vsync_ts,"));
+    let row = lines.next().unwrap();
+    assert!(
+        row.starts_with("2,com.b,2,2,,,0,5000000,0,estimated,16666667,"),
+        "{row}"
+    );
+    assert!(lines.next().is_none());
+}
+
+#[test]
+fn out_dir_files_and_errors() {
+    use arrow_array::Array;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("keep.txt"), "mine").unwrap();
+    let out = dir.path().join("out");
+    let written = with_report(AppFilter::All, |r| ExportManager::default().write(&out, r).unwrap());
+    let names: Vec<String> = written
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["frames.parquet", "frames.csv", "summary.json"]);
+    assert_eq!(std::fs::read_to_string(dir.path().join("keep.txt")).unwrap(), "mine");
+    let leftovers: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(leftovers.len(), 3, "{leftovers:?}");
+    let summary: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    assert!(summary.get("frames").is_none());
+    assert_eq!(summary["apps"].as_array().unwrap().len(), 2);
+    let f = std::fs::File::open(out.join("frames.parquet")).unwrap();
+    let reader = ::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f)
+        .unwrap()
+        .build()
+        .unwrap();
+    let batches: Vec<arrow_array::RecordBatch> = reader.map(|b| b.unwrap()).collect();
+    assert_eq!(batches.iter().map(|b| b.num_rows()).sum::<usize>(), 3);
+    let cost = batches[0]
+        .column_by_name("frame_cost_ns")
+        .unwrap()
+        .as_any()
+        .downcast_ref::<arrow_array::Int64Array>()
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (0..cost.len()).map(|i| cost.value(i)).collect::<Vec<_>>(),
+        [5_000_000, 60_000_000, 5_000_000]
+    );
+
+    // A directory that cannot be created.
+    let blocked = dir.path().join("keep.txt").join("sub");
+    let err = with_report(AppFilter::All, |r| {
+        ExportManager::default().write(&blocked, r).unwrap_err()
+    });
+    assert!(matches!(err, ReportError::OutDir { .. }), "{err}");
+    assert!(!err.to_string().contains('\n'));
+}
+
+#[test]
+fn exporters_are_pluggable() {
+    struct Hello;
+    impl Exporter for Hello {
+        fn name(&self) -> &'static str {
+            "hello"
+        }
+        fn export(&self, r: &Report) -> Result<Vec<Artifact>, ReportError> {
+            Ok(vec![Artifact {
+                file_name: "hello.txt".into(),
+                bytes: format!("{} apps", r.apps.len()).into_bytes(),
+            }])
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut m = ExportManager::empty();
+    m.add(Box::new(Hello));
+    assert_eq!(m.names(), ["hello"]);
+    with_report(AppFilter::All, |r| m.write(dir.path(), r).unwrap());
+    assert_eq!(std::fs::read_to_string(dir.path().join("hello.txt")).unwrap(), "2 apps");
+}
