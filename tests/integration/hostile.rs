@@ -387,6 +387,70 @@ fn a_fifo_is_refused_not_waited_on() {
     );
 }
 
+// ---- end to end: the fpsan binary ------------------------------------------------
+
+/// `fpsan ARGS`: (exit status, stdout, stderr), failing the test after 60 s
+/// (a hang is a bug too).
+fn fpsan_run(args: &[&std::ffi::OsStr]) -> (i32, String, String) {
+    let out = crate::util::fpsan().args(args).timeout(std::time::Duration::from_secs(60)).output().unwrap();
+    let code = out.status.code().expect("fpsan was killed (timeout?)");
+    (code, String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn cli_unusable_inputs_exit_1_with_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = write_temp(&dir, "empty.pftrace", b"");
+    let text = write_temp(&dir, "notes.txt", "not a trace at all\n".repeat(20).as_bytes());
+    let mut rng = XorShift(77);
+    let random: Vec<u8> = std::iter::once(0x42).chain((0..4096).map(|_| rng.next() as u8)).collect();
+    let random = write_temp(&dir, "random.bin", &random);
+    let member = zeros_compressed(flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best()), 16 << 20)
+        .finish()
+        .unwrap();
+    let bomb = write_temp(&dir, "bomb.gz", &std::iter::repeat_n(&member[..], 17).flatten().copied().collect::<Vec<u8>>());
+    let fifo = dir.path().join("pipe");
+    let have_fifo = Command::new("mkfifo").arg(&fifo).status().is_ok_and(|s| s.success());
+    let missing = dir.path().join("missing.pftrace");
+    let not_a_trace_hint = "; give a Perfetto trace (.pftrace, .perfetto-trace), e.g. one recorded with `fpsan capture --app PKG`";
+    let mut cases: Vec<(&Path, String)> = vec![
+        (&empty, format!("{} is empty{not_a_trace_hint}", empty.display())),
+        (dir.path(), format!("{} is a directory, not a trace file; give the trace file inside it", dir.path().display())),
+        (&missing, format!("cannot read {}: No such file or directory (os error 2); check the path", missing.display())),
+        (&text, format!("{} is not a Perfetto trace (it is a text file, not a Perfetto protobuf or systrace){not_a_trace_hint}", text.display())),
+        (&random, format!("{} is not a Perfetto trace (it starts with byte 0x42; a Perfetto trace starts with 0x0a){not_a_trace_hint}", random.display())),
+        (&bomb, format!("{}: decompresses to more than 256 MiB, past the limit of 256x its compressed size (at least 256 MiB); refusing (decompression bomb?); the file is damaged; record the trace again", bomb.display())),
+    ];
+    if have_fifo {
+        cases.push((&fifo, format!("{} is not a Perfetto trace (it is not a regular file (a pipe, socket or device); save the trace to a file first){not_a_trace_hint}", fifo.display())));
+    } else {
+        println!("mkfifo unavailable: the FIFO case is skipped");
+    }
+    for (path, want) in cases {
+        for cmd in ["info", "analyze"] {
+            let (code, stdout, stderr) = fpsan_run(&[cmd.as_ref(), path.as_os_str()]);
+            assert_eq!(code, 1, "{cmd} {}: {stderr}", path.display());
+            assert_eq!(stdout, "", "{cmd} {}", path.display());
+            assert_eq!(stderr, format!("fpsan: {want}\n"), "{cmd} {}", path.display());
+        }
+    }
+}
+
+#[test]
+fn cli_a_truncated_trace_is_analysed_with_a_warning() {
+    let bytes = demo();
+    let dir = tempfile::tempdir().unwrap();
+    let cut = write_temp(&dir, "cut.pftrace", &bytes[..bytes.len() - 400]);
+    let (code, stdout, stderr) = fpsan_run(&["analyze".as_ref(), cut.as_os_str(), "--format".as_ref(), "json".as_ref()]);
+    assert_eq!(code, 0, "{stderr}");
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let warnings = json["warnings"].as_array().unwrap();
+    assert!(warnings.iter().any(|w| w.as_str().unwrap().contains("the file is truncated")), "{warnings:?}");
+    assert!(!json["frames"].as_array().unwrap().is_empty());
+    assert!(stderr.lines().all(|l| l.starts_with("fpsan: warning: ")), "{stderr}");
+    assert!(stderr.contains("the file is truncated"), "{stderr}");
+}
+
 // ---- damaged traces: partial analysis -------------------------------------------
 
 fn demo() -> Vec<u8> {
