@@ -19,7 +19,9 @@ use fpsan::tracegen::{scenarios, ActualFrame, BuildOptions, Compression, TraceBu
 const MAX_SEED: u64 = 256 << 10;
 
 fn small_app(b: &mut TraceBuilder) {
-    b.process(100, "com.example.app").thread(100, 100, "example.app").thread(101, 100, "RenderThread");
+    b.process(100, "com.example.app")
+        .thread(100, 100, "example.app")
+        .thread(101, 100, "RenderThread");
     b.process(600, "/system/bin/surfaceflinger").thread(612, 600, "app");
     let period = 16_666_667;
     for k in 0..6i64 {
@@ -28,7 +30,13 @@ fn small_app(b: &mut TraceBuilder) {
         b.atrace_begin(vsync + 100_000, 100, 100, &format!("Choreographer#doFrame {}", 500 + k));
         b.slice(vsync + 200_000, 1_000_000, 100, 100, "traversal");
         b.atrace_end(vsync + 5_000_000 + k * 3_000_000, 100, 100);
-        b.slice(vsync + 6_000_000, 2_000_000, 101, 100, &format!("DrawFrames {}", 500 + k));
+        b.slice(
+            vsync + 6_000_000,
+            2_000_000,
+            101,
+            100,
+            &format!("DrawFrames {}", 500 + k),
+        );
         b.expected_surface_frame(vsync, Some(vsync + period), 500 + k, 900 + k, 100, "com.example.app#0");
         let f = ActualFrame {
             token: 500 + k,
@@ -56,7 +64,10 @@ fn main() {
         fs::create_dir_all(d).expect("create corpus dir");
     }
     let mut traces: Vec<(String, Vec<u8>)> = Vec::new();
-    for (i, compression) in [Compression::None, Compression::Zlib, Compression::Zstd].into_iter().enumerate() {
+    for (i, compression) in [Compression::None, Compression::Zlib, Compression::Zstd]
+        .into_iter()
+        .enumerate()
+    {
         for compact_sched in [false, true] {
             let mut b = TraceBuilder::new();
             small_app(&mut b);
@@ -72,21 +83,46 @@ fn main() {
             traces.push((format!("tracegen-{i}-{compact_sched}.pftrace"), b.build(&opts)));
         }
     }
-    traces.push(("tracegen-empty.pftrace".into(), TraceBuilder::new().build(&BuildOptions::default())));
+    traces.push((
+        "tracegen-empty.pftrace".into(),
+        TraceBuilder::new().build(&BuildOptions::default()),
+    ));
     let demo = scenarios::demo_scroll().build(&scenarios::demo_build_options());
     // The demo is 400 KB: its head is still a valid (truncated) trace.
-    traces.push(("demo-head.pftrace".into(), demo[..demo.len().min(MAX_SEED as usize)].to_vec()));
-    for p in [root.join("tests/fake_adb/tiny.pftrace"), root.join("tests/fake_adb/ok.pftrace"), root.join("testdata/demo.pftrace")] {
+    traces.push((
+        "demo-head.pftrace".into(),
+        demo[..demo.len().min(MAX_SEED as usize)].to_vec(),
+    ));
+    for p in [
+        root.join("tests/fake_adb/tiny.pftrace"),
+        root.join("tests/fake_adb/ok.pftrace"),
+        root.join("testdata/demo.pftrace"),
+    ] {
         if let Ok(bytes) = fs::read(&p) {
             let n = bytes.len().min(MAX_SEED as usize);
-            traces.push((p.file_name().unwrap().to_string_lossy().into_owned(), bytes[..n].to_vec()));
+            traces.push((
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                bytes[..n].to_vec(),
+            ));
         }
     }
     let mut lines: Vec<String> = [
-        "B|1636|pokeUserActivity", "E|1636", "E", "C|1636|wq:monitor|0", "C|3209|bytes|-5|Blob",
-        "S|1636|frame_capture|123", "F|1636|frame_capture|123", "I|4820|instant", "N|1938|track|instant",
-        "G|1339|track|slice|789", "H|6890|track|slice|135", "H|6890|track|135", "B|7|a|b|c\n\0",
-        "trace_event_clock_sync: parent_ts=1.0", "B| 12|name", "C|1|n|99999999999999999999",
+        "B|1636|pokeUserActivity",
+        "E|1636",
+        "E",
+        "C|1636|wq:monitor|0",
+        "C|3209|bytes|-5|Blob",
+        "S|1636|frame_capture|123",
+        "F|1636|frame_capture|123",
+        "I|4820|instant",
+        "N|1938|track|instant",
+        "G|1339|track|slice|789",
+        "H|6890|track|slice|135",
+        "H|6890|track|135",
+        "B|7|a|b|c\n\0",
+        "trace_event_clock_sync: parent_ts=1.0",
+        "B| 12|name",
+        "C|1|n|99999999999999999999",
     ]
     .iter()
     .map(|s| s.to_string())
@@ -117,5 +153,10 @@ fn main() {
     for (i, l) in lines.iter().enumerate() {
         fs::write(atrace.join(format!("line-{i}")), l).expect("write seed");
     }
-    eprintln!("wrote {} trace seeds and {} atrace lines under {}", traces.len(), lines.len(), out.display());
+    eprintln!(
+        "wrote {} trace seeds and {} atrace lines under {}",
+        traces.len(),
+        lines.len(),
+        out.display()
+    );
 }

@@ -8,8 +8,12 @@ use fpsan::read::{self, ReadOptions, Source};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(source) = Source::from_bytes("fuzz.pftrace", data.to_vec()) else { return };
-    let Ok(mut trace) = read::decode(&source, &ReadOptions::default()) else { return };
+    let Ok(source) = Source::from_bytes("fuzz.pftrace", data.to_vec()) else {
+        return;
+    };
+    let Ok(mut trace) = read::decode(&source, &ReadOptions::default()) else {
+        return;
+    };
     let tids = frames::frame_threads(&trace);
     if let Ok(sched) = read::sched_for_threads(&source, &tids) {
         trace.sched = sched;

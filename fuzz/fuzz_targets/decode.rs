@@ -8,8 +8,12 @@ use fpsan::read::{self, ReadOptions, Source};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(source) = Source::from_bytes("fuzz.pftrace", data.to_vec()) else { return };
-    let Ok(trace) = read::decode(&source, &ReadOptions::default()) else { return };
+    let Ok(source) = Source::from_bytes("fuzz.pftrace", data.to_vec()) else {
+        return;
+    };
+    let Ok(trace) = read::decode(&source, &ReadOptions::default()) else {
+        return;
+    };
     let tids: Vec<i32> = trace.threads.iter().map(|t| t.tid).take(16).collect();
     let _ = read::sched_for_threads(&source, &tids);
     fpsan_fuzz_check::model(&trace);
