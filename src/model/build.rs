@@ -13,6 +13,10 @@ use super::*;
 use crate::read::records::*;
 use crate::read::slim;
 
+/// Slices nest at most this deep on one track; deeper begins are dropped and
+/// counted, as trace_processor does (`SliceTracker::kMaxDepth`).
+pub const MAX_SLICE_DEPTH: usize = 512;
+
 /// Thread-name sources, lowest first (trace_processor's ThreadNamePriority).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum NamePriority {
@@ -196,8 +200,10 @@ pub fn build(batches: Vec<Batch>, mut meta: TraceMeta) -> Trace {
 
     // ---- 1. batch statistics -------------------------------------------------
     let mut malformed_packets = 0u64;
+    let mut names_truncated = 0u64;
     let mut errors: Vec<String> = Vec::new();
     for b in &batches {
+        names_truncated += b.names_truncated;
         meta.packets += b.packets;
         meta.compressed_batches += b.compressed_batches;
         meta.ftrace_events += b.ftrace_events;
@@ -249,6 +255,12 @@ pub fn build(batches: Vec<Batch>, mut meta: TraceMeta) -> Trace {
         .flat_map(|b| &b.dropped_at)
         .filter(|(seq, o)| sequence_first.get(seq).is_some_and(|f| o > f))
         .count() as u64;
+    if names_truncated > 0 {
+        meta.warnings.push(format!(
+            "{names_truncated} names longer than {} bytes were cut to that length",
+            crate::read::records::MAX_NAME_BYTES
+        ));
+    }
     if malformed_packets > 0 {
         meta.warnings.push(format!("{malformed_packets} malformed packets or events were skipped: {}", errors.join("; ")));
     }
@@ -640,10 +652,18 @@ pub fn build(batches: Vec<Batch>, mut meta: TraceMeta) -> Trace {
     let mut slices: Vec<Slice> = Vec::with_capacity(ops.len() / 2);
     let mut stacks: FxHashMap<TrackId, Vec<SliceId>> = FxHashMap::default();
     let mut open_async: HashMap<(Upid, Name, i64), SliceId> = HashMap::new();
+    let mut too_deep = 0u64;
     for op in ops {
         match op.kind {
             OpKind::Begin { track, name, category } => {
                 let stack = stacks.entry(track).or_default();
+                // trace_processor drops a slice that would nest deeper than its
+                // kMaxDepth (stat slice_max_depth_exceeded); a hostile trace of
+                // unmatched B lines is then bounded per thread.
+                if stack.len() >= MAX_SLICE_DEPTH {
+                    too_deep += 1;
+                    continue;
+                }
                 let id = slices.len() as SliceId;
                 slices.push(Slice {
                     id,
@@ -660,12 +680,18 @@ pub fn build(batches: Vec<Batch>, mut meta: TraceMeta) -> Trace {
             OpKind::End { track } => match stacks.get_mut(&track).and_then(|s| s.pop()) {
                 Some(sid) => {
                     let s = &mut slices[sid as usize];
-                    s.dur = op.ts - s.ts;
+                    // Ops are sorted, so this is ≥ 0; timestamps are input data
+                    // and may sit at the i64 limits, hence saturating.
+                    s.dur = op.ts.saturating_sub(s.ts);
                 }
                 None => meta.data_loss.unmatched_ends += 1,
             },
             OpKind::Instant { track, name, category } => {
                 let stack = stacks.entry(track).or_default();
+                if stack.len() >= MAX_SLICE_DEPTH {
+                    too_deep += 1;
+                    continue;
+                }
                 let id = slices.len() as SliceId;
                 slices.push(Slice {
                     id,
@@ -692,12 +718,18 @@ pub fn build(batches: Vec<Batch>, mut meta: TraceMeta) -> Trace {
             OpKind::AsyncEnd { key } => match open_async.remove(&key) {
                 Some(sid) => {
                     let s = &mut slices[sid as usize];
-                    s.dur = op.ts - s.ts;
+                    s.dur = op.ts.saturating_sub(s.ts);
                 }
                 None => meta.data_loss.unmatched_ends += 1,
             },
             OpKind::Counter { .. } => {}
         }
+    }
+
+    if too_deep > 0 {
+        meta.warnings.push(format!(
+            "{too_deep} slices nested deeper than {MAX_SLICE_DEPTH} levels on one thread or track were dropped (unmatched B events?)"
+        ));
     }
 
     // ---- 7. counters ----------------------------------------------------------
@@ -731,7 +763,7 @@ pub fn build(batches: Vec<Batch>, mut meta: TraceMeta) -> Trace {
     renames.sort_unstable_by_key(|r| (r.0, r.1));
     for (ts, _, tid, name) in renames {
         if let Some(&utid) = id.tid_map.get(tid) {
-            id.name_thread(utid, name.clone(), NamePriority::Ftrace, *ts + 1);
+            id.name_thread(utid, name.clone(), NamePriority::Ftrace, ts.saturating_add(1));
         }
     }
 
@@ -1007,7 +1039,7 @@ fn build_timeline(
             }
             TimelineEvent::End { cookie } => {
                 if let Some(i) = open.remove(cookie) {
-                    out[i].dur = ts - out[i].ts;
+                    out[i].dur = ts.saturating_sub(out[i].ts);
                 }
             }
         }

@@ -83,7 +83,7 @@ pub struct Slice {
 impl Slice {
     /// End time, when the slice ended inside the trace.
     pub fn end(&self) -> Option<i64> {
-        (self.dur >= 0).then(|| self.ts + self.dur)
+        (self.dur >= 0).then(|| self.ts.saturating_add(self.dur))
     }
 }
 
@@ -283,7 +283,7 @@ impl Trace {
     /// Trace span in ns (last - first timestamp seen).
     pub fn span_ns(&self) -> i64 {
         match (self.meta.first_ts, self.meta.last_ts) {
-            (Some(a), Some(b)) => b - a,
+            (Some(a), Some(b)) => b.saturating_sub(a),
             _ => 0,
         }
     }

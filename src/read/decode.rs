@@ -26,6 +26,39 @@ pub const MAX_INFLATED_PACKET: u64 = 256 << 20;
 /// a little nesting is tolerated, deeper is treated as hostile.
 const MAX_NESTING: u32 = 4;
 
+/// All in-stream compressed batches of one trace together inflate to at most
+/// this much plus [`INFLATE_RATIO`] times the trace's size, and never past
+/// `source::MAX_INFLATED_FILE`. Real traces compress 5–15×; the budget stops
+/// a nest of small bombs (each packet under [`MAX_INFLATED_PACKET`]) from
+/// turning a few KB into hours of decompression.
+pub const INFLATE_BUDGET_BASE: u64 = 1 << 30;
+pub const INFLATE_RATIO: u64 = 64;
+
+/// The shared in-stream inflation budget of one pass over a trace.
+#[derive(Debug)]
+pub struct InflateBudget(std::sync::atomic::AtomicI64);
+
+impl InflateBudget {
+    pub fn for_input(len: usize) -> std::sync::Arc<InflateBudget> {
+        let total = INFLATE_BUDGET_BASE
+            .saturating_add(INFLATE_RATIO.saturating_mul(len as u64))
+            .min(super::source::MAX_INFLATED_FILE);
+        std::sync::Arc::new(InflateBudget(std::sync::atomic::AtomicI64::new(total as i64)))
+    }
+    /// Unlimited (a systrace text batch has nothing to inflate).
+    pub fn unlimited() -> std::sync::Arc<InflateBudget> {
+        std::sync::Arc::new(InflateBudget(std::sync::atomic::AtomicI64::new(i64::MAX)))
+    }
+    pub fn exhausted(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::Relaxed) < 0
+    }
+    /// Charge `n` inflated bytes; false once the budget is spent.
+    pub fn charge(&self, n: usize) -> bool {
+        let n = i64::try_from(n).unwrap_or(i64::MAX);
+        self.0.fetch_sub(n, std::sync::atomic::Ordering::Relaxed).saturating_sub(n) >= 0
+    }
+}
+
 /// Batches decoded together before the mapped pages behind them are released.
 const WINDOW_BATCHES: usize = 16;
 
@@ -39,6 +72,7 @@ pub fn decode_all(
     done_before: &dyn Fn(usize),
 ) -> Vec<Batch> {
     let chunks = batch_ranges(&framing.packets);
+    let budget = InflateBudget::for_input(data.len());
     let mut out = Vec::with_capacity(chunks.len());
     for (w, window) in chunks.chunks(WINDOW_BATCHES).enumerate() {
         let decoded: Vec<Batch> = window
@@ -47,13 +81,14 @@ pub fn decode_all(
             .map(|(i, range)| {
                 let packets = &framing.packets[range.clone()];
                 let mut ctx = Ctx::new((w * WINDOW_BATCHES + i) as u64);
+                ctx.inflate_budget = budget.clone();
                 for &(s, e) in packets {
                     ctx.packet(&data[s..e], 0);
                 }
                 if let (Some(first), Some(last)) = (packets.first(), packets.last()) {
                     on_progress((last.1 - first.0) as u64);
                 }
-                ctx.batch
+                ctx.finish()
             })
             .collect();
         out.extend(decoded);
@@ -92,11 +127,19 @@ pub struct Ctx {
     /// enough; a collision merely repeats the (idempotent) recording. This
     /// keeps the per-event cost of sched data to one array probe.
     pub comm_seen: Box<[i32; COMM_CACHE]>,
+    /// Shared by every batch of the trace (see [`InflateBudget`]).
+    pub inflate_budget: std::sync::Arc<InflateBudget>,
 }
 
 impl Ctx {
     pub fn new(batch_index: u64) -> Ctx {
-        Ctx { batch: Batch::default(), interner: Interner::default(), next_order: batch_index << 40, comm_seen: Box::new([0; COMM_CACHE]) }
+        Ctx { batch: Batch::default(), interner: Interner::default(), next_order: batch_index << 40, comm_seen: Box::new([0; COMM_CACHE]), inflate_budget: InflateBudget::unlimited() }
+    }
+
+    /// The decoded batch, with the interner's statistics.
+    pub fn finish(mut self) -> Batch {
+        self.batch.names_truncated = self.interner.truncated;
+        self.batch
     }
 
     #[inline]
@@ -221,6 +264,10 @@ impl Ctx {
             self.malformed(format!("compressed packets nested deeper than {MAX_NESTING} levels were skipped"));
             return;
         }
+        if self.inflate_budget.exhausted() {
+            self.malformed(budget_message());
+            return;
+        }
         let inflated = match inflate_packet(b, codec) {
             Ok(v) => v,
             Err(why) => {
@@ -228,6 +275,10 @@ impl Ctx {
                 return;
             }
         };
+        if !self.inflate_budget.charge(inflated.len()) {
+            self.malformed(budget_message());
+            return;
+        }
         let inner = framing::frame(&inflated);
         if let Some(why) = &inner.stop_reason {
             self.malformed(format!("inside a compressed batch: {why}"));
@@ -244,6 +295,13 @@ impl Ctx {
             self.batch.errors.push(why);
         }
     }
+}
+
+pub fn budget_message() -> String {
+    format!(
+        "in-stream compressed batches inflate to more than {} GiB + {INFLATE_RATIO}x the trace size in total (decompression bomb?); the rest were skipped",
+        INFLATE_BUDGET_BASE >> 30
+    )
 }
 
 #[derive(Clone, Copy)]

@@ -62,6 +62,13 @@ pub fn decode(source: &Source, opts: &ReadOptions) -> Result<Trace, ReadError> {
             let why = framing.stop_reason.unwrap_or_else(|| "it contains no packets".to_string());
             return Err(ReadError::NotATrace { path: source.path.clone(), why });
         }
+        if source.compressed_truncated {
+            meta.warnings.push(format!(
+                "the {} stream ends early: the file was cut (interrupted pull?); {} bytes inflated and were analysed, the rest is lost",
+                source.container.as_str(),
+                data.len()
+            ));
+        }
         if let Some(why) = &framing.stop_reason {
             meta.data_loss.truncated_bytes = framing.trailing_bytes as u64;
             let pct = framing.trailing_bytes as f64 * 100.0 / data.len() as f64;

@@ -148,6 +148,8 @@ pub struct Batch {
     /// Damage found while decoding this batch (one line each).
     pub errors: Vec<String>,
     pub malformed_packets: u64,
+    /// Names cut to [`MAX_NAME_BYTES`].
+    pub names_truncated: u64,
 }
 
 impl Batch {
@@ -158,14 +160,38 @@ impl Batch {
     }
 }
 
+/// Names from the kernel and atrace are cut to this many bytes (at a char
+/// boundary). The kernel's `trace_marker` accepts at most 4096 bytes per
+/// write, so no real trace is affected; a hostile one cannot make every
+/// table, chart label and report line carry a megabyte-long name.
+pub const MAX_NAME_BYTES: usize = 4096;
+
+/// `s` cut to [`MAX_NAME_BYTES`] at a char boundary.
+pub fn bounded_name(s: &str) -> &str {
+    if s.len() <= MAX_NAME_BYTES {
+        return s;
+    }
+    let mut end = MAX_NAME_BYTES;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
 /// Per-batch string interner so repeated names share one allocation.
 #[derive(Default)]
 pub struct Interner {
     map: HashMap<Box<str>, Name>,
+    /// Names longer than [`MAX_NAME_BYTES`] that were cut.
+    pub truncated: u64,
 }
 
 impl Interner {
     pub fn intern(&mut self, s: &str) -> Name {
+        if s.len() > MAX_NAME_BYTES {
+            self.truncated += 1;
+        }
+        let s = bounded_name(s);
         if let Some(n) = self.map.get(s) {
             return n.clone();
         }

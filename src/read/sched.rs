@@ -8,7 +8,7 @@ use std::io::Read;
 use rayon::prelude::*;
 use rustc_hash::FxHashSet;
 
-use super::decode::MAX_INFLATED_PACKET;
+use super::decode::{InflateBudget, MAX_INFLATED_PACKET};
 use super::framing;
 use super::ftrace::ev;
 use super::wire::{Fields, PackedVarints, Value};
@@ -22,6 +22,7 @@ const WINDOW_PACKETS: usize = 64 * 1024;
 pub fn collect(data: &[u8], tids: &[i32], done_before: &dyn Fn(usize)) -> Vec<SchedEvent> {
     let wanted: FxHashSet<i32> = tids.iter().copied().collect();
     let framing = framing::frame_releasing(data, done_before);
+    let budget = InflateBudget::for_input(data.len());
     let mut out: Vec<SchedEvent> = Vec::new();
     for window in framing.packets.chunks(WINDOW_PACKETS) {
         let found: Vec<SchedEvent> = window
@@ -29,7 +30,7 @@ pub fn collect(data: &[u8], tids: &[i32], done_before: &dyn Fn(usize)) -> Vec<Sc
             .flat_map_iter(|chunk| {
                 let mut out = Vec::new();
                 for &(s, e) in chunk {
-                    packet(&data[s..e], &wanted, &mut out, 0);
+                    packet(&data[s..e], &wanted, &mut out, 0, &budget);
                 }
                 out
             })
@@ -43,12 +44,12 @@ pub fn collect(data: &[u8], tids: &[i32], done_before: &dyn Fn(usize)) -> Vec<Sc
     out
 }
 
-fn packet(buf: &[u8], wanted: &FxHashSet<i32>, out: &mut Vec<SchedEvent>, depth: u32) {
+fn packet(buf: &[u8], wanted: &FxHashSet<i32>, out: &mut Vec<SchedEvent>, depth: u32, budget: &InflateBudget) {
     let mut fields = Fields::new(buf);
     while let Some(Ok((num, v))) = fields.next() {
         match (num, v) {
             (1, Value::Bytes(b)) => bundle(b, wanted, out),
-            (50, Value::Bytes(b)) | (133, Value::Bytes(b)) if depth < 4 => {
+            (50, Value::Bytes(b)) | (133, Value::Bytes(b)) if depth < 4 && !budget.exhausted() => {
                 let mut inflated = Vec::new();
                 let ok = if num == 50 {
                     flate2::read::ZlibDecoder::new(b).take(MAX_INFLATED_PACKET).read_to_end(&mut inflated).is_ok()
@@ -57,9 +58,9 @@ fn packet(buf: &[u8], wanted: &FxHashSet<i32>, out: &mut Vec<SchedEvent>, depth:
                         .and_then(|d| d.take(MAX_INFLATED_PACKET).read_to_end(&mut inflated))
                         .is_ok()
                 };
-                if ok {
+                if ok && budget.charge(inflated.len()) {
                     for &(s, e) in &framing::frame(&inflated).packets {
-                        packet(&inflated[s..e], wanted, out, depth + 1);
+                        packet(&inflated[s..e], wanted, out, depth + 1, budget);
                     }
                 }
             }

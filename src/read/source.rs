@@ -13,6 +13,17 @@ use super::ReadError;
 /// Whole-file compression never inflates past this (a real trace compresses
 /// 5–15×; this allows any trace a 24 GB machine can analyse).
 pub const MAX_INFLATED_FILE: u64 = 16 << 30;
+/// Below [`MAX_INFLATED_FILE`], a compressed file may inflate to this much,
+/// or [`MAX_INFLATE_RATIO`] times its own size when that is more. A real
+/// trace never compresses 256×; a gzip/zstd bomb does (1000× and more), and
+/// is refused before it holds gigabytes of memory.
+pub const INFLATED_FILE_FLOOR: u64 = 256 << 20;
+pub const MAX_INFLATE_RATIO: u64 = 256;
+
+/// How far a compressed file of `compressed` bytes may inflate.
+pub fn inflate_limit(compressed: u64) -> u64 {
+    INFLATED_FILE_FLOOR.max(compressed.saturating_mul(MAX_INFLATE_RATIO)).min(MAX_INFLATED_FILE)
+}
 
 /// How the file was stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,6 +57,9 @@ pub struct Source {
     pub path: PathBuf,
     pub file_size: u64,
     pub container: Container,
+    /// The whole-file gzip/zstd stream ended early (an interrupted pull): the
+    /// bytes that inflated are analysed, with a warning.
+    pub compressed_truncated: bool,
     bytes: Bytes,
 }
 
@@ -55,6 +69,14 @@ impl Source {
         let meta = std::fs::metadata(path).map_err(io)?;
         if meta.is_dir() {
             return Err(ReadError::IsDirectory { path: path.to_path_buf() });
+        }
+        // Opening a FIFO blocks until a writer appears, and a device has no
+        // size: refuse both rather than hang.
+        if !meta.is_file() {
+            return Err(ReadError::NotATrace {
+                path: path.to_path_buf(),
+                why: "it is not a regular file (a pipe, socket or device); save the trace to a file first".to_string(),
+            });
         }
         let file = File::open(path).map_err(io)?;
         let file_size = meta.len();
@@ -67,15 +89,18 @@ impl Source {
         #[cfg(unix)]
         let _ = map.advise(memmap2::Advice::Sequential);
         let head = &map[..map.len().min(4)];
-        let (container, bytes) = if head.starts_with(&[0x1f, 0x8b]) {
-            (Container::Gzip, Bytes::Owned(inflate(path, flate2::read::MultiGzDecoder::new(&map[..]))?))
+        let limit = inflate_limit(file_size);
+        let (container, (bytes, compressed_truncated)) = if head.starts_with(&[0x1f, 0x8b]) {
+            let (v, cut) = inflate(path, flate2::read::MultiGzDecoder::new(&map[..]), limit)?;
+            (Container::Gzip, (Bytes::Owned(v), cut))
         } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
             let dec = zstd::stream::read::Decoder::with_buffer(&map[..]).map_err(io)?;
-            (Container::Zstd, Bytes::Owned(inflate(path, dec)?))
+            let (v, cut) = inflate(path, dec, limit)?;
+            (Container::Zstd, (Bytes::Owned(v), cut))
         } else {
-            (Container::Plain, Bytes::Mapped(map))
+            (Container::Plain, (Bytes::Mapped(map), false))
         };
-        let mut source = Source { path: path.to_path_buf(), file_size, container, bytes };
+        let mut source = Source { path: path.to_path_buf(), file_size, container, compressed_truncated, bytes };
         source.container = sniff(&source)?;
         Ok(source)
     }
@@ -87,17 +112,21 @@ impl Source {
             return Err(ReadError::Empty { path });
         }
         let file_size = data.len() as u64;
-        let mut source = Source { path, file_size, container: Container::Plain, bytes: Bytes::Owned(data) };
+        let mut source =
+            Source { path, file_size, container: Container::Plain, compressed_truncated: false, bytes: Bytes::Owned(data) };
+        let limit = inflate_limit(file_size);
         if source.data().starts_with(&[0x1f, 0x8b]) {
-            let inflated = inflate(&source.path, flate2::read::MultiGzDecoder::new(source.data()))?;
+            let (inflated, cut) = inflate(&source.path, flate2::read::MultiGzDecoder::new(source.data()), limit)?;
             source.bytes = Bytes::Owned(inflated);
             source.container = Container::Gzip;
+            source.compressed_truncated = cut;
         } else if source.data().starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
             let dec = zstd::stream::read::Decoder::with_buffer(source.data())
                 .map_err(|e| ReadError::Io { path: source.path.clone(), source: e })?;
-            let inflated = inflate(&source.path, dec)?;
+            let (inflated, cut) = inflate(&source.path, dec, limit)?;
             source.bytes = Bytes::Owned(inflated);
             source.container = Container::Zstd;
+            source.compressed_truncated = cut;
         }
         let kind = sniff(&source)?;
         source.container = if source.container == Container::Plain { kind } else { source.container };
@@ -131,30 +160,37 @@ impl Source {
     }
 }
 
-/// Inflate a whole-file stream, refusing to grow past [`MAX_INFLATED_FILE`]
-/// and keeping what inflated before a truncated end (an interrupted pull).
-fn inflate(path: &Path, reader: impl Read) -> Result<Vec<u8>, ReadError> {
+/// Inflate a whole-file stream, refusing to grow past `limit` (see
+/// [`inflate_limit`]) and keeping what inflated before a truncated end (an
+/// interrupted pull). Returns the bytes and whether the stream was cut.
+fn inflate(path: &Path, reader: impl Read, limit: u64) -> Result<(Vec<u8>, bool), ReadError> {
     let mut out = Vec::new();
-    let mut limited = reader.take(MAX_INFLATED_FILE + 1);
+    let mut limited = reader.take(limit + 1);
+    let mut cut = false;
     match limited.read_to_end(&mut out) {
         Ok(_) => {}
         // A cut-off compressed file: analyse what inflated, the framing pass
         // reports the damage. Nothing inflated at all means it is unusable.
-        Err(e) if !out.is_empty() && is_truncation(&e) => {}
+        Err(e) if !out.is_empty() && is_truncation(&e) => cut = true,
         Err(e) => {
             return Err(ReadError::Corrupt { path: path.to_path_buf(), why: format!("cannot decompress: {e}") })
         }
     }
-    if out.len() as u64 > MAX_INFLATED_FILE {
+    if out.len() as u64 > limit {
         return Err(ReadError::Corrupt {
             path: path.to_path_buf(),
-            why: format!("decompresses to more than {} GiB; refusing (decompression bomb?)", MAX_INFLATED_FILE >> 30),
+            why: format!(
+                "decompresses to more than {} MiB, past the limit of {MAX_INFLATE_RATIO}x its compressed size \
+                 (at least {} MiB); refusing (decompression bomb?)",
+                limit >> 20,
+                INFLATED_FILE_FLOOR >> 20
+            ),
         });
     }
     if out.is_empty() {
         return Err(ReadError::Empty { path: path.to_path_buf() });
     }
-    Ok(out)
+    Ok((out, cut))
 }
 
 fn is_truncation(e: &std::io::Error) -> bool {

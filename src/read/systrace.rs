@@ -106,7 +106,7 @@ pub fn decode(data: &[u8]) -> Batch {
         }
     }
     ctx.batch.packets = 0;
-    ctx.batch
+    ctx.finish()
 }
 
 #[cfg(test)]
