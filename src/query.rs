@@ -418,6 +418,7 @@ mod tests {
             gpu_composition: Some(false),
             prediction_type: Some(Arc::from("Valid Prediction")),
             jank_severity_type: None,
+            jank_tag: Some(Arc::from("No Jank")),
         }];
         t
     }

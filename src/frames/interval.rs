@@ -10,6 +10,8 @@ pub const STANDARD_HZ: [f64; 12] = [24.0, 30.0, 48.0, 50.0, 60.0, 72.0, 90.0, 96
 /// same vsync seen twice (or > 250 Hz); above it, an idle gap.
 pub const MIN_DELTA: i64 = 4_000_000;
 pub const MAX_DELTA: i64 = 50_000_000;
+/// Series at least this noisy (relative) are doFrame starts, not vsync times.
+pub const NOISY: f64 = 0.05;
 /// Deltas each side of a sample used for its estimate.
 const WINDOW: usize = 6;
 
@@ -42,6 +44,18 @@ pub fn snap(p: i64, tol: f64) -> i64 {
 /// period up to noise, and the median of the deltas near it removes the noise.
 fn unit_median(deltas: &[Option<i64>], tol: f64) -> Option<i64> {
     let mut v: Vec<i64> = deltas.iter().flatten().copied().collect();
+    if tol >= NOISY {
+        // doFrame starts jitter by a good part of a period (a late start then an
+        // on-time one are closer than I), so the smallest delta is no anchor.
+        // Jitter cancels in a sum of consecutive deltas, so their mean is one
+        // period, once deltas spanning skipped vsyncs (> 1.5 × the median) are
+        // left out.
+        v.sort_unstable();
+        let med = *v.get(v.len() / 2)?;
+        v.retain(|&d| d * 2 <= med * 3);
+        let mean = v.iter().sum::<i64>() / v.len() as i64;
+        return Some(snap(mean, tol));
+    }
     let m = *v.iter().min()?;
     // 1.15: tighter than the closest common pair of rates (120/144 = 1.2,
     // 90/120 = 1.33), looser than doFrame start noise (±1 ms at 60 Hz).
@@ -75,6 +89,14 @@ impl PeriodSeries {
             .collect();
         let mut period = Vec::with_capacity(n);
         for i in 0..n {
+            if tol >= NOISY {
+                // One window each side together: a single jittered delta at the
+                // series' edge says little, and doFrame-start series are not
+                // used to locate rate switches precisely.
+                let lo = (i + 1).saturating_sub(WINDOW);
+                period.push(unit_median(&d[lo..(i + 1 + WINDOW).min(n)], tol));
+                continue;
+            }
             // Deltas ending at samples i-W+1..=i (left) and i+1..=i+W (right).
             let left = unit_median(&d[(i + 1).saturating_sub(WINDOW)..=i], tol);
             let right = if i + 1 < n { unit_median(&d[i + 1..(i + 1 + WINDOW).min(n)], tol) } else { None };
@@ -164,6 +186,17 @@ mod tests {
         let ts: Vec<i64> = grid(0, 1e9 / 60.0, 30).into_iter().enumerate().filter(|(k, _)| k % 3 != 2).map(|x| x.1).collect();
         let s = PeriodSeries::new(ts, 0.01);
         assert!(s.period.iter().all(|p| *p == Some(P60)));
+    }
+
+    #[test]
+    fn noisy_do_frame_starts_keep_the_period() {
+        // 60 Hz frames whose starts jitter by up to 3 ms (a late start then an
+        // on-time one is 13.7 ms apart): the smallest delta (13.7 ms) would say
+        // 72 Hz; the median-based estimate for noisy series says 60.
+        let jitter = [0, 3_000_000, 0, 2_000_000, 0, 3_000_000, 1_000_000, 0, 3_000_000, 0, 2_000_000, 0];
+        let ts: Vec<i64> = jitter.iter().enumerate().map(|(k, j)| k as i64 * P60 + j).collect();
+        let s = PeriodSeries::new(ts, 0.08);
+        assert!(s.period.iter().all(|&p| p == Some(P60)), "{:?}", s.period);
     }
 
     #[test]

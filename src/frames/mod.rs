@@ -205,7 +205,7 @@ pub fn analyze(trace: &Trace, opts: &FrameOptions) -> FrameAnalysis {
     // A rate above 1 GHz would round to a 0 ns interval: clamp to 1 ns.
     let forced = opts.refresh_hz.filter(|h| h.is_finite() && *h > 0.0).map(|h| interval::period_of_hz(h).max(1));
     for idxs in by_thread.values() {
-        let grid = interval::PeriodSeries::new(idxs.iter().map(|&k| frames[k].ts).collect(), 0.05);
+        let grid = interval::PeriodSeries::new(idxs.iter().map(|&k| frames[k].ts).collect(), 0.08);
         for &k in idxs {
             let c = &frames[k];
             // Look the FrameTimeline series up at the frame's own vsync when known.

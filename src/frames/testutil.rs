@@ -80,6 +80,7 @@ impl TB {
             gpu_composition: None,
             prediction_type: None,
             jank_severity_type: None,
+            jank_tag: None,
         });
         self.t.frame_timeline.last_mut().unwrap()
     }

@@ -52,6 +52,11 @@ impl Identity {
         if let Some(&u) = self.tid_map.get(&tid) {
             return u;
         }
+        self.new_thread(tid)
+    }
+
+    /// A new thread for `tid`, which from now on resolves to it.
+    fn new_thread(&mut self, tid: i32) -> Utid {
         let utid = self.threads.len() as Utid;
         self.threads.push(Thread { utid, tid, ..Default::default() });
         self.thread_name_rank.push((NamePriority::Ftrace, i64::MIN));
@@ -63,10 +68,15 @@ impl Identity {
         utid
     }
 
-    /// `tid` runs in process `pid` (trace_processor's UpdateThread).
+    /// `tid` runs in process `pid` (trace_processor's UpdateThread): a tid
+    /// already known in another process was reused by the kernel, so it is a
+    /// new thread (the old one keeps its slices and name).
     fn thread_in(&mut self, tid: i32, pid: i32) -> Utid {
         let upid = self.process(pid);
-        let utid = self.thread(tid);
+        let mut utid = self.thread(tid);
+        if self.threads[utid as usize].upid.is_some_and(|u| u != upid) {
+            utid = self.new_thread(tid);
+        }
         self.threads[utid as usize].upid = Some(upid);
         utid
     }
@@ -108,6 +118,7 @@ impl Identity {
 struct Tracks {
     tracks: Vec<Track>,
     map: HashMap<(TrackKind, Option<Name>), TrackId>,
+    unmerged: HashMap<u64, TrackId>,
 }
 
 impl Tracks {
@@ -123,6 +134,17 @@ impl Tracks {
     }
     fn thread(&mut self, utid: Utid) -> TrackId {
         self.get(TrackKind::Thread { utid }, None)
+    }
+    /// A track of its own for a track descriptor that asked not to be merged
+    /// with the system (atrace) track of its thread.
+    fn unmerged(&mut self, uuid: u64, kind: TrackKind, name: Option<Name>) -> TrackId {
+        if let Some(&id) = self.unmerged.get(&uuid) {
+            return id;
+        }
+        let id = self.tracks.len() as TrackId;
+        self.tracks.push(Track { id, name, kind });
+        self.unmerged.insert(uuid, id);
+        id
     }
 }
 
@@ -370,7 +392,10 @@ pub fn build(batches: Vec<Batch>, mut meta: TraceMeta) -> Trace {
                 }
                 TailBody::TraceStats(ts) => {
                     let dl = &mut meta.data_loss;
-                    dl.chunks_discarded = ts.chunks_discarded.unwrap_or(0);
+                    // Only the per-buffer count (FillPolicy DISCARD) is lost data; the
+                    // top-level chunks_discarded counts commits the service refused
+                    // (e.g. a wrong buffer id) and is informational in trace_processor.
+                    dl.chunks_discarded = ts.buffer_stats.iter().map(|b| b.chunks_discarded.unwrap_or(0)).sum();
                     dl.patches_discarded = ts.patches_discarded.unwrap_or(0);
                     dl.trace_buffer_overruns = ts.buffer_stats.iter().map(|b| b.chunks_overwritten.unwrap_or(0)).sum();
                 }
@@ -591,7 +616,12 @@ pub fn build(batches: Vec<Batch>, mut meta: TraceMeta) -> Trace {
             match (owner_thread, owner_pid) {
                 (Some((pid, tid)), _) => {
                     let utid = id.thread_in(tid, pid);
-                    tracks.thread(utid)
+                    match te.track_uuid {
+                        Some(uuid) if desc.disallow_merging_with_system_tracks == Some(true) => {
+                            tracks.unmerged(uuid, TrackKind::Thread { utid }, desc_name)
+                        }
+                        _ => tracks.thread(utid),
+                    }
                 }
                 (None, Some(pid)) => {
                     let upid = id.process(pid);
@@ -748,8 +778,9 @@ pub fn build(batches: Vec<Batch>, mut meta: TraceMeta) -> Trace {
         ));
     }
     for s in &frame_timeline {
+        let end = if s.dur >= 0 { s.ts + s.dur } else { s.ts };
         meta.first_ts = Some(meta.first_ts.map_or(s.ts, |m| m.min(s.ts)));
-        meta.last_ts = Some(meta.last_ts.map_or(s.ts, |m| m.max(s.ts)));
+        meta.last_ts = Some(meta.last_ts.map_or(end, |m| m.max(end)));
     }
 
     id.finish();
@@ -784,31 +815,116 @@ pub fn build(batches: Vec<Batch>, mut meta: TraceMeta) -> Trace {
     }
 }
 
-/// trace_processor's strings for the JankType bitmask.
+/// FrameTimelineEvent.JankType bits (frame_timeline_event.proto; 2048 and up
+/// arrived with Android 16/17).
+pub mod jank_bits {
+    pub const UNSPECIFIED: i32 = 0;
+    pub const NONE: i32 = 1;
+    pub const SF_SCHEDULING: i32 = 2;
+    pub const PREDICTION_ERROR: i32 = 4;
+    pub const DISPLAY_HAL: i32 = 8;
+    pub const SF_CPU_DEADLINE_MISSED: i32 = 16;
+    pub const SF_GPU_DEADLINE_MISSED: i32 = 32;
+    pub const APP_DEADLINE_MISSED: i32 = 64;
+    pub const BUFFER_STUFFING: i32 = 128;
+    pub const UNKNOWN: i32 = 256;
+    pub const SF_STUFFING: i32 = 512;
+    pub const DROPPED: i32 = 1024;
+    pub const NON_ANIMATING: i32 = 2048;
+    pub const APP_RESYNCED_JITTER: i32 = 4096;
+    pub const DISPLAY_NOT_ON: i32 = 8192;
+    pub const DISPLAY_MODE_CHANGE_IN_PROGRESS: i32 = 16384;
+    pub const DISPLAY_POWER_MODE_CHANGE_IN_PROGRESS: i32 = 32768;
+}
+
+/// trace_processor's strings for the JankType bitmask, in its order (which
+/// is not bit order: "App Resynced Jitter" follows "App Deadline Missed").
 pub fn jank_type_string(jank: i32) -> String {
+    use jank_bits::*;
     match jank {
-        0 => return "Unspecified".into(),
-        1 => return "None".into(),
+        UNSPECIFIED => return "Unspecified".into(),
+        NONE => return "None".into(),
         _ => {}
     }
-    const BITS: &[(i32, &str)] = &[
-        (2, "SurfaceFlinger Scheduling"),
-        (4, "Prediction Error"),
-        (8, "Display HAL"),
-        (16, "SurfaceFlinger CPU Deadline Missed"),
-        (32, "SurfaceFlinger GPU Deadline Missed"),
-        (64, "App Deadline Missed"),
-        (128, "Buffer Stuffing"),
-        (256, "Unknown Jank"),
-        (512, "SurfaceFlinger Stuffing"),
-        (1024, "Dropped Frame"),
-        (2048, "Non Animating"),
-        (4096, "App Resynced Jitter"),
-        (8192, "Display not ON"),
-        (16384, "ModeChange in progress"),
-        (32768, "PowerModeChange in progress"),
+    const REASONS: &[(i32, &str)] = &[
+        (SF_SCHEDULING, "SurfaceFlinger Scheduling"),
+        (PREDICTION_ERROR, "Prediction Error"),
+        (DISPLAY_HAL, "Display HAL"),
+        (SF_CPU_DEADLINE_MISSED, "SurfaceFlinger CPU Deadline Missed"),
+        (SF_GPU_DEADLINE_MISSED, "SurfaceFlinger GPU Deadline Missed"),
+        (APP_DEADLINE_MISSED, "App Deadline Missed"),
+        (APP_RESYNCED_JITTER, "App Resynced Jitter"),
+        (BUFFER_STUFFING, "Buffer Stuffing"),
+        (UNKNOWN, "Unknown Jank"),
+        (SF_STUFFING, "SurfaceFlinger Stuffing"),
+        (DROPPED, "Dropped Frame"),
+        (NON_ANIMATING, "Non Animating"),
+        (DISPLAY_NOT_ON, "Display not ON"),
+        (DISPLAY_MODE_CHANGE_IN_PROGRESS, "ModeChange in progress"),
+        (DISPLAY_POWER_MODE_CHANGE_IN_PROGRESS, "PowerModeChange in progress"),
     ];
-    BITS.iter().filter(|(b, _)| jank & b != 0).map(|(_, s)| *s).collect::<Vec<_>>().join(", ")
+    REASONS.iter().filter(|(b, _)| jank & b != 0).map(|(_, s)| *s).collect::<Vec<_>>().join(", ")
+}
+
+/// SurfaceFlinger-side causes: "Self Jank" on a display frame, "Other Jank"
+/// on the app's surface frame (trace_processor's DisplayFrameJanky).
+fn display_frame_janky(jank: i32) -> bool {
+    use jank_bits::*;
+    jank != UNSPECIFIED
+        && jank != NONE
+        && jank & (SF_SCHEDULING | PREDICTION_ERROR | DISPLAY_HAL | SF_CPU_DEADLINE_MISSED | SF_GPU_DEADLINE_MISSED) != 0
+}
+
+/// App-side causes (trace_processor's SurfaceFrameJanky).
+fn surface_frame_janky(jank: i32) -> bool {
+    use jank_bits::*;
+    jank != UNSPECIFIED && jank != NONE && jank & (APP_DEADLINE_MISSED | APP_RESYNCED_JITTER | UNKNOWN) != 0
+}
+
+/// Only display-state / non-animating bits: SurfaceFlinger reports them, but
+/// the user could not have seen a jank.
+fn non_perceivable(jank: i32) -> bool {
+    use jank_bits::*;
+    const MASK: i32 =
+        NON_ANIMATING | DISPLAY_NOT_ON | DISPLAY_MODE_CHANGE_IN_PROGRESS | DISPLAY_POWER_MODE_CHANGE_IN_PROGRESS;
+    jank & MASK != 0 && jank & !MASK == 0
+}
+
+/// trace_processor's `jank_tag` of an actual frame (CalculateDisplayFrameJankTag /
+/// CalculateSurfaceFrameJankTag in frame_timeline_event_parser.cc). The
+/// display-state bits of Android 16+ are "Non-perceivable Jank", as in
+/// Perfetto's display_power_mode_change diff test.
+pub fn jank_tag(kind: TimelineKind, jank: i32, present_type: Option<i32>) -> &'static str {
+    use jank_bits::*;
+    if jank == UNSPECIFIED {
+        return "Unspecified";
+    }
+    if kind.is_surface() {
+        if surface_frame_janky(jank) {
+            "Self Jank"
+        } else if display_frame_janky(jank) {
+            "Other Jank"
+        } else if jank == BUFFER_STUFFING {
+            "Buffer Stuffing"
+        } else if present_type == Some(4) {
+            // PRESENT_DROPPED
+            "Dropped Frame"
+        } else if non_perceivable(jank) {
+            "Non-perceivable Jank"
+        } else {
+            "No Jank"
+        }
+    } else if display_frame_janky(jank) {
+        "Self Jank"
+    } else if jank == SF_STUFFING {
+        "SurfaceFlinger Stuffing"
+    } else if jank == DROPPED {
+        "Dropped Frame"
+    } else if non_perceivable(jank) {
+        "Non-perceivable Jank"
+    } else {
+        "No Jank"
+    }
 }
 
 fn present_type_string(v: Option<i32>) -> &'static str {
@@ -858,7 +974,8 @@ fn build_timeline(
             if r.ts.checked_abs().is_none_or(|a| a >= BAD_TS) {
                 continue;
             }
-            if let Some(ts) = convert(r.clock, r.ts) {
+            // Negative trace times are platform bugs trace_processor drops.
+            if let Some(ts) = convert(r.clock, r.ts).filter(|&ts| ts >= 0) {
                 recs.push((ts, r.order, &r.event));
             }
         }
@@ -866,6 +983,7 @@ fn build_timeline(
     recs.sort_unstable_by_key(|r| (r.0, r.1));
     let mut out: Vec<TimelineSlice> = Vec::new();
     let mut open: HashMap<i64, usize> = HashMap::new();
+    let mut expected_surface_seen: std::collections::HashSet<(Upid, i64)> = std::collections::HashSet::new();
     let mut invalid = 0u64;
     for (ts, _, ev) in recs {
         match ev {
@@ -892,6 +1010,11 @@ fn build_timeline(
                     continue;
                 }
                 let upid = id.process(pid);
+                // One expected surface frame per (process, token): every layer of
+                // the app shares the same expectation (trace_processor keeps the first).
+                if *kind == TimelineKind::ExpectedSurface && !expected_surface_seen.insert((upid, token)) {
+                    continue;
+                }
                 let actual = kind.is_actual();
                 let n = |s: &str| Some(Name::from(s));
                 open.insert(*cookie, out.len());
@@ -911,6 +1034,7 @@ fn build_timeline(
                     gpu_composition: actual.then_some(*gpu_composition),
                     prediction_type: if actual { n(prediction_type_string(*prediction_type)) } else { None },
                     jank_severity_type: if actual { n(severity_string(*jank_severity_type, *jank_type)) } else { None },
+                    jank_tag: if actual { n(jank_tag(*kind, *jank_type, *present_type)) } else { None },
                 });
             }
             TimelineEvent::End { cookie } => {

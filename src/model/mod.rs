@@ -145,6 +145,11 @@ pub struct TimelineSlice {
     pub prediction_type: Option<Name>,
     /// Actual frames only: `"None"`, `"Partial"`, `"Full"`, `"Unknown"`.
     pub jank_severity_type: Option<Name>,
+    /// Actual frames only: trace_processor's summary of the jank type:
+    /// `"Self Jank"`, `"Other Jank"`, `"Dropped Frame"`, `"Buffer Stuffing"`,
+    /// `"SurfaceFlinger Stuffing"`, `"Non-perceivable Jank"`, `"No Jank"` or
+    /// `"Unspecified"` (see `model::build::jank_tag`).
+    pub jank_tag: Option<Name>,
 }
 
 /// A scheduler event kept for the threads the analysis asked about (see
@@ -212,7 +217,9 @@ pub struct DataLoss {
     /// From ftrace_stats / trace_stats, when present.
     pub ftrace_overrun: u64,
     pub trace_buffer_overruns: u64,
+    /// Chunks a full DISCARD-policy buffer dropped (trace_stats buffer_stats).
     pub chunks_discarded: u64,
+    /// Patches the service refused (informational, as in trace_processor).
     pub patches_discarded: u64,
     /// Bytes at the end of the file that did not form a whole packet.
     pub truncated_bytes: u64,

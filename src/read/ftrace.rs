@@ -47,6 +47,11 @@ pub fn header(b: &[u8]) -> Result<BundleHeader<'_>, super::wire::WireError> {
             3 => h.lost_events = v.as_bool(),
             4 => h.compact_sched = Some(v.bytes()),
             10 => h.previous_bundle_end = Some(v.as_i64()),
+            // last_read_event_timestamp: the same fact from Perfetto v44-v46;
+            // previous_bundle_end_timestamp (v47+) wins when both are present.
+            9 => {
+                h.previous_bundle_end.get_or_insert(v.as_i64());
+            }
             _ => {}
         }
     }

@@ -33,8 +33,9 @@ pub fn event(ctx: &mut Ctx, b: &[u8], ts: i64, clock: ClockRef) {
     }
     match parsed {
         Some(Some(event)) => {
+            // The packet time is usually CLOCK_MONOTONIC: the trace span only
+            // takes it in after conversion (model::build).
             let order = ctx.order();
-            ctx.batch.see_ts(ts);
             ctx.batch.timeline.push(TimelineRec { ts, clock, order, event });
         }
         // trace_processor counts events without a cookie as parser errors.

@@ -3,7 +3,7 @@
 //! The terminal table, `--format json` and `--format csv` are exporters whose
 //! single artefact goes to stdout; `--out DIR` runs the [`ExportManager`]'s
 //! exporters and writes their artefacts there (`frames.parquet`,
-//! `frames.csv`, `summary.json`; charts and `report.html` plug in the same way).
+//! `frames.csv`, `summary.json`, `charts/*.png` and `report.html`).
 
 use std::path::{Path, PathBuf};
 
@@ -14,7 +14,9 @@ use crate::metrics::AppSummary;
 use crate::model::TraceMeta;
 
 pub mod cells;
+pub mod charts;
 pub mod csv;
+pub mod html;
 pub mod info;
 pub mod json;
 pub mod parquet;
@@ -108,7 +110,7 @@ pub struct ExportManager {
 }
 
 impl Default for ExportManager {
-    /// `frames.parquet`, `frames.csv`, `summary.json`.
+    /// `frames.parquet`, `frames.csv`, `summary.json`, `charts/*.png`, `report.html`.
     fn default() -> Self {
         let mut m = ExportManager { exporters: Vec::new() };
         m.add(Box::new(parquet::ParquetExporter));
@@ -117,6 +119,7 @@ impl Default for ExportManager {
             file_name: "summary.json",
             include_frames: false,
         }));
+        m.add(Box::new(html::HtmlExporter::default()));
         m
     }
 }
@@ -150,7 +153,19 @@ impl ExportManager {
         let mut written = Vec::with_capacity(artifacts.len());
         for a in artifacts {
             let path = dir.join(&a.file_name);
-            let tmp = dir.join(format!(".{}.fpsan-tmp", a.file_name));
+            // `charts/x.png`: the temporary file sits beside the final one.
+            let parent = path.parent().unwrap_or(dir);
+            if parent != dir {
+                std::fs::create_dir_all(parent).map_err(|source| ReportError::Io {
+                    path: parent.to_path_buf(),
+                    source,
+                })?;
+            }
+            let base = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let tmp = parent.join(format!(".{base}.fpsan-tmp"));
             std::fs::write(&tmp, &a.bytes)
                 .and_then(|_| std::fs::rename(&tmp, &path))
                 .map_err(|source| {

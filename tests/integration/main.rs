@@ -6,8 +6,10 @@ mod util;
 
 mod capture;
 mod conformance;
+mod decode;
 mod frames;
 mod hostile;
 mod info;
 mod analyze;
 mod report;
+mod schema;

@@ -1,1 +1,384 @@
-//! placeholder
+//! `--out DIR`'s charts and `report.html` through the public API on a
+//! hand-made analysis: the files written (and only those), overwrite and
+//! unwritable-directory behaviour, and a real browser: Debian's headless
+//! `chromium` renders report.html to a screenshot (not blank, chart colours
+//! present) while its NetLog proves the page fetched nothing. Then the same
+//! on the demo trace through the binary. Browser parts skip with a printed
+//! reason when chromium is absent.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use fpsan::frames::{FrameAnalysis, FrameRow, FrameWhy};
+use fpsan::metrics::{self, AppFilter, MetricsOptions};
+use fpsan::model::Trace;
+use fpsan::report::{ExportManager, Report, ReportError};
+
+use crate::util::{fpsan, testdata};
+
+const I: i64 = 16_666_667;
+const MS: i64 = 1_000_000;
+
+/// 60 frames of `com.example.app` 50 ms apart, three of them janky, with
+/// phases, RenderThread and FrameTimeline.
+fn analysis() -> (Trace, FrameAnalysis) {
+    let mut trace = Trace::default();
+    trace.meta.path = "hand-made.pftrace".into();
+    trace.meta.first_ts = Some(0);
+    trace.meta.last_ts = Some(4_000_000_000);
+    trace.meta.android.sdk_version = Some(35);
+    let rows: Vec<FrameRow> = (0..60i64)
+        .map(|k| {
+            let ts = 500_000_000 + k * 50 * MS;
+            let cost = match k {
+                12 => 70 * MS,
+                30 => 250 * MS,
+                45 => 760 * MS,
+                _ => 7 * MS,
+            };
+            let dur = cost - MS;
+            let d = cost / I;
+            FrameRow {
+                process: Some("com.example.app".into()),
+                pid: 321,
+                tid: 321,
+                frame_id: Some(5000 + k),
+                ts,
+                do_frame_dur: dur,
+                vsync_ts: Some(ts - MS),
+                vsync_source: Some("frame_timeline".into()),
+                frame_interval_ns: I,
+                refresh_hz: 1e9 / I as f64,
+                jitter_ns: Some(MS),
+                animation_dur: Some(MS),
+                traversal_dur: Some(dur - 2 * MS),
+                commit_dur: Some(MS / 2),
+                frame_cost_ns: cost,
+                dropped_frames: d,
+                drop_level: metrics::drop_level(d).into(),
+                draw_frame_ts: Some(ts + dur),
+                draw_frame_dur: Some(4 * MS),
+                draw_frame_count: 1,
+                expected_end: Some(ts - MS + 2 * I),
+                actual_end: Some(ts + dur + 12 * MS),
+                overrun_ns: Some(dur + 13 * MS - 2 * I),
+                present_type: Some(
+                    if dur + 13 * MS > 2 * I {
+                        "Late Present"
+                    } else {
+                        "On-time Present"
+                    }
+                    .into(),
+                ),
+                jank_type: Some(if d > 0 { "App Deadline Missed" } else { "None" }.into()),
+                layer_name: Some("com.example.app/com.example.app.MainActivity#0".into()),
+                layer_count: 1,
+                ..Default::default()
+            }
+        })
+        .collect();
+    let why = [12usize, 30, 45]
+        .iter()
+        .map(|&i| FrameWhy {
+            frame_index: i,
+            dominant_phase: "traversal".into(),
+            dominant_phase_ns: rows[i].traversal_dur.unwrap(),
+            longest_slice: Some("RecyclerView OnLayout".into()),
+            longest_slice_ns: Some(rows[i].traversal_dur.unwrap() - MS),
+            blockers: vec![],
+            thread_state: None,
+        })
+        .collect();
+    (
+        trace,
+        FrameAnalysis {
+            rows,
+            why,
+            quality: Default::default(),
+        },
+    )
+}
+
+fn write_out(dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
+    let (trace, a) = analysis();
+    let frames = metrics::frames_table(&trace, &a, &AppFilter::All).unwrap();
+    let apps = metrics::summarize(&frames, &a.why, &MetricsOptions::default()).unwrap();
+    let report = Report {
+        meta: &trace.meta,
+        span_ns: trace.span_ns(),
+        apps: &apps,
+        frames: &frames,
+        quality: &a.quality,
+        warnings: &[],
+    };
+    ExportManager::default().write(dir, &report)
+}
+
+fn is_png(path: &Path) -> bool {
+    std::fs::read(path).is_ok_and(|b| b.starts_with(b"\x89PNG\r\n\x1a\n"))
+}
+
+#[test]
+fn out_dir_has_charts_and_html() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let written = write_out(&out).unwrap();
+    let rel: Vec<String> = written
+        .iter()
+        .map(|p| p.strip_prefix(&out).unwrap().to_string_lossy().into_owned())
+        .collect();
+    for kind in ["timeline", "distribution", "fps", "drop-levels", "janky", "present"] {
+        let name = format!("charts/com.example.app-321-{kind}.png");
+        assert!(rel.contains(&name), "{name} missing from {rel:?}");
+        assert!(is_png(&out.join(&name)), "{name}");
+    }
+    assert!(rel.contains(&"report.html".to_string()));
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert_eq!(html.matches("data:image/png;base64,").count(), 6);
+    assert_no_external_reference(&html);
+}
+
+#[test]
+fn existing_dir_overwrites_only_fpsan_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().to_path_buf();
+    std::fs::create_dir_all(out.join("charts")).unwrap();
+    std::fs::write(out.join("notes.txt"), "mine").unwrap();
+    std::fs::write(out.join("charts/my-sketch.png"), "mine too").unwrap();
+    std::fs::write(out.join("report.html"), "stale").unwrap();
+    std::fs::write(out.join("charts/com.example.app-321-fps.png"), "stale").unwrap();
+    write_out(&out).unwrap();
+    assert_eq!(std::fs::read_to_string(out.join("notes.txt")).unwrap(), "mine");
+    assert_eq!(
+        std::fs::read_to_string(out.join("charts/my-sketch.png")).unwrap(),
+        "mine too"
+    );
+    assert!(std::fs::read_to_string(out.join("report.html"))
+        .unwrap()
+        .starts_with("<!DOCTYPE html>"));
+    assert!(is_png(&out.join("charts/com.example.app-321-fps.png")));
+    // No temporary files left behind.
+    for d in [out.clone(), out.join("charts")] {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let n = e.unwrap().file_name().to_string_lossy().into_owned();
+            assert!(!n.ends_with(".fpsan-tmp"), "{n}");
+        }
+    }
+}
+
+#[test]
+fn unwritable_out_dir_is_one_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("a_file");
+    std::fs::write(&file, "x").unwrap();
+    let err = write_out(&file.join("sub")).unwrap_err();
+    assert!(matches!(err, ReportError::OutDir { .. }), "{err}");
+    let msg = err.to_string();
+    assert!(msg.contains("a_file") && !msg.contains('\n'), "{msg}");
+    // `charts` taken by a file: the charts cannot be written, one line naming it.
+    let out = tmp.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    std::fs::write(out.join("charts"), "a file").unwrap();
+    let msg = write_out(&out).unwrap_err().to_string();
+    assert!(msg.contains("charts") && !msg.contains('\n'), "{msg}");
+}
+
+/// Nothing in the page may make the browser fetch: no script, no link, no CSS
+/// url() or @import, no src/href other than data: URIs and in-page anchors.
+fn assert_no_external_reference(html: &str) {
+    let lower = html.to_lowercase();
+    for bad in [
+        "<script",
+        "<link",
+        "<iframe",
+        "<object",
+        "<embed",
+        "@import",
+        "url(",
+        "srcset",
+        "http-equiv",
+    ] {
+        assert!(!lower.contains(bad), "found {bad}");
+    }
+    for attr in ["src=", "href=", "action=", "poster="] {
+        for part in lower.split(attr).skip(1) {
+            let v = part.trim_start_matches(['"', '\'']);
+            assert!(
+                v.starts_with("data:") || v.starts_with('#'),
+                "{attr}{}",
+                &part[..part.len().min(60)]
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The browser
+
+fn chromium() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    for name in ["chromium", "chromium-browser"] {
+        for dir in std::env::split_paths(&path) {
+            let p = dir.join(name);
+            if p.is_file() {
+                return Some(p);
+            }
+        }
+    }
+    eprintln!("skipped: chromium not found on PATH (apt-get install -y chromium)");
+    None
+}
+
+/// What chromium did with a page: its screenshot and the URLs the page asked for.
+struct Rendered {
+    width: u32,
+    height: u32,
+    rgb: Vec<u8>,
+    page_requests: Vec<String>,
+}
+
+/// Render `html` headless into a 1280×`height` screenshot with a fresh profile,
+/// recording a NetLog. Requests the page made are those whose site or
+/// isolation key is the file:// page (chromium's own background requests,
+/// e.g. update checks, have none).
+fn render(chromium: &Path, html: &Path, height: u32) -> Rendered {
+    let tmp = tempfile::tempdir().unwrap();
+    let shot = tmp.path().join("shot.png");
+    let netlog = tmp.path().join("netlog.json");
+    let profile = tmp.path().join("profile");
+    std::fs::create_dir(&profile).unwrap();
+    let out = Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-quic",
+            "--hide-scrollbars",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(format!("--log-net-log={}", netlog.display()))
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(format!("--window-size=1280,{height}"))
+        .arg(format!("file://{}", html.display()))
+        .output()
+        .expect("run chromium");
+    assert!(
+        shot.is_file(),
+        "no screenshot; chromium said: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dec = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&shot).unwrap()));
+    let mut reader = dec.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    buf.truncate(info.buffer_size());
+    let channels = info.color_type.samples();
+    let rgb: Vec<u8> = buf.chunks_exact(channels).flat_map(|p| [p[0], p[1], p[2]]).collect();
+
+    let log: serde_json::Value = serde_json::from_slice(&std::fs::read(&netlog).unwrap()).expect("NetLog JSON");
+    let mut page_requests = Vec::new();
+    for e in log["events"].as_array().into_iter().flatten() {
+        let p = &e["params"];
+        let Some(url) = p["url"].as_str() else {
+            continue;
+        };
+        let from_page = ["network_isolation_key", "site_for_cookies", "initiator"]
+            .iter()
+            .any(|k| p[*k].as_str().is_some_and(|v| v.contains("file://")));
+        if from_page
+            && !url.starts_with("file:")
+            && !url.starts_with("data:")
+            && !page_requests.iter().any(|u| u == url)
+        {
+            page_requests.push(url.to_string());
+        }
+    }
+    Rendered {
+        width: info.width,
+        height: info.height,
+        rgb,
+        page_requests,
+    }
+}
+
+fn count_near(rgb: &[u8], c: (u8, u8, u8), tol: i32) -> usize {
+    rgb.chunks_exact(3)
+        .filter(|p| {
+            (p[0] as i32 - c.0 as i32).abs() <= tol
+                && (p[1] as i32 - c.1 as i32).abs() <= tol
+                && (p[2] as i32 - c.2 as i32).abs() <= tol
+        })
+        .count()
+}
+
+fn check_rendered(r: &Rendered) {
+    assert_eq!((r.width, r.height), (1280, 4000));
+    assert!(r.page_requests.is_empty(), "the page fetched: {:?}", r.page_requests);
+    let n = (r.width * r.height) as usize;
+    let non_white = r.rgb.chunks_exact(3).filter(|p| p.iter().any(|&v| v < 235)).count();
+    assert!(non_white > n / 20, "page looks blank: {non_white} of {n} pixels drawn");
+    // The charts' colours: BEST green (level strip, histogram) and the traversal orange.
+    assert!(
+        count_near(&r.rgb, (67, 160, 71), 3) > 2_000,
+        "no BEST green: charts not shown"
+    );
+    assert!(
+        count_near(&r.rgb, (242, 142, 43), 3) > 2_000,
+        "no traversal orange: charts not shown"
+    );
+}
+
+#[test]
+fn chromium_renders_the_report_offline() {
+    let Some(chromium) = chromium() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    write_out(tmp.path()).unwrap();
+
+    // The detector works: a page with external references is caught.
+    let canary = tmp.path().join("canary.html");
+    std::fs::write(
+        &canary,
+        r#"<html><body><img src="http://fpsan-canary.invalid/a.png"><div style="background:url(https://fpsan-canary.invalid/b.png)">x</div></body></html>"#,
+    )
+    .unwrap();
+    let c = render(&chromium, &canary, 600);
+    assert!(
+        c.page_requests.iter().any(|u| u.contains("fpsan-canary.invalid/a.png")),
+        "{:?}",
+        c.page_requests
+    );
+
+    let r = render(&chromium, &tmp.path().join("report.html"), 4000);
+    check_rendered(&r);
+}
+
+#[test]
+fn demo_trace_report_in_chromium() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = std::time::Instant::now();
+    let out = fpsan()
+        .arg("analyze")
+        .arg(testdata("demo.pftrace"))
+        .arg("--out")
+        .arg(tmp.path())
+        .output()
+        .unwrap();
+    let took = t.elapsed();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    eprintln!("analyze --out on the demo trace: {took:?}");
+    for kind in ["timeline", "distribution", "fps", "drop-levels", "janky", "present"] {
+        assert!(
+            is_png(&tmp.path().join(format!("charts/com.example.scroll-4242-{kind}.png"))),
+            "{kind}"
+        );
+    }
+    let html = std::fs::read_to_string(tmp.path().join("report.html")).unwrap();
+    assert_no_external_reference(&html);
+    assert!(html.contains("com.example.scroll"));
+    let Some(chromium) = chromium() else { return };
+    check_rendered(&render(&chromium, &tmp.path().join("report.html"), 4000));
+}

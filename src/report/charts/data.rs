@@ -1,0 +1,620 @@
+//! The numbers behind every chart, separate from the drawing so they can be
+//! checked exactly: per-app frames read back from the frames table, the
+//! worst window of the frame timeline, interval buckets and the CDF, wall-time
+//! FPS with idle gaps, drop levels per app and scene, the janky frames with
+//! their why, and FrameTimeline present intervals. Times on the x axes are
+//! seconds from `origin_ts` (the trace start, as in the Perfetto UI).
+
+use polars::prelude::{DataFrame, PolarsError};
+
+use crate::metrics::{sql, AppSummary, Levels, Percentiles};
+
+/// Stack segments of a frame bar, bottom to top: the start jitter (vsync to
+/// doFrame start), the doFrame phases, the rest of doFrame, then RenderThread.
+pub const SEGMENTS: [&str; 8] = [
+    "start jitter",
+    "input",
+    "animation",
+    "insets animation",
+    "traversal",
+    "commit",
+    "other doFrame work",
+    "RenderThread",
+];
+
+/// Index of the first phase in [`SEGMENTS`] that runs inside doFrame.
+pub const FIRST_PHASE: usize = 1;
+/// Index of "other doFrame work".
+pub const OTHER: usize = 6;
+/// Index of the RenderThread segment.
+pub const RENDER: usize = 7;
+
+/// A gap of at least this long between one frame's end and the next frame's
+/// vsync, with no frame pending, is shown as idle on the FPS chart.
+pub const IDLE_GAP_NS: i64 = 100_000_000;
+
+/// Matrix drop level index (0 = BEST … 4 = FROZEN) of a `drop_level` name;
+/// unknown names count as BEST.
+pub fn level_index(name: &str) -> usize {
+    Levels::NAMES.iter().position(|l| *l == name).unwrap_or(0)
+}
+
+/// One frame of one app, as the charts need it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Frame {
+    pub frame_index: i64,
+    pub frame_id: Option<i64>,
+    pub ts: i64,
+    pub vsync_ts: Option<i64>,
+    pub interval_ns: i64,
+    pub do_frame_dur: i64,
+    pub frame_cost_ns: i64,
+    pub dropped_frames: i64,
+    /// Index into `Levels::NAMES`.
+    pub level: usize,
+    /// Durations (ns) of [`SEGMENTS`].
+    pub segments: [i64; 8],
+    /// End of the RenderThread work, when it ran.
+    pub draw_end: Option<i64>,
+    pub actual_end: Option<i64>,
+    pub overrun_ns: Option<i64>,
+    pub present_type: Option<String>,
+}
+
+impl Frame {
+    /// Height of the UI-thread part of the bar (start jitter + doFrame).
+    pub fn ui_ns(&self) -> i64 {
+        self.segments[..RENDER].iter().sum()
+    }
+    /// Height of the whole bar.
+    pub fn total_ns(&self) -> i64 {
+        self.segments.iter().sum()
+    }
+    /// Where the frame's own work ends: RenderThread end or doFrame end.
+    fn end_ts(&self) -> i64 {
+        let ui_end = self.ts + self.do_frame_dur;
+        self.draw_end.map_or(ui_end, |d| d.max(ui_end))
+    }
+}
+
+/// Stack segments of a frame from its frames-table values. The start jitter
+/// is `ts − vsync_ts` clamped at 0; a phase that did not run is 0; "other" is
+/// the part of doFrame outside the five phases (never negative).
+pub fn segments(
+    jitter_ns: Option<i64>,
+    phases: [Option<i64>; 5],
+    do_frame_dur: i64,
+    draw_frame_dur: Option<i64>,
+) -> [i64; 8] {
+    let mut s = [0i64; 8];
+    s[0] = jitter_ns.unwrap_or(0).max(0);
+    let mut in_phases = 0;
+    for (k, p) in phases.iter().enumerate() {
+        let v = p.unwrap_or(0).max(0);
+        s[FIRST_PHASE + k] = v;
+        in_phases += v;
+    }
+    s[OTHER] = (do_frame_dur - in_phases).max(0);
+    s[RENDER] = draw_frame_dur.unwrap_or(0).max(0);
+    s
+}
+
+/// The frames of process `pid` in the frames table, in start order.
+pub fn app_frames(frames: &DataFrame, pid: i32) -> Result<Vec<Frame>, PolarsError> {
+    let i = |c: &str| sql::i64s(frames, c);
+    let pids = i("pid")?;
+    let (idx, id, ts, vsync, interval, dur, cost, dropped) = (
+        i("frame_index")?,
+        i("frame_id")?,
+        i("ts")?,
+        i("vsync_ts")?,
+        i("frame_interval_ns")?,
+        i("do_frame_dur")?,
+        i("frame_cost_ns")?,
+        i("dropped_frames")?,
+    );
+    let (jitter, input, anim, insets, trav, commit) = (
+        i("jitter_ns")?,
+        i("input_dur")?,
+        i("animation_dur")?,
+        i("insets_animation_dur")?,
+        i("traversal_dur")?,
+        i("commit_dur")?,
+    );
+    let (draw_ts, draw_dur, actual_end, overrun) = (
+        i("draw_frame_ts")?,
+        i("draw_frame_dur")?,
+        i("actual_end")?,
+        i("overrun_ns")?,
+    );
+    let level = sql::strs(frames, "drop_level")?;
+    let present = sql::strs(frames, "present_type")?;
+    let mut out: Vec<Frame> = (0..frames.height())
+        .filter(|&r| pids[r] == Some(pid as i64))
+        .map(|r| {
+            let do_frame_dur = dur[r].unwrap_or(0);
+            Frame {
+                frame_index: idx[r].unwrap_or(r as i64),
+                frame_id: id[r],
+                ts: ts[r].unwrap_or(0),
+                vsync_ts: vsync[r],
+                interval_ns: interval[r].unwrap_or(0),
+                do_frame_dur,
+                frame_cost_ns: cost[r].unwrap_or(0),
+                dropped_frames: dropped[r].unwrap_or(0).max(0),
+                level: level_index(level[r].as_deref().unwrap_or("")),
+                segments: segments(
+                    jitter[r],
+                    [input[r], anim[r], insets[r], trav[r], commit[r]],
+                    do_frame_dur,
+                    draw_dur[r],
+                ),
+                draw_end: draw_ts[r].zip(draw_dur[r]).map(|(t, d)| t + d),
+                actual_end: actual_end[r],
+                overrun_ns: overrun[r],
+                present_type: present[r].clone(),
+            }
+        })
+        .collect();
+    out.sort_by_key(|f| (f.ts, f.frame_index));
+    Ok(out)
+}
+
+/// "60 Hz", or "60/120 Hz" when the app ran at several rates (rounded to 1 Hz).
+pub fn refresh_label(frames: &[Frame], fallback_hz: f64) -> String {
+    let mut rates: Vec<i64> = frames
+        .iter()
+        .filter(|f| f.interval_ns > 0)
+        .map(|f| (1e9 / f.interval_ns as f64).round() as i64)
+        .collect();
+    rates.sort_unstable();
+    rates.dedup();
+    if rates.is_empty() {
+        return format!("{:.0} Hz", fallback_hz);
+    }
+    format!(
+        "{} Hz",
+        rates.iter().map(|r| r.to_string()).collect::<Vec<_>>().join("/")
+    )
+}
+
+/// The frame interval most frames ran at (the smallest on a tie); 0 without frames.
+pub fn common_interval(frames: &[Frame]) -> i64 {
+    let mut counts: std::collections::BTreeMap<i64, usize> = std::collections::BTreeMap::new();
+    for f in frames {
+        *counts.entry(f.interval_ns).or_default() += 1;
+    }
+    // BTreeMap iterates in ascending interval, and max_by_key keeps the last maximum:
+    // iterate in reverse so the smallest interval wins a tie.
+    counts
+        .iter()
+        .rev()
+        .max_by_key(|(_, n)| **n)
+        .map(|(i, _)| *i)
+        .unwrap_or(0)
+}
+
+/// The app's display name.
+pub fn app_name(app: &AppSummary) -> String {
+    match &app.process {
+        Some(p) => p.clone(),
+        None => format!("pid {}", app.pid),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// 1. Frame timeline
+
+/// The frames drawn as bars on the timeline.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimelineData {
+    /// 0-based position in the app's frames of the first bar.
+    pub start: usize,
+    pub total_frames: usize,
+    /// True when only a window of the frames is shown.
+    pub zoomed: bool,
+    pub bars: Vec<Frame>,
+}
+
+/// Start of the `width` consecutive frames with the most dropped frames
+/// (ties: the larger Σ frame_cost_ns, then the earliest).
+pub fn worst_window(frames: &[Frame], width: usize) -> usize {
+    if width == 0 || frames.len() <= width {
+        return 0;
+    }
+    let key = |f: &Frame| (f.dropped_frames, f.frame_cost_ns);
+    let (mut d, mut c) = frames[..width]
+        .iter()
+        .map(key)
+        .fold((0i64, 0i64), |a, k| (a.0 + k.0, a.1 + k.1));
+    let (mut best, mut best_key) = (0, (d, c));
+    for s in 1..=frames.len() - width {
+        let (out, inn) = (key(&frames[s - 1]), key(&frames[s + width - 1]));
+        d += inn.0 - out.0;
+        c += inn.1 - out.1;
+        if (d, c) > best_key {
+            best = s;
+            best_key = (d, c);
+        }
+    }
+    best
+}
+
+/// All frames when they fit in `max_bars`, else the worst window of `max_bars`.
+pub fn timeline(frames: &[Frame], max_bars: usize) -> TimelineData {
+    let zoomed = frames.len() > max_bars;
+    let start = if zoomed { worst_window(frames, max_bars) } else { 0 };
+    let end = if zoomed { start + max_bars } else { frames.len() };
+    TimelineData {
+        start,
+        total_frames: frames.len(),
+        zoomed,
+        bars: frames[start..end].to_vec(),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// 2. Frame cost distribution
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bucket {
+    /// "1", "2", …, "10–24", "≥43".
+    pub label: String,
+    /// Vsync intervals the frame took (dropped_frames + 1): first and last
+    /// of the bucket (None: open).
+    pub intervals: i64,
+    pub last: Option<i64>,
+    pub frames: i64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Distribution {
+    pub buckets: Vec<Bucket>,
+    /// Sorted frame costs in ms with the fraction of frames at or below: the CDF steps.
+    pub cdf: Vec<(f64, f64)>,
+    pub p50: Option<i64>,
+    pub p90: Option<i64>,
+    pub p99: Option<i64>,
+    pub max: Option<i64>,
+}
+
+/// Histogram buckets in vsync intervals (n = dropped_frames + 1): one per
+/// n for 1 … 9 (BEST and NORMAL), then one per remaining Matrix level —
+/// 10–24 (MIDDLE), 25–42 (HIGH), ≥ 43 (FROZEN) — so every bucket holds
+/// one level and the layout is the same in every report.
+pub const BUCKETS: [(i64, Option<i64>); 12] = [
+    (1, Some(1)),
+    (2, Some(2)),
+    (3, Some(3)),
+    (4, Some(4)),
+    (5, Some(5)),
+    (6, Some(6)),
+    (7, Some(7)),
+    (8, Some(8)),
+    (9, Some(9)),
+    (10, Some(24)),
+    (25, Some(42)),
+    (43, None),
+];
+
+/// Frames per bucket of [`BUCKETS`] (each frame on its own interval); the
+/// CDF of `frame_cost_ns`; the app's nearest-rank percentiles (the same
+/// numbers as the summary).
+pub fn distribution(frames: &[Frame], pct: &Percentiles) -> Distribution {
+    let mut buckets: Vec<Bucket> = BUCKETS
+        .iter()
+        .map(|&(lo, hi)| Bucket {
+            label: match hi {
+                Some(h) if h == lo => lo.to_string(),
+                Some(h) => format!("{lo}–{h}"),
+                None => format!("≥{lo}"),
+            },
+            intervals: lo,
+            last: hi,
+            frames: 0,
+        })
+        .collect();
+    for f in frames {
+        let n = f.dropped_frames.max(0) + 1;
+        if let Some(b) = buckets
+            .iter_mut()
+            .find(|b| n >= b.intervals && b.last.is_none_or(|h| n <= h))
+        {
+            b.frames += 1;
+        }
+    }
+    let mut costs: Vec<i64> = frames.iter().map(|f| f.frame_cost_ns).collect();
+    costs.sort_unstable();
+    let total = costs.len() as f64;
+    let cdf = costs
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| (c as f64 / 1e6, (i + 1) as f64 / total))
+        .collect();
+    Distribution {
+        buckets,
+        cdf,
+        p50: pct.p50,
+        p90: pct.p90,
+        p99: pct.p99,
+        max: pct.max,
+    }
+}
+
+// ---------------------------------------------------------------------------
+// 3. FPS over time
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct FpsData {
+    /// (start s, end s, fps) per 1 s wall-time window (`fps_wall_timeline`).
+    pub windows: Vec<(f64, f64, f64)>,
+    pub refresh_hz: f64,
+    /// (start s, end s) of idle gaps: no frame pending for at least [`IDLE_GAP_NS`].
+    pub idle: Vec<(f64, f64)>,
+    /// (start s, level, dropped frames) of each frame that dropped at least one frame.
+    pub janky: Vec<(f64, usize, i64)>,
+    /// The app's wall time, in s.
+    pub span: (f64, f64),
+}
+
+fn secs(ts: i64, origin_ts: i64) -> f64 {
+    (ts - origin_ts) as f64 / 1e9
+}
+
+/// Idle gaps of one app: from the end of a frame's work (doFrame or RenderThread,
+/// whichever is later) to the next frame's vsync (its start when there is no
+/// vsync), when at least [`IDLE_GAP_NS`]. A main thread busy outside a frame
+/// delays the next frame after its vsync, so that time is not counted as idle.
+pub fn idle_gaps(frames: &[Frame]) -> Vec<(i64, i64)> {
+    let mut out = Vec::new();
+    let mut busy_until = i64::MIN;
+    for (k, f) in frames.iter().enumerate() {
+        let next_start = f.vsync_ts.unwrap_or(f.ts).min(f.ts);
+        if k > 0 && next_start - busy_until >= IDLE_GAP_NS {
+            out.push((busy_until, next_start));
+        }
+        busy_until = busy_until.max(f.end_ts());
+    }
+    out
+}
+
+pub fn fps(app: &AppSummary, frames: &[Frame], origin_ts: i64) -> FpsData {
+    FpsData {
+        windows: app
+            .fps_wall_timeline
+            .iter()
+            .map(|w| {
+                (
+                    secs(w.start_ts, origin_ts),
+                    secs(w.start_ts, origin_ts) + w.seconds,
+                    w.fps,
+                )
+            })
+            .collect(),
+        refresh_hz: app.refresh_hz,
+        idle: idle_gaps(frames)
+            .into_iter()
+            .map(|(a, b)| (secs(a, origin_ts), secs(b, origin_ts)))
+            .collect(),
+        janky: frames
+            .iter()
+            .filter(|f| f.dropped_frames >= 1)
+            .map(|f| (secs(f.ts, origin_ts), f.level, f.dropped_frames))
+            .collect(),
+        span: (secs(app.first_ts, origin_ts), secs(app.wall_end_ts, origin_ts)),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// 4. Drop levels
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct LevelGroup {
+    pub name: String,
+    pub frames: i64,
+    /// Frames per level (BEST … FROZEN).
+    pub counts: [i64; 5],
+    /// Σ dropped frames per level (Matrix dropSum).
+    pub sums: [i64; 5],
+}
+
+/// The app as a whole, then its scenes with the most frames (at most
+/// `max_groups` groups in all; the rest of the scenes are summed into
+/// "other scenes").
+pub fn drop_levels(app: &AppSummary, max_groups: usize) -> Vec<LevelGroup> {
+    let mut out = vec![LevelGroup {
+        name: "all frames".into(),
+        frames: app.frames,
+        counts: app.drop_level.values(),
+        sums: app.drop_sum.values(),
+    }];
+    let mut scenes: Vec<&crate::metrics::SceneSummary> = app.scenes.iter().collect();
+    // One scene holding every frame says nothing the total does not.
+    if scenes.len() == 1 && scenes[0].frames == app.frames {
+        return out;
+    }
+    scenes.sort_by(|a, b| b.frames.cmp(&a.frames).then(a.first_ts.cmp(&b.first_ts)));
+    let room = max_groups.saturating_sub(1).max(1);
+    let (shown, rest) = if scenes.len() > room {
+        scenes.split_at(room - 1)
+    } else {
+        (&scenes[..], &[][..])
+    };
+    for s in shown {
+        out.push(LevelGroup {
+            name: s.scene.clone(),
+            frames: s.frames,
+            counts: s.drop_level.values(),
+            sums: s.drop_sum.values(),
+        });
+    }
+    if !rest.is_empty() {
+        let mut g = LevelGroup {
+            name: format!("{} other scenes", rest.len()),
+            frames: 0,
+            counts: [0; 5],
+            sums: [0; 5],
+        };
+        for s in rest {
+            g.frames += s.frames;
+            for k in 0..5 {
+                g.counts[k] += s.drop_level.values()[k];
+                g.sums[k] += s.drop_sum.values()[k];
+            }
+        }
+        out.push(g);
+    }
+    out
+}
+
+/// One group per app, in report order.
+pub fn apps_drop_levels(apps: &[AppSummary]) -> Vec<LevelGroup> {
+    apps.iter()
+        .map(|a| LevelGroup {
+            name: app_name(a),
+            frames: a.frames,
+            counts: a.drop_level.values(),
+            sums: a.drop_sum.values(),
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------
+// 5. Janky frames and why
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct JankyRow {
+    pub frame: Frame,
+    /// Start, s from the origin.
+    pub t: f64,
+    pub dominant_phase: Option<String>,
+    pub dominant_ns: Option<i64>,
+    pub longest_slice: Option<String>,
+    pub longest_ns: Option<i64>,
+    pub jank_type: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct JankyData {
+    /// The app's worst frames (worst first), as the summary lists them.
+    pub rows: Vec<JankyRow>,
+    /// Frames of the app with at least one dropped frame.
+    pub janky_frames: usize,
+}
+
+pub fn janky(app: &AppSummary, frames: &[Frame], origin_ts: i64) -> JankyData {
+    let rows = app
+        .worst_frames
+        .iter()
+        .filter_map(|w| {
+            let f = frames.iter().find(|f| f.frame_index == w.frame_index as i64)?;
+            Some(JankyRow {
+                frame: f.clone(),
+                t: secs(f.ts, origin_ts),
+                dominant_phase: w.why.as_ref().map(|y| y.dominant_phase.clone()),
+                dominant_ns: w.why.as_ref().map(|y| y.dominant_phase_ns),
+                longest_slice: w.why.as_ref().and_then(|y| y.longest_slice.clone()),
+                longest_ns: w.why.as_ref().and_then(|y| y.longest_slice_ns),
+                jank_type: w.jank_type.clone(),
+            })
+        })
+        .collect();
+    JankyData {
+        rows,
+        janky_frames: frames.iter().filter(|f| f.dropped_frames >= 1).count(),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// 6. FrameTimeline present times
+
+/// Colour classes of `present_type`.
+pub const PRESENT_CLASSES: [&str; 5] = [
+    "On-time Present",
+    "Late Present",
+    "Early Present",
+    "Dropped Frame",
+    "other",
+];
+
+pub fn present_class(present_type: Option<&str>) -> usize {
+    present_type
+        .and_then(|p| PRESENT_CLASSES[..4].iter().position(|c| *c == p))
+        .unwrap_or(4)
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct PresentPoint {
+    /// Present time (actual_end), s from the origin.
+    pub t: f64,
+    /// Present − previous present, when the two frames were back to back:
+    /// this frame's vsync is the next one after the previous frame's (within
+    /// 1.5 intervals) or came before the previous present (it was already
+    /// waiting). A stall thus shows its full length, while after an idle
+    /// period (no frame requested) there is no interval (None), as for the
+    /// first frame.
+    pub interval_ns: Option<i64>,
+    pub overrun_ns: Option<i64>,
+    /// Index into [`PRESENT_CLASSES`].
+    pub class: usize,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct PresentData {
+    pub points: Vec<PresentPoint>,
+    /// The app's smallest frame interval.
+    pub interval_ns: i64,
+}
+
+/// Present intervals and overrun of the frames that have a FrameTimeline
+/// match, in present order; None when no frame has one.
+pub fn present(frames: &[Frame], interval_ns: i64, origin_ts: i64) -> Option<PresentData> {
+    let mut with: Vec<&Frame> = frames.iter().filter(|f| f.actual_end.is_some()).collect();
+    if with.is_empty() {
+        return None;
+    }
+    with.sort_by_key(|f| (f.actual_end, f.ts));
+    // (present, vsync, interval) of the previous frame.
+    let mut prev: Option<(i64, i64, i64)> = None;
+    let points = with
+        .iter()
+        .map(|f| {
+            let end = f.actual_end.unwrap_or(0);
+            let vsync = f.vsync_ts.unwrap_or(f.ts);
+            let interval_ns = prev
+                .filter(|&(p_end, p_vsync, p_i)| vsync < p_end || 2 * (vsync - p_vsync) <= 3 * p_i)
+                .map(|(p_end, _, _)| (end - p_end).max(0));
+            prev = Some((end, vsync, f.interval_ns));
+            PresentPoint {
+                t: secs(end, origin_ts),
+                interval_ns,
+                overrun_ns: f.overrun_ns,
+                class: present_class(f.present_type.as_deref()),
+            }
+        })
+        .collect();
+    Some(PresentData { points, interval_ns })
+}
+
+// ---------------------------------------------------------------------------
+// Scales
+
+/// Top of a ms axis for `values`: the largest value, but at most
+/// max(4 × interval, 1.5 × P90) so one 700 ms frame does not flatten the
+/// rest (taller values are drawn clipped and labelled), and at least
+/// 2.2 × interval so the 2× budget line is always on the chart; plus 8 %
+/// headroom.
+pub fn y_cap(values: &[f64], interval_ms: f64) -> f64 {
+    let mut s: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+    s.sort_by(f64::total_cmp);
+    let max = s.last().copied().unwrap_or(0.0);
+    let p90 = if s.is_empty() {
+        0.0
+    } else {
+        s[((s.len() as f64 * 0.9).ceil() as usize).clamp(1, s.len()) - 1]
+    };
+    let cap = (4.0 * interval_ms).max(1.5 * p90);
+    let top = max.min(cap).max(2.2 * interval_ms);
+    let top = if top > 0.0 { top } else { 1.0 };
+    top * 1.08
+}

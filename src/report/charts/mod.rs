@@ -1,0 +1,296 @@
+//! PNG charts for `--out DIR` (`charts/*.png`) and the HTML report: per app
+//! the frame timeline, the frame cost distribution, FPS over time, drop
+//! levels per scene, the janky frames with their why and, when the trace has
+//! FrameTimeline, present intervals and overrun; plus drop levels per app when
+//! there are several apps. [`data`] computes the numbers, [`draw`] draws them
+//! with plotters on a bitmap, and this module encodes PNGs (in parallel) and
+//! names the files. Text uses the embedded DejaVu Sans ([`style`]).
+
+use rayon::prelude::*;
+
+use super::{Artifact, Exporter, Report, ReportError};
+use crate::metrics::AppSummary;
+
+pub mod backend;
+pub mod data;
+pub mod draw;
+pub mod style;
+
+use data::Frame;
+use draw::Heading;
+
+/// Which chart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ChartKind {
+    Timeline,
+    Distribution,
+    Fps,
+    DropLevels,
+    Janky,
+    Present,
+    /// Drop levels of every app side by side.
+    AppsDropLevels,
+}
+
+impl ChartKind {
+    /// File name part.
+    pub fn slug(self) -> &'static str {
+        match self {
+            ChartKind::Timeline => "timeline",
+            ChartKind::Distribution => "distribution",
+            ChartKind::Fps => "fps",
+            ChartKind::DropLevels => "drop-levels",
+            ChartKind::Janky => "janky",
+            ChartKind::Present => "present",
+            ChartKind::AppsDropLevels => "apps-drop-levels",
+        }
+    }
+    /// What the chart shows, for headings and alt text.
+    pub fn label(self) -> &'static str {
+        match self {
+            ChartKind::Timeline => "Frame timeline",
+            ChartKind::Distribution => "Frame cost distribution",
+            ChartKind::Fps => "FPS over time",
+            ChartKind::DropLevels => "Drop levels per scene",
+            ChartKind::Janky => "Janky frames and why",
+            ChartKind::Present => "FrameTimeline present intervals and overrun",
+            ChartKind::AppsDropLevels => "Drop levels per app",
+        }
+    }
+}
+
+/// One rendered chart.
+#[derive(Debug, Clone)]
+pub struct Chart {
+    pub kind: ChartKind,
+    /// The app's pid; None for charts over all apps.
+    pub pid: Option<i32>,
+    /// Path inside `--out DIR`, e.g. `charts/com.example-4242-timeline.png`.
+    pub file_name: String,
+    pub width: u32,
+    pub height: u32,
+    pub png: Vec<u8>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ChartOptions {
+    /// Apps that get their own charts (most frames first).
+    pub max_apps: usize,
+    /// Bars on the frame timeline; longer traces show the worst window.
+    pub max_bars: usize,
+    /// Rows of the drop-level chart (the app, then its largest scenes).
+    pub max_level_groups: usize,
+    pub width: u32,
+    pub height: u32,
+}
+
+impl Default for ChartOptions {
+    fn default() -> Self {
+        ChartOptions {
+            max_apps: 6,
+            max_bars: 120,
+            max_level_groups: 7,
+            width: 1600,
+            height: 900,
+        }
+    }
+}
+
+/// `com.example.app-4242`: the file-name prefix of an app's charts.
+pub fn app_slug(app: &AppSummary) -> String {
+    let name: String = app
+        .process
+        .as_deref()
+        .unwrap_or("pid")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("{name}-{}", app.pid)
+}
+
+/// Encode an RGB buffer as PNG.
+pub fn encode_png(rgb: &[u8], width: u32, height: u32) -> Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(rgb.len() / 8);
+    let mut enc = png::Encoder::new(&mut out, width, height);
+    enc.set_color(png::ColorType::Rgb);
+    enc.set_depth(png::BitDepth::Eight);
+    enc.set_compression(png::Compression::Fast);
+    let mut w = enc.write_header().map_err(|e| e.to_string())?;
+    w.write_image_data(rgb).map_err(|e| e.to_string())?;
+    w.finish().map_err(|e| e.to_string())?;
+    Ok(out)
+}
+
+/// Draw with `f` on a white `width`×`height` bitmap and return the PNG.
+pub fn render_png(width: u32, height: u32, f: impl FnOnce(&style::Area) -> style::DResult) -> Result<Vec<u8>, String> {
+    style::register_font()?;
+    let mut buf = vec![255u8; width as usize * height as usize * 3];
+    {
+        use plotters::prelude::*;
+        let root = backend::ChartBackend::with_buffer(&mut buf, (width, height)).into_drawing_area();
+        f(&root).map_err(|e| e.to_string())?;
+        root.present().map_err(|e| e.to_string())?;
+    }
+    encode_png(&buf, width, height)
+}
+
+/// A chart to draw: everything it needs, computed up front.
+enum Job {
+    Timeline(Heading, data::TimelineData, i64),
+    Distribution(Heading, data::Distribution, i64),
+    Fps(Heading, data::FpsData, f64, f64),
+    Levels(String, Vec<data::LevelGroup>),
+    Janky(Heading, data::JankyData),
+    Present(Heading, data::PresentData),
+}
+
+struct Planned {
+    kind: ChartKind,
+    pid: Option<i32>,
+    file_name: String,
+    width: u32,
+    height: u32,
+    job: Job,
+}
+
+impl Planned {
+    fn render(self) -> Result<Chart, ReportError> {
+        let png = render_png(self.width, self.height, |root| match &self.job {
+            Job::Timeline(h, d, origin) => draw::timeline(root, h, d, *origin),
+            Job::Distribution(h, d, i) => draw::distribution(root, h, d, *i),
+            Job::Fps(h, d, fps, wall) => draw::fps(root, h, d, *fps, *wall),
+            Job::Levels(title, groups) => draw::drop_levels(root, title, groups),
+            Job::Janky(h, d) => draw::janky(root, h, d),
+            Job::Present(h, d) => draw::present(root, h, d),
+        })
+        .map_err(|e| ReportError::Write(format!("cannot draw {}: {e}", self.file_name)))?;
+        Ok(Chart {
+            kind: self.kind,
+            pid: self.pid,
+            file_name: self.file_name,
+            width: self.width,
+            height: self.height,
+            png,
+        })
+    }
+}
+
+/// Where chart times start: the trace start, else the first frame shown.
+fn origin(report: &Report) -> i64 {
+    report
+        .meta
+        .first_ts
+        .unwrap_or_else(|| report.apps.iter().map(|a| a.first_ts).min().unwrap_or(0))
+}
+
+fn plan_app(app: &AppSummary, frames: &[Frame], origin_ts: i64, o: &ChartOptions) -> Vec<Planned> {
+    let slug = app_slug(app);
+    let h = Heading {
+        app: data::app_name(app),
+        refresh: data::refresh_label(frames, app.refresh_hz),
+    };
+    let mut out = Vec::new();
+    let mut push = |kind: ChartKind, height: u32, job: Job| {
+        out.push(Planned {
+            kind,
+            pid: Some(app.pid),
+            file_name: format!("charts/{slug}-{}.png", kind.slug()),
+            width: o.width,
+            height,
+            job,
+        })
+    };
+    push(
+        ChartKind::Timeline,
+        o.height,
+        Job::Timeline(h.clone(), data::timeline(frames, o.max_bars), origin_ts),
+    );
+    push(
+        ChartKind::Distribution,
+        o.height * 8 / 9,
+        Job::Distribution(
+            h.clone(),
+            data::distribution(frames, &app.frame_cost_ns),
+            app.frame_interval_ns,
+        ),
+    );
+    push(
+        ChartKind::Fps,
+        o.height * 7 / 9,
+        Job::Fps(h.clone(), data::fps(app, frames, origin_ts), app.fps, app.fps_wall),
+    );
+    let groups = data::drop_levels(app, o.max_level_groups);
+    push(
+        ChartKind::DropLevels,
+        draw::levels_height(groups.len()),
+        Job::Levels(format!("{} · {} — Drop levels per scene", h.app, h.refresh), groups),
+    );
+    let janky = data::janky(app, frames, origin_ts);
+    if !janky.rows.is_empty() {
+        push(
+            ChartKind::Janky,
+            draw::janky_height(janky.rows.len()),
+            Job::Janky(h.clone(), janky),
+        );
+    }
+    if let Some(p) = data::present(frames, app.frame_interval_ns, origin_ts) {
+        push(ChartKind::Present, o.height, Job::Present(h.clone(), p));
+    }
+    out
+}
+
+/// Render every chart of the report (see the module doc), in report order.
+pub fn render_charts(report: &Report, o: &ChartOptions) -> Result<Vec<Chart>, ReportError> {
+    let origin_ts = origin(report);
+    let mut plan = Vec::new();
+    for app in report.apps.iter().take(o.max_apps) {
+        let frames = data::app_frames(report.frames, app.pid)?;
+        if frames.is_empty() {
+            continue;
+        }
+        plan.extend(plan_app(app, &frames, origin_ts, o));
+    }
+    if report.apps.len() > 1 {
+        let groups = data::apps_drop_levels(report.apps);
+        plan.push(Planned {
+            kind: ChartKind::AppsDropLevels,
+            pid: None,
+            file_name: format!("charts/{}.png", ChartKind::AppsDropLevels.slug()),
+            width: o.width,
+            height: draw::levels_height(groups.len()),
+            job: Job::Levels("All apps — Drop levels per app".into(), groups),
+        });
+    }
+    plan.into_par_iter().map(Planned::render).collect()
+}
+
+/// `charts/*.png` alone.
+#[derive(Default)]
+pub struct ChartsExporter {
+    pub options: ChartOptions,
+}
+
+impl Exporter for ChartsExporter {
+    fn name(&self) -> &'static str {
+        "charts"
+    }
+
+    fn export(&self, report: &Report) -> Result<Vec<Artifact>, ReportError> {
+        Ok(render_charts(report, &self.options)?
+            .into_iter()
+            .map(|c| Artifact {
+                file_name: c.file_name,
+                bytes: c.png,
+            })
+            .collect())
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests;

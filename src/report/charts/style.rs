@@ -1,0 +1,192 @@
+//! The look shared by every chart: the embedded font, colours (drop levels,
+//! frame phases, present types), text sizes, and the header every chart
+//! starts with (title, subtitle, legend rows drawn outside the plot so they
+//! never cover data).
+
+use std::sync::OnceLock;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use plotters::style::{FontStyle, TextStyle};
+
+/// DejaVu Sans (Bitstream Vera licence, see src/report/fonts/LICENSE): charts
+/// must render text on machines without any system font.
+pub const FONT_BYTES: &[u8] = include_bytes!("../fonts/DejaVuSans.ttf");
+
+/// The family name every chart asks for.
+pub const FAMILY: &str = "sans-serif";
+
+pub type Area<'a> = DrawingArea<super::backend::ChartBackend<'a>, Shift>;
+pub type DrawError = Box<dyn std::error::Error + Send + Sync>;
+pub type DResult<T = ()> = Result<T, DrawError>;
+
+/// Register the embedded font once per process under [`FAMILY`].
+pub fn register_font() -> Result<(), String> {
+    static DONE: OnceLock<Result<(), String>> = OnceLock::new();
+    DONE.get_or_init(|| {
+        plotters::style::register_font(FAMILY, FontStyle::Normal, FONT_BYTES)
+            .map_err(|_| "the embedded chart font is not a valid font".to_string())
+    })
+    .clone()
+}
+
+pub const INK: RGBColor = RGBColor(33, 33, 33);
+pub const MUTED: RGBColor = RGBColor(100, 100, 100);
+pub const GRID: RGBColor = RGBColor(225, 225, 225);
+/// Idle periods: grey at [`IDLE_ALPHA`] over whatever is below.
+pub const IDLE_SHADE: RGBColor = RGBColor(120, 120, 120);
+pub const IDLE_ALPHA: f64 = 0.22;
+pub const BUDGET_1X: RGBColor = RGBColor(46, 125, 50);
+pub const BUDGET_2X: RGBColor = RGBColor(198, 40, 40);
+pub const FPS_LINE: RGBColor = RGBColor(31, 119, 180);
+pub const REFRESH: RGBColor = RGBColor(46, 125, 50);
+
+/// Drop levels BEST … FROZEN: green to purple, darker as it gets worse.
+pub const LEVEL_COLORS: [RGBColor; 5] = [
+    RGBColor(67, 160, 71),
+    RGBColor(249, 168, 37),
+    RGBColor(239, 108, 0),
+    RGBColor(211, 47, 47),
+    RGBColor(106, 27, 154),
+];
+
+/// Bar segments (see `data::SEGMENTS`): Tableau-like, distinct from the level colours.
+pub const SEGMENT_COLORS: [RGBColor; 8] = [
+    RGBColor(186, 176, 172), // start jitter
+    RGBColor(176, 122, 161), // input
+    RGBColor(78, 121, 167),  // animation
+    RGBColor(118, 183, 178), // insets animation
+    RGBColor(242, 142, 43),  // traversal
+    RGBColor(237, 201, 72),  // commit
+    RGBColor(215, 215, 215), // other doFrame work
+    RGBColor(156, 117, 95),  // RenderThread
+];
+
+/// `data::PRESENT_CLASSES`.
+pub const PRESENT_COLORS: [RGBColor; 5] = [
+    RGBColor(67, 160, 71),
+    RGBColor(211, 47, 47),
+    RGBColor(31, 119, 180),
+    RGBColor(33, 33, 33),
+    RGBColor(150, 150, 150),
+];
+
+/// `c` at opacity `a` over white, as a plain colour (legend swatches match the fill).
+pub fn tint(c: RGBColor, a: f64) -> RGBColor {
+    let mix = |v: u8| (v as f64 * a + 255.0 * (1.0 - a)).round() as u8;
+    RGBColor(mix(c.0), mix(c.1), mix(c.2))
+}
+
+pub const TITLE_PX: u32 = 30;
+pub const SUBTITLE_PX: u32 = 19;
+pub const LEGEND_PX: u32 = 19;
+pub const AXIS_DESC_PX: u32 = 21;
+pub const TICK_PX: u32 = 18;
+pub const NOTE_PX: u32 = 16;
+
+pub fn text(size: u32, color: &RGBColor) -> TextStyle<'static> {
+    (FAMILY, size).into_font().color(color)
+}
+
+pub fn anchored(size: u32, color: &RGBColor, h: HPos, v: VPos) -> TextStyle<'static> {
+    text(size, color).pos(Pos::new(h, v))
+}
+
+/// How a legend entry is drawn.
+#[derive(Debug, Clone, Copy)]
+pub enum Swatch {
+    Box(RGBColor),
+    Line(RGBColor),
+    Dot(RGBColor),
+    /// A plain caption between entries ("drop level:").
+    Caption,
+}
+
+pub struct LegendItem {
+    pub label: String,
+    pub swatch: Swatch,
+}
+
+pub fn item(label: impl Into<String>, swatch: Swatch) -> LegendItem {
+    LegendItem {
+        label: label.into(),
+        swatch,
+    }
+}
+
+const PAD_X: i32 = 28;
+
+/// Draw the title, the subtitle and the legend rows at the top of `root`;
+/// return the area left for the plot.
+pub fn header<'a>(root: &Area<'a>, title: &str, subtitle: &str, legend: &[Vec<LegendItem>]) -> DResult<Area<'a>> {
+    let (w, _) = root.dim_in_pixel();
+    let mut y = 14;
+    root.draw_text(title, &text(TITLE_PX, &INK), (PAD_X, y))?;
+    y += TITLE_PX as i32 + 10;
+    if !subtitle.is_empty() {
+        root.draw_text(subtitle, &text(SUBTITLE_PX, &MUTED), (PAD_X, y))?;
+        y += SUBTITLE_PX as i32 + 12;
+    }
+    for row in legend {
+        y += legend_row(root, row, y, w as i32 - PAD_X)?;
+    }
+    y += 6;
+    Ok(root.clone().split_vertically(y).1)
+}
+
+/// One legend row starting at `y`, wrapping at `max_x`; returns the height used.
+fn legend_row(root: &Area, items: &[LegendItem], y0: i32, max_x: i32) -> DResult<i32> {
+    let style = text(LEGEND_PX, &INK);
+    let line_h = LEGEND_PX as i32 + 12;
+    let (mut x, mut y) = (PAD_X, y0);
+    for it in items {
+        let (tw, _) = root.estimate_text_size(&it.label, &style)?;
+        let sw = if matches!(it.swatch, Swatch::Caption) { 0 } else { 30 };
+        let need = sw + tw as i32 + 26;
+        if x + need > max_x && x > PAD_X {
+            x = PAD_X;
+            y += line_h;
+        }
+        let cy = y + LEGEND_PX as i32 / 2 + 1;
+        match it.swatch {
+            Swatch::Box(c) => root.draw(&Rectangle::new([(x, cy - 8), (x + 20, cy + 8)], c.filled()))?,
+            Swatch::Line(c) => root.draw(&PathElement::new(vec![(x, cy), (x + 22, cy)], c.stroke_width(3)))?,
+            Swatch::Dot(c) => root.draw(&Circle::new((x + 10, cy), 6, c.filled()))?,
+            Swatch::Caption => {}
+        }
+        root.draw_text(&it.label, &style, (x + sw, y))?;
+        x += need;
+    }
+    Ok(y - y0 + line_h)
+}
+
+/// Milliseconds for axis ticks: no decimals from 10 ms up.
+pub fn ms_tick(v: f64) -> String {
+    if v.abs() >= 10.0 || v == 0.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.1}")
+    }
+}
+
+/// Shorten a label to `max` characters, keeping its start (slice names say
+/// what they are first: `VRI[Main]-relayoutWindow#first=true/…`).
+pub fn shorten_head(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let head: String = s.chars().take(max - 1).collect();
+    format!("{head}…")
+}
+
+/// Shorten a label to `max` characters, keeping its end (where activity and
+/// class names differ) behind an ellipsis.
+pub fn shorten(s: &str, max: usize) -> String {
+    let n = s.chars().count();
+    if n <= max {
+        return s.to_string();
+    }
+    let tail: String = s.chars().skip(n - (max - 1)).collect();
+    format!("…{tail}")
+}
