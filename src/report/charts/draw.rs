@@ -122,7 +122,7 @@ pub fn timeline(root: &Area, h: &Heading, d: &TimelineData, origin_ts: i64) -> D
         .build_cartesian_2d(first - 0.6..first + n.max(24) as f64 - 0.4, -strip..ymax)?;
     let xf = |v: &f64| {
         let k = v.round();
-        if (v - k).abs() < 1e-6 && k >= first {
+        if (v - k).abs() < 1e-6 && k >= first && k < first + n as f64 {
             format!("{k:.0}")
         } else {
             String::new()
