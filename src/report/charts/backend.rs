@@ -173,10 +173,8 @@ impl DrawingBackend for ChartBackend<'_> {
                     result = self.inner.draw_pixel((x, y), c);
                 }
             });
-            if result.is_err() {
-                return result;
-            }
+            std::mem::replace(&mut result, Ok(()))?;
         }
-        result
+        Ok(())
     }
 }

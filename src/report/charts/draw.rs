@@ -67,7 +67,7 @@ where
 
 // ---------------------------------------------------------------------------
 
-/// 1. One stacked bar per frame with the 1× / 2× budget and a drop-level strip.
+/// Chart 1: One stacked bar per frame with the 1× / 2× budget and a drop-level strip.
 pub fn timeline(root: &Area, h: &Heading, d: &TimelineData, origin_ts: i64) -> DResult {
     let n = d.bars.len();
     let (t0, t1) = match (d.bars.first(), d.bars.last()) {
@@ -207,7 +207,7 @@ pub fn timeline(root: &Area, h: &Heading, d: &TimelineData, origin_ts: i64) -> D
 
 // ---------------------------------------------------------------------------
 
-/// 2. Histogram in vsync intervals (left, log scale: a handful of bad frames
+/// Chart 2: Histogram in vsync intervals (left, log scale: a handful of bad frames
 /// stay visible next to thousands of good ones) and the CDF of frame cost
 /// (right, log ms: the fast bulk and the slowest frame on one axis) with
 /// P50/P90/P99 marked.
@@ -378,7 +378,7 @@ fn opt_ms(ns: Option<i64>) -> String {
 
 // ---------------------------------------------------------------------------
 
-/// 3. Wall-time FPS per 1 s window, refresh rate, idle gaps, janky frames.
+/// Chart 3: Wall-time FPS per 1 s window, refresh rate, idle gaps, janky frames.
 pub fn fps(root: &Area, h: &Heading, d: &FpsData, summary_fps: f64, fps_wall: f64) -> DResult {
     let subtitle = format!(
         "fps {summary_fps:.1} (paced) · fps_wall {fps_wall:.1} over {:.1} s of wall time · {} janky frames (≥ 1 dropped frame)",
@@ -477,7 +477,7 @@ pub fn fps(root: &Area, h: &Heading, d: &FpsData, summary_fps: f64, fps_wall: f6
 fn level_panel(root: &Area, area: &Area, groups: &[LevelGroup], sums: bool, names: bool, what: &str) -> DResult {
     let g = groups.len();
     let values = |gr: &LevelGroup| if sums { gr.sums } else { gr.counts };
-    let vmax = groups.iter().flat_map(|gr| values(gr)).max().unwrap_or(0).max(1) as f64;
+    let vmax = groups.iter().flat_map(values).max().unwrap_or(0).max(1) as f64;
     let mut chart = ChartBuilder::on(area)
         .margin_left(16)
         .margin_right(30)
@@ -539,7 +539,7 @@ pub fn levels_height(groups: usize) -> u32 {
     (250 + 125 * groups as u32).max(560)
 }
 
-/// 4. Frames and dropped frames per drop level, per group (app and scenes, or apps).
+/// Chart 4: Frames and dropped frames per drop level, per group (app and scenes, or apps).
 pub fn drop_levels(root: &Area, title: &str, groups: &[LevelGroup]) -> DResult {
     let subtitle =
         "Matrix levels by the frame's dropped frames d: BEST < 3 · NORMAL 3–8 · MIDDLE 9–23 · HIGH 24–41 · FROZEN ≥ 42";
@@ -558,7 +558,7 @@ pub fn janky_height(rows: usize) -> u32 {
     (260 + 78 * rows as u32).max(520)
 }
 
-/// 5. The worst janky frames: phase breakdown and why.
+/// Chart 5: The worst janky frames: phase breakdown and why.
 pub fn janky(root: &Area, h: &Heading, d: &JankyData) -> DResult {
     let r = d.rows.len();
     let subtitle = format!(
@@ -717,7 +717,7 @@ pub fn why_line(row: &data::JankyRow) -> String {
 
 // ---------------------------------------------------------------------------
 
-/// 6. FrameTimeline: present-to-present interval (top) and overrun (bottom).
+/// Chart 6: FrameTimeline present intervals (top) and overrun (bottom).
 pub fn present(root: &Area, h: &Heading, d: &PresentData) -> DResult {
     let late = d.points.iter().filter(|p| p.overrun_ns.is_some_and(|o| o > 0)).count();
     let subtitle = format!(
