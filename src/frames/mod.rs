@@ -73,8 +73,6 @@ mod timeline;
 mod vsync;
 mod why;
 #[cfg(test)]
-mod testutil;
-#[cfg(test)]
 mod tests;
 
 pub use interval::period_of_hz;

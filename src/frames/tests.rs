@@ -1,7 +1,7 @@
-//! Unit tests of `analyze` on hand-built traces (see `testutil`). Every
+//! Unit tests of `analyze` on hand-built traces (see `model::testutil`). Every
 //! expected value is worked out in the comments.
 
-use super::testutil::TB;
+use crate::model::testutil::TB;
 use super::*;
 use crate::model::SchedEvent;
 

@@ -12,6 +12,8 @@ use std::sync::Arc;
 pub mod atrace;
 pub mod build;
 pub mod clock;
+#[cfg(test)]
+pub(crate) mod testutil;
 
 /// Interned, cheaply clonable string used for every name in the model.
 pub type Name = Arc<str>;

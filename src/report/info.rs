@@ -225,93 +225,26 @@ pub fn render_text(i: &Info) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Process, Slice, Thread, Track};
-    use std::sync::Arc;
+    use crate::model::testutil::TB;
 
     #[test]
     fn counts_frames_per_process() {
-        let mut t = Trace::default();
-        t.processes = vec![
-            Process {
-                upid: 0,
-                pid: 10,
-                name: Some(Arc::from("com.a")),
-                ..Default::default()
-            },
-            Process {
-                upid: 1,
-                pid: 5,
-                name: Some(Arc::from("com.b")),
-                ..Default::default()
-            },
-            Process {
-                upid: 2,
-                pid: 7,
-                name: Some(Arc::from("empty")),
-                ..Default::default()
-            },
-        ];
-        t.threads = vec![
-            Thread {
-                utid: 0,
-                tid: 10,
-                upid: Some(0),
-                name: None,
-            },
-            Thread {
-                utid: 1,
-                tid: 11,
-                upid: Some(0),
-                name: Some(Arc::from("RenderThread")),
-            },
-            Thread {
-                utid: 2,
-                tid: 5,
-                upid: Some(1),
-                name: None,
-            },
-        ];
-        t.tracks = vec![
-            Track {
-                id: 0,
-                name: None,
-                kind: TrackKind::Thread { utid: 0 },
-            },
-            Track {
-                id: 1,
-                name: None,
-                kind: TrackKind::Thread { utid: 1 },
-            },
-            Track {
-                id: 2,
-                name: None,
-                kind: TrackKind::Thread { utid: 2 },
-            },
-        ];
-        let names = [
-            ("Choreographer#doFrame 1", 0),
-            ("Choreographer#doFrame 2", 0),
-            ("Choreographer#doFrame - resynced to 3 in 20ms", 0),
-            ("DrawFrames 1", 1),
-            ("DrawFrame", 1),
-            ("Choreographer#doFrame", 2),
-            ("Choreographer#doFrame 9", 2),
-            ("Choreographer#doFrame 10", 2),
-        ];
-        t.slices = names
-            .iter()
-            .enumerate()
-            .map(|(k, &(n, track))| Slice {
-                id: k as u32,
-                ts: k as i64,
-                dur: 1,
-                name: Arc::from(n),
-                category: None,
-                track,
-                depth: 0,
-                parent: None,
-            })
-            .collect();
+        let t = TB::new()
+            .process(10, "com.a")
+            .process(5, "com.b")
+            .process(7, "empty")
+            .thread(10, 10, "com.a")
+            .thread(11, 10, "RenderThread")
+            .thread(5, 5, "com.b")
+            .slice(10, 0, 1, "Choreographer#doFrame 1")
+            .slice(10, 1, 1, "Choreographer#doFrame 2")
+            .slice(10, 2, 1, "Choreographer#doFrame - resynced to 3 in 20ms")
+            .slice(11, 3, 1, "DrawFrames 1")
+            .slice(11, 4, 1, "DrawFrame")
+            .slice(5, 5, 1, "Choreographer#doFrame")
+            .slice(5, 6, 1, "Choreographer#doFrame 9")
+            .slice(5, 7, 1, "Choreographer#doFrame 10")
+            .build();
         let i = info(&t);
         let rows: Vec<(i32, u64, u64, u64)> = i
             .processes
