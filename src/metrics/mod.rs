@@ -120,16 +120,8 @@ impl Levels {
     }
 }
 
-/// Matrix drop level of a frame from its dropped-frame count.
-pub fn drop_level(dropped_frames: i64) -> &'static str {
-    match dropped_frames {
-        d if d >= 42 => "FROZEN",
-        d if d >= 24 => "HIGH",
-        d if d >= 9 => "MIDDLE",
-        d if d >= 3 => "NORMAL",
-        _ => "BEST",
-    }
-}
+/// Matrix's level of a frame from its dropped frames (one definition, in `frames`).
+pub use crate::frames::drop_level;
 
 /// Nearest-rank percentiles (ns); null when no frame has the value.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
