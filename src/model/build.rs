@@ -654,8 +654,10 @@ pub fn build(batches: Vec<Batch>, mut meta: TraceMeta) -> Trace {
     let mut open_async: HashMap<(Upid, Name, i64), SliceId> = HashMap::new();
     let mut too_deep = 0u64;
     for op in ops {
+        let is_begin = matches!(op.kind, OpKind::Begin { .. });
         match op.kind {
-            OpKind::Begin { track, name, category } => {
+            // A begin stays open on its track's stack; an instant (dur 0) does not.
+            OpKind::Begin { track, name, category } | OpKind::Instant { track, name, category } => {
                 let stack = stacks.entry(track).or_default();
                 // trace_processor drops a slice that would nest deeper than its
                 // kMaxDepth (stat slice_max_depth_exceeded); a hostile trace of
@@ -668,14 +670,16 @@ pub fn build(batches: Vec<Batch>, mut meta: TraceMeta) -> Trace {
                 slices.push(Slice {
                     id,
                     ts: op.ts,
-                    dur: -1,
+                    dur: if is_begin { -1 } else { 0 },
                     name,
                     category,
                     track,
                     depth: stack.len() as u32,
                     parent: stack.last().copied(),
                 });
-                stack.push(id);
+                if is_begin {
+                    stack.push(id);
+                }
             }
             OpKind::End { track } => match stacks.get_mut(&track).and_then(|s| s.pop()) {
                 Some(sid) => {
@@ -686,24 +690,6 @@ pub fn build(batches: Vec<Batch>, mut meta: TraceMeta) -> Trace {
                 }
                 None => meta.data_loss.unmatched_ends += 1,
             },
-            OpKind::Instant { track, name, category } => {
-                let stack = stacks.entry(track).or_default();
-                if stack.len() >= MAX_SLICE_DEPTH {
-                    too_deep += 1;
-                    continue;
-                }
-                let id = slices.len() as SliceId;
-                slices.push(Slice {
-                    id,
-                    ts: op.ts,
-                    dur: 0,
-                    name,
-                    category,
-                    track,
-                    depth: stack.len() as u32,
-                    parent: stack.last().copied(),
-                });
-            }
             OpKind::AsyncBegin { track, key, name } => {
                 // Android's legacy async slices do not nest: a second S for the
                 // same cookie while one is open is ignored (trace_processor's
