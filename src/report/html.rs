@@ -754,6 +754,39 @@ pub fn page(report: &Report, charts: &[Chart]) -> Page {
     }
 }
 
+/// What in a page would make a browser fetch anything: a script, link,
+/// frame or embedded object, CSS `url()` / `@import`, a refresh, or a
+/// `src`/`href`/`action`/`poster` that is not a `data:` URI or an in-page
+/// anchor. Empty for every report fpsan writes (it must open offline).
+pub fn external_references(html: &str) -> Vec<String> {
+    let lower = html.to_lowercase();
+    let mut found: Vec<String> = [
+        "<script",
+        "<link",
+        "<iframe",
+        "<object",
+        "<embed",
+        "@import",
+        "url(",
+        "srcset",
+        "http-equiv",
+    ]
+    .into_iter()
+    .filter(|bad| lower.contains(bad))
+    .map(String::from)
+    .collect();
+    for attr in ["src=", "href=", "action=", "poster="] {
+        for part in lower.split(attr).skip(1) {
+            let v = part.trim_start_matches(['"', '\'']);
+            if !(v.starts_with("data:") || v.starts_with('#')) {
+                let end = part.char_indices().nth(60).map_or(part.len(), |(i, _)| i);
+                found.push(format!("{attr}{}", &part[..end]));
+            }
+        }
+    }
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -979,36 +1012,7 @@ mod tests {
             let png = base64::engine::general_purpose::STANDARD.decode(b64).unwrap();
             assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
         }
-        assert_no_external_reference(&html);
-    }
-
-    /// Nothing in the page may make the browser fetch: no script, no link, no
-    /// CSS url() or @import, no src/href other than data: URIs and #anchors.
-    pub(crate) fn assert_no_external_reference(html: &str) {
-        let lower = html.to_lowercase();
-        for bad in [
-            "<script",
-            "<link",
-            "<iframe",
-            "<object",
-            "<embed",
-            "@import",
-            "url(",
-            "srcset",
-            "http-equiv",
-        ] {
-            assert!(!lower.contains(bad), "found {bad}");
-        }
-        for attr in ["src=", "href=", "action=", "poster="] {
-            for part in lower.split(attr).skip(1) {
-                let v = part.trim_start_matches(['"', '\'']);
-                assert!(
-                    v.starts_with("data:") || v.starts_with('#'),
-                    "{attr}{}",
-                    &part[..part.len().min(60)]
-                );
-            }
-        }
+        assert_eq!(external_references(&html), Vec::<String>::new());
     }
 
     #[test]
@@ -1028,7 +1032,7 @@ mod tests {
         );
         assert_eq!(p.apps[0].high_text, "1");
         let html = render_html(&r, &charts).unwrap();
-        assert_no_external_reference(&html);
+        assert_eq!(external_references(&html), Vec::<String>::new());
         assert!(html.contains(r##"<nav><a href="#app-100">com.example.app</a><a href="#app-200">com.other</a></nav>"##));
     }
 }
