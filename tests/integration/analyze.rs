@@ -5,27 +5,15 @@
 
 use std::path::PathBuf;
 
-use crate::util::{fpsan, shared_dir};
+use crate::util::{fpsan, shared};
 
 /// The conformance frames trace: 15 frames of com.android.systemui.
 fn frames_trace() -> Option<PathBuf> {
-    let p = shared_dir()?.join("conformance/Frames__android_frames/trace.pftrace");
-    if p.is_file() {
-        Some(p)
-    } else {
-        eprintln!("skipped: {} not found", p.display());
-        None
-    }
+    shared("conformance/Frames__android_frames/trace.pftrace")
 }
 
 fn real_trace(name: &str) -> Option<PathBuf> {
-    let p = shared_dir()?.join("traces").join(name);
-    if p.is_file() {
-        Some(p)
-    } else {
-        eprintln!("skipped: {} not found", p.display());
-        None
-    }
+    shared(&format!("traces/{name}"))
 }
 
 /// Exactly one non-empty line on stderr, no backtrace.

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use fpsan::model::{Slice, TimelineKind, Trace, TrackKind};
 use fpsan::read::ReadOptions;
 
-use crate::util::shared_dir;
+use crate::util::shared;
 
 /// One output row, each cell printed the way trace_processor prints it.
 type Row = Vec<String>;
@@ -439,10 +439,7 @@ fn run_case(case: &Case) -> Outcome {
 
 #[test]
 fn perfetto_diff_tests_agree_with_fpsan() {
-    let Some(root) = shared_dir().map(|d| d.join("conformance")).filter(|d| d.is_dir()) else {
-        println!("SKIP conformance: ../shared/conformance is absent");
-        return;
-    };
+    let Some(root) = shared("conformance") else { return };
     let mut cases: Vec<Case> = std::fs::read_dir(&root)
         .expect("read conformance dir")
         .filter_map(Result::ok)

@@ -9,7 +9,7 @@ use std::path::Path;
 use fpsan::frames::{analyze, FrameOptions, FrameRow};
 use fpsan::read::{load, ReadOptions};
 
-use crate::util::shared_dir;
+use crate::util::shared;
 
 /// expected.csv → rows of (column → cell); `"[NULL]"` becomes None.
 fn read_expected(path: &Path) -> Vec<BTreeMap<String, Option<String>>> {
@@ -52,11 +52,7 @@ fn column(r: &FrameRow, name: &str) -> Option<i64> {
 
 #[test]
 fn frames_match_trace_processor_on_android_jank_cuj() {
-    let Some(shared) = shared_dir() else {
-        eprintln!("skipped: ../shared (the conformance cases) is absent");
-        return;
-    };
-    let dir = shared.join("conformance");
+    let Some(dir) = shared("conformance") else { return };
     let trace = load(&dir.join("Frames__android_frames/trace.pftrace"), &ReadOptions::default()).expect("decode");
     let a = analyze(&trace, &FrameOptions::default());
     let by_id: BTreeMap<i64, &FrameRow> = a.rows.iter().filter_map(|r| r.frame_id.map(|id| (id, r))).collect();

@@ -3,16 +3,10 @@
 
 use std::path::PathBuf;
 
-use crate::util::{fpsan, shared_dir};
+use crate::util::{fpsan, shared};
 
 fn frames_trace() -> Option<PathBuf> {
-    let p = shared_dir()?.join("conformance/Frames__android_frames/trace.pftrace");
-    if p.is_file() {
-        Some(p)
-    } else {
-        eprintln!("skipped: {} not found", p.display());
-        None
-    }
+    shared("conformance/Frames__android_frames/trace.pftrace")
 }
 
 #[test]

@@ -8,6 +8,7 @@ mod capture;
 mod conformance;
 mod decode;
 mod frames;
+mod golden;
 mod hostile;
 mod info;
 mod analyze;
