@@ -13,6 +13,7 @@ use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 use std::time::Instant;
 
+use fpsan::analysis;
 use fpsan::read::{self, ReadOptions, Source};
 use fpsan::tracegen::scenarios;
 
@@ -74,19 +75,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     if only.as_deref().is_none_or(|o| o == "analyze") {
         let t = Instant::now();
-        let source = Source::open(&path)?;
-        let mut trace = read::decode(&source, &ReadOptions::default())?;
+        let opts = analysis::Options::default();
+        let (source, trace) = analysis::load(&path, &opts)?;
         let decoded = t.elapsed().as_secs_f64();
-        let tids = fpsan::frames::frame_threads(&trace);
-        trace.sched = read::sched_for_threads(&source, &tids)?;
-        let sched = t.elapsed().as_secs_f64() - decoded;
-        let analysis = fpsan::frames::analyze(&trace, &fpsan::frames::FrameOptions::default());
+        let done = analysis::frames_of(&source, trace, &opts);
         let secs = t.elapsed().as_secs_f64();
         println!(
-            "analyze {mb:8.0} MB in {secs:6.2} s = {:7.0} MB/s   (decode {decoded:.2} s, sched pass {sched:.2} s, frames {:.2} s) frames {}   peak RSS {:.0} MB",
+            "analyze {mb:8.0} MB in {secs:6.2} s = {:7.0} MB/s   (decode {decoded:.2} s, sched pass + frames {:.2} s) frames {}   peak RSS {:.0} MB",
             mb / secs,
-            secs - decoded - sched,
-            analysis.rows.len(),
+            secs - decoded,
+            done.frames.rows.len(),
             peak_rss_mb()
         );
     }

@@ -9,11 +9,12 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, Context, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::frames::{self, FrameOptions};
-use crate::metrics::{self, AppFilter, Category, MetricsOptions};
+use crate::analysis::{self, AnalysisError, DEFAULT_BLOCKER_MS};
+use crate::frames::FrameOptions;
+use crate::metrics::{AppFilter, Category, MetricsOptions};
 use crate::model::Trace;
 use crate::query;
-use crate::read::{self, ReadError, ReadOptions, Source};
+use crate::read::ReadError;
 use crate::report::{self, info, ExportManager, Report, StdoutFormat};
 
 #[derive(Debug, Parser)]
@@ -63,7 +64,7 @@ pub struct AnalyzeArgs {
     #[arg(long, value_enum, default_value_t = Category::Normal)]
     pub category: Category,
     /// Main-thread slices at least this long before a frame's start are reported as blockers.
-    #[arg(long, value_name = "N", default_value_t = 8.0, value_parser = non_negative_f64)]
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_BLOCKER_MS, value_parser = non_negative_f64)]
     pub blocker_ms: f64,
 }
 
@@ -210,7 +211,7 @@ fn capture_cmd(a: &crate::capture::CaptureArgs) -> Result<()> {
         format: StdoutFormat::Table,
         refresh_hz: None,
         category: Category::Normal,
-        blocker_ms: 8.0,
+        blocker_ms: DEFAULT_BLOCKER_MS,
     })
 }
 
@@ -227,16 +228,21 @@ fn read_failure(e: ReadError) -> anyhow::Error {
     anyhow!("{e}; {hint}")
 }
 
-fn read_options() -> ReadOptions {
-    ReadOptions {
-        progress: std::io::stderr().is_terminal(),
+/// An analysis failure as one line (the reader's with what to do about it).
+fn analysis_failure(e: AnalysisError) -> anyhow::Error {
+    match e {
+        AnalysisError::Read(e) => read_failure(e),
+        other => other.into(),
     }
 }
 
-fn open(path: &Path) -> Result<(Source, Trace)> {
-    let source = Source::open(path).map_err(read_failure)?;
-    let trace = read::decode(&source, &read_options()).map_err(read_failure)?;
-    Ok((source, trace))
+/// The analysis options every command starts from.
+fn base_options() -> analysis::Options {
+    analysis::Options { progress: std::io::stderr().is_terminal(), ..Default::default() }
+}
+
+fn open(path: &Path) -> Result<Trace> {
+    Ok(analysis::load(path, &base_options()).map_err(read_failure)?.1)
 }
 
 fn print_stdout(bytes: &[u8]) -> Result<()> {
@@ -250,90 +256,32 @@ fn warn(msg: &str) {
     eprintln!("fpsan: warning: {}", one_line(msg));
 }
 
-/// The warnings shown with an analysis: the reader's (data loss is also in
-/// `trace.data_loss` and on the terminal report's first lines).
-fn trace_warnings(trace: &Trace) -> Vec<String> {
-    trace.meta.warnings.clone()
-}
-
-/// "a (pid 1, 30 frames), b (pid 2, 4 frames)" for the apps that have frames.
-fn apps_with_frames(rows: &[frames::FrameRow]) -> String {
-    let mut counts: Vec<(i32, Option<&str>, u64)> = Vec::new();
-    for r in rows {
-        match counts.iter_mut().find(|c| c.0 == r.pid) {
-            Some(c) => c.2 += 1,
-            None => counts.push((r.pid, r.process.as_deref(), 1)),
-        }
-    }
-    counts.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(&b.0)));
-    counts
-        .iter()
-        .take(10)
-        .map(|(pid, name, n)| format!("{} (pid {pid}, {n} frames)", name.unwrap_or("?")))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 fn analyze(a: &AnalyzeArgs) -> Result<()> {
-    let (source, mut trace) = open(&a.trace)?;
-    let tids = frames::frame_threads(&trace);
-    if !tids.is_empty() {
-        match read::sched_for_threads(&source, &tids) {
-            Ok(sched) => trace.sched = sched,
-            Err(e) => warn(&format!("no scheduler data for the frame threads: {e}")),
-        }
-    }
-    let opts = FrameOptions {
-        refresh_hz: a.refresh_hz,
-        blocker_threshold_ns: (a.blocker_ms * 1e6).round() as i64,
-    };
-    let analysis = frames::analyze(&trace, &opts);
     let filter = match (&a.app, a.pid) {
         (Some(pkg), _) => AppFilter::Package(pkg.clone()),
         (None, Some(pid)) => AppFilter::Pid(pid),
         (None, None) => AppFilter::All,
     };
-    let path = a.trace.display();
-    if analysis.rows.is_empty() {
-        return Err(anyhow!(
-            "no frames in {path}: it has no Choreographer#doFrame slices; record with atrace categories gfx and view and the app in atrace_apps (`fpsan capture --app PKG`)"
-        ));
-    }
-    if !analysis
-        .rows
-        .iter()
-        .any(|r| filter.matches(r.process.as_deref(), r.pid))
-    {
-        let asked = match &filter {
-            AppFilter::Package(p) => format!("app {p}"),
-            AppFilter::Pid(p) => format!("pid {p}"),
-            AppFilter::All => "any app".into(),
-        };
-        return Err(anyhow!(
-            "no frames for {asked} in {path}; apps with frames: {}",
-            apps_with_frames(&analysis.rows)
-        ));
-    }
-    let frames_df = metrics::frames_table(&trace, &analysis, &filter)?;
-    let apps = metrics::summarize(
-        &frames_df,
-        &analysis.why,
-        &MetricsOptions {
-            category: a.category,
-            ..Default::default()
+    let opts = analysis::Options {
+        frames: FrameOptions {
+            refresh_hz: a.refresh_hz,
+            blocker_threshold_ns: analysis::blocker_threshold_ns(a.blocker_ms),
         },
-    )?;
-    let warnings = trace_warnings(&trace);
-    for w in &warnings {
+        filter,
+        metrics: MetricsOptions { category: a.category, ..Default::default() },
+        ..base_options()
+    };
+    let done = analysis::analyze(&a.trace, &opts).map_err(analysis_failure)?;
+    for w in &done.warnings {
         warn(w);
     }
     let report = Report {
-        meta: &trace.meta,
-        span_ns: trace.span_ns(),
-        apps: &apps,
-        frames: &frames_df,
-        quality: &analysis.quality,
-        warnings: &warnings,
+        meta: &done.trace.meta,
+        span_ns: done.trace.span_ns(),
+        apps: &done.apps,
+        frames: &done.frames_df,
+        quality: &done.frames.quality,
+        warnings: &done.warnings,
     };
     if let Some(dir) = &a.out {
         let written = ExportManager::default().write(dir, &report)?;
@@ -343,7 +291,7 @@ fn analyze(a: &AnalyzeArgs) -> Result<()> {
 }
 
 fn info_cmd(a: &InfoArgs) -> Result<()> {
-    let (_, trace) = open(&a.trace)?;
+    let trace = open(&a.trace)?;
     let i = info::info(&trace);
     if a.json {
         let mut bytes = serde_json::to_vec_pretty(&i)?;
@@ -365,14 +313,13 @@ fn query_cmd(a: &QueryArgs) -> Result<()> {
         }
         (None, None) => return Err(UsageError("give the SQL or --file FILE".into()).into()),
     };
-    let (_, trace) = open(&a.trace)?;
-    let (frames_df, apps_df) = if query::needs_frames(&sql) {
-        let analysis = frames::analyze(&trace, &FrameOptions::default());
-        let df = metrics::frames_table(&trace, &analysis, &AppFilter::All)?;
-        let apps = metrics::summarize(&df, &analysis.why, &MetricsOptions::default())?;
-        (Some(df), Some(query::apps_df(&apps)?))
+    let (trace, frames_df, apps_df) = if query::needs_frames(&sql) {
+        let opts = analysis::Options { require_frames: false, ..base_options() };
+        let done = analysis::analyze(&a.trace, &opts).map_err(analysis_failure)?;
+        let apps_df = query::apps_df(&done.apps)?;
+        (done.trace, Some(done.frames_df), Some(apps_df))
     } else {
-        (None, None)
+        (open(&a.trace)?, None, None)
     };
     let result = query::run(&trace, frames_df.as_ref(), apps_df.as_ref(), &sql).map_err(|e| match e {
         query::QueryError::Sql(m) => anyhow::Error::new(UsageError(format!("SQL error: {m}"))),

@@ -6,6 +6,7 @@
 //! (reconstruction) → `metrics` (polars summaries) → `report` (tables,
 //! charts, HTML). `cli` wires the commands to it.
 
+pub mod analysis;
 pub mod capture;
 #[cfg(feature = "analysis")]
 pub mod cli;

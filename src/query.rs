@@ -8,7 +8,8 @@ use std::collections::BTreeSet;
 use polars::prelude::*;
 use polars::sql::SQLContext;
 
-use crate::metrics::{AppSummary, Levels};
+use crate::frames::DropLevel;
+use crate::metrics::AppSummary;
 use crate::model::Trace;
 
 /// Every table `fpsan query` knows.
@@ -250,8 +251,8 @@ pub fn apps_df(apps: &[AppSummary]) -> PolarsResult<DataFrame> {
         Column::new("refresh_hz".into(), x(|a| a.refresh_hz)),
         Column::new("dropped_frames".into(), i(|a| a.dropped_frames)),
     ];
-    for (k, level) in Levels::NAMES.iter().enumerate() {
-        let l = level.to_lowercase();
+    for (k, level) in DropLevel::ALL.iter().enumerate() {
+        let l = level.as_str().to_lowercase();
         cols.push(Column::new(
             format!("{l}_frames").into(),
             apps.iter().map(|a| a.drop_level.values()[k]).collect::<Vec<_>>(),

@@ -1,9 +1,10 @@
-//! The whole analysis on arbitrary bytes: open, decode, read the scheduler
-//! events of the frame threads, and rebuild the frames (`frames::analyze`).
-//! Any panic or arithmetic overflow (the targets build with `-a`) is a bug.
+//! The whole analysis on arbitrary bytes, through the same entry point as
+//! every command (`analysis::frames_of`: the scheduler pass for the frame
+//! threads, then the frames). Any panic or arithmetic overflow (the targets
+//! build with `-a`) is a bug.
 #![no_main]
 
-use fpsan::frames::{self, FrameOptions};
+use fpsan::analysis::{self, Options};
 use fpsan::read::{self, ReadOptions, Source};
 use libfuzzer_sys::fuzz_target;
 
@@ -11,13 +12,9 @@ fuzz_target!(|data: &[u8]| {
     let Ok(source) = Source::from_bytes("fuzz.pftrace", data.to_vec()) else {
         return;
     };
-    let Ok(mut trace) = read::decode(&source, &ReadOptions::default()) else {
+    let Ok(trace) = read::decode(&source, &ReadOptions::default()) else {
         return;
     };
-    let tids = frames::frame_threads(&trace);
-    if let Ok(sched) = read::sched_for_threads(&source, &tids) {
-        trace.sched = sched;
-    }
-    let analysis = frames::analyze(&trace, &FrameOptions::default());
-    let _ = format!("{analysis:?}");
+    let done = analysis::frames_of(&source, trace, &Options::default());
+    let _ = format!("{:?}", done.frames);
 });

@@ -14,8 +14,7 @@ pub struct FrameRow {
     pub ts: i64,
     pub do_frame_dur: i64,
     pub vsync_ts: Option<i64>,
-    /// `frame_timeline`, `vsync_app`, `jitter_counter`, `estimated`.
-    pub vsync_source: Option<String>,
+    pub vsync_source: Option<VsyncSource>,
     pub frame_interval_ns: i64,
     pub refresh_hz: f64,
     pub jitter_ns: Option<i64>,
@@ -32,8 +31,7 @@ pub struct FrameRow {
     pub corrected_frame_time_ns: Option<i64>,
     pub frame_cost_ns: i64,
     pub dropped_frames: i64,
-    /// `BEST`, `NORMAL`, `MIDDLE`, `HIGH`, `FROZEN`.
-    pub drop_level: String,
+    pub drop_level: DropLevel,
     pub draw_frame_ts: Option<i64>,
     pub draw_frame_dur: Option<i64>,
     pub draw_frame_count: i64,
@@ -54,9 +52,8 @@ pub struct FrameRow {
     pub was_slow_frame: Option<bool>,
     pub was_big_jank: Option<bool>,
     pub was_huge_jank: Option<bool>,
-    /// Where `frame_interval_ns` came from: `override`, `frame_timeline`,
-    /// `vsync_app`, `do_frame_grid`, `default`.
-    pub interval_source: String,
+    /// Where `frame_interval_ns` came from.
+    pub interval_source: IntervalSource,
     /// `actual_end − expected_end` of the app's own surface frames (same pid,
     /// token = frame_id); `overrun_ns` is trace_processor's token-only value.
     pub surface_overrun_ns: Option<i64>,
@@ -65,6 +62,7 @@ pub struct FrameRow {
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 mod interval;
+mod labels;
 mod perfetto_compat;
 mod phases;
 mod render_thread;
@@ -76,8 +74,7 @@ mod why;
 mod tests;
 
 pub use interval::period_of_hz;
-pub use phases::drop_level;
-pub use select::PHASES;
+pub use labels::{DropLevel, FramePart, IntervalSource, PerPhase, Phase, VsyncSource};
 
 use crate::model::Trace;
 
@@ -121,8 +118,8 @@ pub struct ThreadStateSplit {
 pub struct FrameWhy {
     /// Index into `FrameAnalysis::rows`.
     pub frame_index: usize,
-    /// `start_jitter`, `input`, `animation`, `insets_animation`, `traversal`, `commit`, or `other`.
-    pub dominant_phase: String,
+    /// The part of the frame that took longest (named `dominant_phase` in the outputs).
+    pub dominant_phase: FramePart,
     pub dominant_phase_ns: i64,
     /// Longest descendant slice of the doFrame (any depth), if any.
     pub longest_slice: Option<String>,
@@ -199,7 +196,7 @@ pub fn analyze(trace: &Trace, opts: &FrameOptions) -> FrameAnalysis {
     }
 
     // Pass 1: the interval of every frame.
-    let mut iv: Vec<Option<(i64, &'static str)>> = vec![None; n];
+    let mut iv: Vec<Option<(i64, IntervalSource)>> = vec![None; n];
     // A rate above 1 GHz would round to a 0 ns interval: clamp to 1 ns.
     let forced = opts.refresh_hz.filter(|h| h.is_finite() && *h > 0.0).map(|h| interval::period_of_hz(h).max(1));
     for idxs in by_thread.values() {
@@ -214,13 +211,13 @@ pub fn analyze(trace: &Trace, opts: &FrameOptions) -> FrameAnalysis {
                 .map(|e| trace.frame_timeline[e].ts)
                 .unwrap_or(c.ts);
             iv[k] = if let Some(p) = forced {
-                Some((p, "override"))
+                Some((p, IntervalSource::Override))
             } else if let Some(p) = ft_series.at(ft_t, SERIES_MAX_DIST) {
-                Some((p, "frame_timeline"))
+                Some((p, IntervalSource::FrameTimeline))
             } else if let Some(p) = va_series.at(c.ts, SERIES_MAX_DIST) {
-                Some((p, "vsync_app"))
+                Some((p, IntervalSource::VsyncApp))
             } else {
-                grid.at(c.ts, 0).map(|p| (p, "do_frame_grid"))
+                grid.at(c.ts, 0).map(|p| (p, IntervalSource::DoFrameGrid))
             };
         }
     }
@@ -230,11 +227,13 @@ pub fn analyze(trace: &Trace, opts: &FrameOptions) -> FrameAnalysis {
         *counts.entry(*p).or_default() += 1;
     }
     let common = counts.into_iter().max_by_key(|&(p, c)| (c, std::cmp::Reverse(p))).map(|x| x.0);
-    let intervals: Vec<(i64, &'static str)> =
-        iv.into_iter().map(|x| x.unwrap_or((common.unwrap_or(FALLBACK_INTERVAL), "default"))).collect();
+    let intervals: Vec<(i64, IntervalSource)> = iv
+        .into_iter()
+        .map(|x| x.unwrap_or((common.unwrap_or(FALLBACK_INTERVAL), IntervalSource::Default)))
+        .collect();
 
     // Pass 2: the vsync of every frame.
-    let mut vs: Vec<(Option<i64>, Option<&'static str>)> = vec![(None, None); n];
+    let mut vs: Vec<(Option<i64>, Option<VsyncSource>)> = vec![(None, None); n];
     let mut phases_of: Vec<phases::Phases> = vec![phases::Phases::default(); n];
     for idxs in by_thread.values() {
         let starts: Vec<i64> = idxs.iter().map(|&k| frames[k].ts).collect();
@@ -245,16 +244,16 @@ pub fn analyze(trace: &Trace, opts: &FrameOptions) -> FrameAnalysis {
             let expected = c.frame_id.and_then(|id| tl.surface(c.pid, id)).and_then(|m| m.expected);
             let after = if j > 0 { starts[j - 1] } else { c.ts - FIRST_EDGE_LOOKBACK };
             vs[k] = if let Some(e) = expected {
-                (Some(trace.frame_timeline[e].ts), Some("frame_timeline"))
+                (Some(trace.frame_timeline[e].ts), Some(VsyncSource::FrameTimeline))
             } else if let Some(e) = counters.vsync_app_edge(c.ts, after) {
-                (Some(e), Some("vsync_app"))
+                (Some(e), Some(VsyncSource::VsyncApp))
             } else if let Some((t, j)) =
                 c.upid.zip(ph.commit_ts).and_then(|(u, ct)| counters.jitter_sample(u, c.ts, ct))
             {
                 // Choreographer wrote now − frameTime: the (start-corrected) frame time.
-                (Some(t - j), Some("jitter_counter"))
+                (Some(t - j), Some(VsyncSource::JitterCounter))
             } else if let Some(v) = vsync::grid_vsync(&starts, &ints, j) {
-                (Some(v), Some("estimated"))
+                (Some(v), Some(VsyncSource::Estimated))
             } else {
                 (None, None)
             };
@@ -304,8 +303,8 @@ pub fn analyze(trace: &Trace, opts: &FrameOptions) -> FrameAnalysis {
             c.frame_id.and_then(|id| tl.perfetto_overrun(&trace.frame_timeline, id)),
         );
         let th = trace.thread(c.utid);
-        *quality.vsync_sources.entry(vsrc.unwrap_or("none").to_string()).or_default() += 1;
-        *quality.interval_sources.entry(isrc.to_string()).or_default() += 1;
+        *quality.vsync_sources.entry(VsyncSource::key(vsrc).to_string()).or_default() += 1;
+        *quality.interval_sources.entry(isrc.as_str().to_string()).or_default() += 1;
         quality.without_render_thread += (draw.count == 0) as u64;
         quality.without_timeline += actual.is_none() as u64;
         let end = |s: &model::TimelineSlice| s.ts + s.dur;
@@ -318,24 +317,24 @@ pub fn analyze(trace: &Trace, opts: &FrameOptions) -> FrameAnalysis {
             ts: c.ts,
             do_frame_dur: c.dur,
             vsync_ts,
-            vsync_source: vsrc.map(str::to_string),
+            vsync_source: vsrc,
             frame_interval_ns: i,
             refresh_hz: 1e9 / i as f64,
             jitter_ns: t.jitter_ns,
             skipped_frames: t.skipped_frames,
             frame_time_ns: t.frame_time_ns,
-            input_dur: ph.dur[0],
-            animation_dur: ph.dur[1],
-            insets_animation_dur: ph.dur[2],
-            traversal_dur: ph.dur[3],
-            commit_dur: ph.dur[4],
+            input_dur: ph.dur[Phase::Input],
+            animation_dur: ph.dur[Phase::Animation],
+            insets_animation_dur: ph.dur[Phase::InsetsAnimation],
+            traversal_dur: ph.dur[Phase::Traversal],
+            commit_dur: ph.dur[Phase::Commit],
             commit_ts: ph.commit_ts,
             commit_jitter_ns: t.commit_jitter_ns,
             commit_corrected: t.commit_corrected,
             corrected_frame_time_ns: t.corrected_frame_time_ns,
             frame_cost_ns: t.frame_cost_ns,
             dropped_frames: t.dropped_frames,
-            drop_level: t.drop_level.to_string(),
+            drop_level: t.drop_level,
             draw_frame_ts: draw.ts,
             draw_frame_dur: draw.dur,
             draw_frame_count: draw.count,
@@ -355,7 +354,7 @@ pub fn analyze(trace: &Trace, opts: &FrameOptions) -> FrameAnalysis {
             was_slow_frame: compat.was_slow_frame,
             was_big_jank: compat.was_big_jank,
             was_huge_jank: compat.was_huge_jank,
-            interval_source: isrc.to_string(),
+            interval_source: isrc,
             surface_overrun_ns: match (expected, actual) {
                 (Some(e), Some(a)) => Some(end(a) - end(e)),
                 _ => None,
@@ -371,24 +370,21 @@ pub fn analyze(trace: &Trace, opts: &FrameOptions) -> FrameAnalysis {
         frames.iter().map(|c| trace.slices[c.slice as usize].track).collect();
     let top = why::TopLevel::new(trace, &tracks);
     let sched = why::SchedIndex::new(&trace.sched);
+    let why_ctx = why::WhyContext { trace, top: &top, sched: &sched, blocker_threshold_ns: opts.blocker_threshold_ns };
     let mut why_rows = Vec::new();
     let mut sorted_rows = Vec::with_capacity(n);
     let mut rows: Vec<Option<FrameRow>> = rows.into_iter().map(Some).collect();
     for (idx, &k) in order.iter().enumerate() {
         let row = rows[k].take().unwrap_or_default();
         if row.dropped_frames >= 1 {
-            why_rows.push(why::explain(
-                trace,
-                idx,
-                frames[k].slice,
-                row.tid,
-                row.vsync_ts,
-                row.jitter_ns,
-                &phases_of[k].dur,
-                &top,
-                &sched,
-                opts.blocker_threshold_ns,
-            ));
+            why_rows.push(why_ctx.explain(&why::JankyFrame {
+                index: idx,
+                do_frame: frames[k].slice,
+                tid: row.tid,
+                vsync_ts: row.vsync_ts,
+                jitter_ns: row.jitter_ns,
+                phases: &phases_of[k].dur,
+            }));
         }
         sorted_rows.push(row);
     }

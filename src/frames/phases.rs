@@ -4,14 +4,13 @@
 //! skipped frames, the start correction, the commit-phase correction, the
 //! vsync-to-commit cost, dropped frames and Matrix's drop level.
 
-use super::select::PHASES;
+use super::labels::{DropLevel, PerPhase, Phase};
 use crate::model::{SliceId, Trace};
 
 /// Summed durations of the direct phase children, `None` when a phase did not run.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct Phases {
-    /// Indexed like [`PHASES`].
-    pub dur: [Option<i64>; 5],
+    pub dur: PerPhase<Option<i64>>,
     /// Start of the first direct `commit` child.
     pub commit_ts: Option<i64>,
 }
@@ -19,12 +18,12 @@ pub struct Phases {
 pub fn phases(trace: &Trace, do_frame: SliceId) -> Phases {
     let mut p = Phases::default();
     for c in phase_slices(trace, do_frame) {
-        let Some(k) = PHASES.iter().position(|n| *n == &*c.name) else { continue };
+        let Some(phase) = Phase::from_slice_name(&c.name) else { continue };
         // An unfinished child (dur -1) cannot exist under a finished doFrame;
         // count it as 0 rather than poison the sum.
         let d = c.dur.max(0);
-        p.dur[k] = Some(p.dur[k].unwrap_or(0) + d);
-        if k == 4 && p.commit_ts.is_none() {
+        p.dur[phase] = Some(p.dur[phase].unwrap_or(0) + d);
+        if phase == Phase::Commit && p.commit_ts.is_none() {
             p.commit_ts = Some(c.ts);
         }
     }
@@ -57,18 +56,7 @@ pub struct Timing {
     pub corrected_frame_time_ns: Option<i64>,
     pub frame_cost_ns: i64,
     pub dropped_frames: i64,
-    pub drop_level: &'static str,
-}
-
-/// Matrix's `FrameCollectItem` levels on dropped frames.
-pub fn drop_level(dropped: i64) -> &'static str {
-    match dropped {
-        d if d >= 42 => "FROZEN",
-        d if d >= 24 => "HIGH",
-        d if d >= 9 => "MIDDLE",
-        d if d >= 3 => "NORMAL",
-        _ => "BEST",
-    }
+    pub drop_level: DropLevel,
 }
 
 /// Choreographer's arithmetic, exactly as SPEC §3 writes it (`i` > 0).
@@ -106,7 +94,7 @@ pub fn timing(ts: i64, dur: i64, vsync_ts: Option<i64>, i: i64, commit_ts: Optio
         corrected_frame_time_ns: corrected_ft,
         frame_cost_ns: cost,
         dropped_frames: dropped,
-        drop_level: drop_level(dropped),
+        drop_level: DropLevel::from_dropped(dropped),
     }
 }
 
@@ -128,7 +116,7 @@ mod tests {
         assert_eq!(t.corrected_frame_time_ns, Some(100_000_000));
         // cost = 101 + 10 - 100 = 11 ms < I: nothing dropped.
         assert_eq!(t.frame_cost_ns, 11_000_000);
-        assert_eq!((t.dropped_frames, t.drop_level), (0, "BEST"));
+        assert_eq!((t.dropped_frames, t.drop_level), (0, DropLevel::Best));
     }
 
     #[test]
@@ -148,7 +136,7 @@ mod tests {
         assert!(t.commit_corrected);
         assert_eq!(t.corrected_frame_time_ns, Some(50_000_001));
         assert_eq!(t.frame_cost_ns, 90_000_000);
-        assert_eq!((t.dropped_frames, t.drop_level), (5, "NORMAL"));
+        assert_eq!((t.dropped_frames, t.drop_level), (5, DropLevel::Normal));
     }
 
     #[test]
@@ -159,14 +147,5 @@ mod tests {
         assert_eq!(t.commit_jitter_ns, None);
         assert_eq!(t.frame_cost_ns, 30_000_000);
         assert_eq!(t.dropped_frames, 1);
-    }
-
-    #[test]
-    fn levels() {
-        assert_eq!(drop_level(2), "BEST");
-        assert_eq!(drop_level(3), "NORMAL");
-        assert_eq!(drop_level(9), "MIDDLE");
-        assert_eq!(drop_level(24), "HIGH");
-        assert_eq!(drop_level(42), "FROZEN");
     }
 }

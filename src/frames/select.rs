@@ -7,8 +7,6 @@ use crate::model::{Slice, SliceId, Trace, TrackKind, Upid, Utid};
 
 pub const DO_FRAME: &str = "Choreographer#doFrame";
 pub const DRAW_FRAME: &str = "DrawFrame";
-/// Choreographer's `CALLBACK_TRACE_TITLES`, in callback order.
-pub const PHASES: [&str; 5] = ["input", "animation", "insets_animation", "traversal", "commit"];
 
 /// SQLite's `CAST(text AS INTEGER)`: optional leading spaces and sign, then
 /// the longest digit prefix; no digits gives 0. trace_processor's
@@ -97,7 +95,7 @@ pub fn select(trace: &Trace) -> Selection {
     let mut first_orphan_phase: std::collections::HashMap<Utid, i64> = Default::default();
     for s in &trace.slices {
         let Some(utid) = thread_of(trace, s) else { continue };
-        if s.depth == 0 && s.parent.is_none() && PHASES.contains(&&*s.name) {
+        if s.depth == 0 && s.parent.is_none() && super::Phase::from_slice_name(&s.name).is_some() {
             first_orphan_phase.entry(utid).or_insert(s.ts);
             continue;
         }

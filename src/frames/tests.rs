@@ -91,7 +91,7 @@ fn android12_first_frame_every_column() {
         ts: ts1,
         do_frame_dur: 10_000_000,
         vsync_ts: Some(1_016_666_667), // v1: the expected surface start
-        vsync_source: Some("frame_timeline".into()),
+        vsync_source: Some(crate::frames::VsyncSource::FrameTimeline),
         // Expected starts v1, v2, v3 are P apart (v6 is 3P = 50_000_001 away,
         // beyond the 50 ms plausibility bound), so I = P.
         frame_interval_ns: P,
@@ -111,7 +111,7 @@ fn android12_first_frame_every_column() {
         corrected_frame_time_ns: Some(1_016_666_667),
         frame_cost_ns: 11_000_000, // ts + 10 ms − v1
         dropped_frames: 0,
-        drop_level: "BEST".into(),
+        drop_level: crate::frames::DropLevel::Best,
         draw_frame_ts: Some(ts1 + 9_000_000),
         draw_frame_dur: Some(4_000_000),
         draw_frame_count: 1,
@@ -131,7 +131,7 @@ fn android12_first_frame_every_column() {
         was_slow_frame: None,
         was_big_jank: None,
         was_huge_jank: None,
-        interval_source: "frame_timeline".into(),
+        interval_source: crate::frames::IntervalSource::FrameTimeline,
         surface_overrun_ns: Some(-2_666_667),
     };
     assert_eq!(r, &want);
@@ -262,7 +262,7 @@ fn android11_vsync_app_and_draw_frame_by_time() {
     assert_eq!(a.rows.len(), 2);
     let r = &a.rows[0];
     // G1 = t2 + 0.8 ms = 2_034_133_334; the latest edge before it is t2.
-    assert_eq!((r.frame_id, r.vsync_ts, r.vsync_source.as_deref()), (None, Some(2_033_333_334), Some("vsync_app")));
+    assert_eq!((r.frame_id, r.vsync_ts, r.vsync_source.map(|v| v.as_str())), (None, Some(2_033_333_334), Some("vsync_app")));
     assert_eq!((r.frame_interval_ns, r.interval_source.as_str(), r.jitter_ns), (P, "vsync_app", Some(800_000)));
     assert_eq!((r.input_dur, r.traversal_dur, r.commit_dur, r.commit_jitter_ns), (Some(1_000_000), Some(4_000_000), Some(400_000), Some(6_300_000)));
     // Both DrawFrames start in [G1, G2): 3 + 1 ms.
@@ -313,15 +313,15 @@ fn jitter_counter_then_estimated_grid() {
     let a = analyze(&jitter_only(), &FrameOptions::default());
     assert_eq!(a.rows.len(), 8);
     // Starts are P ± ≤ 1 ms apart: the doFrame grid gives I = P (snapped, 5 % noise).
-    assert!(a.rows.iter().all(|r| r.frame_interval_ns == P && r.interval_source == "do_frame_grid"));
+    assert!(a.rows.iter().all(|r| r.frame_interval_ns == P && r.interval_source.as_str() == "do_frame_grid"));
     let r = &a.rows[1];
     // vsync = sample ts − value = the true vsync T5 + P.
-    assert_eq!((r.vsync_ts, r.vsync_source.as_deref(), r.jitter_ns), (Some(T5 + P), Some("jitter_counter"), Some(900_000)));
+    assert_eq!((r.vsync_ts, r.vsync_source.map(|v| v.as_str()), r.jitter_ns), (Some(T5 + P), Some("jitter_counter"), Some(900_000)));
     // Frame 4 has no commit, hence no counter: the fitted grid. The earliest
     // start offset in the window is 0.9 ms after the vsync, so the grid sits at
     // vsync + 0.9 ms: vsync = T5 + 4P + 0.9 ms and jitter = 2 − 0.9 = 1.1 ms.
     let r = &a.rows[4];
-    assert_eq!((r.vsync_ts, r.vsync_source.as_deref(), r.jitter_ns), (Some(T5 + 4 * P + 900_000), Some("estimated"), Some(1_100_000)));
+    assert_eq!((r.vsync_ts, r.vsync_source.map(|v| v.as_str()), r.jitter_ns), (Some(T5 + 4 * P + 900_000), Some("estimated"), Some(1_100_000)));
     assert_eq!(
         a.quality.vsync_sources,
         BTreeMap::from([("estimated".to_string(), 1), ("jitter_counter".to_string(), 7)])
@@ -339,7 +339,7 @@ fn no_vsync_source_at_all() {
     assert_eq!((r.vsync_ts, r.vsync_source.clone(), r.frame_interval_ns, r.interval_source.as_str()), (None, None, P, "default"));
     // cost = do_frame_dur; 40_000_000 / P = 2.
     assert_eq!((r.jitter_ns, r.frame_time_ns, r.frame_cost_ns, r.dropped_frames), (None, None, 40_000_000, 2));
-    assert_eq!(a.why[0].dominant_phase, "other");
+    assert_eq!(a.why[0].dominant_phase.as_str(), "other");
     assert!(a.why[0].blockers.is_empty());
     assert_eq!(a.quality.vsync_sources, BTreeMap::from([("none".to_string(), 1)]));
     assert_eq!(a.quality.interval_sources, BTreeMap::from([("default".to_string(), 1)]));
@@ -382,7 +382,7 @@ fn ninety_then_hundred_twenty_hz() {
 
     // --refresh-hz 60 overrides every frame: 21 ms / 16_666_667 = 1.
     let a = analyze(&tr, &FrameOptions { refresh_hz: Some(60.0), ..Default::default() });
-    assert!(a.rows.iter().all(|r| r.frame_interval_ns == P && r.interval_source == "override"));
+    assert!(a.rows.iter().all(|r| r.frame_interval_ns == P && r.interval_source.as_str() == "override"));
     assert_eq!(a.rows[5].dropped_frames, 1);
     assert_eq!(a.quality.interval_sources, BTreeMap::from([("override".to_string(), 6)]));
 }
@@ -543,7 +543,7 @@ fn perfetto_jank_cuj_reference() {
     let i130 = 9;
     let w = a.why.iter().find(|w| w.frame_index == i130).expect("130 is janky");
     assert_eq!(w.blockers, vec![Blocker { name: "binder transaction".into(), ts: 500 * M, dur: 49_500_000 }]);
-    assert_eq!(w.dominant_phase, "start_jitter");
+    assert_eq!(w.dominant_phase.as_str(), "start_jitter");
 }
 
 /// Scale check (run with `--ignored --nocapture`): 200k frames, ~1.8M slices.

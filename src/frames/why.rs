@@ -5,7 +5,8 @@
 
 use std::collections::HashMap;
 
-use super::select::{is_do_frame_name, PHASES};
+use super::labels::{FramePart, PerPhase, Phase};
+use super::select::is_do_frame_name;
 use super::{Blocker, FrameWhy, ThreadStateSplit};
 use crate::model::{SchedEvent, SliceId, Trace, TrackId};
 
@@ -126,19 +127,19 @@ impl TopLevel {
 /// The dominant part of a frame's cost: Choreographer's start jitter, one of
 /// the five phases, or `other` (doFrame time outside the phases). Ties go to
 /// the earlier one in that order.
-pub fn dominant(jitter: Option<i64>, phases: &[Option<i64>; 5], do_frame_dur: i64) -> (&'static str, i64) {
-    let in_phases: i64 = phases.iter().flatten().sum();
-    let mut best = ("start_jitter", jitter.unwrap_or(0).max(0));
-    for (k, p) in phases.iter().enumerate() {
-        if let Some(d) = *p {
-            if d > best.1 {
-                best = (PHASES[k], d);
-            }
+pub fn dominant(jitter: Option<i64>, phases: &PerPhase<Option<i64>>, do_frame_dur: i64) -> (FramePart, i64) {
+    let mut in_phases = 0;
+    let mut best = (FramePart::StartJitter, jitter.unwrap_or(0).max(0));
+    for (phase, d) in phases.iter() {
+        let Some(d) = d else { continue };
+        in_phases += d;
+        if d > best.1 {
+            best = (FramePart::Phase(phase), d);
         }
     }
     let other = do_frame_dur - in_phases;
     if other > best.1 {
-        best = ("other", other);
+        best = (FramePart::Other, other);
     }
     best
 }
@@ -152,7 +153,7 @@ pub fn longest_nested(trace: &Trace, do_frame: SliceId) -> Option<(String, i64)>
         if s.dur < 0 || s.name.starts_with("Choreographer#doFrame") {
             continue;
         }
-        if PHASES.contains(&&*s.name) && phase_ids.contains(&s.id) {
+        if Phase::from_slice_name(&s.name).is_some() && phase_ids.contains(&s.id) {
             continue;
         }
         if best.is_none_or(|b| s.dur > b.1) {
@@ -162,36 +163,48 @@ pub fn longest_nested(trace: &Trace, do_frame: SliceId) -> Option<(String, i64)>
     best.map(|(n, d)| (n.to_string(), d))
 }
 
-#[allow(clippy::too_many_arguments)]
-pub fn explain(
-    trace: &Trace,
-    frame_index: usize,
-    do_frame: SliceId,
-    tid: i32,
-    vsync_ts: Option<i64>,
-    jitter: Option<i64>,
-    phases: &[Option<i64>; 5],
-    top: &TopLevel,
-    sched: &SchedIndex,
-    blocker_threshold_ns: i64,
-) -> FrameWhy {
-    let s = &trace.slices[do_frame as usize];
-    let (phase, phase_ns) = dominant(jitter, phases, s.dur);
-    let longest = longest_nested(trace, do_frame);
-    let blockers = match vsync_ts {
-        Some(v) if v < s.ts => top.blockers(trace, s.track, v, s.ts, blocker_threshold_ns),
-        _ => Vec::new(),
-    };
-    let from = vsync_ts.unwrap_or(s.ts).min(s.ts);
-    let thread_state = if sched.has_data { sched.split(tid, from, s.ts + s.dur) } else { None };
-    FrameWhy {
-        frame_index,
-        dominant_phase: phase.to_string(),
-        dominant_phase_ns: phase_ns,
-        longest_slice_ns: longest.as_ref().map(|x| x.1),
-        longest_slice: longest.map(|x| x.0),
-        blockers,
-        thread_state,
+/// What explaining a frame needs besides the frame: the trace and the
+/// indexes built once per analysis.
+pub struct WhyContext<'a> {
+    pub trace: &'a Trace,
+    pub top: &'a TopLevel,
+    pub sched: &'a SchedIndex,
+    /// Main-thread slices at least this long before the doFrame are blockers.
+    pub blocker_threshold_ns: i64,
+}
+
+/// A janky frame to explain.
+pub struct JankyFrame<'a> {
+    /// Its index in the frames table.
+    pub index: usize,
+    pub do_frame: SliceId,
+    pub tid: i32,
+    pub vsync_ts: Option<i64>,
+    pub jitter_ns: Option<i64>,
+    pub phases: &'a PerPhase<Option<i64>>,
+}
+
+impl WhyContext<'_> {
+    pub fn explain(&self, f: &JankyFrame) -> FrameWhy {
+        let trace = self.trace;
+        let s = &trace.slices[f.do_frame as usize];
+        let (phase, phase_ns) = dominant(f.jitter_ns, f.phases, s.dur);
+        let longest = longest_nested(trace, f.do_frame);
+        let blockers = match f.vsync_ts {
+            Some(v) if v < s.ts => self.top.blockers(trace, s.track, v, s.ts, self.blocker_threshold_ns),
+            _ => Vec::new(),
+        };
+        let from = f.vsync_ts.unwrap_or(s.ts).min(s.ts);
+        let thread_state = if self.sched.has_data { self.sched.split(f.tid, from, s.ts + s.dur) } else { None };
+        FrameWhy {
+            frame_index: f.index,
+            dominant_phase: phase,
+            dominant_phase_ns: phase_ns,
+            longest_slice_ns: longest.as_ref().map(|x| x.1),
+            longest_slice: longest.map(|x| x.0),
+            blockers,
+            thread_state,
+        }
     }
 }
 
@@ -235,10 +248,13 @@ mod tests {
 
     #[test]
     fn dominant_part() {
-        let ph = [Some(1), None, None, Some(9), Some(2)];
-        assert_eq!(dominant(Some(5), &ph, 12), ("traversal", 9));
-        assert_eq!(dominant(Some(20), &ph, 12), ("start_jitter", 20));
+        let mut ph = PerPhase::default();
+        ph[Phase::Input] = Some(1);
+        ph[Phase::Traversal] = Some(9);
+        ph[Phase::Commit] = Some(2);
+        assert_eq!(dominant(Some(5), &ph, 12), (FramePart::Phase(Phase::Traversal), 9));
+        assert_eq!(dominant(Some(20), &ph, 12), (FramePart::StartJitter, 20));
         // 30 − (1 + 9 + 2) = 18 outside the phases.
-        assert_eq!(dominant(Some(5), &ph, 30), ("other", 18));
+        assert_eq!(dominant(Some(5), &ph, 30), (FramePart::Other, 18));
     }
 }

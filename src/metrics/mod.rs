@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 use polars::prelude::{DataFrame, PolarsError};
 use serde::Serialize;
 
-use crate::frames::{FrameAnalysis, FrameRow, FrameWhy};
+use crate::frames::{DropLevel, FrameAnalysis, FrameRow, FrameWhy};
 use crate::model::Trace;
 
 pub mod scene;
@@ -69,6 +69,17 @@ pub enum AppFilter {
     Pid(i32),
 }
 
+impl std::fmt::Display for AppFilter {
+    /// What the filter asks for, as the "no frames for …" error names it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AppFilter::Package(p) => write!(f, "app {p}"),
+            AppFilter::Pid(p) => write!(f, "pid {p}"),
+            AppFilter::All => f.write_str("any app"),
+        }
+    }
+}
+
 impl AppFilter {
     pub fn matches(&self, process: Option<&str>, pid: i32) -> bool {
         match self {
@@ -93,35 +104,38 @@ pub fn package_matches(name: &str, pkg: &str) -> bool {
     false
 }
 
-/// Counts (or sums) per Matrix drop level.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-#[allow(non_snake_case)]
-pub struct Levels {
-    pub BEST: i64,
-    pub NORMAL: i64,
-    pub MIDDLE: i64,
-    pub HIGH: i64,
-    pub FROZEN: i64,
-}
+/// Counts (or sums) per Matrix drop level, indexed by [`DropLevel`]; in JSON
+/// an object keyed by the level names, smooth to frozen.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Levels(pub [i64; 5]);
 
 impl Levels {
-    pub const NAMES: [&'static str; 5] = ["BEST", "NORMAL", "MIDDLE", "HIGH", "FROZEN"];
     pub fn values(&self) -> [i64; 5] {
-        [self.BEST, self.NORMAL, self.MIDDLE, self.HIGH, self.FROZEN]
+        self.0
     }
-    fn from_values(v: [i64; 5]) -> Levels {
-        Levels {
-            BEST: v[0],
-            NORMAL: v[1],
-            MIDDLE: v[2],
-            HIGH: v[3],
-            FROZEN: v[4],
-        }
+    /// (level, value), smooth to frozen.
+    pub fn iter(&self) -> impl Iterator<Item = (DropLevel, i64)> + '_ {
+        DropLevel::ALL.into_iter().zip(self.0)
     }
 }
 
-/// Matrix's level of a frame from its dropped frames (one definition, in `frames`).
-pub use crate::frames::drop_level;
+impl std::ops::Index<DropLevel> for Levels {
+    type Output = i64;
+    fn index(&self, l: DropLevel) -> &i64 {
+        &self.0[l.index()]
+    }
+}
+
+impl Serialize for Levels {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(5))?;
+        for (level, v) in self.iter() {
+            m.serialize_entry(level.as_str(), &v)?;
+        }
+        m.end()
+    }
+}
 
 /// Nearest-rank percentiles (ns); null when no frame has the value.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -225,7 +239,7 @@ pub struct WorstFrame {
     pub scene: Option<String>,
     pub frame_cost_ns: i64,
     pub dropped_frames: i64,
-    pub drop_level: String,
+    pub drop_level: DropLevel,
     pub do_frame_dur: i64,
     pub jank_type: Option<String>,
     pub why: Option<FrameWhy>,
@@ -305,9 +319,9 @@ fn by_pid<T>(pids: &[Option<i64>], values: impl IntoIterator<Item = T>) -> HashM
 }
 
 fn levels(df: &DataFrame, suffix: &str) -> Result<Vec<Levels>, MetricsError> {
-    let cols = Levels::NAMES
+    let cols = DropLevel::ALL
         .iter()
-        .map(|l| sql::i64s(df, &format!("{}_{suffix}", l.to_lowercase())))
+        .map(|l| sql::i64s(df, &format!("{}_{suffix}", l.as_str().to_lowercase())))
         .collect::<Result<Vec<_>, _>>()?;
     Ok((0..df.height())
         .map(|i| {
@@ -315,7 +329,7 @@ fn levels(df: &DataFrame, suffix: &str) -> Result<Vec<Levels>, MetricsError> {
             for (k, c) in cols.iter().enumerate() {
                 v[k] = c[i].unwrap_or(0);
             }
-            Levels::from_values(v)
+            Levels(v)
         })
         .collect())
 }
@@ -516,7 +530,7 @@ pub fn summarize(frames: &DataFrame, why: &[FrameWhy], opts: &MetricsOptions) ->
                 scene: w_scene[i].clone(),
                 frame_cost_ns: w_cost[i].unwrap_or(0),
                 dropped_frames: w_drop[i].unwrap_or(0),
-                drop_level: w_level[i].clone().unwrap_or_default(),
+                drop_level: w_level[i].as_deref().and_then(DropLevel::parse).unwrap_or_default(),
                 do_frame_dur: w_dur[i].unwrap_or(0),
                 jank_type: w_jank[i].clone(),
                 why: why_by_index.get(&frame_index).map(|w| (*w).clone()),

@@ -21,7 +21,7 @@ fn frame(pid: i32, ts: i64, i: i64, cost: i64) -> FrameRow {
         refresh_hz: 1e9 / i as f64,
         frame_cost_ns: cost,
         dropped_frames: dropped,
-        drop_level: drop_level(dropped).to_string(),
+        drop_level: crate::frames::DropLevel::from_dropped(dropped),
         draw_frame_count: 1,
         ..Default::default()
     }
@@ -103,23 +103,11 @@ fn drop_levels_at_the_boundaries() {
     let s = &summarize_rows(&rows)[0];
     assert_eq!(
         s.drop_level,
-        Levels {
-            BEST: 2,
-            NORMAL: 2,
-            MIDDLE: 2,
-            HIGH: 2,
-            FROZEN: 1
-        }
+Levels([2, 2, 2, 2, 1])
     );
     assert_eq!(
         s.drop_sum,
-        Levels {
-            BEST: 2,
-            NORMAL: 11,
-            MIDDLE: 32,
-            HIGH: 65,
-            FROZEN: 42
-        }
+Levels([2, 11, 32, 65, 42])
     );
     assert_eq!(s.dropped_frames, 152);
 }
@@ -382,18 +370,11 @@ fn scenes_have_their_own_fps_and_levels() {
     assert!(close(a.fps, 40.0));
     assert_eq!(
         a.drop_level,
-        Levels {
-            BEST: 1,
-            NORMAL: 1,
-            ..Default::default()
-        }
+Levels([1, 1, 0, 0, 0])
     );
     assert_eq!(
         a.drop_sum,
-        Levels {
-            NORMAL: 3,
-            ..Default::default()
-        }
+Levels([0, 3, 0, 0, 0])
     );
     assert_eq!(a.frame_cost_p90, Some(35 * MS));
     assert!(close(s.scenes[1].fps, 100.0));
@@ -405,7 +386,7 @@ fn apps_most_frames_first_with_worst_frames_and_why() {
     rows.extend((0..3).map(|k| frame(3, k * 100 * MS, I60, (k + 1) * 20 * MS)));
     let why = FrameWhy {
         frame_index: 4,
-        dominant_phase: "traversal".into(),
+        dominant_phase: crate::frames::FramePart::Phase(crate::frames::Phase::Traversal),
         dominant_phase_ns: 50 * MS,
         longest_slice: Some("RV OnBindView".into()),
         longest_slice_ns: Some(40 * MS),
@@ -439,8 +420,8 @@ fn apps_most_frames_first_with_worst_frames_and_why() {
 #[test]
 fn vsync_sources_counted() {
     let mut rows: Vec<FrameRow> = (0..3).map(|k| frame(1, k * 100 * MS, I60, MS)).collect();
-    rows[0].vsync_source = Some("frame_timeline".into());
-    rows[1].vsync_source = Some("frame_timeline".into());
+    rows[0].vsync_source = Some(crate::frames::VsyncSource::FrameTimeline);
+    rows[1].vsync_source = Some(crate::frames::VsyncSource::FrameTimeline);
     let s = &summarize_rows(&rows)[0];
     let v: Vec<(&str, i64)> = s.quality.vsync_sources.iter().map(|(k, v)| (k.as_str(), *v)).collect();
     assert_eq!(v, [("frame_timeline", 2), ("none", 1)]);

@@ -12,7 +12,8 @@ use serde::Serialize;
 
 use super::charts::{self, Chart, ChartKind, ChartOptions};
 use super::{info, Artifact, Exporter, Report, ReportError};
-use crate::metrics::{AppSummary, Category, Levels, Percentiles};
+use crate::frames::DropLevel;
+use crate::metrics::{AppSummary, Category, Percentiles};
 
 const TEMPLATE: &str = include_str!("templates/report.html");
 
@@ -346,8 +347,8 @@ fn category_name(c: Category) -> &'static str {
     }
 }
 
-fn level_class(name: &str) -> String {
-    format!("lv-{}", name.to_lowercase())
+fn level_class(level: DropLevel) -> String {
+    format!("lv-{}", level.as_str().to_lowercase())
 }
 
 fn vocabularies(a: &AppSummary) -> Vec<Vocabulary> {
@@ -436,10 +437,10 @@ fn worst_rows(a: &AppSummary, origin_ts: i64) -> Vec<WorstRow> {
                 scene: w.scene.clone().unwrap_or_else(|| "–".into()),
                 cost: fmt_ms(w.frame_cost_ns),
                 dropped: fmt_count(w.dropped_frames),
-                level: w.drop_level.clone(),
-                level_class: level_class(&w.drop_level),
+                level: w.drop_level.to_string(),
+                level_class: level_class(w.drop_level),
                 phase: why
-                    .map(|y| format!("{} {}", y.dominant_phase.replace('_', " "), fmt_ms(y.dominant_phase_ns)))
+                    .map(|y| format!("{} {}", y.dominant_phase.as_str().replace('_', " "), fmt_ms(y.dominant_phase_ns)))
                     .unwrap_or_else(|| "–".into()),
                 longest: why
                     .and_then(|y| {
@@ -482,12 +483,12 @@ fn app_view(report: &Report, a: &AppSummary, charts: &[Chart], origin_ts: i64) -
     let refresh = app_refresh(report, a);
     let counts = a.drop_level.values();
     let sums = a.drop_sum.values();
-    let levels: Vec<LevelRow> = Levels::NAMES
+    let levels: Vec<LevelRow> = DropLevel::ALL
         .iter()
         .enumerate()
-        .map(|(k, n)| LevelRow {
-            name: n.to_string(),
-            class: level_class(n),
+        .map(|(k, &level)| LevelRow {
+            name: level.to_string(),
+            class: level_class(level),
             frames: fmt_count(counts[k]),
             share: share(counts[k], a.frames),
             dropped: fmt_count(sums[k]),
@@ -750,7 +751,7 @@ pub fn page(report: &Report, charts: &[Chart]) -> Page {
         quality,
         warnings: report.warnings.to_vec(),
         definitions: definitions(),
-        level_names: Levels::NAMES.iter().map(|s| s.to_string()).collect(),
+        level_names: DropLevel::ALL.iter().map(|l| l.to_string()).collect(),
     }
 }
 
@@ -816,7 +817,7 @@ mod tests {
         rows.push(row(2, "<b>evil</b>", 1_000_000_000, 5 * MS, 0));
         let why = vec![FrameWhy {
             frame_index: 2,
-            dominant_phase: "start_jitter".into(),
+            dominant_phase: crate::frames::FramePart::StartJitter,
             dominant_phase_ns: 40 * MS,
             longest_slice: Some("inflate".into()),
             longest_slice_ns: Some(12_340_000),

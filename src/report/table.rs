@@ -32,10 +32,10 @@ fn indent(table: &str) -> String {
 }
 
 fn levels_line(count: &Levels, sum: &Levels) -> String {
-    Levels::NAMES
+    count
         .iter()
-        .zip(count.values().iter().zip(sum.values()))
-        .map(|(n, (c, s))| format!("{n} {c} ({s})"))
+        .zip(sum.values())
+        .map(|((level, c), s)| format!("{level} {c} ({s})"))
         .collect::<Vec<_>>()
         .join("  ")
 }
@@ -208,7 +208,7 @@ fn app_details(out: &mut String, a: &AppSummary, trace_start: i64) {
                             other.push(format!("blocked start: {} {} ms", b.name, ms(b.dur)));
                         }
                         (
-                            y.dominant_phase.clone(),
+                            y.dominant_phase.to_string(),
                             ms(y.dominant_phase_ns),
                             match (&y.longest_slice, y.longest_slice_ns) {
                                 (Some(n), Some(d)) => format!("{n} ({} ms)", ms(d)),
@@ -230,7 +230,7 @@ fn app_details(out: &mut String, a: &AppSummary, trace_start: i64) {
                     w.frame_id.map(|v| v.to_string()).unwrap_or_else(|| "-".into()),
                     ms(w.frame_cost_ns),
                     w.dropped_frames.to_string(),
-                    w.drop_level.clone(),
+                    w.drop_level.to_string(),
                     phase,
                     phase_ms,
                     longest,

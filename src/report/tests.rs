@@ -21,12 +21,12 @@ fn analysis() -> (Trace, FrameAnalysis) {
         ts: k * 100_000_000,
         do_frame_dur: cost,
         vsync_ts: Some(k * 100_000_000),
-        vsync_source: Some("estimated".into()),
+        vsync_source: Some(crate::frames::VsyncSource::Estimated),
         frame_interval_ns: i,
         refresh_hz: 1e9 / i as f64,
         frame_cost_ns: cost,
         dropped_frames: cost / i,
-        drop_level: metrics::drop_level(cost / i).into(),
+        drop_level: crate::frames::DropLevel::from_dropped(cost / i),
         layer_name: Some(format!("{name}/{name}.Main#1")),
         ..Default::default()
     };
@@ -37,7 +37,7 @@ fn analysis() -> (Trace, FrameAnalysis) {
     ];
     let why = vec![FrameWhy {
         frame_index: 1,
-        dominant_phase: "traversal".into(),
+        dominant_phase: crate::frames::FramePart::Phase(crate::frames::Phase::Traversal),
         dominant_phase_ns: 50_000_000,
         longest_slice: Some("inflate".into()),
         longest_slice_ns: Some(45_000_000),

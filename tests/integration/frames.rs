@@ -151,7 +151,7 @@ fn android12_frames_through_the_decoder() {
     assert_eq!(a.rows.len(), 2);
     let r = &a.rows[0];
     assert_eq!((r.process.as_deref(), r.pid, r.tid, r.frame_id), (Some("com.app"), 100, 100, Some(1)));
-    assert_eq!((r.ts, r.do_frame_dur, r.vsync_ts, r.vsync_source.as_deref()), (ts1, 10_000_000, Some(v1), Some("frame_timeline")));
+    assert_eq!((r.ts, r.do_frame_dur, r.vsync_ts, r.vsync_source.map(|v| v.as_str())), (ts1, 10_000_000, Some(v1), Some("frame_timeline")));
     // Expected starts V0+P and V0+4P are 3P = 50_000_001 apart, beyond the
     // plausible spacing: nothing measures I there, so the frames' own doFrame
     // grid has 2 starts (no estimate) and the fallback applies.
@@ -168,7 +168,7 @@ fn android12_frames_through_the_decoder() {
     // overrun = 75 ms − P = 58_333_333; cpu = 0 + 30 + 10 = 40 ms > 20 ms.
     assert_eq!((r.overrun_ns, r.cpu_time, r.was_jank, r.was_slow_frame), (Some(58_333_333), Some(40_000_000), Some(true), Some(true)));
     assert_eq!(a.why.len(), 1);
-    assert_eq!(a.why[0].dominant_phase, "start_jitter");
+    assert_eq!(a.why[0].dominant_phase.as_str(), "start_jitter");
     assert_eq!(a.why[0].blockers.len(), 1);
     assert_eq!((a.why[0].blockers[0].ts, a.why[0].blockers[0].dur), (v4 + 1_000_000, 37_000_000));
 }
@@ -195,7 +195,7 @@ fn android11_frames_through_the_decoder() {
     let a = analyze(&roundtrip(&b), &FrameOptions::default());
     assert_eq!(a.rows.len(), 2);
     let r = &a.rows[0];
-    assert_eq!((r.frame_id, r.vsync_ts, r.vsync_source.as_deref(), r.frame_interval_ns), (None, Some(t(2)), Some("vsync_app"), P));
+    assert_eq!((r.frame_id, r.vsync_ts, r.vsync_source.map(|v| v.as_str()), r.frame_interval_ns), (None, Some(t(2)), Some("vsync_app"), P));
     assert_eq!((r.draw_frame_ts, r.draw_frame_count), (Some(g1 + 5_000_000), 1));
     let r = &a.rows[1];
     // No edge in (t5, g2]: t5 delivered it; jitter 40 ms → 2 skipped; cost 50 ms → 2 dropped.
@@ -227,7 +227,7 @@ fn demo_trace_matches_its_ground_truth() {
     for ((idx, r), f) in rows.iter().zip(&truth) {
         let id = f.frame_id;
         assert_eq!((r.frame_id, r.ts, r.do_frame_dur), (Some(id), f.ts, f.dur), "frame {id}");
-        assert_eq!((r.vsync_ts, r.vsync_source.as_deref()), (Some(f.vsync_ts), Some("frame_timeline")), "frame {id}");
+        assert_eq!((r.vsync_ts, r.vsync_source.map(|v| v.as_str())), (Some(f.vsync_ts), Some("frame_timeline")), "frame {id}");
         assert!((16_666_666..=16_666_667).contains(&r.frame_interval_ns), "frame {id}: {}", r.frame_interval_ns);
         assert_eq!((r.frame_cost_ns, r.dropped_frames, r.skipped_frames), (f.frame_cost_ns, f.dropped_frames, f.skipped_frames), "frame {id}");
         assert_eq!((r.expected_end, r.actual_end), (Some(f.expected_end), Some(f.actual_end)), "frame {id}");
@@ -240,12 +240,12 @@ fn demo_trace_matches_its_ground_truth() {
         match f.jank {
             DemoJank::LateStart => {
                 let w = why.expect("late start is janky");
-                assert_eq!(w.dominant_phase, "start_jitter", "frame {id}");
+                assert_eq!(w.dominant_phase.as_str(), "start_jitter", "frame {id}");
                 assert!(w.blockers.iter().any(|b| b.name == "binder transaction"), "frame {id}: {:?}", w.blockers);
             }
             DemoJank::LongFrame { heavy } => {
                 let w = why.expect("long frame is janky");
-                assert_eq!(w.dominant_phase, "traversal", "frame {id}");
+                assert_eq!(w.dominant_phase.as_str(), "traversal", "frame {id}");
                 let ts = w.thread_state.as_ref().expect("sched data");
                 // Inflate: D-state sleep from t until the wakeup 30 µs before
                 // the thread is switched back in at t + 120 ms.

@@ -46,7 +46,7 @@ fn analysis() -> (Trace, FrameAnalysis) {
                 ts,
                 do_frame_dur: dur,
                 vsync_ts: Some(ts - MS),
-                vsync_source: Some("frame_timeline".into()),
+                vsync_source: Some(fpsan::frames::VsyncSource::FrameTimeline),
                 frame_interval_ns: I,
                 refresh_hz: 1e9 / I as f64,
                 jitter_ns: Some(MS),
@@ -55,7 +55,7 @@ fn analysis() -> (Trace, FrameAnalysis) {
                 commit_dur: Some(MS / 2),
                 frame_cost_ns: cost,
                 dropped_frames: d,
-                drop_level: metrics::drop_level(d).into(),
+                drop_level: fpsan::frames::DropLevel::from_dropped(d),
                 draw_frame_ts: Some(ts + dur),
                 draw_frame_dur: Some(4 * MS),
                 draw_frame_count: 1,
@@ -81,7 +81,7 @@ fn analysis() -> (Trace, FrameAnalysis) {
         .iter()
         .map(|&i| FrameWhy {
             frame_index: i,
-            dominant_phase: "traversal".into(),
+            dominant_phase: fpsan::frames::FramePart::Phase(fpsan::frames::Phase::Traversal),
             dominant_phase_ns: rows[i].traversal_dur.unwrap(),
             longest_slice: Some("RecyclerView OnLayout".into()),
             longest_slice_ns: Some(rows[i].traversal_dur.unwrap() - MS),

@@ -7,7 +7,8 @@
 
 use polars::prelude::{DataFrame, PolarsError};
 
-use crate::metrics::{sql, AppSummary, Levels, Percentiles};
+use crate::frames::{DropLevel, FramePart};
+use crate::metrics::{sql, AppSummary, Percentiles};
 
 /// Stack segments of a frame bar, bottom to top: the start jitter (vsync to
 /// doFrame start), the doFrame phases, the rest of doFrame, then RenderThread.
@@ -33,11 +34,6 @@ pub const RENDER: usize = 7;
 /// vsync, with no frame pending, is shown as idle on the FPS chart.
 pub const IDLE_GAP_NS: i64 = 100_000_000;
 
-/// Matrix drop level index (0 = BEST … 4 = FROZEN) of a `drop_level` name;
-/// unknown names count as BEST.
-pub fn level_index(name: &str) -> usize {
-    Levels::NAMES.iter().position(|l| *l == name).unwrap_or(0)
-}
 
 /// One frame of one app, as the charts need it.
 #[derive(Debug, Clone, PartialEq)]
@@ -50,8 +46,7 @@ pub struct Frame {
     pub do_frame_dur: i64,
     pub frame_cost_ns: i64,
     pub dropped_frames: i64,
-    /// Index into `Levels::NAMES`.
-    pub level: usize,
+    pub level: DropLevel,
     /// Durations (ns) of [`SEGMENTS`].
     pub segments: [i64; 8],
     /// End of the RenderThread work, when it ran.
@@ -142,7 +137,8 @@ pub fn app_frames(frames: &DataFrame, pid: i32) -> Result<Vec<Frame>, PolarsErro
                 do_frame_dur,
                 frame_cost_ns: cost[r].unwrap_or(0),
                 dropped_frames: dropped[r].unwrap_or(0).max(0),
-                level: level_index(level[r].as_deref().unwrap_or("")),
+                // Unknown names count as BEST.
+                level: level[r].as_deref().and_then(DropLevel::parse).unwrap_or_default(),
                 segments: segments(
                     jitter[r],
                     [input[r], anim[r], insets[r], trav[r], commit[r]],
@@ -352,7 +348,7 @@ pub struct FpsData {
     /// (start s, end s) of idle gaps: no frame pending for at least [`IDLE_GAP_NS`].
     pub idle: Vec<(f64, f64)>,
     /// (start s, level, dropped frames) of each frame that dropped at least one frame.
-    pub janky: Vec<(f64, usize, i64)>,
+    pub janky: Vec<(f64, DropLevel, i64)>,
     /// The app's wall time, in s.
     pub span: (f64, f64),
 }
@@ -487,7 +483,7 @@ pub struct JankyRow {
     pub frame: Frame,
     /// Start, s from the origin.
     pub t: f64,
-    pub dominant_phase: Option<String>,
+    pub dominant_phase: Option<FramePart>,
     pub dominant_ns: Option<i64>,
     pub longest_slice: Option<String>,
     pub longest_ns: Option<i64>,
@@ -511,7 +507,7 @@ pub fn janky(app: &AppSummary, frames: &[Frame], origin_ts: i64) -> JankyData {
             Some(JankyRow {
                 frame: f.clone(),
                 t: secs(f.ts, origin_ts),
-                dominant_phase: w.why.as_ref().map(|y| y.dominant_phase.clone()),
+                dominant_phase: w.why.as_ref().map(|y| y.dominant_phase),
                 dominant_ns: w.why.as_ref().map(|y| y.dominant_phase_ns),
                 longest_slice: w.why.as_ref().and_then(|y| y.longest_slice.clone()),
                 longest_ns: w.why.as_ref().and_then(|y| y.longest_slice_ns),

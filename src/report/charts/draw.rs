@@ -11,7 +11,7 @@ use plotters::style::text_anchor::{HPos, VPos};
 use super::backend::ChartBackend;
 use super::data::{self, Distribution, FpsData, Frame, JankyData, LevelGroup, PresentData, TimelineData, SEGMENTS};
 use super::style::*;
-use crate::metrics::{drop_level, Levels};
+use crate::frames::DropLevel;
 
 /// What every title says: the app and its refresh rate.
 #[derive(Debug, Clone)]
@@ -41,10 +41,10 @@ fn per_frame(frames: &[Frame]) -> &'static str {
 fn level_legend(prefix: &str) -> Vec<LegendItem> {
     let mut v = vec![item(prefix, Swatch::Caption)];
     v.extend(
-        Levels::NAMES
+        DropLevel::ALL
             .iter()
             .zip(LEVEL_COLORS)
-            .map(|(n, c)| item(*n, Swatch::Box(c))),
+            .map(|(l, c)| item(l.as_str(), Swatch::Box(c))),
     );
     v
 }
@@ -159,7 +159,7 @@ pub fn timeline(root: &Area, h: &Heading, d: &TimelineData, origin_ts: i64) -> D
         }
         rects.push(Rectangle::new(
             [(x - 0.5, -strip * 0.9), (x + 0.5, -strip * 0.25)],
-            LEVEL_COLORS[f.level].filled(),
+            LEVEL_COLORS[f.level.index()].filled(),
         ));
     }
     chart.draw_series(rects)?;
@@ -272,7 +272,7 @@ pub fn distribution(root: &Area, h: &Heading, d: &Distribution, interval_ns: i64
             .enumerate()
             .filter(|(_, b)| b.frames > 0)
             .map(|(k, b)| {
-                let level = data::level_index(drop_level(b.intervals - 1));
+                let level = DropLevel::from_dropped(b.intervals - 1).index();
                 Rectangle::new(
                     [(k as f64 - 0.38, 0.5), (k as f64 + 0.38, b.frames as f64)],
                     LEVEL_COLORS[level].filled(),
@@ -395,10 +395,10 @@ pub fn fps(root: &Area, h: &Heading, d: &FpsData, summary_fps: f64, fps_wall: f6
     ];
     let mut marks = vec![item("janky frame, by drop level:", Swatch::Caption)];
     marks.extend(
-        Levels::NAMES
+        DropLevel::ALL
             .iter()
             .zip(LEVEL_COLORS)
-            .map(|(n, c)| item(*n, Swatch::Dot(c))),
+            .map(|(l, c)| item(l.as_str(), Swatch::Dot(c))),
     );
     let plot = header(root, &h.title("FPS over time"), &subtitle, &[legend, marks])?;
 
@@ -461,12 +461,14 @@ pub fn fps(root: &Area, h: &Heading, d: &FpsData, summary_fps: f64, fps_wall: f6
         REFRESH.stroke_width(2),
     ))?;
     let band = d.refresh_hz + (ymax - d.refresh_hz) * 0.5;
-    let mut janky: Vec<&(f64, usize, i64)> = d.janky.iter().collect();
+    let mut janky: Vec<&(f64, DropLevel, i64)> = d.janky.iter().collect();
     janky.sort_by_key(|j| j.1);
     chart.draw_series(
         janky
             .iter()
-            .map(|&&(t, level, _)| Circle::new((t, band), 5 + level as u32, LEVEL_COLORS[level].mix(0.9).filled())),
+            .map(|&&(t, level, _)| {
+                Circle::new((t, band), 5 + level.index() as u32, LEVEL_COLORS[level.index()].mix(0.9).filled())
+            }),
     )?;
     Ok(())
 }
@@ -635,7 +637,7 @@ pub fn janky(root: &Area, h: &Heading, d: &JankyData) -> DResult {
             "cost {:.1} ms · {} dropped ({})",
             ms(f.frame_cost_ns),
             f.dropped_frames,
-            Levels::NAMES[f.level]
+            f.level
         );
         let style = anchored(NOTE_PX, &INK, HPos::Left, VPos::Center);
         let (tw, th) = root.estimate_text_size(&total, &style)?;
@@ -672,7 +674,7 @@ pub fn janky(root: &Area, h: &Heading, d: &JankyData) -> DResult {
         let (lx, ly) = chart.backend_coord(&(0.0, (top + bottom) / 2.0));
         root.draw(&Rectangle::new(
             [(lx - 184, ly - 9), (lx - 170, ly + 9)],
-            LEVEL_COLORS[f.level].filled(),
+            LEVEL_COLORS[f.level.index()].filled(),
         ))?;
         root.draw_text(
             &format!("#{} at {:.3} s", i + 1, row.t),
@@ -701,7 +703,7 @@ pub fn janky(root: &Area, h: &Heading, d: &JankyData) -> DResult {
 pub fn why_line(row: &data::JankyRow) -> String {
     let mut parts = Vec::new();
     match (&row.dominant_phase, row.dominant_ns) {
-        (Some(p), Some(ns)) => parts.push(format!("dominant: {} {:.1} ms", p.replace('_', " "), ms(ns))),
+        (Some(p), Some(ns)) => parts.push(format!("dominant: {} {:.1} ms", p.as_str().replace('_', " "), ms(ns))),
         _ => parts.push("no why recorded".to_string()),
     }
     if let (Some(s), Some(ns)) = (&row.longest_slice, row.longest_ns) {

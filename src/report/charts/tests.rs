@@ -24,7 +24,7 @@ fn frame(ts: i64, cost: i64) -> Frame {
         do_frame_dur: cost,
         frame_cost_ns: cost,
         dropped_frames: d,
-        level: level_index(metrics::drop_level(d)),
+        level: crate::frames::DropLevel::from_dropped(d),
         segments: segments(Some(0), [None, None, None, Some(cost), None], cost, None),
         draw_end: None,
         actual_end: None,
@@ -47,7 +47,7 @@ pub(crate) fn row(pid: i32, name: &str, ts: i64, cost: i64, k: i64) -> FrameRow 
         ts,
         do_frame_dur: dur,
         vsync_ts: Some(ts - jitter),
-        vsync_source: Some("frame_timeline".into()),
+        vsync_source: Some(crate::frames::VsyncSource::FrameTimeline),
         frame_interval_ns: I,
         refresh_hz: 1e9 / I as f64,
         jitter_ns: Some(jitter),
@@ -57,7 +57,7 @@ pub(crate) fn row(pid: i32, name: &str, ts: i64, cost: i64, k: i64) -> FrameRow 
         commit_dur: Some(MS),
         frame_cost_ns: cost,
         dropped_frames: d,
-        drop_level: metrics::drop_level(d).into(),
+        drop_level: crate::frames::DropLevel::from_dropped(d),
         draw_frame_ts: Some(ts + dur),
         draw_frame_dur: Some(3 * MS),
         draw_frame_count: 1,
@@ -114,11 +114,12 @@ impl Fixture {
         for k in 0..5i64 {
             rows.push(row(200, "com.other", 1_200_000_000 + k * 20 * MS, 5 * MS, k));
         }
-        let why = [(10usize, "traversal"), (20, "traversal"), (25, "animation")]
+        use crate::frames::{FramePart, Phase};
+        let why = [(10usize, Phase::Traversal), (20, Phase::Traversal), (25, Phase::Animation)]
             .iter()
             .map(|&(i, phase)| FrameWhy {
                 frame_index: i,
-                dominant_phase: phase.into(),
+                dominant_phase: FramePart::Phase(phase),
                 dominant_phase_ns: rows[i].traversal_dur.unwrap_or(0),
                 longest_slice: Some(format!("RV OnBindView {i}")),
                 longest_slice_ns: Some(rows[i].traversal_dur.unwrap_or(0) - MS),
@@ -187,7 +188,7 @@ fn app_frames_reads_the_table() {
     assert_eq!(f10.vsync_ts, Some(1_499_000_000));
     assert_eq!(f10.frame_cost_ns, 60 * MS);
     assert_eq!(f10.dropped_frames, 3);
-    assert_eq!(f10.level, 1);
+    assert_eq!(f10.level, crate::frames::DropLevel::Normal);
     // jitter 1, input 0.5, animation 1, traversal 59 − 3 = 56, commit 1, other 59 − 58.5 = 0.5, RT 3.
     assert_eq!(f10.segments, [MS, MS / 2, MS, 0, 56 * MS, MS, MS / 2, 3 * MS]);
     assert_eq!(f10.ui_ns(), 60 * MS);
@@ -271,8 +272,8 @@ fn distribution_buckets_and_cdf() {
     );
     // One level per bucket.
     for b in &d.buckets {
-        let lo = metrics::drop_level(b.intervals - 1);
-        let hi = metrics::drop_level(b.last.unwrap_or(1000) - 1);
+        let lo = crate::frames::DropLevel::from_dropped(b.intervals - 1);
+        let hi = crate::frames::DropLevel::from_dropped(b.last.unwrap_or(1000) - 1);
         assert_eq!(lo, hi, "{}", b.label);
     }
     assert_eq!(d.cdf.len(), 11);
@@ -293,7 +294,8 @@ fn fps_idle_and_janky() {
     let d = fps(app, &frames, 500_000_000);
     assert_eq!(d.idle, vec![(2.208, 2.549)]);
     // Janky frames 10, 20, 25 at 1.0, 1.5, 1.75 s after the trace start.
-    assert_eq!(d.janky, vec![(1.0, 1, 3), (1.5, 2, 11), (1.75, 3, 26)]);
+    use crate::frames::DropLevel::{High, Middle, Normal};
+    assert_eq!(d.janky, vec![(1.0, Normal, 3), (1.5, Middle, 11), (1.75, High, 26)]);
     assert_eq!(d.refresh_hz, 1e9 / I as f64);
     assert_eq!(d.windows.len(), app.fps_wall_timeline.len());
     assert_eq!(d.windows[0], (0.5, 1.5, app.fps_wall_timeline[0].fps));
@@ -330,14 +332,8 @@ fn drop_level_groups() {
             fps: 60.0,
             refresh_hz: 60.0,
             dropped_frames: k,
-            drop_level: metrics::Levels {
-                BEST: 10 - k,
-                ..Default::default()
-            },
-            drop_sum: metrics::Levels {
-                NORMAL: k,
-                ..Default::default()
-            },
+            drop_level: metrics::Levels([10 - k, 0, 0, 0, 0]),
+            drop_sum: metrics::Levels([0, k, 0, 0, 0]),
             frame_cost_p90: None,
         })
         .collect();
@@ -365,7 +361,7 @@ fn janky_rows_follow_worst_frames() {
     let got: Vec<(i64, f64, Option<&str>, Option<i64>)> = j
         .rows
         .iter()
-        .map(|r| (r.frame.frame_index, r.t, r.dominant_phase.as_deref(), r.longest_ns))
+        .map(|r| (r.frame.frame_index, r.t, r.dominant_phase.map(crate::frames::FramePart::as_str), r.longest_ns))
         .collect();
     assert_eq!(
         got,
@@ -441,8 +437,6 @@ fn scales_and_labels() {
     f[1].interval_ns = 8_333_333;
     assert_eq!(common_interval(&f), 8_333_333);
     assert_eq!(refresh_label(&[], 90.0), "90 Hz");
-    assert_eq!(level_index("FROZEN"), 4);
-    assert_eq!(level_index("??"), 0);
     assert_eq!(present_class(Some("Dropped Frame")), 3);
     assert_eq!(present_class(None), 4);
     assert_eq!(style::shorten("com.example.app/.MainActivity", 12), "…ainActivity");

@@ -1,0 +1,162 @@
+//! The one analysis entry point. Every command that analyses a trace
+//! (`analyze`, `query`, `capture --analyze`, `compare`), the benchmark and
+//! the fuzz target call these functions, so the wiring of the stages and the
+//! defaults exist once: open → read → import → scheduler pass for the frame
+//! threads → frames → (with the `analysis` feature) summaries.
+
+use std::path::{Path, PathBuf};
+
+use crate::frames::{self, FrameAnalysis, FrameOptions};
+use crate::model::Trace;
+use crate::read::{self, ReadError, ReadOptions, Source};
+
+/// Main-thread slices at least this long before a frame's start are blockers
+/// (the trace-side BlockCanary), unless `--blocker-ms` says otherwise.
+pub const DEFAULT_BLOCKER_MS: f64 = 8.0;
+
+/// `--blocker-ms` as the frames stage wants it.
+pub fn blocker_threshold_ns(blocker_ms: f64) -> i64 {
+    (blocker_ms * 1e6).round() as i64
+}
+
+/// What to analyse and how.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub frames: FrameOptions,
+    /// Show a progress bar while decoding (only on a terminal).
+    pub progress: bool,
+    /// A trace without frames (or without frames of the chosen apps) is an
+    /// error; `query` turns this off and runs its SQL over empty tables.
+    pub require_frames: bool,
+    #[cfg(feature = "analysis")]
+    pub filter: crate::metrics::AppFilter,
+    #[cfg(feature = "analysis")]
+    pub metrics: crate::metrics::MetricsOptions,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            frames: FrameOptions {
+                refresh_hz: None,
+                blocker_threshold_ns: blocker_threshold_ns(DEFAULT_BLOCKER_MS),
+            },
+            progress: false,
+            require_frames: true,
+            #[cfg(feature = "analysis")]
+            filter: crate::metrics::AppFilter::All,
+            #[cfg(feature = "analysis")]
+            metrics: crate::metrics::MetricsOptions::default(),
+        }
+    }
+}
+
+/// A trace and every frame rebuilt from it (no summaries: this part needs no
+/// polars, so the fuzz target runs it).
+#[derive(Debug)]
+pub struct TraceFrames {
+    pub trace: Trace,
+    pub frames: FrameAnalysis,
+    /// The reader's warnings, and the scheduler pass's if it failed.
+    pub warnings: Vec<String>,
+}
+
+/// Decode and import a trace file into the model (what `info` and `query`
+/// without frame tables need).
+pub fn load(path: &Path, opts: &Options) -> Result<(Source, Trace), ReadError> {
+    let source = Source::open(path)?;
+    let trace = read::decode(&source, &ReadOptions { progress: opts.progress })?;
+    Ok((source, trace))
+}
+
+/// Rebuild every frame of an opened trace: the scheduler pass for the frame
+/// threads (the "why" needs their Running/Runnable/Sleeping split), then the
+/// frames.
+pub fn frames_of(source: &Source, mut trace: Trace, opts: &Options) -> TraceFrames {
+    let mut warnings = trace.meta.warnings.clone();
+    let tids = frames::frame_threads(&trace);
+    if !tids.is_empty() {
+        match read::sched_for_threads(source, &tids) {
+            Ok(sched) => trace.sched = sched,
+            Err(e) => warnings.push(format!("no scheduler data for the frame threads: {e}")),
+        }
+    }
+    let frames = frames::analyze(&trace, &opts.frames);
+    TraceFrames { trace, frames, warnings }
+}
+
+/// Why a trace gave nothing to summarise.
+#[derive(Debug, thiserror::Error)]
+pub enum AnalysisError {
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    #[error("no frames in {}: it has no Choreographer#doFrame slices; record with atrace categories gfx and view and the app in atrace_apps (`fpsan capture --app PKG`)", path.display())]
+    NoFrames { path: PathBuf },
+    #[error("no frames for {asked} in {}; apps with frames: {apps}", path.display())]
+    NoFramesForApp { path: PathBuf, asked: String, apps: String },
+    #[cfg(feature = "analysis")]
+    #[error(transparent)]
+    Metrics(#[from] crate::metrics::MetricsError),
+}
+
+/// The full analysis of one trace: frames, the frames table of the chosen
+/// apps, and their summaries.
+#[cfg(feature = "analysis")]
+#[derive(Debug)]
+pub struct Analysis {
+    pub trace: Trace,
+    pub frames: FrameAnalysis,
+    /// The frames of the apps `Options::filter` keeps, with their scenes.
+    pub frames_df: polars::prelude::DataFrame,
+    pub apps: Vec<crate::metrics::AppSummary>,
+    pub warnings: Vec<String>,
+}
+
+/// Analyse the trace at `path`: the entry point of `analyze`, `query`,
+/// `capture --analyze` and `compare`.
+#[cfg(feature = "analysis")]
+pub fn analyze(path: &Path, opts: &Options) -> Result<Analysis, AnalysisError> {
+    let (source, trace) = load(path, opts)?;
+    summarize(path, frames_of(&source, trace, opts), opts)
+}
+
+/// Summaries of rebuilt frames, for the apps `opts.filter` keeps.
+#[cfg(feature = "analysis")]
+fn summarize(path: &Path, tf: TraceFrames, opts: &Options) -> Result<Analysis, AnalysisError> {
+    use crate::metrics;
+    let TraceFrames { trace, frames, warnings } = tf;
+    let filter = &opts.filter;
+    if opts.require_frames && frames.rows.is_empty() {
+        return Err(AnalysisError::NoFrames { path: path.to_path_buf() });
+    }
+    if opts.require_frames && !frames.rows.iter().any(|r| filter.matches(r.process.as_deref(), r.pid)) {
+        return Err(AnalysisError::NoFramesForApp {
+            path: path.to_path_buf(),
+            asked: filter.to_string(),
+            apps: apps_with_frames(&frames.rows),
+        });
+    }
+    let frames_df = metrics::frames_table(&trace, &frames, filter)?;
+    let apps = metrics::summarize(&frames_df, &frames.why, &opts.metrics)?;
+    Ok(Analysis { trace, frames, frames_df, apps, warnings })
+}
+
+/// "a (pid 1, 30 frames), b (pid 2, 4 frames)": the ten apps with the most frames.
+fn apps_with_frames(rows: &[frames::FrameRow]) -> String {
+    let mut counts: Vec<(i32, Option<&str>, u64)> = Vec::new();
+    let mut slot: std::collections::HashMap<i32, usize> = std::collections::HashMap::new();
+    for r in rows {
+        let k = *slot.entry(r.pid).or_insert_with(|| {
+            counts.push((r.pid, r.process.as_deref(), 0));
+            counts.len() - 1
+        });
+        counts[k].2 += 1;
+    }
+    counts.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(&b.0)));
+    counts
+        .iter()
+        .take(10)
+        .map(|(pid, name, n)| format!("{} (pid {pid}, {n} frames)", name.unwrap_or("?")))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
