@@ -45,7 +45,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if only.as_deref().is_none_or(|o| o == "info") {
         let t = Instant::now();
         let source = Source::open(&path)?;
-        let trace = read::decode(&source, &ReadOptions::default())?;
+        let trace = analysis::decode(&source, &ReadOptions::default())?;
         let secs = t.elapsed().as_secs_f64();
         println!(
             "info    {mb:8.0} MB in {secs:6.2} s = {:7.0} MB/s   packets {} slices {} sched events {}   peak RSS {:.0} MB",
@@ -64,7 +64,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let t_frame = t.elapsed().as_secs_f64();
         let batches = read::decode::decode_all(source.data(), &framing, &|_| {}, &|o| source.release_before(o));
         let t_decode = t.elapsed().as_secs_f64() - t_frame;
-        let trace = fpsan::model::build::build(batches, Default::default());
+        let trace = fpsan::import::import(read::Decoded { batches, source: Default::default() });
         let t_build = t.elapsed().as_secs_f64() - t_frame - t_decode;
         println!(
             "phases  framing {t_frame:.3} s ({:.0} MB/s), decode {t_decode:.3} s ({:.0} MB/s), build {t_build:.3} s; {} slices",
@@ -76,7 +76,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if only.as_deref().is_none_or(|o| o == "analyze") {
         let t = Instant::now();
         let opts = analysis::Options::default();
-        let (source, trace) = analysis::load(&path, &opts)?;
+        let (source, trace) = analysis::open(&path, &ReadOptions::default())?;
         let decoded = t.elapsed().as_secs_f64();
         let done = analysis::frames_of(&source, trace, &opts);
         let secs = t.elapsed().as_secs_f64();

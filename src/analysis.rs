@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::frames::{self, FrameAnalysis, FrameOptions};
+use crate::import;
 use crate::model::Trace;
 use crate::read::{self, ReadError, ReadOptions, Source};
 
@@ -61,12 +62,26 @@ pub struct TraceFrames {
     pub warnings: Vec<String>,
 }
 
-/// Decode and import a trace file into the model (what `info` and `query`
-/// without frame tables need).
-pub fn load(path: &Path, opts: &Options) -> Result<(Source, Trace), ReadError> {
+/// Read an opened trace and import it into the model.
+pub fn decode(source: &Source, opts: &ReadOptions) -> Result<Trace, ReadError> {
+    let trace = import::import(read::decode(source, opts)?);
+    if trace.meta.packets == 0 && trace.slices.is_empty() && trace.meta.ftrace_events == 0 {
+        return Err(ReadError::NotATrace { path: source.path.clone(), why: "no trace events found".to_string() });
+    }
+    Ok(trace)
+}
+
+/// Open, read and import a trace file (what `info` and `query` without frame
+/// tables need); the source stays open for the scheduler pass.
+pub fn open(path: &Path, opts: &ReadOptions) -> Result<(Source, Trace), ReadError> {
     let source = Source::open(path)?;
-    let trace = read::decode(&source, &ReadOptions { progress: opts.progress })?;
+    let trace = decode(&source, opts)?;
     Ok((source, trace))
+}
+
+/// Open, read and import a trace file.
+pub fn load(path: &Path, opts: &ReadOptions) -> Result<Trace, ReadError> {
+    Ok(open(path, opts)?.1)
 }
 
 /// Rebuild every frame of an opened trace: the scheduler pass for the frame
@@ -77,12 +92,23 @@ pub fn frames_of(source: &Source, mut trace: Trace, opts: &Options) -> TraceFram
     let tids = frames::frame_threads(&trace);
     if !tids.is_empty() {
         match read::sched_for_threads(source, &tids) {
-            Ok(sched) => trace.sched = sched,
+            Ok(sched) => trace.sched = import::sched_events(sched),
             Err(e) => warnings.push(format!("no scheduler data for the frame threads: {e}")),
         }
     }
     let frames = frames::analyze(&trace, &opts.frames);
     TraceFrames { trace, frames, warnings }
+}
+
+/// The facts `capture` checks a pulled trace for (its loader).
+pub fn trace_facts(path: &Path) -> Result<crate::capture::TraceFacts, ReadError> {
+    let trace = load(path, &ReadOptions::default())?;
+    Ok(crate::capture::TraceFacts {
+        packets: trace.meta.packets,
+        span_ns: trace.span_ns(),
+        data_sources: trace.meta.data_sources.clone(),
+        processes: trace.processes.iter().map(|p| (p.pid, p.name.as_deref().map(str::to_string))).collect(),
+    })
 }
 
 /// Why a trace gave nothing to summarise.
@@ -116,7 +142,7 @@ pub struct Analysis {
 /// `capture --analyze` and `compare`.
 #[cfg(feature = "analysis")]
 pub fn analyze(path: &Path, opts: &Options) -> Result<Analysis, AnalysisError> {
-    let (source, trace) = load(path, opts)?;
+    let (source, trace) = open(path, &ReadOptions { progress: opts.progress })?;
     summarize(path, frames_of(&source, trace, opts), opts)
 }
 

@@ -14,7 +14,7 @@ use crate::frames::FrameOptions;
 use crate::metrics::{AppFilter, Category, MetricsOptions};
 use crate::model::Trace;
 use crate::query;
-use crate::read::ReadError;
+use crate::read::{ReadError, ReadOptions};
 use crate::report::{self, info, ExportManager, Report, StdoutFormat};
 
 #[derive(Debug, Parser)]
@@ -199,7 +199,7 @@ pub fn run(cli: Cli) -> Result<()> {
 /// `capture` prints the pulled trace's path itself; `--analyze` then runs
 /// `analyze` on it for the captured app.
 fn capture_cmd(a: &crate::capture::CaptureArgs) -> Result<()> {
-    let Some(outcome) = crate::capture::run(a)? else { return Ok(()) };
+    let Some(outcome) = crate::capture::run(a, analysis::trace_facts)? else { return Ok(()) };
     if !outcome.analyze {
         return Ok(());
     }
@@ -242,7 +242,8 @@ fn base_options() -> analysis::Options {
 }
 
 fn open(path: &Path) -> Result<Trace> {
-    Ok(analysis::load(path, &base_options()).map_err(read_failure)?.1)
+    let progress = std::io::stderr().is_terminal();
+    analysis::load(path, &ReadOptions { progress }).map_err(read_failure)
 }
 
 fn print_stdout(bytes: &[u8]) -> Result<()> {

@@ -11,6 +11,7 @@ pub mod capture;
 #[cfg(feature = "analysis")]
 pub mod cli;
 pub mod frames;
+pub mod import;
 #[cfg(feature = "analysis")]
 pub mod metrics;
 pub mod model;

@@ -79,21 +79,21 @@ pub fn slice_df(trace: &Trace) -> PolarsResult<DataFrame> {
         Vec::with_capacity(n),
     );
     for s in &trace.slices {
-        id.push(s.id as i64);
+        id.push(s.id.0 as i64);
         ts.push(s.ts);
         dur.push(s.dur);
         nm.push(s.name.to_string());
         depth.push(s.depth as i64);
-        parent.push(s.parent.map(|p| p as i64));
+        parent.push(s.parent.map(|p| p.0 as i64));
         cat.push(s.category.as_deref().map(str::to_string));
-        let t = trace.tracks.get(s.track as usize);
+        let t = trace.tracks.get(s.track.index());
         let thread = t.and_then(|_| trace.track_thread(s.track));
         let process = t.and_then(|_| trace.track_process(s.track));
         tid.push(thread.map(|t| t.tid));
         tname.push(thread.and_then(|t| name(&t.name)));
         pid.push(process.map(|p| p.pid));
         pname.push(process.and_then(|p| name(&p.name)));
-        track.push(s.track as i64);
+        track.push(s.track.0 as i64);
         track_name.push(t.and_then(|t| name(&t.name)));
     }
     DataFrame::new(
@@ -130,11 +130,11 @@ pub fn counter_df(trace: &Trace) -> PolarsResult<DataFrame> {
     for c in &trace.counters {
         ts.push(c.ts);
         value.push(c.value);
-        let t = trace.tracks.get(c.track as usize);
+        let t = trace.tracks.get(c.track.index());
         nm.push(t.and_then(|t| name(&t.name)));
         pid.push(t.and_then(|_| trace.track_process(c.track)).map(|p| p.pid));
         tid.push(t.and_then(|_| trace.track_thread(c.track)).map(|t| t.tid));
-        track.push(c.track as i64);
+        track.push(c.track.0 as i64);
     }
     DataFrame::new(
         n,
@@ -152,12 +152,12 @@ pub fn counter_df(trace: &Trace) -> PolarsResult<DataFrame> {
 /// `thread(utid, tid, pid, name)`.
 pub fn thread_df(trace: &Trace) -> PolarsResult<DataFrame> {
     let n = trace.threads.len();
-    let utid: Vec<i64> = trace.threads.iter().map(|t| t.utid as i64).collect();
+    let utid: Vec<i64> = trace.threads.iter().map(|t| t.utid.0 as i64).collect();
     let tid: Vec<i32> = trace.threads.iter().map(|t| t.tid).collect();
     let pid: Vec<Option<i32>> = trace
         .threads
         .iter()
-        .map(|t| t.upid.and_then(|u| trace.processes.get(u as usize)).map(|p| p.pid))
+        .map(|t| t.upid.and_then(|u| trace.processes.get(u.index())).map(|p| p.pid))
         .collect();
     let nm: Vec<Option<String>> = trace.threads.iter().map(|t| name(&t.name)).collect();
     DataFrame::new(
@@ -177,7 +177,7 @@ pub fn process_df(trace: &Trace) -> PolarsResult<DataFrame> {
     DataFrame::new(
         p.len(),
         vec![
-            Column::new("upid".into(), p.iter().map(|p| p.upid as i64).collect::<Vec<_>>()),
+            Column::new("upid".into(), p.iter().map(|p| p.upid.0 as i64).collect::<Vec<_>>()),
             Column::new("pid".into(), p.iter().map(|p| p.pid).collect::<Vec<_>>()),
             Column::new("name".into(), p.iter().map(|p| name(&p.name)).collect::<Vec<_>>()),
             Column::new("cmdline".into(), p.iter().map(|p| name(&p.cmdline)).collect::<Vec<_>>()),
@@ -335,57 +335,59 @@ pub fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{CounterSample, Process, Slice, Thread, TimelineKind, TimelineSlice, Track, TrackKind};
+    use crate::model::{
+        CounterSample, Process, Slice, SliceId, Thread, TimelineKind, TimelineSlice, Track, TrackId, TrackKind, Upid, Utid,
+    };
     use std::sync::Arc;
 
     fn trace() -> Trace {
         let mut t = Trace::default();
         t.processes = vec![Process {
-            upid: 0,
+            upid: Upid(0),
             pid: 42,
             name: Some(Arc::from("com.a")),
             ..Default::default()
         }];
         t.threads = vec![
             Thread {
-                utid: 0,
+                utid: Utid(0),
                 tid: 42,
-                upid: Some(0),
+                upid: Some(Upid(0)),
                 name: Some(Arc::from("com.a")),
             },
             Thread {
-                utid: 1,
+                utid: Utid(1),
                 tid: 43,
-                upid: Some(0),
+                upid: Some(Upid(0)),
                 name: Some(Arc::from("RenderThread")),
             },
         ];
         t.tracks = vec![
             Track {
-                id: 0,
+                id: TrackId(0),
                 name: None,
-                kind: TrackKind::Thread { utid: 0 },
+                kind: TrackKind::Thread { utid: Utid(0) },
             },
             Track {
-                id: 1,
+                id: TrackId(1),
                 name: None,
-                kind: TrackKind::Thread { utid: 1 },
+                kind: TrackKind::Thread { utid: Utid(1) },
             },
             Track {
-                id: 2,
+                id: TrackId(2),
                 name: Some(Arc::from("VSYNC-app")),
-                kind: TrackKind::ProcessCounter { upid: 0 },
+                kind: TrackKind::ProcessCounter { upid: Upid(0) },
             },
         ];
         let sl = |id: u32, ts: i64, dur: i64, n: &str, track: u32, depth: u32, parent: Option<u32>| Slice {
-            id,
+            id: SliceId(id),
             ts,
             dur,
             name: Arc::from(n),
             category: None,
-            track,
+            track: TrackId(track),
             depth,
-            parent,
+            parent: parent.map(SliceId),
         };
         t.slices = vec![
             sl(0, 100, 50, "Choreographer#doFrame 7", 0, 0, None),
@@ -396,12 +398,12 @@ mod tests {
             CounterSample {
                 ts: 90,
                 value: 1.0,
-                track: 2,
+                track: TrackId(2),
             },
             CounterSample {
                 ts: 106,
                 value: 0.0,
-                track: 2,
+                track: TrackId(2),
             },
         ];
         t.frame_timeline = vec![TimelineSlice {
@@ -411,7 +413,7 @@ mod tests {
             token: 7,
             display_frame_token: Some(9),
             pid: 42,
-            upid: Some(0),
+            upid: Some(Upid(0)),
             layer_name: Some(Arc::from("com.a/com.a.Main#0")),
             jank_type: Some(Arc::from("None")),
             present_type: Some(Arc::from("On-time Present")),

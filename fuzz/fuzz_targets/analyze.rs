@@ -5,14 +5,14 @@
 #![no_main]
 
 use fpsan::analysis::{self, Options};
-use fpsan::read::{self, ReadOptions, Source};
+use fpsan::read::{ReadOptions, Source};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(source) = Source::from_bytes("fuzz.pftrace", data.to_vec()) else {
         return;
     };
-    let Ok(trace) = read::decode(&source, &ReadOptions::default()) else {
+    let Ok(trace) = analysis::decode(&source, &ReadOptions::default()) else {
         return;
     };
     let done = analysis::frames_of(&source, trace, &Options::default());

@@ -1,9 +1,9 @@
-//! The atrace line parser (`model::atrace::parse`) and the systrace text
+//! The atrace line parser (`read::atrace::parse`) and the systrace text
 //! line parser on arbitrary bytes: never a panic, and the parse agrees with
 //! itself once the trailing `\n`/`\0` that the parser strips are added.
 #![no_main]
 
-use fpsan::model::atrace::{parse, ParseOutcome};
+use fpsan::read::atrace::{parse, ParseOutcome};
 use fpsan::read::systrace;
 use libfuzzer_sys::fuzz_target;
 

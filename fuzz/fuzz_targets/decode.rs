@@ -1,9 +1,10 @@
 //! The framing pass and the parallel decoder on arbitrary bytes
-//! (`read::Source::from_bytes` + `read::decode`), then the second,
+//! (`read::Source::from_bytes` + `analysis::decode`), then the second,
 //! scheduler pass and the model accessors over whatever was decoded.
 //! Bad input must give an error or a partial model, never a panic.
 #![no_main]
 
+use fpsan::analysis;
 use fpsan::read::{self, ReadOptions, Source};
 use libfuzzer_sys::fuzz_target;
 
@@ -11,7 +12,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(source) = Source::from_bytes("fuzz.pftrace", data.to_vec()) else {
         return;
     };
-    let Ok(trace) = read::decode(&source, &ReadOptions::default()) else {
+    let Ok(trace) = analysis::decode(&source, &ReadOptions::default()) else {
         return;
     };
     let tids: Vec<i32> = trace.threads.iter().map(|t| t.tid).take(16).collect();
@@ -26,12 +27,12 @@ mod fpsan_fuzz_check {
     pub fn model(trace: &Trace) {
         let _ = trace.span_ns();
         for s in &trace.slices {
-            assert!(s.dur >= -1, "negative duration {} on slice {}", s.dur, s.id);
+            assert!(s.dur >= -1, "negative duration {} on slice {:?}", s.dur, s.id);
             let _ = s.end();
             let _ = trace.track_process(s.track);
             let _ = trace.track_thread(s.track);
             if let Some(p) = s.parent {
-                assert!(p < s.id, "parent {p} after child {}", s.id);
+                assert!(p < s.id, "parent {p:?} after child {:?}", s.id);
             }
         }
         for s in trace.slices.iter().take(64) {

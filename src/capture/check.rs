@@ -1,14 +1,29 @@
 //! Is the pulled file a useful trace? It must decode, contain ftrace data
 //! (the atrace slices and scheduler events fpsan analyses arrive there) and
-//! know the app's process. The decoding is `crate::read`; the judgement is
-//! [`judge`], separate so it can be tested on any `Trace`.
+//! know the app's process. Reading it is the caller's loader (capture comes
+//! before the reader in the pipeline, so it is handed one: see
+//! `analysis::trace_facts`); the judgement is [`judge`], on the few
+//! [`TraceFacts`] it needs.
 
 use std::path::{Path, PathBuf};
 
-use crate::model::Trace;
-use crate::read::{ReadError, ReadOptions};
+use crate::read::ReadError;
 
 use super::CaptureError;
+
+/// What the check needs to know of a decoded trace.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TraceFacts {
+    pub packets: u64,
+    /// Last minus first timestamp, ns.
+    pub span_ns: i64,
+    pub data_sources: Vec<String>,
+    /// (pid, name) of every process.
+    pub processes: Vec<(i32, Option<String>)>,
+}
+
+/// Reads a pulled trace into [`TraceFacts`].
+pub type Loader = fn(&Path) -> Result<TraceFacts, ReadError>;
 
 /// What the check learned about a trace that passed.
 #[derive(Debug, Clone, PartialEq)]
@@ -51,17 +66,12 @@ impl CheckFailure {
     }
 }
 
-/// Decode `path` with the reader and judge it.
-pub fn check_trace(path: &Path, app: &str) -> Result<CheckedTrace, CaptureError> {
-    check_with(path, app, |p| crate::read::load(p, &ReadOptions::default())).map_err(|f| f.into_error(path, app, None))
-}
-
-/// [`check_trace`] with the decoder passed in, returning the raw failure so
-/// the caller can attach perfetto's reason.
+/// Decode `path` with `load` and judge it, returning the raw failure so the
+/// caller can attach perfetto's reason.
 pub fn check_with(
     path: &Path,
     app: &str,
-    load: impl FnOnce(&Path) -> Result<Trace, ReadError>,
+    load: impl FnOnce(&Path) -> Result<TraceFacts, ReadError>,
 ) -> Result<CheckedTrace, CheckFailure> {
     let size_bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     let trace = match load(path) {
@@ -75,13 +85,13 @@ pub fn check_with(
 }
 
 /// The rules, on a decoded trace.
-pub fn judge(trace: &Trace, path: &Path, size_bytes: u64, app: &str) -> Result<CheckedTrace, CheckFailure> {
-    let packets = trace.meta.packets;
+pub fn judge(trace: &TraceFacts, path: &Path, size_bytes: u64, app: &str) -> Result<CheckedTrace, CheckFailure> {
+    let packets = trace.packets;
     // A session whose data sources never started still has the service's
     // own packets (config, clock snapshots, stats): "ftrace" is the sign
     // that traced_probes really recorded.
     let recorded =
-        trace.meta.data_sources.iter().any(|s| matches!(s.as_str(), "ftrace" | "atrace" | "compact_sched" | "sched"));
+        trace.data_sources.iter().any(|s| matches!(s.as_str(), "ftrace" | "atrace" | "compact_sched" | "sched"));
     if packets == 0 || !recorded {
         return Err(CheckFailure::Empty { size_bytes, packets });
     }
@@ -89,8 +99,8 @@ pub fn judge(trace: &Trace, path: &Path, size_bytes: u64, app: &str) -> Result<C
     let mut app_pids: Vec<i32> = trace
         .processes
         .iter()
-        .filter(|p| p.name.as_deref().is_some_and(|n| n == app || n.starts_with(&prefix)))
-        .map(|p| p.pid)
+        .filter(|(_, name)| name.as_deref().is_some_and(|n| n == app || n.starts_with(&prefix)))
+        .map(|&(pid, _)| pid)
         .collect();
     app_pids.sort_unstable();
     app_pids.dedup();
@@ -101,37 +111,22 @@ pub fn judge(trace: &Trace, path: &Path, size_bytes: u64, app: &str) -> Result<C
         path: path.to_path_buf(),
         size_bytes,
         packets,
-        span_ns: trace.span_ns(),
+        span_ns: trace.span_ns,
         app_pids,
-        data_sources: trace.meta.data_sources.clone(),
+        data_sources: trace.data_sources.clone(),
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Process, TraceMeta};
 
-    fn trace(packets: u64, sources: &[&str], names: &[(i32, &str)]) -> Trace {
-        Trace {
-            meta: TraceMeta {
-                packets,
-                data_sources: sources.iter().map(|s| s.to_string()).collect(),
-                first_ts: Some(1_000),
-                last_ts: Some(3_000),
-                ..Default::default()
-            },
-            processes: names
-                .iter()
-                .enumerate()
-                .map(|(i, (pid, n))| Process {
-                    upid: i as u32,
-                    pid: *pid,
-                    name: Some((*n).into()),
-                    ..Default::default()
-                })
-                .collect(),
-            ..Default::default()
+    fn trace(packets: u64, sources: &[&str], names: &[(i32, &str)]) -> TraceFacts {
+        TraceFacts {
+            packets,
+            span_ns: 2_000,
+            data_sources: sources.iter().map(|s| s.to_string()).collect(),
+            processes: names.iter().map(|&(pid, n)| (pid, Some(n.to_string()))).collect(),
         }
     }
 

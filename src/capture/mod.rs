@@ -23,10 +23,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use crate::model::Trace;
-use crate::read::{ReadError, ReadOptions};
-
-pub use check::{check_trace, CheckedTrace};
+pub use check::{CheckedTrace, Loader, TraceFacts};
 
 /// `fpsan capture` arguments.
 #[derive(clap::Args, Debug, Clone)]
@@ -139,13 +136,6 @@ fn reason_text(reason: &Option<String>) -> String {
     }
 }
 
-/// Decoder used by the trace check (the reader, unless a test swaps it).
-pub type Loader = fn(&Path) -> Result<Trace, ReadError>;
-
-fn default_loader(path: &Path) -> Result<Trace, ReadError> {
-    crate::read::load(path, &ReadOptions::default())
-}
-
 /// Everything a capture takes from its surroundings, so that tests (and
 /// embedders) can run several captures side by side.
 #[derive(Debug, Clone)]
@@ -167,8 +157,8 @@ pub struct CaptureEnv {
 
 impl CaptureEnv {
     /// The real environment: process env, terminal detection, the clock,
-    /// the Ctrl-C handler.
-    pub fn from_process() -> CaptureEnv {
+    /// the Ctrl-C handler; `loader` reads the pulled trace.
+    pub fn from_process(loader: Loader) -> CaptureEnv {
         use std::io::IsTerminal;
         CaptureEnv {
             adb: None,
@@ -177,12 +167,12 @@ impl CaptureEnv {
             progress: std::io::stderr().is_terminal(),
             poll: Duration::from_secs(1),
             stamp: chrono::Local::now().format("%Y%m%d-%H%M%S").to_string(),
-            loader: default_loader,
+            loader,
         }
     }
 
     /// A quiet environment with its own stop flag (tests, embedding).
-    pub fn detached(adb: PathBuf, stamp: &str) -> CaptureEnv {
+    pub fn detached(adb: PathBuf, stamp: &str, loader: Loader) -> CaptureEnv {
         CaptureEnv {
             adb: Some(adb),
             android_serial: None,
@@ -190,7 +180,7 @@ impl CaptureEnv {
             progress: false,
             poll: Duration::from_millis(100),
             stamp: stamp.to_string(),
-            loader: default_loader,
+            loader,
         }
     }
 }
@@ -232,13 +222,14 @@ fn install_ctrlc() -> Arc<AtomicBool> {
 }
 
 /// `fpsan capture`. Returns `None` for `--dry-run` (the config is printed).
-/// On success prints the trace path on stdout.
-pub fn run(args: &CaptureArgs) -> Result<Option<CaptureOutcome>, CaptureError> {
+/// On success prints the trace path on stdout. `loader` reads the pulled
+/// trace for the check.
+pub fn run(args: &CaptureArgs, loader: Loader) -> Result<Option<CaptureOutcome>, CaptureError> {
     if args.dry_run {
         print!("{}", dry_run_text(args)?);
         return Ok(None);
     }
-    let env = CaptureEnv::from_process();
+    let env = CaptureEnv::from_process(loader);
     struct Capturing;
     impl Drop for Capturing {
         fn drop(&mut self) {

@@ -367,7 +367,7 @@ pub fn analyze(trace: &Trace, opts: &FrameOptions) -> FrameAnalysis {
     order.sort_by_key(|&k| (frames[k].pid, frames[k].ts));
 
     let tracks: HashSet<model::TrackId> =
-        frames.iter().map(|c| trace.slices[c.slice as usize].track).collect();
+        frames.iter().map(|c| trace.slice(c.slice).track).collect();
     let top = why::TopLevel::new(trace, &tracks);
     let sched = why::SchedIndex::new(&trace.sched);
     let why_ctx = why::WhyContext { trace, top: &top, sched: &sched, blocker_threshold_ns: opts.blocker_threshold_ns };

@@ -51,14 +51,14 @@ impl DrawIndex {
         let mut dur = 0i64;
         let mut finished = false;
         for &id in ids {
-            let s = &trace.slices[id as usize];
+            let s = trace.slice(id);
             if s.dur >= 0 {
                 dur += s.dur;
                 finished = true;
             }
         }
         Draw {
-            ts: ids.iter().map(|&i| trace.slices[i as usize].ts).min(),
+            ts: ids.iter().map(|&i| trace.slice(i).ts).min(),
             dur: finished.then_some(dur),
             count: ids.len() as i64,
         }
@@ -72,8 +72,8 @@ impl DrawIndex {
     /// `DrawFrame` slices of `pid` starting in `[from, until)`.
     pub fn by_time(&self, trace: &Trace, pid: i32, from: i64, until: i64) -> Draw {
         let Some(v) = self.legacy.get(&pid) else { return Draw::default() };
-        let lo = v.partition_point(|&i| trace.slices[i as usize].ts < from);
-        let hi = v.partition_point(|&i| trace.slices[i as usize].ts < until);
+        let lo = v.partition_point(|&i| trace.slice(i).ts < from);
+        let hi = v.partition_point(|&i| trace.slice(i).ts < until);
         Self::summarize(trace, &v[lo..hi.max(lo)])
     }
 }

@@ -45,7 +45,7 @@ impl CounterIndex {
             })
             .collect();
         for c in &trace.counters {
-            match roles.get(c.track as usize).copied().unwrap_or(Role::None) {
+            match roles.get(c.track.index()).copied().unwrap_or(Role::None) {
                 Role::VsyncApp => ix.vsync_app.push(c.ts),
                 Role::Jitter(u) => ix.jitter.entry(u).or_default().push((c.ts, c.value)),
                 Role::None => {}

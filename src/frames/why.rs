@@ -113,10 +113,10 @@ impl TopLevel {
     pub fn blockers(&self, trace: &Trace, track: TrackId, vsync: i64, start: i64, min_dur: i64) -> Vec<Blocker> {
         let Some(v) = self.by_track.get(&track) else { return Vec::new() };
         // Top-level slices of one track do not overlap: sorted by ts is sorted by end.
-        let lo = v.partition_point(|&i| trace.slices[i as usize].end().unwrap_or(i64::MAX) <= vsync);
+        let lo = v.partition_point(|&i| trace.slice(i).end().unwrap_or(i64::MAX) <= vsync);
         v[lo..]
             .iter()
-            .map(|&i| &trace.slices[i as usize])
+            .map(|&i| trace.slice(i))
             .take_while(|s| s.ts < start)
             .filter(|s| s.dur >= min_dur && s.ts + s.dur <= start && !is_do_frame_name(&s.name))
             .map(|s| Blocker { name: s.name.to_string(), ts: s.ts, dur: s.dur })
@@ -187,7 +187,7 @@ pub struct JankyFrame<'a> {
 impl WhyContext<'_> {
     pub fn explain(&self, f: &JankyFrame) -> FrameWhy {
         let trace = self.trace;
-        let s = &trace.slices[f.do_frame as usize];
+        let s = trace.slice(f.do_frame);
         let (phase, phase_ns) = dominant(f.jitter_ns, f.phases, s.dur);
         let longest = longest_nested(trace, f.do_frame);
         let blockers = match f.vsync_ts {

@@ -5,23 +5,23 @@
 
 use std::collections::HashMap;
 
-pub const BOOTTIME: u32 = 6;
+use crate::read::records::ClockRef;
+
+pub(crate) const BOOTTIME: u32 = 6;
 /// Clock ids from 64 to 127 are scoped to one packet sequence.
-pub fn is_sequence_scoped(clock: u32) -> bool {
+fn is_sequence_scoped(clock: u32) -> bool {
     (64..128).contains(&clock)
 }
 
 #[derive(Debug, Default)]
-pub struct ClockConverter {
+pub(crate) struct ClockConverter {
     /// (clock, scope) → sorted (clock value, boottime value, ns per unit).
     points: HashMap<(u32, u32), Vec<(i64, i64, i64)>>,
-    /// Clocks that some snapshot tied to BOOTTIME.
-    pub known: Vec<u32>,
 }
 
 impl ClockConverter {
     /// Add one snapshot. `seq` scopes clocks 64..127.
-    pub fn add_snapshot(&mut self, seq: u32, clocks: &[(u32, i64, i64)]) {
+    pub(crate) fn add_snapshot(&mut self, seq: u32, clocks: &[(u32, i64, i64)]) {
         let Some(&(_, boot, _)) = clocks.iter().find(|c| c.0 == BOOTTIME) else { return };
         for &(id, value, mult) in clocks {
             if id == BOOTTIME {
@@ -29,13 +29,10 @@ impl ClockConverter {
             }
             let scope = if is_sequence_scoped(id) { seq } else { 0 };
             self.points.entry((id, scope)).or_default().push((value, boot, mult.max(1)));
-            if !self.known.contains(&id) {
-                self.known.push(id);
-            }
         }
     }
 
-    pub fn finish(&mut self) {
+    pub(crate) fn finish(&mut self) {
         for v in self.points.values_mut() {
             v.sort_unstable();
         }
@@ -43,7 +40,7 @@ impl ClockConverter {
 
     /// Convert `ts` (in `clock`'s units) to BOOTTIME ns. `None` when no
     /// snapshot relates that clock to BOOTTIME.
-    pub fn to_boottime(&self, clock: u32, seq: u32, ts: i64) -> Option<i64> {
+    pub(crate) fn to_boottime(&self, clock: u32, seq: u32, ts: i64) -> Option<i64> {
         if clock == BOOTTIME || clock == 0 {
             return Some(ts);
         }
@@ -53,6 +50,33 @@ impl ClockConverter {
         let i = pts.partition_point(|p| p.0 <= ts);
         let (value, boot, mult) = pts[i.saturating_sub(1)];
         Some(boot.saturating_add(ts.saturating_sub(value).saturating_mul(mult)))
+    }
+}
+
+/// Every timestamp's way to trace time: the snapshots, each sequence's
+/// default clock (TracePacketDefaults), and a count of the timestamps no
+/// snapshot could convert (they are skipped, with one warning).
+#[derive(Debug, Default)]
+pub(crate) struct TraceClocks {
+    pub(crate) converter: ClockConverter,
+    /// Sequence → its default `timestamp_clock_id`.
+    pub(crate) seq_default: HashMap<u32, u32>,
+    pub(crate) unconvertible: u64,
+}
+
+impl TraceClocks {
+    /// `ts` in `clock` (scoped to sequence `seq`) as trace time.
+    pub(crate) fn to_boottime(&mut self, clock: u32, seq: u32, ts: i64) -> Option<i64> {
+        let r = self.converter.to_boottime(clock, seq, ts);
+        self.unconvertible += r.is_none() as u64;
+        r
+    }
+
+    /// A record's timestamp as trace time, its clock resolved through the
+    /// sequence's default.
+    pub(crate) fn record_to_boottime(&mut self, c: ClockRef, ts: i64) -> Option<i64> {
+        let clock = c.explicit.or_else(|| self.seq_default.get(&c.seq).copied()).unwrap_or(BOOTTIME);
+        self.to_boottime(clock, c.seq, ts)
     }
 }
 

@@ -113,7 +113,7 @@ pub fn assign(trace: &Trace, rows: &[&FrameRow]) -> Vec<Option<String>> {
     }
     let mut markers: HashMap<i32, Vec<(i64, Marker)>> = HashMap::new();
     for s in &trace.slices {
-        let Some(track) = trace.tracks.get(s.track as usize) else {
+        let Some(track) = trace.tracks.get(s.track.index()) else {
             continue;
         };
         let owner = match track.kind {
@@ -163,6 +163,7 @@ pub fn assign(trace: &Trace, rows: &[&FrameRow]) -> Vec<Option<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::{SliceId, TrackId, Upid, Utid};
 
     #[test]
     fn layer_names_normalised() {
@@ -214,46 +215,46 @@ mod tests {
         let mut t = Trace::default();
         t.processes = vec![
             Process {
-                upid: 0,
+                upid: Upid(0),
                 pid: 100,
                 name: Some(Arc::from("com.a")),
                 ..Default::default()
             },
             Process {
-                upid: 1,
+                upid: Upid(1),
                 pid: 1000,
                 name: Some(Arc::from("system_server")),
                 ..Default::default()
             },
         ];
         t.threads = vec![Thread {
-            utid: 0,
+            utid: Utid(0),
             tid: 100,
-            upid: Some(0),
+            upid: Some(Upid(0)),
             name: Some(Arc::from("com.a")),
         }];
         t.tracks = vec![
             Track {
-                id: 0,
+                id: TrackId(0),
                 name: None,
-                kind: TrackKind::Thread { utid: 0 },
+                kind: TrackKind::Thread { utid: Utid(0) },
             },
             Track {
-                id: 1,
+                id: TrackId(1),
                 name: None,
-                kind: TrackKind::ProcessAsync { upid: 1 },
+                kind: TrackKind::ProcessAsync { upid: Upid(1) },
             },
         ];
         t.slices = slices
             .iter()
             .enumerate()
             .map(|(i, &(ts, name, track))| Slice {
-                id: i as u32,
+                id: SliceId(i as u32),
                 ts,
                 dur: 1,
                 name: Arc::from(name),
                 category: None,
-                track,
+                track: TrackId(track),
                 depth: 0,
                 parent: None,
             })

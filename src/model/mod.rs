@@ -1,7 +1,9 @@
-//! The typed trace model: processes, threads, tracks, slices, counters, the
-//! SurfaceFlinger frame timeline and what the reader learned about the trace
-//! itself. Everything downstream (frames, metrics, query, report) reads this
-//! and nothing else; the reader (`crate::read`) is the only producer.
+//! The typed trace model, pure data: processes, threads, tracks, slices,
+//! counters, the SurfaceFlinger frame timeline, the scheduler events of the
+//! frame threads and what was learned about the trace itself. It imports
+//! nothing from the rest of the crate: `crate::import` builds it from the
+//! reader's records, and everything downstream (frames, metrics, query,
+//! report) reads it.
 //!
 //! Conventions follow trace_processor so results can be compared with it:
 //! times are integer nanoseconds in trace time (BOOTTIME), a slice that never
@@ -9,23 +11,49 @@
 
 use std::sync::Arc;
 
-pub mod atrace;
-pub mod build;
-pub mod clock;
 #[cfg(test)]
 pub(crate) mod testutil;
 
 /// Interned, cheaply clonable string used for every name in the model.
 pub type Name = Arc<str>;
 
-/// Index into [`Trace::processes`] (trace_processor's `upid`).
-pub type Upid = u32;
-/// Index into [`Trace::threads`] (trace_processor's `utid`).
-pub type Utid = u32;
-/// Index into [`Trace::tracks`].
-pub type TrackId = u32;
-/// Index into [`Trace::slices`].
-pub type SliceId = u32;
+/// A row id of one table. Each table has its own type, so a thread id cannot
+/// be used where a slice id is meant.
+macro_rules! table_id {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub struct $name(pub u32);
+
+        impl $name {
+            /// The row's position in its table.
+            pub fn index(self) -> usize {
+                self.0 as usize
+            }
+            /// The id of a row appended to a table of `len` rows.
+            pub fn next_of(len: usize) -> Self {
+                Self(len as u32)
+            }
+        }
+    };
+}
+
+table_id!(
+    /// Index into [`Trace::processes`] (trace_processor's `upid`).
+    Upid
+);
+table_id!(
+    /// Index into [`Trace::threads`] (trace_processor's `utid`).
+    Utid
+);
+table_id!(
+    /// Index into [`Trace::tracks`].
+    TrackId
+);
+table_id!(
+    /// Index into [`Trace::slices`].
+    SliceId
+);
 
 #[derive(Debug, Clone, Default)]
 pub struct Process {
@@ -150,13 +178,13 @@ pub struct TimelineSlice {
     /// Actual frames only: trace_processor's summary of the jank type:
     /// `"Self Jank"`, `"Other Jank"`, `"Dropped Frame"`, `"Buffer Stuffing"`,
     /// `"SurfaceFlinger Stuffing"`, `"Non-perceivable Jank"`, `"No Jank"` or
-    /// `"Unspecified"` (see `model::build::jank_tag`).
+    /// `"Unspecified"` (see `import::timeline::jank_tag`).
     pub jank_tag: Option<Name>,
 }
 
-/// A scheduler event kept for the threads the analysis asked about (see
-/// `read::sched_for_threads`): the main threads' Running/Runnable/Sleeping
-/// split needs only those.
+/// A scheduler event kept for the threads the analysis asked about (the
+/// scheduler pass of `analysis::frames_of`): the main threads'
+/// Running/Runnable/Sleeping split needs only those.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SchedEvent {
     /// The thread got a CPU.
@@ -210,6 +238,14 @@ pub struct TraceMeta {
     pub warnings: Vec<String>,
 }
 
+impl TraceMeta {
+    /// Widen the trace's time bounds to include `ts`.
+    pub fn see_ts(&mut self, ts: i64) {
+        self.first_ts = Some(self.first_ts.map_or(ts, |m| m.min(ts)));
+        self.last_ts = Some(self.last_ts.map_or(ts, |m| m.max(ts)));
+    }
+}
+
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct DataLoss {
     /// Sequences that reported `previous_packet_dropped`.
@@ -251,19 +287,22 @@ pub struct Trace {
     pub counters: Vec<CounterSample>,
     /// Ordered by (ts, arrival).
     pub frame_timeline: Vec<TimelineSlice>,
-    /// Only for the threads requested (see `read::sched_for_threads`), by ts.
+    /// Only for the threads requested (see `analysis::frames_of`), by ts.
     pub sched: Vec<SchedEvent>,
 }
 
 impl Trace {
     pub fn thread(&self, utid: Utid) -> &Thread {
-        &self.threads[utid as usize]
+        &self.threads[utid.index()]
     }
     pub fn process(&self, upid: Upid) -> &Process {
-        &self.processes[upid as usize]
+        &self.processes[upid.index()]
+    }
+    pub fn slice(&self, id: SliceId) -> &Slice {
+        &self.slices[id.index()]
     }
     pub fn track(&self, id: TrackId) -> &Track {
-        &self.tracks[id as usize]
+        &self.tracks[id.index()]
     }
     /// The thread owning a thread track, if `track` is one.
     pub fn track_thread(&self, track: TrackId) -> Option<&Thread> {
@@ -293,20 +332,20 @@ impl Trace {
     /// this scans forward from the parent and stops at the first slice starting
     /// after the parent's end on the same track.
     pub fn children(&self, id: SliceId) -> impl Iterator<Item = &Slice> + '_ {
-        let parent = &self.slices[id as usize];
+        let parent = self.slice(id);
         let end = parent.end().unwrap_or(i64::MAX);
-        self.slices[id as usize + 1..]
+        self.slices[id.index() + 1..]
             .iter()
             .take_while(move |s| s.ts <= end)
             .filter(move |s| s.parent == Some(id))
     }
     /// All descendants of a slice (children, grandchildren, ...), in start order.
     pub fn descendants(&self, id: SliceId) -> Vec<&Slice> {
-        let parent = &self.slices[id as usize];
+        let parent = self.slice(id);
         let end = parent.end().unwrap_or(i64::MAX);
         let mut inside = vec![id];
         let mut out = Vec::new();
-        for s in self.slices[id as usize + 1..].iter().take_while(|s| s.ts <= end) {
+        for s in self.slices[id.index() + 1..].iter().take_while(|s| s.ts <= end) {
             if s.track == parent.track && s.depth > parent.depth {
                 if let Some(p) = s.parent {
                     if inside.contains(&p) {

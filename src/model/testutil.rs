@@ -25,16 +25,16 @@ impl TB {
     }
 
     pub fn process(&mut self, pid: i32, name: &str) -> &mut Self {
-        let upid = self.t.processes.len() as Upid;
+        let upid = Upid::next_of(self.t.processes.len());
         self.t.processes.push(Process { upid, pid, name: Some(name.into()), ..Default::default() });
         self
     }
 
     pub fn thread(&mut self, tid: i32, pid: i32, name: &str) -> &mut Self {
         let upid = self.upid(pid);
-        let utid = self.t.threads.len() as Utid;
+        let utid = Utid::next_of(self.t.threads.len());
         self.t.threads.push(Thread { utid, tid, upid: Some(upid), name: Some(name.into()) });
-        let id = self.t.tracks.len() as TrackId;
+        let id = TrackId::next_of(self.t.tracks.len());
         self.t.tracks.push(Track { id, name: None, kind: TrackKind::Thread { utid } });
         self.thread_track.insert(tid, id);
         self
@@ -53,7 +53,7 @@ impl TB {
         let track = match self.counter_track.get(&key) {
             Some(&t) => t,
             None => {
-                let id = self.t.tracks.len() as TrackId;
+                let id = TrackId::next_of(self.t.tracks.len());
                 self.t.tracks.push(Track { id, name: Some(name.into()), kind: TrackKind::ProcessCounter { upid } });
                 self.counter_track.insert(key, id);
                 id
@@ -143,9 +143,9 @@ impl TB {
             let parent = st.last().map(|x| x.0);
             let depth = st.len() as u32;
             let end = if dur < 0 { i64::MAX } else { ts + dur };
-            st.push((id as SliceId, end));
+            st.push((SliceId::next_of(id), end));
             t.slices.push(Slice {
-                id: id as SliceId,
+                id: SliceId::next_of(id),
                 ts,
                 dur,
                 name: Arc::from(name.as_str()),

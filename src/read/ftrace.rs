@@ -7,7 +7,7 @@
 use super::decode::Ctx;
 use super::records::*;
 use super::wire::{lossy, Fields, PackedVarints, Value};
-use crate::model::atrace::{self, AtracePoint, ParseOutcome};
+use super::atrace::{self, AtracePoint, ParseOutcome};
 
 /// FtraceEvent payload field numbers (Perfetto's ftrace_event.proto).
 pub mod ev {

@@ -1,15 +1,16 @@
-//! Reading Perfetto traces: open and sniff the file (mmap, whole-file gzip or
-//! zstd, systrace text), a sequential framing pass that finds the packets
-//! without copying, then parallel decoding of packet batches (in-stream
-//! zlib/zstd batches are inflated and decoded recursively). The batches go to
-//! `model::build`, which orders events and builds the typed model. A second,
-//! optional pass (`sched_for_threads`) re-reads scheduler events for a few
-//! threads.
+//! Reading traces, bytes → records: open and sniff the file (mmap, whole-file
+//! gzip or zstd, systrace text), a sequential framing pass that finds the
+//! packets without copying, then parallel decoding of packet batches
+//! (in-stream zlib/zstd batches are inflated and decoded recursively; atrace
+//! text is parsed here, inside the parallel decode). The records go to
+//! `crate::import`, which orders them and builds the model. A second pass
+//! (`sched_for_threads`) re-reads scheduler events for a few threads.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use crate::model::{self, SchedEvent, Trace, TraceMeta};
+use records::{Batch, SchedRecord};
 
+pub mod atrace;
 pub mod decode;
 pub mod framing;
 pub mod ftrace;
@@ -45,13 +46,34 @@ pub struct ReadOptions {
     pub progress: bool,
 }
 
-/// Decode the whole trace into the model (everything but scheduler events).
-pub fn decode(source: &Source, opts: &ReadOptions) -> Result<Trace, ReadError> {
+/// What was learned about the file itself while reading it.
+#[derive(Debug, Clone, Default)]
+pub struct SourceFacts {
+    pub path: String,
+    pub file_size: u64,
+    /// `plain`, `gzip`, `zstd` or `systrace`.
+    pub container: &'static str,
+    /// Bytes at the end of the file that did not form a whole packet.
+    pub truncated_bytes: u64,
+    /// Damage to the file as a whole (a cut stream, a torn last packet).
+    pub warnings: Vec<String>,
+}
+
+/// Everything the reader decoded, for `crate::import`.
+#[derive(Debug, Default)]
+pub struct Decoded {
+    /// Per-batch records, in file order.
+    pub batches: Vec<Batch>,
+    pub source: SourceFacts,
+}
+
+/// Decode the whole trace into records (everything but scheduler events).
+pub fn decode(source: &Source, opts: &ReadOptions) -> Result<Decoded, ReadError> {
     let data = source.data();
-    let mut meta = TraceMeta {
+    let mut meta = SourceFacts {
         path: source.path.display().to_string(),
         file_size: source.file_size,
-        container: source.container.as_str().to_string(),
+        container: source.container.as_str(),
         ..Default::default()
     };
     let batches = if source.container == Container::SystraceText {
@@ -70,7 +92,7 @@ pub fn decode(source: &Source, opts: &ReadOptions) -> Result<Trace, ReadError> {
             ));
         }
         if let Some(why) = &framing.stop_reason {
-            meta.data_loss.truncated_bytes = framing.trailing_bytes as u64;
+            meta.truncated_bytes = framing.trailing_bytes as u64;
             let pct = framing.trailing_bytes as f64 * 100.0 / data.len() as f64;
             meta.warnings.push(format!(
                 "{why}; the last {} bytes ({pct:.1}% of the trace) were not decoded, the analysis covers what came before",
@@ -93,21 +115,12 @@ pub fn decode(source: &Source, opts: &ReadOptions) -> Result<Trace, ReadError> {
         }
         batches
     };
-    let trace = model::build::build(batches, meta);
-    if trace.meta.packets == 0 && trace.slices.is_empty() && trace.meta.ftrace_events == 0 {
-        return Err(ReadError::NotATrace { path: source.path.clone(), why: "no trace events found".to_string() });
-    }
-    Ok(trace)
-}
-
-/// Convenience: open and decode.
-pub fn load(path: &Path, opts: &ReadOptions) -> Result<Trace, ReadError> {
-    decode(&Source::open(path)?, opts)
+    Ok(Decoded { batches, source: meta })
 }
 
 /// Second pass: sched_switch / sched_waking (and compact_sched) events that
 /// involve the given thread ids, sorted by timestamp.
-pub fn sched_for_threads(source: &Source, tids: &[i32]) -> Result<Vec<SchedEvent>, ReadError> {
+pub fn sched_for_threads(source: &Source, tids: &[i32]) -> Result<Vec<SchedRecord>, ReadError> {
     if source.container == Container::SystraceText || tids.is_empty() {
         return Ok(Vec::new());
     }

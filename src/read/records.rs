@@ -1,14 +1,17 @@
-//! What the parallel decode hands to `model::build`: per-batch records in
+//! What the parallel decode hands to `crate::import`: per-batch records in
 //! file order, each with an `order` key (batch index, then position) so the
-//! model can sort by (timestamp, file order) exactly as trace_processor does.
+//! importer can sort by (timestamp, file order) exactly as trace_processor does.
 
 use std::collections::HashMap;
 
 use rustc_hash::FxHashMap;
 
-use crate::model::Name;
+use std::sync::Arc;
 
 use super::slim;
+
+/// Interned, cheaply clonable string (the model's `Name` is the same type).
+pub type Name = Arc<str>;
 
 /// An atrace point (from `print`, a kernel `*_tracing_mark_write` or a
 /// systrace text line), already parsed; names interned.
@@ -35,11 +38,20 @@ pub struct AtraceRec {
     pub op: AtraceOp,
 }
 
+/// Which FrameTimelineEvent start a record is (its field in the event).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimelineStart {
+    ExpectedDisplay,
+    ActualDisplay,
+    ExpectedSurface,
+    ActualSurface,
+}
+
 /// A FrameTimeline start or end event (TracePacket field 76).
 #[derive(Debug, Clone)]
 pub enum TimelineEvent {
     Start {
-        kind: crate::model::TimelineKind,
+        start: TimelineStart,
         cookie: i64,
         token: Option<i64>,
         display_frame_token: Option<i64>,
@@ -78,6 +90,25 @@ pub struct ClockRef {
 pub struct CommRec {
     pub ts: i64,
     pub name: Name,
+}
+
+/// A scheduler event of a thread the second pass was asked about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SchedRecord {
+    /// The thread got a CPU.
+    SwitchIn { ts: i64, tid: i32, cpu: u32 },
+    /// The thread left a CPU in kernel state `prev_state` (0 = preempted, still runnable).
+    SwitchOut { ts: i64, tid: i32, cpu: u32, prev_state: i64 },
+    /// The thread was woken (sched_waking / sched_wakeup).
+    Waking { ts: i64, tid: i32 },
+}
+
+impl SchedRecord {
+    pub fn ts(&self) -> i64 {
+        match *self {
+            SchedRecord::SwitchIn { ts, .. } | SchedRecord::SwitchOut { ts, .. } | SchedRecord::Waking { ts, .. } => ts,
+        }
+    }
 }
 
 /// Header facts of one ftrace bundle (for the valid-data start and data loss).

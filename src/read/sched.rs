@@ -12,20 +12,20 @@ use super::decode::{InflateBudget, MAX_INFLATED_PACKET};
 use super::framing;
 use super::ftrace::ev;
 use super::wire::{Fields, PackedVarints, Value};
-use crate::model::SchedEvent;
+use super::records::SchedRecord;
 
 /// Packets scanned in parallel before the mapped pages behind them are released.
 const WINDOW_PACKETS: usize = 64 * 1024;
 
 /// `done_before(offset)` is called as the scan moves past each window so a
 /// memory-mapped caller can keep its resident set small (see `Source::release_before`).
-pub fn collect(data: &[u8], tids: &[i32], done_before: &dyn Fn(usize)) -> Vec<SchedEvent> {
+pub fn collect(data: &[u8], tids: &[i32], done_before: &dyn Fn(usize)) -> Vec<SchedRecord> {
     let wanted: FxHashSet<i32> = tids.iter().copied().collect();
     let framing = framing::frame_releasing(data, done_before);
     let budget = InflateBudget::for_input(data.len());
-    let mut out: Vec<SchedEvent> = Vec::new();
+    let mut out: Vec<SchedRecord> = Vec::new();
     for window in framing.packets.chunks(WINDOW_PACKETS) {
-        let found: Vec<SchedEvent> = window
+        let found: Vec<SchedRecord> = window
             .par_chunks(1024)
             .flat_map_iter(|chunk| {
                 let mut out = Vec::new();
@@ -40,11 +40,11 @@ pub fn collect(data: &[u8], tids: &[i32], done_before: &dyn Fn(usize)) -> Vec<Sc
             done_before(last.1);
         }
     }
-    out.sort_by_key(|e| e.ts());
+    out.sort_by_key(SchedRecord::ts);
     out
 }
 
-fn packet(buf: &[u8], wanted: &FxHashSet<i32>, out: &mut Vec<SchedEvent>, depth: u32, budget: &InflateBudget) {
+fn packet(buf: &[u8], wanted: &FxHashSet<i32>, out: &mut Vec<SchedRecord>, depth: u32, budget: &InflateBudget) {
     let mut fields = Fields::new(buf);
     while let Some(Ok((num, v))) = fields.next() {
         match (num, v) {
@@ -69,7 +69,7 @@ fn packet(buf: &[u8], wanted: &FxHashSet<i32>, out: &mut Vec<SchedEvent>, depth:
     }
 }
 
-fn bundle(b: &[u8], wanted: &FxHashSet<i32>, out: &mut Vec<SchedEvent>) {
+fn bundle(b: &[u8], wanted: &FxHashSet<i32>, out: &mut Vec<SchedRecord>) {
     let Ok(h) = super::ftrace::header(b) else { return };
     let cpu = h.cpu;
     let mut fields = Fields::new(b);
@@ -83,7 +83,7 @@ fn bundle(b: &[u8], wanted: &FxHashSet<i32>, out: &mut Vec<SchedEvent>) {
     }
 }
 
-fn event(e: &[u8], cpu: u32, wanted: &FxHashSet<i32>, out: &mut Vec<SchedEvent>) {
+fn event(e: &[u8], cpu: u32, wanted: &FxHashSet<i32>, out: &mut Vec<SchedRecord>) {
     let mut ts = 0i64;
     let mut payload = None;
     let mut fields = Fields::new(e);
@@ -109,10 +109,10 @@ fn event(e: &[u8], cpu: u32, wanted: &FxHashSet<i32>, out: &mut Vec<SchedEvent>)
             }
         }
         if wanted.contains(&prev) {
-            out.push(SchedEvent::SwitchOut { ts, tid: prev, cpu, prev_state: state });
+            out.push(SchedRecord::SwitchOut { ts, tid: prev, cpu, prev_state: state });
         }
         if wanted.contains(&next) {
-            out.push(SchedEvent::SwitchIn { ts, tid: next, cpu });
+            out.push(SchedRecord::SwitchIn { ts, tid: next, cpu });
         }
     } else {
         let mut pid = 0;
@@ -123,12 +123,12 @@ fn event(e: &[u8], cpu: u32, wanted: &FxHashSet<i32>, out: &mut Vec<SchedEvent>)
             }
         }
         if wanted.contains(&pid) {
-            out.push(SchedEvent::Waking { ts, tid: pid });
+            out.push(SchedRecord::Waking { ts, tid: pid });
         }
     }
 }
 
-fn compact(b: &[u8], cpu: u32, wanted: &FxHashSet<i32>, out: &mut Vec<SchedEvent>) {
+fn compact(b: &[u8], cpu: u32, wanted: &FxHashSet<i32>, out: &mut Vec<SchedRecord>) {
     let (mut sw_ts, mut sw_state, mut sw_pid, mut wk_ts, mut wk_pid) = (&[][..], &[][..], &[][..], &[][..], &[][..]);
     for (num, v) in Fields::new(b).flatten() {
         let Value::Bytes(v) = v else { continue };
@@ -153,11 +153,11 @@ fn compact(b: &[u8], cpu: u32, wanted: &FxHashSet<i32>, out: &mut Vec<SchedEvent
         let next = next as i32;
         if let Some(p) = prev {
             if wanted.contains(&p) {
-                out.push(SchedEvent::SwitchOut { ts: t, tid: p, cpu, prev_state: state as i64 });
+                out.push(SchedRecord::SwitchOut { ts: t, tid: p, cpu, prev_state: state as i64 });
             }
         }
         if wanted.contains(&next) {
-            out.push(SchedEvent::SwitchIn { ts: t, tid: next, cpu });
+            out.push(SchedRecord::SwitchIn { ts: t, tid: next, cpu });
         }
         prev = Some(next);
     }
@@ -167,7 +167,7 @@ fn compact(b: &[u8], cpu: u32, wanted: &FxHashSet<i32>, out: &mut Vec<SchedEvent
         t = t.wrapping_add(delta as i64);
         let Some(pid) = pids.next() else { break };
         if wanted.contains(&(pid as i32)) {
-            out.push(SchedEvent::Waking { ts: t, tid: pid as i32 });
+            out.push(SchedRecord::Waking { ts: t, tid: pid as i32 });
         }
     }
 }

@@ -1,11 +1,11 @@
 //! SurfaceFlinger FrameTimeline events (TracePacket field 76), scanned
 //! without allocation except for layer names. Start events are matched to
-//! their FrameEnd by cookie in `model::build`.
+//! their FrameEnd by cookie in `crate::import`.
 
 use super::decode::Ctx;
 use super::records::*;
 use super::wire::{lossy, Fields, Value};
-use crate::model::TimelineKind;
+use super::records::TimelineStart;
 
 pub fn event(ctx: &mut Ctx, b: &[u8], ts: i64, clock: ClockRef) {
     let mut parsed = None;
@@ -13,10 +13,10 @@ pub fn event(ctx: &mut Ctx, b: &[u8], ts: i64, clock: ClockRef) {
         match f {
             Ok((num @ 1..=4, Value::Bytes(m))) => {
                 let kind = match num {
-                    1 => TimelineKind::ExpectedDisplay,
-                    2 => TimelineKind::ActualDisplay,
-                    3 => TimelineKind::ExpectedSurface,
-                    _ => TimelineKind::ActualSurface,
+                    1 => TimelineStart::ExpectedDisplay,
+                    2 => TimelineStart::ActualDisplay,
+                    3 => TimelineStart::ExpectedSurface,
+                    _ => TimelineStart::ActualSurface,
                 };
                 parsed = Some(start(ctx, kind, m));
             }
@@ -34,7 +34,7 @@ pub fn event(ctx: &mut Ctx, b: &[u8], ts: i64, clock: ClockRef) {
     match parsed {
         Some(Some(event)) => {
             // The packet time is usually CLOCK_MONOTONIC: the trace span only
-            // takes it in after conversion (model::build).
+            // takes it in after conversion (crate::import).
             let order = ctx.order();
             ctx.batch.timeline.push(TimelineRec { ts, clock, order, event });
         }
@@ -44,12 +44,12 @@ pub fn event(ctx: &mut Ctx, b: &[u8], ts: i64, clock: ClockRef) {
     }
 }
 
-fn start(ctx: &mut Ctx, kind: TimelineKind, m: &[u8]) -> Option<TimelineEvent> {
+fn start(ctx: &mut Ctx, kind: TimelineStart, m: &[u8]) -> Option<TimelineEvent> {
     let mut cookie = None;
     let (mut token, mut display_frame_token, mut pid, mut layer) = (None, None, None, None);
     let (mut present_type, mut on_time_finish, mut gpu_composition, mut jank_type) = (None, false, false, 0i32);
     let (mut prediction_type, mut jank_severity_type) = (None, None);
-    let surface = kind.is_surface();
+    let surface = matches!(kind, TimelineStart::ExpectedSurface | TimelineStart::ActualSurface);
     for (num, v) in Fields::new(m).flatten() {
         match (surface, num) {
             (_, 1) => cookie = Some(v.as_i64()),
@@ -67,7 +67,7 @@ fn start(ctx: &mut Ctx, kind: TimelineKind, m: &[u8]) -> Option<TimelineEvent> {
         }
     }
     Some(TimelineEvent::Start {
-        kind,
+        start: kind,
         cookie: cookie?,
         token,
         display_frame_token,

@@ -63,20 +63,20 @@ pub fn info(trace: &Trace) -> Info {
     let mut do_frames = vec![0u64; n];
     let mut draw_frames = vec![0u64; n];
     for t in &trace.threads {
-        if let Some(u) = t.upid.filter(|&u| (u as usize) < n) {
-            threads[u as usize] += 1;
+        if let Some(u) = t.upid.filter(|u| u.index() < n) {
+            threads[u.index()] += 1;
         }
     }
     for s in &trace.slices {
-        let Some(track) = trace.tracks.get(s.track as usize) else {
+        let Some(track) = trace.tracks.get(s.track.index()) else {
             continue;
         };
         let (upid, on_thread) = match track.kind {
-            TrackKind::Thread { utid } => (trace.threads.get(utid as usize).and_then(|t| t.upid), true),
+            TrackKind::Thread { utid } => (trace.threads.get(utid.index()).and_then(|t| t.upid), true),
             TrackKind::ProcessAsync { upid } => (Some(upid), false),
             _ => (None, false),
         };
-        let Some(u) = upid.map(|u| u as usize).filter(|&u| u < n) else {
+        let Some(u) = upid.map(|u| u.index()).filter(|&u| u < n) else {
             continue;
         };
         slices[u] += 1;

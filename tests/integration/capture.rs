@@ -21,7 +21,6 @@ use std::time::{Duration, Instant};
 
 use fpsan::capture::{self, CaptureArgs, CaptureEnv, CaptureError, CaptureOutcome};
 
-use fpsan::read::ReadOptions;
 use protobuf::Message as _;
 
 const APP: &str = "com.example.app";
@@ -168,8 +167,9 @@ fn fixtures_match_their_encoders() {
 // ---------------------------------------------------------------------------
 // Decoding the pulled trace.
 
+/// The loader `fpsan capture` itself uses: the reader and importer.
 fn loader() -> capture::Loader {
-    |path: &Path| fpsan::read::load(path, &ReadOptions::default())
+    fpsan::analysis::trace_facts
 }
 
 #[test]
@@ -182,16 +182,6 @@ fn fixtures_pass_and_fail_the_check_as_intended() {
     assert_eq!(ok.span_ns, (1_000_000 + 11 * 16_666_667 + 7_100_000) as i64);
     let tiny = capture::check::check_with(&fake_dir().join("tiny.pftrace"), APP, loader()).unwrap_err();
     assert!(matches!(tiny, capture::check::CheckFailure::Empty { packets: 2, .. }), "{tiny:?}");
-}
-
-/// The real reader on the fixture, through the public `check_trace`.
-#[test]
-fn check_trace_with_the_reader() {
-    let checked = capture::check_trace(&fake_dir().join("ok.pftrace"), APP);
-    match checked {
-        Ok(c) => assert_eq!(c.app_pids, vec![APP_PID, 4388]),
-        Err(e) => panic!("{e}"),
-    }
 }
 
 // ---------------------------------------------------------------------------
@@ -236,8 +226,7 @@ impl Fake {
     }
 
     fn env(&self) -> CaptureEnv {
-        let mut env = CaptureEnv::detached(self.wrapper.clone(), STAMP);
-        env.loader = loader();
+        let mut env = CaptureEnv::detached(self.wrapper.clone(), STAMP, loader());
         env.poll = Duration::from_millis(100);
         env
     }
@@ -883,12 +872,12 @@ fn child_capture_for_pipe_test() {
             analyze: true,
             dry_run: false,
         };
-        let outcome = capture::run(&args).unwrap().unwrap();
+        let outcome = capture::run(&args, loader()).unwrap().unwrap();
         assert!(outcome.analyze);
         assert_eq!(outcome.path, out);
         return;
     }
-    let mut env = CaptureEnv::from_process();
+    let mut env = CaptureEnv::from_process(loader());
     let expect_tty = std::env::var_os("FPSAN_CAPTURE_CHILD_TTY").is_some();
     assert_eq!(env.progress, expect_tty, "progress must follow whether stderr is a terminal");
     env.adb = Some(PathBuf::from(adb));
@@ -1007,8 +996,7 @@ fn real_adb_without_a_device() {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
-    let mut env = CaptureEnv::detached(wrapper, STAMP);
-    env.loader = loader();
+    let env = CaptureEnv::detached(wrapper, STAMP, loader());
     let args = CaptureArgs {
         app: APP.into(),
         secs: 1,

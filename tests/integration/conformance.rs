@@ -2,7 +2,7 @@
 //! onto fpsan's model. Each case folder holds a trace, the SQL trace_processor
 //! ran and the rows it printed. fpsan has no SQL schema of its own here, so
 //! each case name maps to a small Rust function that computes the same rows
-//! from `fpsan::read::load(...)` (slices, tracks, threads, processes,
+//! from `fpsan::analysis::load(...)` (slices, tracks, threads, processes,
 //! counters, FrameTimeline) and the rows are compared exactly, cell by cell,
 //! in order. Cases about Chrome, metric protos, CUJ stdlib modules or raw
 //! ftrace formatting are skipped with a printed reason; the `Frames__*` cases
@@ -64,7 +64,7 @@ impl Case {
     }
     fn load(&self) -> Result<Trace, String> {
         let path = self.trace_path().ok_or("no trace file")?;
-        fpsan::read::load(&path, &ReadOptions::default()).map_err(|e| format!("decode failed: {e}"))
+        fpsan::analysis::load(&path, &ReadOptions::default()).map_err(|e| format!("decode failed: {e}"))
     }
     fn expected(&self) -> Result<(Row, Vec<Row>), String> {
         let path = ["expected.csv", "expected.out"]

@@ -28,7 +28,7 @@ fn every_real_trace_decodes() {
     paths.sort();
     assert!(!paths.is_empty(), "no traces in {}", dir.display());
     for path in paths {
-        let t = fpsan::read::load(&path, &ReadOptions::default())
+        let t = fpsan::analysis::load(&path, &ReadOptions::default())
             .unwrap_or_else(|e| panic!("{} does not decode: {e}", path.display()));
         // Text captures have events but no protobuf packets.
         let events = if t.meta.container == "systrace" { t.meta.ftrace_events } else { t.meta.packets };
@@ -142,7 +142,7 @@ fn independent(bytes: &[u8], prefixes: &[&'static str]) -> Independent {
 #[test]
 fn app_startup_frame_counts_agree_with_the_official_schema() {
     let Some(path) = shared("traces/real-android16-app-startup-after.pftrace") else { return };
-    let t = fpsan::read::load(&path, &ReadOptions::default()).expect("decode");
+    let t = fpsan::analysis::load(&path, &ReadOptions::default()).expect("decode");
     let bytes = std::fs::read(&path).expect("read trace");
     let ind = independent(&bytes, &["Choreographer#doFrame", "DrawFrame"]);
 

@@ -1,4 +1,4 @@
-//! Frame reconstruction end to end: decode a trace with `read::load`, rebuild
+//! Frame reconstruction end to end: decode a trace with `analysis::load`, rebuild
 //! the frames with `frames::analyze`, and compare the Perfetto-compatible
 //! columns with trace_processor's own output on its `android_jank_cuj` test
 //! trace (`../shared/conformance/Frames__*`).
@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use fpsan::frames::{analyze, FrameOptions, FrameRow};
-use fpsan::read::{load, ReadOptions};
+use fpsan::analysis::load;
+use fpsan::read::ReadOptions;
 
 use crate::util::shared;
 
@@ -208,12 +209,14 @@ fn android11_frames_through_the_decoder() {
 #[test]
 fn demo_trace_matches_its_ground_truth() {
     use fpsan::frames::frame_threads;
-    use fpsan::read::{decode, sched_for_threads, Source};
+    use fpsan::analysis::decode;
+    use fpsan::import::sched_events;
+    use fpsan::read::{sched_for_threads, Source};
     use fpsan::tracegen::scenarios::{demo_scroll_frames, DemoJank, DEMO_APP_PID};
 
     let src = Source::open(&crate::util::testdata("demo.pftrace")).expect("open");
     let mut trace = decode(&src, &ReadOptions::default()).expect("decode");
-    trace.sched = sched_for_threads(&src, &frame_threads(&trace)).expect("sched");
+    trace.sched = sched_events(sched_for_threads(&src, &frame_threads(&trace)).expect("sched"));
     let a = analyze(&trace, &FrameOptions::default());
     let rows: Vec<(usize, &FrameRow)> = a.rows.iter().enumerate().filter(|(_, r)| r.pid == DEMO_APP_PID).collect();
     let truth = demo_scroll_frames();

@@ -3,7 +3,7 @@
 //! unbounded memory. The cases that allocate a lot run in a child copy of
 //! this test binary (see [`peak_rss_kib`]) so their peak resident set can be
 //! measured on its own; the rest run in process. Until the CLI lands these
-//! drive the library (`read::load`, `Source::from_bytes` + `read::decode`).
+//! drive the library (`analysis::load`, `Source::from_bytes` + `analysis::decode`).
 //! Also: property tests of the atrace parser against SPEC §2's grammar.
 //! The limits themselves are documented in docs/limits.md.
 
@@ -11,10 +11,13 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use fpsan::model::build::{build, MAX_SLICE_DEPTH};
-use fpsan::model::{Trace, TraceMeta};
-use fpsan::read::records::{AtraceOp, AtraceRec, Batch, ClockRef, TimelineEvent, TimelineRec, MAX_NAME_BYTES};
-use fpsan::read::{self, ReadError, ReadOptions, Source};
+use fpsan::analysis;
+use fpsan::import::{import, MAX_SLICE_DEPTH};
+use fpsan::model::Trace;
+use fpsan::read::records::{
+    AtraceOp, AtraceRec, Batch, ClockRef, TimelineEvent, TimelineRec, TimelineStart, MAX_NAME_BYTES,
+};
+use fpsan::read::{Decoded, ReadError, ReadOptions, Source};
 use fpsan::tracegen::{BuildOptions, TraceBuilder};
 
 use crate::util::testdata;
@@ -22,11 +25,16 @@ use crate::util::testdata;
 // ---- helpers ------------------------------------------------------------------
 
 fn load(path: &Path) -> Result<Trace, ReadError> {
-    read::load(path, &ReadOptions::default())
+    analysis::load(path, &ReadOptions::default())
 }
 
 fn load_bytes(name: &str, bytes: Vec<u8>) -> Result<Trace, ReadError> {
-    read::decode(&Source::from_bytes(name, bytes)?, &ReadOptions::default())
+    analysis::decode(&Source::from_bytes(name, bytes)?, &ReadOptions::default())
+}
+
+/// The importer on hand-made records.
+fn build(batches: Vec<Batch>) -> Trace {
+    import(Decoded { batches, source: Default::default() })
 }
 
 fn write_temp(dir: &tempfile::TempDir, name: &str, bytes: &[u8]) -> PathBuf {
@@ -580,7 +588,7 @@ fn a_truncated_plain_trace_reports_how_much_was_lost() {
     let bytes = demo();
     let cut = bytes[..bytes.len() - 1000].to_vec();
     let t = load_bytes("cut.pftrace", cut.clone()).unwrap();
-    let f = read::framing::frame(&cut);
+    let f = fpsan::read::framing::frame(&cut);
     assert!(f.trailing_bytes > 0);
     assert_eq!(t.meta.data_loss.truncated_bytes, f.trailing_bytes as u64);
     let pct = f.trailing_bytes as f64 * 100.0 / cut.len() as f64;
@@ -597,7 +605,7 @@ fn a_truncated_plain_trace_reports_how_much_was_lost() {
 #[test]
 fn a_bit_flipped_trace() {
     let bytes = demo();
-    let f = read::framing::frame(&bytes);
+    let f = fpsan::read::framing::frame(&bytes);
     // Flip the wire type of a packet header halfway through: 0x0a → 0x0b
     // (groups). Top-level packets are contiguous: packet k's header starts
     // where packet k-1 ends.
@@ -655,7 +663,7 @@ fn timestamps_at_the_i64_limits_saturate() {
         max_ts: Some(i64::MAX),
         ..Default::default()
     };
-    let t = build(vec![batch], TraceMeta::default());
+    let t = build(vec![batch]);
     assert_eq!(t.slices.len(), 1);
     // A slice longer than i64::MAX ns (292 years) is clamped to that.
     assert_eq!(t.slices[0].dur, i64::MAX);
@@ -666,7 +674,6 @@ fn timestamps_at_the_i64_limits_saturate() {
 
 #[test]
 fn frame_timeline_at_the_i64_limits() {
-    use fpsan::model::TimelineKind;
     // Just inside the ±(i64::MAX - 10 s) window trace_processor accepts.
     let near = i64::MAX - 10_000_000_001;
     let clock = ClockRef {
@@ -674,7 +681,7 @@ fn frame_timeline_at_the_i64_limits() {
         seq: 1,
     };
     let start = TimelineEvent::Start {
-        kind: TimelineKind::ExpectedSurface,
+        start: TimelineStart::ExpectedSurface,
         cookie: 1,
         token: Some(5),
         display_frame_token: Some(6),
@@ -710,7 +717,7 @@ fn frame_timeline_at_the_i64_limits() {
         ],
         ..Default::default()
     };
-    let t = build(vec![batch], TraceMeta::default());
+    let t = build(vec![batch]);
     // The negative start is dropped (trace_processor drops negative trace
     // times); the one at 0 ends just inside the accepted window.
     assert_eq!(t.frame_timeline.len(), 1);
@@ -727,9 +734,7 @@ fn slices_deeper_than_the_limit_are_dropped_and_ends_match_trace_processor() {
         vec![Batch {
             atrace,
             ..Default::default()
-        }],
-        TraceMeta::default(),
-    );
+        }]);
     assert_eq!(t.slices.len(), 512);
     // As in trace_processor, the Es of the dropped Bs close the deepest open
     // slices first; the last 88 find nothing open.
@@ -756,9 +761,7 @@ fn an_end_without_its_begin_is_counted_not_fatal() {
         vec![Batch {
             atrace,
             ..Default::default()
-        }],
-        TraceMeta::default(),
-    );
+        }]);
     assert_eq!(t.slices.len(), 1);
     assert_eq!((t.slices[0].ts, t.slices[0].dur), (10, 10));
     assert_eq!(t.meta.data_loss.unmatched_ends, 2);
@@ -767,7 +770,7 @@ fn an_end_without_its_begin_is_counted_not_fatal() {
 // ---- the atrace parser: properties from SPEC §2 ---------------------------------
 
 mod atrace_props {
-    use fpsan::model::atrace::{parse, AtracePoint, ParseOutcome};
+    use fpsan::read::atrace::{parse, AtracePoint, ParseOutcome};
     use proptest::prelude::*;
 
     /// A name as apps write them: no '|', '\n' or '\0', not empty.

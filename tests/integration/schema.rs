@@ -39,8 +39,10 @@ use perfetto_protos::track_event::{track_event::Type as TeType, EventCategory, E
 use perfetto_protos::tracing_service_event::TracingServiceEvent;
 use protobuf::{EnumOrUnknown, Message, MessageField};
 
-use fpsan::model::{SchedEvent, TimelineKind, Trace, TrackKind};
-use fpsan::read::{decode, sched_for_threads, ReadOptions, Source};
+use fpsan::model::{TimelineKind, Trace, TrackKind};
+use fpsan::analysis::decode;
+use fpsan::read::records::SchedRecord;
+use fpsan::read::{sched_for_threads, ReadOptions, Source};
 
 /// BOOTTIME and MONOTONIC at the clock snapshot: MONOTONIC runs 100 ms behind
 /// (the device slept that long since boot).
@@ -624,7 +626,7 @@ fn thread_slices(t: &Trace) -> Vec<SliceRow> {
                 t.track_thread(s.track).expect("thread").tid,
                 s.name.to_string(),
                 s.depth,
-                s.parent.map(|p| t.slices[p as usize].name.to_string()),
+                s.parent.map(|p| t.slice(p).name.to_string()),
                 s.ts,
                 s.dur,
                 s.category.as_deref().map(String::from),
@@ -844,12 +846,12 @@ fn sched_events_for_chosen_threads() {
     assert_eq!(
         got,
         vec![
-            SchedEvent::SwitchIn { ts: BOOT0 + 300, tid: APP, cpu: 0 },
-            SchedEvent::SwitchIn { ts: BOOT0 + 6_500, tid: POOL, cpu: 1 },
-            SchedEvent::SwitchOut { ts: BOOT0 + 6_600, tid: POOL, cpu: 1, prev_state: 1 },
-            SchedEvent::Waking { ts: BOOT0 + 6_600, tid: BINDER },
+            SchedRecord::SwitchIn { ts: BOOT0 + 300, tid: APP, cpu: 0 },
+            SchedRecord::SwitchIn { ts: BOOT0 + 6_500, tid: POOL, cpu: 1 },
+            SchedRecord::SwitchOut { ts: BOOT0 + 6_600, tid: POOL, cpu: 1, prev_state: 1 },
+            SchedRecord::Waking { ts: BOOT0 + 6_600, tid: BINDER },
         ]
     );
     let render = sched_for_threads(&source, &[RENDER]).expect("sched");
-    assert_eq!(render, vec![SchedEvent::Waking { ts: BOOT0 + 5_500, tid: RENDER }]);
+    assert_eq!(render, vec![SchedRecord::Waking { ts: BOOT0 + 5_500, tid: RENDER }]);
 }

@@ -1,0 +1,129 @@
+//! Atrace records → slice and counter operations, resolving the writing
+//! thread and its process (trace_processor's SystraceParser after the
+//! tokenizer): `B`/`E`/`I` on the thread's track, `C` on a process counter
+//! track, `S`/`F` and `G`/`H`/`N` on process async tracks.
+
+use super::counters::CounterOp;
+use super::identity::Identity;
+use super::slices::{SliceOp, Timed};
+use super::tracks::Tracks;
+use crate::model::{TrackId, TrackKind, TraceMeta};
+use crate::read::records::{AtraceOp, AtraceRec, Batch};
+
+/// The operations the importers hand to the slice and counter trackers.
+#[derive(Default)]
+pub(crate) struct Ops {
+    pub(crate) slices: Vec<Timed<SliceOp>>,
+    pub(crate) counters: Vec<Timed<CounterOp>>,
+}
+
+/// Turn every atrace record at or after `valid_from` into operations; the
+/// ones before it are counted as `events_before_start`.
+pub(crate) fn ops(
+    batches: &[Batch],
+    valid_from: Option<i64>,
+    id: &mut Identity,
+    tracks: &mut Tracks,
+    meta: &mut TraceMeta,
+    ops: &mut Ops,
+) {
+    let mut dropped = 0u64;
+    for r in batches.iter().flat_map(|b| &b.atrace) {
+        if valid_from.is_some_and(|v| r.ts < v) {
+            dropped += 1;
+            continue;
+        }
+        meta.atrace_events += 1;
+        if let AtraceOp::Counter { tgid, name, value } = &r.op {
+            let upid = id.process(*tgid as i32);
+            let track = tracks.get(TrackKind::ProcessCounter { upid }, Some(name.clone()));
+            ops.counters.push(Timed { ts: r.ts, order: r.order, op: CounterOp { track, value: *value } });
+            continue;
+        }
+        // With no tgid, only a thread seen before can have a slice open.
+        if matches!(r.op, AtraceOp::End { tgid: 0 }) && id.known_thread(r.tid).is_none() {
+            meta.data_loss.unmatched_ends += 1;
+            continue;
+        }
+        if let Some(op) = slice_op(r, id, tracks) {
+            ops.slices.push(Timed { ts: r.ts, order: r.order, op });
+        }
+    }
+    meta.data_loss.events_before_start = dropped;
+}
+
+/// The writing thread's track (`tgid` 0: the thread's process is not known).
+fn thread_track(r: &AtraceRec, tgid: u32, id: &mut Identity, tracks: &mut Tracks) -> TrackId {
+    let utid = if tgid == 0 { id.thread(r.tid) } else { id.thread_in(r.tid, tgid as i32) };
+    tracks.thread(utid)
+}
+
+/// The slice operation of a record (`None` for a counter).
+fn slice_op(r: &AtraceRec, id: &mut Identity, tracks: &mut Tracks) -> Option<SliceOp> {
+    Some(match &r.op {
+        AtraceOp::Begin { tgid, name } => {
+            SliceOp::Begin { track: thread_track(r, *tgid, id, tracks), name: name.clone(), category: None }
+        }
+        AtraceOp::End { tgid } => SliceOp::End { track: thread_track(r, *tgid, id, tracks) },
+        AtraceOp::Instant { tgid, name } => {
+            SliceOp::Instant { track: thread_track(r, *tgid, id, tracks), name: name.clone(), category: None }
+        }
+        AtraceOp::AsyncBegin { tgid, name, cookie } | AtraceOp::TrackBegin { tgid, track: name, cookie, .. } => {
+            let upid = id.process(*tgid as i32);
+            let slice_name = match &r.op {
+                AtraceOp::TrackBegin { name, .. } => name.clone(),
+                _ => name.clone(),
+            };
+            let track = tracks.get(TrackKind::ProcessAsync { upid }, Some(name.clone()));
+            SliceOp::AsyncBegin { track, key: (upid, name.clone(), *cookie), name: slice_name }
+        }
+        AtraceOp::AsyncEnd { tgid, name, cookie } | AtraceOp::TrackEnd { tgid, track: name, cookie } => {
+            let upid = id.process(*tgid as i32);
+            SliceOp::AsyncEnd { key: (upid, name.clone(), *cookie) }
+        }
+        AtraceOp::TrackInstant { tgid, track, name } => {
+            let upid = id.process(*tgid as i32);
+            id.thread(r.tid);
+            let track = tracks.get(TrackKind::ProcessAsync { upid }, Some(track.clone()));
+            SliceOp::Instant { track, name: name.clone(), category: None }
+        }
+        AtraceOp::Counter { .. } => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Name;
+
+    fn rec(ts: i64, tid: i32, op: AtraceOp) -> AtraceRec {
+        AtraceRec { ts, order: ts as u64, tid, op }
+    }
+
+    #[test]
+    fn records_become_operations_on_the_right_tracks() {
+        let n = |s: &str| Name::from(s);
+        let mut b = Batch::default();
+        b.atrace = vec![
+            rec(1, 11, AtraceOp::Begin { tgid: 10, name: n("doFrame") }),
+            rec(2, 11, AtraceOp::Counter { tgid: 10, name: n("jitter"), value: 5.0 }),
+            rec(3, 11, AtraceOp::End { tgid: 10 }),
+            // An end without tgid from a thread never seen: the begin was lost.
+            rec(4, 99, AtraceOp::End { tgid: 0 }),
+            rec(5, 12, AtraceOp::AsyncBegin { tgid: 10, name: n("load"), cookie: 3 }),
+        ];
+        let (mut id, mut tracks, mut meta, mut ops_out) =
+            (Identity::default(), Tracks::default(), TraceMeta::default(), Ops::default());
+        ops(&[b], Some(2), &mut id, &mut tracks, &mut meta, &mut ops_out);
+        // ts 1 is before the valid start.
+        assert_eq!((meta.data_loss.events_before_start, meta.atrace_events), (1, 4));
+        assert_eq!(meta.data_loss.unmatched_ends, 1);
+        assert_eq!(ops_out.counters.len(), 1);
+        assert_eq!(ops_out.slices.len(), 2);
+        assert!(matches!(ops_out.slices[0].op, SliceOp::End { .. }));
+        assert!(matches!(&ops_out.slices[1].op, SliceOp::AsyncBegin { key, .. } if key.2 == 3));
+        let tracks = tracks.finish();
+        assert!(matches!(tracks[0].kind, TrackKind::ProcessCounter { .. }));
+        assert_eq!(id.known_thread(11).map(|u| id.threads[u.index()].upid), Some(Some(id.process(10))));
+    }
+}

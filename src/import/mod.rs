@@ -1,0 +1,102 @@
+//! Records → model: the stage between the reader and the model, modelled on
+//! trace_processor's sorter and trackers. It owns ordering (every slice and
+//! counter operation sorted by (timestamp, file order)), clock conversion to
+//! trace time, and one tracker per concern: process/thread identity
+//! (`identity`), tracks (`tracks`), slices with their stacks and depth limit
+//! (`slices`), counters (`counters`), the FrameTimeline (`timeline`), and
+//! counts, data sources and data loss (`stats`). Atrace records and track
+//! events become operations in `atrace` and `track_event`; the long-tail
+//! packets (clocks, process tree, descriptors) are replayed per sequence in
+//! `packets`. [`import`] only wires these steps, in the order their data
+//! depends on each other.
+
+mod atrace;
+mod clock;
+mod counters;
+mod identity;
+mod packets;
+mod slices;
+mod stats;
+mod timeline;
+mod track_event;
+mod tracks;
+
+pub use slices::MAX_SLICE_DEPTH;
+
+use crate::model::{SchedEvent, Trace, TraceMeta};
+use crate::read::records::SchedRecord;
+use crate::read::Decoded;
+
+/// Build the model from everything the reader decoded.
+pub fn import(decoded: Decoded) -> Trace {
+    let Decoded { batches, source } = decoded;
+    let mut meta = TraceMeta {
+        path: source.path,
+        file_size: source.file_size,
+        container: source.container.to_string(),
+        warnings: source.warnings,
+        ..Default::default()
+    };
+    meta.data_loss.truncated_bytes = source.truncated_bytes;
+    let mut sources = stats::Sources::default();
+    stats::tally(&batches, &mut meta, &mut sources);
+
+    let mut id = identity::Identity::default();
+    let mut tracks = tracks::Tracks::default();
+    let packets::Replay { mut clocks, descriptors, track_events, tracing_started, packet_times } =
+        packets::replay(&batches, &mut id, &mut meta, &mut sources);
+    for (t, c, s) in packet_times {
+        if let Some(ts) = clocks.to_boottime(c, s, t) {
+            meta.see_ts(ts);
+        }
+    }
+    // Ftrace data counts from the later of tracing_started and the point
+    // where every CPU's buffer is complete.
+    meta.tracing_started_ts = tracing_started.and_then(|(t, c, s)| clocks.to_boottime(c, s, t));
+    let valid_from = match (stats::ftrace_complete_from(&batches), meta.tracing_started_ts) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
+    };
+
+    let mut ops = atrace::Ops::default();
+    atrace::ops(&batches, valid_from, &mut id, &mut tracks, &mut meta, &mut ops);
+    track_event::TrackEventImporter { descriptors: &descriptors, clocks: &mut clocks, id: &mut id, tracks: &mut tracks }
+        .run(track_events, &mut meta, &mut ops);
+    let (slices, too_deep) = slices::build(ops.slices, &mut meta.data_loss);
+    if too_deep > 0 {
+        meta.warnings.push(format!(
+            "{too_deep} slices nested deeper than {MAX_SLICE_DEPTH} levels on one thread or track were dropped (unmatched B events?)"
+        ));
+    }
+    let counters = counters::build(ops.counters);
+    id.name_from_kernel(&batches);
+
+    let frame_timeline = timeline::build(&batches, &mut id, &mut meta, &mut clocks);
+    if clocks.unconvertible > 0 {
+        meta.warnings.push(format!(
+            "{} timestamps were in a clock no clock snapshot relates to BOOTTIME and were skipped",
+            clocks.unconvertible
+        ));
+    }
+    for s in &frame_timeline {
+        meta.see_ts(s.ts);
+        meta.see_ts(if s.dur >= 0 { s.ts + s.dur } else { s.ts });
+    }
+
+    let (processes, threads) = id.finish();
+    meta.data_sources = sources.finish();
+    stats::warn_data_loss(&mut meta);
+    Trace { meta, processes, threads, tracks: tracks.finish(), slices, counters, frame_timeline, sched: Vec::new() }
+}
+
+/// The scheduler pass's records as model events.
+pub fn sched_events(records: Vec<SchedRecord>) -> Vec<SchedEvent> {
+    records
+        .into_iter()
+        .map(|r| match r {
+            SchedRecord::SwitchIn { ts, tid, cpu } => SchedEvent::SwitchIn { ts, tid, cpu },
+            SchedRecord::SwitchOut { ts, tid, cpu, prev_state } => SchedEvent::SwitchOut { ts, tid, cpu, prev_state },
+            SchedRecord::Waking { ts, tid } => SchedEvent::Waking { ts, tid },
+        })
+        .collect()
+}

@@ -1,0 +1,166 @@
+//! Slices (trace_processor's SliceTracker): begin/end/instant operations from
+//! atrace and track events, ordered by (timestamp, file order), run through a
+//! stack per track; legacy async slices keyed by (process, name, cookie).
+
+use std::collections::HashMap;
+
+use rustc_hash::FxHashMap;
+
+use crate::model::{DataLoss, Name, Slice, SliceId, TrackId, Upid};
+
+/// Slices nest at most this deep on one track; deeper begins are dropped and
+/// counted, as trace_processor does (`SliceTracker::kMaxDepth`).
+pub const MAX_SLICE_DEPTH: usize = 512;
+
+/// An async slice's identity: Android's legacy async slices are keyed by
+/// (process, name, cookie).
+pub(crate) type AsyncKey = (Upid, Name, i64);
+
+/// A slice operation, from atrace or track_event.
+pub(crate) enum SliceOp {
+    Begin { track: TrackId, name: Name, category: Option<Name> },
+    End { track: TrackId },
+    Instant { track: TrackId, name: Name, category: Option<Name> },
+    AsyncBegin { track: TrackId, key: AsyncKey, name: Name },
+    AsyncEnd { key: AsyncKey },
+}
+
+/// An operation at (ts, file order): the sort key trace_processor's sorter uses.
+pub(crate) struct Timed<T> {
+    pub(crate) ts: i64,
+    pub(crate) order: u64,
+    pub(crate) op: T,
+}
+
+/// Build the slices. Ends with nothing open are counted in `loss`; slices
+/// too deep are dropped and counted (the returned number).
+pub(crate) fn build(mut ops: Vec<Timed<SliceOp>>, loss: &mut DataLoss) -> (Vec<Slice>, u64) {
+    ops.sort_unstable_by_key(|o| (o.ts, o.order));
+    let mut t = SliceTracker { slices: Vec::with_capacity(ops.len() / 2), ..Default::default() };
+    for o in ops {
+        t.apply(o.ts, o.op, loss);
+    }
+    (t.slices, t.too_deep)
+}
+
+#[derive(Default)]
+struct SliceTracker {
+    slices: Vec<Slice>,
+    stacks: FxHashMap<TrackId, Vec<SliceId>>,
+    open_async: HashMap<AsyncKey, SliceId>,
+    too_deep: u64,
+}
+
+impl SliceTracker {
+    fn apply(&mut self, ts: i64, op: SliceOp, loss: &mut DataLoss) {
+        match op {
+            SliceOp::Begin { track, name, category } => self.open(ts, track, name, category, true),
+            // An instant (dur 0) does not stay open.
+            SliceOp::Instant { track, name, category } => self.open(ts, track, name, category, false),
+            SliceOp::End { track } => match self.stacks.get_mut(&track).and_then(|s| s.pop()) {
+                Some(sid) => self.close(sid, ts),
+                None => loss.unmatched_ends += 1,
+            },
+            SliceOp::AsyncBegin { track, key, name } => {
+                // Android's legacy async slices do not nest: a second S for the
+                // same cookie while one is open is ignored (trace_processor's
+                // BeginLegacyUnnestable).
+                if self.open_async.contains_key(&key) {
+                    return;
+                }
+                let id = self.push(Slice { id: SliceId(0), ts, dur: -1, name, category: None, track, depth: 0, parent: None });
+                self.open_async.insert(key, id);
+            }
+            SliceOp::AsyncEnd { key } => match self.open_async.remove(&key) {
+                Some(sid) => self.close(sid, ts),
+                None => loss.unmatched_ends += 1,
+            },
+        }
+    }
+
+    fn open(&mut self, ts: i64, track: TrackId, name: Name, category: Option<Name>, stays_open: bool) {
+        let stack = self.stacks.entry(track).or_default();
+        // trace_processor drops a slice that would nest deeper than its
+        // kMaxDepth (stat slice_max_depth_exceeded); a hostile trace of
+        // unmatched B lines is then bounded per thread.
+        if stack.len() >= MAX_SLICE_DEPTH {
+            self.too_deep += 1;
+            return;
+        }
+        let (depth, parent) = (stack.len() as u32, stack.last().copied());
+        let dur = if stays_open { -1 } else { 0 };
+        let id = self.push(Slice { id: SliceId(0), ts, dur, name, category, track, depth, parent });
+        if stays_open {
+            self.stacks.entry(track).or_default().push(id);
+        }
+    }
+
+    fn push(&mut self, mut s: Slice) -> SliceId {
+        s.id = SliceId::next_of(self.slices.len());
+        let id = s.id;
+        self.slices.push(s);
+        id
+    }
+
+    fn close(&mut self, sid: SliceId, ts: i64) {
+        let s = &mut self.slices[sid.index()];
+        // Ops are sorted, so this is ≥ 0; timestamps are input data and may
+        // sit at the i64 limits, hence saturating.
+        s.dur = ts.saturating_sub(s.ts);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(ts: i64, order: u64, op: SliceOp) -> Timed<SliceOp> {
+        Timed { ts, order, op }
+    }
+    fn begin(track: u32, name: &str) -> SliceOp {
+        SliceOp::Begin { track: TrackId(track), name: name.into(), category: None }
+    }
+    fn end(track: u32) -> SliceOp {
+        SliceOp::End { track: TrackId(track) }
+    }
+
+    #[test]
+    fn stacks_nest_per_track_in_time_order() {
+        // Given out of order: the sort by (ts, order) restores B a, B b, E, E.
+        let ops = vec![at(30, 4, end(0)), at(10, 1, begin(0, "a")), at(20, 3, end(0)), at(15, 2, begin(0, "b"))];
+        let mut loss = DataLoss::default();
+        let (s, deep) = build(ops, &mut loss);
+        assert_eq!(deep, 0);
+        assert_eq!(
+            s.iter().map(|s| (&*s.name, s.ts, s.dur, s.depth, s.parent)).collect::<Vec<_>>(),
+            [("a", 10, 20, 0, None), ("b", 15, 5, 1, Some(SliceId(0)))]
+        );
+        assert_eq!(loss.unmatched_ends, 0);
+    }
+
+    #[test]
+    fn an_end_with_nothing_open_is_counted() {
+        let mut loss = DataLoss::default();
+        let (s, _) = build(vec![at(5, 1, end(3)), at(6, 2, begin(3, "x"))], &mut loss);
+        assert_eq!((s.len(), s[0].dur, loss.unmatched_ends), (1, -1, 1));
+    }
+
+    #[test]
+    fn too_deep_begins_are_dropped() {
+        let ops: Vec<_> = (0..MAX_SLICE_DEPTH as i64 + 3).map(|k| at(k, k as u64, begin(0, "x"))).collect();
+        let (s, deep) = build(ops, &mut DataLoss::default());
+        assert_eq!((s.len(), deep), (MAX_SLICE_DEPTH, 3));
+    }
+
+    #[test]
+    fn async_slices_ignore_a_second_begin_of_an_open_cookie() {
+        let key: AsyncKey = (Upid(0), "load".into(), 7);
+        let ops = vec![
+            at(1, 1, SliceOp::AsyncBegin { track: TrackId(1), key: key.clone(), name: "load".into() }),
+            at(2, 2, SliceOp::AsyncBegin { track: TrackId(1), key: key.clone(), name: "load".into() }),
+            at(9, 3, SliceOp::AsyncEnd { key }),
+        ];
+        let (s, _) = build(ops, &mut DataLoss::default());
+        assert_eq!(s.iter().map(|s| (s.ts, s.dur)).collect::<Vec<_>>(), [(1, 8)]);
+    }
+}

@@ -1,0 +1,196 @@
+//! What the trace says about itself (trace_processor's stats): packet and
+//! event counts, the data sources found, damage met while decoding, data loss
+//! (dropped packets, ftrace overruns, lost buffer chunks) and where each CPU's
+//! ftrace data becomes complete.
+
+use std::collections::HashMap;
+
+use crate::model::TraceMeta;
+use crate::read::records::{Batch, MAX_NAME_BYTES};
+
+/// Data sources in the order they were first found (the order `info` lists).
+#[derive(Debug, Default)]
+pub(crate) struct Sources(Vec<&'static str>);
+
+impl Sources {
+    pub(crate) fn add(&mut self, s: &'static str) {
+        if !self.0.contains(&s) {
+            self.0.push(s)
+        }
+    }
+    pub(crate) fn finish(self) -> Vec<String> {
+        self.0.iter().map(|s| s.to_string()).collect()
+    }
+}
+
+/// Sum the batches' counters into `meta`, note the data sources they show,
+/// and warn about names cut and packets skipped.
+pub(crate) fn tally(batches: &[Batch], meta: &mut TraceMeta, sources: &mut Sources) {
+    let mut malformed_packets = 0u64;
+    let mut names_truncated = 0u64;
+    let mut errors: Vec<String> = Vec::new();
+    for b in batches {
+        names_truncated += b.names_truncated;
+        meta.packets += b.packets;
+        meta.compressed_batches += b.compressed_batches;
+        meta.ftrace_events += b.ftrace_events;
+        meta.sched_events += b.sched_events;
+        meta.atrace_malformed += b.atrace_malformed;
+        meta.data_loss.ftrace_lost_event_bundles += b.bundles.iter().filter(|x| x.lost_events).count() as u64;
+        malformed_packets += b.malformed_packets;
+        for e in &b.errors {
+            if errors.len() < 8 && !errors.contains(e) {
+                errors.push(e.clone());
+            }
+        }
+        for &c in &b.clocks_seen {
+            if !meta.clocks.contains(&c) {
+                meta.clocks.push(c);
+            }
+        }
+        note_sources(b, sources);
+        if let Some(t) = b.min_ts {
+            meta.see_ts(t);
+        }
+        if let Some(t) = b.max_ts {
+            meta.see_ts(t);
+        }
+    }
+    meta.data_loss.packets_dropped_sequences = dropped_packets(batches);
+    if names_truncated > 0 {
+        meta.warnings.push(format!("{names_truncated} names longer than {MAX_NAME_BYTES} bytes were cut to that length"));
+    }
+    if malformed_packets > 0 {
+        meta.warnings.push(format!("{malformed_packets} malformed packets or events were skipped: {}", errors.join("; ")));
+    }
+}
+
+fn note_sources(b: &Batch, sources: &mut Sources) {
+    if b.ftrace_events > 0 || b.compact_sched {
+        sources.add("ftrace");
+    }
+    if b.sched_events > 0 {
+        sources.add("sched");
+    }
+    if b.compact_sched {
+        sources.add("compact_sched");
+    }
+    if !b.atrace.is_empty() {
+        sources.add("atrace");
+    }
+    if !b.timeline.is_empty() {
+        sources.add("frame_timeline");
+    }
+}
+
+/// Packets flagged `previous_packet_dropped`, except on each sequence's first
+/// packet (a writer sets it there after any restart, nothing was lost).
+fn dropped_packets(batches: &[Batch]) -> u64 {
+    let mut sequence_first: HashMap<u32, u64> = HashMap::new();
+    for b in batches {
+        for (&seq, &o) in &b.sequence_first {
+            let e = sequence_first.entry(seq).or_insert(o);
+            *e = (*e).min(o);
+        }
+    }
+    batches
+        .iter()
+        .flat_map(|b| &b.dropped_at)
+        .filter(|(seq, o)| sequence_first.get(seq).is_some_and(|f| o > f))
+        .count() as u64
+}
+
+/// The latest `previous_bundle_end` over the CPUs' first bundles: before it,
+/// some CPU's ring buffer had already overwritten events, so ftrace data is
+/// only complete from there on (trace_processor's crop of ftrace data).
+pub(crate) fn ftrace_complete_from(batches: &[Batch]) -> Option<i64> {
+    let mut first_bundle: HashMap<u32, (u64, Option<i64>)> = HashMap::new();
+    for b in batches {
+        for bi in &b.bundles {
+            let e = first_bundle.entry(bi.cpu).or_insert((bi.order, bi.previous_bundle_end));
+            if bi.order < e.0 {
+                *e = (bi.order, bi.previous_bundle_end);
+            }
+        }
+    }
+    first_bundle.values().filter_map(|v| v.1).max()
+}
+
+/// One warning per kind of data loss the trace reports.
+pub(crate) fn warn_data_loss(meta: &mut TraceMeta) {
+    let dl = &meta.data_loss;
+    let mut warnings = Vec::new();
+    if dl.packets_dropped_sequences > 0 {
+        warnings.push(format!(
+            "{} times a writer reported that packets before it were lost (previous_packet_dropped)",
+            dl.packets_dropped_sequences
+        ));
+    }
+    if dl.chunks_discarded > 0 || dl.trace_buffer_overruns > 0 {
+        warnings.push(format!(
+            "the trace buffer lost data: {} chunks discarded, {} chunks overwritten",
+            dl.chunks_discarded, dl.trace_buffer_overruns
+        ));
+    }
+    if dl.ftrace_lost_event_bundles > 0 || dl.ftrace_overrun > 0 {
+        warnings.push(format!(
+            "the kernel ftrace buffer overran: {} bundles flagged lost events, {} events overwritten; slices may be missing",
+            dl.ftrace_lost_event_bundles, dl.ftrace_overrun
+        ));
+    }
+    meta.warnings.extend(warnings);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::read::records::BundleInfo;
+
+    fn bundle(cpu: u32, order: u64, previous_bundle_end: Option<i64>) -> BundleInfo {
+        BundleInfo { cpu, order, previous_bundle_end, first_event_ts: None, lost_events: false }
+    }
+
+    #[test]
+    fn ftrace_is_complete_from_the_latest_first_bundle_end() {
+        let mut a = Batch::default();
+        a.bundles = vec![bundle(0, 5, Some(100)), bundle(1, 2, Some(300)), bundle(1, 9, Some(900))];
+        let mut b = Batch::default();
+        b.bundles = vec![bundle(0, 1, Some(50))];
+        // CPU 0's first bundle is order 1 (end 50), CPU 1's is order 2 (end 300).
+        assert_eq!(ftrace_complete_from(&[a, b]), Some(300));
+        assert_eq!(ftrace_complete_from(&[]), None);
+    }
+
+    #[test]
+    fn a_sequences_first_packet_flagged_dropped_is_not_loss() {
+        let mut a = Batch::default();
+        a.sequence_first.insert(1, 10);
+        a.dropped_at = vec![(1, 10), (1, 20)];
+        let mut b = Batch::default();
+        b.sequence_first.insert(2, 30);
+        b.dropped_at = vec![(2, 30), (3, 40)];
+        // (1,10) and (2,30) open their sequences; (3,40) has no known first.
+        assert_eq!(dropped_packets(&[a, b]), 1);
+    }
+
+    #[test]
+    fn tally_sums_counts_and_names_sources_in_order() {
+        let mut a = Batch::default();
+        a.packets = 3;
+        a.ftrace_events = 2;
+        a.malformed_packets = 1;
+        a.errors = vec!["bad varint".into()];
+        a.min_ts = Some(5);
+        a.max_ts = Some(9);
+        let mut b = Batch::default();
+        b.packets = 4;
+        b.compact_sched = true;
+        b.sched_events = 7;
+        let (mut meta, mut sources) = (TraceMeta::default(), Sources::default());
+        tally(&[a, b], &mut meta, &mut sources);
+        assert_eq!((meta.packets, meta.ftrace_events, meta.sched_events), (7, 2, 7));
+        assert_eq!((meta.first_ts, meta.last_ts), (Some(5), Some(9)));
+        assert_eq!(sources.finish(), ["ftrace", "sched", "compact_sched"]);
+        assert_eq!(meta.warnings, ["1 malformed packets or events were skipped: bad varint"]);
+    }
+}

@@ -1,0 +1,99 @@
+//! Track events → slice and counter operations: each event's track resolved
+//! through its track descriptor (thread, process or global; counter tracks;
+//! descriptors that refuse to merge with the thread's atrace track), its
+//! timestamp converted to trace time.
+
+use std::collections::HashMap;
+
+use super::atrace::Ops;
+use super::clock::TraceClocks;
+use super::counters::CounterOp;
+use super::identity::Identity;
+use super::packets::PendingTrackEvent;
+use super::slices::{SliceOp, Timed};
+use super::tracks::Tracks;
+use crate::model::{Name, TrackId, TrackKind, TraceMeta};
+use crate::read::slim::TrackDescriptor;
+
+/// TrackEvent.Type values.
+const TYPE_SLICE_BEGIN: i32 = 1;
+const TYPE_SLICE_END: i32 = 2;
+const TYPE_INSTANT: i32 = 3;
+const TYPE_COUNTER: i32 = 4;
+
+pub(crate) struct TrackEventImporter<'a> {
+    pub(crate) descriptors: &'a HashMap<u64, TrackDescriptor>,
+    pub(crate) clocks: &'a mut TraceClocks,
+    pub(crate) id: &'a mut Identity,
+    pub(crate) tracks: &'a mut Tracks,
+}
+
+impl TrackEventImporter<'_> {
+    /// Turn the pending track events into operations; events whose track is
+    /// unknown are skipped with one warning.
+    pub(crate) fn run(&mut self, events: Vec<PendingTrackEvent>, meta: &mut TraceMeta, ops: &mut Ops) {
+        let mut without_track = 0u64;
+        for te in events {
+            let Some(ts) = self.clocks.to_boottime(te.clock, te.seq, te.ts) else { continue };
+            meta.see_ts(ts);
+            let Some(desc) = te.track_uuid.and_then(|u| self.descriptors.get(&u)) else {
+                without_track += 1;
+                continue;
+            };
+            let track = self.track(desc, &te);
+            let name = te.name.unwrap_or_else(|| Name::from(""));
+            let op = match te.kind {
+                TYPE_SLICE_BEGIN => SliceOp::Begin { track, name, category: te.category },
+                TYPE_SLICE_END => SliceOp::End { track },
+                TYPE_INSTANT => SliceOp::Instant { track, name, category: te.category },
+                TYPE_COUNTER => {
+                    ops.counters.push(Timed { ts, order: te.order, op: CounterOp { track, value: te.value } });
+                    continue;
+                }
+                _ => continue,
+            };
+            ops.slices.push(Timed { ts, order: te.order, op });
+        }
+        if without_track > 0 {
+            meta.warnings.push(format!("{without_track} track events named no known track and were skipped"));
+        }
+    }
+
+    /// The track an event lands on: its descriptor's thread, else its (or its
+    /// parent's) process, else a global track; counters on counter tracks.
+    fn track(&mut self, desc: &TrackDescriptor, te: &PendingTrackEvent) -> TrackId {
+        let name =
+            desc.name.clone().or(desc.static_name.clone()).or(desc.atrace_name.clone()).map(|n| Name::from(n.as_str()));
+        let owner_thread = desc.thread.as_ref().and_then(|t| Some((t.pid?, t.tid?)));
+        let owner_pid = desc.process.as_ref().and_then(|p| p.pid).or_else(|| {
+            let parent = desc.parent_uuid.and_then(|pu| self.descriptors.get(&pu));
+            parent.and_then(|p| p.process.as_ref()).and_then(|p| p.pid)
+        });
+        let is_counter = desc.counter.is_some() || te.kind == TYPE_COUNTER;
+        match (owner_thread, owner_pid, is_counter) {
+            (Some((pid, tid)), _, true) => {
+                let utid = self.id.thread_in(tid, pid);
+                self.tracks.get(TrackKind::ThreadCounter { utid }, name)
+            }
+            (None, Some(pid), true) => {
+                let upid = self.id.process(pid);
+                self.tracks.get(TrackKind::ProcessCounter { upid }, name)
+            }
+            (None, None, true) => self.tracks.get(TrackKind::GlobalCounter, name),
+            (Some((pid, tid)), _, false) => {
+                let utid = self.id.thread_in(tid, pid);
+                match te.track_uuid {
+                    Some(uuid) if desc.disallow_merging_with_system_tracks == Some(true) => {
+                        self.tracks.unmerged(uuid, TrackKind::Thread { utid }, name)
+                    }
+                    _ => self.tracks.thread(utid),
+                }
+            }
+            (None, Some(pid), false) => {
+                let upid = self.id.process(pid);
+                self.tracks.get(TrackKind::ProcessAsync { upid }, name)
+            }
+            (None, None, false) => self.tracks.get(TrackKind::Global, name),
+        }
+    }
+}
