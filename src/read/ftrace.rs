@@ -6,8 +6,9 @@
 
 use super::decode::Ctx;
 use super::records::*;
-use super::wire::{lossy, Fields, PackedVarints, Value};
+use super::wire::{lossy, Fields, Value};
 use super::atrace::{self, AtracePoint, ParseOutcome};
+use super::compact_sched::CompactSched;
 
 /// FtraceEvent payload field numbers (Perfetto's ftrace_event.proto).
 pub mod ev {
@@ -310,54 +311,41 @@ fn comm(ctx: &mut Ctx, ts: i64, tid: i32, name: &[u8]) {
     }
 }
 
-/// compact_sched: packed, delta-encoded sched_switch / sched_waking arrays
-/// with a per-bundle comm intern table. Returns the first timestamp.
+/// compact_sched on the hot path: the comms of the tasks switched in and
+/// woken, event counts and time bounds. Returns the first timestamp.
 fn compact_sched(ctx: &mut Ctx, b: &[u8]) -> Option<i64> {
-    let mut intern: Vec<&[u8]> = Vec::new();
-    let (mut sw_ts, mut sw_pid, mut sw_comm) = (&[][..], &[][..], &[][..]);
-    let (mut wk_ts, mut wk_pid, mut wk_comm) = (&[][..], &[][..], &[][..]);
-    for f in Fields::new(b) {
-        let Ok((num, Value::Bytes(v))) = f else {
-            if f.is_err() {
-                ctx.malformed("malformed compact_sched".to_string());
-                return None;
-            }
-            continue;
-        };
-        match num {
-            5 => intern.push(v),
-            1 => sw_ts = v,
-            3 => sw_pid = v,
-            6 => sw_comm = v,
-            7 => wk_ts = v,
-            8 => wk_pid = v,
-            11 => wk_comm = v,
-            _ => {}
-        }
+    let cs = CompactSched::parse(b);
+    if cs.malformed {
+        ctx.malformed("malformed compact_sched".to_string());
+        return None;
     }
     ctx.batch.compact_sched = true;
-    let mut first = None;
-    for (ts_buf, pid_buf, comm_buf) in [(sw_ts, sw_pid, sw_comm), (wk_ts, wk_pid, wk_comm)] {
-        let mut t = 0i64;
-        let mut last_t = None;
-        let mut pids = PackedVarints::new(pid_buf);
-        let mut comms = PackedVarints::new(comm_buf);
-        let mut n = 0u64;
-        for delta in PackedVarints::new(ts_buf) {
-            t = t.wrapping_add(delta as i64);
-            first = Some(first.map_or(t, |f: i64| f.min(t)));
-            last_t = Some(t);
-            n += 1;
-            let (Some(pid), Some(ci)) = (pids.next(), comms.next()) else { continue };
-            if let Some(name) = intern.get(ci as usize) {
-                comm(ctx, t, pid as i32, name);
-            }
+    let switches = cs.switches().map(|s| (s.ts, s.next_pid, s.next_comm));
+    let wakings = cs.wakings().map(|w| (w.ts, w.pid, w.comm));
+    let first = compact_column(ctx, switches, None);
+    compact_column(ctx, wakings, first)
+}
+
+/// One column of (ts, pid, comm): names recorded, events counted, bounds
+/// seen. `first` is the earliest timestamp so far, returned updated.
+fn compact_column<'a>(
+    ctx: &mut Ctx,
+    events: impl Iterator<Item = (i64, Option<i32>, Option<&'a [u8]>)>,
+    mut first: Option<i64>,
+) -> Option<i64> {
+    let (mut last, mut n) = (None, 0u64);
+    for (t, pid, name) in events {
+        first = Some(first.map_or(t, |f: i64| f.min(t)));
+        last = Some(t);
+        n += 1;
+        if let (Some(pid), Some(name)) = (pid, name) {
+            comm(ctx, t, pid, name);
         }
-        ctx.batch.sched_events += n;
-        if let (Some(f), Some(l)) = (first, last_t) {
-            ctx.batch.see_ts(f);
-            ctx.batch.see_ts(l);
-        }
+    }
+    ctx.batch.sched_events += n;
+    if let (Some(f), Some(l)) = (first, last) {
+        ctx.batch.see_ts(f);
+        ctx.batch.see_ts(l);
     }
     first
 }

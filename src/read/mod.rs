@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use records::{Batch, SchedRecord};
 
 pub mod atrace;
+mod compact_sched;
 pub mod decode;
 pub mod framing;
 pub mod ftrace;

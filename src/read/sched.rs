@@ -11,7 +11,8 @@ use rustc_hash::FxHashSet;
 use super::decode::{InflateBudget, MAX_INFLATED_PACKET};
 use super::framing;
 use super::ftrace::ev;
-use super::wire::{Fields, PackedVarints, Value};
+use super::wire::{Fields, Value};
+use super::compact_sched::CompactSched;
 use super::records::SchedRecord;
 
 /// Packets scanned in parallel before the mapped pages behind them are released.
@@ -129,45 +130,24 @@ fn event(e: &[u8], cpu: u32, wanted: &FxHashSet<i32>, out: &mut Vec<SchedRecord>
 }
 
 fn compact(b: &[u8], cpu: u32, wanted: &FxHashSet<i32>, out: &mut Vec<SchedRecord>) {
-    let (mut sw_ts, mut sw_state, mut sw_pid, mut wk_ts, mut wk_pid) = (&[][..], &[][..], &[][..], &[][..], &[][..]);
-    for (num, v) in Fields::new(b).flatten() {
-        let Value::Bytes(v) = v else { continue };
-        match num {
-            1 => sw_ts = v,
-            2 => sw_state = v,
-            3 => sw_pid = v,
-            7 => wk_ts = v,
-            8 => wk_pid = v,
-            _ => {}
-        }
-    }
+    let cs = CompactSched::parse(b);
     // compact_sched omits prev_pid: the thread switched out is the previous
     // switch's next_pid on this CPU (unknown for the bundle's first switch).
-    let mut t = 0i64;
     let mut prev: Option<i32> = None;
-    let mut states = PackedVarints::new(sw_state);
-    let mut pids = PackedVarints::new(sw_pid);
-    for delta in PackedVarints::new(sw_ts) {
-        t = t.wrapping_add(delta as i64);
-        let (Some(state), Some(next)) = (states.next(), pids.next()) else { break };
-        let next = next as i32;
-        if let Some(p) = prev {
-            if wanted.contains(&p) {
-                out.push(SchedRecord::SwitchOut { ts: t, tid: p, cpu, prev_state: state as i64 });
-            }
+    for s in cs.switches() {
+        let (Some(state), Some(next)) = (s.prev_state, s.next_pid) else { break };
+        if let Some(p) = prev.filter(|p| wanted.contains(p)) {
+            out.push(SchedRecord::SwitchOut { ts: s.ts, tid: p, cpu, prev_state: state });
         }
         if wanted.contains(&next) {
-            out.push(SchedRecord::SwitchIn { ts: t, tid: next, cpu });
+            out.push(SchedRecord::SwitchIn { ts: s.ts, tid: next, cpu });
         }
         prev = Some(next);
     }
-    let mut t = 0i64;
-    let mut pids = PackedVarints::new(wk_pid);
-    for delta in PackedVarints::new(wk_ts) {
-        t = t.wrapping_add(delta as i64);
-        let Some(pid) = pids.next() else { break };
-        if wanted.contains(&(pid as i32)) {
-            out.push(SchedRecord::Waking { ts: t, tid: pid as i32 });
+    for w in cs.wakings() {
+        let Some(pid) = w.pid else { break };
+        if wanted.contains(&pid) {
+            out.push(SchedRecord::Waking { ts: w.ts, tid: pid });
         }
     }
 }
