@@ -167,18 +167,67 @@ const FALLBACK_INTERVAL: i64 = 16_666_667;
 /// How far back the `VSYNC-app` edge of a thread's first frame may be.
 const FIRST_EDGE_LOOKBACK: i64 = 1_000_000_000;
 
+/// The trace's indexes every pass looks frames up in, built once.
+struct Indexes<'a> {
+    trace: &'a Trace,
+    frames: &'a [select::Candidate],
+    tl: timeline::TimelineIndex,
+    draws: render_thread::DrawIndex,
+    counters: vsync::CounterIndex,
+    /// Frames per thread, in start order (selection order is slice order = ts).
+    by_thread: Vec<Vec<usize>>,
+}
+
+impl<'a> Indexes<'a> {
+    fn new(trace: &'a Trace, frames: &'a [select::Candidate]) -> Self {
+        let mut slot: HashMap<model::Utid, usize> = HashMap::new();
+        let mut by_thread: Vec<Vec<usize>> = Vec::new();
+        for (k, c) in frames.iter().enumerate() {
+            let t = *slot.entry(c.utid).or_insert_with(|| {
+                by_thread.push(Vec::new());
+                by_thread.len() - 1
+            });
+            by_thread[t].push(k);
+        }
+        Indexes {
+            trace,
+            frames,
+            tl: timeline::TimelineIndex::new(trace),
+            draws: render_thread::DrawIndex::new(trace),
+            counters: vsync::CounterIndex::new(trace),
+            by_thread,
+        }
+    }
+
+    /// The app's own FrameTimeline surface frames of frame `c`.
+    fn surface(&self, c: &select::Candidate) -> Option<&timeline::SurfaceMatch> {
+        c.frame_id.and_then(|id| self.tl.surface(c.pid, id))
+    }
+}
+
 /// Rebuild every frame of every app in the trace.
 pub fn analyze(trace: &Trace, opts: &FrameOptions) -> FrameAnalysis {
     let sel = select::select(trace);
-    let frames = &sel.frames;
-    let n = frames.len();
-    let tl = timeline::TimelineIndex::new(trace);
-    let draws = render_thread::DrawIndex::new(trace);
-    let counters = vsync::CounterIndex::new(trace);
+    let ix = Indexes::new(trace, &sel.frames);
+    let intervals = intervals(&ix, opts);
+    let (vsyncs, phases_of) = vsyncs(&ix, &intervals);
+    let next_start = next_legacy_starts(&ix);
+    let mut quality = FrameQuality { cut_by_trace_bounds: sel.cut_by_trace_bounds, ..Default::default() };
+    let rows: Vec<FrameRow> = (0..sel.frames.len())
+        .map(|k| row(&ix, k, intervals[k], vsyncs[k], &phases_of[k], next_start[k], &mut quality))
+        .collect();
+    let (rows, why) = order_and_explain(&ix, rows, &phases_of, opts);
+    FrameAnalysis { rows, why, quality }
+}
 
-    // Vsync series for the interval: every app's expected surface frame
-    // starts (exact app-vsync times, all apps share the grid) and the
-    // VSYNC-app edges.
+/// Pass 1: the interval of every frame, from the first source that has one:
+/// `--refresh-hz`, FrameTimeline expected starts, `VSYNC-app` edges, the
+/// thread's doFrame grid; frames nothing measured take the trace's most
+/// common interval.
+fn intervals(ix: &Indexes, opts: &FrameOptions) -> Vec<(i64, IntervalSource)> {
+    let (trace, frames) = (ix.trace, ix.frames);
+    // Every app's expected surface frame starts (exact app-vsync times, all
+    // apps share the grid) and the VSYNC-app edges.
     let mut ft_starts: Vec<i64> = trace
         .frame_timeline
         .iter()
@@ -187,29 +236,16 @@ pub fn analyze(trace: &Trace, opts: &FrameOptions) -> FrameAnalysis {
         .collect();
     ft_starts.sort_unstable();
     let ft_series = interval::PeriodSeries::new(ft_starts, 0.01);
-    let va_series = interval::PeriodSeries::new(counters.vsync_app.clone(), 0.03);
-
-    // Frames per thread, in start order (selection order is slice order = ts).
-    let mut by_thread: HashMap<model::Utid, Vec<usize>> = HashMap::new();
-    for (k, c) in frames.iter().enumerate() {
-        by_thread.entry(c.utid).or_default().push(k);
-    }
-
-    // Pass 1: the interval of every frame.
-    let mut iv: Vec<Option<(i64, IntervalSource)>> = vec![None; n];
+    let va_series = interval::PeriodSeries::new(ix.counters.vsync_app.clone(), 0.03);
+    let mut iv: Vec<Option<(i64, IntervalSource)>> = vec![None; frames.len()];
     // A rate above 1 GHz would round to a 0 ns interval: clamp to 1 ns.
     let forced = opts.refresh_hz.filter(|h| h.is_finite() && *h > 0.0).map(|h| interval::period_of_hz(h).max(1));
-    for idxs in by_thread.values() {
+    for idxs in &ix.by_thread {
         let grid = interval::PeriodSeries::new(idxs.iter().map(|&k| frames[k].ts).collect(), 0.08);
         for &k in idxs {
             let c = &frames[k];
             // Look the FrameTimeline series up at the frame's own vsync when known.
-            let ft_t = c
-                .frame_id
-                .and_then(|id| tl.surface(c.pid, id))
-                .and_then(|m| m.expected)
-                .map(|e| trace.frame_timeline[e].ts)
-                .unwrap_or(c.ts);
+            let ft_t = ix.surface(c).and_then(|m| m.expected).map(|e| trace.frame_timeline[e].ts).unwrap_or(c.ts);
             iv[k] = if let Some(p) = forced {
                 Some((p, IntervalSource::Override))
             } else if let Some(p) = ft_series.at(ft_t, SERIES_MAX_DIST) {
@@ -221,34 +257,37 @@ pub fn analyze(trace: &Trace, opts: &FrameOptions) -> FrameAnalysis {
             };
         }
     }
-    // Frames nothing measured take the trace's most common interval.
     let mut counts: HashMap<i64, usize> = HashMap::new();
     for (p, _) in iv.iter().flatten() {
         *counts.entry(*p).or_default() += 1;
     }
     let common = counts.into_iter().max_by_key(|&(p, c)| (c, std::cmp::Reverse(p))).map(|x| x.0);
-    let intervals: Vec<(i64, IntervalSource)> = iv
-        .into_iter()
-        .map(|x| x.unwrap_or((common.unwrap_or(FALLBACK_INTERVAL), IntervalSource::Default)))
-        .collect();
+    let fallback = (common.unwrap_or(FALLBACK_INTERVAL), IntervalSource::Default);
+    iv.into_iter().map(|x| x.unwrap_or(fallback)).collect()
+}
 
-    // Pass 2: the vsync of every frame.
-    let mut vs: Vec<(Option<i64>, Option<VsyncSource>)> = vec![(None, None); n];
-    let mut phases_of: Vec<phases::Phases> = vec![phases::Phases::default(); n];
-    for idxs in by_thread.values() {
+type Vsync = (Option<i64>, Option<VsyncSource>);
+
+/// Pass 2: the vsync of every frame (docs/frames.md, "Which vsync a frame
+/// belongs to"), and its callback phases.
+fn vsyncs(ix: &Indexes, intervals: &[(i64, IntervalSource)]) -> (Vec<Vsync>, Vec<phases::Phases>) {
+    let (trace, frames) = (ix.trace, ix.frames);
+    let mut vs: Vec<Vsync> = vec![(None, None); frames.len()];
+    let mut phases_of: Vec<phases::Phases> = vec![phases::Phases::default(); frames.len()];
+    for idxs in &ix.by_thread {
         let starts: Vec<i64> = idxs.iter().map(|&k| frames[k].ts).collect();
         let ints: Vec<i64> = idxs.iter().map(|&k| intervals[k].0).collect();
         for (j, &k) in idxs.iter().enumerate() {
             let c = &frames[k];
             let ph = phases::phases(trace, c.slice);
-            let expected = c.frame_id.and_then(|id| tl.surface(c.pid, id)).and_then(|m| m.expected);
+            let expected = ix.surface(c).and_then(|m| m.expected);
             let after = if j > 0 { starts[j - 1] } else { c.ts - FIRST_EDGE_LOOKBACK };
             vs[k] = if let Some(e) = expected {
                 (Some(trace.frame_timeline[e].ts), Some(VsyncSource::FrameTimeline))
-            } else if let Some(e) = counters.vsync_app_edge(c.ts, after) {
+            } else if let Some(e) = ix.counters.vsync_app_edge(c.ts, after) {
                 (Some(e), Some(VsyncSource::VsyncApp))
             } else if let Some((t, j)) =
-                c.upid.zip(ph.commit_ts).and_then(|(u, ct)| counters.jitter_sample(u, c.ts, ct))
+                c.upid.zip(ph.commit_ts).and_then(|(u, ct)| ix.counters.jitter_sample(u, c.ts, ct))
             {
                 // Choreographer wrote now − frameTime: the (start-corrected) frame time.
                 (Some(t - j), Some(VsyncSource::JitterCounter))
@@ -260,119 +299,126 @@ pub fn analyze(trace: &Trace, opts: &FrameOptions) -> FrameAnalysis {
             phases_of[k] = ph;
         }
     }
+    (vs, phases_of)
+}
 
-    // The next frame start per process, for the pre-12 DrawFrame rule: only
-    // frames without an id take part, as in trace_processor's maxsdk28 table.
-    let mut next_start: Vec<i64> = vec![trace.meta.last_ts.map(|t| t + 1).unwrap_or(i64::MAX); n];
-    {
-        let mut by_pid: HashMap<i32, Vec<usize>> = HashMap::new();
-        for (k, c) in frames.iter().enumerate() {
-            if c.frame_id.is_none() {
-                by_pid.entry(c.pid).or_default().push(k);
-            }
-        }
-        for v in by_pid.values() {
-            for w in v.windows(2) {
-                next_start[w[0]] = frames[w[1]].ts;
-            }
-        }
-    }
-
-    // Pass 3: the rows.
-    let mut rows: Vec<FrameRow> = Vec::with_capacity(n);
-    let mut quality = FrameQuality { cut_by_trace_bounds: sel.cut_by_trace_bounds, ..Default::default() };
+/// The next frame start per process, for the pre-12 DrawFrame rule: only
+/// frames without an id take part, as in trace_processor's maxsdk28 table.
+fn next_legacy_starts(ix: &Indexes) -> Vec<i64> {
+    let frames = ix.frames;
+    let mut next_start: Vec<i64> = vec![ix.trace.meta.last_ts.map(|t| t + 1).unwrap_or(i64::MAX); frames.len()];
+    let mut by_pid: HashMap<i32, Vec<usize>> = HashMap::new();
     for (k, c) in frames.iter().enumerate() {
-        let (i, isrc) = intervals[k];
-        let (vsync_ts, vsrc) = vs[k];
-        let ph = &phases_of[k];
-        let t = phases::timing(c.ts, c.dur, vsync_ts, i, ph.commit_ts);
-        let draw = match c.frame_id {
-            Some(id) => draws.by_id(trace, c.pid, id),
-            None => draws.by_time(trace, c.pid, c.ts, next_start[k]),
-        };
-        let m = c.frame_id.and_then(|id| tl.surface(c.pid, id));
-        let expected = m.and_then(|m| m.expected).map(|e| &trace.frame_timeline[e]);
-        let actual = m.and_then(|m| m.actuals.first()).map(|&a| &trace.frame_timeline[a]);
-        let layer_count = m.map(|m| m.actuals.len() as i64).unwrap_or(0);
-        let compat = perfetto_compat::compat(
-            c.frame_id,
-            c.dur,
-            &draw,
-            expected,
-            actual,
-            c.frame_id.and_then(|id| tl.perfetto_overrun(&trace.frame_timeline, id)),
-        );
-        let th = trace.thread(c.utid);
-        *quality.vsync_sources.entry(VsyncSource::key(vsrc).to_string()).or_default() += 1;
-        *quality.interval_sources.entry(isrc.as_str().to_string()).or_default() += 1;
-        quality.without_render_thread += (draw.count == 0) as u64;
-        quality.without_timeline += actual.is_none() as u64;
-        let end = |s: &model::TimelineSlice| s.ts + s.dur;
-        rows.push(FrameRow {
-            process: c.upid.and_then(|u| trace.process(u).name.as_deref().map(str::to_string)),
-            pid: c.pid,
-            tid: c.tid,
-            thread: th.name.as_deref().map(str::to_string),
-            frame_id: c.frame_id,
-            ts: c.ts,
-            do_frame_dur: c.dur,
-            vsync_ts,
-            vsync_source: vsrc,
-            frame_interval_ns: i,
-            refresh_hz: 1e9 / i as f64,
-            jitter_ns: t.jitter_ns,
-            skipped_frames: t.skipped_frames,
-            frame_time_ns: t.frame_time_ns,
-            input_dur: ph.dur[Phase::Input],
-            animation_dur: ph.dur[Phase::Animation],
-            insets_animation_dur: ph.dur[Phase::InsetsAnimation],
-            traversal_dur: ph.dur[Phase::Traversal],
-            commit_dur: ph.dur[Phase::Commit],
-            commit_ts: ph.commit_ts,
-            commit_jitter_ns: t.commit_jitter_ns,
-            commit_corrected: t.commit_corrected,
-            corrected_frame_time_ns: t.corrected_frame_time_ns,
-            frame_cost_ns: t.frame_cost_ns,
-            dropped_frames: t.dropped_frames,
-            drop_level: t.drop_level,
-            draw_frame_ts: draw.ts,
-            draw_frame_dur: draw.dur,
-            draw_frame_count: draw.count,
-            expected_ts: expected.map(|e| e.ts),
-            expected_end: expected.map(end),
-            actual_ts: actual.map(|a| a.ts),
-            actual_end: actual.map(end),
-            overrun_ns: compat.overrun_ns,
-            jank_type: actual.and_then(|a| a.jank_type.as_deref().map(str::to_string)),
-            present_type: actual.and_then(|a| a.present_type.as_deref().map(str::to_string)),
-            layer_name: actual.and_then(|a| a.layer_name.as_deref().map(str::to_string)),
-            layer_count,
-            app_vsync_delay: compat.app_vsync_delay,
-            cpu_time: compat.cpu_time,
-            ui_time: compat.ui_time,
-            was_jank: compat.was_jank,
-            was_slow_frame: compat.was_slow_frame,
-            was_big_jank: compat.was_big_jank,
-            was_huge_jank: compat.was_huge_jank,
-            interval_source: isrc,
-            surface_overrun_ns: match (expected, actual) {
-                (Some(e), Some(a)) => Some(end(a) - end(e)),
-                _ => None,
-            },
-        });
+        if c.frame_id.is_none() {
+            by_pid.entry(c.pid).or_default().push(k);
+        }
     }
+    for v in by_pid.values() {
+        for w in v.windows(2) {
+            next_start[w[0]] = frames[w[1]].ts;
+        }
+    }
+    next_start
+}
 
-    // Order by (pid, ts); stable, so nested doFrames keep slice order.
-    let mut order: Vec<usize> = (0..n).collect();
+/// Pass 3: frame `k`'s row (docs/frames.md, column by column), counted in `quality`.
+fn row(
+    ix: &Indexes,
+    k: usize,
+    (i, isrc): (i64, IntervalSource),
+    (vsync_ts, vsrc): Vsync,
+    ph: &phases::Phases,
+    next_start: i64,
+    quality: &mut FrameQuality,
+) -> FrameRow {
+    let (trace, c) = (ix.trace, &ix.frames[k]);
+    let t = phases::timing(c.ts, c.dur, vsync_ts, i, ph.commit_ts);
+    let draw = match c.frame_id {
+        Some(id) => ix.draws.by_id(trace, c.pid, id),
+        None => ix.draws.by_time(trace, c.pid, c.ts, next_start),
+    };
+    let m = ix.surface(c);
+    let expected = m.and_then(|m| m.expected).map(|e| &trace.frame_timeline[e]);
+    let actual = m.and_then(|m| m.actuals.first()).map(|&a| &trace.frame_timeline[a]);
+    let perfetto_overrun = c.frame_id.and_then(|id| ix.tl.perfetto_overrun(&trace.frame_timeline, id));
+    let compat = perfetto_compat::compat(c.frame_id, c.dur, &draw, expected, actual, perfetto_overrun);
+    *quality.vsync_sources.entry(VsyncSource::key(vsrc).to_string()).or_default() += 1;
+    *quality.interval_sources.entry(isrc.as_str().to_string()).or_default() += 1;
+    quality.without_render_thread += (draw.count == 0) as u64;
+    quality.without_timeline += actual.is_none() as u64;
+    let end = |s: &model::TimelineSlice| s.ts + s.dur;
+    let name = |n: Option<&model::Name>| n.map(|n| n.to_string());
+    FrameRow {
+        process: c.upid.and_then(|u| name(trace.process(u).name.as_ref())),
+        pid: c.pid,
+        tid: c.tid,
+        thread: name(trace.thread(c.utid).name.as_ref()),
+        frame_id: c.frame_id,
+        ts: c.ts,
+        do_frame_dur: c.dur,
+        vsync_ts,
+        vsync_source: vsrc,
+        frame_interval_ns: i,
+        refresh_hz: 1e9 / i as f64,
+        jitter_ns: t.jitter_ns,
+        skipped_frames: t.skipped_frames,
+        frame_time_ns: t.frame_time_ns,
+        input_dur: ph.dur[Phase::Input],
+        animation_dur: ph.dur[Phase::Animation],
+        insets_animation_dur: ph.dur[Phase::InsetsAnimation],
+        traversal_dur: ph.dur[Phase::Traversal],
+        commit_dur: ph.dur[Phase::Commit],
+        commit_ts: ph.commit_ts,
+        commit_jitter_ns: t.commit_jitter_ns,
+        commit_corrected: t.commit_corrected,
+        corrected_frame_time_ns: t.corrected_frame_time_ns,
+        frame_cost_ns: t.frame_cost_ns,
+        dropped_frames: t.dropped_frames,
+        drop_level: t.drop_level,
+        draw_frame_ts: draw.ts,
+        draw_frame_dur: draw.dur,
+        draw_frame_count: draw.count,
+        expected_ts: expected.map(|e| e.ts),
+        expected_end: expected.map(end),
+        actual_ts: actual.map(|a| a.ts),
+        actual_end: actual.map(end),
+        overrun_ns: compat.overrun_ns,
+        jank_type: actual.and_then(|a| name(a.jank_type.as_ref())),
+        present_type: actual.and_then(|a| name(a.present_type.as_ref())),
+        layer_name: actual.and_then(|a| name(a.layer_name.as_ref())),
+        layer_count: m.map(|m| m.actuals.len() as i64).unwrap_or(0),
+        app_vsync_delay: compat.app_vsync_delay,
+        cpu_time: compat.cpu_time,
+        ui_time: compat.ui_time,
+        was_jank: compat.was_jank,
+        was_slow_frame: compat.was_slow_frame,
+        was_big_jank: compat.was_big_jank,
+        was_huge_jank: compat.was_huge_jank,
+        interval_source: isrc,
+        surface_overrun_ns: match (expected, actual) {
+            (Some(e), Some(a)) => Some(end(a) - end(e)),
+            _ => None,
+        },
+    }
+}
+
+/// Order the rows by (pid, ts) (stable, so nested doFrames keep slice order)
+/// and explain every janky one.
+fn order_and_explain(
+    ix: &Indexes,
+    rows: Vec<FrameRow>,
+    phases_of: &[phases::Phases],
+    opts: &FrameOptions,
+) -> (Vec<FrameRow>, Vec<FrameWhy>) {
+    let (trace, frames) = (ix.trace, ix.frames);
+    let mut order: Vec<usize> = (0..frames.len()).collect();
     order.sort_by_key(|&k| (frames[k].pid, frames[k].ts));
-
-    let tracks: HashSet<model::TrackId> =
-        frames.iter().map(|c| trace.slice(c.slice).track).collect();
+    let tracks: HashSet<model::TrackId> = frames.iter().map(|c| trace.slice(c.slice).track).collect();
     let top = why::TopLevel::new(trace, &tracks);
     let sched = why::SchedIndex::new(&trace.sched);
     let why_ctx = why::WhyContext { trace, top: &top, sched: &sched, blocker_threshold_ns: opts.blocker_threshold_ns };
     let mut why_rows = Vec::new();
-    let mut sorted_rows = Vec::with_capacity(n);
+    let mut sorted_rows = Vec::with_capacity(rows.len());
     let mut rows: Vec<Option<FrameRow>> = rows.into_iter().map(Some).collect();
     for (idx, &k) in order.iter().enumerate() {
         let row = rows[k].take().unwrap_or_default();
@@ -388,7 +434,7 @@ pub fn analyze(trace: &Trace, opts: &FrameOptions) -> FrameAnalysis {
         }
         sorted_rows.push(row);
     }
-    FrameAnalysis { rows: sorted_rows, why: why_rows, quality }
+    (sorted_rows, why_rows)
 }
 
 use crate::model;
