@@ -91,10 +91,6 @@ impl Adb {
         self.serial.as_deref()
     }
 
-    pub fn program(&self) -> &Path {
-        &self.program
-    }
-
     /// The argument vector after the program name: `[-s SERIAL] args...`.
     pub fn command_line(&self, args: &[&str]) -> Vec<String> {
         let mut line = Vec::with_capacity(args.len() + 2);

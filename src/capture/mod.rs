@@ -11,11 +11,11 @@
 //! form), `session` (start / wait / stop / pull / cleanup), `check` (is the
 //! pulled file useful).
 
-pub mod adb;
+mod adb;
 pub mod check;
 pub mod config;
-pub mod device;
-pub mod session;
+mod device;
+mod session;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,9 @@
 //! Frame reconstruction: one [`FrameRow`] per `Choreographer#doFrame` slice,
-//! from vsync to commit and on to RenderThread and the display (SPEC §3).
+//! from vsync to commit and on to RenderThread and the display. Every column,
+//! its formula and its source: docs/frames.md.
 
-/// One row of the frames table. Field names are the SPEC §3 column names.
+/// One row of the frames table. Field names are the column names of
+/// docs/frames.md (the product contract's frames table).
 /// Times are ns in trace time; `Option` is SQL NULL.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
 pub struct FrameRow {

@@ -45,7 +45,7 @@ pub fn phase_slices(trace: &Trace, do_frame: SliceId) -> Vec<&crate::model::Slic
     out
 }
 
-/// The SPEC §3 columns derived from a frame's timing.
+/// The columns derived from a frame's timing (docs/frames.md, "Columns").
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct Timing {
     pub jitter_ns: Option<i64>,
@@ -59,7 +59,7 @@ pub struct Timing {
     pub drop_level: DropLevel,
 }
 
-/// Choreographer's arithmetic, exactly as SPEC §3 writes it (`i` > 0).
+/// Choreographer's arithmetic, exactly as docs/frames.md writes it (`i` > 0).
 pub fn timing(ts: i64, dur: i64, vsync_ts: Option<i64>, i: i64, commit_ts: Option<i64>) -> Timing {
     let jitter = vsync_ts.map(|v| ts - v);
     let (skipped, frame_time) = match (jitter, vsync_ts) {

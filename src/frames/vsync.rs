@@ -1,4 +1,4 @@
-//! Which vsync a frame belongs to (SPEC §3.1) and the trace-wide vsync series:
+//! Which vsync a frame belongs to (docs/frames.md, "Vsync") and the trace-wide vsync series:
 //! SurfaceFlinger's `VSYNC-app` counter edges, Choreographer's `jitterNanos`
 //! counter per process, and the vsync grid fitted to a thread's doFrame starts.
 

@@ -18,10 +18,10 @@ pub mod ftrace;
 pub mod records;
 pub mod sched;
 pub mod slim;
-pub mod source;
+mod source;
 pub mod systrace;
 pub mod timeline;
-pub mod wire;
+mod wire;
 
 pub use source::{Container, Source};
 

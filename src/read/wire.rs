@@ -113,11 +113,6 @@ impl<'a> Fields<'a> {
     pub fn new(buf: &'a [u8]) -> Self {
         Fields { buf, pos: 0 }
     }
-    /// Byte offset of the next field inside the message.
-    pub fn position(&self) -> usize {
-        self.pos
-    }
-
     #[inline(always)]
     fn next_field(&mut self) -> Result<(u32, Value<'a>), WireError> {
         let tag = read_varint(self.buf, &mut self.pos)?;

@@ -15,8 +15,8 @@
 //! [`scenarios`] holds the demo scroll and the streaming `busy_phone`
 //! generator.
 
-pub mod encode;
-pub mod pb;
+mod encode;
+mod pb;
 pub mod scenarios;
 #[cfg(test)]
 mod tests;

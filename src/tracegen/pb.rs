@@ -3,13 +3,12 @@
 //! second implementation of the format.
 //!
 //! Only what Perfetto traces need: varints (unsigned, and signed integers in
-//! two's complement the way `int32`/`int64` fields are encoded), fixed64,
+//! two's complement the way `int32`/`int64` fields are encoded),
 //! length-delimited bytes/strings, nested messages and packed repeated
 //! varints. Output is canonical (minimal varints, lengths exact).
 
 /// Wire types (the low three bits of a field tag).
 const WT_VARINT: u32 = 0;
-const WT_FIXED64: u32 = 1;
 const WT_LEN: u32 = 2;
 
 /// Number of bytes the varint encoding of `v` takes.
@@ -38,10 +37,6 @@ pub struct Writer {
 }
 
 impl Writer {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
     pub fn with_capacity(n: usize) -> Self {
         Self { buf: Vec::with_capacity(n) }
     }
@@ -56,10 +51,6 @@ impl Writer {
 
     pub fn clear(&mut self) {
         self.buf.clear();
-    }
-
-    pub fn into_bytes(self) -> Vec<u8> {
-        self.buf
     }
 
     fn tag(&mut self, field: u32, wire_type: u32) {
@@ -80,11 +71,6 @@ impl Writer {
 
     pub fn bool(&mut self, field: u32, v: bool) {
         self.uint(field, u64::from(v));
-    }
-
-    pub fn fixed64(&mut self, field: u32, v: u64) {
-        self.tag(field, WT_FIXED64);
-        self.buf.extend_from_slice(&v.to_le_bytes());
     }
 
     pub fn bytes(&mut self, field: u32, v: &[u8]) {
@@ -158,25 +144,24 @@ mod tests {
 
     #[test]
     fn fields_and_nesting() {
-        let mut w = Writer::new();
+        let mut w = Writer::default();
         w.uint(1, 150); // 08 96 01
         w.int(2, -1); // 10 ff..ff 01 (ten bytes)
         w.string(3, "hi"); // 1a 02 68 69
         w.nested(4, |w| w.uint(1, 1)); // 22 02 08 01
-        w.fixed64(5, 1); // 29 01 00..
         w.packed_uint(6, [3u64, 270]); // 32 03 03 8e 02
         w.packed_uint(7, std::iter::empty());
         let mut want = vec![0x08, 0x96, 0x01, 0x10];
         want.extend([0xff; 9]);
         want.push(0x01);
-        want.extend([0x1a, 0x02, b'h', b'i', 0x22, 0x02, 0x08, 0x01, 0x29, 1, 0, 0, 0, 0, 0, 0, 0]);
+        want.extend([0x1a, 0x02, b'h', b'i', 0x22, 0x02, 0x08, 0x01]);
         want.extend([0x32, 0x03, 0x03, 0x8e, 0x02]);
         assert_eq!(w.buf, want);
     }
 
     #[test]
     fn nested_body_longer_than_127_gets_two_byte_length() {
-        let mut w = Writer::new();
+        let mut w = Writer::default();
         w.nested(1, |w| w.bytes(2, &[7u8; 200]));
         // body = tag(1) + len(2) + 200 = 203 -> length prefix cb 01
         assert_eq!(&w.buf[..3], &[0x0a, 0xcb, 0x01]);
