@@ -97,6 +97,12 @@ pub fn frames_of(source: &Source, mut trace: Trace, opts: &Options) -> TraceFram
         }
     }
     let frames = frames::analyze(&trace, &opts.frames);
+    if frames.quality.repeated_ids > 0 {
+        warnings.push(format!(
+            "{} frames share their vsync id with another frame of the same process (joined captures or a reboot inside the trace?); each was matched to the RenderThread and FrameTimeline data nearest to it in time",
+            frames.quality.repeated_ids
+        ));
+    }
     TraceFrames { trace, frames, warnings }
 }
 

@@ -141,6 +141,10 @@ pub struct FrameQuality {
     pub without_timeline: u64,
     /// doFrame slices cut by the trace start or end (not turned into frames).
     pub cut_by_trace_bounds: u64,
+    /// Frames whose vsync id another doFrame of the same process also has
+    /// (reported as a warning; each was matched within its own time window).
+    #[serde(skip)]
+    pub repeated_ids: u64,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -169,6 +173,57 @@ const FALLBACK_INTERVAL: i64 = 16_666_667;
 /// How far back the `VSYNC-app` edge of a thread's first frame may be.
 const FIRST_EDGE_LOOKBACK: i64 = 1_000_000_000;
 
+/// The time span whose RenderThread and FrameTimeline data belong to a
+/// frame. A vsync id names one frame of one process, so normally the span is
+/// the whole trace. When the id repeats in the process (two captures joined,
+/// a reboot inside the trace, a hand-made or hostile trace), each doFrame
+/// with that id takes what lies nearer to it than to the id's other doFrames:
+/// the span between the midpoints to its neighbours.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Window {
+    from: i64,
+    until: i64,
+}
+
+impl Window {
+    const ALL: Window = Window { from: i64::MIN, until: i64::MAX };
+
+    /// The items of `sorted` (ordered by `ts`) that start in `[from, until)`.
+    pub(crate) fn of<'s, T>(self, sorted: &'s [T], ts: impl Fn(&T) -> i64) -> &'s [T] {
+        if self == Window::ALL {
+            return sorted;
+        }
+        let lo = sorted.partition_point(|x| ts(x) < self.from);
+        let hi = sorted.partition_point(|x| ts(x) < self.until).max(lo);
+        &sorted[lo..hi]
+    }
+}
+
+/// Windows of every frame: [`Window::ALL`] unless its (pid, id) repeats.
+/// Returns them and how many frames shared an id with another frame.
+fn id_windows(frames: &[select::Candidate]) -> (Vec<Window>, u64) {
+    let mut same: HashMap<(i32, i64), Vec<usize>> = HashMap::new();
+    for (k, c) in frames.iter().enumerate() {
+        if let Some(id) = c.frame_id {
+            same.entry((c.pid, id)).or_default().push(k);
+        }
+    }
+    let mut windows = vec![Window::ALL; frames.len()];
+    let mut repeated = 0u64;
+    let mid = |a: i64, b: i64| a + (b - a) / 2;
+    for ks in same.values().filter(|ks| ks.len() > 1) {
+        repeated += ks.len() as u64;
+        // Selection order is start order.
+        for (j, &k) in ks.iter().enumerate() {
+            let ts = frames[k].ts;
+            let from = if j > 0 { mid(frames[ks[j - 1]].ts, ts) } else { i64::MIN };
+            let until = ks.get(j + 1).map_or(i64::MAX, |&n| mid(ts, frames[n].ts));
+            windows[k] = Window { from, until };
+        }
+    }
+    (windows, repeated)
+}
+
 /// The trace's indexes every pass looks frames up in, built once.
 struct Indexes<'a> {
     trace: &'a Trace,
@@ -178,10 +233,13 @@ struct Indexes<'a> {
     counters: vsync::CounterIndex,
     /// Frames per thread, in start order (selection order is slice order = ts).
     by_thread: Vec<Vec<usize>>,
+    windows: Vec<Window>,
+    /// Each frame's own FrameTimeline surface frames.
+    surfaces: Vec<Option<timeline::SurfaceMatch>>,
 }
 
 impl<'a> Indexes<'a> {
-    fn new(trace: &'a Trace, frames: &'a [select::Candidate]) -> Self {
+    fn new(trace: &'a Trace, frames: &'a [select::Candidate], windows: Vec<Window>) -> Self {
         let mut slot: HashMap<model::Utid, usize> = HashMap::new();
         let mut by_thread: Vec<Vec<usize>> = Vec::new();
         for (k, c) in frames.iter().enumerate() {
@@ -191,30 +249,40 @@ impl<'a> Indexes<'a> {
             });
             by_thread[t].push(k);
         }
+        let tl = timeline::TimelineIndex::new(trace);
+        let surfaces = frames
+            .iter()
+            .zip(&windows)
+            .map(|(c, &w)| c.frame_id.and_then(|id| tl.surface(&trace.frame_timeline, c.pid, id, w)))
+            .collect();
         Indexes {
             trace,
             frames,
-            tl: timeline::TimelineIndex::new(trace),
+            tl,
             draws: render_thread::DrawIndex::new(trace),
             counters: vsync::CounterIndex::new(trace),
             by_thread,
+            windows,
+            surfaces,
         }
     }
 
-    /// The app's own FrameTimeline surface frames of frame `c`.
-    fn surface(&self, c: &select::Candidate) -> Option<&timeline::SurfaceMatch> {
-        c.frame_id.and_then(|id| self.tl.surface(c.pid, id))
+    /// The app's own FrameTimeline surface frames of frame `k`.
+    fn surface(&self, k: usize) -> Option<&timeline::SurfaceMatch> {
+        self.surfaces[k].as_ref()
     }
 }
 
 /// Rebuild every frame of every app in the trace.
 pub fn analyze(trace: &Trace, opts: &FrameOptions) -> FrameAnalysis {
     let sel = select::select(trace);
-    let ix = Indexes::new(trace, &sel.frames);
+    let (windows, repeated_ids) = id_windows(&sel.frames);
+    let ix = Indexes::new(trace, &sel.frames, windows);
     let intervals = intervals(&ix, opts);
     let (vsyncs, phases_of) = vsyncs(&ix, &intervals);
     let next_start = next_legacy_starts(&ix);
-    let mut quality = FrameQuality { cut_by_trace_bounds: sel.cut_by_trace_bounds, ..Default::default() };
+    let mut quality =
+        FrameQuality { cut_by_trace_bounds: sel.cut_by_trace_bounds, repeated_ids, ..Default::default() };
     let rows: Vec<FrameRow> = (0..sel.frames.len())
         .map(|k| row(&ix, k, intervals[k], vsyncs[k], &phases_of[k], next_start[k], &mut quality))
         .collect();
@@ -247,7 +315,7 @@ fn intervals(ix: &Indexes, opts: &FrameOptions) -> Vec<(i64, IntervalSource)> {
         for &k in idxs {
             let c = &frames[k];
             // Look the FrameTimeline series up at the frame's own vsync when known.
-            let ft_t = ix.surface(c).and_then(|m| m.expected).map(|e| trace.frame_timeline[e].ts).unwrap_or(c.ts);
+            let ft_t = ix.surface(k).and_then(|m| m.expected).map(|e| trace.frame_timeline[e].ts).unwrap_or(c.ts);
             iv[k] = if let Some(p) = forced {
                 Some((p, IntervalSource::Override))
             } else if let Some(p) = ft_series.at(ft_t, SERIES_MAX_DIST) {
@@ -282,7 +350,7 @@ fn vsyncs(ix: &Indexes, intervals: &[(i64, IntervalSource)]) -> (Vec<Vsync>, Vec
         for (j, &k) in idxs.iter().enumerate() {
             let c = &frames[k];
             let ph = phases::phases(trace, c.slice);
-            let expected = ix.surface(c).and_then(|m| m.expected);
+            let expected = ix.surface(k).and_then(|m| m.expected);
             let after = if j > 0 { starts[j - 1] } else { c.ts - FIRST_EDGE_LOOKBACK };
             vs[k] = if let Some(e) = expected {
                 (Some(trace.frame_timeline[e].ts), Some(VsyncSource::FrameTimeline))
@@ -336,10 +404,10 @@ fn row(
     let (trace, c) = (ix.trace, &ix.frames[k]);
     let t = phases::timing(c.ts, c.dur, vsync_ts, i, ph.commit_ts);
     let draw = match c.frame_id {
-        Some(id) => ix.draws.by_id(trace, c.pid, id),
+        Some(id) => ix.draws.by_id(trace, c.pid, id, ix.windows[k]),
         None => ix.draws.by_time(trace, c.pid, c.ts, next_start),
     };
-    let m = ix.surface(c);
+    let m = ix.surface(k);
     let expected = m.and_then(|m| m.expected).map(|e| &trace.frame_timeline[e]);
     let actual = m.and_then(|m| m.actuals.first()).map(|&a| &trace.frame_timeline[a]);
     let perfetto_overrun = c.frame_id.and_then(|id| ix.tl.perfetto_overrun(&trace.frame_timeline, id));

@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 
 use super::select::{name_id, DRAW_FRAME};
+use super::Window;
 use crate::model::{SliceId, Trace, TrackKind};
 
 #[derive(Debug, Default)]
@@ -65,8 +66,11 @@ impl DrawIndex {
     }
 
     /// DrawFrames of `(pid, frame id)`.
-    pub fn by_id(&self, trace: &Trace, pid: i32, id: i64) -> Draw {
-        Self::summarize(trace, self.by_id.get(&(pid, id)).map(|v| v.as_slice()).unwrap_or(&[]))
+    /// `DrawFrames <id>` slices of `pid` that start inside `window` (the
+    /// whole trace unless the id repeats).
+    pub fn by_id(&self, trace: &Trace, pid: i32, id: i64, window: Window) -> Draw {
+        let all = self.by_id.get(&(pid, id)).map(|v| v.as_slice()).unwrap_or(&[]);
+        Self::summarize(trace, window.of(all, |&i| trace.slice(i).ts))
     }
 
     /// `DrawFrame` slices of `pid` starting in `[from, until)`.

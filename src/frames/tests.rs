@@ -580,3 +580,45 @@ fn absurd_refresh_override_does_not_panic() {
         assert!(a.rows.iter().all(|r| r.frame_interval_ns > 0));
     }
 }
+
+/// One 3-frame recording (tokens 1–3) repeated three times, 10 s apart, as
+/// when captures are joined: every frame takes only its own recording's
+/// DrawFrames and surface frames. Recording r draws for (r + 1) ms and its
+/// actual surface frames last (r + 11) ms.
+#[test]
+fn repeated_vsync_ids_match_within_their_own_recording() {
+    const GAP: i64 = 10_000_000_000;
+    const MS: i64 = 1_000_000;
+    let mut b = TB::new();
+    b.process(100, "com.app").thread(100, 100, "com.app").thread(101, 100, "RenderThread");
+    for r in 0..3i64 {
+        for token in 1..=3i64 {
+            let vsync = v(token) + r * GAP;
+            let ts = vsync + MS;
+            b.slice(100, ts, 5 * MS, &format!("Choreographer#doFrame {token}"))
+                .slice(101, ts + 6 * MS, (r + 1) * MS, &format!("DrawFrames {token}"));
+            b.expected_surface(100, token, vsync, P).actual_surface(
+                100,
+                token,
+                vsync,
+                (r + 11) * MS,
+                "com.app/Main#0",
+                "None",
+                "On-time Present",
+            );
+        }
+    }
+    let a = analyze(&b.build(), &FrameOptions::default());
+    assert_eq!(a.rows.len(), 9);
+    assert_eq!(a.quality.repeated_ids, 9);
+    for (k, row) in a.rows.iter().enumerate() {
+        let (r, token) = (k as i64 / 3, k as i64 % 3 + 1);
+        let vsync = v(token) + r * GAP;
+        assert_eq!(row.frame_id, Some(token));
+        assert_eq!((row.vsync_ts, row.vsync_source), (Some(vsync), Some(VsyncSource::FrameTimeline)), "frame {k}");
+        assert_eq!((row.draw_frame_count, row.draw_frame_dur), (1, Some((r + 1) * MS)), "frame {k}");
+        assert_eq!(row.draw_frame_ts, Some(vsync + 7 * MS), "frame {k}");
+        assert_eq!((row.layer_count, row.actual_end), (1, Some(vsync + (r + 11) * MS)), "frame {k}");
+        assert_eq!(row.expected_end, Some(vsync + P), "frame {k}");
+    }
+}

@@ -1,9 +1,13 @@
 //! SurfaceFlinger FrameTimeline lookups: the app's own expected/actual surface
 //! frames by (pid, token), and trace_processor's token-only view (all four
-//! kinds, every process) that its `android_frames_overrun` table reads.
+//! kinds, every process) that its `android_frames_overrun` table reads. When
+//! a token repeats within a process (concatenated captures, a reboot, a
+//! hand-made trace), each doFrame takes only the surface frames inside its
+//! own time window (see `frames::Window`), found by binary search.
 
 use std::collections::HashMap;
 
+use super::Window;
 use crate::model::{TimelineKind, TimelineSlice, Trace};
 
 #[derive(Debug, Default, Clone)]
@@ -15,9 +19,16 @@ pub struct SurfaceMatch {
     pub actuals: Vec<usize>,
 }
 
+/// The surface frames of one (pid, token), each list in timeline (= time) order.
+#[derive(Debug, Default)]
+struct Surfaces {
+    expected: Vec<usize>,
+    actuals: Vec<usize>,
+}
+
 #[derive(Debug, Default)]
 pub struct TimelineIndex {
-    by_pid_token: HashMap<(i32, i64), SurfaceMatch>,
+    by_pid_token: HashMap<(i32, i64), Surfaces>,
     /// token -> first actual slice of any kind / process (min slice id).
     first_actual: HashMap<i64, usize>,
     /// token -> first expected slice of any kind / process.
@@ -38,7 +49,7 @@ impl TimelineIndex {
             }
             match t.kind {
                 TimelineKind::ExpectedSurface => {
-                    ix.by_pid_token.entry((t.pid, t.token)).or_default().expected.get_or_insert(i);
+                    ix.by_pid_token.entry((t.pid, t.token)).or_default().expected.push(i);
                 }
                 TimelineKind::ActualSurface => {
                     ix.by_pid_token.entry((t.pid, t.token)).or_default().actuals.push(i);
@@ -49,8 +60,13 @@ impl TimelineIndex {
         ix
     }
 
-    pub fn surface(&self, pid: i32, token: i64) -> Option<&SurfaceMatch> {
-        self.by_pid_token.get(&(pid, token))
+    /// The app's surface frames of `token` that start inside `window`.
+    pub fn surface(&self, tl: &[TimelineSlice], pid: i32, token: i64, window: Window) -> Option<SurfaceMatch> {
+        let s = self.by_pid_token.get(&(pid, token))?;
+        Some(SurfaceMatch {
+            expected: window.of(&s.expected, |&i| tl[i].ts).first().copied(),
+            actuals: window.of(&s.actuals, |&i| tl[i].ts).to_vec(),
+        })
     }
 
     /// trace_processor's `android_frames_overrun.overrun` for a token:

@@ -4,12 +4,16 @@
 //! time, with trace_processor's strings for the jank type bitmask, present
 //! type, prediction type, severity and jank tag.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use super::clock::TraceClocks;
 use super::identity::Identity;
 use crate::model::{Name, TimelineKind, TimelineSlice, TraceMeta, Upid};
 use crate::read::records::{Batch, TimelineEvent, TimelineStart};
+
+/// Expected surface frames of one token and process starting within this of
+/// the first are its layers' copies; later ones belong to a repeated token.
+const SAME_FRAME_SPAN: i64 = 1_000_000_000;
 
 /// The model's kind of a FrameTimeline start record.
 fn kind_of(start: TimelineStart) -> TimelineKind {
@@ -191,7 +195,8 @@ pub(crate) fn build(
     recs.sort_unstable_by_key(|r| (r.0, r.1));
     let mut out: Vec<TimelineSlice> = Vec::new();
     let mut open: HashMap<i64, usize> = HashMap::new();
-    let mut expected_surface_seen: HashSet<(Upid, i64)> = HashSet::new();
+    // (process, token) → start of the expected surface frame kept for it.
+    let mut expected_surface_kept: HashMap<(Upid, i64), i64> = HashMap::new();
     let mut invalid = 0u64;
     for (ts, _, ev) in recs {
         match ev {
@@ -220,9 +225,14 @@ pub(crate) fn build(
                 }
                 let upid = id.process(pid);
                 // One expected surface frame per (process, token): every layer of
-                // the app shares the same expectation (trace_processor keeps the first).
-                if *kind == TimelineKind::ExpectedSurface && !expected_surface_seen.insert((upid, token)) {
-                    continue;
+                // the app shares the same expectation (trace_processor keeps the
+                // first). A token seen again much later is another recording
+                // (joined captures, a reboot) and keeps its own.
+                if *kind == TimelineKind::ExpectedSurface {
+                    match expected_surface_kept.get(&(upid, token)) {
+                        Some(&kept) if ts.saturating_sub(kept) < SAME_FRAME_SPAN => continue,
+                        _ => expected_surface_kept.insert((upid, token), ts),
+                    };
                 }
                 let actual = kind.is_actual();
                 let n = |s: &str| Some(Name::from(s));
