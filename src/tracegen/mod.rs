@@ -18,6 +18,7 @@
 pub mod encode;
 pub mod pb;
 pub mod scenarios;
+pub mod ab_runs;
 #[cfg(test)]
 mod tests;
 
