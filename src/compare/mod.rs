@@ -109,8 +109,24 @@ pub struct GateTripped {
     pub lines: Vec<String>,
 }
 
+/// Wall time of the phases of one `compare` (the benchmark prints them).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Timings {
+    /// Reading and analysing every run (in parallel).
+    pub load: std::time::Duration,
+    /// Metrics, bootstrap intervals, p-values, verdicts, warnings and gates.
+    pub compare: std::time::Duration,
+    /// Printing and `--out`.
+    pub output: std::time::Duration,
+}
+
 /// Run `fpsan compare`.
 pub fn run(a: &CompareArgs) -> Result<(), CompareError> {
+    run_timed(a).map(|_| ())
+}
+
+/// [`run`], returning how long each phase took.
+pub fn run_timed(a: &CompareArgs) -> Result<Timings, CompareError> {
     let rule_metrics = comparison::rule_metrics();
     let rules = a
         .fail_if
@@ -118,6 +134,36 @@ pub fn run(a: &CompareArgs) -> Result<(), CompareError> {
         .map(|r| stats::parse_rule(r, &rule_metrics))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| CompareError::Usage(e.to_string()))?;
+    let started = std::time::Instant::now();
+    let sides = load_sides(a)?;
+    let load = started.elapsed();
+    let settings = Settings {
+        alpha: a.alpha,
+        min_change_pct: a.min_change,
+        seed: a.seed,
+        resamples: RESAMPLES,
+    };
+    let c = comparison::compare(&sides, &rules, &settings);
+    let compare = started.elapsed() - load;
+    if let Some(dir) = &a.out {
+        let written = out::write(dir, &c, &sides, &settings)?;
+        eprintln!("fpsan: wrote {} files to {}", written.len(), dir.display());
+    }
+    print(a.format, &c)?;
+    let output = started.elapsed() - load - compare;
+    let tripped: Vec<String> = (c.gates.iter().zip(&rules))
+        .filter(|(g, _)| g.tripped)
+        .map(|(_, r)| comparison::tripped_line(&c, r))
+        .collect();
+    if tripped.is_empty() {
+        Ok(Timings { load, compare, output })
+    } else {
+        Err(GateTripped { lines: tripped }.into())
+    }
+}
+
+/// Both sides analysed, the app chosen, each run reduced to its frames.
+fn load_sides(a: &CompareArgs) -> Result<runs::Sides, CompareError> {
     let sides = [
         (Side::Before, runs::list_traces(Side::Before, &a.before)?),
         (Side::After, runs::list_traces(Side::After, &a.after)?),
@@ -150,27 +196,7 @@ pub fn run(a: &CompareArgs) -> Result<(), CompareError> {
     if let Some(note) = &sides.chosen_note {
         eprintln!("fpsan: {note}");
     }
-    let settings = Settings {
-        alpha: a.alpha,
-        min_change_pct: a.min_change,
-        seed: a.seed,
-        resamples: RESAMPLES,
-    };
-    let c = comparison::compare(&sides, &rules, &settings);
-    if let Some(dir) = &a.out {
-        let written = out::write(dir, &c, &sides, &settings)?;
-        eprintln!("fpsan: wrote {} files to {}", written.len(), dir.display());
-    }
-    print(a.format, &c)?;
-    let tripped: Vec<String> = (c.gates.iter().zip(&rules))
-        .filter(|(g, _)| g.tripped)
-        .map(|(_, r)| comparison::tripped_line(&c, r))
-        .collect();
-    if tripped.is_empty() {
-        Ok(())
-    } else {
-        Err(GateTripped { lines: tripped }.into())
-    }
+    Ok(sides)
 }
 
 fn print(format: CompareFormat, c: &Comparison) -> Result<(), CompareError> {
