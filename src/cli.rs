@@ -1,7 +1,8 @@
 //! Command line: argument parsing (clap derive) and dispatch. The only place
 //! that turns errors into one stderr line and an exit status: 0 success,
 //! 1 unusable input (not a trace, no frames for the app, device error),
-//! 2 usage error (clap's own, and SQL that does not run).
+//! 2 usage error (clap's own, SQL that does not run, a `compare` gate rule
+//! that does not parse), 3 a `compare --fail-if` gate tripped.
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -39,6 +40,8 @@ pub enum Command {
     Query(QueryArgs),
     /// Record a trace of an app on a device over adb (`--analyze` analyses it).
     Capture(crate::capture::CaptureArgs),
+    /// Compare before/after traces (files or directories of repeated runs): did the UI get smoother?
+    Compare(crate::compare::CompareArgs),
 }
 
 #[derive(Debug, Args)]
@@ -148,6 +151,12 @@ pub fn main() -> i32 {
             if is_broken_pipe(&e) {
                 return 0;
             }
+            if let Some(g) = e.downcast_ref::<crate::compare::GateTripped>() {
+                for line in &g.lines {
+                    eprintln!("fpsan: {}", one_line(line));
+                }
+                return 3;
+            }
             eprintln!("fpsan: {}", error_line(&e));
             if e.downcast_ref::<UsageError>().is_some() {
                 2
@@ -193,7 +202,18 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Info(a) => info_cmd(&a),
         Command::Query(a) => query_cmd(&a),
         Command::Capture(a) => capture_cmd(&a),
+        Command::Compare(a) => compare_cmd(&a),
     }
+}
+
+/// `compare`: its usage errors exit 2, a tripped gate 3 (see `main`).
+fn compare_cmd(a: &crate::compare::CompareArgs) -> Result<()> {
+    use crate::compare::CompareError;
+    crate::compare::run(a).map_err(|e| match e {
+        CompareError::Usage(m) => anyhow::Error::new(UsageError(m)),
+        CompareError::Gate(g) => anyhow::Error::new(g),
+        other => other.into(),
+    })
 }
 
 /// `capture` prints the pulled trace's path itself; `--analyze` then runs

@@ -10,6 +10,8 @@ pub mod analysis;
 pub mod capture;
 #[cfg(feature = "analysis")]
 pub mod cli;
+#[cfg(feature = "analysis")]
+pub mod compare;
 pub mod frames;
 pub mod import;
 #[cfg(feature = "analysis")]

@@ -18,6 +18,7 @@
 mod encode;
 mod pb;
 pub mod scenarios;
+pub mod ab_runs;
 #[cfg(test)]
 mod tests;
 

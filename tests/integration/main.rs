@@ -5,6 +5,7 @@
 mod util;
 
 mod capture;
+mod compare;
 mod conformance;
 mod decode;
 mod frames;

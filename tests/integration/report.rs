@@ -186,7 +186,7 @@ fn unwritable_out_dir_is_one_line() {
 // ---------------------------------------------------------------------------
 // The browser
 
-fn chromium() -> Option<PathBuf> {
+pub(crate) fn chromium() -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     for name in ["chromium", "chromium-browser"] {
         for dir in std::env::split_paths(&path) {
@@ -201,18 +201,18 @@ fn chromium() -> Option<PathBuf> {
 }
 
 /// What chromium did with a page: its screenshot and the URLs the page asked for.
-struct Rendered {
-    width: u32,
-    height: u32,
-    rgb: Vec<u8>,
-    page_requests: Vec<String>,
+pub(crate) struct Rendered {
+    pub width: u32,
+    pub height: u32,
+    pub rgb: Vec<u8>,
+    pub page_requests: Vec<String>,
 }
 
 /// Render `html` headless into a 1280×`height` screenshot with a fresh profile,
 /// recording a NetLog. Requests the page made are those whose site or
 /// isolation key is the file:// page (chromium's own background requests,
 /// e.g. update checks, have none).
-fn render(chromium: &Path, html: &Path, height: u32) -> Rendered {
+pub(crate) fn render(chromium: &Path, html: &Path, height: u32) -> Rendered {
     let tmp = tempfile::tempdir().unwrap();
     let shot = tmp.path().join("shot.png");
     let netlog = tmp.path().join("netlog.json");

@@ -1,0 +1,217 @@
+//! `fpsan compare BEFORE AFTER`: did a change make the UI smoother, by how
+//! much, and can the runs tell? Wiring only: [`runs`] loads both sides
+//! through the one analysis entry point, [`comparison`] computes the metrics
+//! ([`metrics`]), the hierarchical-bootstrap intervals and verdicts
+//! ([`stats`]), warnings and gates, [`render`] prints, [`out`] writes
+//! `--out DIR`. Formulas and sources: docs/compare.md.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+mod charts;
+mod comparison;
+mod html;
+mod metrics;
+mod out;
+mod render;
+mod runs;
+pub(crate) mod stats;
+#[cfg(test)]
+mod tests;
+
+pub use render::CompareFormat;
+
+use crate::analysis;
+use crate::frames::FrameOptions;
+use comparison::{Comparison, Settings, RESAMPLES};
+use runs::{AppChoice, Side};
+
+/// `fpsan compare` arguments.
+#[derive(Debug, Clone, clap::Args)]
+pub struct CompareArgs {
+    /// The "before" trace file, or a directory of repeated runs.
+    pub before: PathBuf,
+    /// The "after" trace file, or a directory of repeated runs.
+    pub after: PathBuf,
+    /// The app to compare (same matching as `analyze --app`); default: the app with most frames on both sides.
+    #[arg(long, conflicts_with_all = ["pid_before", "pid_after"])]
+    pub app: Option<String>,
+    /// The app's process id in the "before" runs.
+    #[arg(long, value_name = "N", requires = "pid_after")]
+    pub pid_before: Option<i32>,
+    /// The app's process id in the "after" runs.
+    #[arg(long, value_name = "M", requires = "pid_before")]
+    pub pid_after: Option<i32>,
+    /// Also write compare.html, charts/*.png, compare.json and frames.parquet into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// What to print on stdout.
+    #[arg(long, value_enum, default_value_t = CompareFormat::Table)]
+    pub format: CompareFormat,
+    /// CI gate `METRIC.FIELD OP NUMBER` (FIELD: after, delta, delta_pct; OP: <, <=, >, >=); exit 3 when one trips.
+    #[arg(long = "fail-if", value_name = "RULE")]
+    pub fail_if: Vec<String>,
+    /// The confidence intervals are 1 − alpha (0.05: 95%).
+    #[arg(long, default_value_t = 0.05, value_parser = alpha)]
+    pub alpha: f64,
+    /// Smallest change (% of before) reported as better or worse; within ± it is "same".
+    #[arg(long, value_name = "PCT", default_value_t = 2.0, value_parser = non_negative)]
+    pub min_change: f64,
+    /// Force the display refresh rate instead of reading it from the traces.
+    #[arg(long, value_name = "F", value_parser = positive)]
+    pub refresh_hz: Option<f64>,
+    /// Seed of the bootstrap: the same input and seed give the same output.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub seed: u64,
+}
+
+fn parse_f64(s: &str, ok: impl Fn(f64) -> bool, what: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && ok(v) => Ok(v),
+        _ => Err(format!("expected {what}, got `{s}`")),
+    }
+}
+
+fn alpha(s: &str) -> Result<f64, String> {
+    parse_f64(s, |v| v > 0.0 && v < 1.0, "a number between 0 and 1")
+}
+
+fn non_negative(s: &str) -> Result<f64, String> {
+    parse_f64(s, |v| v >= 0.0, "a number ≥ 0")
+}
+
+fn positive(s: &str) -> Result<f64, String> {
+    parse_f64(s, |v| v > 0.0, "a positive number")
+}
+
+/// Why `compare` did not finish with status 0.
+#[derive(Debug, thiserror::Error)]
+pub enum CompareError {
+    /// The command line (a rule that does not parse, an unknown metric): exit 2.
+    #[error("{0}")]
+    Usage(String),
+    /// The input is unusable (a side with no usable run, the app missing): exit 1.
+    #[error("{0}")]
+    Input(String),
+    #[error(transparent)]
+    Report(#[from] crate::report::ReportError),
+    #[error("cannot write to stdout: {0}")]
+    Stdout(std::io::Error),
+    /// At least one `--fail-if` rule tripped: exit 3 (the output was printed).
+    #[error(transparent)]
+    Gate(#[from] GateTripped),
+}
+
+/// `--fail-if` rules that tripped, one stderr line each.
+#[derive(Debug, thiserror::Error)]
+#[error("{}", lines.join("; "))]
+pub struct GateTripped {
+    pub lines: Vec<String>,
+}
+
+/// Wall time of the phases of one `compare` (the benchmark prints them).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Timings {
+    /// Reading and analysing every run (in parallel).
+    pub load: std::time::Duration,
+    /// Metrics, bootstrap intervals, p-values, verdicts, warnings and gates.
+    pub compare: std::time::Duration,
+    /// Printing and `--out`.
+    pub output: std::time::Duration,
+}
+
+/// Run `fpsan compare`.
+pub fn run(a: &CompareArgs) -> Result<(), CompareError> {
+    run_timed(a).map(|_| ())
+}
+
+/// [`run`], returning how long each phase took.
+pub fn run_timed(a: &CompareArgs) -> Result<Timings, CompareError> {
+    let rule_metrics = comparison::rule_metrics();
+    let rules = a
+        .fail_if
+        .iter()
+        .map(|r| stats::parse_rule(r, &rule_metrics))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| CompareError::Usage(e.to_string()))?;
+    let started = std::time::Instant::now();
+    let sides = load_sides(a)?;
+    let load = started.elapsed();
+    let settings = Settings {
+        alpha: a.alpha,
+        min_change_pct: a.min_change,
+        seed: a.seed,
+        resamples: RESAMPLES,
+    };
+    let c = comparison::compare(&sides, &rules, &settings);
+    let compare = started.elapsed() - load;
+    if let Some(dir) = &a.out {
+        let written = out::write(dir, &c, &sides, &settings)?;
+        eprintln!("fpsan: wrote {} files to {}", written.len(), dir.display());
+    }
+    print(a.format, &c)?;
+    let output = started.elapsed() - load - compare;
+    let tripped: Vec<String> = (c.gates.iter().zip(&rules))
+        .filter(|(g, _)| g.tripped)
+        .map(|(_, r)| comparison::tripped_line(&c, r))
+        .collect();
+    if tripped.is_empty() {
+        Ok(Timings { load, compare, output })
+    } else {
+        Err(GateTripped { lines: tripped }.into())
+    }
+}
+
+/// Both sides analysed, the app chosen, each run reduced to its frames.
+fn load_sides(a: &CompareArgs) -> Result<runs::Sides, CompareError> {
+    let sides = [
+        (Side::Before, runs::list_traces(Side::Before, &a.before)?),
+        (Side::After, runs::list_traces(Side::After, &a.after)?),
+    ];
+    let opts = analysis::Options {
+        frames: FrameOptions {
+            refresh_hz: a.refresh_hz,
+            ..analysis::Options::default().frames
+        },
+        ..Default::default()
+    };
+    let progress = std::io::stderr().is_terminal();
+    let (loaded, load_warnings) = runs::load_all(sides, &opts, a.out.is_some(), progress);
+    for (k, side) in [Side::Before, Side::After].into_iter().enumerate() {
+        if loaded[k].is_empty() {
+            let why = load_warnings.join("; ");
+            return Err(CompareError::Input(format!(
+                "the {} side has no usable run: {why}",
+                side.name()
+            )));
+        }
+    }
+    let choice = match (&a.app, a.pid_before, a.pid_after) {
+        (Some(pkg), _, _) => AppChoice::Package(pkg.clone()),
+        (None, Some(b), Some(af)) => AppChoice::Pids(b, af),
+        _ => AppChoice::Auto,
+    };
+    let mut sides = runs::select(&choice, loaded)?;
+    sides.warnings.splice(0..0, load_warnings);
+    if let Some(note) = &sides.chosen_note {
+        eprintln!("fpsan: {note}");
+    }
+    Ok(sides)
+}
+
+fn print(format: CompareFormat, c: &Comparison) -> Result<(), CompareError> {
+    let bytes = match format {
+        CompareFormat::Table => render::table(c, std::io::stdout().is_terminal()).into_bytes(),
+        CompareFormat::Markdown => render::markdown(c).into_bytes(),
+        CompareFormat::Json => {
+            for w in &c.warnings {
+                eprintln!("fpsan: warning: {w}");
+            }
+            render::json(c).map_err(|e| CompareError::Report(crate::report::ReportError::from(e)))?
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    out.write_all(&bytes)
+        .and_then(|_| out.flush())
+        .map_err(CompareError::Stdout)
+}

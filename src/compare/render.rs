@@ -1,0 +1,274 @@
+//! What `compare` prints: a one-line headline, then a benchstat-like table
+//! per app and scene (metric, before, after, Δ, Δ%, CI, p, verdict), as
+//! aligned text (colour on a terminal only), GitHub Markdown, or the JSON
+//! document.
+
+use super::comparison::{verdict_word, Comparison, MetricResult};
+use super::metrics::METRICS;
+use super::stats::Verdict;
+
+/// `--format` of `fpsan compare`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum CompareFormat {
+    #[default]
+    Table,
+    Json,
+    Markdown,
+}
+
+/// How a value of `unit` is printed (without sign).
+fn decimals(unit: &str) -> usize {
+    match unit {
+        "frames" => 0,
+        "fps" | "ms" => 1,
+        _ => 2,
+    }
+}
+
+fn value(v: Option<f64>, unit: &str) -> String {
+    v.map_or("–".into(), |v| format!("{v:.*}", decimals(unit)))
+}
+
+fn signed(v: Option<f64>, unit: &str) -> String {
+    v.map_or("–".into(), |v| format!("{v:+.*}", decimals(unit)))
+}
+
+fn pct(v: Option<f64>) -> String {
+    v.map_or("–".into(), |v| format!("{v:+.1}%"))
+}
+
+fn ci(m: &MetricResult) -> String {
+    m.ci95.map_or("–".into(), |c| {
+        format!("[{}, {}]", signed(Some(c[0]), m.unit), signed(Some(c[1]), m.unit))
+    })
+}
+
+fn p(m: &MetricResult) -> String {
+    m.p_value.map_or("–".into(), |p| format!("{p:.3}"))
+}
+
+fn label(m: &MetricResult) -> String {
+    let unit = match m.unit {
+        "frames" | "fps" => String::new(),
+        u => format!(" ({u})"),
+    };
+    let name = METRICS.iter().find(|d| d.name == m.metric).map_or(m.metric, |d| d.name);
+    format!("{name}{unit}")
+}
+
+/// `better ↑`.
+pub(crate) fn verdict_cell(v: Verdict) -> String {
+    format!("{} {}", verdict_word(v), v.symbol())
+}
+
+/// The overall word from fps, frame cost P90 and janky frames.
+pub(crate) fn overall(c: &Comparison) -> &'static str {
+    let verdicts: Vec<Verdict> = ["fps", "frame_cost_p90", "jank_pct"]
+        .iter()
+        .filter_map(|n| c.metric(n).map(|m| m.verdict))
+        .collect();
+    let better = verdicts.contains(&Verdict::Better);
+    let worse = verdicts.contains(&Verdict::Worse);
+    match (better, worse) {
+        (true, false) => "smoother",
+        (false, true) => "less smooth",
+        (true, true) => "mixed",
+        _ if verdicts.iter().all(|v| *v == Verdict::Same) => "no change",
+        _ => "no clear change",
+    }
+}
+
+/// `fps 28.1 → 50.4 (+79%)`.
+fn headline_part(c: &Comparison, name: &str, what: &str, unit: &str) -> Option<String> {
+    let m = c.metric(name)?;
+    let change = match (name, m.delta_pct) {
+        ("jank_pct", _) | (_, None) => String::new(),
+        (_, Some(d)) => format!(" ({d:+.0}%)"),
+    };
+    let v = |x: Option<f64>| x.map_or("–".into(), |x| format!("{x:.1}"));
+    // "12.5% → 1.7%", "41.2 → 16.3 ms".
+    let (each, end) = if unit == "%" { ("%", "") } else { ("", unit) };
+    Some(format!(
+        "{what} {}{each} → {}{each}{end}{change}",
+        v(m.before),
+        v(m.after)
+    ))
+}
+
+/// `com.example.app: smoother — fps 28.1 → 50.4 (+79%), … (3 vs 3 runs)`.
+pub(crate) fn headline(c: &Comparison) -> String {
+    let parts: Vec<String> = [
+        headline_part(c, "fps", "fps", ""),
+        headline_part(c, "frame_cost_p90", "frame cost P90", " ms"),
+        headline_part(c, "jank_pct", "janky frames", "%"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let (b, a) = c.run_counts();
+    let marker = if c.indicative { ", indicative" } else { "" };
+    format!(
+        "{}: {} — {}  ({b} vs {a} runs{marker})",
+        c.app,
+        overall(c),
+        parts.join(", ")
+    )
+}
+
+/// The line that says a verdict rests on one run.
+pub(crate) fn indicative_note(c: &Comparison) -> Option<String> {
+    let (b, a) = c.run_counts();
+    match (b, a) {
+        (1, 1) => Some("1 run per side: frame-level only; repeat runs for a verdict".into()),
+        (1, _) => Some("1 run on the before side: frame-level only there; repeat runs for a verdict".into()),
+        (_, 1) => Some("1 run on the after side: frame-level only there; repeat runs for a verdict".into()),
+        _ => None,
+    }
+}
+
+fn cells(m: &MetricResult) -> [String; 8] {
+    [
+        label(m),
+        value(m.before, m.unit),
+        value(m.after, m.unit),
+        signed(m.delta, m.unit),
+        pct(m.delta_pct),
+        ci(m),
+        p(m),
+        verdict_cell(m.verdict),
+    ]
+}
+
+const HEAD: [&str; 8] = ["metric", "before", "after", "Δ", "Δ%", "95% CI", "p", "verdict"];
+
+fn colour(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Better => "\x1b[32m",
+        Verdict::Worse => "\x1b[31m",
+        Verdict::Same => "\x1b[2m",
+        Verdict::Inconclusive => "\x1b[33m",
+    }
+}
+
+/// One aligned text table.
+fn text_table(out: &mut String, title: &str, metrics: &[MetricResult], color: bool) {
+    let rows: Vec<[String; 8]> = metrics.iter().map(cells).collect();
+    let width = |k: usize| {
+        rows.iter()
+            .map(|r| r[k].chars().count())
+            .chain([HEAD[k].chars().count()])
+            .max()
+            .unwrap_or(0)
+    };
+    let widths: Vec<usize> = (0..8).map(width).collect();
+    out.push_str(title);
+    out.push('\n');
+    let line = |cells: &[String], out: &mut String, verdict: Option<Verdict>| {
+        for (k, c) in cells.iter().enumerate() {
+            let pad = widths[k].saturating_sub(c.chars().count());
+            let text = match (k, verdict) {
+                (7, Some(v)) if color => format!("{}{c}\x1b[0m", colour(v)),
+                _ => c.clone(),
+            };
+            // Text left, numbers right.
+            if k == 0 || k >= 5 {
+                out.push_str(&text);
+                if k < 7 {
+                    out.push_str(&" ".repeat(pad + 2));
+                }
+            } else {
+                out.push_str(&" ".repeat(pad));
+                out.push_str(&text);
+                out.push_str("  ");
+            }
+        }
+        out.push('\n');
+    };
+    line(&HEAD.map(String::from), out, None);
+    for (r, m) in rows.iter().zip(metrics) {
+        line(r, out, Some(m.verdict));
+    }
+}
+
+/// The terminal table.
+pub(crate) fn table(c: &Comparison, color: bool) -> String {
+    let mut out = String::new();
+    let head = headline(c);
+    if color {
+        let v = match overall(c) {
+            "smoother" => Verdict::Better,
+            "less smooth" => Verdict::Worse,
+            _ => Verdict::Inconclusive,
+        };
+        out.push_str(&format!("\x1b[1m{}{head}\x1b[0m\n", colour(v)));
+    } else {
+        out.push_str(&head);
+        out.push('\n');
+    }
+    if let Some(n) = indicative_note(c) {
+        out.push_str(&n);
+        out.push('\n');
+    }
+    out.push('\n');
+    let (b, a) = c.run_counts();
+    text_table(&mut out, &format!("{} ({b} vs {a} runs)", c.app), &c.metrics, color);
+    for s in &c.scenes {
+        out.push('\n');
+        text_table(&mut out, &format!("scene {}", s.scene), &s.metrics, color);
+    }
+    gates_and_warnings(&mut out, c, "", "  - ");
+    out
+}
+
+fn gates_and_warnings(out: &mut String, c: &Comparison, heading: &str, bullet: &str) {
+    if !c.gates.is_empty() {
+        out.push_str(&format!("\n{heading}gates:\n"));
+        for g in &c.gates {
+            let state = if g.tripped { "TRIPPED" } else { "ok" };
+            let v = g.value.map_or("n/a".into(), |v| format!("{v:.3}"));
+            out.push_str(&format!("{bullet}{state}: `{}` (value {v})\n", g.rule));
+        }
+    }
+    if !c.warnings.is_empty() {
+        out.push_str(&format!("\n{heading}warnings:\n"));
+        for w in &c.warnings {
+            out.push_str(&format!("{bullet}{w}\n"));
+        }
+    }
+}
+
+fn md_escape(s: &str) -> String {
+    s.replace('|', "\\|")
+}
+
+fn md_table(out: &mut String, title: &str, metrics: &[MetricResult]) {
+    out.push_str(&format!("\n#### {}\n\n", md_escape(title)));
+    out.push_str("| metric | before | after | Δ | Δ% | 95% CI | p | verdict |\n");
+    out.push_str("|---|---:|---:|---:|---:|---|---:|---|\n");
+    for m in metrics {
+        let c = cells(m).map(|s| md_escape(&s));
+        out.push_str(&format!("| `{}` | {} |\n", c[0], c[1..].join(" | ")));
+    }
+}
+
+/// GitHub-flavoured Markdown for a review ticket or pull-request comment.
+pub(crate) fn markdown(c: &Comparison) -> String {
+    let mut out = format!("**{}**\n", md_escape(&headline(c)));
+    if let Some(n) = indicative_note(c) {
+        out.push_str(&format!("\n_{n}_\n"));
+    }
+    let (b, a) = c.run_counts();
+    md_table(&mut out, &format!("{} ({b} vs {a} runs)", c.app), &c.metrics);
+    for s in &c.scenes {
+        md_table(&mut out, &format!("scene {}", s.scene), &s.metrics);
+    }
+    gates_and_warnings(&mut out, c, "#### ", "- ");
+    out
+}
+
+/// The JSON document.
+pub(crate) fn json(c: &Comparison) -> Result<Vec<u8>, serde_json::Error> {
+    let mut b = serde_json::to_vec_pretty(c)?;
+    b.push(b'\n');
+    Ok(b)
+}

@@ -1,0 +1,363 @@
+//! Loading the two sides of a comparison: each side is a trace file (one
+//! run) or a directory of traces (repeated runs, in name order, not
+//! recursive). Every run goes through [`analysis::analyze`], the one entry
+//! point `analyze` uses, in parallel, with one progress bar over all runs on
+//! a terminal. A run that cannot be analysed is named in a warning and left
+//! out; then the compared app is picked and each run is reduced to that app's
+//! frames.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use polars::prelude::{BooleanChunked, DataFrame, NewChunkedArray};
+use rayon::prelude::*;
+
+use super::metrics::Frame;
+use super::CompareError;
+use crate::analysis::{self, Analysis};
+use crate::frames::FrameRow;
+use crate::metrics::{sql, AppFilter};
+
+/// Which side of the comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Side {
+    Before,
+    After,
+}
+
+impl Side {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Side::Before => "before",
+            Side::After => "after",
+        }
+    }
+    pub(crate) fn index(self) -> u8 {
+        match self {
+            Side::Before => 0,
+            Side::After => 1,
+        }
+    }
+}
+
+/// One analysed trace, reduced to what `compare` keeps (the decoded trace
+/// itself is dropped at once: ten large runs must not stay in memory).
+#[derive(Debug)]
+pub(crate) struct Loaded {
+    pub path: PathBuf,
+    /// Every frame of every app.
+    pub rows: Vec<FrameRow>,
+    /// Scene of each row (`(unknown)` when the frame has none).
+    pub scenes: Vec<String>,
+    pub trace_span_ns: i64,
+    pub fingerprint: Option<String>,
+    pub device: Option<String>,
+    /// The frames table of every app, kept only for `frames.parquet`.
+    pub frames_df: Option<DataFrame>,
+    pub warnings: Vec<String>,
+}
+
+/// One run of the compared app.
+#[derive(Debug)]
+pub(crate) struct Run {
+    /// The trace file, as given.
+    pub trace: String,
+    pub frames: Vec<Frame>,
+    /// Scene names, indexed by `Frame::scene`.
+    pub scene_names: Vec<String>,
+    /// From the first frame's start to max(ts + I): `analyze`'s fps_wall span.
+    pub wall_ns: i64,
+    pub first_ts: i64,
+    pub trace_span_ns: i64,
+    pub fingerprint: Option<String>,
+    pub device: Option<String>,
+    /// The app's rows of the frames table (with `--out`).
+    pub frames_df: Option<DataFrame>,
+}
+
+/// How the compared app is chosen.
+#[derive(Debug, Clone)]
+pub(crate) enum AppChoice {
+    /// `--app`: the same matching as `analyze --app`.
+    Package(String),
+    /// `--pid-before N --pid-after M`.
+    Pids(i32, i32),
+    /// The app with the most frames among those on both sides.
+    Auto,
+}
+
+/// The trace files of one side: the file itself, or a directory's regular
+/// files (hidden ones excepted) in name order.
+pub(crate) fn list_traces(side: Side, path: &Path) -> Result<Vec<PathBuf>, CompareError> {
+    let unusable = |why: String| CompareError::Input(format!("{} side {}: {why}", side.name(), path.display()));
+    let meta = std::fs::metadata(path).map_err(|e| unusable(e.to_string()))?;
+    if !meta.is_dir() {
+        return Ok(vec![path.to_path_buf()]);
+    }
+    let mut files: Vec<PathBuf> = std::fs::read_dir(path)
+        .map_err(|e| unusable(e.to_string()))?
+        .filter_map(Result::ok)
+        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file() || t.is_symlink()))
+        .map(|e| e.path())
+        .filter(|p| p.is_file())
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(unusable("the directory holds no trace files".into()));
+    }
+    Ok(files)
+}
+
+/// Analyse every run of both sides in parallel. Failures come back as
+/// warnings, in run order.
+pub(crate) fn load_all(
+    sides: [(Side, Vec<PathBuf>); 2],
+    opts: &analysis::Options,
+    keep_df: bool,
+    progress: bool,
+) -> ([Vec<Loaded>; 2], Vec<String>) {
+    let jobs: Vec<(Side, PathBuf)> = sides
+        .into_iter()
+        .flat_map(|(side, paths)| paths.into_iter().map(move |p| (side, p)))
+        .collect();
+    let bar = progress.then(|| progress_bar(jobs.len() as u64));
+    let results: Vec<(Side, Result<Loaded, String>)> = jobs
+        .into_par_iter()
+        .map(|(side, path)| {
+            let r = analysis::analyze(&path, opts)
+                .map(|a| reduce(&path, a, keep_df))
+                .map_err(|e| {
+                    format!(
+                        "{} run {} left out: {}",
+                        side.name(),
+                        path.display(),
+                        one_line(&e.to_string())
+                    )
+                });
+            if let Some(b) = &bar {
+                b.inc(1);
+            }
+            (side, r)
+        })
+        .collect();
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let mut out: [Vec<Loaded>; 2] = [Vec::new(), Vec::new()];
+    let mut warnings = Vec::new();
+    for (side, r) in results {
+        match r {
+            Ok(l) => out[usize::from(side.index())].push(l),
+            Err(w) => warnings.push(w),
+        }
+    }
+    (out, warnings)
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn progress_bar(len: u64) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new(len);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("analysing runs {bar:30} {pos}/{len} {elapsed}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    bar
+}
+
+/// Keep the frames, their scenes and the trace facts; drop the trace.
+fn reduce(path: &Path, a: Analysis, keep_df: bool) -> Loaded {
+    let scene_of: BTreeMap<i64, String> = sql::i64s(&a.frames_df, "frame_index")
+        .ok()
+        .zip(sql::strs(&a.frames_df, "scene").ok())
+        .map(|(idx, sc)| idx.into_iter().zip(sc).filter_map(|(i, s)| Some((i?, s?))).collect())
+        .unwrap_or_default();
+    let scenes = (0..a.frames.rows.len())
+        .map(|i| scene_of.get(&(i as i64)).cloned().unwrap_or_else(|| "(unknown)".into()))
+        .collect();
+    let trace_span_ns = a.trace.span_ns();
+    let android = a.trace.meta.android.clone();
+    Loaded {
+        path: path.to_path_buf(),
+        rows: a.frames.rows,
+        scenes,
+        trace_span_ns,
+        fingerprint: android.build_fingerprint,
+        device: android.device,
+        frames_df: keep_df.then_some(a.frames_df),
+        warnings: a.warnings,
+    }
+}
+
+/// A side's apps with frames: process name (or `pid N`) → frames, over all runs.
+fn apps_of(runs: &[Loaded]) -> BTreeMap<String, usize> {
+    let mut apps = BTreeMap::new();
+    for r in runs {
+        for row in &r.rows {
+            *apps.entry(app_name(row)).or_insert(0) += 1;
+        }
+    }
+    apps
+}
+
+fn app_name(row: &FrameRow) -> String {
+    row.process.clone().unwrap_or_else(|| format!("pid {}", row.pid))
+}
+
+/// "a (30 frames), b (4 frames)": the ten apps with most frames.
+fn list_apps(apps: &BTreeMap<String, usize>) -> String {
+    let mut v: Vec<(&String, &usize)> = apps.iter().collect();
+    v.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    let listed: Vec<String> = v.iter().take(10).map(|(n, c)| format!("{n} ({c} frames)")).collect();
+    if listed.is_empty() {
+        "none".into()
+    } else {
+        listed.join(", ")
+    }
+}
+
+/// What selects the app's frames in one side's runs.
+#[derive(Debug, Clone)]
+enum Matcher {
+    Filter(AppFilter),
+    Exact(String),
+}
+
+impl Matcher {
+    fn matches(&self, row: &FrameRow) -> bool {
+        match self {
+            Matcher::Filter(f) => f.matches(row.process.as_deref(), row.pid),
+            Matcher::Exact(name) => app_name(row) == *name,
+        }
+    }
+}
+
+/// The app to compare, its display name, and the matcher of each side.
+fn choose_app(choice: &AppChoice, loaded: &[Vec<Loaded>; 2]) -> Result<(String, [Matcher; 2]), CompareError> {
+    match choice {
+        AppChoice::Package(pkg) => {
+            let m = Matcher::Filter(AppFilter::Package(pkg.clone()));
+            Ok((pkg.clone(), [m.clone(), m]))
+        }
+        AppChoice::Pids(b, a) => {
+            let ms = [Matcher::Filter(AppFilter::Pid(*b)), Matcher::Filter(AppFilter::Pid(*a))];
+            let name = loaded[0]
+                .iter()
+                .flat_map(|r| &r.rows)
+                .find(|row| ms[0].matches(row))
+                .and_then(|row| row.process.clone())
+                .unwrap_or_else(|| format!("pid {b} / pid {a}"));
+            Ok((name, ms))
+        }
+        AppChoice::Auto => {
+            let (b, a) = (apps_of(&loaded[0]), apps_of(&loaded[1]));
+            let best = b
+                .iter()
+                .filter_map(|(name, n)| a.get(name).map(|m| (name, n + m)))
+                .max_by(|x, y| x.1.cmp(&y.1).then(y.0.cmp(x.0)))
+                .map(|(name, _)| name.clone());
+            let Some(name) = best else {
+                return Err(CompareError::Input(format!(
+                    "no app has frames on both sides; before: {}; after: {}",
+                    list_apps(&b),
+                    list_apps(&a)
+                )));
+            };
+            let m = Matcher::Exact(name.clone());
+            Ok((name, [m.clone(), m]))
+        }
+    }
+}
+
+/// The compared app and its runs, per side.
+#[derive(Debug)]
+pub(crate) struct Sides {
+    pub app: String,
+    /// `[before, after]`.
+    pub runs: [Vec<Run>; 2],
+    /// How the app was chosen, for stderr ("comparing X: the app with ...").
+    pub chosen_note: Option<String>,
+    pub warnings: Vec<String>,
+}
+
+/// Pick the app and keep its frames in each run; a side left without a run
+/// of the app is an error naming the side and the apps it has.
+pub(crate) fn select(choice: &AppChoice, loaded: [Vec<Loaded>; 2]) -> Result<Sides, CompareError> {
+    let (app, matchers) = choose_app(choice, &loaded)?;
+    let mut warnings = Vec::new();
+    let mut runs: [Vec<Run>; 2] = [Vec::new(), Vec::new()];
+    for (k, side) in [Side::Before, Side::After].into_iter().enumerate() {
+        let apps = apps_of(&loaded[k]);
+        for l in &loaded[k] {
+            match app_run(side, l, &matchers[k]) {
+                Some(run) => runs[k].push(run),
+                None => warnings.push(format!(
+                    "{} run {} has no frames of {app}; left out",
+                    side.name(),
+                    l.path.display()
+                )),
+            }
+        }
+        if runs[k].is_empty() {
+            return Err(CompareError::Input(format!(
+                "{app} has no frames on the {} side; apps there: {}",
+                side.name(),
+                list_apps(&apps)
+            )));
+        }
+        for l in &loaded[k] {
+            warnings.extend(
+                l.warnings
+                    .iter()
+                    .map(|w| format!("{}: {}", l.path.display(), one_line(w))),
+            );
+        }
+    }
+    let chosen_note = matches!(choice, AppChoice::Auto)
+        .then(|| format!("comparing {app}: the app with the most frames on both sides (choose with --app)"));
+    Ok(Sides {
+        app,
+        runs,
+        chosen_note,
+        warnings,
+    })
+}
+
+/// The app's frames of one loaded trace, or None when it has none.
+fn app_run(side: Side, l: &Loaded, m: &Matcher) -> Option<Run> {
+    let mut names: Vec<String> = Vec::new();
+    let mut frames = Vec::new();
+    let mut keep = Vec::with_capacity(l.rows.len());
+    for (row, scene) in l.rows.iter().zip(&l.scenes) {
+        let matched = m.matches(row);
+        keep.push(matched);
+        if !matched {
+            continue;
+        }
+        let id = names.iter().position(|n| n == scene).unwrap_or_else(|| {
+            names.push(scene.clone());
+            names.len() - 1
+        });
+        frames.push(Frame::from_row(side.index(), row, id as u32));
+    }
+    let first_ts = frames.iter().map(|f| f.ts).min()?;
+    let wall_end = frames.iter().map(|f| f.ts + f.interval_ns).max().unwrap_or(first_ts);
+    let frames_df = l.frames_df.as_ref().and_then(|df| {
+        // The frames table has every row of `rows`, in order (the filter was "all apps").
+        (df.height() == keep.len()).then(|| df.filter(&BooleanChunked::from_slice("keep".into(), &keep)).ok())?
+    });
+    Some(Run {
+        trace: l.path.display().to_string(),
+        frames,
+        scene_names: names,
+        wall_ns: wall_end - first_ts,
+        first_ts,
+        trace_span_ns: l.trace_span_ns,
+        fingerprint: l.fingerprint.clone(),
+        device: l.device.clone(),
+        frames_df,
+    })
+}

@@ -1,0 +1,187 @@
+//! Repeated runs of one app for before/after comparisons (`fpsan compare`
+//! tests and benchmarks): the same scroll-like scenario, drawn continuously,
+//! with a chosen refresh rate, jank rate and seed.
+//!
+//! Two runs with the same [`RunSpec`] but different seeds are two captures
+//! of the same build: same distributions, different draws, plus a per-run
+//! "device state" factor on the jank rate (runs really differ run to run,
+//! which is why `compare` resamples runs before frames).
+//!
+//! Each frame: `Choreographer#doFrame <id>` on the main thread with
+//! `animation`, `traversal` and `commit` children; `DrawFrames <id>` on
+//! RenderThread; SurfaceFlinger's `VSYNC-app` edge; FrameTimeline expected
+//! and actual surface frames (layer = the scene's activity) and display
+//! frames. The frame's work (vsync to commit end) is 25–60 % of the interval,
+//! or, for a janky frame, `d · I + 2..6 ms` with `d` dropped frames: mostly
+//! 1–4, one janky frame in ten 9–30. The next frame starts at the first vsync
+//! after the work ends.
+
+use super::scenarios::{
+    XorShift, JANK_APP_DEADLINE_MISSED, JANK_NONE, PREDICTION_VALID, PRESENT_LATE, PRESENT_ON_TIME, SF_APP_TID, SF_PID,
+    SF_PROCESS,
+};
+use super::{ActualFrame, BuildOptions, TraceBuilder};
+
+const US: i64 = 1_000;
+const MS: i64 = 1_000_000;
+/// Trace time of the first vsync (2000 s after boot).
+const T0: i64 = 2_000_000_000_000;
+
+pub const AB_APP: &str = "com.example.compare";
+pub const AB_PID: i32 = 7001;
+const AB_RENDER_TID: i32 = 7020;
+
+/// What one run looks like.
+#[derive(Debug, Clone)]
+pub struct RunSpec {
+    /// Different seeds give different runs of the same build.
+    pub seed: u64,
+    pub refresh_hz: f64,
+    /// Trace length; frames are drawn the whole time.
+    pub secs: f64,
+    /// Probability that a frame is janky (before the per-run factor).
+    pub jank_prob: f64,
+    /// Activities visited one after the other, equal time each (scenes).
+    pub scenes: Vec<String>,
+    /// Android build fingerprint in the SystemInfo packet.
+    pub fingerprint: String,
+}
+
+impl RunSpec {
+    /// A 10 s, 60 Hz run with two scenes and the given jank probability.
+    pub fn new(seed: u64, jank_prob: f64) -> Self {
+        RunSpec {
+            seed,
+            refresh_hz: 60.0,
+            secs: 10.0,
+            jank_prob,
+            scenes: vec![format!("{AB_APP}.ListActivity"), format!("{AB_APP}.DetailActivity")],
+            fingerprint: "google/ab_device/ab:14/AP1A.240305.019/11445699:user/release-keys".into(),
+        }
+    }
+}
+
+/// Main thread comm: the last 15 characters of the package name.
+fn main_comm() -> &'static str {
+    &AB_APP[AB_APP.len() - 15..]
+}
+
+/// The serialised trace of one run.
+pub fn app_run(spec: &RunSpec) -> Vec<u8> {
+    let mut b = TraceBuilder::new();
+    b.process(1, "/system/bin/init")
+        .process(SF_PID, SF_PROCESS)
+        .thread(SF_PID, SF_PID, "surfaceflinger");
+    b.thread(SF_APP_TID, SF_PID, "app");
+    b.process(AB_PID, AB_APP)
+        .thread(AB_PID, AB_PID, main_comm())
+        .thread(AB_RENDER_TID, AB_PID, "RenderThread");
+    b.system_info(&spec.fingerprint, 34);
+    let mut rng = XorShift::new(spec.seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0xab);
+    // Per-run device state: the same build janks 0.75–1.25× as often from run to run.
+    let factor = 0.75 + rng.range(0, 500) as f64 / 1000.0;
+    let jank_prob = (spec.jank_prob * factor).clamp(0.0, 1.0);
+    let period = (1e9 / spec.refresh_hz).round() as i64;
+    let end_ts = T0 + (spec.secs * 1e9) as i64;
+    let scene_ns = ((end_ts - T0) / spec.scenes.len().max(1) as i64).max(1);
+    let mut vsync = T0 + period;
+    let mut token = 50_000_000i64;
+    let mut level = 0;
+    while vsync < end_ts {
+        let scene = &spec.scenes[(((vsync - T0) / scene_ns) as usize).min(spec.scenes.len() - 1)];
+        let janky = (rng.next_u64() % 1_000_000) as f64 / 1e6 < jank_prob;
+        let work = frame_work(&mut rng, period, janky);
+        token += 2;
+        level ^= 1;
+        b.atrace_counter(vsync, SF_APP_TID, SF_PID, "VSYNC-app", level);
+        let done = frame(
+            &mut b,
+            &mut rng,
+            Frame {
+                vsync,
+                period,
+                work,
+                token,
+                scene,
+            },
+        );
+        vsync += period * ((done - vsync) / period + 1);
+    }
+    b.build(&BuildOptions::default())
+}
+
+/// Vsync to commit end of one frame.
+fn frame_work(rng: &mut XorShift, period: i64, janky: bool) -> i64 {
+    if !janky {
+        return rng.range(period / 4, period * 3 / 5);
+    }
+    let dropped = if rng.range(0, 9) == 0 {
+        rng.range(9, 30)
+    } else {
+        rng.range(1, 4)
+    };
+    dropped * period + rng.range(2 * MS, 6 * MS)
+}
+
+struct Frame<'a> {
+    vsync: i64,
+    period: i64,
+    /// Vsync to commit end.
+    work: i64,
+    token: i64,
+    scene: &'a str,
+}
+
+/// Lays out one frame; returns when its main-thread work ends.
+fn frame(b: &mut TraceBuilder, rng: &mut XorShift, f: Frame) -> i64 {
+    let (main, pid) = (AB_PID, AB_PID);
+    let ts = f.vsync + rng.range(150 * US, 500 * US);
+    let end = f.vsync + f.work.max(ts - f.vsync + 400 * US);
+    let q = (end - ts) / 8;
+    b.atrace_begin(ts, main, pid, &format!("Choreographer#doFrame {}", f.token));
+    b.slice(ts + 10 * US, q, main, pid, "animation");
+    b.slice(ts + q + 20 * US, 5 * q, main, pid, "traversal");
+    b.atrace_begin(ts + 6 * q + 40 * US, main, pid, "commit");
+    b.atrace_end(end - 10 * US, main, pid);
+    b.atrace_end(end, main, pid);
+    let rt0 = end - q / 2;
+    let rt1 = rt0 + f.period / 5 + 300 * US;
+    b.slice(rt0, rt1 - rt0, AB_RENDER_TID, pid, &format!("DrawFrames {}", f.token));
+    timeline(b, &f, ts, rt1 + 700 * US);
+    end
+}
+
+/// FrameTimeline surface and display frames of one app frame.
+fn timeline(b: &mut TraceBuilder, f: &Frame, ts: i64, actual_end: i64) {
+    let late = actual_end > f.vsync + f.period;
+    let dtoken = f.token + 1;
+    let present = f.vsync + f.period * if late { (actual_end - f.vsync) / f.period + 1 } else { 1 };
+    let on_time = ActualFrame {
+        token: dtoken,
+        pid: SF_PID,
+        present_type: PRESENT_ON_TIME,
+        on_time_finish: true,
+        jank_type: JANK_NONE,
+        prediction_type: PREDICTION_VALID,
+        ..Default::default()
+    };
+    b.expected_display_frame(present, Some(present + f.period), dtoken, SF_PID);
+    b.actual_display_frame(present + 100 * US, Some(present + 3 * MS), on_time);
+    let layer = format!("{AB_APP}/{}#0", f.scene);
+    b.expected_surface_frame(f.vsync, Some(f.vsync + f.period), f.token, dtoken, AB_PID, &layer);
+    b.actual_surface_frame(
+        ts,
+        Some(actual_end),
+        ActualFrame {
+            token: f.token,
+            display_frame_token: dtoken,
+            pid: AB_PID,
+            layer,
+            present_type: if late { PRESENT_LATE } else { PRESENT_ON_TIME },
+            on_time_finish: !late,
+            gpu_composition: false,
+            jank_type: if late { JANK_APP_DEADLINE_MISSED } else { JANK_NONE },
+            prediction_type: PREDICTION_VALID,
+        },
+    );
+}

@@ -1,0 +1,323 @@
+//! `fpsan compare` end to end through the binary, on runs generated with the
+//! project's trace builder (`tracegen::ab_runs`) into a temporary directory,
+//! and on the real before/after pairs in `../shared/traces`.
+
+use std::path::{Path, PathBuf};
+
+use fpsan::tracegen::ab_runs::{app_run, RunSpec, AB_APP};
+use serde_json::Value;
+
+use crate::util::{fpsan, shared};
+
+/// Smooth and janky builds: probability that a frame drops ≥ 1 frame.
+const SMOOTH: f64 = 0.02;
+const JANKY: f64 = 0.25;
+
+/// `n` runs of `spec(seed)` in `dir/name/`, seeds `first..first + n`.
+fn runs(dir: &Path, name: &str, first: u64, n: u64, spec: impl Fn(u64) -> RunSpec) -> PathBuf {
+    let side = dir.join(name);
+    std::fs::create_dir_all(&side).unwrap();
+    for seed in first..first + n {
+        std::fs::write(side.join(format!("run-{seed:02}.pftrace")), app_run(&spec(seed))).unwrap();
+    }
+    side
+}
+
+struct Out {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+fn compare(before: &Path, after: &Path, extra: &[&str]) -> Out {
+    let out = fpsan()
+        .arg("compare")
+        .arg(before)
+        .arg(after)
+        .args(extra)
+        .output()
+        .unwrap();
+    Out {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn json(before: &Path, after: &Path, extra: &[&str]) -> Value {
+    let mut args = vec!["--format", "json"];
+    args.extend_from_slice(extra);
+    let out = compare(before, after, &args);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", out.stdout))
+}
+
+fn verdict(doc: &Value, metric: &str) -> String {
+    let m = doc["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["metric"] == metric);
+    m.unwrap_or_else(|| panic!("no {metric}"))["verdict"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// 3 janky runs and 3 smooth runs of the same 60 Hz scenario.
+fn janky_and_smooth(dir: &Path) -> (PathBuf, PathBuf) {
+    let janky = runs(dir, "janky", 1, 3, |s| RunSpec::new(s, JANKY));
+    let smooth = runs(dir, "smooth", 11, 3, |s| RunSpec::new(s, SMOOTH));
+    (janky, smooth)
+}
+
+#[test]
+fn janky_to_smooth_is_better_and_back_is_worse_with_gates() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (janky, smooth) = janky_and_smooth(tmp.path());
+    let doc = json(&janky, &smooth, &[]);
+    assert_eq!(doc["app"], AB_APP);
+    assert_eq!(doc["indicative"], false);
+    assert_eq!(doc["before"]["runs"].as_array().unwrap().len(), 3);
+    for m in ["fps", "frame_cost_p90", "jank_pct"] {
+        assert_eq!(verdict(&doc, m), "better", "{m}");
+    }
+    // Both scenes (activities) are compared too.
+    assert_eq!(doc["scenes"].as_array().unwrap().len(), 2);
+
+    let doc = json(&smooth, &janky, &[]);
+    for m in ["fps", "frame_cost_p90", "jank_pct"] {
+        assert_eq!(verdict(&doc, m), "worse", "{m}");
+    }
+    let out = compare(&smooth, &janky, &["--fail-if", "fps.delta_pct < -5"]);
+    assert_eq!(out.code, Some(3), "{}", out.stderr);
+    assert!(out.stdout.contains("less smooth"), "{}", out.stdout);
+    let gate_lines: Vec<&str> = out.stderr.lines().filter(|l| l.contains("gate tripped")).collect();
+    assert_eq!(gate_lines.len(), 1, "{}", out.stderr);
+    assert!(
+        gate_lines[0].contains("fps.delta_pct < -5") && gate_lines[0].contains("CI"),
+        "{}",
+        gate_lines[0]
+    );
+    let out = compare(&smooth, &janky, &["--fail-if", "fps.delta_pct < -99"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+}
+
+#[test]
+fn runs_of_the_same_build_are_not_better_or_worse() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = runs(tmp.path(), "a", 21, 3, |s| RunSpec::new(s, 0.08));
+    let b = runs(tmp.path(), "b", 31, 3, |s| RunSpec::new(s, 0.08));
+    let doc = json(&a, &b, &[]);
+    for m in ["fps", "frame_cost_p90"] {
+        let v = verdict(&doc, m);
+        assert!(v == "same" || v == "inconclusive", "{m}: {v}");
+    }
+}
+
+#[test]
+fn one_run_per_side_is_indicative() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (janky, smooth) = janky_and_smooth(tmp.path());
+    let doc = json(&janky.join("run-01.pftrace"), &smooth.join("run-11.pftrace"), &[]);
+    assert_eq!(doc["indicative"], true);
+    assert_eq!(verdict(&doc, "fps"), "better");
+    let out = compare(&janky.join("run-01.pftrace"), &smooth.join("run-11.pftrace"), &[]);
+    assert!(
+        out.stdout
+            .contains("1 run per side: frame-level only; repeat runs for a verdict"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn refresh_rate_change_is_a_warning() {
+    let tmp = tempfile::tempdir().unwrap();
+    let at60 = runs(tmp.path(), "60", 41, 2, |s| RunSpec::new(s, SMOOTH));
+    let at120 = runs(tmp.path(), "120", 51, 2, |s| RunSpec {
+        refresh_hz: 120.0,
+        ..RunSpec::new(s, SMOOTH)
+    });
+    let doc = json(&at60, &at120, &[]);
+    // 1e9 / 16_666_667 and 1e9 / 8_333_333: the intervals are whole nanoseconds.
+    let hz = |side: &str| doc[side]["refresh_hz"].as_f64().unwrap();
+    assert!(
+        (hz("before") - 60.0).abs() < 1e-3 && (hz("after") - 120.0).abs() < 1e-3,
+        "{doc}"
+    );
+    let warnings: Vec<&str> = doc["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.starts_with("refresh rate differs: before 60 Hz, after 120 Hz")),
+        "{warnings:?}"
+    );
+}
+
+#[test]
+fn bad_rules_exit_2_and_list_the_metrics() {
+    let tmp = tempfile::tempdir().unwrap();
+    let one = runs(tmp.path(), "one", 61, 1, |s| RunSpec::new(s, SMOOTH));
+    let out = compare(&one, &one, &["--fail-if", "fps.delta_pct <> 5"]);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("does not parse") || out.stderr.contains("not a finite number"),
+        "{}",
+        out.stderr
+    );
+    let out = compare(&one, &one, &["--fail-if", "fsp.after < 5"]);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("unknown metric `fsp`; known metrics: fps, fps_wall, frame_cost_p50"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn unusable_input_exits_1_with_one_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let good = runs(tmp.path(), "good", 71, 2, |s| RunSpec::new(s, SMOOTH));
+    // A directory with a note and a damaged trace beside the runs: both named and left out.
+    std::fs::write(good.join("notes.txt"), "not a trace").unwrap();
+    let out = compare(&good, &good, &["--format", "json"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let doc: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(doc["before"]["runs"].as_array().unwrap().len(), 2);
+    assert!(doc["warnings"].to_string().contains("notes.txt"), "{}", doc["warnings"]);
+
+    let empty = tmp.path().join("junk");
+    std::fs::create_dir(&empty).unwrap();
+    std::fs::write(empty.join("a.pftrace"), "junk").unwrap();
+    let out = compare(&good, &empty, &[]);
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("after side has no usable run") && out.stderr.contains("a.pftrace"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+
+    let out = compare(&good, &good, &["--app", "com.example.absent"]);
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("com.example.absent has no frames on the before side; apps there: com.example.compare ("),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+}
+
+#[test]
+fn markdown_is_a_github_table() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (janky, smooth) = janky_and_smooth(tmp.path());
+    let out = compare(&janky, &smooth, &["--format", "markdown"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(
+        out.stdout.starts_with(&format!("**{AB_APP}: smoother — fps ")),
+        "{}",
+        out.stdout
+    );
+    assert!(out
+        .stdout
+        .contains("| metric | before | after | Δ | Δ% | 95% CI | p | verdict |"));
+    assert!(out.stdout.contains("| `fps` |"), "{}", out.stdout);
+}
+
+#[test]
+fn out_dir_has_html_charts_json_and_parquet() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (janky, smooth) = janky_and_smooth(tmp.path());
+    let dir = tmp.path().join("out");
+    let out = compare(&janky, &smooth, &["--out", dir.to_str().unwrap()]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    for chart in ["cdf", "drop-levels", "fps-runs", "fps-wall"] {
+        let png = std::fs::read(dir.join(format!("charts/compare-{chart}.png"))).unwrap();
+        assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "{chart}");
+    }
+    let html = std::fs::read_to_string(dir.join("compare.html")).unwrap();
+    assert_eq!(fpsan::report::html::external_references(&html), Vec::<String>::new());
+    assert_eq!(html.matches("data:image/png;base64,").count(), 4);
+    assert!(html.contains(&format!("{AB_APP}: smoother")));
+    let doc: Value = serde_json::from_slice(&std::fs::read(dir.join("compare.json")).unwrap()).unwrap();
+    let frames: u64 = ["before", "after"]
+        .iter()
+        .flat_map(|s| {
+            doc[s]["runs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r["frames"].as_u64().unwrap())
+        })
+        .sum();
+    check_parquet(&dir.join("frames.parquet"), frames);
+    if let Some(chromium) = crate::report::chromium() {
+        let r = crate::report::render(&chromium, &dir.join("compare.html"), 4000);
+        assert!(r.page_requests.is_empty(), "the page fetched: {:?}", r.page_requests);
+        let non_white = r.rgb.chunks_exact(3).filter(|p| p.iter().any(|&v| v < 235)).count();
+        assert!(non_white > (r.width * r.height) as usize / 20, "page looks blank");
+    }
+}
+
+/// Every frame of every run, with `side` and `run` first.
+fn check_parquet(path: &Path, frames: u64) {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    let reader = SerializedFileReader::new(std::fs::File::open(path).unwrap()).unwrap();
+    let meta = reader.metadata();
+    assert_eq!(meta.file_metadata().num_rows() as u64, frames);
+    let schema = meta.file_metadata().schema_descr();
+    let names: Vec<&str> = schema.columns().iter().map(|c| c.name()).collect();
+    assert_eq!(&names[..3], ["side", "run", "frame_index"]);
+    assert!(names.contains(&"scene") && names.contains(&"frame_cost_ns"));
+}
+
+/// The real pairs: compare runs, exits 0, and names the demo app (chosen with `--app`: the
+/// system UI has more frames than the demo app in two of them, so the automatic choice is
+/// checked separately). cpu-spin has no frames at all (no `Choreographer#doFrame`: the
+/// scenario spins a worker thread), so there compare must say so and exit 1.
+#[test]
+fn real_before_after_pairs() {
+    let pairs = [
+        ("app-startup", Some("com.example.perfetto.startup")),
+        ("db-ui-thread", Some("com.example.perfetto.dbui")),
+        ("binder-spam", Some("com.example.perfetto.binderspam")),
+        ("cpu-spin", None),
+    ];
+    for (pair, app) in pairs {
+        let Some(before) = shared(&format!("traces/real-android16-{pair}-before.pftrace")) else {
+            return;
+        };
+        let Some(after) = shared(&format!("traces/real-android16-{pair}-after.pftrace")) else {
+            return;
+        };
+        let auto = compare(&before, &after, &[]);
+        let Some(app) = app else {
+            assert_eq!(auto.code, Some(1), "{pair}: {}", auto.stderr);
+            assert!(auto.stderr.contains("before side has no usable run") && auto.stderr.contains("no frames"));
+            assert_eq!(auto.stderr.lines().count(), 1, "{}", auto.stderr);
+            continue;
+        };
+        assert_eq!(auto.code, Some(0), "{pair}: {}", auto.stderr);
+        let out = compare(&before, &after, &["--app", app]);
+        assert_eq!(out.code, Some(0), "{pair}: {}", out.stderr);
+        assert!(out.stdout.starts_with(&format!("{app}: ")), "{pair}: {}", out.stdout);
+        assert!(
+            out.stdout.contains("1 run per side: frame-level only"),
+            "{pair}: {}",
+            out.stdout
+        );
+        let head = |o: &Out| o.stdout.lines().next().unwrap_or("").to_string();
+        println!("{pair}: {}\n{pair} (auto): {}", head(&out), head(&auto));
+    }
+}
