@@ -11,6 +11,7 @@ use minijinja::Environment;
 use serde::Serialize;
 
 use super::charts::{self, Chart, ChartKind, ChartOptions};
+use super::format::*;
 use super::{info, Artifact, Exporter, Report, ReportError};
 use crate::frames::DropLevel;
 use crate::metrics::{AppSummary, Category, Percentiles};
@@ -57,107 +58,6 @@ pub fn render_html(report: &Report, charts: &[Chart]) -> Result<String, ReportEr
         .map_err(|e| ReportError::Write(e.to_string()))?;
     tmpl.render(page(report, charts))
         .map_err(|e| ReportError::Write(format!("report template: {e:#}")))
-}
-
-// ---------------------------------------------------------------------------
-// Formatting for people
-
-/// `16.7 ms`.
-pub fn fmt_ms(ns: i64) -> String {
-    format!("{:.1} ms", ns as f64 / 1e6)
-}
-
-/// `16.7 ms`, or `–` when there is no value.
-pub fn fmt_opt_ms(ns: Option<i64>) -> String {
-    ns.map(fmt_ms).unwrap_or_else(|| "–".into())
-}
-
-/// `59.6`.
-pub fn fmt_fps(fps: f64) -> String {
-    format!("{fps:.1}")
-}
-
-/// `12.5%` from a percentage.
-pub fn fmt_pct(pct: f64) -> String {
-    format!("{pct:.1}%")
-}
-
-/// `1,234,567`.
-pub fn fmt_count(n: i64) -> String {
-    let digits = n.unsigned_abs().to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    if n < 0 {
-        format!("-{out}")
-    } else {
-        out
-    }
-}
-
-/// `12.3 s`, or `850.0 ms` under a second.
-pub fn fmt_duration(ns: i64) -> String {
-    if ns.abs() >= 1_000_000_000 {
-        format!("{:.1} s", ns as f64 / 1e9)
-    } else {
-        fmt_ms(ns)
-    }
-}
-
-/// `1.2 MB` / `3.4 kB`.
-pub fn fmt_size(bytes: u64) -> String {
-    if bytes >= 1 << 20 {
-        format!("{:.1} MB", bytes as f64 / (1u64 << 20) as f64)
-    } else {
-        format!("{:.1} kB", bytes as f64 / 1024.0)
-    }
-}
-
-/// `n` as a share of `total`: `12.5%` (`–` when total is 0).
-fn share(n: i64, total: i64) -> String {
-    if total > 0 {
-        fmt_pct(100.0 * n as f64 / total as f64)
-    } else {
-        "–".into()
-    }
-}
-
-/// Android release of an API level (`36` → `Android 16 (API 36)`); from the
-/// build fingerprint (`…:14/…`) when the level is unknown.
-pub fn android_version(sdk: Option<u64>, fingerprint: Option<&str>) -> Option<String> {
-    let release = |sdk: u64| -> Option<&'static str> {
-        Some(match sdk {
-            37 => "17",
-            36 => "16",
-            35 => "15",
-            34 => "14",
-            33 => "13",
-            32 => "12L",
-            31 => "12",
-            30 => "11",
-            29 => "10",
-            28 => "9",
-            27 => "8.1",
-            26 => "8.0",
-            25 => "7.1",
-            24 => "7.0",
-            23 => "6.0",
-            _ => return None,
-        })
-    };
-    if let Some(s) = sdk {
-        return Some(match release(s) {
-            Some(r) => format!("Android {r} (API {s})"),
-            None => format!("API {s}"),
-        });
-    }
-    // brand/product/device:RELEASE/ID/INCREMENTAL:type/tags
-    let rel = fingerprint?.split(':').nth(1)?.split('/').next()?;
-    (!rel.is_empty()).then(|| format!("Android {rel}"))
 }
 
 // ---------------------------------------------------------------------------
@@ -297,34 +197,16 @@ fn chart_view(c: &Chart, title: String) -> ChartView {
     }
 }
 
-fn app_name(a: &AppSummary) -> String {
-    charts::data::app_name(a)
-}
-
 /// Distinct refresh rates of the frames table, rounded: `60 Hz`, `60/120 Hz`.
 fn trace_refresh(report: &Report) -> String {
-    let mut rates: Vec<i64> = crate::metrics::sql::f64s(report.frames, "refresh_hz")
-        .unwrap_or_default()
-        .into_iter()
-        .flatten()
-        .filter(|v| v.is_finite() && *v > 0.0)
-        .map(|v| v.round() as i64)
-        .collect();
-    rates.sort_unstable();
-    rates.dedup();
-    if rates.is_empty() {
-        return "–".into();
-    }
-    format!(
-        "{} Hz",
-        rates.iter().map(|r| r.to_string()).collect::<Vec<_>>().join("/")
-    )
+    let rates = crate::metrics::sql::f64s(report.frames, "refresh_hz").unwrap_or_default();
+    fmt_rates(rates.into_iter().flatten().filter(|v| v.is_finite() && *v > 0.0)).unwrap_or_else(|| NONE.into())
 }
 
 fn app_refresh(report: &Report, a: &AppSummary) -> String {
     match charts::data::app_frames(report.frames, a.pid) {
         Ok(f) if !f.is_empty() => charts::data::refresh_label(&f, a.refresh_hz),
-        _ => format!("{:.0} Hz", a.refresh_hz),
+        _ => fmt_hz(a.refresh_hz),
     }
 }
 
@@ -373,20 +255,17 @@ fn vocabularies(a: &AppSummary) -> Vec<Vocabulary> {
     let v = &j.vitals;
     let mut vitals = vec![
         field("slow", format!("{} ({})", fmt_count(v.slow), fmt_pct(v.slow_pct))),
-        field("frozen", format!("{} ({:.2}%)", fmt_count(v.frozen), v.frozen_pct)),
+        field(
+            "frozen",
+            format!("{} ({})", fmt_count(v.frozen), fmt_small_pct(v.frozen_pct)),
+        ),
     ];
-    let excessive = match (v.excessive_slow, v.excessive_frozen) {
-        (true, true) => "slow and frozen",
-        (true, false) => "slow",
-        (false, true) => "frozen",
-        (false, false) => "no",
-    };
-    vitals.push(field("excessive", excessive));
+    vitals.push(field("excessive", vitals_excessive(v).unwrap_or("no")));
     let d = &j.perfdog;
     let perfdog = vec![
         field("Jank", fmt_count(d.jank)),
         field("BigJank", fmt_count(d.big_jank)),
-        field("Stutter", format!("{:.2}%", 100.0 * d.stutter)),
+        field("Stutter", fmt_small_pct(100.0 * d.stutter)),
         field("jank time", fmt_ms(d.jank_time_ns)),
     ];
     let c = &j.choreographer;
@@ -432,16 +311,16 @@ fn worst_rows(a: &AppSummary, origin_ts: i64) -> Vec<WorstRow> {
             let why = w.why.as_ref();
             WorstRow {
                 rank: k + 1,
-                at: format!("{:.3} s", (w.ts - origin_ts) as f64 / 1e9),
-                frame_id: w.frame_id.map(|v| v.to_string()).unwrap_or_else(|| "–".into()),
-                scene: w.scene.clone().unwrap_or_else(|| "–".into()),
+                at: format!("{:.3} s", secs_since(w.ts, origin_ts)),
+                frame_id: w.frame_id.map(|v| v.to_string()).unwrap_or_else(|| NONE.into()),
+                scene: w.scene.clone().unwrap_or_else(|| NONE.into()),
                 cost: fmt_ms(w.frame_cost_ns),
                 dropped: fmt_count(w.dropped_frames),
                 level: w.drop_level.to_string(),
                 level_class: level_class(w.drop_level),
                 phase: why
-                    .map(|y| format!("{} {}", y.dominant_phase.as_str().replace('_', " "), fmt_ms(y.dominant_phase_ns)))
-                    .unwrap_or_else(|| "–".into()),
+                    .map(|y| format!("{} {}", part_words(y.dominant_phase), fmt_ms(y.dominant_phase_ns)))
+                    .unwrap_or_else(|| NONE.into()),
                 longest: why
                     .and_then(|y| {
                         let name = y.longest_slice.clone()?;
@@ -450,7 +329,7 @@ fn worst_rows(a: &AppSummary, origin_ts: i64) -> Vec<WorstRow> {
                             None => name,
                         })
                     })
-                    .unwrap_or_else(|| "–".into()),
+                    .unwrap_or_else(|| NONE.into()),
                 thread_state: why
                     .and_then(|y| y.thread_state.as_ref())
                     .map(|t| {
@@ -462,7 +341,7 @@ fn worst_rows(a: &AppSummary, origin_ts: i64) -> Vec<WorstRow> {
                             fmt_ms(t.blocked_ns)
                         )
                     })
-                    .unwrap_or_else(|| "–".into()),
+                    .unwrap_or_else(|| NONE.into()),
                 blockers: why
                     .map(|y| {
                         y.blockers
@@ -472,8 +351,8 @@ fn worst_rows(a: &AppSummary, origin_ts: i64) -> Vec<WorstRow> {
                             .join("; ")
                     })
                     .filter(|s| !s.is_empty())
-                    .unwrap_or_else(|| "–".into()),
-                jank_type: w.jank_type.clone().unwrap_or_else(|| "–".into()),
+                    .unwrap_or_else(|| NONE.into()),
+                jank_type: w.jank_type.clone().unwrap_or_else(|| NONE.into()),
             }
         })
         .collect()
@@ -490,7 +369,7 @@ fn app_view(report: &Report, a: &AppSummary, charts: &[Chart], origin_ts: i64) -
             name: level.to_string(),
             class: level_class(level),
             frames: fmt_count(counts[k]),
-            share: share(counts[k], a.frames),
+            share: fmt_share(counts[k], a.frames),
             dropped: fmt_count(sums[k]),
         })
         .collect();
@@ -515,7 +394,7 @@ fn app_view(report: &Report, a: &AppSummary, charts: &[Chart], origin_ts: i64) -
             scene: s.scene.clone(),
             frames: fmt_count(s.frames),
             fps: fmt_fps(s.fps),
-            refresh: format!("{:.0} Hz", s.refresh_hz),
+            refresh: fmt_hz(s.refresh_hz),
             dropped: fmt_count(s.dropped_frames),
             levels: s.drop_level.values().iter().map(|v| fmt_count(*v)).collect(),
             p90: fmt_opt_ms(s.frame_cost_p90),
@@ -525,18 +404,14 @@ fn app_view(report: &Report, a: &AppSummary, charts: &[Chart], origin_ts: i64) -
     let quality = vec![
         field(
             "vsync sources",
-            q.vsync_sources
-                .iter()
-                .map(|(k, v)| format!("{k} {}", fmt_count(*v)))
-                .collect::<Vec<_>>()
-                .join(", "),
+            fmt_pairs(q.vsync_sources.iter().map(|(k, v)| (k, fmt_count(*v)))),
         ),
         field(
             "frames without RenderThread",
             format!(
                 "{} ({})",
                 fmt_count(q.without_render_thread),
-                share(q.without_render_thread, a.frames)
+                fmt_share(q.without_render_thread, a.frames)
             ),
         ),
         field(
@@ -544,7 +419,7 @@ fn app_view(report: &Report, a: &AppSummary, charts: &[Chart], origin_ts: i64) -
             format!(
                 "{} ({})",
                 fmt_count(q.without_timeline),
-                share(q.without_timeline, a.frames)
+                fmt_share(q.without_timeline, a.frames)
             ),
         ),
     ];
@@ -581,7 +456,7 @@ fn app_view(report: &Report, a: &AppSummary, charts: &[Chart], origin_ts: i64) -
             name: "all".into(),
             class: String::new(),
             frames: fmt_count(a.frames),
-            share: share(a.frames, a.frames),
+            share: fmt_share(a.frames, a.frames),
             dropped: fmt_count(a.dropped_frames),
         },
         levels,
@@ -632,15 +507,7 @@ pub fn page(report: &Report, charts: &[Chart]) -> Page {
     let mut header = vec![field("trace", m.path.clone())];
     header.push(field(
         "file",
-        format!(
-            "{}, {}",
-            fmt_size(m.file_size),
-            if m.container.is_empty() {
-                "plain"
-            } else {
-                m.container.as_str()
-            }
-        ),
+        format!("{}, {}", fmt_size(m.file_size), container_name(&m.container)),
     ));
     if let Some(d) = &m.android.device {
         header.push(field("device", d.clone()));
@@ -671,7 +538,7 @@ pub fn page(report: &Report, charts: &[Chart]) -> Page {
         field(
             "data sources",
             if m.data_sources.is_empty() {
-                "–".into()
+                NONE.into()
             } else {
                 m.data_sources.join(", ")
             },
@@ -689,19 +556,11 @@ pub fn page(report: &Report, charts: &[Chart]) -> Page {
         field("scheduler events", fmt_count(m.sched_events as i64)),
         field(
             "vsync sources (all frames)",
-            q.vsync_sources
-                .iter()
-                .map(|(k, v)| format!("{k} {}", fmt_count(*v as i64)))
-                .collect::<Vec<_>>()
-                .join(", "),
+            fmt_pairs(q.vsync_sources.iter().map(|(k, v)| (k, fmt_count(*v as i64)))),
         ),
         field(
             "frame interval sources",
-            q.interval_sources
-                .iter()
-                .map(|(k, v)| format!("{k} {}", fmt_count(*v as i64)))
-                .collect::<Vec<_>>()
-                .join(", "),
+            fmt_pairs(q.interval_sources.iter().map(|(k, v)| (k, fmt_count(*v as i64)))),
         ),
         field("frames without RenderThread", fmt_count(q.without_render_thread as i64)),
         field("frames without FrameTimeline", fmt_count(q.without_timeline as i64)),
@@ -716,15 +575,12 @@ pub fn page(report: &Report, charts: &[Chart]) -> Page {
         if loss.is_empty() {
             "none reported".into()
         } else {
-            loss.iter()
-                .map(|(k, v)| format!("{k} {}", fmt_count(*v as i64)))
-                .collect::<Vec<_>>()
-                .join(", ")
+            fmt_pairs(loss.iter().map(|(k, v)| (k, fmt_count(*v as i64))))
         },
     ));
     for f in quality.iter_mut() {
         if f.value.is_empty() {
-            f.value = "–".into();
+            f.value = NONE.into();
         }
     }
 
@@ -857,32 +713,6 @@ mod tests {
             warnings: &warnings,
         };
         f(&r)
-    }
-
-    #[test]
-    fn formatting() {
-        assert_eq!(fmt_ms(16_666_667), "16.7 ms");
-        assert_eq!(fmt_ms(-8_860_000), "-8.9 ms");
-        assert_eq!(fmt_opt_ms(None), "–");
-        assert_eq!(fmt_fps(59.96), "60.0");
-        assert_eq!(fmt_pct(12.345), "12.3%");
-        assert_eq!(fmt_count(0), "0");
-        assert_eq!(fmt_count(999), "999");
-        assert_eq!(fmt_count(1_234_567), "1,234,567");
-        assert_eq!(fmt_count(-1000), "-1,000");
-        assert_eq!(fmt_duration(7_720_000_000), "7.7 s");
-        assert_eq!(fmt_duration(316_666_667), "316.7 ms");
-        assert_eq!(fmt_size(1536), "1.5 kB");
-        assert_eq!(fmt_size(3 << 20), "3.0 MB");
-        assert_eq!(android_version(Some(36), None).as_deref(), Some("Android 16 (API 36)"));
-        assert_eq!(android_version(Some(32), None).as_deref(), Some("Android 12L (API 32)"));
-        assert_eq!(android_version(Some(99), None).as_deref(), Some("API 99"));
-        assert_eq!(
-            android_version(None, Some("google/tokay/tokay:15/AP4A/123:user/release-keys")).as_deref(),
-            Some("Android 15")
-        );
-        assert_eq!(android_version(None, Some("garbage")), None);
-        assert_eq!(android_version(None, None), None);
     }
 
     #[test]

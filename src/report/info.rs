@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
+use super::format::{container_name, fmt_pairs};
 use crate::model::{AndroidInfo, DataLoss, Trace, TrackKind};
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -156,7 +157,7 @@ pub fn render_text(i: &Info) -> String {
         "file          {} ({} bytes, {})",
         i.path,
         i.file_size,
-        if i.container.is_empty() { "plain" } else { &i.container }
+        container_name(&i.container)
     );
     let _ = writeln!(
         o,
@@ -189,8 +190,7 @@ pub fn render_text(i: &Info) -> String {
     if loss.is_empty() {
         let _ = writeln!(o, "data loss     none");
     } else {
-        let items: Vec<String> = loss.iter().map(|(k, v)| format!("{k} {v}")).collect();
-        let _ = writeln!(o, "data loss     {}", items.join(", "));
+        let _ = writeln!(o, "data loss     {}", fmt_pairs(loss));
     }
     for w in &i.warnings {
         let _ = writeln!(o, "warning       {w}");

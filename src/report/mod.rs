@@ -16,6 +16,7 @@ use crate::model::TraceMeta;
 pub mod cells;
 pub mod charts;
 pub mod csv;
+pub(crate) mod format;
 pub mod html;
 pub mod info;
 pub mod json;

@@ -9,6 +9,7 @@ use polars::prelude::{DataFrame, PolarsError};
 
 use crate::frames::{DropLevel, FramePart};
 use crate::metrics::{sql, AppSummary, Percentiles};
+use crate::report::format::{app_name, fmt_hz, fmt_rates, ns_to_ms, secs_since};
 
 /// Stack segments of a frame bar, bottom to top: the start jitter (vsync to
 /// doFrame start), the doFrame phases, the rest of doFrame, then RenderThread.
@@ -33,7 +34,6 @@ pub const RENDER: usize = 7;
 /// A gap of at least this long between one frame's end and the next frame's
 /// vsync, with no frame pending, is shown as idle on the FPS chart.
 pub const IDLE_GAP_NS: i64 = 100_000_000;
-
 
 /// One frame of one app, as the charts need it.
 #[derive(Debug, Clone, PartialEq)]
@@ -158,20 +158,13 @@ pub fn app_frames(frames: &DataFrame, pid: i32) -> Result<Vec<Frame>, PolarsErro
 
 /// "60 Hz", or "60/120 Hz" when the app ran at several rates (rounded to 1 Hz).
 pub fn refresh_label(frames: &[Frame], fallback_hz: f64) -> String {
-    let mut rates: Vec<i64> = frames
-        .iter()
-        .filter(|f| f.interval_ns > 0)
-        .map(|f| (1e9 / f.interval_ns as f64).round() as i64)
-        .collect();
-    rates.sort_unstable();
-    rates.dedup();
-    if rates.is_empty() {
-        return format!("{:.0} Hz", fallback_hz);
-    }
-    format!(
-        "{} Hz",
-        rates.iter().map(|r| r.to_string()).collect::<Vec<_>>().join("/")
+    fmt_rates(
+        frames
+            .iter()
+            .filter(|f| f.interval_ns > 0)
+            .map(|f| 1e9 / f.interval_ns as f64),
     )
+    .unwrap_or_else(|| fmt_hz(fallback_hz))
 }
 
 /// The frame interval most frames ran at (the smallest on a tie); 0 without frames.
@@ -188,14 +181,6 @@ pub fn common_interval(frames: &[Frame]) -> i64 {
         .max_by_key(|(_, n)| **n)
         .map(|(i, _)| *i)
         .unwrap_or(0)
-}
-
-/// The app's display name.
-pub fn app_name(app: &AppSummary) -> String {
-    match &app.process {
-        Some(p) => p.clone(),
-        None => format!("pid {}", app.pid),
-    }
 }
 
 // ---------------------------------------------------------------------------
@@ -325,7 +310,7 @@ pub fn distribution(frames: &[Frame], pct: &Percentiles) -> Distribution {
     let cdf = costs
         .iter()
         .enumerate()
-        .map(|(i, &c)| (c as f64 / 1e6, (i + 1) as f64 / total))
+        .map(|(i, &c)| (ns_to_ms(c), (i + 1) as f64 / total))
         .collect();
     Distribution {
         buckets,
@@ -353,10 +338,6 @@ pub struct FpsData {
     pub span: (f64, f64),
 }
 
-fn secs(ts: i64, origin_ts: i64) -> f64 {
-    (ts - origin_ts) as f64 / 1e9
-}
-
 /// Idle gaps of one app: from the end of a frame's work (doFrame or RenderThread,
 /// whichever is later) to the next frame's vsync (its start when there is no
 /// vsync), when at least [`IDLE_GAP_NS`]. A main thread busy outside a frame
@@ -381,8 +362,8 @@ pub fn fps(app: &AppSummary, frames: &[Frame], origin_ts: i64) -> FpsData {
             .iter()
             .map(|w| {
                 (
-                    secs(w.start_ts, origin_ts),
-                    secs(w.start_ts, origin_ts) + w.seconds,
+                    secs_since(w.start_ts, origin_ts),
+                    secs_since(w.start_ts, origin_ts) + w.seconds,
                     w.fps,
                 )
             })
@@ -390,14 +371,17 @@ pub fn fps(app: &AppSummary, frames: &[Frame], origin_ts: i64) -> FpsData {
         refresh_hz: app.refresh_hz,
         idle: idle_gaps(frames)
             .into_iter()
-            .map(|(a, b)| (secs(a, origin_ts), secs(b, origin_ts)))
+            .map(|(a, b)| (secs_since(a, origin_ts), secs_since(b, origin_ts)))
             .collect(),
         janky: frames
             .iter()
             .filter(|f| f.dropped_frames >= 1)
-            .map(|f| (secs(f.ts, origin_ts), f.level, f.dropped_frames))
+            .map(|f| (secs_since(f.ts, origin_ts), f.level, f.dropped_frames))
             .collect(),
-        span: (secs(app.first_ts, origin_ts), secs(app.wall_end_ts, origin_ts)),
+        span: (
+            secs_since(app.first_ts, origin_ts),
+            secs_since(app.wall_end_ts, origin_ts),
+        ),
     }
 }
 
@@ -506,7 +490,7 @@ pub fn janky(app: &AppSummary, frames: &[Frame], origin_ts: i64) -> JankyData {
             let f = frames.iter().find(|f| f.frame_index == w.frame_index as i64)?;
             Some(JankyRow {
                 frame: f.clone(),
-                t: secs(f.ts, origin_ts),
+                t: secs_since(f.ts, origin_ts),
                 dominant_phase: w.why.as_ref().map(|y| y.dominant_phase),
                 dominant_ns: w.why.as_ref().map(|y| y.dominant_phase_ns),
                 longest_slice: w.why.as_ref().and_then(|y| y.longest_slice.clone()),
@@ -582,7 +566,7 @@ pub fn present(frames: &[Frame], interval_ns: i64, origin_ts: i64) -> Option<Pre
                 .map(|(p_end, _, _)| (end - p_end).max(0));
             prev = Some((end, vsync, f.interval_ns));
             PresentPoint {
-                t: secs(end, origin_ts),
+                t: secs_since(end, origin_ts),
                 interval_ns,
                 overrun_ns: f.overrun_ns,
                 class: present_class(f.present_type.as_deref()),

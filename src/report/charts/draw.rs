@@ -12,6 +12,9 @@ use super::backend::ChartBackend;
 use super::data::{self, Distribution, FpsData, Frame, JankyData, LevelGroup, PresentData, TimelineData, SEGMENTS};
 use super::style::*;
 use crate::frames::DropLevel;
+use crate::report::format::{
+    fmt_fps, fmt_hz, fmt_ms, fmt_ms_tick, fmt_opt_ms, fmt_secs_tick, ns_to_ms as ms, part_words, shorten, shorten_head,
+};
 
 /// What every title says: the app and its refresh rate.
 #[derive(Debug, Clone)]
@@ -24,10 +27,6 @@ impl Heading {
     fn title(&self, what: &str) -> String {
         format!("{} · {} — {what}", self.app, self.refresh)
     }
-}
-
-fn ms(ns: i64) -> f64 {
-    ns as f64 / 1e6
 }
 
 /// ", per frame" when the frames ran at several intervals (the budget lines step).
@@ -98,10 +97,10 @@ pub fn timeline(root: &Area, h: &Heading, d: &TimelineData, origin_ts: i64) -> D
     segs.insert(0, item("bar:", Swatch::Caption));
     let mut row2 = vec![
         item(
-            format!("1× frame interval ({:.1} ms{})", ms(interval), per_frame(&d.bars)),
+            format!("1× frame interval ({}{})", fmt_ms(interval), per_frame(&d.bars)),
             Swatch::Line(BUDGET_1X),
         ),
-        item(format!("2× ({:.1} ms)", ms(2 * interval)), Swatch::Line(BUDGET_2X)),
+        item(format!("2× ({})", fmt_ms(2 * interval)), Swatch::Line(BUDGET_2X)),
     ];
     row2.extend(level_legend("strip under each bar = drop level:"));
     let plot = header(root, &h.title("Frame timeline"), &subtitle, &[segs, row2])?;
@@ -128,7 +127,7 @@ pub fn timeline(root: &Area, h: &Heading, d: &TimelineData, origin_ts: i64) -> D
             String::new()
         }
     };
-    let yf = |v: &f64| if *v < 0.0 { String::new() } else { ms_tick(*v) };
+    let yf = |v: &f64| if *v < 0.0 { String::new() } else { fmt_ms_tick(*v) };
     mesh_style(&mut chart)
         .disable_x_mesh()
         .x_labels(16)
@@ -215,15 +214,15 @@ pub fn distribution(root: &Area, h: &Heading, d: &Distribution, interval_ns: i64
     let total: i64 = d.buckets.iter().map(|b| b.frames).sum();
     let subtitle = format!(
         "{total} frames · frame cost = vsync → end of doFrame · P50 {} · P90 {} · P99 {} · max {}",
-        opt_ms(d.p50),
-        opt_ms(d.p90),
-        opt_ms(d.p99),
-        opt_ms(d.max)
+        fmt_opt_ms(d.p50),
+        fmt_opt_ms(d.p90),
+        fmt_opt_ms(d.p99),
+        fmt_opt_ms(d.max)
     );
     let mut legend = level_legend("histogram bars by drop level:");
     legend.push(item("CDF", Swatch::Line(FPS_LINE)));
     legend.push(item(
-        format!("1 interval ({:.1} ms)", ms(interval_ns)),
+        format!("1 interval ({})", fmt_ms(interval_ns)),
         Swatch::Line(BUDGET_1X),
     ));
     let plot = header(root, &h.title("Frame cost distribution"), &subtitle, &[legend])?;
@@ -302,7 +301,7 @@ pub fn distribution(root: &Area, h: &Heading, d: &Distribution, interval_ns: i64
         .x_label_area_size(62)
         .y_label_area_size(84)
         .build_cartesian_2d((lo..hi).log_scale(), 0f64..100.0)?;
-    let xfm = |v: &f64| ms_tick(*v);
+    let xfm = |v: &f64| fmt_ms_tick(*v);
     let yfp = |v: &f64| format!("{v:.0}%");
     mesh_style(&mut cdf)
         .x_labels(12)
@@ -348,7 +347,7 @@ pub fn distribution(root: &Area, h: &Heading, d: &Distribution, interval_ns: i64
         let Some(v) = v else { continue };
         let x = ms(*v).clamp(lo, hi);
         let (px, py) = cdf.backend_coord(&(x, 56.0 - 14.0 * k as f64));
-        let label = format!("{name} {:.1} ms", ms(*v));
+        let label = format!("{name} {}", fmt_ms(*v));
         let style = anchored(NOTE_PX + 1, c, HPos::Left, VPos::Center);
         let (tw, _) = root.estimate_text_size(&label, &style)?;
         // Keep the label inside the plot: flip to the left of the line near the right edge.
@@ -372,22 +371,20 @@ pub fn distribution(root: &Area, h: &Heading, d: &Distribution, interval_ns: i64
     Ok(())
 }
 
-fn opt_ms(ns: Option<i64>) -> String {
-    ns.map(|v| format!("{:.1} ms", ms(v))).unwrap_or_else(|| "–".into())
-}
-
 // ---------------------------------------------------------------------------
 
 /// Chart 3: Wall-time FPS per 1 s window, refresh rate, idle gaps, janky frames.
 pub fn fps(root: &Area, h: &Heading, d: &FpsData, summary_fps: f64, fps_wall: f64) -> DResult {
     let subtitle = format!(
-        "fps {summary_fps:.1} (paced) · fps_wall {fps_wall:.1} over {:.1} s of wall time · {} janky frames (≥ 1 dropped frame)",
+        "fps {} (paced) · fps_wall {} over {:.1} s of wall time · {} janky frames (≥ 1 dropped frame)",
+        fmt_fps(summary_fps),
+        fmt_fps(fps_wall),
         d.span.1 - d.span.0,
         d.janky.len()
     );
     let legend = vec![
         item("fps_wall: frames in each 1 s window", Swatch::Box(tint(FPS_LINE, 0.35))),
-        item(format!("refresh rate {:.0} Hz", d.refresh_hz), Swatch::Line(REFRESH)),
+        item(format!("refresh rate {}", fmt_hz(d.refresh_hz)), Swatch::Line(REFRESH)),
         item(
             format!("idle: no frame pending for ≥ {} ms", data::IDLE_GAP_NS / 1_000_000),
             Swatch::Box(tint(IDLE_SHADE, IDLE_ALPHA)),
@@ -422,13 +419,7 @@ pub fn fps(root: &Area, h: &Heading, d: &FpsData, summary_fps: f64, fps_wall: f6
         .x_label_area_size(62)
         .y_label_area_size(84)
         .build_cartesian_2d(x0..x1, 0f64..ymax)?;
-    let xf = |v: &f64| {
-        if x1 - x0 < 10.0 {
-            format!("{v:.1}")
-        } else {
-            format!("{v:.0}")
-        }
-    };
+    let xf = |v: &f64| fmt_secs_tick(*v, x1 - x0);
     let yf = |v: &f64| format!("{v:.0}");
     mesh_style(&mut chart)
         .x_labels(14)
@@ -463,13 +454,13 @@ pub fn fps(root: &Area, h: &Heading, d: &FpsData, summary_fps: f64, fps_wall: f6
     let band = d.refresh_hz + (ymax - d.refresh_hz) * 0.5;
     let mut janky: Vec<&(f64, DropLevel, i64)> = d.janky.iter().collect();
     janky.sort_by_key(|j| j.1);
-    chart.draw_series(
-        janky
-            .iter()
-            .map(|&&(t, level, _)| {
-                Circle::new((t, band), 5 + level.index() as u32, LEVEL_COLORS[level.index()].mix(0.9).filled())
-            }),
-    )?;
+    chart.draw_series(janky.iter().map(|&&(t, level, _)| {
+        Circle::new(
+            (t, band),
+            5 + level.index() as u32,
+            LEVEL_COLORS[level.index()].mix(0.9).filled(),
+        )
+    }))?;
     Ok(())
 }
 
@@ -575,10 +566,10 @@ pub fn janky(root: &Area, h: &Heading, d: &JankyData) -> DResult {
     let interval = d.rows.iter().map(|x| x.frame.interval_ns).min().unwrap_or(0);
     let budget = vec![
         item(
-            format!("1× frame interval ({:.1} ms)", ms(interval)),
+            format!("1× frame interval ({})", fmt_ms(interval)),
             Swatch::Line(BUDGET_1X),
         ),
-        item(format!("2× ({:.1} ms)", ms(2 * interval)), Swatch::Line(BUDGET_2X)),
+        item(format!("2× ({})", fmt_ms(2 * interval)), Swatch::Line(BUDGET_2X)),
     ];
     let plot = header(root, &h.title("Janky frames and why"), &subtitle, &[segs, budget])?;
     let xmax = d
@@ -594,7 +585,7 @@ pub fn janky(root: &Area, h: &Heading, d: &JankyData) -> DResult {
         .x_label_area_size(62)
         .y_label_area_size(190)
         .build_cartesian_2d(0f64..xmax, 0f64..r.max(1) as f64)?;
-    let xf = |v: &f64| ms_tick(*v);
+    let xf = |v: &f64| fmt_ms_tick(*v);
     let yf = |_: &f64| String::new();
     mesh_style(&mut chart)
         .disable_y_mesh()
@@ -634,8 +625,8 @@ pub fn janky(root: &Area, h: &Heading, d: &JankyData) -> DResult {
         chart.draw_series(rects)?;
         let (px, py) = chart.backend_coord(&(x, (top + bottom) / 2.0));
         let total = format!(
-            "cost {:.1} ms · {} dropped ({})",
-            ms(f.frame_cost_ns),
+            "cost {} · {} dropped ({})",
+            fmt_ms(f.frame_cost_ns),
             f.dropped_frames,
             f.level
         );
@@ -703,11 +694,11 @@ pub fn janky(root: &Area, h: &Heading, d: &JankyData) -> DResult {
 pub fn why_line(row: &data::JankyRow) -> String {
     let mut parts = Vec::new();
     match (&row.dominant_phase, row.dominant_ns) {
-        (Some(p), Some(ns)) => parts.push(format!("dominant: {} {:.1} ms", p.as_str().replace('_', " "), ms(ns))),
+        (Some(p), Some(ns)) => parts.push(format!("dominant: {} {}", part_words(*p), fmt_ms(ns))),
         _ => parts.push("no why recorded".to_string()),
     }
     if let (Some(s), Some(ns)) = (&row.longest_slice, row.longest_ns) {
-        parts.push(format!("longest slice: {} {:.1} ms", shorten_head(s, 64), ms(ns)));
+        parts.push(format!("longest slice: {} {}", shorten_head(s, 64), fmt_ms(ns)));
     }
     if let Some(j) = &row.jank_type {
         if j != "None" {
@@ -734,7 +725,7 @@ pub fn present(root: &Area, h: &Heading, d: &PresentData) -> DResult {
             .map(|(n, c)| item(*n, Swatch::Dot(c))),
     );
     legend.push(item(
-        format!("1× frame interval ({:.1} ms)", ms(d.interval_ns)),
+        format!("1× frame interval ({})", fmt_ms(d.interval_ns)),
         Swatch::Line(BUDGET_1X),
     ));
     legend.push(item("2×", Swatch::Line(BUDGET_2X)));
@@ -752,13 +743,7 @@ pub fn present(root: &Area, h: &Heading, d: &PresentData) -> DResult {
     let pad = (x1 - x0) * 0.01;
     let (x0, x1) = (x0 - pad, x1 + pad);
     let i_ms = ms(d.interval_ns);
-    let xf = |v: &f64| {
-        if x1 - x0 < 10.0 {
-            format!("{v:.1}")
-        } else {
-            format!("{v:.0}")
-        }
-    };
+    let xf = |v: &f64| fmt_secs_tick(*v, x1 - x0);
 
     let intervals: Vec<f64> = d.points.iter().filter_map(|p| p.interval_ns.map(ms)).collect();
     let ymax = data::y_cap(&intervals, i_ms);
@@ -769,7 +754,7 @@ pub fn present(root: &Area, h: &Heading, d: &PresentData) -> DResult {
         .x_label_area_size(40)
         .y_label_area_size(84)
         .build_cartesian_2d(x0..x1, 0f64..ymax)?;
-    let yf = |v: &f64| ms_tick(*v);
+    let yf = |v: &f64| fmt_ms_tick(*v);
     mesh_style(&mut c1)
         .x_labels(14)
         .y_labels(7)

@@ -8,6 +8,7 @@
 
 use rayon::prelude::*;
 
+use super::format::{app_name, app_slug};
 use super::{Artifact, Exporter, Report, ReportError};
 use crate::metrics::AppSummary;
 
@@ -96,24 +97,6 @@ impl Default for ChartOptions {
     }
 }
 
-/// `com.example.app-4242`: the file-name prefix of an app's charts.
-pub fn app_slug(app: &AppSummary) -> String {
-    let name: String = app
-        .process
-        .as_deref()
-        .unwrap_or("pid")
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    format!("{name}-{}", app.pid)
-}
-
 /// Encode an RGB buffer as PNG.
 pub fn encode_png(rgb: &[u8], width: u32, height: u32) -> Result<Vec<u8>, String> {
     let mut out = Vec::with_capacity(rgb.len() / 8);
@@ -192,7 +175,7 @@ fn origin(report: &Report) -> i64 {
 fn plan_app(app: &AppSummary, frames: &[Frame], origin_ts: i64, o: &ChartOptions) -> Vec<Planned> {
     let slug = app_slug(app);
     let h = Heading {
-        app: data::app_name(app),
+        app: app_name(app),
         refresh: data::refresh_label(frames, app.refresh_hz),
     };
     let mut out = Vec::new();

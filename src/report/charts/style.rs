@@ -160,33 +160,3 @@ fn legend_row(root: &Area, items: &[LegendItem], y0: i32, max_x: i32) -> DResult
     }
     Ok(y - y0 + line_h)
 }
-
-/// Milliseconds for axis ticks: no decimals from 10 ms up.
-pub fn ms_tick(v: f64) -> String {
-    if v.abs() >= 10.0 || v == 0.0 {
-        format!("{v:.0}")
-    } else {
-        format!("{v:.1}")
-    }
-}
-
-/// Shorten a label to `max` characters, keeping its start (slice names say
-/// what they are first: `VRI[Main]-relayoutWindow#first=true/…`).
-pub fn shorten_head(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        return s.to_string();
-    }
-    let head: String = s.chars().take(max - 1).collect();
-    format!("{head}…")
-}
-
-/// Shorten a label to `max` characters, keeping its end (where activity and
-/// class names differ) behind an ellipsis.
-pub fn shorten(s: &str, max: usize) -> String {
-    let n = s.chars().count();
-    if n <= max {
-        return s.to_string();
-    }
-    let tail: String = s.chars().skip(n - (max - 1)).collect();
-    format!("…{tail}")
-}
