@@ -62,6 +62,16 @@ pub struct Report<'a> {
     pub warnings: &'a [String],
 }
 
+impl Report<'_> {
+    /// Where times on the HTML page and the charts start: the trace start,
+    /// else the first frame of any app (0 without apps).
+    pub(crate) fn origin_ts(&self) -> i64 {
+        self.meta
+            .first_ts
+            .unwrap_or_else(|| self.apps.iter().map(|a| a.first_ts).min().unwrap_or(0))
+    }
+}
+
 /// One file (or stdout document) produced by an exporter.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Artifact {

@@ -164,14 +164,6 @@ impl Planned {
     }
 }
 
-/// Where chart times start: the trace start, else the first frame shown.
-fn origin(report: &Report) -> i64 {
-    report
-        .meta
-        .first_ts
-        .unwrap_or_else(|| report.apps.iter().map(|a| a.first_ts).min().unwrap_or(0))
-}
-
 fn plan_app(app: &AppSummary, frames: &[Frame], origin_ts: i64, o: &ChartOptions) -> Vec<Planned> {
     let slug = app_slug(app);
     let h = Heading {
@@ -230,7 +222,7 @@ fn plan_app(app: &AppSummary, frames: &[Frame], origin_ts: i64, o: &ChartOptions
 
 /// Render every chart of the report (see the module doc), in report order.
 pub fn render_charts(report: &Report, o: &ChartOptions) -> Result<Vec<Chart>, ReportError> {
-    let origin_ts = origin(report);
+    let origin_ts = report.origin_ts();
     let mut plan = Vec::new();
     for app in report.apps.iter().take(o.max_apps) {
         let frames = data::app_frames(report.frames, app.pid)?;
@@ -253,10 +245,29 @@ pub fn render_charts(report: &Report, o: &ChartOptions) -> Result<Vec<Chart>, Re
     plan.into_par_iter().map(Planned::render).collect()
 }
 
-/// `charts/*.png` alone.
+/// `charts/*.png`. The HTML exporter draws through it too, so the charts
+/// are drawn once for both the files and the page.
 #[derive(Default)]
 pub struct ChartsExporter {
     pub options: ChartOptions,
+}
+
+impl ChartsExporter {
+    /// Draw every chart of the report ([`render_charts`]).
+    pub(crate) fn draw(&self, report: &Report) -> Result<Vec<Chart>, ReportError> {
+        render_charts(report, &self.options)
+    }
+
+    /// The charts as `charts/*.png` artefacts, in report order.
+    pub(crate) fn artifacts(charts: Vec<Chart>) -> Vec<Artifact> {
+        charts
+            .into_iter()
+            .map(|c| Artifact {
+                file_name: c.file_name,
+                bytes: c.png,
+            })
+            .collect()
+    }
 }
 
 impl Exporter for ChartsExporter {
@@ -265,13 +276,7 @@ impl Exporter for ChartsExporter {
     }
 
     fn export(&self, report: &Report) -> Result<Vec<Artifact>, ReportError> {
-        Ok(render_charts(report, &self.options)?
-            .into_iter()
-            .map(|c| Artifact {
-                file_name: c.file_name,
-                bytes: c.png,
-            })
-            .collect())
+        Ok(Self::artifacts(self.draw(report)?))
     }
 }
 
