@@ -175,7 +175,8 @@ pub fn write_csv<W: std::io::Write>(df: &DataFrame, w: W) -> Result<(), super::R
 }
 
 /// A plain text table: a header, a rule, one line per row; numbers right-aligned.
-pub fn text_table(headers: &[String], rows: &[Vec<String>], right: &[bool]) -> String {
+pub fn text_table<H: AsRef<str>>(headers: &[H], rows: &[Vec<String>], right: &[bool]) -> String {
+    let headers: Vec<&str> = headers.iter().map(AsRef::as_ref).collect();
     let mut width: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
     for r in rows {
         for (k, c) in r.iter().enumerate() {
@@ -184,7 +185,7 @@ pub fn text_table(headers: &[String], rows: &[Vec<String>], right: &[bool]) -> S
             }
         }
     }
-    let line = |cells: &[String]| {
+    let line = |cells: &[&str]| {
         let mut s = String::new();
         for (k, c) in cells.iter().enumerate() {
             let w = width.get(k).copied().unwrap_or(0);
@@ -204,12 +205,12 @@ pub fn text_table(headers: &[String], rows: &[Vec<String>], right: &[bool]) -> S
         }
         s.trim_end().to_string()
     };
-    let mut out = line(headers);
+    let mut out = line(&headers);
     out.push('\n');
     out.push_str(&width.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join("  "));
     out.push('\n');
     for r in rows {
-        out.push_str(&line(r));
+        out.push_str(&line(&r.iter().map(String::as_str).collect::<Vec<_>>()));
         out.push('\n');
     }
     out
@@ -287,7 +288,7 @@ mod tests {
     #[test]
     fn text_table_aligns() {
         let t = text_table(
-            &["name".into(), "n".into()],
+            &["name", "n"],
             &[vec!["ab".into(), "1".into()], vec!["c".into(), "100".into()]],
             &[false, true],
         );

@@ -195,10 +195,7 @@ pub fn render_text(i: &Info) -> String {
     for w in &i.warnings {
         let _ = writeln!(o, "warning       {w}");
     }
-    let headers: Vec<String> = ["pid", "process", "threads", "slices", "doFrame", "DrawFrame"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let headers = ["pid", "process", "threads", "slices", "doFrame", "DrawFrame"];
     let rows: Vec<Vec<String>> = i
         .processes
         .iter()

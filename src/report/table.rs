@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use super::cells::text_table;
 use super::format::*;
 use super::{Artifact, Exporter, Report, ReportError};
-use crate::metrics::{AppSummary, Levels};
+use crate::metrics::{AppSummary, Jank, Levels, SceneSummary, WorstFrame};
 
 pub struct TableExporter;
 
@@ -26,7 +26,7 @@ fn levels_line(count: &Levels, sum: &Levels) -> String {
 }
 
 fn summary_table(apps: &[AppSummary]) -> String {
-    let headers: Vec<String> = [
+    let headers = [
         "app",
         "pid",
         "frames",
@@ -39,10 +39,7 @@ fn summary_table(apps: &[AppSummary]) -> String {
         "p99 ms",
         "max ms",
         "green alliance",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
+    ];
     let rows: Vec<Vec<String>> = apps
         .iter()
         .map(|a| {
@@ -70,15 +67,46 @@ fn summary_table(apps: &[AppSummary]) -> String {
     text_table(&headers, &rows, &right)
 }
 
+/// One app's block under the summary table, one line or sub-table per section.
 fn app_details(out: &mut String, a: &AppSummary, trace_start: i64) {
-    let name = process_name(a);
-    let _ = writeln!(out, "\n{name} (pid {})", a.pid);
+    let _ = writeln!(out, "\n{} (pid {})", process_name(a), a.pid);
     let _ = writeln!(
         out,
         "  drop levels    {}   [frames (dropped frames)]",
         levels_line(&a.drop_level, &a.drop_sum)
     );
-    let j = &a.jank;
+    jank_lines(out, &a.jank);
+    let _ = writeln!(
+        out,
+        "  overrun ms     p50 {}  p90 {}  p99 {}  max {};  doFrame ms p50 {}  p90 {}  p99 {}",
+        fmt_opt_ms_value(a.overrun_ns.p50),
+        fmt_opt_ms_value(a.overrun_ns.p90),
+        fmt_opt_ms_value(a.overrun_ns.p99),
+        fmt_opt_ms_value(a.overrun_ns.max),
+        fmt_opt_ms_value(a.do_frame_dur.p50),
+        fmt_opt_ms_value(a.do_frame_dur.p90),
+        fmt_opt_ms_value(a.do_frame_dur.p99),
+    );
+    if a.scenes.len() > 1 || a.scenes.first().is_some_and(|s| s.scene != "(unknown)") {
+        out.push_str("  scenes\n");
+        out.push_str(&indent(&scenes_table(&a.scenes)));
+    }
+    if !a.worst_frames.is_empty() {
+        out.push_str("  worst frames (why)\n");
+        out.push_str(&indent(&worst_table(&a.worst_frames, trace_start)));
+    }
+    let q = &a.quality;
+    let _ = writeln!(
+        out,
+        "  data quality   vsync: {};  without RenderThread {};  without FrameTimeline {}",
+        fmt_pairs(&q.vsync_sources),
+        q.without_render_thread,
+        q.without_timeline
+    );
+}
+
+/// The jank vocabularies, one line each.
+fn jank_lines(out: &mut String, j: &Jank) {
     let p = &j.perfetto;
     let _ = writeln!(
         out,
@@ -114,126 +142,105 @@ fn app_details(out: &mut String, a: &AppSummary, trace_start: i64) {
         "  Choreographer  {} \"Skipped N frames\" events ({} frames, max {})",
         c.skipped_frame_events, c.skipped_frames, c.max_skipped_frames
     );
-    let _ = writeln!(
-        out,
-        "  overrun ms     p50 {}  p90 {}  p99 {}  max {};  doFrame ms p50 {}  p90 {}  p99 {}",
-        fmt_opt_ms_value(a.overrun_ns.p50),
-        fmt_opt_ms_value(a.overrun_ns.p90),
-        fmt_opt_ms_value(a.overrun_ns.p99),
-        fmt_opt_ms_value(a.overrun_ns.max),
-        fmt_opt_ms_value(a.do_frame_dur.p50),
-        fmt_opt_ms_value(a.do_frame_dur.p90),
-        fmt_opt_ms_value(a.do_frame_dur.p99),
-    );
-    if a.scenes.len() > 1 || a.scenes.first().is_some_and(|s| s.scene != "(unknown)") {
-        let headers: Vec<String> = [
-            "scene", "frames", "fps", "dropped", "BEST", "NORMAL", "MIDDLE", "HIGH", "FROZEN", "p90 ms",
-        ]
+}
+
+fn scenes_table(scenes: &[SceneSummary]) -> String {
+    let headers = [
+        "scene", "frames", "fps", "dropped", "BEST", "NORMAL", "MIDDLE", "HIGH", "FROZEN", "p90 ms",
+    ];
+    let rows: Vec<Vec<String>> = scenes
         .iter()
-        .map(|s| s.to_string())
+        .map(|s| {
+            let mut r = vec![
+                s.scene.clone(),
+                s.frames.to_string(),
+                fmt_fps(s.fps),
+                s.dropped_frames.to_string(),
+            ];
+            r.extend(s.drop_level.values().iter().map(|v| v.to_string()));
+            r.push(fmt_opt_ms_value(s.frame_cost_p90));
+            r
+        })
         .collect();
-        let rows: Vec<Vec<String>> = a
-            .scenes
-            .iter()
-            .map(|s| {
-                let mut r = vec![
-                    s.scene.clone(),
-                    s.frames.to_string(),
-                    fmt_fps(s.fps),
-                    s.dropped_frames.to_string(),
-                ];
-                r.extend(s.drop_level.values().iter().map(|v| v.to_string()));
-                r.push(fmt_opt_ms_value(s.frame_cost_p90));
-                r
-            })
-            .collect();
-        out.push_str("  scenes\n");
-        out.push_str(&indent(&text_table(
-            &headers,
-            &rows,
-            &[false, true, true, true, true, true, true, true, true, true],
-        )));
-    }
-    if !a.worst_frames.is_empty() {
-        let headers: Vec<String> = [
-            "at s",
-            "frame_id",
-            "cost ms",
-            "dropped",
-            "level",
-            "phase",
-            "phase ms",
-            "longest slice",
-            "why else",
-        ]
+    text_table(
+        &headers,
+        &rows,
+        &[false, true, true, true, true, true, true, true, true, true],
+    )
+}
+
+/// The worst frames; times are seconds from `trace_start`.
+fn worst_table(worst: &[WorstFrame], trace_start: i64) -> String {
+    let headers = [
+        "at s",
+        "frame_id",
+        "cost ms",
+        "dropped",
+        "level",
+        "phase",
+        "phase ms",
+        "longest slice",
+        "why else",
+    ];
+    let rows: Vec<Vec<String>> = worst
         .iter()
-        .map(|s| s.to_string())
+        .map(|w| {
+            let [phase, phase_ms, longest, other] = why_cells(w);
+            vec![
+                format!("{:.3}", secs_since(w.ts, trace_start)),
+                w.frame_id.map(|v| v.to_string()).unwrap_or_else(|| NONE_ASCII.into()),
+                fmt_ms_value(w.frame_cost_ns),
+                w.dropped_frames.to_string(),
+                w.drop_level.to_string(),
+                phase,
+                phase_ms,
+                longest,
+                other,
+            ]
+        })
         .collect();
-        let rows: Vec<Vec<String>> = a
-            .worst_frames
-            .iter()
-            .map(|w| {
-                let (phase, phase_ms, longest, other) = match &w.why {
-                    Some(y) => {
-                        let mut other = Vec::new();
-                        if let Some(t) = &y.thread_state {
-                            other.push(format!(
-                                "run {} runnable {} sleep {} blocked {} ms",
-                                fmt_ms_value(t.running_ns),
-                                fmt_ms_value(t.runnable_ns),
-                                fmt_ms_value(t.sleeping_ns),
-                                fmt_ms_value(t.blocked_ns)
-                            ));
-                        }
-                        if let Some(b) = y.blockers.first() {
-                            other.push(format!("blocked start: {} {} ms", b.name, fmt_ms_value(b.dur)));
-                        }
-                        (
-                            y.dominant_phase.to_string(),
-                            fmt_ms_value(y.dominant_phase_ns),
-                            match (&y.longest_slice, y.longest_slice_ns) {
-                                (Some(n), Some(d)) => format!("{n} ({} ms)", fmt_ms_value(d)),
-                                (Some(n), None) => n.clone(),
-                                _ => NONE_ASCII.into(),
-                            },
-                            other.join("; "),
-                        )
-                    }
-                    None => (
-                        NONE_ASCII.into(),
-                        NONE_ASCII.into(),
-                        NONE_ASCII.into(),
-                        w.jank_type.clone().unwrap_or_default(),
-                    ),
-                };
-                vec![
-                    format!("{:.3}", secs_since(w.ts, trace_start)),
-                    w.frame_id.map(|v| v.to_string()).unwrap_or_else(|| NONE_ASCII.into()),
-                    fmt_ms_value(w.frame_cost_ns),
-                    w.dropped_frames.to_string(),
-                    w.drop_level.to_string(),
-                    phase,
-                    phase_ms,
-                    longest,
-                    other,
-                ]
-            })
-            .collect();
-        out.push_str("  worst frames (why)\n");
-        out.push_str(&indent(&text_table(
-            &headers,
-            &rows,
-            &[true, true, true, true, false, false, true, false, false],
-        )));
+    text_table(
+        &headers,
+        &rows,
+        &[true, true, true, true, false, false, true, false, false],
+    )
+}
+
+/// Phase, phase ms, longest slice and "why else" (thread state, first
+/// blocker; the FrameTimeline jank type when the frame has no why).
+fn why_cells(w: &WorstFrame) -> [String; 4] {
+    let Some(y) = &w.why else {
+        return [
+            NONE_ASCII.into(),
+            NONE_ASCII.into(),
+            NONE_ASCII.into(),
+            w.jank_type.clone().unwrap_or_default(),
+        ];
+    };
+    let mut other = Vec::new();
+    if let Some(t) = &y.thread_state {
+        other.push(format!(
+            "run {} runnable {} sleep {} blocked {} ms",
+            fmt_ms_value(t.running_ns),
+            fmt_ms_value(t.runnable_ns),
+            fmt_ms_value(t.sleeping_ns),
+            fmt_ms_value(t.blocked_ns)
+        ));
     }
-    let q = &a.quality;
-    let _ = writeln!(
-        out,
-        "  data quality   vsync: {};  without RenderThread {};  without FrameTimeline {}",
-        fmt_pairs(&q.vsync_sources),
-        q.without_render_thread,
-        q.without_timeline
-    );
+    if let Some(b) = y.blockers.first() {
+        other.push(format!("blocked start: {} {} ms", b.name, fmt_ms_value(b.dur)));
+    }
+    let longest = match (&y.longest_slice, y.longest_slice_ns) {
+        (Some(n), Some(d)) => format!("{n} ({} ms)", fmt_ms_value(d)),
+        (Some(n), None) => n.clone(),
+        _ => NONE_ASCII.into(),
+    };
+    [
+        y.dominant_phase.to_string(),
+        fmt_ms_value(y.dominant_phase_ns),
+        longest,
+        other.join("; "),
+    ]
 }
 
 /// The whole terminal report.
