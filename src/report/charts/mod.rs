@@ -14,7 +14,7 @@ use crate::metrics::AppSummary;
 
 pub mod backend;
 pub mod data;
-pub mod draw;
+mod draw;
 pub mod style;
 
 use data::Frame;
