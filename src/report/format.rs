@@ -322,4 +322,20 @@ mod tests {
         assert_eq!(shorten("com.example.app/.MainActivity", 12), "…ainActivity");
         assert_eq!(shorten_head("VRI[Main]-relayoutWindow#first=true", 12), "VRI[Main]-r…");
     }
+
+    #[test]
+    fn app_names() {
+        let mut a = crate::report::fixture::two_apps().apps[0].clone();
+        a.pid = 42;
+        a.process = Some("com.a:remote/x".into());
+        assert_eq!(
+            (app_name(&a), process_name(&a), app_slug(&a)),
+            ("com.a:remote/x".into(), "com.a:remote/x", "com.a_remote_x-42".into())
+        );
+        a.process = None;
+        assert_eq!(
+            (app_name(&a), process_name(&a), app_slug(&a)),
+            ("pid 42".into(), "?", "pid-42".into())
+        );
+    }
 }

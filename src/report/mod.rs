@@ -193,4 +193,6 @@ impl ExportManager {
 }
 
 #[cfg(test)]
+pub(crate) mod fixture;
+#[cfg(test)]
 mod tests;

@@ -4,17 +4,16 @@
 
 use super::page::page;
 use super::*;
-use crate::frames::{FrameAnalysis, FrameWhy, ThreadStateSplit};
-use crate::metrics::{self, AppFilter, MetricsOptions};
+use crate::frames::{FrameWhy, ThreadStateSplit};
+use crate::metrics::AppFilter;
 use crate::model::Trace;
-use crate::report::charts::tests::{row, Fixture};
 use crate::report::charts::{self, ChartOptions};
-
-const MS: i64 = 1_000_000;
+use crate::report::fixture::{two_apps, Analysed};
+use crate::testutil::{app_frame, MS};
 
 /// com.a: 4 frames 100 ms apart from 1 s at 60 Hz costing 5, 5, 60, 5 ms;
 /// and an app whose name needs escaping.
-fn small() -> (Trace, FrameAnalysis) {
+fn small() -> Analysed {
     let mut trace = Trace::default();
     trace.meta.path = "t.pftrace".into();
     trace.meta.file_size = 1536;
@@ -26,9 +25,9 @@ fn small() -> (Trace, FrameAnalysis) {
     let mut rows: Vec<_> = [5, 5, 60, 5]
         .iter()
         .enumerate()
-        .map(|(k, c)| row(1, "com.a", 1_000_000_000 + k as i64 * 100 * MS, c * MS, k as i64))
+        .map(|(k, c)| app_frame(1, "com.a", 1_000_000_000 + k as i64 * 100 * MS, c * MS, k as i64))
         .collect();
-    rows.push(row(2, "<b>evil</b>", 1_000_000_000, 5 * MS, 0));
+    rows.push(app_frame(2, "<b>evil</b>", 1_000_000_000, 5 * MS, 0));
     let why = vec![FrameWhy {
         frame_index: 2,
         dominant_phase: crate::frames::FramePart::StartJitter,
@@ -47,30 +46,11 @@ fn small() -> (Trace, FrameAnalysis) {
             blocked_ns: 4 * MS,
         }),
     }];
-    (
-        trace,
-        FrameAnalysis {
-            rows,
-            why,
-            quality: Default::default(),
-        },
-    )
+    Analysed::new(trace, rows, why, &AppFilter::All).with_warnings(&["the trace lost data"])
 }
 
 fn with_small<T>(f: impl FnOnce(&Report) -> T) -> T {
-    let (trace, a) = small();
-    let frames = metrics::frames_table(&trace, &a, &AppFilter::All).unwrap();
-    let apps = metrics::summarize(&frames, &a.why, &MetricsOptions::default()).unwrap();
-    let warnings = vec!["the trace lost data".to_string()];
-    let r = Report {
-        meta: &trace.meta,
-        span_ns: trace.span_ns(),
-        apps: &apps,
-        frames: &frames,
-        quality: &a.quality,
-        warnings: &warnings,
-    };
-    f(&r)
+    f(&small().report())
 }
 
 #[test]
@@ -206,7 +186,7 @@ fn page_is_escaped_and_self_contained() {
 
 #[test]
 fn fixture_page_renders() {
-    let fx = Fixture::new();
+    let fx = two_apps();
     let r = fx.report();
     let charts = charts::render_charts(&r, &ChartOptions::default()).unwrap();
     let p = page(&r, &charts);
