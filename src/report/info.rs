@@ -47,11 +47,11 @@ pub struct Info {
     pub warnings: Vec<String>,
 }
 
-pub fn is_do_frame(name: &str) -> bool {
+pub(crate) fn is_do_frame(name: &str) -> bool {
     name.starts_with("Choreographer#doFrame") && !name.contains("resynced")
 }
 
-pub fn is_draw_frame(name: &str) -> bool {
+pub(crate) fn is_draw_frame(name: &str) -> bool {
     name.starts_with("DrawFrame")
 }
 
@@ -132,7 +132,7 @@ pub fn info(trace: &Trace) -> Info {
 }
 
 /// Data-loss counters that are not zero, as `name value` pairs.
-pub fn data_loss_items(d: &DataLoss) -> Vec<(&'static str, u64)> {
+pub(crate) fn data_loss_items(d: &DataLoss) -> Vec<(&'static str, u64)> {
     [
         ("packets_dropped_sequences", d.packets_dropped_sequences),
         ("ftrace_lost_event_bundles", d.ftrace_lost_event_bundles),

@@ -14,14 +14,14 @@ use crate::metrics::AppSummary;
 use crate::model::TraceMeta;
 
 pub mod cells;
-pub mod charts;
-pub mod csv;
-pub(crate) mod format;
+mod charts;
+mod csv;
+mod format;
 pub mod html;
 pub mod info;
-pub mod json;
-pub mod parquet;
-pub mod table;
+mod json;
+mod parquet;
+mod table;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
@@ -74,22 +74,20 @@ impl Report<'_> {
 
 /// One file (or stdout document) produced by an exporter.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Artifact {
+pub(crate) struct Artifact {
     /// File name inside `--out DIR`.
     pub file_name: String,
     pub bytes: Vec<u8>,
 }
 
 /// One output format.
-pub trait Exporter {
-    /// Short name of the format (`table`, `json`, `csv`, `parquet`, ...).
-    fn name(&self) -> &'static str;
+pub(crate) trait Exporter {
     /// Render the report. Stdout formats return exactly one artefact.
     fn export(&self, report: &Report) -> Result<Vec<Artifact>, ReportError>;
 }
 
 /// The exporter for a `--format` value on stdout.
-pub fn stdout_exporter(format: StdoutFormat) -> Box<dyn Exporter> {
+pub(crate) fn stdout_exporter(format: StdoutFormat) -> Box<dyn Exporter> {
     match format {
         StdoutFormat::Table => Box::new(table::TableExporter),
         StdoutFormat::Json => Box::new(json::JsonExporter {
@@ -136,16 +134,8 @@ impl Default for ExportManager {
 }
 
 impl ExportManager {
-    pub fn empty() -> Self {
-        ExportManager { exporters: Vec::new() }
-    }
-
-    pub fn add(&mut self, exporter: Box<dyn Exporter>) {
+    pub(crate) fn add(&mut self, exporter: Box<dyn Exporter>) {
         self.exporters.push(exporter);
-    }
-
-    pub fn names(&self) -> Vec<&'static str> {
-        self.exporters.iter().map(|e| e.name()).collect()
     }
 
     /// Render every artefact, then write them into `dir` (created if needed).

@@ -9,7 +9,7 @@ use super::format::*;
 use super::{Artifact, Exporter, Report, ReportError};
 use crate::metrics::{AppSummary, Jank, Levels, SceneSummary, WorstFrame};
 
-pub struct TableExporter;
+pub(crate) struct TableExporter;
 
 /// Indent every line of a sub-table under its app.
 fn indent(table: &str) -> String {
@@ -244,7 +244,7 @@ fn why_cells(w: &WorstFrame) -> [String; 4] {
 }
 
 /// The whole terminal report.
-pub fn render(report: &Report) -> String {
+pub(crate) fn render(report: &Report) -> String {
     let m = report.meta;
     let mut out = String::new();
     let _ = writeln!(
@@ -278,10 +278,6 @@ pub fn render(report: &Report) -> String {
 }
 
 impl Exporter for TableExporter {
-    fn name(&self) -> &'static str {
-        "table"
-    }
-
     fn export(&self, report: &Report) -> Result<Vec<Artifact>, ReportError> {
         Ok(vec![Artifact {
             file_name: "summary.txt".into(),

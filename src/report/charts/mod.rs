@@ -12,17 +12,17 @@ use super::format::{app_name, app_slug};
 use super::{Artifact, Exporter, Report, ReportError};
 use crate::metrics::AppSummary;
 
-pub mod backend;
-pub mod data;
+mod backend;
+pub(crate) mod data;
 mod draw;
-pub mod style;
+mod style;
 
 use data::Frame;
 use draw::Heading;
 
 /// Which chart.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ChartKind {
+pub(crate) enum ChartKind {
     Timeline,
     Distribution,
     Fps,
@@ -35,7 +35,7 @@ pub enum ChartKind {
 
 impl ChartKind {
     /// File name part.
-    pub fn slug(self) -> &'static str {
+    pub(crate) fn slug(self) -> &'static str {
         match self {
             ChartKind::Timeline => "timeline",
             ChartKind::Distribution => "distribution",
@@ -47,7 +47,7 @@ impl ChartKind {
         }
     }
     /// What the chart shows, for headings and alt text.
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             ChartKind::Timeline => "Frame timeline",
             ChartKind::Distribution => "Frame cost distribution",
@@ -62,7 +62,7 @@ impl ChartKind {
 
 /// One rendered chart.
 #[derive(Debug, Clone)]
-pub struct Chart {
+pub(crate) struct Chart {
     pub kind: ChartKind,
     /// The app's pid; None for charts over all apps.
     pub pid: Option<i32>,
@@ -74,7 +74,7 @@ pub struct Chart {
 }
 
 #[derive(Debug, Clone)]
-pub struct ChartOptions {
+pub(crate) struct ChartOptions {
     /// Apps that get their own charts (most frames first).
     pub max_apps: usize,
     /// Bars on the frame timeline; longer traces show the worst window.
@@ -98,7 +98,7 @@ impl Default for ChartOptions {
 }
 
 /// Encode an RGB buffer as PNG.
-pub fn encode_png(rgb: &[u8], width: u32, height: u32) -> Result<Vec<u8>, String> {
+pub(crate) fn encode_png(rgb: &[u8], width: u32, height: u32) -> Result<Vec<u8>, String> {
     let mut out = Vec::with_capacity(rgb.len() / 8);
     let mut enc = png::Encoder::new(&mut out, width, height);
     enc.set_color(png::ColorType::Rgb);
@@ -111,7 +111,11 @@ pub fn encode_png(rgb: &[u8], width: u32, height: u32) -> Result<Vec<u8>, String
 }
 
 /// Draw with `f` on a white `width`×`height` bitmap and return the PNG.
-pub fn render_png(width: u32, height: u32, f: impl FnOnce(&style::Area) -> style::DResult) -> Result<Vec<u8>, String> {
+pub(crate) fn render_png(
+    width: u32,
+    height: u32,
+    f: impl FnOnce(&style::Area) -> style::DResult,
+) -> Result<Vec<u8>, String> {
     style::register_font()?;
     let mut buf = vec![255u8; width as usize * height as usize * 3];
     {
@@ -221,7 +225,7 @@ fn plan_app(app: &AppSummary, frames: &[Frame], origin_ts: i64, o: &ChartOptions
 }
 
 /// Render every chart of the report (see the module doc), in report order.
-pub fn render_charts(report: &Report, o: &ChartOptions) -> Result<Vec<Chart>, ReportError> {
+pub(crate) fn render_charts(report: &Report, o: &ChartOptions) -> Result<Vec<Chart>, ReportError> {
     let origin_ts = report.origin_ts();
     let mut plan = Vec::new();
     for app in report.apps.iter().take(o.max_apps) {
@@ -248,7 +252,7 @@ pub fn render_charts(report: &Report, o: &ChartOptions) -> Result<Vec<Chart>, Re
 /// `charts/*.png`. The HTML exporter draws through it too, so the charts
 /// are drawn once for both the files and the page.
 #[derive(Default)]
-pub struct ChartsExporter {
+pub(crate) struct ChartsExporter {
     pub options: ChartOptions,
 }
 
@@ -271,10 +275,6 @@ impl ChartsExporter {
 }
 
 impl Exporter for ChartsExporter {
-    fn name(&self) -> &'static str {
-        "charts"
-    }
-
     fn export(&self, report: &Report) -> Result<Vec<Artifact>, ReportError> {
         Ok(Self::artifacts(self.draw(report)?))
     }

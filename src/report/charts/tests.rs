@@ -67,7 +67,11 @@ fn app_frames_reads_the_table() {
     assert_eq!(f10.level, crate::frames::DropLevel::Normal);
     // jitter 1, input 0.5, animation 1, traversal 59 − 3 = 56, commit 1, other 59 − 58.5 = 0.5, RT 3.
     assert_eq!(f10.segments, [MS, MS / 2, MS, 0, 56 * MS, MS, MS / 2, 3 * MS]);
-    assert_eq!(f10.ui_ns(), 60 * MS);
+    assert_eq!(
+        f10.segments[..RENDER].iter().sum::<i64>(),
+        60 * MS,
+        "start jitter + doFrame"
+    );
     assert_eq!(f10.total_ns(), 63 * MS);
     assert_eq!(f10.draw_end, Some(1_500_000_000 + 59 * MS + 3 * MS));
     assert_eq!(f10.actual_end, None);

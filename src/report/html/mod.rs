@@ -25,15 +25,11 @@ const TEMPLATE: &str = include_str!("../templates/report.html");
 /// `charts/*.png` and `report.html`: the charts are drawn once, written by
 /// the [`ChartsExporter`] and inlined in the page.
 #[derive(Default)]
-pub struct HtmlExporter {
+pub(crate) struct HtmlExporter {
     pub charts: ChartsExporter,
 }
 
 impl Exporter for HtmlExporter {
-    fn name(&self) -> &'static str {
-        "html"
-    }
-
     fn export(&self, report: &Report) -> Result<Vec<Artifact>, ReportError> {
         let charts = self.charts.draw(report)?;
         let html = render_html(report, &charts)?;
