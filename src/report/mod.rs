@@ -3,7 +3,12 @@
 //! The terminal table, `--format json` and `--format csv` are exporters whose
 //! single artefact goes to stdout; `--out DIR` runs the [`ExportManager`]'s
 //! exporters and writes their artefacts there (`frames.parquet`,
-//! `frames.csv`, `summary.json`, `charts/*.png` and `report.html`).
+//! `frames.csv`, `summary.json`, `charts/*.png` and `report.html`), one
+//! exporter per format: [`parquet`], [`csv`], [`json`], [`charts`] and
+//! [`html`] (which draws through the charts exporter, so the charts are drawn
+//! once), and [`table`] for the terminal. Numbers are formatted for people in
+//! [`format`] only; [`cells`] turns tables into plain cells for the writers
+//! that do not go through polars; [`info`] is `fpsan info`.
 
 use std::path::{Path, PathBuf};
 

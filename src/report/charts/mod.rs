@@ -3,8 +3,9 @@
 //! levels per scene, the janky frames with their why and, when the trace has
 //! FrameTimeline, present intervals and overrun; plus drop levels per app when
 //! there are several apps. [`data`] computes the numbers, [`draw`] draws them
-//! with plotters on a bitmap, and this module encodes PNGs (in parallel) and
-//! names the files. Text uses the embedded DejaVu Sans ([`style`]).
+//! with plotters on a bitmap (text through [`backend`], in the embedded
+//! DejaVu Sans of [`style`]), and this module plans the charts, encodes the
+//! PNGs (in parallel), names the files and owns the [`ChartsExporter`].
 
 use rayon::prelude::*;
 
