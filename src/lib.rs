@@ -23,3 +23,5 @@ pub mod read;
 #[cfg(feature = "analysis")]
 pub mod report;
 pub mod tracegen;
+#[cfg(test)]
+pub(crate) mod testutil;

@@ -271,11 +271,9 @@ mod tests {
             (150, "VRI[Main]-relayoutWindow", 0),
         ]);
         let mk = |ts: i64, layer: Option<&str>| FrameRow {
-            pid: 100,
             process: Some("com.a".into()),
-            ts,
             layer_name: layer.map(String::from),
-            ..Default::default()
+            ..crate::testutil::frame(100, ts, crate::testutil::I60, 0)
         };
         let rows = [
             mk(1, None),

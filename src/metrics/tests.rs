@@ -2,30 +2,11 @@
 
 use super::*;
 use crate::frames::{FrameRow, FrameWhy};
+use crate::testutil::frame;
 
 const MS: i64 = 1_000_000;
 const I60: i64 = 16_666_667;
 const I120: i64 = 8_333_333;
-
-/// A frame of `pid` at `ts` with interval `i` and vsync-to-commit cost `cost`.
-fn frame(pid: i32, ts: i64, i: i64, cost: i64) -> FrameRow {
-    let dropped = (cost / i).max(0);
-    FrameRow {
-        process: Some(format!("app{pid}")),
-        pid,
-        tid: pid,
-        ts,
-        do_frame_dur: cost,
-        vsync_ts: Some(ts),
-        frame_interval_ns: i,
-        refresh_hz: 1e9 / i as f64,
-        frame_cost_ns: cost,
-        dropped_frames: dropped,
-        drop_level: crate::frames::DropLevel::from_dropped(dropped),
-        draw_frame_count: 1,
-        ..Default::default()
-    }
-}
 
 fn df_of(rows: &[FrameRow], scenes: &[Option<&str>]) -> DataFrame {
     let refs: Vec<&FrameRow> = rows.iter().collect();

@@ -6,7 +6,7 @@ use polars::prelude::*;
 
 /// One value of a result table.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Cell {
+pub(crate) enum Cell {
     Null,
     Int(i64),
     Float(f64),
@@ -16,7 +16,7 @@ pub enum Cell {
 
 impl Cell {
     /// Text for csv and tables (null is empty).
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         match self {
             Cell::Null => String::new(),
             Cell::Int(v) => v.to_string(),
@@ -25,23 +25,11 @@ impl Cell {
             Cell::Str(s) => s.clone(),
         }
     }
-
-    pub fn json(&self) -> serde_json::Value {
-        match self {
-            Cell::Null => serde_json::Value::Null,
-            Cell::Int(v) => (*v).into(),
-            Cell::Float(v) => serde_json::Number::from_f64(*v)
-                .map(serde_json::Value::Number)
-                .unwrap_or(serde_json::Value::Null),
-            Cell::Bool(v) => (*v).into(),
-            Cell::Str(s) => s.clone().into(),
-        }
-    }
 }
 
 /// The kind of values a column holds, after conversion.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     Int,
     Float,
     Bool,
@@ -49,7 +37,7 @@ pub enum Kind {
 }
 
 /// A column's kind and cells.
-pub fn column_cells(col: &Column) -> PolarsResult<(Kind, Vec<Cell>)> {
+pub(crate) fn column_cells(col: &Column) -> PolarsResult<(Kind, Vec<Cell>)> {
     let dt = col.dtype();
     if dt.is_integer() {
         // u64 beyond i64::MAX does not occur in fpsan's tables.
@@ -102,7 +90,7 @@ pub fn column_cells(col: &Column) -> PolarsResult<(Kind, Vec<Cell>)> {
 }
 
 /// Every column of `df`: (name, kind, cells).
-pub fn table_cells(df: &DataFrame) -> PolarsResult<Vec<(String, Kind, Vec<Cell>)>> {
+pub(crate) fn table_cells(df: &DataFrame) -> PolarsResult<Vec<(String, Kind, Vec<Cell>)>> {
     df.columns()
         .iter()
         .map(|c| {
@@ -175,7 +163,8 @@ pub fn write_csv<W: std::io::Write>(df: &DataFrame, w: W) -> Result<(), super::R
 }
 
 /// A plain text table: a header, a rule, one line per row; numbers right-aligned.
-pub fn text_table(headers: &[String], rows: &[Vec<String>], right: &[bool]) -> String {
+pub(crate) fn text_table<H: AsRef<str>>(headers: &[H], rows: &[Vec<String>], right: &[bool]) -> String {
+    let headers: Vec<&str> = headers.iter().map(AsRef::as_ref).collect();
     let mut width: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
     for r in rows {
         for (k, c) in r.iter().enumerate() {
@@ -184,7 +173,7 @@ pub fn text_table(headers: &[String], rows: &[Vec<String>], right: &[bool]) -> S
             }
         }
     }
-    let line = |cells: &[String]| {
+    let line = |cells: &[&str]| {
         let mut s = String::new();
         for (k, c) in cells.iter().enumerate() {
             let w = width.get(k).copied().unwrap_or(0);
@@ -204,12 +193,12 @@ pub fn text_table(headers: &[String], rows: &[Vec<String>], right: &[bool]) -> S
         }
         s.trim_end().to_string()
     };
-    let mut out = line(headers);
+    let mut out = line(&headers);
     out.push('\n');
     out.push_str(&width.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join("  "));
     out.push('\n');
     for r in rows {
-        out.push_str(&line(r));
+        out.push_str(&line(&r.iter().map(String::as_str).collect::<Vec<_>>()));
         out.push('\n');
     }
     out
@@ -287,7 +276,7 @@ mod tests {
     #[test]
     fn text_table_aligns() {
         let t = text_table(
-            &["name".into(), "n".into()],
+            &["name", "n"],
             &[vec!["ab".into(), "1".into()], vec!["c".into(), "100".into()]],
             &[false, true],
         );

@@ -3,13 +3,9 @@
 
 use super::{cells, Artifact, Exporter, Report, ReportError};
 
-pub struct CsvExporter;
+pub(crate) struct CsvExporter;
 
 impl Exporter for CsvExporter {
-    fn name(&self) -> &'static str {
-        "csv"
-    }
-
     fn export(&self, report: &Report) -> Result<Vec<Artifact>, ReportError> {
         let mut bytes = Vec::new();
         cells::write_csv(report.frames, &mut bytes)?;

@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
+use super::format::{container_name, fmt_pairs};
 use crate::model::{AndroidInfo, DataLoss, Trace, TrackKind};
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -46,11 +47,11 @@ pub struct Info {
     pub warnings: Vec<String>,
 }
 
-pub fn is_do_frame(name: &str) -> bool {
+pub(crate) fn is_do_frame(name: &str) -> bool {
     name.starts_with("Choreographer#doFrame") && !name.contains("resynced")
 }
 
-pub fn is_draw_frame(name: &str) -> bool {
+pub(crate) fn is_draw_frame(name: &str) -> bool {
     name.starts_with("DrawFrame")
 }
 
@@ -131,7 +132,7 @@ pub fn info(trace: &Trace) -> Info {
 }
 
 /// Data-loss counters that are not zero, as `name value` pairs.
-pub fn data_loss_items(d: &DataLoss) -> Vec<(&'static str, u64)> {
+pub(crate) fn data_loss_items(d: &DataLoss) -> Vec<(&'static str, u64)> {
     [
         ("packets_dropped_sequences", d.packets_dropped_sequences),
         ("ftrace_lost_event_bundles", d.ftrace_lost_event_bundles),
@@ -156,7 +157,7 @@ pub fn render_text(i: &Info) -> String {
         "file          {} ({} bytes, {})",
         i.path,
         i.file_size,
-        if i.container.is_empty() { "plain" } else { &i.container }
+        container_name(&i.container)
     );
     let _ = writeln!(
         o,
@@ -189,16 +190,12 @@ pub fn render_text(i: &Info) -> String {
     if loss.is_empty() {
         let _ = writeln!(o, "data loss     none");
     } else {
-        let items: Vec<String> = loss.iter().map(|(k, v)| format!("{k} {v}")).collect();
-        let _ = writeln!(o, "data loss     {}", items.join(", "));
+        let _ = writeln!(o, "data loss     {}", fmt_pairs(loss));
     }
     for w in &i.warnings {
         let _ = writeln!(o, "warning       {w}");
     }
-    let headers: Vec<String> = ["pid", "process", "threads", "slices", "doFrame", "DrawFrame"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let headers = ["pid", "process", "threads", "slices", "doFrame", "DrawFrame"];
     let rows: Vec<Vec<String>> = i
         .processes
         .iter()

@@ -7,13 +7,13 @@ use serde_json::{json, Value};
 
 use super::{cells, Artifact, Exporter, Report, ReportError};
 
-pub struct JsonExporter {
+pub(crate) struct JsonExporter {
     pub file_name: &'static str,
     pub include_frames: bool,
 }
 
 /// The `trace` object: what the trace is and what it contains.
-pub fn trace_json(report: &Report) -> Value {
+pub(crate) fn trace_json(report: &Report) -> Value {
     let m = report.meta;
     json!({
         "path": m.path,
@@ -37,7 +37,7 @@ pub fn trace_json(report: &Report) -> Value {
 
 /// The whole document, keys in this order.
 #[derive(Serialize)]
-pub struct Document<'a> {
+pub(crate) struct Document<'a> {
     pub fpsan_version: &'static str,
     pub trace: Value,
     pub apps: &'a [crate::metrics::AppSummary],
@@ -47,7 +47,7 @@ pub struct Document<'a> {
     pub warnings: &'a [String],
 }
 
-pub fn document<'a>(report: &Report<'a>, include_frames: bool) -> Result<Document<'a>, ReportError> {
+pub(crate) fn document<'a>(report: &Report<'a>, include_frames: bool) -> Result<Document<'a>, ReportError> {
     Ok(Document {
         fpsan_version: env!("CARGO_PKG_VERSION"),
         trace: trace_json(report),
@@ -63,10 +63,6 @@ pub fn document<'a>(report: &Report<'a>, include_frames: bool) -> Result<Documen
 }
 
 impl Exporter for JsonExporter {
-    fn name(&self) -> &'static str {
-        "json"
-    }
-
     fn export(&self, report: &Report) -> Result<Vec<Artifact>, ReportError> {
         let mut bytes = serde_json::to_vec_pretty(&document(report, self.include_frames)?)?;
         bytes.push(b'\n');

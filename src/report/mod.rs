@@ -3,7 +3,12 @@
 //! The terminal table, `--format json` and `--format csv` are exporters whose
 //! single artefact goes to stdout; `--out DIR` runs the [`ExportManager`]'s
 //! exporters and writes their artefacts there (`frames.parquet`,
-//! `frames.csv`, `summary.json`, `charts/*.png` and `report.html`).
+//! `frames.csv`, `summary.json`, `charts/*.png` and `report.html`), one
+//! exporter per format: [`parquet`], [`csv`], [`json`], [`charts`] and
+//! [`html`] (which draws through the charts exporter, so the charts are drawn
+//! once), and [`table`] for the terminal. Numbers are formatted for people in
+//! [`format`] only; [`cells`] turns tables into plain cells for the writers
+//! that do not go through polars; [`info`] is `fpsan info`.
 
 use std::path::{Path, PathBuf};
 
@@ -14,13 +19,14 @@ use crate::metrics::AppSummary;
 use crate::model::TraceMeta;
 
 pub mod cells;
-pub mod charts;
-pub mod csv;
+mod charts;
+mod csv;
+mod format;
 pub mod html;
 pub mod info;
-pub mod json;
-pub mod parquet;
-pub mod table;
+mod json;
+mod parquet;
+mod table;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
@@ -61,24 +67,32 @@ pub struct Report<'a> {
     pub warnings: &'a [String],
 }
 
+impl Report<'_> {
+    /// Where times on the HTML page and the charts start: the trace start,
+    /// else the first frame of any app (0 without apps).
+    pub(crate) fn origin_ts(&self) -> i64 {
+        self.meta
+            .first_ts
+            .unwrap_or_else(|| self.apps.iter().map(|a| a.first_ts).min().unwrap_or(0))
+    }
+}
+
 /// One file (or stdout document) produced by an exporter.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Artifact {
+pub(crate) struct Artifact {
     /// File name inside `--out DIR`.
     pub file_name: String,
     pub bytes: Vec<u8>,
 }
 
 /// One output format.
-pub trait Exporter {
-    /// Short name of the format (`table`, `json`, `csv`, `parquet`, ...).
-    fn name(&self) -> &'static str;
+pub(crate) trait Exporter {
     /// Render the report. Stdout formats return exactly one artefact.
     fn export(&self, report: &Report) -> Result<Vec<Artifact>, ReportError>;
 }
 
 /// The exporter for a `--format` value on stdout.
-pub fn stdout_exporter(format: StdoutFormat) -> Box<dyn Exporter> {
+pub(crate) fn stdout_exporter(format: StdoutFormat) -> Box<dyn Exporter> {
     match format {
         StdoutFormat::Table => Box::new(table::TableExporter),
         StdoutFormat::Json => Box::new(json::JsonExporter {
@@ -125,16 +139,8 @@ impl Default for ExportManager {
 }
 
 impl ExportManager {
-    pub fn empty() -> Self {
-        ExportManager { exporters: Vec::new() }
-    }
-
-    pub fn add(&mut self, exporter: Box<dyn Exporter>) {
+    pub(crate) fn add(&mut self, exporter: Box<dyn Exporter>) {
         self.exporters.push(exporter);
-    }
-
-    pub fn names(&self) -> Vec<&'static str> {
-        self.exporters.iter().map(|e| e.name()).collect()
     }
 
     /// Render every artefact, then write them into `dir` (created if needed).
@@ -181,5 +187,7 @@ impl ExportManager {
     }
 }
 
+#[cfg(test)]
+pub(crate) mod fixture;
 #[cfg(test)]
 mod tests;

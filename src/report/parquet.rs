@@ -12,10 +12,10 @@ use polars::prelude::DataFrame;
 use super::cells::{table_cells, Cell, Kind};
 use super::{Artifact, Exporter, Report, ReportError};
 
-pub struct ParquetExporter;
+pub(crate) struct ParquetExporter;
 
 /// `df` as one arrow record batch.
-pub fn record_batch(df: &DataFrame) -> Result<RecordBatch, ReportError> {
+pub(crate) fn record_batch(df: &DataFrame) -> Result<RecordBatch, ReportError> {
     let cols = table_cells(df)?;
     let mut fields = Vec::with_capacity(cols.len());
     let mut arrays: Vec<ArrayRef> = Vec::with_capacity(cols.len());
@@ -65,7 +65,7 @@ pub fn record_batch(df: &DataFrame) -> Result<RecordBatch, ReportError> {
 }
 
 /// `df` as parquet file bytes.
-pub fn parquet_bytes(df: &DataFrame) -> Result<Vec<u8>, ReportError> {
+pub(crate) fn parquet_bytes(df: &DataFrame) -> Result<Vec<u8>, ReportError> {
     let batch = record_batch(df)?;
     let mut bytes = Vec::new();
     let mut w =
@@ -76,10 +76,6 @@ pub fn parquet_bytes(df: &DataFrame) -> Result<Vec<u8>, ReportError> {
 }
 
 impl Exporter for ParquetExporter {
-    fn name(&self) -> &'static str {
-        "parquet"
-    }
-
     fn export(&self, report: &Report) -> Result<Vec<Artifact>, ReportError> {
         Ok(vec![Artifact {
             file_name: "frames.parquet".into(),

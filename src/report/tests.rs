@@ -1,34 +1,29 @@
 //! The exporters end to end on a hand-made analysis: frames table → summary →
 //! table / json / csv on stdout and the `--out` files.
 
+use super::fixture::Analysed;
 use super::*;
-use crate::frames::{FrameAnalysis, FrameRow, FrameWhy};
-use crate::metrics::{self, AppFilter, MetricsOptions};
+use crate::frames::{FramePart, FrameRow, FrameWhy, Phase, VsyncSource};
+use crate::metrics::AppFilter;
 use crate::model::Trace;
+use crate::testutil::{frame, I60};
 
-fn analysis() -> (Trace, FrameAnalysis) {
+/// com.a: frames at 0 and 100 ms costing 5 and 60 ms (the second with a
+/// why); com.b: one 5 ms frame at 0.
+fn analysis() -> (Trace, Vec<FrameRow>, Vec<FrameWhy>) {
     let mut trace = Trace::default();
     trace.meta.path = "t.pftrace".into();
     trace.meta.packets = 42;
     trace.meta.first_ts = Some(0);
     trace.meta.last_ts = Some(2_000_000_000);
     trace.meta.warnings = vec!["something odd".into()];
-    let i = 16_666_667;
     let mk = |pid: i32, name: &str, k: i64, cost: i64| FrameRow {
         process: Some(name.into()),
-        pid,
-        tid: pid,
-        ts: k * 100_000_000,
-        do_frame_dur: cost,
-        vsync_ts: Some(k * 100_000_000),
-        vsync_source: Some(crate::frames::VsyncSource::Estimated),
-        frame_interval_ns: i,
-        refresh_hz: 1e9 / i as f64,
-        frame_cost_ns: cost,
-        dropped_frames: cost / i,
-        drop_level: crate::frames::DropLevel::from_dropped(cost / i),
+        vsync_source: Some(VsyncSource::Estimated),
         layer_name: Some(format!("{name}/{name}.Main#1")),
-        ..Default::default()
+        // No RenderThread.
+        draw_frame_count: 0,
+        ..frame(pid, k * 100_000_000, I60, cost)
     };
     let rows = vec![
         mk(1, "com.a", 0, 5_000_000),
@@ -37,37 +32,21 @@ fn analysis() -> (Trace, FrameAnalysis) {
     ];
     let why = vec![FrameWhy {
         frame_index: 1,
-        dominant_phase: crate::frames::FramePart::Phase(crate::frames::Phase::Traversal),
+        dominant_phase: FramePart::Phase(Phase::Traversal),
         dominant_phase_ns: 50_000_000,
         longest_slice: Some("inflate".into()),
         longest_slice_ns: Some(45_000_000),
         blockers: vec![],
         thread_state: None,
     }];
-    (
-        trace,
-        FrameAnalysis {
-            rows,
-            why,
-            quality: Default::default(),
-        },
-    )
+    (trace, rows, why)
 }
 
 fn with_report<T>(filter: AppFilter, f: impl FnOnce(&Report) -> T) -> T {
-    let (trace, a) = analysis();
-    let frames = metrics::frames_table(&trace, &a, &filter).unwrap();
-    let apps = metrics::summarize(&frames, &a.why, &MetricsOptions::default()).unwrap();
-    let warnings = trace.meta.warnings.clone();
-    let report = Report {
-        meta: &trace.meta,
-        span_ns: trace.span_ns(),
-        apps: &apps,
-        frames: &frames,
-        quality: &a.quality,
-        warnings: &warnings,
-    };
-    f(&report)
+    let (trace, rows, why) = analysis();
+    let mut a = Analysed::new(trace, rows, why, &filter);
+    a.warnings = a.trace.meta.warnings.clone();
+    f(&a.report())
 }
 
 #[test]
@@ -196,9 +175,6 @@ fn out_dir_files_and_errors() {
 fn exporters_are_pluggable() {
     struct Hello;
     impl Exporter for Hello {
-        fn name(&self) -> &'static str {
-            "hello"
-        }
         fn export(&self, r: &Report) -> Result<Vec<Artifact>, ReportError> {
             Ok(vec![Artifact {
                 file_name: "hello.txt".into(),
@@ -207,9 +183,8 @@ fn exporters_are_pluggable() {
         }
     }
     let dir = tempfile::tempdir().unwrap();
-    let mut m = ExportManager::empty();
+    let mut m = ExportManager { exporters: Vec::new() };
     m.add(Box::new(Hello));
-    assert_eq!(m.names(), ["hello"]);
     with_report(AppFilter::All, |r| m.write(dir.path(), r).unwrap());
     assert_eq!(std::fs::read_to_string(dir.path().join("hello.txt")).unwrap(), "2 apps");
 }

@@ -53,12 +53,12 @@ fn layout(f: &FontRef<'static>, size: f64, text: &str) -> Laid {
 }
 
 /// `BitMapBackend` with correct text (see the module doc).
-pub struct ChartBackend<'a> {
+pub(crate) struct ChartBackend<'a> {
     inner: BitMapBackend<'a>,
 }
 
 impl<'a> ChartBackend<'a> {
-    pub fn with_buffer(buf: &'a mut [u8], size: (u32, u32)) -> Self {
+    pub(crate) fn with_buffer(buf: &'a mut [u8], size: (u32, u32)) -> Self {
         ChartBackend {
             inner: BitMapBackend::with_buffer(buf, size),
         }

@@ -9,10 +9,11 @@ use polars::prelude::{DataFrame, PolarsError};
 
 use crate::frames::{DropLevel, FramePart};
 use crate::metrics::{sql, AppSummary, Percentiles};
+use crate::report::format::{app_name, fmt_hz, fmt_rates, ns_to_ms, secs_since};
 
 /// Stack segments of a frame bar, bottom to top: the start jitter (vsync to
 /// doFrame start), the doFrame phases, the rest of doFrame, then RenderThread.
-pub const SEGMENTS: [&str; 8] = [
+pub(crate) const SEGMENTS: [&str; 8] = [
     "start jitter",
     "input",
     "animation",
@@ -24,20 +25,19 @@ pub const SEGMENTS: [&str; 8] = [
 ];
 
 /// Index of the first phase in [`SEGMENTS`] that runs inside doFrame.
-pub const FIRST_PHASE: usize = 1;
+pub(crate) const FIRST_PHASE: usize = 1;
 /// Index of "other doFrame work".
-pub const OTHER: usize = 6;
+pub(crate) const OTHER: usize = 6;
 /// Index of the RenderThread segment.
-pub const RENDER: usize = 7;
+pub(crate) const RENDER: usize = 7;
 
 /// A gap of at least this long between one frame's end and the next frame's
 /// vsync, with no frame pending, is shown as idle on the FPS chart.
-pub const IDLE_GAP_NS: i64 = 100_000_000;
-
+pub(crate) const IDLE_GAP_NS: i64 = 100_000_000;
 
 /// One frame of one app, as the charts need it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Frame {
+pub(crate) struct Frame {
     pub frame_index: i64,
     pub frame_id: Option<i64>,
     pub ts: i64,
@@ -57,12 +57,8 @@ pub struct Frame {
 }
 
 impl Frame {
-    /// Height of the UI-thread part of the bar (start jitter + doFrame).
-    pub fn ui_ns(&self) -> i64 {
-        self.segments[..RENDER].iter().sum()
-    }
     /// Height of the whole bar.
-    pub fn total_ns(&self) -> i64 {
+    pub(crate) fn total_ns(&self) -> i64 {
         self.segments.iter().sum()
     }
     /// Where the frame's own work ends: RenderThread end or doFrame end.
@@ -75,7 +71,7 @@ impl Frame {
 /// Stack segments of a frame from its frames-table values. The start jitter
 /// is `ts − vsync_ts` clamped at 0; a phase that did not run is 0; "other" is
 /// the part of doFrame outside the five phases (never negative).
-pub fn segments(
+pub(crate) fn segments(
     jitter_ns: Option<i64>,
     phases: [Option<i64>; 5],
     do_frame_dur: i64,
@@ -95,7 +91,7 @@ pub fn segments(
 }
 
 /// The frames of process `pid` in the frames table, in start order.
-pub fn app_frames(frames: &DataFrame, pid: i32) -> Result<Vec<Frame>, PolarsError> {
+pub(crate) fn app_frames(frames: &DataFrame, pid: i32) -> Result<Vec<Frame>, PolarsError> {
     let i = |c: &str| sql::i64s(frames, c);
     let pids = i("pid")?;
     let (idx, id, ts, vsync, interval, dur, cost, dropped) = (
@@ -157,25 +153,18 @@ pub fn app_frames(frames: &DataFrame, pid: i32) -> Result<Vec<Frame>, PolarsErro
 }
 
 /// "60 Hz", or "60/120 Hz" when the app ran at several rates (rounded to 1 Hz).
-pub fn refresh_label(frames: &[Frame], fallback_hz: f64) -> String {
-    let mut rates: Vec<i64> = frames
-        .iter()
-        .filter(|f| f.interval_ns > 0)
-        .map(|f| (1e9 / f.interval_ns as f64).round() as i64)
-        .collect();
-    rates.sort_unstable();
-    rates.dedup();
-    if rates.is_empty() {
-        return format!("{:.0} Hz", fallback_hz);
-    }
-    format!(
-        "{} Hz",
-        rates.iter().map(|r| r.to_string()).collect::<Vec<_>>().join("/")
+pub(crate) fn refresh_label(frames: &[Frame], fallback_hz: f64) -> String {
+    fmt_rates(
+        frames
+            .iter()
+            .filter(|f| f.interval_ns > 0)
+            .map(|f| 1e9 / f.interval_ns as f64),
     )
+    .unwrap_or_else(|| fmt_hz(fallback_hz))
 }
 
 /// The frame interval most frames ran at (the smallest on a tie); 0 without frames.
-pub fn common_interval(frames: &[Frame]) -> i64 {
+pub(crate) fn common_interval(frames: &[Frame]) -> i64 {
     let mut counts: std::collections::BTreeMap<i64, usize> = std::collections::BTreeMap::new();
     for f in frames {
         *counts.entry(f.interval_ns).or_default() += 1;
@@ -190,20 +179,12 @@ pub fn common_interval(frames: &[Frame]) -> i64 {
         .unwrap_or(0)
 }
 
-/// The app's display name.
-pub fn app_name(app: &AppSummary) -> String {
-    match &app.process {
-        Some(p) => p.clone(),
-        None => format!("pid {}", app.pid),
-    }
-}
-
 // ---------------------------------------------------------------------------
 // 1. Frame timeline
 
 /// The frames drawn as bars on the timeline.
 #[derive(Debug, Clone, PartialEq)]
-pub struct TimelineData {
+pub(crate) struct TimelineData {
     /// 0-based position in the app's frames of the first bar.
     pub start: usize,
     pub total_frames: usize,
@@ -214,7 +195,7 @@ pub struct TimelineData {
 
 /// Start of the `width` consecutive frames with the most dropped frames
 /// (ties: the larger Σ frame_cost_ns, then the earliest).
-pub fn worst_window(frames: &[Frame], width: usize) -> usize {
+pub(crate) fn worst_window(frames: &[Frame], width: usize) -> usize {
     if width == 0 || frames.len() <= width {
         return 0;
     }
@@ -237,7 +218,7 @@ pub fn worst_window(frames: &[Frame], width: usize) -> usize {
 }
 
 /// All frames when they fit in `max_bars`, else the worst window of `max_bars`.
-pub fn timeline(frames: &[Frame], max_bars: usize) -> TimelineData {
+pub(crate) fn timeline(frames: &[Frame], max_bars: usize) -> TimelineData {
     let zoomed = frames.len() > max_bars;
     let start = if zoomed { worst_window(frames, max_bars) } else { 0 };
     let end = if zoomed { start + max_bars } else { frames.len() };
@@ -253,7 +234,7 @@ pub fn timeline(frames: &[Frame], max_bars: usize) -> TimelineData {
 // 2. Frame cost distribution
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Bucket {
+pub(crate) struct Bucket {
     /// "1", "2", …, "10–24", "≥43".
     pub label: String,
     /// Vsync intervals the frame took (dropped_frames + 1): first and last
@@ -264,7 +245,7 @@ pub struct Bucket {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Distribution {
+pub(crate) struct Distribution {
     pub buckets: Vec<Bucket>,
     /// Sorted frame costs in ms with the fraction of frames at or below: the CDF steps.
     pub cdf: Vec<(f64, f64)>,
@@ -278,7 +259,7 @@ pub struct Distribution {
 /// n for 1 … 9 (BEST and NORMAL), then one per remaining Matrix level —
 /// 10–24 (MIDDLE), 25–42 (HIGH), ≥ 43 (FROZEN) — so every bucket holds
 /// one level and the layout is the same in every report.
-pub const BUCKETS: [(i64, Option<i64>); 12] = [
+pub(crate) const BUCKETS: [(i64, Option<i64>); 12] = [
     (1, Some(1)),
     (2, Some(2)),
     (3, Some(3)),
@@ -296,7 +277,7 @@ pub const BUCKETS: [(i64, Option<i64>); 12] = [
 /// Frames per bucket of [`BUCKETS`] (each frame on its own interval); the
 /// CDF of `frame_cost_ns`; the app's nearest-rank percentiles (the same
 /// numbers as the summary).
-pub fn distribution(frames: &[Frame], pct: &Percentiles) -> Distribution {
+pub(crate) fn distribution(frames: &[Frame], pct: &Percentiles) -> Distribution {
     let mut buckets: Vec<Bucket> = BUCKETS
         .iter()
         .map(|&(lo, hi)| Bucket {
@@ -325,7 +306,7 @@ pub fn distribution(frames: &[Frame], pct: &Percentiles) -> Distribution {
     let cdf = costs
         .iter()
         .enumerate()
-        .map(|(i, &c)| (c as f64 / 1e6, (i + 1) as f64 / total))
+        .map(|(i, &c)| (ns_to_ms(c), (i + 1) as f64 / total))
         .collect();
     Distribution {
         buckets,
@@ -341,7 +322,7 @@ pub fn distribution(frames: &[Frame], pct: &Percentiles) -> Distribution {
 // 3. FPS over time
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct FpsData {
+pub(crate) struct FpsData {
     /// (start s, end s, fps) per 1 s wall-time window (`fps_wall_timeline`).
     pub windows: Vec<(f64, f64, f64)>,
     pub refresh_hz: f64,
@@ -353,15 +334,11 @@ pub struct FpsData {
     pub span: (f64, f64),
 }
 
-fn secs(ts: i64, origin_ts: i64) -> f64 {
-    (ts - origin_ts) as f64 / 1e9
-}
-
 /// Idle gaps of one app: from the end of a frame's work (doFrame or RenderThread,
 /// whichever is later) to the next frame's vsync (its start when there is no
 /// vsync), when at least [`IDLE_GAP_NS`]. A main thread busy outside a frame
 /// delays the next frame after its vsync, so that time is not counted as idle.
-pub fn idle_gaps(frames: &[Frame]) -> Vec<(i64, i64)> {
+pub(crate) fn idle_gaps(frames: &[Frame]) -> Vec<(i64, i64)> {
     let mut out = Vec::new();
     let mut busy_until = i64::MIN;
     for (k, f) in frames.iter().enumerate() {
@@ -374,15 +351,15 @@ pub fn idle_gaps(frames: &[Frame]) -> Vec<(i64, i64)> {
     out
 }
 
-pub fn fps(app: &AppSummary, frames: &[Frame], origin_ts: i64) -> FpsData {
+pub(crate) fn fps(app: &AppSummary, frames: &[Frame], origin_ts: i64) -> FpsData {
     FpsData {
         windows: app
             .fps_wall_timeline
             .iter()
             .map(|w| {
                 (
-                    secs(w.start_ts, origin_ts),
-                    secs(w.start_ts, origin_ts) + w.seconds,
+                    secs_since(w.start_ts, origin_ts),
+                    secs_since(w.start_ts, origin_ts) + w.seconds,
                     w.fps,
                 )
             })
@@ -390,14 +367,17 @@ pub fn fps(app: &AppSummary, frames: &[Frame], origin_ts: i64) -> FpsData {
         refresh_hz: app.refresh_hz,
         idle: idle_gaps(frames)
             .into_iter()
-            .map(|(a, b)| (secs(a, origin_ts), secs(b, origin_ts)))
+            .map(|(a, b)| (secs_since(a, origin_ts), secs_since(b, origin_ts)))
             .collect(),
         janky: frames
             .iter()
             .filter(|f| f.dropped_frames >= 1)
-            .map(|f| (secs(f.ts, origin_ts), f.level, f.dropped_frames))
+            .map(|f| (secs_since(f.ts, origin_ts), f.level, f.dropped_frames))
             .collect(),
-        span: (secs(app.first_ts, origin_ts), secs(app.wall_end_ts, origin_ts)),
+        span: (
+            secs_since(app.first_ts, origin_ts),
+            secs_since(app.wall_end_ts, origin_ts),
+        ),
     }
 }
 
@@ -405,7 +385,7 @@ pub fn fps(app: &AppSummary, frames: &[Frame], origin_ts: i64) -> FpsData {
 // 4. Drop levels
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct LevelGroup {
+pub(crate) struct LevelGroup {
     pub name: String,
     pub frames: i64,
     /// Frames per level (BEST … FROZEN).
@@ -417,7 +397,7 @@ pub struct LevelGroup {
 /// The app as a whole, then its scenes with the most frames (at most
 /// `max_groups` groups in all; the rest of the scenes are summed into
 /// "other scenes").
-pub fn drop_levels(app: &AppSummary, max_groups: usize) -> Vec<LevelGroup> {
+pub(crate) fn drop_levels(app: &AppSummary, max_groups: usize) -> Vec<LevelGroup> {
     let mut out = vec![LevelGroup {
         name: "all frames".into(),
         frames: app.frames,
@@ -464,7 +444,7 @@ pub fn drop_levels(app: &AppSummary, max_groups: usize) -> Vec<LevelGroup> {
 }
 
 /// One group per app, in report order.
-pub fn apps_drop_levels(apps: &[AppSummary]) -> Vec<LevelGroup> {
+pub(crate) fn apps_drop_levels(apps: &[AppSummary]) -> Vec<LevelGroup> {
     apps.iter()
         .map(|a| LevelGroup {
             name: app_name(a),
@@ -479,7 +459,7 @@ pub fn apps_drop_levels(apps: &[AppSummary]) -> Vec<LevelGroup> {
 // 5. Janky frames and why
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct JankyRow {
+pub(crate) struct JankyRow {
     pub frame: Frame,
     /// Start, s from the origin.
     pub t: f64,
@@ -491,14 +471,14 @@ pub struct JankyRow {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct JankyData {
+pub(crate) struct JankyData {
     /// The app's worst frames (worst first), as the summary lists them.
     pub rows: Vec<JankyRow>,
     /// Frames of the app with at least one dropped frame.
     pub janky_frames: usize,
 }
 
-pub fn janky(app: &AppSummary, frames: &[Frame], origin_ts: i64) -> JankyData {
+pub(crate) fn janky(app: &AppSummary, frames: &[Frame], origin_ts: i64) -> JankyData {
     let rows = app
         .worst_frames
         .iter()
@@ -506,7 +486,7 @@ pub fn janky(app: &AppSummary, frames: &[Frame], origin_ts: i64) -> JankyData {
             let f = frames.iter().find(|f| f.frame_index == w.frame_index as i64)?;
             Some(JankyRow {
                 frame: f.clone(),
-                t: secs(f.ts, origin_ts),
+                t: secs_since(f.ts, origin_ts),
                 dominant_phase: w.why.as_ref().map(|y| y.dominant_phase),
                 dominant_ns: w.why.as_ref().map(|y| y.dominant_phase_ns),
                 longest_slice: w.why.as_ref().and_then(|y| y.longest_slice.clone()),
@@ -525,7 +505,7 @@ pub fn janky(app: &AppSummary, frames: &[Frame], origin_ts: i64) -> JankyData {
 // 6. FrameTimeline present times
 
 /// Colour classes of `present_type`.
-pub const PRESENT_CLASSES: [&str; 5] = [
+pub(crate) const PRESENT_CLASSES: [&str; 5] = [
     "On-time Present",
     "Late Present",
     "Early Present",
@@ -533,14 +513,14 @@ pub const PRESENT_CLASSES: [&str; 5] = [
     "other",
 ];
 
-pub fn present_class(present_type: Option<&str>) -> usize {
+pub(crate) fn present_class(present_type: Option<&str>) -> usize {
     present_type
         .and_then(|p| PRESENT_CLASSES[..4].iter().position(|c| *c == p))
         .unwrap_or(4)
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct PresentPoint {
+pub(crate) struct PresentPoint {
     /// Present time (actual_end), s from the origin.
     pub t: f64,
     /// Present − previous present, when the two frames were back to back:
@@ -556,7 +536,7 @@ pub struct PresentPoint {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct PresentData {
+pub(crate) struct PresentData {
     pub points: Vec<PresentPoint>,
     /// The app's smallest frame interval.
     pub interval_ns: i64,
@@ -564,7 +544,7 @@ pub struct PresentData {
 
 /// Present intervals and overrun of the frames that have a FrameTimeline
 /// match, in present order; None when no frame has one.
-pub fn present(frames: &[Frame], interval_ns: i64, origin_ts: i64) -> Option<PresentData> {
+pub(crate) fn present(frames: &[Frame], interval_ns: i64, origin_ts: i64) -> Option<PresentData> {
     let mut with: Vec<&Frame> = frames.iter().filter(|f| f.actual_end.is_some()).collect();
     if with.is_empty() {
         return None;
@@ -582,7 +562,7 @@ pub fn present(frames: &[Frame], interval_ns: i64, origin_ts: i64) -> Option<Pre
                 .map(|(p_end, _, _)| (end - p_end).max(0));
             prev = Some((end, vsync, f.interval_ns));
             PresentPoint {
-                t: secs(end, origin_ts),
+                t: secs_since(end, origin_ts),
                 interval_ns,
                 overrun_ns: f.overrun_ns,
                 class: present_class(f.present_type.as_deref()),
@@ -600,7 +580,7 @@ pub fn present(frames: &[Frame], interval_ns: i64, origin_ts: i64) -> Option<Pre
 /// rest (taller values are drawn clipped and labelled), and at least
 /// 2.2 × interval so the 2× budget line is always on the chart; plus 8 %
 /// headroom.
-pub fn y_cap(values: &[f64], interval_ms: f64) -> f64 {
+pub(crate) fn y_cap(values: &[f64], interval_ms: f64) -> f64 {
     let mut s: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
     s.sort_by(f64::total_cmp);
     let max = s.last().copied().unwrap_or(0.0);

@@ -3,25 +3,27 @@
 //! levels per scene, the janky frames with their why and, when the trace has
 //! FrameTimeline, present intervals and overrun; plus drop levels per app when
 //! there are several apps. [`data`] computes the numbers, [`draw`] draws them
-//! with plotters on a bitmap, and this module encodes PNGs (in parallel) and
-//! names the files. Text uses the embedded DejaVu Sans ([`style`]).
+//! with plotters on a bitmap (text through [`backend`], in the embedded
+//! DejaVu Sans of [`style`]), and this module plans the charts, encodes the
+//! PNGs (in parallel), names the files and owns the [`ChartsExporter`].
 
 use rayon::prelude::*;
 
+use super::format::{app_name, app_slug};
 use super::{Artifact, Exporter, Report, ReportError};
 use crate::metrics::AppSummary;
 
-pub mod backend;
-pub mod data;
-pub mod draw;
-pub mod style;
+mod backend;
+pub(crate) mod data;
+mod draw;
+mod style;
 
 use data::Frame;
 use draw::Heading;
 
 /// Which chart.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ChartKind {
+pub(crate) enum ChartKind {
     Timeline,
     Distribution,
     Fps,
@@ -34,7 +36,7 @@ pub enum ChartKind {
 
 impl ChartKind {
     /// File name part.
-    pub fn slug(self) -> &'static str {
+    pub(crate) fn slug(self) -> &'static str {
         match self {
             ChartKind::Timeline => "timeline",
             ChartKind::Distribution => "distribution",
@@ -46,7 +48,7 @@ impl ChartKind {
         }
     }
     /// What the chart shows, for headings and alt text.
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             ChartKind::Timeline => "Frame timeline",
             ChartKind::Distribution => "Frame cost distribution",
@@ -61,7 +63,7 @@ impl ChartKind {
 
 /// One rendered chart.
 #[derive(Debug, Clone)]
-pub struct Chart {
+pub(crate) struct Chart {
     pub kind: ChartKind,
     /// The app's pid; None for charts over all apps.
     pub pid: Option<i32>,
@@ -73,7 +75,7 @@ pub struct Chart {
 }
 
 #[derive(Debug, Clone)]
-pub struct ChartOptions {
+pub(crate) struct ChartOptions {
     /// Apps that get their own charts (most frames first).
     pub max_apps: usize,
     /// Bars on the frame timeline; longer traces show the worst window.
@@ -96,26 +98,8 @@ impl Default for ChartOptions {
     }
 }
 
-/// `com.example.app-4242`: the file-name prefix of an app's charts.
-pub fn app_slug(app: &AppSummary) -> String {
-    let name: String = app
-        .process
-        .as_deref()
-        .unwrap_or("pid")
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    format!("{name}-{}", app.pid)
-}
-
 /// Encode an RGB buffer as PNG.
-pub fn encode_png(rgb: &[u8], width: u32, height: u32) -> Result<Vec<u8>, String> {
+pub(crate) fn encode_png(rgb: &[u8], width: u32, height: u32) -> Result<Vec<u8>, String> {
     let mut out = Vec::with_capacity(rgb.len() / 8);
     let mut enc = png::Encoder::new(&mut out, width, height);
     enc.set_color(png::ColorType::Rgb);
@@ -128,7 +112,11 @@ pub fn encode_png(rgb: &[u8], width: u32, height: u32) -> Result<Vec<u8>, String
 }
 
 /// Draw with `f` on a white `width`×`height` bitmap and return the PNG.
-pub fn render_png(width: u32, height: u32, f: impl FnOnce(&style::Area) -> style::DResult) -> Result<Vec<u8>, String> {
+pub(crate) fn render_png(
+    width: u32,
+    height: u32,
+    f: impl FnOnce(&style::Area) -> style::DResult,
+) -> Result<Vec<u8>, String> {
     style::register_font()?;
     let mut buf = vec![255u8; width as usize * height as usize * 3];
     {
@@ -181,18 +169,10 @@ impl Planned {
     }
 }
 
-/// Where chart times start: the trace start, else the first frame shown.
-fn origin(report: &Report) -> i64 {
-    report
-        .meta
-        .first_ts
-        .unwrap_or_else(|| report.apps.iter().map(|a| a.first_ts).min().unwrap_or(0))
-}
-
 fn plan_app(app: &AppSummary, frames: &[Frame], origin_ts: i64, o: &ChartOptions) -> Vec<Planned> {
     let slug = app_slug(app);
     let h = Heading {
-        app: data::app_name(app),
+        app: app_name(app),
         refresh: data::refresh_label(frames, app.refresh_hz),
     };
     let mut out = Vec::new();
@@ -246,8 +226,8 @@ fn plan_app(app: &AppSummary, frames: &[Frame], origin_ts: i64, o: &ChartOptions
 }
 
 /// Render every chart of the report (see the module doc), in report order.
-pub fn render_charts(report: &Report, o: &ChartOptions) -> Result<Vec<Chart>, ReportError> {
-    let origin_ts = origin(report);
+pub(crate) fn render_charts(report: &Report, o: &ChartOptions) -> Result<Vec<Chart>, ReportError> {
+    let origin_ts = report.origin_ts();
     let mut plan = Vec::new();
     for app in report.apps.iter().take(o.max_apps) {
         let frames = data::app_frames(report.frames, app.pid)?;
@@ -270,25 +250,34 @@ pub fn render_charts(report: &Report, o: &ChartOptions) -> Result<Vec<Chart>, Re
     plan.into_par_iter().map(Planned::render).collect()
 }
 
-/// `charts/*.png` alone.
+/// `charts/*.png`. The HTML exporter draws through it too, so the charts
+/// are drawn once for both the files and the page.
 #[derive(Default)]
-pub struct ChartsExporter {
+pub(crate) struct ChartsExporter {
     pub options: ChartOptions,
 }
 
-impl Exporter for ChartsExporter {
-    fn name(&self) -> &'static str {
-        "charts"
+impl ChartsExporter {
+    /// Draw every chart of the report ([`render_charts`]).
+    pub(crate) fn draw(&self, report: &Report) -> Result<Vec<Chart>, ReportError> {
+        render_charts(report, &self.options)
     }
 
-    fn export(&self, report: &Report) -> Result<Vec<Artifact>, ReportError> {
-        Ok(render_charts(report, &self.options)?
+    /// The charts as `charts/*.png` artefacts, in report order.
+    pub(crate) fn artifacts(charts: Vec<Chart>) -> Vec<Artifact> {
+        charts
             .into_iter()
             .map(|c| Artifact {
                 file_name: c.file_name,
                 bytes: c.png,
             })
-            .collect())
+            .collect()
+    }
+}
+
+impl Exporter for ChartsExporter {
+    fn export(&self, report: &Report) -> Result<Vec<Artifact>, ReportError> {
+        Ok(Self::artifacts(self.draw(report)?))
     }
 }
 

@@ -12,17 +12,17 @@ use plotters::style::{FontStyle, TextStyle};
 
 /// DejaVu Sans (Bitstream Vera licence, see src/report/fonts/LICENSE): charts
 /// must render text on machines without any system font.
-pub const FONT_BYTES: &[u8] = include_bytes!("../fonts/DejaVuSans.ttf");
+pub(crate) const FONT_BYTES: &[u8] = include_bytes!("../fonts/DejaVuSans.ttf");
 
 /// The family name every chart asks for.
-pub const FAMILY: &str = "sans-serif";
+pub(crate) const FAMILY: &str = "sans-serif";
 
-pub type Area<'a> = DrawingArea<super::backend::ChartBackend<'a>, Shift>;
-pub type DrawError = Box<dyn std::error::Error + Send + Sync>;
-pub type DResult<T = ()> = Result<T, DrawError>;
+pub(crate) type Area<'a> = DrawingArea<super::backend::ChartBackend<'a>, Shift>;
+pub(crate) type DrawError = Box<dyn std::error::Error + Send + Sync>;
+pub(crate) type DResult<T = ()> = Result<T, DrawError>;
 
 /// Register the embedded font once per process under [`FAMILY`].
-pub fn register_font() -> Result<(), String> {
+pub(crate) fn register_font() -> Result<(), String> {
     static DONE: OnceLock<Result<(), String>> = OnceLock::new();
     DONE.get_or_init(|| {
         plotters::style::register_font(FAMILY, FontStyle::Normal, FONT_BYTES)
@@ -31,19 +31,19 @@ pub fn register_font() -> Result<(), String> {
     .clone()
 }
 
-pub const INK: RGBColor = RGBColor(33, 33, 33);
-pub const MUTED: RGBColor = RGBColor(100, 100, 100);
-pub const GRID: RGBColor = RGBColor(225, 225, 225);
+pub(crate) const INK: RGBColor = RGBColor(33, 33, 33);
+pub(crate) const MUTED: RGBColor = RGBColor(100, 100, 100);
+pub(crate) const GRID: RGBColor = RGBColor(225, 225, 225);
 /// Idle periods: grey at [`IDLE_ALPHA`] over whatever is below.
-pub const IDLE_SHADE: RGBColor = RGBColor(120, 120, 120);
-pub const IDLE_ALPHA: f64 = 0.22;
-pub const BUDGET_1X: RGBColor = RGBColor(46, 125, 50);
-pub const BUDGET_2X: RGBColor = RGBColor(198, 40, 40);
-pub const FPS_LINE: RGBColor = RGBColor(31, 119, 180);
-pub const REFRESH: RGBColor = RGBColor(46, 125, 50);
+pub(crate) const IDLE_SHADE: RGBColor = RGBColor(120, 120, 120);
+pub(crate) const IDLE_ALPHA: f64 = 0.22;
+pub(crate) const BUDGET_1X: RGBColor = RGBColor(46, 125, 50);
+pub(crate) const BUDGET_2X: RGBColor = RGBColor(198, 40, 40);
+pub(crate) const FPS_LINE: RGBColor = RGBColor(31, 119, 180);
+pub(crate) const REFRESH: RGBColor = RGBColor(46, 125, 50);
 
 /// Drop levels BEST … FROZEN: green to purple, darker as it gets worse.
-pub const LEVEL_COLORS: [RGBColor; 5] = [
+pub(crate) const LEVEL_COLORS: [RGBColor; 5] = [
     RGBColor(67, 160, 71),
     RGBColor(249, 168, 37),
     RGBColor(239, 108, 0),
@@ -52,7 +52,7 @@ pub const LEVEL_COLORS: [RGBColor; 5] = [
 ];
 
 /// Bar segments (see `data::SEGMENTS`): Tableau-like, distinct from the level colours.
-pub const SEGMENT_COLORS: [RGBColor; 8] = [
+pub(crate) const SEGMENT_COLORS: [RGBColor; 8] = [
     RGBColor(186, 176, 172), // start jitter
     RGBColor(176, 122, 161), // input
     RGBColor(78, 121, 167),  // animation
@@ -64,7 +64,7 @@ pub const SEGMENT_COLORS: [RGBColor; 8] = [
 ];
 
 /// `data::PRESENT_CLASSES`.
-pub const PRESENT_COLORS: [RGBColor; 5] = [
+pub(crate) const PRESENT_COLORS: [RGBColor; 5] = [
     RGBColor(67, 160, 71),
     RGBColor(211, 47, 47),
     RGBColor(31, 119, 180),
@@ -73,29 +73,29 @@ pub const PRESENT_COLORS: [RGBColor; 5] = [
 ];
 
 /// `c` at opacity `a` over white, as a plain colour (legend swatches match the fill).
-pub fn tint(c: RGBColor, a: f64) -> RGBColor {
+pub(crate) fn tint(c: RGBColor, a: f64) -> RGBColor {
     let mix = |v: u8| (v as f64 * a + 255.0 * (1.0 - a)).round() as u8;
     RGBColor(mix(c.0), mix(c.1), mix(c.2))
 }
 
-pub const TITLE_PX: u32 = 30;
-pub const SUBTITLE_PX: u32 = 19;
-pub const LEGEND_PX: u32 = 19;
-pub const AXIS_DESC_PX: u32 = 21;
-pub const TICK_PX: u32 = 18;
-pub const NOTE_PX: u32 = 16;
+pub(crate) const TITLE_PX: u32 = 30;
+pub(crate) const SUBTITLE_PX: u32 = 19;
+pub(crate) const LEGEND_PX: u32 = 19;
+pub(crate) const AXIS_DESC_PX: u32 = 21;
+pub(crate) const TICK_PX: u32 = 18;
+pub(crate) const NOTE_PX: u32 = 16;
 
-pub fn text(size: u32, color: &RGBColor) -> TextStyle<'static> {
+pub(crate) fn text(size: u32, color: &RGBColor) -> TextStyle<'static> {
     (FAMILY, size).into_font().color(color)
 }
 
-pub fn anchored(size: u32, color: &RGBColor, h: HPos, v: VPos) -> TextStyle<'static> {
+pub(crate) fn anchored(size: u32, color: &RGBColor, h: HPos, v: VPos) -> TextStyle<'static> {
     text(size, color).pos(Pos::new(h, v))
 }
 
 /// How a legend entry is drawn.
 #[derive(Debug, Clone, Copy)]
-pub enum Swatch {
+pub(crate) enum Swatch {
     Box(RGBColor),
     Line(RGBColor),
     Dot(RGBColor),
@@ -103,12 +103,12 @@ pub enum Swatch {
     Caption,
 }
 
-pub struct LegendItem {
+pub(crate) struct LegendItem {
     pub label: String,
     pub swatch: Swatch,
 }
 
-pub fn item(label: impl Into<String>, swatch: Swatch) -> LegendItem {
+pub(crate) fn item(label: impl Into<String>, swatch: Swatch) -> LegendItem {
     LegendItem {
         label: label.into(),
         swatch,
@@ -119,7 +119,12 @@ const PAD_X: i32 = 28;
 
 /// Draw the title, the subtitle and the legend rows at the top of `root`;
 /// return the area left for the plot.
-pub fn header<'a>(root: &Area<'a>, title: &str, subtitle: &str, legend: &[Vec<LegendItem>]) -> DResult<Area<'a>> {
+pub(crate) fn header<'a>(
+    root: &Area<'a>,
+    title: &str,
+    subtitle: &str,
+    legend: &[Vec<LegendItem>],
+) -> DResult<Area<'a>> {
     let (w, _) = root.dim_in_pixel();
     let mut y = 14;
     root.draw_text(title, &text(TITLE_PX, &INK), (PAD_X, y))?;
@@ -159,34 +164,4 @@ fn legend_row(root: &Area, items: &[LegendItem], y0: i32, max_x: i32) -> DResult
         x += need;
     }
     Ok(y - y0 + line_h)
-}
-
-/// Milliseconds for axis ticks: no decimals from 10 ms up.
-pub fn ms_tick(v: f64) -> String {
-    if v.abs() >= 10.0 || v == 0.0 {
-        format!("{v:.0}")
-    } else {
-        format!("{v:.1}")
-    }
-}
-
-/// Shorten a label to `max` characters, keeping its start (slice names say
-/// what they are first: `VRI[Main]-relayoutWindow#first=true/…`).
-pub fn shorten_head(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        return s.to_string();
-    }
-    let head: String = s.chars().take(max - 1).collect();
-    format!("{head}…")
-}
-
-/// Shorten a label to `max` characters, keeping its end (where activity and
-/// class names differ) behind an ellipsis.
-pub fn shorten(s: &str, max: usize) -> String {
-    let n = s.chars().count();
-    if n <= max {
-        return s.to_string();
-    }
-    let tail: String = s.chars().skip(n - (max - 1)).collect();
-    format!("…{tail}")
 }

@@ -1,16 +1,14 @@
 //! Chart data checked exactly against hand-computed values, and every chart
-//! rendered from a hand-made analysis: valid PNG, the planned size, real
-//! content (pixel variance, the palette colours it must show, text drawn).
+//! rendered from a hand-made analysis (`report::fixture::two_apps`): valid
+//! PNG, the planned size, real content (pixel variance, the palette colours
+//! it must show, text drawn).
 
 use super::data::*;
 use super::*;
-use crate::frames::{FrameAnalysis, FrameRow, FrameWhy};
-use crate::metrics::{self, AppFilter, MetricsOptions, Percentiles};
+use crate::metrics::{self, AppFilter, Percentiles};
 use crate::model::Trace;
-use polars::prelude::DataFrame;
-
-pub(crate) const I: i64 = 16_666_667;
-const MS: i64 = 1_000_000;
+use crate::report::fixture::{two_apps, Analysed};
+use crate::testutil::{app_frame, I60 as I, MS};
 
 /// A frame as `data` sees it, for the data tests.
 fn frame(ts: i64, cost: i64) -> Frame {
@@ -30,128 +28,6 @@ fn frame(ts: i64, cost: i64) -> Frame {
         actual_end: None,
         overrun_ns: None,
         present_type: None,
-    }
-}
-
-/// One frames-table row of the fixture app.
-pub(crate) fn row(pid: i32, name: &str, ts: i64, cost: i64, k: i64) -> FrameRow {
-    let jitter = MS;
-    let dur = cost - jitter;
-    let d = cost / I;
-    FrameRow {
-        process: Some(name.into()),
-        pid,
-        tid: pid,
-        thread: Some("main".into()),
-        frame_id: Some(1000 + k),
-        ts,
-        do_frame_dur: dur,
-        vsync_ts: Some(ts - jitter),
-        vsync_source: Some(crate::frames::VsyncSource::FrameTimeline),
-        frame_interval_ns: I,
-        refresh_hz: 1e9 / I as f64,
-        jitter_ns: Some(jitter),
-        input_dur: (k % 2 == 0).then_some(MS / 2),
-        animation_dur: Some(MS),
-        traversal_dur: Some(dur - 3 * MS),
-        commit_dur: Some(MS),
-        frame_cost_ns: cost,
-        dropped_frames: d,
-        drop_level: crate::frames::DropLevel::from_dropped(d),
-        draw_frame_ts: Some(ts + dur),
-        draw_frame_dur: Some(3 * MS),
-        draw_frame_count: 1,
-        actual_end: (k >= 20).then_some(ts + dur + 10 * MS),
-        expected_end: (k >= 20).then_some(ts - jitter + 2 * I),
-        overrun_ns: (k >= 20).then_some(dur + 10 * MS + jitter - 2 * I),
-        present_type: (k >= 20).then(|| {
-            if dur + 10 * MS + jitter > 2 * I {
-                "Late Present"
-            } else {
-                "On-time Present"
-            }
-            .into()
-        }),
-        jank_type: (k >= 20).then(|| if d >= 1 { "App Deadline Missed" } else { "None" }.into()),
-        layer_name: Some(format!("{name}/{name}.MainActivity#0")),
-        layer_count: 1,
-        ..Default::default()
-    }
-}
-
-/// The fixture: app `com.example.app` (pid 100, 40 frames 50 ms apart from
-/// 1 s, frames 35+ after a 300 ms pause; frame 10 costs 60 ms (NORMAL),
-/// frame 20 200 ms (MIDDLE), frame 25 450 ms (HIGH), the rest 6 ms;
-/// FrameTimeline from frame 20) and `com.other` (pid 200, 5 frames).
-pub(crate) struct Fixture {
-    pub trace: Trace,
-    pub analysis: FrameAnalysis,
-    pub frames: DataFrame,
-    pub apps: Vec<metrics::AppSummary>,
-    pub warnings: Vec<String>,
-}
-
-impl Fixture {
-    pub fn new() -> Fixture {
-        let mut trace = Trace::default();
-        trace.meta.path = "/traces/demo.pftrace".into();
-        trace.meta.file_size = 3 * 1024 * 1024;
-        trace.meta.first_ts = Some(500_000_000);
-        trace.meta.last_ts = Some(4_500_000_000);
-        trace.meta.android.sdk_version = Some(36);
-        trace.meta.android.device = Some("Pixel 9".into());
-        let mut rows = Vec::new();
-        for k in 0..40i64 {
-            let ts = 1_000_000_000 + k * 50 * MS + if k >= 35 { 300 * MS } else { 0 };
-            let cost = match k {
-                10 => 60 * MS,
-                20 => 200 * MS,
-                25 => 450 * MS,
-                _ => 6 * MS,
-            };
-            rows.push(row(100, "com.example.app", ts, cost, k));
-        }
-        for k in 0..5i64 {
-            rows.push(row(200, "com.other", 1_200_000_000 + k * 20 * MS, 5 * MS, k));
-        }
-        use crate::frames::{FramePart, Phase};
-        let why = [(10usize, Phase::Traversal), (20, Phase::Traversal), (25, Phase::Animation)]
-            .iter()
-            .map(|&(i, phase)| FrameWhy {
-                frame_index: i,
-                dominant_phase: FramePart::Phase(phase),
-                dominant_phase_ns: rows[i].traversal_dur.unwrap_or(0),
-                longest_slice: Some(format!("RV OnBindView {i}")),
-                longest_slice_ns: Some(rows[i].traversal_dur.unwrap_or(0) - MS),
-                blockers: vec![],
-                thread_state: None,
-            })
-            .collect();
-        let analysis = FrameAnalysis {
-            rows,
-            why,
-            quality: Default::default(),
-        };
-        let frames = metrics::frames_table(&trace, &analysis, &AppFilter::All).unwrap();
-        let apps = metrics::summarize(&frames, &analysis.why, &MetricsOptions::default()).unwrap();
-        Fixture {
-            trace,
-            analysis,
-            frames,
-            apps,
-            warnings: vec!["a warning".into()],
-        }
-    }
-
-    pub fn report(&self) -> Report<'_> {
-        Report {
-            meta: &self.trace.meta,
-            span_ns: self.trace.span_ns(),
-            apps: &self.apps,
-            frames: &self.frames,
-            quality: &self.analysis.quality,
-            warnings: &self.warnings,
-        }
     }
 }
 
@@ -177,7 +53,7 @@ fn segments_clamp_and_fill() {
 
 #[test]
 fn app_frames_reads_the_table() {
-    let fx = Fixture::new();
+    let fx = two_apps();
     let f = app_frames(&fx.frames, 100).unwrap();
     assert_eq!(f.len(), 40);
     assert!(f.windows(2).all(|w| w[0].ts < w[1].ts));
@@ -191,7 +67,11 @@ fn app_frames_reads_the_table() {
     assert_eq!(f10.level, crate::frames::DropLevel::Normal);
     // jitter 1, input 0.5, animation 1, traversal 59 − 3 = 56, commit 1, other 59 − 58.5 = 0.5, RT 3.
     assert_eq!(f10.segments, [MS, MS / 2, MS, 0, 56 * MS, MS, MS / 2, 3 * MS]);
-    assert_eq!(f10.ui_ns(), 60 * MS);
+    assert_eq!(
+        f10.segments[..RENDER].iter().sum::<i64>(),
+        60 * MS,
+        "start jitter + doFrame"
+    );
     assert_eq!(f10.total_ns(), 63 * MS);
     assert_eq!(f10.draw_end, Some(1_500_000_000 + 59 * MS + 3 * MS));
     assert_eq!(f10.actual_end, None);
@@ -227,7 +107,7 @@ fn worst_window_and_timeline() {
 
     // The fixture app with 10 bars: frames 20 (d 11) and 25 (d 26) in the window,
     // all such windows cost the same, so the earliest: frames 16–25.
-    let fx = Fixture::new();
+    let fx = two_apps();
     let t = timeline(&app_frames(&fx.frames, 100).unwrap(), 10);
     assert_eq!(t.start, 16);
 }
@@ -284,7 +164,7 @@ fn distribution_buckets_and_cdf() {
 
 #[test]
 fn fps_idle_and_janky() {
-    let fx = Fixture::new();
+    let fx = two_apps();
     let app = &fx.apps[0];
     assert_eq!(app.pid, 100);
     let frames = app_frames(&fx.frames, 100).unwrap();
@@ -313,7 +193,7 @@ fn fps_idle_and_janky() {
 
 #[test]
 fn drop_level_groups() {
-    let fx = Fixture::new();
+    let fx = two_apps();
     let app = &fx.apps[0];
     let g = drop_levels(app, 7);
     // One scene holding every frame: only the total.
@@ -353,7 +233,7 @@ fn drop_level_groups() {
 
 #[test]
 fn janky_rows_follow_worst_frames() {
-    let fx = Fixture::new();
+    let fx = two_apps();
     let app = &fx.apps[0];
     let frames = app_frames(&fx.frames, 100).unwrap();
     let j = janky(app, &frames, 500_000_000);
@@ -361,7 +241,14 @@ fn janky_rows_follow_worst_frames() {
     let got: Vec<(i64, f64, Option<&str>, Option<i64>)> = j
         .rows
         .iter()
-        .map(|r| (r.frame.frame_index, r.t, r.dominant_phase.map(crate::frames::FramePart::as_str), r.longest_ns))
+        .map(|r| {
+            (
+                r.frame.frame_index,
+                r.t,
+                r.dominant_phase.map(crate::frames::FramePart::as_str),
+                r.longest_ns,
+            )
+        })
         .collect();
     assert_eq!(
         got,
@@ -439,13 +326,6 @@ fn scales_and_labels() {
     assert_eq!(refresh_label(&[], 90.0), "90 Hz");
     assert_eq!(present_class(Some("Dropped Frame")), 3);
     assert_eq!(present_class(None), 4);
-    assert_eq!(style::shorten("com.example.app/.MainActivity", 12), "…ainActivity");
-    assert_eq!(
-        style::shorten_head("VRI[Main]-relayoutWindow#first=true", 12),
-        "VRI[Main]-r…"
-    );
-    assert_eq!(style::ms_tick(16.0), "16");
-    assert_eq!(style::ms_tick(2.5), "2.5");
 }
 
 // ---------------------------------------------------------------------------
@@ -480,7 +360,7 @@ fn variance(rgb: &[u8]) -> f64 {
 
 #[test]
 fn every_chart_renders() {
-    let fx = Fixture::new();
+    let fx = two_apps();
     let charts = render_charts(&fx.report(), &ChartOptions::default()).unwrap();
     let names: Vec<&str> = charts.iter().map(|c| c.file_name.as_str()).collect();
     assert_eq!(
@@ -564,33 +444,19 @@ fn long_trace_renders_fast_and_readable() {
     let mut rows = Vec::new();
     for k in 0..3600i64 {
         let cost = if k % 97 == 0 { 40 * MS } else { 7 * MS };
-        rows.push(row(7, "com.long", 1_000_000_000 + k * I, cost, k));
+        rows.push(app_frame(7, "com.long", 1_000_000_000 + k * I, cost, k));
     }
     let mut trace = Trace::default();
     trace.meta.first_ts = Some(1_000_000_000);
-    let analysis = FrameAnalysis {
-        rows,
-        why: vec![],
-        quality: Default::default(),
-    };
-    let frames = metrics::frames_table(&trace, &analysis, &AppFilter::All).unwrap();
-    let apps = metrics::summarize(&frames, &analysis.why, &MetricsOptions::default()).unwrap();
-    let q = Default::default();
-    let report = Report {
-        meta: &trace.meta,
-        span_ns: 60_000_000_000,
-        apps: &apps,
-        frames: &frames,
-        quality: &q,
-        warnings: &[],
-    };
+    let long = Analysed::new(trace, rows, vec![], &AppFilter::All);
+    let report = long.report();
     render_charts(&report, &ChartOptions::default()).unwrap(); // warm the font cache and thread pool
     let t = std::time::Instant::now();
     let charts = render_charts(&report, &ChartOptions::default()).unwrap();
     let took = t.elapsed();
     eprintln!("{} charts for 3600 frames in {took:?}", charts.len());
     assert!(took < std::time::Duration::from_secs(3), "{took:?}");
-    let t = timeline(&app_frames(&frames, 7).unwrap(), ChartOptions::default().max_bars);
+    let t = timeline(&app_frames(&long.frames, 7).unwrap(), ChartOptions::default().max_bars);
     assert!(t.zoomed);
     assert_eq!(t.bars.len(), 120);
 }

@@ -1,0 +1,124 @@
+//! Chart 3, FPS over time: wall-time FPS per 1 s window against the refresh
+//! rate, idle gaps shaded, janky frames as dots coloured by drop level.
+
+use plotters::prelude::*;
+
+use super::{mesh_style, Heading, Plot};
+use crate::frames::DropLevel;
+use crate::report::charts::data::{self, FpsData};
+use crate::report::charts::style::*;
+use crate::report::format::{fmt_fps, fmt_hz, fmt_secs_tick};
+
+/// Wall-time FPS per 1 s window, refresh rate, idle gaps, janky frames.
+pub(crate) fn fps(root: &Area, h: &Heading, d: &FpsData, summary_fps: f64, fps_wall: f64) -> DResult {
+    let subtitle = format!(
+        "fps {} (paced) · fps_wall {} over {:.1} s of wall time · {} janky frames (≥ 1 dropped frame)",
+        fmt_fps(summary_fps),
+        fmt_fps(fps_wall),
+        d.span.1 - d.span.0,
+        d.janky.len()
+    );
+    let plot = header(root, &h.title("FPS over time"), &subtitle, &legend(d))?;
+
+    let x0 = d.windows.first().map(|w| w.0).unwrap_or(d.span.0).min(d.span.0);
+    let x1 = d
+        .windows
+        .last()
+        .map(|w| w.1)
+        .unwrap_or(d.span.1)
+        .max(d.span.1)
+        .max(x0 + 1e-3);
+    // A little room so a marker at the very start or end is not cut in half.
+    let pad = (x1 - x0) * 0.012;
+    let (x0, x1) = (x0 - pad, x1 + pad);
+    let top_fps = d.windows.iter().map(|w| w.2).fold(d.refresh_hz, f64::max);
+    let ymax = (top_fps * 1.16).max(10.0);
+    let mut chart = axes(&plot, x0, x1, ymax)?;
+    series(&mut chart, d, x0, x1, ymax)?;
+    janky_marks(&mut chart, d, ymax)
+}
+
+/// Two rows: the series, then the janky-frame dots by level.
+fn legend(d: &FpsData) -> [Vec<LegendItem>; 2] {
+    let series = vec![
+        item("fps_wall: frames in each 1 s window", Swatch::Box(tint(FPS_LINE, 0.35))),
+        item(format!("refresh rate {}", fmt_hz(d.refresh_hz)), Swatch::Line(REFRESH)),
+        item(
+            format!("idle: no frame pending for ≥ {} ms", data::IDLE_GAP_NS / 1_000_000),
+            Swatch::Box(tint(IDLE_SHADE, IDLE_ALPHA)),
+        ),
+    ];
+    let mut marks = vec![item("janky frame, by drop level:", Swatch::Caption)];
+    marks.extend(
+        DropLevel::ALL
+            .iter()
+            .zip(LEVEL_COLORS)
+            .map(|(l, c)| item(l.as_str(), Swatch::Dot(c))),
+    );
+    [series, marks]
+}
+
+/// Seconds since the trace start across, frames per second up.
+fn axes<'a, 'b>(plot: &'a Area<'b>, x0: f64, x1: f64, ymax: f64) -> DResult<Plot<'a, 'b>> {
+    let mut chart = ChartBuilder::on(plot)
+        .margin_left(16)
+        .margin_right(36)
+        .margin_bottom(12)
+        .x_label_area_size(62)
+        .y_label_area_size(84)
+        .build_cartesian_2d(x0..x1, 0f64..ymax)?;
+    let xf = |v: &f64| fmt_secs_tick(*v, x1 - x0);
+    let yf = |v: &f64| format!("{v:.0}");
+    mesh_style(&mut chart)
+        .x_labels(14)
+        .y_labels(10)
+        .x_label_formatter(&xf)
+        .y_label_formatter(&yf)
+        .x_desc("time since the trace start (s)")
+        .y_desc("frames per second")
+        .draw()?;
+    Ok(chart)
+}
+
+/// The per-window fill, idle shading over it, the FPS line and the refresh rate.
+fn series(chart: &mut Plot, d: &FpsData, x0: f64, x1: f64, ymax: f64) -> DResult {
+    chart.draw_series(
+        d.windows
+            .iter()
+            .map(|&(a, b, f)| Rectangle::new([(a, 0.0), (b, f)], tint(FPS_LINE, 0.35).filled())),
+    )?;
+    // Idle on top of the fill, translucent, so it reads over the whole height.
+    chart.draw_series(d.idle.iter().map(|&(a, b)| {
+        Rectangle::new(
+            [(a.max(x0), 0.0), (b.min(x1), ymax)],
+            IDLE_SHADE.mix(IDLE_ALPHA).filled(),
+        )
+    }))?;
+    chart.draw_series(LineSeries::new(
+        d.windows.iter().flat_map(|&(a, b, f)| [(a, f), (b, f)]),
+        FPS_LINE.stroke_width(3),
+    ))?;
+    chart.draw_series(DashedLineSeries::new(
+        vec![(x0, d.refresh_hz), (x1, d.refresh_hz)],
+        12,
+        6,
+        REFRESH.stroke_width(2),
+    ))?;
+    Ok(())
+}
+
+/// A dot per janky frame in the band above the refresh rate, worse levels
+/// larger and drawn last.
+fn janky_marks(chart: &mut Plot, d: &FpsData, ymax: f64) -> DResult {
+    let band = d.refresh_hz + (ymax - d.refresh_hz) * 0.5;
+    let mut janky: Vec<&(f64, DropLevel, i64)> = d.janky.iter().collect();
+    janky.sort_by_key(|j| j.1);
+    chart.draw_series(janky.iter().map(|&&(t, level, _)| {
+        Circle::new(
+            (t, band),
+            5 + level.index() as u32,
+            LEVEL_COLORS[level.index()].mix(0.9).filled(),
+        )
+    }))?;
+    Ok(())
+}

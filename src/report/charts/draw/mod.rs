@@ -1,0 +1,101 @@
+//! Drawing: one file per chart (or family of charts), from its [`data`]
+//! values onto a bitmap area with plotters; this module holds what they
+//! share (the title, legends, axis style). Layout rules: title, subtitle and
+//! legend above the plot (never over data); axes say what and in which unit;
+//! values that would squash the rest (a 700 ms frame among 10 ms ones) are
+//! clipped at a readable scale and labelled with their real value. Each
+//! chart function reads top to bottom as legend, axes, series, annotations.
+//!
+//! [`data`]: super::data
+
+use plotters::coord::ranged1d::{Ranged, ValueFormatter};
+use plotters::coord::types::RangedCoordf64;
+use plotters::prelude::*;
+
+use super::backend::ChartBackend;
+use super::data::SEGMENTS;
+use super::style::*;
+use crate::frames::DropLevel;
+use crate::report::format::fmt_ms;
+
+mod distribution;
+mod fps;
+mod janky;
+mod levels;
+mod present;
+mod timeline;
+
+pub(crate) use distribution::distribution;
+pub(crate) use fps::fps;
+pub(crate) use janky::{janky, janky_height};
+pub(crate) use levels::{drop_levels, levels_height};
+pub(crate) use present::present;
+pub(crate) use timeline::timeline;
+
+/// A plot with linear f64 axes.
+type Linear = Cartesian2d<RangedCoordf64, RangedCoordf64>;
+
+/// A plot on an area borrowed for `'a` of a bitmap borrowed for `'b`.
+type Plot<'a, 'b, C = Linear> = ChartContext<'a, ChartBackend<'b>, C>;
+
+/// What every title says: the app and its refresh rate.
+#[derive(Debug, Clone)]
+pub(crate) struct Heading {
+    pub app: String,
+    pub refresh: String,
+}
+
+impl Heading {
+    fn title(&self, what: &str) -> String {
+        format!("{} · {} — {what}", self.app, self.refresh)
+    }
+}
+
+/// `prefix` and a box per drop level, in the level colours.
+fn level_legend(prefix: &str) -> Vec<LegendItem> {
+    let mut v = vec![item(prefix, Swatch::Caption)];
+    v.extend(
+        DropLevel::ALL
+            .iter()
+            .zip(LEVEL_COLORS)
+            .map(|(l, c)| item(l.as_str(), Swatch::Box(c))),
+    );
+    v
+}
+
+/// A box per bar segment ([`SEGMENTS`]), in the segment colours.
+fn segment_legend() -> Vec<LegendItem> {
+    SEGMENTS
+        .iter()
+        .zip(SEGMENT_COLORS)
+        .map(|(s, c)| item(*s, Swatch::Box(c)))
+        .collect()
+}
+
+/// The 1× and 2× frame-interval lines; `note` follows the 1× interval.
+fn budget_legend(interval_ns: i64, note: &str) -> Vec<LegendItem> {
+    vec![
+        item(
+            format!("1× frame interval ({}{note})", fmt_ms(interval_ns)),
+            Swatch::Line(BUDGET_1X),
+        ),
+        item(format!("2× ({})", fmt_ms(2 * interval_ns)), Swatch::Line(BUDGET_2X)),
+    ]
+}
+
+/// The axes, grid and tick labels every chart shares.
+fn mesh_style<'a, 'b, 'c, X, Y>(
+    chart: &'b mut Plot<'a, 'c, Cartesian2d<X, Y>>,
+) -> plotters::chart::MeshStyle<'a, 'b, X, Y, ChartBackend<'c>>
+where
+    X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
+    let mut m = chart.configure_mesh();
+    m.bold_line_style(GRID)
+        .light_line_style(WHITE)
+        .axis_style(MUTED)
+        .axis_desc_style(text(AXIS_DESC_PX, &INK))
+        .label_style(text(TICK_PX, &INK));
+    m
+}

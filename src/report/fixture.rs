@@ -1,0 +1,105 @@
+//! Test fixtures of the report module: a hand-made analysis summarised into
+//! everything a [`Report`] borrows ([`Analysed`]), and the two-app analysis
+//! the chart and HTML tests share ([`two_apps`]). Frames come from
+//! `crate::testutil`. Compiled for tests only.
+
+use polars::prelude::DataFrame;
+
+use super::Report;
+use crate::frames::{FrameAnalysis, FramePart, FrameRow, FrameWhy, Phase};
+use crate::metrics::{self, AppFilter, AppSummary, MetricsOptions};
+use crate::model::Trace;
+use crate::testutil::{app_frame, MS};
+
+/// An analysis with its frames table and app summaries, as `fpsan analyze`
+/// would hand them to the exporters.
+pub(crate) struct Analysed {
+    pub trace: Trace,
+    pub analysis: FrameAnalysis,
+    pub frames: DataFrame,
+    pub apps: Vec<AppSummary>,
+    pub warnings: Vec<String>,
+}
+
+impl Analysed {
+    /// Summarise `rows` and `why` of the apps `filter` selects (default
+    /// metrics options, default reconstruction quality).
+    pub fn new(trace: Trace, rows: Vec<FrameRow>, why: Vec<FrameWhy>, filter: &AppFilter) -> Analysed {
+        let analysis = FrameAnalysis {
+            rows,
+            why,
+            quality: Default::default(),
+        };
+        let frames = metrics::frames_table(&trace, &analysis, filter).unwrap();
+        let apps = metrics::summarize(&frames, &analysis.why, &MetricsOptions::default()).unwrap();
+        Analysed {
+            trace,
+            analysis,
+            frames,
+            apps,
+            warnings: Vec::new(),
+        }
+    }
+
+    pub fn with_warnings(mut self, warnings: &[&str]) -> Analysed {
+        self.warnings = warnings.iter().map(|w| w.to_string()).collect();
+        self
+    }
+
+    pub fn report(&self) -> Report<'_> {
+        Report {
+            meta: &self.trace.meta,
+            span_ns: self.trace.span_ns(),
+            apps: &self.apps,
+            frames: &self.frames,
+            quality: &self.analysis.quality,
+            warnings: &self.warnings,
+        }
+    }
+}
+
+/// App `com.example.app` (pid 100, 40 frames 50 ms apart from 1 s, frames
+/// 35+ after a 300 ms pause; frame 10 costs 60 ms (NORMAL), frame 20 200 ms
+/// (MIDDLE), frame 25 450 ms (HIGH), the rest 6 ms; FrameTimeline from frame
+/// 20; a why for each janky frame) and `com.other` (pid 200, 5 frames), in
+/// a 3 MB trace from a Pixel 9 on API 36 starting at 0.5 s.
+pub(crate) fn two_apps() -> Analysed {
+    let mut trace = Trace::default();
+    trace.meta.path = "/traces/demo.pftrace".into();
+    trace.meta.file_size = 3 * 1024 * 1024;
+    trace.meta.first_ts = Some(500_000_000);
+    trace.meta.last_ts = Some(4_500_000_000);
+    trace.meta.android.sdk_version = Some(36);
+    trace.meta.android.device = Some("Pixel 9".into());
+    let mut rows = Vec::new();
+    for k in 0..40i64 {
+        let ts = 1_000_000_000 + k * 50 * MS + if k >= 35 { 300 * MS } else { 0 };
+        let cost = match k {
+            10 => 60 * MS,
+            20 => 200 * MS,
+            25 => 450 * MS,
+            _ => 6 * MS,
+        };
+        rows.push(app_frame(100, "com.example.app", ts, cost, k));
+    }
+    for k in 0..5i64 {
+        rows.push(app_frame(200, "com.other", 1_200_000_000 + k * 20 * MS, 5 * MS, k));
+    }
+    let why = [
+        (10usize, Phase::Traversal),
+        (20, Phase::Traversal),
+        (25, Phase::Animation),
+    ]
+    .iter()
+    .map(|&(i, phase)| FrameWhy {
+        frame_index: i,
+        dominant_phase: FramePart::Phase(phase),
+        dominant_phase_ns: rows[i].traversal_dur.unwrap_or(0),
+        longest_slice: Some(format!("RV OnBindView {i}")),
+        longest_slice_ns: Some(rows[i].traversal_dur.unwrap_or(0) - MS),
+        blockers: vec![],
+        thread_state: None,
+    })
+    .collect();
+    Analysed::new(trace, rows, why, &AppFilter::All).with_warnings(&["a warning"])
+}

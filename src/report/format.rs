@@ -1,0 +1,341 @@
+//! Numbers and names for people, shared by every output (hyperfine's
+//! `output/format.rs` is the model): milliseconds, durations, sizes, counts,
+//! percentages, refresh rates and app names, each formatted in one place.
+//! Where the terminal table and the HTML report / charts differ (ASCII `-`
+//! vs `–` for a missing value, `16.7` under a `ms` header vs `16.7 ms`,
+//! `?` vs `pid 42` for an unnamed app) both forms are here, named for what
+//! they print.
+
+use crate::frames::FramePart;
+use crate::metrics::{AppSummary, Vitals};
+
+/// A missing value in the HTML report and the charts.
+pub(crate) const NONE: &str = "–";
+/// A missing value in the terminal table (ASCII).
+pub(crate) const NONE_ASCII: &str = "-";
+
+// ---------------------------------------------------------------------------
+// Units
+
+/// Nanoseconds as (fractional) milliseconds.
+pub(crate) fn ns_to_ms(ns: i64) -> f64 {
+    ns as f64 / 1e6
+}
+
+/// Seconds from `origin_ts` to `ts`.
+pub(crate) fn secs_since(ts: i64, origin_ts: i64) -> f64 {
+    (ts - origin_ts) as f64 / 1e9
+}
+
+// ---------------------------------------------------------------------------
+// Times
+
+/// `16.7 ms`.
+pub(crate) fn fmt_ms(ns: i64) -> String {
+    format!("{:.1} ms", ns_to_ms(ns))
+}
+
+/// `16.7 ms`, or `–` when there is no value.
+pub(crate) fn fmt_opt_ms(ns: Option<i64>) -> String {
+    ns.map(fmt_ms).unwrap_or_else(|| NONE.into())
+}
+
+/// `16.7`: milliseconds without the unit, for columns whose header says `ms`.
+pub(crate) fn fmt_ms_value(ns: i64) -> String {
+    format!("{:.1}", ns_to_ms(ns))
+}
+
+/// `16.7`, or `-` when there is no value (the terminal table).
+pub(crate) fn fmt_opt_ms_value(ns: Option<i64>) -> String {
+    ns.map(fmt_ms_value).unwrap_or_else(|| NONE_ASCII.into())
+}
+
+/// Milliseconds for axis ticks: no decimals from 10 ms up.
+pub(crate) fn fmt_ms_tick(v: f64) -> String {
+    if v.abs() >= 10.0 || v == 0.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.1}")
+    }
+}
+
+/// Seconds for axis ticks: one decimal when the axis spans under 10 s.
+pub(crate) fn fmt_secs_tick(v: f64, span: f64) -> String {
+    if span < 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.0}")
+    }
+}
+
+/// `12.3 s`, or `850.0 ms` under a second.
+pub(crate) fn fmt_duration(ns: i64) -> String {
+    if ns.abs() >= 1_000_000_000 {
+        format!("{:.1} s", ns as f64 / 1e9)
+    } else {
+        fmt_ms(ns)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Sizes, counts, rates
+
+/// `1.2 MB` / `3.4 kB`.
+pub(crate) fn fmt_size(bytes: u64) -> String {
+    if bytes >= 1 << 20 {
+        format!("{:.1} MB", bytes as f64 / (1u64 << 20) as f64)
+    } else {
+        format!("{:.1} kB", bytes as f64 / 1024.0)
+    }
+}
+
+/// `1,234,567`.
+pub(crate) fn fmt_count(n: i64) -> String {
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if n < 0 {
+        format!("-{out}")
+    } else {
+        out
+    }
+}
+
+/// `name value` pairs joined by `, `: `chunks_discarded 3, ftrace_overrun 1`.
+pub(crate) fn fmt_pairs<K: std::fmt::Display, V: std::fmt::Display>(items: impl IntoIterator<Item = (K, V)>) -> String {
+    items
+        .into_iter()
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `59.6`.
+pub(crate) fn fmt_fps(fps: f64) -> String {
+    format!("{fps:.1}")
+}
+
+/// `12.5%` from a percentage.
+pub(crate) fn fmt_pct(pct: f64) -> String {
+    format!("{pct:.1}%")
+}
+
+/// `0.25%` from a percentage, with two decimals for shares that are
+/// usually small (frozen frames, PerfDog stutter).
+pub(crate) fn fmt_small_pct(pct: f64) -> String {
+    format!("{pct:.2}%")
+}
+
+/// `n` as a share of `total`: `12.5%` (`–` when total is 0).
+pub(crate) fn fmt_share(n: i64, total: i64) -> String {
+    if total > 0 {
+        fmt_pct(100.0 * n as f64 / total as f64)
+    } else {
+        NONE.into()
+    }
+}
+
+/// `60 Hz`.
+pub(crate) fn fmt_hz(hz: f64) -> String {
+    format!("{hz:.0} Hz")
+}
+
+/// Distinct refresh rates rounded to 1 Hz, ascending: `60 Hz`, `60/120 Hz`;
+/// None without any.
+pub(crate) fn fmt_rates(hz: impl IntoIterator<Item = f64>) -> Option<String> {
+    let mut rates: Vec<i64> = hz.into_iter().map(|v| v.round() as i64).collect();
+    rates.sort_unstable();
+    rates.dedup();
+    if rates.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "{} Hz",
+        rates.iter().map(|r| r.to_string()).collect::<Vec<_>>().join("/")
+    ))
+}
+
+// ---------------------------------------------------------------------------
+// Names and words
+
+/// The app's display name: its process name, else `pid 42` (HTML, charts).
+pub(crate) fn app_name(app: &AppSummary) -> String {
+    match &app.process {
+        Some(p) => p.clone(),
+        None => format!("pid {}", app.pid),
+    }
+}
+
+/// The app's process name, `?` when unknown (the terminal table).
+pub(crate) fn process_name(app: &AppSummary) -> &str {
+    app.process.as_deref().unwrap_or("?")
+}
+
+/// `com.example.app-4242`: the file-name prefix of an app's charts, with
+/// every character outside `[A-Za-z0-9._-]` replaced by `_`.
+pub(crate) fn app_slug(app: &AppSummary) -> String {
+    let name: String = app
+        .process
+        .as_deref()
+        .unwrap_or("pid")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("{name}-{}", app.pid)
+}
+
+/// The trace's container (`gzip`, `zstd`), `plain` when uncompressed.
+pub(crate) fn container_name(container: &str) -> &str {
+    if container.is_empty() {
+        "plain"
+    } else {
+        container
+    }
+}
+
+/// A frame part in words: `start jitter`, `traversal`.
+pub(crate) fn part_words(part: FramePart) -> String {
+    part.as_str().replace('_', " ")
+}
+
+/// Which Android vitals thresholds the app exceeds: `slow and frozen`,
+/// `slow`, `frozen`; None when neither.
+pub(crate) fn vitals_excessive(v: &Vitals) -> Option<&'static str> {
+    match (v.excessive_slow, v.excessive_frozen) {
+        (true, true) => Some("slow and frozen"),
+        (true, false) => Some("slow"),
+        (false, true) => Some("frozen"),
+        (false, false) => None,
+    }
+}
+
+/// Android release of an API level (`36` → `Android 16 (API 36)`); from the
+/// build fingerprint (`…:14/…`) when the level is unknown.
+pub(crate) fn android_version(sdk: Option<u64>, fingerprint: Option<&str>) -> Option<String> {
+    let release = |sdk: u64| -> Option<&'static str> {
+        Some(match sdk {
+            37 => "17",
+            36 => "16",
+            35 => "15",
+            34 => "14",
+            33 => "13",
+            32 => "12L",
+            31 => "12",
+            30 => "11",
+            29 => "10",
+            28 => "9",
+            27 => "8.1",
+            26 => "8.0",
+            25 => "7.1",
+            24 => "7.0",
+            23 => "6.0",
+            _ => return None,
+        })
+    };
+    if let Some(s) = sdk {
+        return Some(match release(s) {
+            Some(r) => format!("Android {r} (API {s})"),
+            None => format!("API {s}"),
+        });
+    }
+    // brand/product/device:RELEASE/ID/INCREMENTAL:type/tags
+    let rel = fingerprint?.split(':').nth(1)?.split('/').next()?;
+    (!rel.is_empty()).then(|| format!("Android {rel}"))
+}
+
+/// Shorten a label to `max` characters, keeping its start (slice names say
+/// what they are first: `VRI[Main]-relayoutWindow#first=true/…`).
+pub(crate) fn shorten_head(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let head: String = s.chars().take(max - 1).collect();
+    format!("{head}…")
+}
+
+/// Shorten a label to `max` characters, keeping its end (where activity and
+/// class names differ) behind an ellipsis.
+pub(crate) fn shorten(s: &str, max: usize) -> String {
+    let n = s.chars().count();
+    if n <= max {
+        return s.to_string();
+    }
+    let tail: String = s.chars().skip(n - (max - 1)).collect();
+    format!("…{tail}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formatting() {
+        assert_eq!(fmt_ms(16_666_667), "16.7 ms");
+        assert_eq!(fmt_ms(-8_860_000), "-8.9 ms");
+        assert_eq!(fmt_opt_ms(None), "–");
+        assert_eq!(fmt_ms_value(16_666_667), "16.7");
+        assert_eq!(fmt_opt_ms_value(None), "-");
+        assert_eq!(fmt_fps(59.96), "60.0");
+        assert_eq!(fmt_pct(12.345), "12.3%");
+        assert_eq!(fmt_small_pct(0.126), "0.13%");
+        assert_eq!(fmt_share(1, 4), "25.0%");
+        assert_eq!(fmt_share(1, 0), "–");
+        assert_eq!(fmt_count(0), "0");
+        assert_eq!(fmt_count(999), "999");
+        assert_eq!(fmt_count(1_234_567), "1,234,567");
+        assert_eq!(fmt_count(-1000), "-1,000");
+        assert_eq!(fmt_duration(7_720_000_000), "7.7 s");
+        assert_eq!(fmt_duration(316_666_667), "316.7 ms");
+        assert_eq!(fmt_size(1536), "1.5 kB");
+        assert_eq!(fmt_size(3 << 20), "3.0 MB");
+        assert_eq!(fmt_hz(59.94), "60 Hz");
+        assert_eq!(fmt_rates([120.2, 60.0, 59.9]).as_deref(), Some("60/120 Hz"));
+        assert_eq!(fmt_rates([]), None);
+        assert_eq!(fmt_pairs([("a", 1), ("b", 2)]), "a 1, b 2");
+        assert_eq!(container_name(""), "plain");
+        assert_eq!(fmt_ms_tick(16.0), "16");
+        assert_eq!(fmt_ms_tick(2.5), "2.5");
+        assert_eq!(
+            (fmt_secs_tick(2.34, 9.0), fmt_secs_tick(2.34, 10.0)),
+            ("2.3".into(), "2".into())
+        );
+        assert_eq!(android_version(Some(36), None).as_deref(), Some("Android 16 (API 36)"));
+        assert_eq!(android_version(Some(32), None).as_deref(), Some("Android 12L (API 32)"));
+        assert_eq!(android_version(Some(99), None).as_deref(), Some("API 99"));
+        assert_eq!(
+            android_version(None, Some("google/tokay/tokay:15/AP4A/123:user/release-keys")).as_deref(),
+            Some("Android 15")
+        );
+        assert_eq!(android_version(None, Some("garbage")), None);
+        assert_eq!(android_version(None, None), None);
+        assert_eq!(shorten("com.example.app/.MainActivity", 12), "…ainActivity");
+        assert_eq!(shorten_head("VRI[Main]-relayoutWindow#first=true", 12), "VRI[Main]-r…");
+    }
+
+    #[test]
+    fn app_names() {
+        let mut a = crate::report::fixture::two_apps().apps[0].clone();
+        a.pid = 42;
+        a.process = Some("com.a:remote/x".into());
+        assert_eq!(
+            (app_name(&a), process_name(&a), app_slug(&a)),
+            ("com.a:remote/x".into(), "com.a:remote/x", "com.a_remote_x-42".into())
+        );
+        a.process = None;
+        assert_eq!(
+            (app_name(&a), process_name(&a), app_slug(&a)),
+            ("pid 42".into(), "?", "pid-42".into())
+        );
+    }
+}

@@ -1,0 +1,333 @@
+//! The view of one app on `report.html`: the verdict cards, summary, drop
+//! levels, percentiles, scenes, the jank vocabularies side by side, the
+//! worst frames with why they were late, data quality and the app's charts.
+//! One function per section of the page.
+
+use super::view::{field, AppView, Field, LevelRow, PercentileRow, SceneRow, Vocabulary, WorstRow};
+use crate::frames::{DropLevel, FrameWhy};
+use crate::metrics::{AppSummary, Category, GreenAlliance, Percentiles, WorstFrame};
+use crate::report::charts::{self, Chart};
+use crate::report::format::*;
+use crate::report::Report;
+
+/// The view of app `a`; times of its worst frames are seconds from `origin_ts`.
+pub(crate) fn app_view(report: &Report, a: &AppSummary, charts: &[Chart], origin_ts: i64) -> AppView {
+    let refresh = app_refresh(report, a);
+    let counts = a.drop_level.values();
+    let janky: i64 = counts[1..].iter().sum();
+    let g = &a.green_alliance;
+    AppView {
+        name: app_name(a),
+        pid: a.pid,
+        anchor: format!("app-{}", a.pid),
+        refresh: refresh.clone(),
+        fps: fmt_fps(a.fps),
+        fps_wall: fmt_fps(a.fps_wall),
+        pass: g.pass,
+        verdict: if g.pass { "PASS".into() } else { "FAIL".into() },
+        verdict_rule: verdict_rule(g),
+        frozen: counts[4],
+        high: counts[3],
+        frozen_text: fmt_count(counts[4]),
+        high_text: fmt_count(counts[3]),
+        janky: format!(
+            "{} of {} frames dropped ≥ 3 frames",
+            fmt_count(janky),
+            fmt_count(a.frames)
+        ),
+        summary: summary(a, refresh),
+        levels_total: levels_total(a),
+        levels: level_rows(a),
+        percentiles: percentile_rows(a),
+        scenes: scene_rows(a),
+        vocabularies: vocabularies(a),
+        worst: worst_rows(a, origin_ts),
+        quality: quality(a),
+        charts: app_charts(a, charts),
+    }
+}
+
+/// The app's refresh rates from its frames (`60/120 Hz`), else its summary's.
+fn app_refresh(report: &Report, a: &AppSummary) -> String {
+    match charts::data::app_frames(report.frames, a.pid) {
+        Ok(f) if !f.is_empty() => charts::data::refresh_label(&f, a.refresh_hz),
+        _ => fmt_hz(a.refresh_hz),
+    }
+}
+
+fn category_name(c: Category) -> &'static str {
+    match c {
+        Category::Normal => "ordinary",
+        Category::Game => "game",
+        Category::Map => "map",
+        Category::Video => "video",
+    }
+}
+
+/// `Green Alliance, ordinary app: fps ≥ 55.0`.
+fn verdict_rule(g: &GreenAlliance) -> String {
+    format!(
+        "Green Alliance, {} app: fps ≥ {}",
+        category_name(g.category),
+        fmt_fps(g.min_fps)
+    )
+}
+
+/// CSS class of a drop level's colour: `lv-best`.
+pub(super) fn level_class(level: DropLevel) -> String {
+    format!("lv-{}", level.as_str().to_lowercase())
+}
+
+// ---------------------------------------------------------------------------
+// Summary, levels, percentiles, scenes
+
+fn summary(a: &AppSummary, refresh: String) -> Vec<Field> {
+    let wall_ns = a.wall_end_ts - a.first_ts;
+    vec![
+        field("frames", fmt_count(a.frames)),
+        field("fps (paced)", fmt_fps(a.fps)),
+        field("fps_wall", fmt_fps(a.fps_wall)),
+        field("refresh rate", refresh),
+        field("frame interval", fmt_ms(a.frame_interval_ns)),
+        field("dropped frames", fmt_count(a.dropped_frames)),
+        field("wall time", fmt_duration(wall_ns)),
+        field("vsync time used (Σ (d+1)·I)", fmt_duration(a.paced_ns)),
+        field("scenes", fmt_count(a.scenes.len() as i64)),
+    ]
+}
+
+fn level_rows(a: &AppSummary) -> Vec<LevelRow> {
+    let counts = a.drop_level.values();
+    let sums = a.drop_sum.values();
+    DropLevel::ALL
+        .iter()
+        .enumerate()
+        .map(|(k, &level)| LevelRow {
+            name: level.to_string(),
+            class: level_class(level),
+            frames: fmt_count(counts[k]),
+            share: fmt_share(counts[k], a.frames),
+            dropped: fmt_count(sums[k]),
+        })
+        .collect()
+}
+
+/// The `all` row under the levels.
+fn levels_total(a: &AppSummary) -> LevelRow {
+    LevelRow {
+        name: "all".into(),
+        class: String::new(),
+        frames: fmt_count(a.frames),
+        share: fmt_share(a.frames, a.frames),
+        dropped: fmt_count(a.dropped_frames),
+    }
+}
+
+fn percentile_row(metric: &str, p: &Percentiles) -> PercentileRow {
+    PercentileRow {
+        metric: metric.into(),
+        values: [p.p50, p.p90, p.p95, p.p99, p.max]
+            .into_iter()
+            .map(fmt_opt_ms)
+            .collect(),
+    }
+}
+
+fn percentile_rows(a: &AppSummary) -> Vec<PercentileRow> {
+    vec![
+        percentile_row("frame cost (vsync → doFrame end)", &a.frame_cost_ns),
+        percentile_row("doFrame duration", &a.do_frame_dur),
+        percentile_row("FrameTimeline overrun", &a.overrun_ns),
+    ]
+}
+
+fn scene_rows(a: &AppSummary) -> Vec<SceneRow> {
+    a.scenes
+        .iter()
+        .map(|s| SceneRow {
+            scene: s.scene.clone(),
+            frames: fmt_count(s.frames),
+            fps: fmt_fps(s.fps),
+            refresh: fmt_hz(s.refresh_hz),
+            dropped: fmt_count(s.dropped_frames),
+            levels: s.drop_level.values().iter().map(|v| fmt_count(*v)).collect(),
+            p90: fmt_opt_ms(s.frame_cost_p90),
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------
+// Jank vocabularies
+
+fn vocabularies(a: &AppSummary) -> Vec<Vocabulary> {
+    let v = |name: &str, fields: Vec<Field>, formula: &str| Vocabulary {
+        name: name.into(),
+        fields,
+        formula: formula.into(),
+    };
+    vec![
+        v(
+            "Perfetto",
+            perfetto_fields(a),
+            "android.frames.per_frame_metrics: was_jank, was_slow_frame, was_big_jank, was_huge_jank",
+        ),
+        v(
+            "FrameTimeline",
+            frame_timeline_fields(a),
+            "SurfaceFlinger's jank type of the app's actual surface frame; a frame with two types counts for each",
+        ),
+        v(
+            "Android vitals",
+            vitals_fields(a),
+            "slow: frame cost > 16 ms scaled to the interval (cost·25 > I·24); frozen: > 700 ms",
+        ),
+        v(
+            "PerfDog",
+            perfdog_fields(a),
+            "Jank: frame time > 2× the mean of the previous 3 and > 83.33 ms; BigJank: > 125 ms; Stutter = jank time / total",
+        ),
+        v(
+            "Choreographer",
+            choreographer_fields(a),
+            "frames whose start jitter skipped ≥ 30 frames (Choreographer logs “Skipped N frames!”)",
+        ),
+    ]
+}
+
+fn perfetto_fields(a: &AppSummary) -> Vec<Field> {
+    let p = &a.jank.perfetto;
+    if p.frames_with_data == 0 {
+        return vec![field("frames with data", "0 (needs FrameTimeline)")];
+    }
+    vec![
+        field("jank", fmt_count(p.jank)),
+        field("slow", fmt_count(p.slow)),
+        field("big jank", fmt_count(p.big_jank)),
+        field("huge jank", fmt_count(p.huge_jank)),
+        field("frames with data", fmt_count(p.frames_with_data)),
+    ]
+}
+
+fn frame_timeline_fields(a: &AppSummary) -> Vec<Field> {
+    let types = &a.jank.frame_timeline;
+    if types.is_empty() {
+        return vec![field("frames with a match", "0 (needs FrameTimeline)")];
+    }
+    types.iter().map(|(k, v)| field(k, fmt_count(*v))).collect()
+}
+
+fn vitals_fields(a: &AppSummary) -> Vec<Field> {
+    let v = &a.jank.vitals;
+    vec![
+        field("slow", format!("{} ({})", fmt_count(v.slow), fmt_pct(v.slow_pct))),
+        field(
+            "frozen",
+            format!("{} ({})", fmt_count(v.frozen), fmt_small_pct(v.frozen_pct)),
+        ),
+        field("excessive", vitals_excessive(v).unwrap_or("no")),
+    ]
+}
+
+fn perfdog_fields(a: &AppSummary) -> Vec<Field> {
+    let d = &a.jank.perfdog;
+    vec![
+        field("Jank", fmt_count(d.jank)),
+        field("BigJank", fmt_count(d.big_jank)),
+        field("Stutter", fmt_small_pct(100.0 * d.stutter)),
+        field("jank time", fmt_ms(d.jank_time_ns)),
+    ]
+}
+
+fn choreographer_fields(a: &AppSummary) -> Vec<Field> {
+    let c = &a.jank.choreographer;
+    vec![
+        field("“Skipped N frames” events", fmt_count(c.skipped_frame_events)),
+        field("frames skipped in them", fmt_count(c.skipped_frames)),
+        field("most skipped at once", fmt_count(c.max_skipped_frames)),
+    ]
+}
+
+// ---------------------------------------------------------------------------
+// Worst frames
+
+fn worst_rows(a: &AppSummary, origin_ts: i64) -> Vec<WorstRow> {
+    a.worst_frames
+        .iter()
+        .enumerate()
+        .map(|(k, w)| worst_row(k + 1, w, origin_ts))
+        .collect()
+}
+
+fn worst_row(rank: usize, w: &WorstFrame, origin_ts: i64) -> WorstRow {
+    let why = w.why.as_ref();
+    let or_none = |s: Option<String>| s.unwrap_or_else(|| NONE.into());
+    WorstRow {
+        rank,
+        at: format!("{:.3} s", secs_since(w.ts, origin_ts)),
+        frame_id: or_none(w.frame_id.map(|v| v.to_string())),
+        scene: or_none(w.scene.clone()),
+        cost: fmt_ms(w.frame_cost_ns),
+        dropped: fmt_count(w.dropped_frames),
+        level: w.drop_level.to_string(),
+        level_class: level_class(w.drop_level),
+        phase: or_none(why.map(|y| format!("{} {}", part_words(y.dominant_phase), fmt_ms(y.dominant_phase_ns)))),
+        longest: or_none(why.and_then(longest_slice)),
+        thread_state: or_none(why.and_then(thread_state)),
+        blockers: or_none(why.map(blockers).filter(|s| !s.is_empty())),
+        jank_type: or_none(w.jank_type.clone()),
+    }
+}
+
+/// `inflate (12.3 ms)`.
+fn longest_slice(y: &FrameWhy) -> Option<String> {
+    let name = y.longest_slice.clone()?;
+    Some(match y.longest_slice_ns {
+        Some(ns) => format!("{name} ({})", fmt_ms(ns)),
+        None => name,
+    })
+}
+
+/// `Running 20.0 ms · Runnable 5.0 ms · Sleeping 30.0 ms · Blocked 4.0 ms`.
+fn thread_state(y: &FrameWhy) -> Option<String> {
+    let t = y.thread_state.as_ref()?;
+    Some(format!(
+        "Running {} · Runnable {} · Sleeping {} · Blocked {}",
+        fmt_ms(t.running_ns),
+        fmt_ms(t.runnable_ns),
+        fmt_ms(t.sleeping_ns),
+        fmt_ms(t.blocked_ns)
+    ))
+}
+
+/// `GC (9.0 ms); binder (2.0 ms)`; empty without blockers.
+fn blockers(y: &FrameWhy) -> String {
+    y.blockers
+        .iter()
+        .map(|b| format!("{} ({})", b.name, fmt_ms(b.dur)))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+// ---------------------------------------------------------------------------
+// Data quality and charts
+
+fn quality(a: &AppSummary) -> Vec<Field> {
+    let q = &a.quality;
+    let with_share = |n: i64| format!("{} ({})", fmt_count(n), fmt_share(n, a.frames));
+    vec![
+        field(
+            "vsync sources",
+            fmt_pairs(q.vsync_sources.iter().map(|(k, v)| (k, fmt_count(*v)))),
+        ),
+        field("frames without RenderThread", with_share(q.without_render_thread)),
+        field("frames without FrameTimeline", with_share(q.without_timeline)),
+    ]
+}
+
+fn app_charts(a: &AppSummary, charts: &[Chart]) -> Vec<super::view::ChartView> {
+    charts
+        .iter()
+        .filter(|c| c.pid == Some(a.pid))
+        .map(|c| super::chart_view(c, c.kind.label().to_string()))
+        .collect()
+}

@@ -1,0 +1,158 @@
+//! The page-level parts of `report.html`'s view model: the header (trace,
+//! device, Android release, apps, refresh rates), the trace's data quality,
+//! the definitions of every term, and [`page`], which puts them together
+//! with one [`AppView`] per app.
+
+use super::app::app_view;
+use super::view::{field, Definition, Field, Page};
+use crate::frames::DropLevel;
+use crate::report::charts::{Chart, ChartKind};
+use crate::report::format::*;
+use crate::report::{info, Report};
+
+/// The view model of the page.
+pub(crate) fn page(report: &Report, charts: &[Chart]) -> Page {
+    let origin_ts = report.origin_ts();
+    let title = match report.apps.first() {
+        Some(a) => format!("fpsan report: {}", app_name(a)),
+        None => "fpsan report".into(),
+    };
+    Page {
+        title,
+        fpsan_version: env!("CARGO_PKG_VERSION").into(),
+        header: header(report),
+        apps: report
+            .apps
+            .iter()
+            .map(|a| app_view(report, a, charts, origin_ts))
+            .collect(),
+        overview_charts: charts
+            .iter()
+            .filter(|c| c.kind == ChartKind::AppsDropLevels)
+            .map(|c| super::chart_view(c, c.kind.label().to_string()))
+            .collect(),
+        quality: trace_quality(report),
+        warnings: report.warnings.to_vec(),
+        definitions: definitions(),
+        level_names: DropLevel::ALL.iter().map(|l| l.to_string()).collect(),
+    }
+}
+
+/// What was traced, where, and by which fpsan.
+fn header(report: &Report) -> Vec<Field> {
+    let m = report.meta;
+    let mut header = vec![
+        field("trace", m.path.clone()),
+        field(
+            "file",
+            format!("{}, {}", fmt_size(m.file_size), container_name(&m.container)),
+        ),
+    ];
+    if let Some(d) = &m.android.device {
+        header.push(field("device", d.clone()));
+    }
+    if let Some(b) = &m.android.build_fingerprint {
+        header.push(field("build", b.clone()));
+    }
+    header.push(field(
+        "Android",
+        android_version(m.android.sdk_version, m.android.build_fingerprint.as_deref())
+            .unwrap_or_else(|| "unknown".into()),
+    ));
+    header.push(field(
+        "apps",
+        report
+            .apps
+            .iter()
+            .map(|a| format!("{} (pid {})", app_name(a), a.pid))
+            .collect::<Vec<_>>()
+            .join(", "),
+    ));
+    header.push(field("refresh rates", trace_refresh(report)));
+    header.push(field("duration", fmt_duration(report.span_ns)));
+    header.push(field("fpsan", env!("CARGO_PKG_VERSION")));
+    header
+}
+
+/// Distinct refresh rates of the frames table, rounded: `60 Hz`, `60/120 Hz`.
+fn trace_refresh(report: &Report) -> String {
+    let rates = crate::metrics::sql::f64s(report.frames, "refresh_hz").unwrap_or_default();
+    fmt_rates(rates.into_iter().flatten().filter(|v| v.is_finite() && *v > 0.0)).unwrap_or_else(|| NONE.into())
+}
+
+/// The trace's contents and the whole-trace reconstruction quality; `–` for
+/// an empty value.
+fn trace_quality(report: &Report) -> Vec<Field> {
+    let m = report.meta;
+    let q = report.quality;
+    let count = |n: u64| fmt_count(n as i64);
+    let mut quality = vec![
+        field(
+            "data sources",
+            if m.data_sources.is_empty() {
+                NONE.into()
+            } else {
+                m.data_sources.join(", ")
+            },
+        ),
+        field("packets", count(m.packets)),
+        field(
+            "atrace events",
+            format!("{} ({} malformed)", count(m.atrace_events), count(m.atrace_malformed)),
+        ),
+        field("FrameTimeline events", count(m.frame_timeline_events)),
+        field("scheduler events", count(m.sched_events)),
+        field(
+            "vsync sources (all frames)",
+            fmt_pairs(q.vsync_sources.iter().map(|(k, v)| (k, count(*v)))),
+        ),
+        field(
+            "frame interval sources",
+            fmt_pairs(q.interval_sources.iter().map(|(k, v)| (k, count(*v)))),
+        ),
+        field("frames without RenderThread", count(q.without_render_thread)),
+        field("frames without FrameTimeline", count(q.without_timeline)),
+        field("doFrames cut by the trace bounds", count(q.cut_by_trace_bounds)),
+    ];
+    let loss = info::data_loss_items(&m.data_loss);
+    quality.push(field(
+        "data loss",
+        if loss.is_empty() {
+            "none reported".into()
+        } else {
+            fmt_pairs(loss.iter().map(|(k, v)| (k, count(*v))))
+        },
+    ));
+    for f in quality.iter_mut() {
+        if f.value.is_empty() {
+            f.value = NONE.into();
+        }
+    }
+    quality
+}
+
+/// The terms the page uses and how each is computed.
+fn definitions() -> Vec<Definition> {
+    let d = |t: &str, f: &str| Definition {
+        term: t.into(),
+        formula: f.into(),
+    };
+    vec![
+        d("I (frame interval)", "the vsync period in force for the frame, read from the trace (FrameTimeline, VSYNC-app or the doFrame grid); refresh rate = 1e9 / I"),
+        d("frame cost", "vsync-to-commit-end: ts + do_frame_dur − vsync_ts (the doFrame duration when the vsync is unknown)"),
+        d("dropped frames d", "frame_cost / I, integer division, never negative"),
+        d("drop level", "Matrix levels on d: FROZEN ≥ 42, HIGH ≥ 24, MIDDLE ≥ 9, NORMAL ≥ 3, else BEST"),
+        d("dropSum", "Σ d of the frames of a level (BEST adds max(d, 0))"),
+        d("fps (paced)", "min(refresh rate, 1e9 · frames / Σ (d + 1) · I): Matrix's formula without its 60 fps cap and millisecond truncation"),
+        d("fps_wall", "frames per second of wall time from the first doFrame to max(ts + I), counted in 1 s windows by doFrame start"),
+        d("percentiles", "nearest rank: the value at rank ⌈n · p⌉ of the n sorted values"),
+        d("overrun", "FrameTimeline actual_end − expected_end of the app's surface frame"),
+        d("Green Alliance", "pass when fps ≥ 55 (ordinary apps) or ≥ 25 (games, maps, video)"),
+        d("Perfetto jank", "counts of was_jank / was_slow_frame / was_big_jank / was_huge_jank as android.frames.per_frame_metrics defines them"),
+        d("Android vitals", "slow: cost · 25 > I · 24 (16 ms at 60 Hz, scaled to I); frozen: cost > 700 ms; excessive: > 50 % slow or > 0.1 % frozen"),
+        d("PerfDog", "frame time = present − max(previous present, vsync); Jank: 3·ft > 2·(sum of the previous 3) and ft > 83.33 ms; BigJank: also > 125 ms; Stutter = Σ jank frame time / Σ frame time"),
+        d("Choreographer", "frames with skipped_frames = jitter / I ≥ 30, the “Skipped N frames!” log"),
+        d("dominant phase", "the largest of start jitter, input, animation, insets animation, traversal and commit for a janky frame; the longest slice is the longest slice nested in its doFrame"),
+        d("idle (FPS chart)", "no frame pending for ≥ 100 ms: from the end of one frame's work to the next frame's vsync"),
+    ]
+}

@@ -1,0 +1,206 @@
+//! The page's numbers as exact strings for a small hand-made analysis,
+//! escaping and self-containment of the rendered HTML, and the chart
+//! fixture's page.
+
+use super::page::page;
+use super::*;
+use crate::frames::{FrameWhy, ThreadStateSplit};
+use crate::metrics::AppFilter;
+use crate::model::Trace;
+use crate::report::charts::{self, ChartOptions};
+use crate::report::fixture::{two_apps, Analysed};
+use crate::testutil::{app_frame, MS};
+
+/// com.a: 4 frames 100 ms apart from 1 s at 60 Hz costing 5, 5, 60, 5 ms;
+/// and an app whose name needs escaping.
+fn small() -> Analysed {
+    let mut trace = Trace::default();
+    trace.meta.path = "t.pftrace".into();
+    trace.meta.file_size = 1536;
+    trace.meta.first_ts = Some(0);
+    trace.meta.last_ts = Some(2_500_000_000);
+    trace.meta.android.build_fingerprint = Some("google/tokay/tokay:15/AP4A/123:user/release-keys".into());
+    trace.meta.data_sources = vec!["ftrace".into(), "atrace".into()];
+    trace.meta.data_loss.chunks_discarded = 1234;
+    let mut rows: Vec<_> = [5, 5, 60, 5]
+        .iter()
+        .enumerate()
+        .map(|(k, c)| app_frame(1, "com.a", 1_000_000_000 + k as i64 * 100 * MS, c * MS, k as i64))
+        .collect();
+    rows.push(app_frame(2, "<b>evil</b>", 1_000_000_000, 5 * MS, 0));
+    let why = vec![FrameWhy {
+        frame_index: 2,
+        dominant_phase: crate::frames::FramePart::StartJitter,
+        dominant_phase_ns: 40 * MS,
+        longest_slice: Some("inflate".into()),
+        longest_slice_ns: Some(12_340_000),
+        blockers: vec![crate::frames::Blocker {
+            name: "GC".into(),
+            ts: 0,
+            dur: 9 * MS,
+        }],
+        thread_state: Some(ThreadStateSplit {
+            running_ns: 20 * MS,
+            runnable_ns: 5 * MS,
+            sleeping_ns: 30 * MS,
+            blocked_ns: 4 * MS,
+        }),
+    }];
+    Analysed::new(trace, rows, why, &AppFilter::All).with_warnings(&["the trace lost data"])
+}
+
+fn with_small<T>(f: impl FnOnce(&Report) -> T) -> T {
+    f(&small().report())
+}
+
+#[test]
+fn numbers_for_people() {
+    let p = with_small(|r| page(r, &[]));
+    let a = &p.apps[0];
+    assert_eq!((a.name.as_str(), a.pid, a.refresh.as_str()), ("com.a", 1, "60 Hz"));
+    // paced = (1 + 1 + 4 + 1) · 16 666 667 ns → 4 / 0.116 666 669 s = 34.29 fps.
+    assert_eq!(a.fps, "34.3");
+    // wall = 300 ms + I = 316.67 ms → 4 / 0.316 666 667 s = 12.63 fps.
+    assert_eq!(a.fps_wall, "12.6");
+    assert_eq!((a.pass, a.verdict.as_str()), (false, "FAIL"));
+    assert_eq!(a.verdict_rule, "Green Alliance, ordinary app: fps ≥ 55.0");
+    assert_eq!((a.frozen_text.as_str(), a.high_text.as_str()), ("0", "0"));
+    assert_eq!(a.janky, "1 of 4 frames dropped ≥ 3 frames");
+    let summary: Vec<(&str, &str)> = a.summary.iter().map(|f| (f.label.as_str(), f.value.as_str())).collect();
+    assert_eq!(
+        summary,
+        vec![
+            ("frames", "4"),
+            ("fps (paced)", "34.3"),
+            ("fps_wall", "12.6"),
+            ("refresh rate", "60 Hz"),
+            ("frame interval", "16.7 ms"),
+            ("dropped frames", "3"),
+            ("wall time", "316.7 ms"),
+            ("vsync time used (Σ (d+1)·I)", "116.7 ms"),
+            ("scenes", "1"),
+        ]
+    );
+    let levels: Vec<(&str, &str, &str, &str)> = a
+        .levels
+        .iter()
+        .map(|l| (l.name.as_str(), l.frames.as_str(), l.share.as_str(), l.dropped.as_str()))
+        .collect();
+    assert_eq!(
+        levels,
+        vec![
+            ("BEST", "3", "75.0%", "0"),
+            ("NORMAL", "1", "25.0%", "3"),
+            ("MIDDLE", "0", "0.0%", "0"),
+            ("HIGH", "0", "0.0%", "0"),
+            ("FROZEN", "0", "0.0%", "0"),
+        ]
+    );
+    assert_eq!(
+        (a.levels_total.frames.as_str(), a.levels_total.share.as_str()),
+        ("4", "100.0%")
+    );
+    // Nearest rank over 5, 5, 5, 60 ms (doFrame: 1 ms less each).
+    assert_eq!(
+        a.percentiles[0].values,
+        ["5.0 ms", "60.0 ms", "60.0 ms", "60.0 ms", "60.0 ms"]
+    );
+    assert_eq!(
+        a.percentiles[1].values,
+        ["4.0 ms", "59.0 ms", "59.0 ms", "59.0 ms", "59.0 ms"]
+    );
+    assert_eq!(a.percentiles[2].values, ["–", "–", "–", "–", "–"]);
+    let vitals = &a.vocabularies[2];
+    assert_eq!(vitals.name, "Android vitals");
+    assert_eq!(vitals.fields[0].value, "1 (25.0%)");
+    assert_eq!(vitals.fields[1].value, "0 (0.00%)");
+    assert_eq!(a.vocabularies[0].fields[0].value, "0 (needs FrameTimeline)");
+    let w = &a.worst[0];
+    assert_eq!(
+        (
+            w.at.as_str(),
+            w.frame_id.as_str(),
+            w.cost.as_str(),
+            w.dropped.as_str(),
+            w.level.as_str()
+        ),
+        ("1.200 s", "1002", "60.0 ms", "3", "NORMAL")
+    );
+    assert_eq!(w.phase, "start jitter 40.0 ms");
+    assert_eq!(w.longest, "inflate (12.3 ms)");
+    assert_eq!(
+        w.thread_state,
+        "Running 20.0 ms · Runnable 5.0 ms · Sleeping 30.0 ms · Blocked 4.0 ms"
+    );
+    assert_eq!(w.blockers, "GC (9.0 ms)");
+    assert_eq!(a.scenes[0].scene, "com.a/.MainActivity");
+    assert_eq!(a.scenes[0].levels, ["3", "1", "0", "0", "0"]);
+
+    let header: Vec<(&str, &str)> = p.header.iter().map(|f| (f.label.as_str(), f.value.as_str())).collect();
+    assert_eq!(
+        header,
+        vec![
+            ("trace", "t.pftrace"),
+            ("file", "1.5 kB, plain"),
+            ("build", "google/tokay/tokay:15/AP4A/123:user/release-keys"),
+            ("Android", "Android 15"),
+            ("apps", "com.a (pid 1), <b>evil</b> (pid 2)"),
+            ("refresh rates", "60 Hz"),
+            ("duration", "2.5 s"),
+            ("fpsan", env!("CARGO_PKG_VERSION")),
+        ]
+    );
+    let q: Vec<(&str, &str)> = p.quality.iter().map(|f| (f.label.as_str(), f.value.as_str())).collect();
+    assert!(q.contains(&("data sources", "ftrace, atrace")), "{q:?}");
+    assert!(q.contains(&("data loss", "chunks_discarded 1,234")), "{q:?}");
+    assert!(q.contains(&("vsync sources (all frames)", "–")), "{q:?}");
+}
+
+#[test]
+fn page_is_escaped_and_self_contained() {
+    let (html, n_charts) = with_small(|r| {
+        let charts = charts::render_charts(r, &ChartOptions::default()).unwrap();
+        (render_html(r, &charts).unwrap(), charts.len())
+    });
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(
+        html.contains(r#"<div class="k">FPS (paced)</div><div class="v">34.3</div><div class="s">fps_wall 12.6</div>"#)
+    );
+    assert!(html.contains(
+        r#"<tr><td><span class="lv lv-best"></span>BEST</td><td class="num">3</td><td class="num">75.0%</td><td class="num">0</td></tr>"#
+    ));
+    assert!(html.contains(r#"<div class="card fail"><div class="k">Green Alliance</div><div class="v">FAIL</div>"#));
+    assert!(html.contains("Android 15") && html.contains("the trace lost data"));
+    // Text from the trace is escaped.
+    assert!(!html.contains("<b>evil"), "unescaped app name");
+    assert!(html.contains("&lt;b&gt;evil"));
+    // Every chart inline, as a PNG.
+    assert_eq!(html.matches(r#"<img src="data:image/png;base64,"#).count(), n_charts);
+    for part in html.split(r#"src="data:image/png;base64,"#).skip(1) {
+        let b64 = &part[..part.find('"').unwrap()];
+        let png = base64::engine::general_purpose::STANDARD.decode(b64).unwrap();
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    }
+    assert_eq!(external_references(&html), Vec::<String>::new());
+}
+
+#[test]
+fn fixture_page_renders() {
+    let fx = two_apps();
+    let r = fx.report();
+    let charts = charts::render_charts(&r, &ChartOptions::default()).unwrap();
+    let p = page(&r, &charts);
+    assert_eq!(p.apps.len(), 2);
+    assert_eq!(p.apps[0].charts.len(), 6);
+    assert_eq!(p.apps[1].charts.len(), 4);
+    assert_eq!(p.overview_charts.len(), 1);
+    assert_eq!(p.header.iter().find(|f| f.label == "device").unwrap().value, "Pixel 9");
+    assert_eq!(
+        p.header.iter().find(|f| f.label == "Android").unwrap().value,
+        "Android 16 (API 36)"
+    );
+    assert_eq!(p.apps[0].high_text, "1");
+    let html = render_html(&r, &charts).unwrap();
+    assert_eq!(external_references(&html), Vec::<String>::new());
+    assert!(html.contains(r##"<nav><a href="#app-100">com.example.app</a><a href="#app-200">com.other</a></nav>"##));
+}

@@ -1,0 +1,135 @@
+//! The view model of `report.html`: the page, one view per app and their
+//! rows, every value a preformatted string (see [`super::format`]) so the
+//! template only places them.
+
+use serde::Serialize;
+
+/// A label and its value: header, summary and quality lists.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub(crate) struct Field {
+    pub label: String,
+    pub value: String,
+}
+
+pub(crate) fn field(label: &str, value: impl Into<String>) -> Field {
+    Field {
+        label: label.into(),
+        value: value.into(),
+    }
+}
+
+/// A chart inlined in the page.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct ChartView {
+    pub title: String,
+    pub file_name: String,
+    pub width: u32,
+    pub height: u32,
+    /// `data:image/png;base64,…`
+    pub src: String,
+}
+
+/// One drop level of an app: frames, share, dropped frames.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub(crate) struct LevelRow {
+    pub name: String,
+    /// CSS class of the level colour.
+    pub class: String,
+    pub frames: String,
+    pub share: String,
+    pub dropped: String,
+}
+
+/// P50, P90, P95, P99 and max of one metric.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub(crate) struct PercentileRow {
+    pub metric: String,
+    pub values: Vec<String>,
+}
+
+/// One scene of an app.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub(crate) struct SceneRow {
+    pub scene: String,
+    pub frames: String,
+    pub fps: String,
+    pub refresh: String,
+    pub dropped: String,
+    pub levels: Vec<String>,
+    pub p90: String,
+}
+
+/// One jank vocabulary: its name, its numbers, its formula.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub(crate) struct Vocabulary {
+    pub name: String,
+    pub fields: Vec<Field>,
+    pub formula: String,
+}
+
+/// One of an app's worst frames, with why it was late.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub(crate) struct WorstRow {
+    pub rank: usize,
+    pub at: String,
+    pub frame_id: String,
+    pub scene: String,
+    pub cost: String,
+    pub dropped: String,
+    pub level: String,
+    pub level_class: String,
+    pub phase: String,
+    pub longest: String,
+    pub thread_state: String,
+    pub blockers: String,
+    pub jank_type: String,
+}
+
+/// Everything the page shows about one app.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct AppView {
+    pub name: String,
+    pub pid: i32,
+    pub anchor: String,
+    pub refresh: String,
+    pub fps: String,
+    pub fps_wall: String,
+    pub pass: bool,
+    pub verdict: String,
+    pub verdict_rule: String,
+    pub frozen: i64,
+    pub high: i64,
+    pub frozen_text: String,
+    pub high_text: String,
+    pub janky: String,
+    pub summary: Vec<Field>,
+    pub levels: Vec<LevelRow>,
+    pub levels_total: LevelRow,
+    pub percentiles: Vec<PercentileRow>,
+    pub scenes: Vec<SceneRow>,
+    pub vocabularies: Vec<Vocabulary>,
+    pub worst: Vec<WorstRow>,
+    pub quality: Vec<Field>,
+    pub charts: Vec<ChartView>,
+}
+
+/// A term of the definitions section and its formula.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Definition {
+    pub term: String,
+    pub formula: String,
+}
+
+/// The whole page.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Page {
+    pub title: String,
+    pub fpsan_version: String,
+    pub header: Vec<Field>,
+    pub apps: Vec<AppView>,
+    pub overview_charts: Vec<ChartView>,
+    pub quality: Vec<Field>,
+    pub warnings: Vec<String>,
+    pub definitions: Vec<Definition>,
+    pub level_names: Vec<String>,
+}
