@@ -126,7 +126,7 @@ fn cdf(root: &Area, c: &Comparison, runs: &[Vec<Run>; 2]) -> DResult {
         .axis_style(MUTED)
         .axis_desc_style(text(AXIS_DESC_PX, &INK))
         .label_style(text(TICK_PX, &INK))
-        .x_label_formatter(&|v: &f64| ms_tick(*v))
+        .x_label_formatter(&|v: &f64| crate::report::format::fmt_ms_tick(*v))
         .y_label_formatter(&|v: &f64| format!("{:.0}%", v * 100.0))
         .x_desc("frame cost (ms, log scale)")
         .y_desc("frames at or below")

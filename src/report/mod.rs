@@ -19,13 +19,13 @@ use crate::metrics::AppSummary;
 use crate::model::TraceMeta;
 
 pub mod cells;
-mod charts;
+pub(crate) mod charts;
 mod csv;
-mod format;
+pub(crate) mod format;
 pub mod html;
 pub mod info;
 mod json;
-mod parquet;
+pub(crate) mod parquet;
 mod table;
 
 #[derive(Debug, thiserror::Error)]

@@ -16,7 +16,7 @@ use crate::metrics::AppSummary;
 mod backend;
 pub(crate) mod data;
 mod draw;
-mod style;
+pub(crate) mod style;
 
 use data::Frame;
 use draw::Heading;
