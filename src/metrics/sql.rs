@@ -2,6 +2,8 @@
 //! `include_str!` and executed with polars' `SQLContext` over the frames
 //! table, plus typed accessors for their result columns.
 
+use std::cell::OnceCell;
+
 use polars::prelude::*;
 use polars::sql::SQLContext;
 
@@ -82,4 +84,78 @@ pub fn strs(df: &DataFrame, name: &str) -> PolarsResult<Vec<Option<String>>> {
         .iter()
         .map(|s| s.map(str::to_string))
         .collect())
+}
+
+/// Row-wise reading of a query result: `for r in Rows::new(&df).iter() {
+/// r.i64("ts")?; r.opt_str("scene")?; … }`. A column is cast to the type it
+/// is read as once, on its first read ([`i64s`], [`f64s`], [`strs`]), and
+/// kept; a cell read is then the column's index by name plus a vector index.
+pub(crate) struct Rows<'a> {
+    df: &'a DataFrame,
+    /// Per column of `df`, in order: its values cast to each type read so far.
+    cast: Vec<Cast>,
+}
+
+#[derive(Default)]
+struct Cast {
+    i64s: OnceCell<Vec<Option<i64>>>,
+    f64s: OnceCell<Vec<Option<f64>>>,
+    strs: OnceCell<Vec<Option<String>>>,
+}
+
+impl<'a> Rows<'a> {
+    pub fn new(df: &'a DataFrame) -> Rows<'a> {
+        Rows {
+            df,
+            cast: (0..df.width()).map(|_| Cast::default()).collect(),
+        }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = Row<'_>> {
+        (0..self.df.height()).map(move |i| Row { rows: self, i })
+    }
+
+    /// Column `name` as `T`, cast with `load` on first use.
+    fn column<T>(
+        &self,
+        name: &str,
+        cell: fn(&Cast) -> &OnceCell<Vec<T>>,
+        load: fn(&DataFrame, &str) -> PolarsResult<Vec<T>>,
+    ) -> PolarsResult<&[T]> {
+        let cell = cell(&self.cast[self.df.try_get_column_index(name)?]);
+        if let Some(v) = cell.get() {
+            return Ok(v);
+        }
+        let v = load(self.df, name)?;
+        Ok(cell.get_or_init(|| v))
+    }
+}
+
+/// One row of a [`Rows`]; `i64`, `f64` and `str` read a null as 0 / 0.0 / "".
+#[derive(Clone, Copy)]
+pub(crate) struct Row<'r> {
+    rows: &'r Rows<'r>,
+    i: usize,
+}
+
+impl Row<'_> {
+    pub fn opt_i64(&self, name: &str) -> PolarsResult<Option<i64>> {
+        Ok(self.rows.column(name, |c| &c.i64s, i64s)?[self.i])
+    }
+
+    pub fn i64(&self, name: &str) -> PolarsResult<i64> {
+        Ok(self.opt_i64(name)?.unwrap_or(0))
+    }
+
+    pub fn f64(&self, name: &str) -> PolarsResult<f64> {
+        Ok(self.rows.column(name, |c| &c.f64s, f64s)?[self.i].unwrap_or(0.0))
+    }
+
+    pub fn opt_str(&self, name: &str) -> PolarsResult<Option<String>> {
+        Ok(self.rows.column(name, |c| &c.strs, strs)?[self.i].clone())
+    }
+
+    pub fn str(&self, name: &str) -> PolarsResult<String> {
+        Ok(self.opt_str(name)?.unwrap_or_default())
+    }
 }
