@@ -14,7 +14,7 @@ use crate::metrics::AppSummary;
 use crate::model::{Process, Slice, Thread, Trace, Track};
 
 /// Every table `fpsan query` knows.
-pub const TABLES: [&str; 7] = [
+const TABLES: [&str; 7] = [
     "slice",
     "counter",
     "thread",
@@ -39,7 +39,7 @@ fn one_line(e: &PolarsError) -> String {
 
 /// The known tables a query mentions (a cheap word scan, not a parse: a name
 /// in a string literal makes the table be built, which is harmless).
-pub fn tables_in(sql: &str) -> BTreeSet<&'static str> {
+fn tables_in(sql: &str) -> BTreeSet<&'static str> {
     let words: BTreeSet<String> = sql
         .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
         .filter(|w| !w.is_empty())
@@ -64,7 +64,7 @@ struct SliceRow<'t> {
 
 /// `slice(id, ts, dur, name, depth, parent_id, category, tid, pid,
 /// thread_name, process_name, track, track_name)`.
-pub fn slice_df(trace: &Trace) -> PolarsResult<DataFrame> {
+fn slice_df(trace: &Trace) -> PolarsResult<DataFrame> {
     let rows: Vec<SliceRow> = trace
         .slices
         .iter()
@@ -96,7 +96,7 @@ pub fn slice_df(trace: &Trace) -> PolarsResult<DataFrame> {
 }
 
 /// `counter(ts, value, name, pid, tid, track)`: name is the counter track's name.
-pub fn counter_df(trace: &Trace) -> PolarsResult<DataFrame> {
+fn counter_df(trace: &Trace) -> PolarsResult<DataFrame> {
     let track = |track: u32| trace.tracks.get(track as usize);
     TableBuilder::new(&trace.counters)
         .col("ts", |c| c.ts)
@@ -113,7 +113,7 @@ pub fn counter_df(trace: &Trace) -> PolarsResult<DataFrame> {
 }
 
 /// `thread(utid, tid, pid, name)`.
-pub fn thread_df(trace: &Trace) -> PolarsResult<DataFrame> {
+fn thread_df(trace: &Trace) -> PolarsResult<DataFrame> {
     TableBuilder::new(&trace.threads)
         .col("utid", |t| t.utid as i64)
         .col("tid", |t| t.tid)
@@ -125,7 +125,7 @@ pub fn thread_df(trace: &Trace) -> PolarsResult<DataFrame> {
 }
 
 /// `process(upid, pid, name, cmdline, parent_pid, uid)`.
-pub fn process_df(trace: &Trace) -> PolarsResult<DataFrame> {
+fn process_df(trace: &Trace) -> PolarsResult<DataFrame> {
     TableBuilder::new(&trace.processes)
         .col("upid", |p| p.upid as i64)
         .col("pid", |p| p.pid)
@@ -140,7 +140,7 @@ pub fn process_df(trace: &Trace) -> PolarsResult<DataFrame> {
 /// ts, dur, jank_type, present_type, on_time_finish, gpu_composition,
 /// prediction_type, jank_severity_type)`; kind is `expected` or `actual`,
 /// surface is false for display frames.
-pub fn frame_timeline_df(trace: &Trace) -> PolarsResult<DataFrame> {
+fn frame_timeline_df(trace: &Trace) -> PolarsResult<DataFrame> {
     TableBuilder::new(&trace.frame_timeline)
         .col("kind", |t| if t.kind.is_actual() { "actual" } else { "expected" })
         .col("surface", |t| t.kind.is_surface())

@@ -11,9 +11,9 @@ use serde::Serialize;
 use crate::frames::{DropLevel, FrameAnalysis, FrameRow, FrameWhy};
 use crate::model::Trace;
 
-pub mod scene;
+mod scene;
 pub mod sql;
-pub mod table;
+pub(crate) mod table;
 
 #[derive(Debug, thiserror::Error)]
 pub enum MetricsError {
@@ -35,7 +35,7 @@ pub enum Category {
 impl Category {
     /// Green Alliance minimum average FPS: 55 for ordinary apps, 25 for games,
     /// maps and video.
-    pub fn green_alliance_min_fps(self) -> f64 {
+    pub(crate) fn green_alliance_min_fps(self) -> f64 {
         match self {
             Category::Normal => 55.0,
             Category::Game | Category::Map | Category::Video => 25.0,
@@ -92,7 +92,7 @@ impl AppFilter {
 
 /// `--app` matching: `name == pkg`, `name` starts with `pkg:`, or `name` is
 /// the 15-character comm the kernel keeps for a longer package name.
-pub fn package_matches(name: &str, pkg: &str) -> bool {
+fn package_matches(name: &str, pkg: &str) -> bool {
     if name == pkg || name.strip_prefix(pkg).is_some_and(|rest| rest.starts_with(':')) {
         return true;
     }
@@ -285,7 +285,7 @@ pub struct AppSummary {
 
 /// Green Alliance verdict: the app's average FPS (`fps`) against the
 /// category's minimum (≥ 55, or ≥ 25 for games, maps and video).
-pub fn green_alliance(category: Category, fps: f64) -> GreenAlliance {
+fn green_alliance(category: Category, fps: f64) -> GreenAlliance {
     let min_fps = category.green_alliance_min_fps();
     GreenAlliance {
         category,
@@ -442,7 +442,7 @@ fn fps_wall(frames: i64, first_ts: i64, wall_end_ts: i64) -> f64 {
 
 /// The 1 s wall-time windows of one app: window k covers
 /// [first_ts + k·1 s, first_ts + (k+1)·1 s) cut at `wall_end_ts`.
-pub fn fps_windows(first_ts: i64, wall_end_ts: i64, counts: &[(i64, i64)]) -> Vec<FpsWindow> {
+fn fps_windows(first_ts: i64, wall_end_ts: i64, counts: &[(i64, i64)]) -> Vec<FpsWindow> {
     const SEC: i64 = 1_000_000_000;
     let span = (wall_end_ts - first_ts).max(0);
     let n = (span + SEC - 1) / SEC;

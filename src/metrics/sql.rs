@@ -9,9 +9,9 @@ use polars::sql::SQLContext;
 
 /// A query from `queries/`, by file stem.
 #[derive(Debug, Clone, Copy)]
-pub struct NamedQuery {
-    pub name: &'static str,
-    pub sql: &'static str,
+pub(crate) struct NamedQuery {
+    name: &'static str,
+    sql: &'static str,
 }
 
 macro_rules! query {
@@ -23,40 +23,28 @@ macro_rules! query {
     };
 }
 
-pub const APP_SUMMARY: NamedQuery = query!("app_summary");
-pub const SCENES: NamedQuery = query!("scenes");
-pub const PERCENTILES: NamedQuery = query!("percentiles");
-pub const FPS_WALL: NamedQuery = query!("fps_wall");
-pub const JANK_TYPES: NamedQuery = query!("jank_types");
-pub const VSYNC_SOURCES: NamedQuery = query!("vsync_sources");
-pub const PERFDOG: NamedQuery = query!("perfdog");
-pub const WORST_FRAMES: NamedQuery = query!("worst_frames");
-
-/// Every query the summary runs, for docs and tests.
-pub const ALL: &[NamedQuery] = &[
-    APP_SUMMARY,
-    SCENES,
-    PERCENTILES,
-    FPS_WALL,
-    JANK_TYPES,
-    VSYNC_SOURCES,
-    PERFDOG,
-    WORST_FRAMES,
-];
+pub(crate) const APP_SUMMARY: NamedQuery = query!("app_summary");
+pub(crate) const SCENES: NamedQuery = query!("scenes");
+pub(crate) const PERCENTILES: NamedQuery = query!("percentiles");
+pub(crate) const FPS_WALL: NamedQuery = query!("fps_wall");
+pub(crate) const JANK_TYPES: NamedQuery = query!("jank_types");
+pub(crate) const VSYNC_SOURCES: NamedQuery = query!("vsync_sources");
+pub(crate) const PERFDOG: NamedQuery = query!("perfdog");
+pub(crate) const WORST_FRAMES: NamedQuery = query!("worst_frames");
 
 /// A `SQLContext` with the frames table registered as `frames`.
-pub struct FramesSql {
+pub(crate) struct FramesSql {
     ctx: SQLContext,
 }
 
 impl FramesSql {
-    pub fn new(frames: &DataFrame) -> FramesSql {
+    pub(crate) fn new(frames: &DataFrame) -> FramesSql {
         let ctx = SQLContext::new();
         ctx.register("frames", frames.clone().lazy());
         FramesSql { ctx }
     }
 
-    pub fn run(&mut self, q: NamedQuery) -> PolarsResult<DataFrame> {
+    pub(crate) fn run(&mut self, q: NamedQuery) -> PolarsResult<DataFrame> {
         self.ctx
             .execute(q.sql)
             .and_then(|lf| lf.collect())
@@ -104,14 +92,14 @@ struct Cast {
 }
 
 impl<'a> Rows<'a> {
-    pub fn new(df: &'a DataFrame) -> Rows<'a> {
+    pub(crate) fn new(df: &'a DataFrame) -> Rows<'a> {
         Rows {
             df,
             cast: (0..df.width()).map(|_| Cast::default()).collect(),
         }
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = Row<'_>> {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = Row<'_>> {
         (0..self.df.height()).map(move |i| Row { rows: self, i })
     }
 
@@ -139,23 +127,23 @@ pub(crate) struct Row<'r> {
 }
 
 impl Row<'_> {
-    pub fn opt_i64(&self, name: &str) -> PolarsResult<Option<i64>> {
+    pub(crate) fn opt_i64(&self, name: &str) -> PolarsResult<Option<i64>> {
         Ok(self.rows.column(name, |c| &c.i64s, i64s)?[self.i])
     }
 
-    pub fn i64(&self, name: &str) -> PolarsResult<i64> {
+    pub(crate) fn i64(&self, name: &str) -> PolarsResult<i64> {
         Ok(self.opt_i64(name)?.unwrap_or(0))
     }
 
-    pub fn f64(&self, name: &str) -> PolarsResult<f64> {
+    pub(crate) fn f64(&self, name: &str) -> PolarsResult<f64> {
         Ok(self.rows.column(name, |c| &c.f64s, f64s)?[self.i].unwrap_or(0.0))
     }
 
-    pub fn opt_str(&self, name: &str) -> PolarsResult<Option<String>> {
+    pub(crate) fn opt_str(&self, name: &str) -> PolarsResult<Option<String>> {
         Ok(self.rows.column(name, |c| &c.strs, strs)?[self.i].clone())
     }
 
-    pub fn str(&self, name: &str) -> PolarsResult<String> {
+    pub(crate) fn str(&self, name: &str) -> PolarsResult<String> {
         Ok(self.opt_str(name)?.unwrap_or_default())
     }
 }

@@ -54,7 +54,7 @@ impl<'r, R> TableBuilder<'r, R> {
 
 /// Build the frames table. `indices[i]` is the whole-trace index of `rows[i]`
 /// and `scenes[i]` its scene (both must have `rows.len()` entries).
-pub fn frames_df(rows: &[&FrameRow], indices: &[usize], scenes: &[Option<String>]) -> PolarsResult<DataFrame> {
+pub(crate) fn frames_df(rows: &[&FrameRow], indices: &[usize], scenes: &[Option<String>]) -> PolarsResult<DataFrame> {
     debug_assert_eq!(rows.len(), indices.len());
     debug_assert_eq!(rows.len(), scenes.len());
     TableBuilder::new(rows)
