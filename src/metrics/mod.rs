@@ -1,7 +1,11 @@
-//! Per-app summaries of the frames table (SPEC §4), computed with polars: the
-//! frames become a `DataFrame` ([`table::frames_df`]), the SQL in `queries/`
-//! runs over it ([`sql`]), and this module turns the result rows into typed,
-//! serialisable [`AppSummary`] values. Formulas and sources: docs/metrics.md.
+//! Per-app summaries of the frames table, computed with polars. This module
+//! owns the summary types ([`AppSummary`] and its parts, as docs/metrics.md
+//! defines them: "Per-app summary" and the sections after it), the options
+//! that shape them ([`AppFilter`], [`Category`], [`MetricsOptions`]), and the
+//! two entry points: [`frames_table`] (the frames as a `DataFrame`, built in
+//! `table`, scenes from `scene`) and [`summarize`], which runs the SQL in
+//! `queries/` over it ([`sql`]) and reads each query's result rows into those
+//! types, one reader per query.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -253,7 +257,7 @@ pub struct AppQuality {
     pub without_timeline: i64,
 }
 
-/// The per-app summary (SPEC §4). The first fields are the fixed JSON keys.
+/// The per-app summary (docs/metrics.md, "Per-app summary"). The first fields are the fixed JSON keys.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AppSummary {
     pub pid: i32,

@@ -1,4 +1,5 @@
-//! Scenes: which screen a frame belongs to, for the per-scene summary.
+//! Scenes: which screen a frame belongs to (the frames table's `scene`
+//! column), for the per-scene summary; docs/metrics.md, "Scenes".
 //!
 //! A frame's scene is, in order of preference:
 //! 1. its FrameTimeline layer (`layer_name`), normalised: `TX - ` prefix and

@@ -1,6 +1,8 @@
-//! The SQL the report runs: the files in `queries/`, compiled in with
+//! The SQL the summaries run: the files in `queries/`, compiled in with
 //! `include_str!` and executed with polars' `SQLContext` over the frames
-//! table, plus typed accessors for their result columns.
+//! table ([`FramesSql`]), and reading results: whole columns as typed vectors
+//! ([`i64s`], [`f64s`], [`strs`]; the report reads the frames table with them
+//! too) or row by row ([`Rows`]).
 
 use std::cell::OnceCell;
 
