@@ -390,12 +390,18 @@ fn app_summary(r: &sql::Row, category: Category, per_app: &mut PerApp) -> Polars
         fps_wall_timeline: fps_windows(first_ts, wall_end_ts, &windows),
         scenes: per_app.scenes.remove(&pid).unwrap_or_default(),
         worst_frames: per_app.worst_frames.remove(&pid).unwrap_or_default(),
-        quality: AppQuality {
-            vsync_sources: per_app.vsync_sources.remove(&pid).unwrap_or_default(),
-            without_render_thread: r.i64("without_render_thread")?,
-            without_timeline: r.i64("without_timeline")?,
-        },
+        quality: quality(r, pid, per_app)?,
     }))
+}
+
+/// The data quality of one app: its vsync sources from `per_app`, the counts
+/// of frames without RenderThread or FrameTimeline data from its row.
+fn quality(r: &sql::Row, pid: i32, per_app: &mut PerApp) -> PolarsResult<AppQuality> {
+    Ok(AppQuality {
+        vsync_sources: per_app.vsync_sources.remove(&pid).unwrap_or_default(),
+        without_render_thread: r.i64("without_render_thread")?,
+        without_timeline: r.i64("without_timeline")?,
+    })
 }
 
 /// The per-level columns `{level}_{suffix}` of a result row (`best_frames` …).
