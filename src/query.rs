@@ -1,7 +1,7 @@
-//! Tables for `fpsan query`: the model as polars `DataFrame`s (`slice`,
-//! `counter`, `thread`, `process`, `frame_timeline`) plus the analysis tables
-//! (`frames`, `apps`), and running Polars SQL over them. Only the tables a
-//! query names are built, so a query on `thread` stays fast on a big trace.
+//! `fpsan query`: the model as polars `DataFrame`s (`slice`, `counter`,
+//! `thread`, `process`, `frame_timeline`) plus the analysis tables (`frames`,
+//! `apps`), and running Polars SQL over them. Only the tables a query names
+//! are built, so a query on `thread` stays fast on a big trace.
 
 use std::collections::BTreeSet;
 
@@ -9,11 +9,12 @@ use polars::prelude::*;
 use polars::sql::SQLContext;
 
 use crate::frames::DropLevel;
+use crate::metrics::table::TableBuilder;
 use crate::metrics::AppSummary;
-use crate::model::Trace;
+use crate::model::{Process, Slice, Thread, Trace, Track, TrackId};
 
 /// Every table `fpsan query` knows.
-pub const TABLES: [&str; 7] = [
+const TABLES: [&str; 7] = [
     "slice",
     "counter",
     "thread",
@@ -38,7 +39,7 @@ fn one_line(e: &PolarsError) -> String {
 
 /// The known tables a query mentions (a cheap word scan, not a parse: a name
 /// in a string literal makes the table be built, which is harmless).
-pub fn tables_in(sql: &str) -> BTreeSet<&'static str> {
+fn tables_in(sql: &str) -> BTreeSet<&'static str> {
     let words: BTreeSet<String> = sql
         .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
         .filter(|w| !w.is_empty())
@@ -53,245 +54,149 @@ pub fn needs_frames(sql: &str) -> bool {
     t.contains("frames") || t.contains("apps")
 }
 
-fn name(n: &Option<crate::model::Name>) -> Option<String> {
-    n.as_deref().map(str::to_string)
+/// A slice with the track, thread and process it is on, looked up once.
+struct SliceRow<'t> {
+    s: &'t Slice,
+    track: Option<&'t Track>,
+    thread: Option<&'t Thread>,
+    process: Option<&'t Process>,
 }
 
 /// `slice(id, ts, dur, name, depth, parent_id, category, tid, pid,
 /// thread_name, process_name, track, track_name)`.
-pub fn slice_df(trace: &Trace) -> PolarsResult<DataFrame> {
-    let n = trace.slices.len();
-    let (mut id, mut ts, mut dur, mut nm, mut depth, mut parent, mut cat) = (
-        Vec::with_capacity(n),
-        Vec::with_capacity(n),
-        Vec::with_capacity(n),
-        Vec::with_capacity(n),
-        Vec::with_capacity(n),
-        Vec::with_capacity(n),
-        Vec::with_capacity(n),
-    );
-    let (mut tid, mut pid, mut tname, mut pname, mut track, mut track_name) = (
-        Vec::with_capacity(n),
-        Vec::with_capacity(n),
-        Vec::with_capacity(n),
-        Vec::with_capacity(n),
-        Vec::with_capacity(n),
-        Vec::with_capacity(n),
-    );
-    for s in &trace.slices {
-        id.push(s.id.0 as i64);
-        ts.push(s.ts);
-        dur.push(s.dur);
-        nm.push(s.name.to_string());
-        depth.push(s.depth as i64);
-        parent.push(s.parent.map(|p| p.0 as i64));
-        cat.push(s.category.as_deref().map(str::to_string));
-        let t = trace.tracks.get(s.track.index());
-        let thread = t.and_then(|_| trace.track_thread(s.track));
-        let process = t.and_then(|_| trace.track_process(s.track));
-        tid.push(thread.map(|t| t.tid));
-        tname.push(thread.and_then(|t| name(&t.name)));
-        pid.push(process.map(|p| p.pid));
-        pname.push(process.and_then(|p| name(&p.name)));
-        track.push(s.track.0 as i64);
-        track_name.push(t.and_then(|t| name(&t.name)));
-    }
-    DataFrame::new(
-        n,
-        vec![
-            Column::new("id".into(), id),
-            Column::new("ts".into(), ts),
-            Column::new("dur".into(), dur),
-            Column::new("name".into(), nm),
-            Column::new("depth".into(), depth),
-            Column::new("parent_id".into(), parent),
-            Column::new("category".into(), cat),
-            Column::new("tid".into(), tid),
-            Column::new("pid".into(), pid),
-            Column::new("thread_name".into(), tname),
-            Column::new("process_name".into(), pname),
-            Column::new("track".into(), track),
-            Column::new("track_name".into(), track_name),
-        ],
-    )
+fn slice_df(trace: &Trace) -> PolarsResult<DataFrame> {
+    let rows: Vec<SliceRow> = trace
+        .slices
+        .iter()
+        .map(|s| {
+            let track = trace.tracks.get(s.track.index());
+            SliceRow {
+                s,
+                track,
+                thread: track.and_then(|_| trace.track_thread(s.track)),
+                process: track.and_then(|_| trace.track_process(s.track)),
+            }
+        })
+        .collect();
+    TableBuilder::new(&rows)
+        .col("id", |r| r.s.id.0 as i64)
+        .col("ts", |r| r.s.ts)
+        .col("dur", |r| r.s.dur)
+        .col("name", |r| &*r.s.name)
+        .col("depth", |r| r.s.depth as i64)
+        .col("parent_id", |r| r.s.parent.map(|p| p.0 as i64))
+        .col("category", |r| r.s.category.as_deref())
+        .col("tid", |r| r.thread.map(|t| t.tid))
+        .col("pid", |r| r.process.map(|p| p.pid))
+        .col("thread_name", |r| r.thread.and_then(|t| t.name.as_deref()))
+        .col("process_name", |r| r.process.and_then(|p| p.name.as_deref()))
+        .col("track", |r| r.s.track.0 as i64)
+        .col("track_name", |r| r.track.and_then(|t| t.name.as_deref()))
+        .build()
 }
 
 /// `counter(ts, value, name, pid, tid, track)`: name is the counter track's name.
-pub fn counter_df(trace: &Trace) -> PolarsResult<DataFrame> {
-    let n = trace.counters.len();
-    let (mut ts, mut value, mut nm, mut pid, mut tid, mut track) = (
-        Vec::with_capacity(n),
-        Vec::with_capacity(n),
-        Vec::with_capacity(n),
-        Vec::with_capacity(n),
-        Vec::with_capacity(n),
-        Vec::with_capacity(n),
-    );
-    for c in &trace.counters {
-        ts.push(c.ts);
-        value.push(c.value);
-        let t = trace.tracks.get(c.track.index());
-        nm.push(t.and_then(|t| name(&t.name)));
-        pid.push(t.and_then(|_| trace.track_process(c.track)).map(|p| p.pid));
-        tid.push(t.and_then(|_| trace.track_thread(c.track)).map(|t| t.tid));
-        track.push(c.track.0 as i64);
-    }
-    DataFrame::new(
-        n,
-        vec![
-            Column::new("ts".into(), ts),
-            Column::new("value".into(), value),
-            Column::new("name".into(), nm),
-            Column::new("pid".into(), pid),
-            Column::new("tid".into(), tid),
-            Column::new("track".into(), track),
-        ],
-    )
+fn counter_df(trace: &Trace) -> PolarsResult<DataFrame> {
+    let track = |track: TrackId| trace.tracks.get(track.index());
+    TableBuilder::new(&trace.counters)
+        .col("ts", |c| c.ts)
+        .col("value", |c| c.value)
+        .col("name", |c| track(c.track).and_then(|t| t.name.as_deref()))
+        .col("pid", |c| {
+            track(c.track).and_then(|_| trace.track_process(c.track)).map(|p| p.pid)
+        })
+        .col("tid", |c| {
+            track(c.track).and_then(|_| trace.track_thread(c.track)).map(|t| t.tid)
+        })
+        .col("track", |c| c.track.0 as i64)
+        .build()
 }
 
 /// `thread(utid, tid, pid, name)`.
-pub fn thread_df(trace: &Trace) -> PolarsResult<DataFrame> {
-    let n = trace.threads.len();
-    let utid: Vec<i64> = trace.threads.iter().map(|t| t.utid.0 as i64).collect();
-    let tid: Vec<i32> = trace.threads.iter().map(|t| t.tid).collect();
-    let pid: Vec<Option<i32>> = trace
-        .threads
-        .iter()
-        .map(|t| t.upid.and_then(|u| trace.processes.get(u.index())).map(|p| p.pid))
-        .collect();
-    let nm: Vec<Option<String>> = trace.threads.iter().map(|t| name(&t.name)).collect();
-    DataFrame::new(
-        n,
-        vec![
-            Column::new("utid".into(), utid),
-            Column::new("tid".into(), tid),
-            Column::new("pid".into(), pid),
-            Column::new("name".into(), nm),
-        ],
-    )
+fn thread_df(trace: &Trace) -> PolarsResult<DataFrame> {
+    TableBuilder::new(&trace.threads)
+        .col("utid", |t| t.utid.0 as i64)
+        .col("tid", |t| t.tid)
+        .col("pid", |t| {
+            t.upid.and_then(|u| trace.processes.get(u.index())).map(|p| p.pid)
+        })
+        .col("name", |t| t.name.as_deref())
+        .build()
 }
 
 /// `process(upid, pid, name, cmdline, parent_pid, uid)`.
-pub fn process_df(trace: &Trace) -> PolarsResult<DataFrame> {
-    let p = &trace.processes;
-    DataFrame::new(
-        p.len(),
-        vec![
-            Column::new("upid".into(), p.iter().map(|p| p.upid.0 as i64).collect::<Vec<_>>()),
-            Column::new("pid".into(), p.iter().map(|p| p.pid).collect::<Vec<_>>()),
-            Column::new("name".into(), p.iter().map(|p| name(&p.name)).collect::<Vec<_>>()),
-            Column::new("cmdline".into(), p.iter().map(|p| name(&p.cmdline)).collect::<Vec<_>>()),
-            Column::new("parent_pid".into(), p.iter().map(|p| p.parent_pid).collect::<Vec<_>>()),
-            Column::new("uid".into(), p.iter().map(|p| p.uid).collect::<Vec<_>>()),
-        ],
-    )
+fn process_df(trace: &Trace) -> PolarsResult<DataFrame> {
+    TableBuilder::new(&trace.processes)
+        .col("upid", |p| p.upid.0 as i64)
+        .col("pid", |p| p.pid)
+        .col("name", |p| p.name.as_deref())
+        .col("cmdline", |p| p.cmdline.as_deref())
+        .col("parent_pid", |p| p.parent_pid)
+        .col("uid", |p| p.uid)
+        .build()
 }
 
 /// `frame_timeline(kind, surface, token, display_frame_token, pid, layer_name,
 /// ts, dur, jank_type, present_type, on_time_finish, gpu_composition,
 /// prediction_type, jank_severity_type)`; kind is `expected` or `actual`,
 /// surface is false for display frames.
-pub fn frame_timeline_df(trace: &Trace) -> PolarsResult<DataFrame> {
-    let f = &trace.frame_timeline;
-    let s = |get: fn(&crate::model::TimelineSlice) -> &Option<crate::model::Name>| -> Vec<Option<String>> {
-        f.iter().map(|t| name(get(t))).collect()
-    };
-    DataFrame::new(
-        f.len(),
-        vec![
-            Column::new(
-                "kind".into(),
-                f.iter()
-                    .map(|t| if t.kind.is_actual() { "actual" } else { "expected" })
-                    .collect::<Vec<_>>(),
-            ),
-            Column::new(
-                "surface".into(),
-                f.iter().map(|t| t.kind.is_surface()).collect::<Vec<_>>(),
-            ),
-            Column::new("token".into(), f.iter().map(|t| t.token).collect::<Vec<_>>()),
-            Column::new(
-                "display_frame_token".into(),
-                f.iter().map(|t| t.display_frame_token).collect::<Vec<_>>(),
-            ),
-            Column::new("pid".into(), f.iter().map(|t| t.pid).collect::<Vec<_>>()),
-            Column::new("layer_name".into(), s(|t| &t.layer_name)),
-            Column::new("ts".into(), f.iter().map(|t| t.ts).collect::<Vec<_>>()),
-            Column::new("dur".into(), f.iter().map(|t| t.dur).collect::<Vec<_>>()),
-            Column::new("jank_type".into(), s(|t| &t.jank_type)),
-            Column::new("present_type".into(), s(|t| &t.present_type)),
-            Column::new(
-                "on_time_finish".into(),
-                f.iter().map(|t| t.on_time_finish).collect::<Vec<_>>(),
-            ),
-            Column::new(
-                "gpu_composition".into(),
-                f.iter().map(|t| t.gpu_composition).collect::<Vec<_>>(),
-            ),
-            Column::new("prediction_type".into(), s(|t| &t.prediction_type)),
-            Column::new("jank_severity_type".into(), s(|t| &t.jank_severity_type)),
-        ],
-    )
+fn frame_timeline_df(trace: &Trace) -> PolarsResult<DataFrame> {
+    TableBuilder::new(&trace.frame_timeline)
+        .col("kind", |t| if t.kind.is_actual() { "actual" } else { "expected" })
+        .col("surface", |t| t.kind.is_surface())
+        .col("token", |t| t.token)
+        .col("display_frame_token", |t| t.display_frame_token)
+        .col("pid", |t| t.pid)
+        .col("layer_name", |t| t.layer_name.as_deref())
+        .col("ts", |t| t.ts)
+        .col("dur", |t| t.dur)
+        .col("jank_type", |t| t.jank_type.as_deref())
+        .col("present_type", |t| t.present_type.as_deref())
+        .col("on_time_finish", |t| t.on_time_finish)
+        .col("gpu_composition", |t| t.gpu_composition)
+        .col("prediction_type", |t| t.prediction_type.as_deref())
+        .col("jank_severity_type", |t| t.jank_severity_type.as_deref())
+        .build()
 }
 
 /// `apps`: one row per app summary, the scalar metrics as columns.
 pub fn apps_df(apps: &[AppSummary]) -> PolarsResult<DataFrame> {
-    let i = |f: fn(&AppSummary) -> i64| apps.iter().map(f).collect::<Vec<i64>>();
-    let o = |f: fn(&AppSummary) -> Option<i64>| apps.iter().map(f).collect::<Vec<Option<i64>>>();
-    let x = |f: fn(&AppSummary) -> f64| apps.iter().map(f).collect::<Vec<f64>>();
-    let mut cols = vec![
-        Column::new("pid".into(), apps.iter().map(|a| a.pid).collect::<Vec<_>>()),
-        Column::new(
-            "process".into(),
-            apps.iter().map(|a| a.process.clone()).collect::<Vec<_>>(),
-        ),
-        Column::new("frames".into(), i(|a| a.frames)),
-        Column::new("fps".into(), x(|a| a.fps)),
-        Column::new("fps_wall".into(), x(|a| a.fps_wall)),
-        Column::new("refresh_hz".into(), x(|a| a.refresh_hz)),
-        Column::new("dropped_frames".into(), i(|a| a.dropped_frames)),
-    ];
-    for (k, level) in DropLevel::ALL.iter().enumerate() {
+    let mut b = TableBuilder::new(apps)
+        .col("pid", |a| a.pid)
+        .col("process", |a| a.process.as_deref())
+        .col("frames", |a| a.frames)
+        .col("fps", |a| a.fps)
+        .col("fps_wall", |a| a.fps_wall)
+        .col("refresh_hz", |a| a.refresh_hz)
+        .col("dropped_frames", |a| a.dropped_frames);
+    for level in DropLevel::ALL {
         let l = level.as_str().to_lowercase();
-        cols.push(Column::new(
-            format!("{l}_frames").into(),
-            apps.iter().map(|a| a.drop_level.values()[k]).collect::<Vec<_>>(),
-        ));
-        cols.push(Column::new(
-            format!("{l}_dropped").into(),
-            apps.iter().map(|a| a.drop_sum.values()[k]).collect::<Vec<_>>(),
-        ));
+        b = b
+            .col(&format!("{l}_frames"), |a| a.drop_level[level])
+            .col(&format!("{l}_dropped"), |a| a.drop_sum[level]);
     }
-    cols.extend([
-        Column::new("frame_cost_p50".into(), o(|a| a.frame_cost_ns.p50)),
-        Column::new("frame_cost_p90".into(), o(|a| a.frame_cost_ns.p90)),
-        Column::new("frame_cost_p95".into(), o(|a| a.frame_cost_ns.p95)),
-        Column::new("frame_cost_p99".into(), o(|a| a.frame_cost_ns.p99)),
-        Column::new("frame_cost_max".into(), o(|a| a.frame_cost_ns.max)),
-        Column::new("do_frame_dur_p50".into(), o(|a| a.do_frame_dur.p50)),
-        Column::new("do_frame_dur_p90".into(), o(|a| a.do_frame_dur.p90)),
-        Column::new("do_frame_dur_p99".into(), o(|a| a.do_frame_dur.p99)),
-        Column::new("overrun_p50".into(), o(|a| a.overrun_ns.p50)),
-        Column::new("overrun_p90".into(), o(|a| a.overrun_ns.p90)),
-        Column::new("overrun_p99".into(), o(|a| a.overrun_ns.p99)),
-        Column::new("perfetto_jank".into(), i(|a| a.jank.perfetto.jank)),
-        Column::new("perfetto_big_jank".into(), i(|a| a.jank.perfetto.big_jank)),
-        Column::new("perfetto_huge_jank".into(), i(|a| a.jank.perfetto.huge_jank)),
-        Column::new("vitals_slow".into(), i(|a| a.jank.vitals.slow)),
-        Column::new("vitals_frozen".into(), i(|a| a.jank.vitals.frozen)),
-        Column::new("perfdog_jank".into(), i(|a| a.jank.perfdog.jank)),
-        Column::new("perfdog_big_jank".into(), i(|a| a.jank.perfdog.big_jank)),
-        Column::new("perfdog_stutter".into(), x(|a| a.jank.perfdog.stutter)),
-        Column::new(
-            "skipped_frame_events".into(),
-            i(|a| a.jank.choreographer.skipped_frame_events),
-        ),
-        Column::new(
-            "green_alliance_pass".into(),
-            apps.iter().map(|a| a.green_alliance.pass).collect::<Vec<_>>(),
-        ),
-    ]);
-    DataFrame::new(apps.len(), cols)
+    b.col("frame_cost_p50", |a| a.frame_cost_ns.p50)
+        .col("frame_cost_p90", |a| a.frame_cost_ns.p90)
+        .col("frame_cost_p95", |a| a.frame_cost_ns.p95)
+        .col("frame_cost_p99", |a| a.frame_cost_ns.p99)
+        .col("frame_cost_max", |a| a.frame_cost_ns.max)
+        .col("do_frame_dur_p50", |a| a.do_frame_dur.p50)
+        .col("do_frame_dur_p90", |a| a.do_frame_dur.p90)
+        .col("do_frame_dur_p99", |a| a.do_frame_dur.p99)
+        .col("overrun_p50", |a| a.overrun_ns.p50)
+        .col("overrun_p90", |a| a.overrun_ns.p90)
+        .col("overrun_p99", |a| a.overrun_ns.p99)
+        .col("perfetto_jank", |a| a.jank.perfetto.jank)
+        .col("perfetto_big_jank", |a| a.jank.perfetto.big_jank)
+        .col("perfetto_huge_jank", |a| a.jank.perfetto.huge_jank)
+        .col("vitals_slow", |a| a.jank.vitals.slow)
+        .col("vitals_frozen", |a| a.jank.vitals.frozen)
+        .col("perfdog_jank", |a| a.jank.perfdog.jank)
+        .col("perfdog_big_jank", |a| a.jank.perfdog.big_jank)
+        .col("perfdog_stutter", |a| a.jank.perfdog.stutter)
+        .col("skipped_frame_events", |a| a.jank.choreographer.skipped_frame_events)
+        .col("green_alliance_pass", |a| a.green_alliance.pass)
+        .build()
 }
 
 /// Run `sql` over the tables it mentions. `frames` / `apps` must be given when

@@ -1,19 +1,23 @@
-//! Per-app summaries of the frames table (SPEC §4), computed with polars: the
-//! frames become a `DataFrame` ([`table::frames_df`]), the SQL in `queries/`
-//! runs over it ([`sql`]), and this module turns the result rows into typed,
-//! serialisable [`AppSummary`] values. Formulas and sources: docs/metrics.md.
+//! Per-app summaries of the frames table, computed with polars. This module
+//! owns the summary types ([`AppSummary`] and its parts, as docs/metrics.md
+//! defines them: "Per-app summary" and the sections after it), the options
+//! that shape them ([`AppFilter`], [`Category`], [`MetricsOptions`]), and the
+//! two entry points: [`frames_table`] (the frames as a `DataFrame`, built in
+//! `table`, scenes from `scene`) and [`summarize`], which runs the SQL in
+//! `queries/` over it ([`sql`]) and reads each query's result rows into those
+//! types, one reader per query.
 
 use std::collections::{BTreeMap, HashMap};
 
-use polars::prelude::{DataFrame, PolarsError};
+use polars::prelude::{DataFrame, PolarsError, PolarsResult};
 use serde::Serialize;
 
 use crate::frames::{DropLevel, FrameAnalysis, FrameRow, FrameWhy};
 use crate::model::Trace;
 
-pub mod scene;
+mod scene;
 pub mod sql;
-pub mod table;
+pub(crate) mod table;
 
 #[derive(Debug, thiserror::Error)]
 pub enum MetricsError {
@@ -35,7 +39,7 @@ pub enum Category {
 impl Category {
     /// Green Alliance minimum average FPS: 55 for ordinary apps, 25 for games,
     /// maps and video.
-    pub fn green_alliance_min_fps(self) -> f64 {
+    pub(crate) fn green_alliance_min_fps(self) -> f64 {
         match self {
             Category::Normal => 55.0,
             Category::Game | Category::Map | Category::Video => 25.0,
@@ -92,7 +96,7 @@ impl AppFilter {
 
 /// `--app` matching: `name == pkg`, `name` starts with `pkg:`, or `name` is
 /// the 15-character comm the kernel keeps for a longer package name.
-pub fn package_matches(name: &str, pkg: &str) -> bool {
+fn package_matches(name: &str, pkg: &str) -> bool {
     if name == pkg || name.strip_prefix(pkg).is_some_and(|rest| rest.starts_with(':')) {
         return true;
     }
@@ -253,7 +257,7 @@ pub struct AppQuality {
     pub without_timeline: i64,
 }
 
-/// The per-app summary (SPEC §4). The first fields are the fixed JSON keys.
+/// The per-app summary (docs/metrics.md, "Per-app summary"). The first fields are the fixed JSON keys.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AppSummary {
     pub pid: i32,
@@ -285,7 +289,7 @@ pub struct AppSummary {
 
 /// Green Alliance verdict: the app's average FPS (`fps`) against the
 /// category's minimum (≥ 55, or ≥ 25 for games, maps and video).
-pub fn green_alliance(category: Category, fps: f64) -> GreenAlliance {
+fn green_alliance(category: Category, fps: f64) -> GreenAlliance {
     let min_fps = category.green_alliance_min_fps();
     GreenAlliance {
         category,
@@ -307,36 +311,148 @@ pub fn frames_table(trace: &Trace, analysis: &FrameAnalysis, filter: &AppFilter)
     Ok(table::frames_df(&rows, &indices, &scenes)?)
 }
 
-/// Fold per-group rows of a query result into a map keyed by pid.
-fn by_pid<T>(pids: &[Option<i64>], values: impl IntoIterator<Item = T>) -> HashMap<i32, Vec<T>> {
-    let mut m: HashMap<i32, Vec<T>> = HashMap::new();
-    for (pid, v) in pids.iter().zip(values) {
-        if let Some(pid) = pid {
-            m.entry(*pid as i32).or_default().push(v);
-        }
-    }
-    m
+/// Results of the per-group queries, keyed by pid, for [`app_summary`] to take
+/// its parts from.
+struct PerApp {
+    percentiles: HashMap<i32, [Percentiles; 3]>,
+    /// (window, frames) of the 1 s wall-time windows that have frames.
+    windows: HashMap<i32, Vec<(i64, i64)>>,
+    frame_timeline: HashMap<i32, BTreeMap<String, i64>>,
+    vsync_sources: HashMap<i32, BTreeMap<String, i64>>,
+    perfdog: HashMap<i32, PerfDog>,
+    scenes: HashMap<i32, Vec<SceneSummary>>,
+    worst_frames: HashMap<i32, Vec<WorstFrame>>,
 }
 
-fn levels(df: &DataFrame, suffix: &str) -> Result<Vec<Levels>, MetricsError> {
-    let cols = DropLevel::ALL
-        .iter()
-        .map(|l| sql::i64s(df, &format!("{}_{suffix}", l.as_str().to_lowercase())))
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok((0..df.height())
-        .map(|i| {
-            let mut v = [0i64; 5];
-            for (k, c) in cols.iter().enumerate() {
-                v[k] = c[i].unwrap_or(0);
-            }
-            Levels(v)
+/// Summaries of every app in the frames table, most frames first.
+pub fn summarize(frames: &DataFrame, why: &[FrameWhy], opts: &MetricsOptions) -> Result<Vec<AppSummary>, MetricsError> {
+    let mut q = sql::FramesSql::new(frames);
+    let apps = q.run(sql::APP_SUMMARY)?;
+    let mut per_app = PerApp {
+        percentiles: percentiles(&q.run(sql::PERCENTILES)?)?,
+        windows: wall_windows(&q.run(sql::FPS_WALL)?)?,
+        frame_timeline: counts_by_name(&q.run(sql::JANK_TYPES)?, "jank")?,
+        vsync_sources: counts_by_name(&q.run(sql::VSYNC_SOURCES)?, "vsync_source")?,
+        perfdog: perfdog(&q.run(sql::PERFDOG)?)?,
+        scenes: scenes(&q.run(sql::SCENES)?)?,
+        worst_frames: worst_frames(&q.run(sql::WORST_FRAMES)?, why, opts.worst_frames)?,
+    };
+    let mut out = Vec::with_capacity(apps.height());
+    for r in sql::Rows::new(&apps).iter() {
+        if let Some(app) = app_summary(&r, opts.category, &mut per_app)? {
+            out.push(app);
+        }
+    }
+    Ok(out)
+}
+
+/// The rows of a per-group query result as `f(row)`, grouped by pid in result
+/// order; rows without a pid are left out.
+fn by_pid<T>(df: &DataFrame, mut f: impl FnMut(&sql::Row) -> PolarsResult<T>) -> PolarsResult<HashMap<i32, Vec<T>>> {
+    let mut m: HashMap<i32, Vec<T>> = HashMap::new();
+    for r in sql::Rows::new(df).iter() {
+        if let Some(pid) = r.opt_i64("pid")? {
+            m.entry(pid as i32).or_default().push(f(&r)?);
+        }
+    }
+    Ok(m)
+}
+
+/// One `app_summary.sql` row (`None` without a pid) with its parts from `per_app`.
+fn app_summary(r: &sql::Row, category: Category, per_app: &mut PerApp) -> PolarsResult<Option<AppSummary>> {
+    let Some(pid) = r.opt_i64("pid")?.map(|p| p as i32) else {
+        return Ok(None);
+    };
+    let frames = r.i64("frames")?;
+    let fps = r.f64("fps")?;
+    let (first_ts, wall_end_ts) = (r.i64("first_ts")?, r.i64("wall_end_ts")?);
+    let windows = per_app.windows.remove(&pid).unwrap_or_default();
+    let [frame_cost_ns, do_frame_dur, overrun_ns] = per_app.percentiles.remove(&pid).unwrap_or_default();
+    Ok(Some(AppSummary {
+        pid,
+        process: r.opt_str("process")?,
+        frames,
+        fps,
+        fps_wall: fps_wall(frames, first_ts, wall_end_ts),
+        refresh_hz: r.f64("refresh_hz")?,
+        drop_level: levels(r, "frames")?,
+        drop_sum: levels(r, "dropped")?,
+        dropped_frames: r.i64("dropped_frames")?,
+        frame_interval_ns: r.i64("min_frame_interval_ns")?,
+        paced_ns: r.i64("paced_ns")?,
+        first_ts,
+        wall_end_ts,
+        frame_cost_ns,
+        do_frame_dur,
+        overrun_ns,
+        jank: jank(r, pid, frames, per_app)?,
+        green_alliance: green_alliance(category, fps),
+        fps_wall_timeline: fps_windows(first_ts, wall_end_ts, &windows),
+        scenes: per_app.scenes.remove(&pid).unwrap_or_default(),
+        worst_frames: per_app.worst_frames.remove(&pid).unwrap_or_default(),
+        quality: quality(r, pid, per_app)?,
+    }))
+}
+
+/// The data quality of one app: its vsync sources from `per_app`, the counts
+/// of frames without RenderThread or FrameTimeline data from its row.
+fn quality(r: &sql::Row, pid: i32, per_app: &mut PerApp) -> PolarsResult<AppQuality> {
+    Ok(AppQuality {
+        vsync_sources: per_app.vsync_sources.remove(&pid).unwrap_or_default(),
+        without_render_thread: r.i64("without_render_thread")?,
+        without_timeline: r.i64("without_timeline")?,
+    })
+}
+
+/// The per-level columns `{level}_{suffix}` of a result row (`best_frames` …).
+fn levels(r: &sql::Row, suffix: &str) -> PolarsResult<Levels> {
+    let mut v = [0i64; 5];
+    for (k, level) in DropLevel::ALL.iter().enumerate() {
+        v[k] = r.i64(&format!("{}_{suffix}", level.as_str().to_lowercase()))?;
+    }
+    Ok(Levels(v))
+}
+
+/// `percentiles.sql`: frame_cost_ns, do_frame_dur and overrun_ns per pid.
+fn percentiles(df: &DataFrame) -> PolarsResult<HashMap<i32, [Percentiles; 3]>> {
+    let read = |r: &sql::Row, base: &str| -> PolarsResult<Percentiles> {
+        let g = |p: &str| r.opt_i64(&format!("{base}_{p}"));
+        Ok(Percentiles {
+            p50: g("p50")?,
+            p90: g("p90")?,
+            p95: g("p95")?,
+            p99: g("p99")?,
+            max: g("max")?,
         })
+    };
+    let rows = by_pid(df, |r| {
+        Ok([read(r, "frame_cost")?, read(r, "do_frame_dur")?, read(r, "overrun_ns")?])
+    })?;
+    // One row per pid; were there more, the last would count.
+    Ok(rows
+        .into_iter()
+        .filter_map(|(pid, v)| Some((pid, v.last().copied()?)))
         .collect())
+}
+
+/// `fps_wall.sql`: (window, frames) per pid.
+fn wall_windows(df: &DataFrame) -> PolarsResult<HashMap<i32, Vec<(i64, i64)>>> {
+    by_pid(df, |r| Ok((r.i64("window")?, r.i64("frames")?)))
+}
+
+/// Frames per wall-time second from the first frame to the wall end.
+fn fps_wall(frames: i64, first_ts: i64, wall_end_ts: i64) -> f64 {
+    let wall_s = (wall_end_ts - first_ts) as f64 / 1e9;
+    if wall_s > 0.0 {
+        frames as f64 / wall_s
+    } else {
+        0.0
+    }
 }
 
 /// The 1 s wall-time windows of one app: window k covers
 /// [first_ts + k·1 s, first_ts + (k+1)·1 s) cut at `wall_end_ts`.
-pub fn fps_windows(first_ts: i64, wall_end_ts: i64, counts: &[(i64, i64)]) -> Vec<FpsWindow> {
+pub(crate) fn fps_windows(first_ts: i64, wall_end_ts: i64, counts: &[(i64, i64)]) -> Vec<FpsWindow> {
     const SEC: i64 = 1_000_000_000;
     let span = (wall_end_ts - first_ts).max(0);
     let n = (span + SEC - 1) / SEC;
@@ -357,279 +473,126 @@ pub fn fps_windows(first_ts: i64, wall_end_ts: i64, counts: &[(i64, i64)]) -> Ve
         .collect()
 }
 
-/// Summaries of every app in the frames table, most frames first.
-pub fn summarize(frames: &DataFrame, why: &[FrameWhy], opts: &MetricsOptions) -> Result<Vec<AppSummary>, MetricsError> {
-    let mut q = sql::FramesSql::new(frames);
+/// `scenes.sql`: the scenes of each pid, first seen first.
+fn scenes(df: &DataFrame) -> PolarsResult<HashMap<i32, Vec<SceneSummary>>> {
+    by_pid(df, |r| {
+        Ok(SceneSummary {
+            scene: r.str("scene")?,
+            frames: r.i64("frames")?,
+            first_ts: r.i64("first_ts")?,
+            fps: r.f64("fps")?,
+            refresh_hz: r.f64("refresh_hz")?,
+            dropped_frames: r.i64("dropped_frames")?,
+            drop_level: levels(r, "frames")?,
+            drop_sum: levels(r, "dropped")?,
+            frame_cost_p90: r.opt_i64("frame_cost_p90")?,
+        })
+    })
+}
 
-    // Per-app rows.
-    let apps = q.run(sql::APP_SUMMARY)?;
-    let a_pid = sql::i64s(&apps, "pid")?;
-    let a_process = sql::strs(&apps, "process")?;
-    let col = |name: &str| sql::i64s(&apps, name);
-    let (a_frames, a_min_i, a_paced, a_first, a_end, a_dropped) = (
-        col("frames")?,
-        col("min_frame_interval_ns")?,
-        col("paced_ns")?,
-        col("first_ts")?,
-        col("wall_end_ts")?,
-        col("dropped_frames")?,
-    );
-    let a_fps = sql::f64s(&apps, "fps")?;
-    let a_hz = sql::f64s(&apps, "refresh_hz")?;
-    let a_level = levels(&apps, "frames")?;
-    let a_sum = levels(&apps, "dropped")?;
-    let (sk_events, sk_frames, sk_max) = (
-        col("skipped_frame_events")?,
-        col("skipped_frames_in_events")?,
-        col("max_skipped_frames")?,
-    );
-    let (pf_frames, pf_jank, pf_slow, pf_big, pf_huge) = (
-        col("perfetto_frames")?,
-        col("perfetto_jank")?,
-        col("perfetto_slow")?,
-        col("perfetto_big_jank")?,
-        col("perfetto_huge_jank")?,
-    );
-    let (v_slow, v_frozen) = (col("vitals_slow")?, col("vitals_frozen")?);
-    let (q_no_rt, q_no_tl) = (col("without_render_thread")?, col("without_timeline")?);
-
-    // Percentiles.
-    let pct = q.run(sql::PERCENTILES)?;
-    let pct_pid = sql::i64s(&pct, "pid")?;
-    let mut pct_cols: HashMap<String, Vec<Option<i64>>> = HashMap::new();
-    for base in ["frame_cost", "do_frame_dur", "overrun_ns"] {
-        for p in ["p50", "p90", "p95", "p99", "max"] {
-            let name = format!("{base}_{p}");
-            pct_cols.insert(name.clone(), sql::i64s(&pct, &name)?);
-        }
-    }
-    let pct_row: HashMap<i32, usize> = pct_pid
-        .iter()
-        .enumerate()
-        .filter_map(|(i, p)| p.map(|p| (p as i32, i)))
-        .collect();
-    let percentiles = |pid: i32, base: &str| -> Percentiles {
-        let Some(&i) = pct_row.get(&pid) else {
-            return Percentiles::default();
-        };
-        let g = |p: &str| pct_cols[&format!("{base}_{p}")][i];
-        Percentiles {
-            p50: g("p50"),
-            p90: g("p90"),
-            p95: g("p95"),
-            p99: g("p99"),
-            max: g("max"),
-        }
-    };
-
-    // Wall-time windows.
-    let fw = q.run(sql::FPS_WALL)?;
-    let windows = by_pid(
-        &sql::i64s(&fw, "pid")?,
-        sql::i64s(&fw, "window")?
-            .into_iter()
-            .zip(sql::i64s(&fw, "frames")?)
-            .map(|(w, f)| (w.unwrap_or(0), f.unwrap_or(0))),
-    );
-
-    // FrameTimeline jank types.
-    let jt = q.run(sql::JANK_TYPES)?;
-    let jank_types = by_pid(
-        &sql::i64s(&jt, "pid")?,
-        sql::strs(&jt, "jank")?.into_iter().zip(sql::i64s(&jt, "frames")?),
-    );
-
-    // Vsync sources.
-    let vs = q.run(sql::VSYNC_SOURCES)?;
-    let vsync = by_pid(
-        &sql::i64s(&vs, "pid")?,
-        sql::strs(&vs, "vsync_source")?
-            .into_iter()
-            .zip(sql::i64s(&vs, "frames")?),
-    );
-
-    // PerfDog.
-    let pd = q.run(sql::PERFDOG)?;
-    let mut perfdog: HashMap<i32, PerfDog> = HashMap::new();
-    {
-        let (pids, j, bj, jt_ns, tt_ns) = (
-            sql::i64s(&pd, "pid")?,
-            sql::i64s(&pd, "jank")?,
-            sql::i64s(&pd, "big_jank")?,
-            sql::i64s(&pd, "jank_time_ns")?,
-            sql::i64s(&pd, "total_time_ns")?,
-        );
-        for i in 0..pd.height() {
-            let Some(pid) = pids[i] else { continue };
-            let (jank_time_ns, total_time_ns) = (jt_ns[i].unwrap_or(0), tt_ns[i].unwrap_or(0));
-            perfdog.insert(
-                pid as i32,
-                PerfDog {
-                    jank: j[i].unwrap_or(0),
-                    big_jank: bj[i].unwrap_or(0),
-                    jank_time_ns,
-                    total_time_ns,
-                    stutter: if total_time_ns > 0 {
-                        jank_time_ns as f64 / total_time_ns as f64
-                    } else {
-                        0.0
-                    },
-                },
-            );
-        }
-    }
-
-    // Scenes.
-    let sc = q.run(sql::SCENES)?;
-    let (sc_name, sc_frames, sc_first, sc_dropped, sc_p90) = (
-        sql::strs(&sc, "scene")?,
-        sql::i64s(&sc, "frames")?,
-        sql::i64s(&sc, "first_ts")?,
-        sql::i64s(&sc, "dropped_frames")?,
-        sql::i64s(&sc, "frame_cost_p90")?,
-    );
-    let (sc_fps, sc_hz) = (sql::f64s(&sc, "fps")?, sql::f64s(&sc, "refresh_hz")?);
-    let (sc_level, sc_sum) = (levels(&sc, "frames")?, levels(&sc, "dropped")?);
-    let scenes = by_pid(
-        &sql::i64s(&sc, "pid")?,
-        (0..sc.height()).map(|i| SceneSummary {
-            scene: sc_name[i].clone().unwrap_or_default(),
-            frames: sc_frames[i].unwrap_or(0),
-            first_ts: sc_first[i].unwrap_or(0),
-            fps: sc_fps[i].unwrap_or(0.0),
-            refresh_hz: sc_hz[i].unwrap_or(0.0),
-            dropped_frames: sc_dropped[i].unwrap_or(0),
-            drop_level: sc_level[i],
-            drop_sum: sc_sum[i],
-            frame_cost_p90: sc_p90[i],
-        }),
-    );
-
-    // Worst frames with their why.
-    let wf = q.run(sql::WORST_FRAMES)?;
+/// `worst_frames.sql`: the first `limit` janky frames of each pid, worst
+/// first, with their why.
+fn worst_frames(df: &DataFrame, why: &[FrameWhy], limit: usize) -> PolarsResult<HashMap<i32, Vec<WorstFrame>>> {
+    let mut worst = by_pid(df, |r| {
+        Ok(WorstFrame {
+            frame_index: r.i64("frame_index")? as usize,
+            ts: r.i64("ts")?,
+            frame_id: r.opt_i64("frame_id")?,
+            scene: r.opt_str("scene")?,
+            frame_cost_ns: r.i64("frame_cost_ns")?,
+            dropped_frames: r.i64("dropped_frames")?,
+            drop_level: r
+                .opt_str("drop_level")?
+                .as_deref()
+                .and_then(DropLevel::parse)
+                .unwrap_or_default(),
+            do_frame_dur: r.i64("do_frame_dur")?,
+            jank_type: r.opt_str("jank_type")?,
+            why: None,
+        })
+    })?;
     let why_by_index: HashMap<usize, &FrameWhy> = why.iter().map(|w| (w.frame_index, w)).collect();
-    let (w_idx, w_ts, w_id, w_scene, w_cost, w_drop, w_level, w_dur, w_jank) = (
-        sql::i64s(&wf, "frame_index")?,
-        sql::i64s(&wf, "ts")?,
-        sql::i64s(&wf, "frame_id")?,
-        sql::strs(&wf, "scene")?,
-        sql::i64s(&wf, "frame_cost_ns")?,
-        sql::i64s(&wf, "dropped_frames")?,
-        sql::strs(&wf, "drop_level")?,
-        sql::i64s(&wf, "do_frame_dur")?,
-        sql::strs(&wf, "jank_type")?,
-    );
-    let mut worst = by_pid(
-        &sql::i64s(&wf, "pid")?,
-        (0..wf.height()).map(|i| {
-            let frame_index = w_idx[i].unwrap_or(0) as usize;
-            WorstFrame {
-                frame_index,
-                ts: w_ts[i].unwrap_or(0),
-                frame_id: w_id[i],
-                scene: w_scene[i].clone(),
-                frame_cost_ns: w_cost[i].unwrap_or(0),
-                dropped_frames: w_drop[i].unwrap_or(0),
-                drop_level: w_level[i].as_deref().and_then(DropLevel::parse).unwrap_or_default(),
-                do_frame_dur: w_dur[i].unwrap_or(0),
-                jank_type: w_jank[i].clone(),
-                why: why_by_index.get(&frame_index).map(|w| (*w).clone()),
-            }
-        }),
-    );
+    for frames in worst.values_mut() {
+        frames.truncate(limit);
+        for f in frames.iter_mut() {
+            f.why = why_by_index.get(&f.frame_index).map(|w| (*w).clone());
+        }
+    }
+    Ok(worst)
+}
 
-    let mut out = Vec::with_capacity(apps.height());
-    for i in 0..apps.height() {
-        let Some(pid) = a_pid[i].map(|p| p as i32) else {
-            continue;
-        };
-        let frames = a_frames[i].unwrap_or(0);
-        let fps = a_fps[i].unwrap_or(0.0);
-        let (first_ts, wall_end_ts) = (a_first[i].unwrap_or(0), a_end[i].unwrap_or(0));
-        let timeline = fps_windows(
-            first_ts,
-            wall_end_ts,
-            windows.get(&pid).map(Vec::as_slice).unwrap_or(&[]),
-        );
-        let wall_s = (wall_end_ts - first_ts) as f64 / 1e9;
-        let fps_wall = if wall_s > 0.0 { frames as f64 / wall_s } else { 0.0 };
-        let (slow, frozen) = (v_slow[i].unwrap_or(0), v_frozen[i].unwrap_or(0));
-        let pct_of = |n: i64| {
-            if frames > 0 {
-                100.0 * n as f64 / frames as f64
+/// `jank_types.sql` / `vsync_sources.sql`: frames per name (column `key`) per
+/// pid; rows with a null name are left out.
+fn counts_by_name(df: &DataFrame, key: &str) -> PolarsResult<HashMap<i32, BTreeMap<String, i64>>> {
+    let rows = by_pid(df, |r| Ok((r.opt_str(key)?, r.i64("frames")?)))?;
+    Ok(rows
+        .into_iter()
+        .map(|(pid, v)| (pid, v.into_iter().filter_map(|(k, n)| Some((k?, n))).collect()))
+        .collect())
+}
+
+/// `perfdog.sql`: PerfDog's counts and stutter per pid.
+fn perfdog(df: &DataFrame) -> PolarsResult<HashMap<i32, PerfDog>> {
+    let rows = by_pid(df, |r| {
+        let (jank_time_ns, total_time_ns) = (r.i64("jank_time_ns")?, r.i64("total_time_ns")?);
+        Ok(PerfDog {
+            jank: r.i64("jank")?,
+            big_jank: r.i64("big_jank")?,
+            jank_time_ns,
+            total_time_ns,
+            stutter: if total_time_ns > 0 {
+                jank_time_ns as f64 / total_time_ns as f64
             } else {
                 0.0
-            }
-        };
-        let mut worst_frames = worst.remove(&pid).unwrap_or_default();
-        worst_frames.truncate(opts.worst_frames);
-        out.push(AppSummary {
-            pid,
-            process: a_process[i].clone(),
-            frames,
-            fps,
-            fps_wall,
-            refresh_hz: a_hz[i].unwrap_or(0.0),
-            drop_level: a_level[i],
-            drop_sum: a_sum[i],
-            dropped_frames: a_dropped[i].unwrap_or(0),
-            frame_interval_ns: a_min_i[i].unwrap_or(0),
-            paced_ns: a_paced[i].unwrap_or(0),
-            first_ts,
-            wall_end_ts,
-            frame_cost_ns: percentiles(pid, "frame_cost"),
-            do_frame_dur: percentiles(pid, "do_frame_dur"),
-            overrun_ns: percentiles(pid, "overrun_ns"),
-            jank: Jank {
-                perfetto: PerfettoJank {
-                    frames_with_data: pf_frames[i].unwrap_or(0),
-                    jank: pf_jank[i].unwrap_or(0),
-                    slow: pf_slow[i].unwrap_or(0),
-                    big_jank: pf_big[i].unwrap_or(0),
-                    huge_jank: pf_huge[i].unwrap_or(0),
-                },
-                frame_timeline: jank_types
-                    .get(&pid)
-                    .map(|v| {
-                        v.iter()
-                            .filter_map(|(k, n)| Some((k.clone()?, n.unwrap_or(0))))
-                            .collect()
-                    })
-                    .unwrap_or_default(),
-                vitals: Vitals {
-                    slow,
-                    frozen,
-                    slow_pct: pct_of(slow),
-                    frozen_pct: pct_of(frozen),
-                    excessive_slow: pct_of(slow) > 50.0,
-                    excessive_frozen: pct_of(frozen) > 0.1,
-                },
-                perfdog: perfdog.remove(&pid).unwrap_or_default(),
-                choreographer: Choreographer {
-                    skipped_frame_events: sk_events[i].unwrap_or(0),
-                    skipped_frames: sk_frames[i].unwrap_or(0),
-                    max_skipped_frames: sk_max[i].unwrap_or(0),
-                },
             },
-            green_alliance: green_alliance(opts.category, fps),
-            fps_wall_timeline: timeline,
-            scenes: scenes.get(&pid).cloned().unwrap_or_default(),
-            worst_frames,
-            quality: AppQuality {
-                vsync_sources: vsync
-                    .get(&pid)
-                    .map(|v| {
-                        v.iter()
-                            .filter_map(|(k, n)| Some((k.clone()?, n.unwrap_or(0))))
-                            .collect()
-                    })
-                    .unwrap_or_default(),
-                without_render_thread: q_no_rt[i].unwrap_or(0),
-                without_timeline: q_no_tl[i].unwrap_or(0),
-            },
-        });
+        })
+    })?;
+    // One row per pid; were there more, the last would count.
+    Ok(rows
+        .into_iter()
+        .filter_map(|(pid, mut v)| Some((pid, v.pop()?)))
+        .collect())
+}
+
+/// The jank vocabularies of one app: Perfetto's, vitals and Choreographer's
+/// from its `app_summary.sql` row, FrameTimeline's and PerfDog's from `per_app`.
+fn jank(r: &sql::Row, pid: i32, frames: i64, per_app: &mut PerApp) -> PolarsResult<Jank> {
+    Ok(Jank {
+        perfetto: PerfettoJank {
+            frames_with_data: r.i64("perfetto_frames")?,
+            jank: r.i64("perfetto_jank")?,
+            slow: r.i64("perfetto_slow")?,
+            big_jank: r.i64("perfetto_big_jank")?,
+            huge_jank: r.i64("perfetto_huge_jank")?,
+        },
+        frame_timeline: per_app.frame_timeline.remove(&pid).unwrap_or_default(),
+        vitals: vitals(r.i64("vitals_slow")?, r.i64("vitals_frozen")?, frames),
+        perfdog: per_app.perfdog.remove(&pid).unwrap_or_default(),
+        choreographer: Choreographer {
+            skipped_frame_events: r.i64("skipped_frame_events")?,
+            skipped_frames: r.i64("skipped_frames_in_events")?,
+            max_skipped_frames: r.i64("max_skipped_frames")?,
+        },
+    })
+}
+
+/// Android vitals from the slow and frozen counts of `frames` frames.
+fn vitals(slow: i64, frozen: i64, frames: i64) -> Vitals {
+    let pct_of = |n: i64| {
+        if frames > 0 {
+            100.0 * n as f64 / frames as f64
+        } else {
+            0.0
+        }
+    };
+    Vitals {
+        slow,
+        frozen,
+        slow_pct: pct_of(slow),
+        frozen_pct: pct_of(frozen),
+        excessive_slow: pct_of(slow) > 50.0,
+        excessive_frozen: pct_of(frozen) > 0.1,
     }
-    Ok(out)
 }
 
 #[cfg(test)]

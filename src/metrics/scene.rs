@@ -1,4 +1,5 @@
-//! Scenes: which screen a frame belongs to, for the per-scene summary.
+//! Scenes: which screen a frame belongs to (the frames table's `scene`
+//! column), for the per-scene summary; docs/metrics.md, "Scenes".
 //!
 //! A frame's scene is, in order of preference:
 //! 1. its FrameTimeline layer (`layer_name`), normalised: `TX - ` prefix and
@@ -17,7 +18,7 @@ use crate::frames::FrameRow;
 use crate::model::{Trace, TrackKind};
 
 /// Scene name from a FrameTimeline layer name.
-pub fn scene_from_layer(layer: &str) -> String {
+fn scene_from_layer(layer: &str) -> String {
     let mut s = layer.trim();
     s = s.strip_prefix("TX - ").unwrap_or(s);
     if let Some(pos) = s.rfind('#') {
@@ -96,7 +97,7 @@ fn package_matches(process: &str, pkg: &str) -> bool {
 }
 
 /// One scene per row (see the module doc).
-pub fn assign(trace: &Trace, rows: &[&FrameRow]) -> Vec<Option<String>> {
+pub(crate) fn assign(trace: &Trace, rows: &[&FrameRow]) -> Vec<Option<String>> {
     let mut out: Vec<Option<String>> = rows
         .iter()
         .map(|r| r.layer_name.as_deref().map(scene_from_layer))

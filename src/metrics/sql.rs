@@ -1,15 +1,19 @@
-//! The SQL the report runs: the files in `queries/`, compiled in with
+//! The SQL the summaries run: the files in `queries/`, compiled in with
 //! `include_str!` and executed with polars' `SQLContext` over the frames
-//! table, plus typed accessors for their result columns.
+//! table ([`FramesSql`]), and reading results: whole columns as typed vectors
+//! ([`i64s`], [`f64s`], [`strs`]; the report reads the frames table with them
+//! too) or row by row ([`Rows`]).
+
+use std::cell::OnceCell;
 
 use polars::prelude::*;
 use polars::sql::SQLContext;
 
 /// A query from `queries/`, by file stem.
 #[derive(Debug, Clone, Copy)]
-pub struct NamedQuery {
-    pub name: &'static str,
-    pub sql: &'static str,
+pub(crate) struct NamedQuery {
+    name: &'static str,
+    sql: &'static str,
 }
 
 macro_rules! query {
@@ -21,40 +25,28 @@ macro_rules! query {
     };
 }
 
-pub const APP_SUMMARY: NamedQuery = query!("app_summary");
-pub const SCENES: NamedQuery = query!("scenes");
-pub const PERCENTILES: NamedQuery = query!("percentiles");
-pub const FPS_WALL: NamedQuery = query!("fps_wall");
-pub const JANK_TYPES: NamedQuery = query!("jank_types");
-pub const VSYNC_SOURCES: NamedQuery = query!("vsync_sources");
-pub const PERFDOG: NamedQuery = query!("perfdog");
-pub const WORST_FRAMES: NamedQuery = query!("worst_frames");
-
-/// Every query the summary runs, for docs and tests.
-pub const ALL: &[NamedQuery] = &[
-    APP_SUMMARY,
-    SCENES,
-    PERCENTILES,
-    FPS_WALL,
-    JANK_TYPES,
-    VSYNC_SOURCES,
-    PERFDOG,
-    WORST_FRAMES,
-];
+pub(crate) const APP_SUMMARY: NamedQuery = query!("app_summary");
+pub(crate) const SCENES: NamedQuery = query!("scenes");
+pub(crate) const PERCENTILES: NamedQuery = query!("percentiles");
+pub(crate) const FPS_WALL: NamedQuery = query!("fps_wall");
+pub(crate) const JANK_TYPES: NamedQuery = query!("jank_types");
+pub(crate) const VSYNC_SOURCES: NamedQuery = query!("vsync_sources");
+pub(crate) const PERFDOG: NamedQuery = query!("perfdog");
+pub(crate) const WORST_FRAMES: NamedQuery = query!("worst_frames");
 
 /// A `SQLContext` with the frames table registered as `frames`.
-pub struct FramesSql {
+pub(crate) struct FramesSql {
     ctx: SQLContext,
 }
 
 impl FramesSql {
-    pub fn new(frames: &DataFrame) -> FramesSql {
+    pub(crate) fn new(frames: &DataFrame) -> FramesSql {
         let ctx = SQLContext::new();
         ctx.register("frames", frames.clone().lazy());
         FramesSql { ctx }
     }
 
-    pub fn run(&mut self, q: NamedQuery) -> PolarsResult<DataFrame> {
+    pub(crate) fn run(&mut self, q: NamedQuery) -> PolarsResult<DataFrame> {
         self.ctx
             .execute(q.sql)
             .and_then(|lf| lf.collect())
@@ -82,4 +74,78 @@ pub fn strs(df: &DataFrame, name: &str) -> PolarsResult<Vec<Option<String>>> {
         .iter()
         .map(|s| s.map(str::to_string))
         .collect())
+}
+
+/// Row-wise reading of a query result: `for r in Rows::new(&df).iter() {
+/// r.i64("ts")?; r.opt_str("scene")?; … }`. A column is cast to the type it
+/// is read as once, on its first read ([`i64s`], [`f64s`], [`strs`]), and
+/// kept; a cell read is then the column's index by name plus a vector index.
+pub(crate) struct Rows<'a> {
+    df: &'a DataFrame,
+    /// Per column of `df`, in order: its values cast to each type read so far.
+    cast: Vec<Cast>,
+}
+
+#[derive(Default)]
+struct Cast {
+    i64s: OnceCell<Vec<Option<i64>>>,
+    f64s: OnceCell<Vec<Option<f64>>>,
+    strs: OnceCell<Vec<Option<String>>>,
+}
+
+impl<'a> Rows<'a> {
+    pub(crate) fn new(df: &'a DataFrame) -> Rows<'a> {
+        Rows {
+            df,
+            cast: (0..df.width()).map(|_| Cast::default()).collect(),
+        }
+    }
+
+    pub(crate) fn iter(&self) -> impl Iterator<Item = Row<'_>> {
+        (0..self.df.height()).map(move |i| Row { rows: self, i })
+    }
+
+    /// Column `name` as `T`, cast with `load` on first use.
+    fn column<T>(
+        &self,
+        name: &str,
+        cell: fn(&Cast) -> &OnceCell<Vec<T>>,
+        load: fn(&DataFrame, &str) -> PolarsResult<Vec<T>>,
+    ) -> PolarsResult<&[T]> {
+        let cell = cell(&self.cast[self.df.try_get_column_index(name)?]);
+        if let Some(v) = cell.get() {
+            return Ok(v);
+        }
+        let v = load(self.df, name)?;
+        Ok(cell.get_or_init(|| v))
+    }
+}
+
+/// One row of a [`Rows`]; `i64`, `f64` and `str` read a null as 0 / 0.0 / "".
+#[derive(Clone, Copy)]
+pub(crate) struct Row<'r> {
+    rows: &'r Rows<'r>,
+    i: usize,
+}
+
+impl Row<'_> {
+    pub(crate) fn opt_i64(&self, name: &str) -> PolarsResult<Option<i64>> {
+        Ok(self.rows.column(name, |c| &c.i64s, i64s)?[self.i])
+    }
+
+    pub(crate) fn i64(&self, name: &str) -> PolarsResult<i64> {
+        Ok(self.opt_i64(name)?.unwrap_or(0))
+    }
+
+    pub(crate) fn f64(&self, name: &str) -> PolarsResult<f64> {
+        Ok(self.rows.column(name, |c| &c.f64s, f64s)?[self.i].unwrap_or(0.0))
+    }
+
+    pub(crate) fn opt_str(&self, name: &str) -> PolarsResult<Option<String>> {
+        Ok(self.rows.column(name, |c| &c.strs, strs)?[self.i].clone())
+    }
+
+    pub(crate) fn str(&self, name: &str) -> PolarsResult<String> {
+        Ok(self.opt_str(name)?.unwrap_or_default())
+    }
 }

@@ -1,77 +1,111 @@
-//! The frames table as a polars `DataFrame`: one row per [`FrameRow`], SPEC §3
-//! column names in SPEC order, plus `frame_index` (the row's index in the
-//! whole-trace `FrameAnalysis::rows`, to join `FrameWhy`) and `scene`.
-//! Every output (query, summaries, csv, json, parquet) starts from this table,
-//! so a column is named and typed in exactly one place.
+//! The frames table as a polars `DataFrame`: one row per [`FrameRow`] with the
+//! columns docs/frames.md defines, plus `frame_index` (the row's index in the
+//! whole-trace `FrameAnalysis::rows`, to join `FrameWhy`) and `scene`
+//! (docs/metrics.md, "Frames table: extra columns"). Every output
+//! (query, summaries, csv, json, parquet) starts from this table, so a column
+//! is named and typed in exactly one place. Also [`TableBuilder`], which builds
+//! it and the `fpsan query` tables.
 
 use polars::prelude::*;
 
 use crate::frames::FrameRow;
 
+/// Builds a `DataFrame` from a slice of rows one column at a time, each column
+/// a name and a typed closure over a row:
+/// `TableBuilder::new(&rows).col("ts", |r| r.ts).col("name", |r| r.name.as_deref()).build()`.
+/// A column's dtype is the closure's return type (`Option<_>` for nullable).
+pub(crate) struct TableBuilder<'r, R> {
+    rows: &'r [R],
+    columns: Vec<Column>,
+}
+
+impl<'r, R> TableBuilder<'r, R> {
+    pub(crate) fn new(rows: &'r [R]) -> Self {
+        TableBuilder {
+            rows,
+            columns: Vec::new(),
+        }
+    }
+
+    /// Append column `name` with `f(row)` for every row.
+    pub(crate) fn col<T>(mut self, name: &str, f: impl Fn(&'r R) -> T) -> Self
+    where
+        Series: NamedFrom<Vec<T>, [T]>,
+    {
+        self.columns
+            .push(Column::new(name.into(), self.rows.iter().map(f).collect::<Vec<T>>()));
+        self
+    }
+
+    /// Append column `name` with the given values, one per row.
+    pub(crate) fn values<T>(mut self, name: &str, values: Vec<T>) -> Self
+    where
+        Series: NamedFrom<Vec<T>, [T]>,
+    {
+        debug_assert_eq!(values.len(), self.rows.len());
+        self.columns.push(Column::new(name.into(), values));
+        self
+    }
+
+    pub(crate) fn build(self) -> PolarsResult<DataFrame> {
+        DataFrame::new(self.rows.len(), self.columns)
+    }
+}
+
 /// Build the frames table. `indices[i]` is the whole-trace index of `rows[i]`
 /// and `scenes[i]` its scene (both must have `rows.len()` entries).
-pub fn frames_df(rows: &[&FrameRow], indices: &[usize], scenes: &[Option<String>]) -> PolarsResult<DataFrame> {
+pub(crate) fn frames_df(rows: &[&FrameRow], indices: &[usize], scenes: &[Option<String>]) -> PolarsResult<DataFrame> {
     debug_assert_eq!(rows.len(), indices.len());
     debug_assert_eq!(rows.len(), scenes.len());
-    macro_rules! col {
-        ($name:literal, $f:expr) => {
-            Column::new($name.into(), rows.iter().map($f).collect::<Vec<_>>())
-        };
-    }
-    let s = |o: &Option<String>| o.clone();
-    let columns = vec![
-        Column::new(
-            "frame_index".into(),
-            indices.iter().map(|&i| i as i64).collect::<Vec<i64>>(),
-        ),
-        col!("process", |r| s(&r.process)),
-        col!("pid", |r| r.pid),
-        col!("tid", |r| r.tid),
-        col!("thread", |r| s(&r.thread)),
-        col!("frame_id", |r| r.frame_id),
-        col!("ts", |r| r.ts),
-        col!("do_frame_dur", |r| r.do_frame_dur),
-        col!("vsync_ts", |r| r.vsync_ts),
-        col!("vsync_source", |r| r.vsync_source.map(|v| v.as_str().to_string())),
-        col!("frame_interval_ns", |r| r.frame_interval_ns),
-        col!("interval_source", |r| r.interval_source.as_str().to_string()),
-        col!("refresh_hz", |r| r.refresh_hz),
-        col!("jitter_ns", |r| r.jitter_ns),
-        col!("skipped_frames", |r| r.skipped_frames),
-        col!("frame_time_ns", |r| r.frame_time_ns),
-        col!("input_dur", |r| r.input_dur),
-        col!("animation_dur", |r| r.animation_dur),
-        col!("insets_animation_dur", |r| r.insets_animation_dur),
-        col!("traversal_dur", |r| r.traversal_dur),
-        col!("commit_dur", |r| r.commit_dur),
-        col!("commit_ts", |r| r.commit_ts),
-        col!("commit_jitter_ns", |r| r.commit_jitter_ns),
-        col!("commit_corrected", |r| r.commit_corrected),
-        col!("corrected_frame_time_ns", |r| r.corrected_frame_time_ns),
-        col!("frame_cost_ns", |r| r.frame_cost_ns),
-        col!("dropped_frames", |r| r.dropped_frames),
-        col!("drop_level", |r| r.drop_level.as_str().to_string()),
-        col!("draw_frame_ts", |r| r.draw_frame_ts),
-        col!("draw_frame_dur", |r| r.draw_frame_dur),
-        col!("draw_frame_count", |r| r.draw_frame_count),
-        col!("expected_ts", |r| r.expected_ts),
-        col!("expected_end", |r| r.expected_end),
-        col!("actual_ts", |r| r.actual_ts),
-        col!("actual_end", |r| r.actual_end),
-        col!("overrun_ns", |r| r.overrun_ns),
-        col!("surface_overrun_ns", |r| r.surface_overrun_ns),
-        col!("jank_type", |r| s(&r.jank_type)),
-        col!("present_type", |r| s(&r.present_type)),
-        col!("layer_name", |r| s(&r.layer_name)),
-        col!("layer_count", |r| r.layer_count),
-        col!("app_vsync_delay", |r| r.app_vsync_delay),
-        col!("cpu_time", |r| r.cpu_time),
-        col!("ui_time", |r| r.ui_time),
-        col!("was_jank", |r| r.was_jank),
-        col!("was_slow_frame", |r| r.was_slow_frame),
-        col!("was_big_jank", |r| r.was_big_jank),
-        col!("was_huge_jank", |r| r.was_huge_jank),
-        Column::new("scene".into(), scenes.to_vec()),
-    ];
-    DataFrame::new(rows.len(), columns)
+    TableBuilder::new(rows)
+        .values("frame_index", indices.iter().map(|&i| i as i64).collect())
+        .col("process", |r| r.process.as_deref())
+        .col("pid", |r| r.pid)
+        .col("tid", |r| r.tid)
+        .col("thread", |r| r.thread.as_deref())
+        .col("frame_id", |r| r.frame_id)
+        .col("ts", |r| r.ts)
+        .col("do_frame_dur", |r| r.do_frame_dur)
+        .col("vsync_ts", |r| r.vsync_ts)
+        .col("vsync_source", |r| r.vsync_source.map(|v| v.as_str()))
+        .col("frame_interval_ns", |r| r.frame_interval_ns)
+        .col("interval_source", |r| r.interval_source.as_str())
+        .col("refresh_hz", |r| r.refresh_hz)
+        .col("jitter_ns", |r| r.jitter_ns)
+        .col("skipped_frames", |r| r.skipped_frames)
+        .col("frame_time_ns", |r| r.frame_time_ns)
+        .col("input_dur", |r| r.input_dur)
+        .col("animation_dur", |r| r.animation_dur)
+        .col("insets_animation_dur", |r| r.insets_animation_dur)
+        .col("traversal_dur", |r| r.traversal_dur)
+        .col("commit_dur", |r| r.commit_dur)
+        .col("commit_ts", |r| r.commit_ts)
+        .col("commit_jitter_ns", |r| r.commit_jitter_ns)
+        .col("commit_corrected", |r| r.commit_corrected)
+        .col("corrected_frame_time_ns", |r| r.corrected_frame_time_ns)
+        .col("frame_cost_ns", |r| r.frame_cost_ns)
+        .col("dropped_frames", |r| r.dropped_frames)
+        .col("drop_level", |r| r.drop_level.as_str())
+        .col("draw_frame_ts", |r| r.draw_frame_ts)
+        .col("draw_frame_dur", |r| r.draw_frame_dur)
+        .col("draw_frame_count", |r| r.draw_frame_count)
+        .col("expected_ts", |r| r.expected_ts)
+        .col("expected_end", |r| r.expected_end)
+        .col("actual_ts", |r| r.actual_ts)
+        .col("actual_end", |r| r.actual_end)
+        .col("overrun_ns", |r| r.overrun_ns)
+        .col("surface_overrun_ns", |r| r.surface_overrun_ns)
+        .col("jank_type", |r| r.jank_type.as_deref())
+        .col("present_type", |r| r.present_type.as_deref())
+        .col("layer_name", |r| r.layer_name.as_deref())
+        .col("layer_count", |r| r.layer_count)
+        .col("app_vsync_delay", |r| r.app_vsync_delay)
+        .col("cpu_time", |r| r.cpu_time)
+        .col("ui_time", |r| r.ui_time)
+        .col("was_jank", |r| r.was_jank)
+        .col("was_slow_frame", |r| r.was_slow_frame)
+        .col("was_big_jank", |r| r.was_big_jank)
+        .col("was_huge_jank", |r| r.was_huge_jank)
+        .values("scene", scenes.to_vec())
+        .build()
 }

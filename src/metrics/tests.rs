@@ -1,4 +1,4 @@
-//! Hand-computed checks of every summary metric.
+//! Hand-computed checks of every summary metric (docs/metrics.md).
 
 use super::*;
 use crate::frames::{FrameRow, FrameWhy};
@@ -82,14 +82,8 @@ fn drop_levels_at_the_boundaries() {
         ["BEST", "BEST", "NORMAL", "NORMAL", "MIDDLE", "MIDDLE", "HIGH", "HIGH", "FROZEN"]
     );
     let s = &summarize_rows(&rows)[0];
-    assert_eq!(
-        s.drop_level,
-Levels([2, 2, 2, 2, 1])
-    );
-    assert_eq!(
-        s.drop_sum,
-Levels([2, 11, 32, 65, 42])
-    );
+    assert_eq!(s.drop_level, Levels([2, 2, 2, 2, 1]));
+    assert_eq!(s.drop_sum, Levels([2, 11, 32, 65, 42]));
     assert_eq!(s.dropped_frames, 152);
 }
 
@@ -302,7 +296,12 @@ fn choreographer_perfetto_and_timeline_vocabularies() {
     }
     // Perfetto's per-frame metrics exist where an overrun does; its was_* flags
     // are true or NULL, never false (`iif(cond, 1, NULL)`).
-    for (r, (j, overrun)) in rows.iter_mut().zip([(Some(true), Some(5)), (None, Some(-2)), (None, None), (Some(true), Some(9))]) {
+    for (r, (j, overrun)) in rows.iter_mut().zip([
+        (Some(true), Some(5)),
+        (None, Some(-2)),
+        (None, None),
+        (Some(true), Some(9)),
+    ]) {
         r.was_jank = j;
         r.overrun_ns = overrun;
     }
@@ -349,14 +348,8 @@ fn scenes_have_their_own_fps_and_levels() {
     assert_eq!((a.frames, a.dropped_frames, a.first_ts), (2, 3, 0));
     // 2 frames over (1 + 4)·10 ms = 40 fps (refresh 100 Hz).
     assert!(close(a.fps, 40.0));
-    assert_eq!(
-        a.drop_level,
-Levels([1, 1, 0, 0, 0])
-    );
-    assert_eq!(
-        a.drop_sum,
-Levels([0, 3, 0, 0, 0])
-    );
+    assert_eq!(a.drop_level, Levels([1, 1, 0, 0, 0]));
+    assert_eq!(a.drop_sum, Levels([0, 3, 0, 0, 0]));
     assert_eq!(a.frame_cost_p90, Some(35 * MS));
     assert!(close(s.scenes[1].fps, 100.0));
 }
