@@ -53,6 +53,14 @@ pub struct Waking<'a> {
     pub comm: Option<&'a [u8]>,
 }
 
+/// The optional columns a reader wants decoded: each costs a varint per
+/// event, and over a busy trace's tens of millions of events that shows.
+#[derive(Debug, Clone, Copy)]
+pub struct Want {
+    pub prev_state: bool,
+    pub comm: bool,
+}
+
 impl<'a> CompactSched<'a> {
     pub fn parse(b: &'a [u8]) -> CompactSched<'a> {
         let mut c = CompactSched::default();
@@ -78,11 +86,11 @@ impl<'a> CompactSched<'a> {
     }
 
     /// Every switch, one per timestamp; a column shorter than the timestamps
-    /// gives `None` from there on.
-    pub fn switches(&self) -> impl Iterator<Item = Switch<'a>> + '_ {
-        let mut states = PackedVarints::new(self.switch_prev_state);
+    /// (or not wanted) gives `None` from there on.
+    pub fn switches(&self, want: Want) -> impl Iterator<Item = Switch<'a>> + '_ {
+        let mut states = PackedVarints::new(if want.prev_state { self.switch_prev_state } else { &[] });
         let mut pids = PackedVarints::new(self.switch_next_pid);
-        let mut comms = PackedVarints::new(self.switch_next_comm);
+        let mut comms = PackedVarints::new(if want.comm { self.switch_next_comm } else { &[] });
         absolute(self.switch_ts).map(move |ts| Switch {
             ts,
             prev_state: states.next().map(|s| s as i64),
@@ -92,9 +100,9 @@ impl<'a> CompactSched<'a> {
     }
 
     /// Every waking, one per timestamp.
-    pub fn wakings(&self) -> impl Iterator<Item = Waking<'a>> + '_ {
+    pub fn wakings(&self, want: Want) -> impl Iterator<Item = Waking<'a>> + '_ {
         let mut pids = PackedVarints::new(self.waking_pid);
-        let mut comms = PackedVarints::new(self.waking_comm);
+        let mut comms = PackedVarints::new(if want.comm { self.waking_comm } else { &[] });
         absolute(self.waking_ts).map(move |ts| Waking { ts, pid: pids.next().map(|p| p as i32), comm: self.comm(comms.next()) })
     }
 
@@ -152,7 +160,8 @@ mod tests {
         bytes_field(field::WAKING_COMM_INDEX, &varints(&[1]), &mut m);
         let c = CompactSched::parse(&m);
         assert!(!c.malformed);
-        let sw: Vec<_> = c.switches().collect();
+        let all = Want { prev_state: true, comm: true };
+        let sw: Vec<_> = c.switches(all).collect();
         assert_eq!(
             sw,
             [
@@ -162,7 +171,10 @@ mod tests {
                 Switch { ts: 1015, next_pid: Some(42), prev_state: None, next_comm: None },
             ]
         );
-        let wk: Vec<_> = c.wakings().collect();
+        let wk: Vec<_> = c.wakings(all).collect();
+        let bare = Want { prev_state: false, comm: false };
+        assert!(c.switches(bare).all(|s| s.prev_state.is_none() && s.next_comm.is_none()));
+        assert_eq!(c.switches(bare).map(|s| s.next_pid).collect::<Vec<_>>(), [Some(42), Some(43), Some(42)]);
         assert_eq!(wk, [Waking { ts: 2000, pid: Some(43), comm: Some(&b"RenderThread"[..]) }]);
     }
 
@@ -173,6 +185,7 @@ mod tests {
         m.extend([0x1a, 0x05, 0x01]); // next_pid claims 5 bytes, 1 follows
         let c = CompactSched::parse(&m);
         assert!(c.malformed);
-        assert_eq!(c.switches().map(|s| (s.ts, s.next_pid)).collect::<Vec<_>>(), [(7, None)]);
+        let want = Want { prev_state: true, comm: true };
+        assert_eq!(c.switches(want).map(|s| (s.ts, s.next_pid)).collect::<Vec<_>>(), [(7, None)]);
     }
 }

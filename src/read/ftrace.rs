@@ -8,7 +8,7 @@ use super::decode::Ctx;
 use super::records::*;
 use super::wire::{lossy, Fields, Value};
 use super::atrace::{self, AtracePoint, ParseOutcome};
-use super::compact_sched::CompactSched;
+use super::compact_sched::{CompactSched, Want};
 
 /// FtraceEvent payload field numbers (Perfetto's ftrace_event.proto).
 pub mod ev {
@@ -320,8 +320,9 @@ fn compact_sched(ctx: &mut Ctx, b: &[u8]) -> Option<i64> {
         return None;
     }
     ctx.batch.compact_sched = true;
-    let switches = cs.switches().map(|s| (s.ts, s.next_pid, s.next_comm));
-    let wakings = cs.wakings().map(|w| (w.ts, w.pid, w.comm));
+    let want = Want { prev_state: false, comm: true };
+    let switches = cs.switches(want).map(|s| (s.ts, s.next_pid, s.next_comm));
+    let wakings = cs.wakings(want).map(|w| (w.ts, w.pid, w.comm));
     let first = compact_column(ctx, switches, None);
     compact_column(ctx, wakings, first)
 }

@@ -12,7 +12,7 @@ use super::decode::{InflateBudget, MAX_INFLATED_PACKET};
 use super::framing;
 use super::ftrace::ev;
 use super::wire::{Fields, Value};
-use super::compact_sched::CompactSched;
+use super::compact_sched::{CompactSched, Want};
 use super::records::SchedRecord;
 
 /// Packets scanned in parallel before the mapped pages behind them are released.
@@ -134,7 +134,8 @@ fn compact(b: &[u8], cpu: u32, wanted: &FxHashSet<i32>, out: &mut Vec<SchedRecor
     // compact_sched omits prev_pid: the thread switched out is the previous
     // switch's next_pid on this CPU (unknown for the bundle's first switch).
     let mut prev: Option<i32> = None;
-    for s in cs.switches() {
+    let want = Want { prev_state: true, comm: false };
+    for s in cs.switches(want) {
         let (Some(state), Some(next)) = (s.prev_state, s.next_pid) else { break };
         if let Some(p) = prev.filter(|p| wanted.contains(p)) {
             out.push(SchedRecord::SwitchOut { ts: s.ts, tid: p, cpu, prev_state: state });
@@ -144,7 +145,7 @@ fn compact(b: &[u8], cpu: u32, wanted: &FxHashSet<i32>, out: &mut Vec<SchedRecor
         }
         prev = Some(next);
     }
-    for w in cs.wakings() {
+    for w in cs.wakings(want) {
         let Some(pid) = w.pid else { break };
         if wanted.contains(&pid) {
             out.push(SchedRecord::Waking { ts: w.ts, tid: pid });
