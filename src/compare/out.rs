@@ -29,7 +29,7 @@ pub(crate) fn write(dir: &Path, c: &Comparison, sides: &Sides, s: &Settings) -> 
     })?;
     files
         .into_iter()
-        .map(|(name, bytes)| write_file(dir, &name, &bytes))
+        .map(|(name, bytes)| crate::report::write_atomically(dir, &name, &bytes))
         .collect()
 }
 
@@ -58,26 +58,3 @@ fn all_frames(sides: &Sides) -> Result<Option<DataFrame>, ReportError> {
     Ok(stacked)
 }
 
-fn write_file(dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, ReportError> {
-    let path = dir.join(name);
-    let parent = path.parent().unwrap_or(dir).to_path_buf();
-    std::fs::create_dir_all(&parent).map_err(|source| ReportError::Io {
-        path: parent.clone(),
-        source,
-    })?;
-    let base = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = parent.join(format!(".{base}.fpsan-tmp"));
-    std::fs::write(&tmp, bytes)
-        .and_then(|_| std::fs::rename(&tmp, &path))
-        .map_err(|source| {
-            let _ = std::fs::remove_file(&tmp);
-            ReportError::Io {
-                path: path.clone(),
-                source,
-            }
-        })?;
-    Ok(path)
-}

@@ -156,35 +156,26 @@ impl ExportManager {
             path: dir.to_path_buf(),
             source,
         })?;
-        let mut written = Vec::with_capacity(artifacts.len());
-        for a in artifacts {
-            let path = dir.join(&a.file_name);
-            // `charts/x.png`: the temporary file sits beside the final one.
-            let parent = path.parent().unwrap_or(dir);
-            if parent != dir {
-                std::fs::create_dir_all(parent).map_err(|source| ReportError::Io {
-                    path: parent.to_path_buf(),
-                    source,
-                })?;
-            }
-            let base = path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            let tmp = parent.join(format!(".{base}.fpsan-tmp"));
-            std::fs::write(&tmp, &a.bytes)
-                .and_then(|_| std::fs::rename(&tmp, &path))
-                .map_err(|source| {
-                    let _ = std::fs::remove_file(&tmp);
-                    ReportError::Io {
-                        path: path.clone(),
-                        source,
-                    }
-                })?;
-            written.push(path);
-        }
-        Ok(written)
+        artifacts.iter().map(|a| write_atomically(dir, &a.file_name, &a.bytes)).collect()
     }
+}
+
+/// Write `dir/name` beside its final name and rename it into place, so a
+/// failed run never leaves half a file under the real name. `name` may be in
+/// a subfolder (`charts/x.png`), which is created.
+pub(crate) fn write_atomically(dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, ReportError> {
+    let path = dir.join(name);
+    let parent = path.parent().unwrap_or(dir);
+    if parent != dir {
+        std::fs::create_dir_all(parent).map_err(|source| ReportError::Io { path: parent.to_path_buf(), source })?;
+    }
+    let base = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = parent.join(format!(".{base}.fpsan-tmp"));
+    std::fs::write(&tmp, bytes).and_then(|_| std::fs::rename(&tmp, &path)).map_err(|source| {
+        let _ = std::fs::remove_file(&tmp);
+        ReportError::Io { path: path.clone(), source }
+    })?;
+    Ok(path)
 }
 
 #[cfg(test)]
