@@ -12,6 +12,7 @@ use super::comparison::Comparison;
 use super::metrics::Frame;
 use super::runs::Run;
 use crate::frames::DropLevel;
+use crate::report::charts::draw::mesh_style;
 use crate::report::charts::render_png;
 use crate::report::charts::style::*;
 use crate::report::ReportError;
@@ -119,23 +120,19 @@ fn cdf(root: &Area, c: &Comparison, runs: &[Vec<Run>; 2]) -> DResult {
         .x_label_area_size(62)
         .y_label_area_size(84)
         .build_cartesian_2d((lo..hi).log_scale(), 0f64..1.02)?;
-    chart
-        .configure_mesh()
-        .bold_line_style(GRID)
-        .light_line_style(WHITE)
-        .axis_style(MUTED)
-        .axis_desc_style(text(AXIS_DESC_PX, &INK))
-        .label_style(text(TICK_PX, &INK))
+    mesh_style(&mut chart)
         .x_label_formatter(&|v: &f64| crate::report::format::fmt_ms_tick(*v))
         .y_label_formatter(&|v: &f64| format!("{:.0}%", v * 100.0))
         .x_desc("frame cost (ms, log scale)")
         .y_desc("frames at or below")
         .draw()?;
-    for (k, (costs, pts)) in sides.iter().enumerate() {
+    const MARKS: [(f64, &str); 3] = [(0.5, "P50"), (0.9, "P90"), (0.99, "P99")];
+    let marks: Vec<[f64; 3]> = sides.iter().map(|(costs, _)| MARKS.map(|(q, _)| nearest_rank(costs, q))).collect();
+    for (k, (_, pts)) in sides.iter().enumerate() {
         let color = if k == 0 { BEFORE } else { AFTER };
         chart.draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(3)))?;
-        for (q, name) in [(0.5, "P50"), (0.9, "P90"), (0.99, "P99")] {
-            let v = nearest_rank(costs, q);
+        for (m, (q, name)) in MARKS.into_iter().enumerate() {
+            let v = marks[k][m];
             if !v.is_finite() {
                 continue;
             }
@@ -147,7 +144,10 @@ fn cdf(root: &Area, c: &Comparison, runs: &[Vec<Run>; 2]) -> DResult {
             )))?;
             let (px, py) = chart.backend_coord(&(v, q));
             let side = if k == 0 { "before" } else { "after" };
-            let (h, dx) = if k == 0 { (HPos::Right, -6) } else { (HPos::Left, 6) };
+            // Labels point away from the other side's mark at the same
+            // quantile, so the two never run into each other.
+            let other = marks.get(1 - k).map_or(f64::NAN, |o| o[m]);
+            let (h, dx) = if v < other || (!(v > other) && k == 0) { (HPos::Right, -6) } else { (HPos::Left, 6) };
             root.draw_text(
                 &format!("{side} {name} {v:.1} ms"),
                 &anchored(NOTE_PX, &color, h, VPos::Center),
@@ -205,13 +205,7 @@ fn levels(root: &Area, c: &Comparison, runs: &[Vec<Run>; 2]) -> DResult {
             String::new()
         }
     };
-    chart
-        .configure_mesh()
-        .bold_line_style(GRID)
-        .light_line_style(WHITE)
-        .axis_style(MUTED)
-        .axis_desc_style(text(AXIS_DESC_PX, &INK))
-        .label_style(text(TICK_PX, &INK))
+    mesh_style(&mut chart)
         .disable_x_mesh()
         .x_labels(5)
         .x_label_formatter(&xf)
@@ -261,13 +255,7 @@ fn fps_runs(root: &Area, c: &Comparison) -> DResult {
         1 if (v - 1.0).abs() < 1e-6 => "after".to_string(),
         _ => String::new(),
     };
-    chart
-        .configure_mesh()
-        .bold_line_style(GRID)
-        .light_line_style(WHITE)
-        .axis_style(MUTED)
-        .axis_desc_style(text(AXIS_DESC_PX, &INK))
-        .label_style(text(TICK_PX, &INK))
+    mesh_style(&mut chart)
         .disable_x_mesh()
         .x_labels(3)
         .x_label_formatter(&xf)
@@ -337,13 +325,7 @@ fn fps_wall(root: &Area, c: &Comparison, runs: &[Vec<Run>; 2]) -> DResult {
         .x_label_area_size(62)
         .y_label_area_size(84)
         .build_cartesian_2d(0f64..x1, 0f64..top)?;
-    chart
-        .configure_mesh()
-        .bold_line_style(GRID)
-        .light_line_style(WHITE)
-        .axis_style(MUTED)
-        .axis_desc_style(text(AXIS_DESC_PX, &INK))
-        .label_style(text(TICK_PX, &INK))
+    mesh_style(&mut chart)
         .x_desc("seconds since the run's first frame")
         .y_desc("frames per second")
         .draw()?;

@@ -15,7 +15,7 @@ use crate::metrics::AppSummary;
 
 mod backend;
 pub(crate) mod data;
-mod draw;
+pub(crate) mod draw;
 pub(crate) mod style;
 
 use data::Frame;

@@ -84,7 +84,7 @@ fn budget_legend(interval_ns: i64, note: &str) -> Vec<LegendItem> {
 }
 
 /// The axes, grid and tick labels every chart shares.
-fn mesh_style<'a, 'b, 'c, X, Y>(
+pub(crate) fn mesh_style<'a, 'b, 'c, X, Y>(
     chart: &'b mut Plot<'a, 'c, Cartesian2d<X, Y>>,
 ) -> plotters::chart::MeshStyle<'a, 'b, X, Y, ChartBackend<'c>>
 where
