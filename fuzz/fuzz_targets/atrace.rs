@@ -1,5 +1,5 @@
-//! The atrace line parser (`read::atrace::parse`) and the systrace text
-//! line parser on arbitrary bytes: never a panic, and the parse agrees with
+//! The atrace line parser (`read::atrace::parse`) and the legacy systrace
+//! reader (line parser, containers, decode) on arbitrary bytes: never a panic, and the parse agrees with
 //! itself once the trailing `\n`/`\0` that the parser strips are added.
 #![no_main]
 
@@ -24,7 +24,12 @@ fuzz_target!(|data: &[u8]| {
     for l in line.lines() {
         let _ = systrace::parse_line(l);
     }
-    let _ = systrace::looks_like_systrace(data);
-    let batch = systrace::decode(data);
-    assert!(batch.atrace.len() as u64 <= batch.ftrace_events);
+    let _ = systrace::sniff(data);
+    // Text, .ctrace and HTML: whatever decodes has no more atrace points
+    // than event lines.
+    if let Ok(text) = systrace::decode(data, 64 << 20) {
+        for batch in &text.batches {
+            assert!(batch.atrace.len() as u64 <= batch.ftrace_events);
+        }
+    }
 });

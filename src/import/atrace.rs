@@ -40,9 +40,10 @@ pub(crate) fn ops(
             ops.counters.push(Timed { ts: r.ts, order: r.order, op: CounterOp { track, value: *value } });
             continue;
         }
-        // With no tgid, only a thread seen before can have a slice open.
+        // With no tgid, only a thread seen before can have a slice open: an
+        // end on a thread never seen is the trace's cut start (see slices::build).
         if matches!(r.op, AtraceOp::End { tgid: 0 }) && id.known_thread(r.tid).is_none() {
-            meta.data_loss.unmatched_ends += 1;
+            meta.cut_at_start += 1;
             continue;
         }
         if let Some(op) = slice_op(r, id, tracks) {
@@ -108,7 +109,7 @@ mod tests {
             rec(1, 11, AtraceOp::Begin { tgid: 10, name: n("doFrame") }),
             rec(2, 11, AtraceOp::Counter { tgid: 10, name: n("jitter"), value: 5.0 }),
             rec(3, 11, AtraceOp::End { tgid: 10 }),
-            // An end without tgid from a thread never seen: the begin was lost.
+            // An end without tgid from a thread never seen: the trace's cut start.
             rec(4, 99, AtraceOp::End { tgid: 0 }),
             rec(5, 12, AtraceOp::AsyncBegin { tgid: 10, name: n("load"), cookie: 3 }),
         ];
@@ -117,7 +118,7 @@ mod tests {
         ops(&[b], Some(2), &mut id, &mut tracks, &mut meta, &mut ops_out);
         // ts 1 is before the valid start.
         assert_eq!((meta.data_loss.events_before_start, meta.atrace_events), (1, 4));
-        assert_eq!(meta.data_loss.unmatched_ends, 1);
+        assert_eq!((meta.data_loss.unmatched_ends, meta.cut_at_start), (0, 1));
         assert_eq!(ops_out.counters.len(), 1);
         assert_eq!(ops_out.slices.len(), 2);
         assert!(matches!(ops_out.slices[0].op, SliceOp::End { .. }));

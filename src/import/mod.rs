@@ -38,6 +38,7 @@ pub fn import(decoded: Decoded) -> Trace {
         ..Default::default()
     };
     meta.data_loss.truncated_bytes = source.truncated_bytes;
+    meta.data_loss.ftrace_overrun = source.ftrace_lost_events;
     let mut sources = stats::Sources::default();
     stats::tally(&batches, &mut meta, &mut sources);
 
@@ -62,7 +63,7 @@ pub fn import(decoded: Decoded) -> Trace {
     atrace::ops(&batches, valid_from, &mut id, &mut tracks, &mut meta, &mut ops);
     track_event::TrackEventImporter { descriptors: &descriptors, clocks: &mut clocks, id: &mut id, tracks: &mut tracks }
         .run(track_events, &mut meta, &mut ops);
-    let (slices, too_deep) = slices::build(ops.slices, &mut meta.data_loss);
+    let (slices, too_deep) = slices::build(ops.slices, &mut meta.data_loss, &mut meta.cut_at_start);
     if too_deep > 0 {
         meta.warnings.push(format!(
             "{too_deep} slices nested deeper than {MAX_SLICE_DEPTH} levels on one thread or track were dropped (unmatched B events?)"

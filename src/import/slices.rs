@@ -2,7 +2,7 @@
 //! atrace and track events, ordered by (timestamp, file order), run through a
 //! stack per track; legacy async slices keyed by (process, name, cookie).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use rustc_hash::FxHashMap;
 
@@ -32,23 +32,33 @@ pub(crate) struct Timed<T> {
     pub(crate) op: T,
 }
 
-/// Build the slices. Ends with nothing open are counted in `loss`; slices
-/// too deep are dropped and counted (the returned number).
-pub(crate) fn build(mut ops: Vec<Timed<SliceOp>>, loss: &mut DataLoss) -> (Vec<Slice>, u64) {
+/// Build the slices. Slices too deep are dropped and counted (the returned
+/// number). An end with nothing open is one of two things:
+/// * on a track that has had no begin yet, the trace started in the middle
+///   of that slice (a ring buffer's cut start, normal in every legacy
+///   systrace): counted in `cut_at_start`, information, not loss;
+/// * after the track's first begin, its begin was lost (or the app's
+///   begins and ends do not pair): counted in `loss.unmatched_ends`.
+pub(crate) fn build(mut ops: Vec<Timed<SliceOp>>, loss: &mut DataLoss, cut_at_start: &mut u64) -> (Vec<Slice>, u64) {
     ops.sort_unstable_by_key(|o| (o.ts, o.order));
     let mut t = SliceTracker { slices: Vec::with_capacity(ops.len() / 2), ..Default::default() };
     for o in ops {
         t.apply(o.ts, o.op, loss);
     }
+    *cut_at_start += t.cut_at_start;
     (t.slices, t.too_deep)
 }
 
 #[derive(Default)]
 struct SliceTracker {
     slices: Vec<Slice>,
+    /// One stack per track that has had a begin.
     stacks: FxHashMap<TrackId, Vec<SliceId>>,
     open_async: HashMap<AsyncKey, SliceId>,
+    /// (process, name) of the async slices that have had a begin.
+    async_begun: HashSet<(Upid, Name)>,
     too_deep: u64,
+    cut_at_start: u64,
 }
 
 impl SliceTracker {
@@ -57,9 +67,10 @@ impl SliceTracker {
             SliceOp::Begin { track, name, category } => self.open(ts, track, name, category, true),
             // An instant (dur 0) does not stay open.
             SliceOp::Instant { track, name, category } => self.open(ts, track, name, category, false),
-            SliceOp::End { track } => match self.stacks.get_mut(&track).and_then(|s| s.pop()) {
-                Some(sid) => self.close(sid, ts),
-                None => loss.unmatched_ends += 1,
+            SliceOp::End { track } => match self.stacks.get_mut(&track).map(|s| s.pop()) {
+                Some(Some(sid)) => self.close(sid, ts),
+                Some(None) => loss.unmatched_ends += 1,
+                None => self.cut_at_start += 1,
             },
             SliceOp::AsyncBegin { track, key, name } => {
                 // Android's legacy async slices do not nest: a second S for the
@@ -69,11 +80,13 @@ impl SliceTracker {
                     return;
                 }
                 let id = self.push(Slice { id: SliceId(0), ts, dur: -1, name, category: None, track, depth: 0, parent: None });
+                self.async_begun.insert((key.0, key.1.clone()));
                 self.open_async.insert(key, id);
             }
             SliceOp::AsyncEnd { key } => match self.open_async.remove(&key) {
                 Some(sid) => self.close(sid, ts),
-                None => loss.unmatched_ends += 1,
+                None if self.async_begun.contains(&(key.0, key.1)) => loss.unmatched_ends += 1,
+                None => self.cut_at_start += 1,
             },
         }
     }
@@ -129,7 +142,7 @@ mod tests {
         // Given out of order: the sort by (ts, order) restores B a, B b, E, E.
         let ops = vec![at(30, 4, end(0)), at(10, 1, begin(0, "a")), at(20, 3, end(0)), at(15, 2, begin(0, "b"))];
         let mut loss = DataLoss::default();
-        let (s, deep) = build(ops, &mut loss);
+        let (s, deep) = build(ops, &mut loss, &mut 0);
         assert_eq!(deep, 0);
         assert_eq!(
             s.iter().map(|s| (&*s.name, s.ts, s.dur, s.depth, s.parent)).collect::<Vec<_>>(),
@@ -139,16 +152,33 @@ mod tests {
     }
 
     #[test]
-    fn an_end_with_nothing_open_is_counted() {
-        let mut loss = DataLoss::default();
-        let (s, _) = build(vec![at(5, 1, end(3)), at(6, 2, begin(3, "x"))], &mut loss);
-        assert_eq!((s.len(), s[0].dur, loss.unmatched_ends), (1, -1, 1));
+    fn an_end_before_the_tracks_first_begin_is_the_cut_start_not_loss() {
+        let (mut loss, mut cut) = (DataLoss::default(), 0);
+        let ops = vec![at(5, 1, end(3)), at(6, 2, begin(3, "x")), at(7, 3, end(3)), at(8, 4, end(3)), at(9, 5, end(4))];
+        let (s, _) = build(ops, &mut loss, &mut cut);
+        // Track 3: the first E is the cut start, the last one lost its B.
+        // Track 4 never had a B: cut start too.
+        assert_eq!((s.len(), s[0].dur, loss.unmatched_ends, cut), (1, 1, 1, 2));
+    }
+
+    #[test]
+    fn an_async_end_before_any_begin_of_its_name_is_the_cut_start() {
+        let key = |cookie| -> AsyncKey { (Upid(0), "load".into(), cookie) };
+        let ops = vec![
+            at(1, 1, SliceOp::AsyncEnd { key: key(1) }),
+            at(2, 2, SliceOp::AsyncBegin { track: TrackId(1), key: key(2), name: "load".into() }),
+            at(3, 3, SliceOp::AsyncEnd { key: key(2) }),
+            at(4, 4, SliceOp::AsyncEnd { key: key(3) }),
+        ];
+        let (mut loss, mut cut) = (DataLoss::default(), 0);
+        build(ops, &mut loss, &mut cut);
+        assert_eq!((loss.unmatched_ends, cut), (1, 1));
     }
 
     #[test]
     fn too_deep_begins_are_dropped() {
         let ops: Vec<_> = (0..MAX_SLICE_DEPTH as i64 + 3).map(|k| at(k, k as u64, begin(0, "x"))).collect();
-        let (s, deep) = build(ops, &mut DataLoss::default());
+        let (s, deep) = build(ops, &mut DataLoss::default(), &mut 0);
         assert_eq!((s.len(), deep), (MAX_SLICE_DEPTH, 3));
     }
 
@@ -160,7 +190,7 @@ mod tests {
             at(2, 2, SliceOp::AsyncBegin { track: TrackId(1), key: key.clone(), name: "load".into() }),
             at(9, 3, SliceOp::AsyncEnd { key }),
         ];
-        let (s, _) = build(ops, &mut DataLoss::default());
+        let (s, _) = build(ops, &mut DataLoss::default(), &mut 0);
         assert_eq!(s.iter().map(|s| (s.ts, s.dur)).collect::<Vec<_>>(), [(1, 8)]);
     }
 }

@@ -233,6 +233,10 @@ pub struct TraceMeta {
     pub frame_timeline_events: u64,
     pub sched_events: u64,
     pub data_loss: DataLoss,
+    /// Slice ends before their thread's (or async track's) first begin: the
+    /// trace started in the middle of those slices, as a ring buffer does.
+    /// Information, not data loss (see `DataLoss::unmatched_ends`).
+    pub cut_at_start: u64,
     pub android: AndroidInfo,
     pub tracing_started_ts: Option<i64>,
     pub warnings: Vec<String>,
@@ -261,7 +265,8 @@ pub struct DataLoss {
     pub patches_discarded: u64,
     /// Bytes at the end of the file that did not form a whole packet.
     pub truncated_bytes: u64,
-    /// `E` events with no open slice (the ring buffer overwrote the `B`).
+    /// `E` events with no open slice on a thread or track that had slices
+    /// before (the `B` was lost); ends before the first `B` are `cut_at_start`.
     pub unmatched_ends: u64,
     /// Ftrace events before `tracing_started` or before every CPU's buffer was valid.
     pub events_before_start: u64,

@@ -2,7 +2,8 @@
 //! gzip or zstd, systrace text), a sequential framing pass that finds the
 //! packets without copying, then parallel decoding of packet batches
 //! (in-stream zlib/zstd batches are inflated and decoded recursively; atrace
-//! text is parsed here, inside the parallel decode). The records go to
+//! text is parsed here, inside the parallel decode; legacy systrace text,
+//! `.ctrace` and HTML in `systrace`). The records go to
 //! `crate::import`, which orders them and builds the model. A second pass
 //! (`sched_for_threads`) re-reads scheduler events for a few threads.
 
@@ -52,8 +53,11 @@ pub struct ReadOptions {
 pub struct SourceFacts {
     pub path: String,
     pub file_size: u64,
-    /// `plain`, `gzip`, `zstd` or `systrace`.
+    /// `plain`, `gzip`, `zstd`, or `systrace text|ctrace|html`.
     pub container: &'static str,
+    /// Events a legacy text trace says the kernel ring buffer lost
+    /// (`CPU:n [LOST m EVENTS]`).
+    pub ftrace_lost_events: u64,
     /// Bytes at the end of the file that did not form a whole packet.
     pub truncated_bytes: u64,
     /// Damage to the file as a whole (a cut stream, a torn last packet).
@@ -78,7 +82,14 @@ pub fn decode(source: &Source, opts: &ReadOptions) -> Result<Decoded, ReadError>
         ..Default::default()
     };
     let batches = if source.container == Container::SystraceText {
-        vec![systrace::decode(data)]
+        let text = systrace::decode(data, source::inflate_limit(source.file_size)).map_err(|e| match e {
+            systrace::UnpackError::NoTraceData { .. } => ReadError::NotATrace { path: source.path.clone(), why: e.to_string() },
+            _ => ReadError::Corrupt { path: source.path.clone(), why: e.to_string() },
+        })?;
+        meta.container = text.format.container_name();
+        meta.ftrace_lost_events = text.lost_events;
+        meta.warnings.extend(text.warnings);
+        text.batches
     } else {
         let framing = framing::frame_releasing(data, &|offset| source.release_before(offset));
         if framing.packets.is_empty() {
@@ -122,8 +133,11 @@ pub fn decode(source: &Source, opts: &ReadOptions) -> Result<Decoded, ReadError>
 /// Second pass: sched_switch / sched_waking (and compact_sched) events that
 /// involve the given thread ids, sorted by timestamp.
 pub fn sched_for_threads(source: &Source, tids: &[i32]) -> Result<Vec<SchedRecord>, ReadError> {
-    if source.container == Container::SystraceText || tids.is_empty() {
+    if tids.is_empty() {
         return Ok(Vec::new());
+    }
+    if source.container == Container::SystraceText {
+        return Ok(systrace::sched_for_threads(source.data(), tids, source::inflate_limit(source.file_size)));
     }
     Ok(sched::collect(source.data(), tids, &|offset| source.release_before(offset)))
 }

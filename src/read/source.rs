@@ -128,8 +128,7 @@ impl Source {
             source.container = Container::Zstd;
             source.compressed_truncated = cut;
         }
-        let kind = sniff(&source)?;
-        source.container = if source.container == Container::Plain { kind } else { source.container };
+        source.container = sniff(&source)?;
         Ok(source)
     }
 
@@ -204,7 +203,7 @@ fn sniff(source: &Source) -> Result<Container, ReadError> {
     match data.first() {
         // Trace.packet (field 1, length-delimited) always comes first.
         Some(0x0a) => Ok(source.container),
-        Some(_) if super::systrace::looks_like_systrace(data) => Ok(Container::SystraceText),
+        Some(_) if super::systrace::sniff(data) => Ok(Container::SystraceText),
         Some(_) => {
             let printable = data.iter().take(512).filter(|b| b.is_ascii_graphic() || b.is_ascii_whitespace()).count();
             if printable * 10 >= data.len().min(512) * 9 {

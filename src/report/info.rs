@@ -42,6 +42,8 @@ pub struct Info {
     pub slices: u64,
     pub counters: u64,
     pub data_loss: DataLoss,
+    /// Slice ends before their thread's first begin (not data loss).
+    pub cut_at_start: u64,
     pub android: AndroidInfo,
     pub processes: Vec<ProcessInfo>,
     pub warnings: Vec<String>,
@@ -125,6 +127,7 @@ pub fn info(trace: &Trace) -> Info {
         slices: trace.slices.len() as u64,
         counters: trace.counters.len() as u64,
         data_loss: m.data_loss.clone(),
+        cut_at_start: m.cut_at_start,
         android: m.android.clone(),
         processes,
         warnings: m.warnings.clone(),
@@ -191,6 +194,13 @@ pub fn render_text(i: &Info) -> String {
         let _ = writeln!(o, "data loss     none");
     } else {
         let _ = writeln!(o, "data loss     {}", fmt_pairs(loss));
+    }
+    if i.cut_at_start > 0 {
+        let _ = writeln!(
+            o,
+            "cut start     {} slice ends before their thread's first begin: the trace starts mid-slice (normal for a ring buffer; not data loss)",
+            i.cut_at_start
+        );
     }
     for w in &i.warnings {
         let _ = writeln!(o, "warning       {w}");

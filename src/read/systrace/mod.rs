@@ -1,0 +1,261 @@
+//! Legacy systrace captures, read as completely as trace_processor reads
+//! them: atrace / ftrace text (`.txt`), `.ctrace` (zlib after a `TRACE:`
+//! line) and systrace HTML (every `trace-data` block), each also gzipped
+//! (the whole-file gzip is undone by `Source` before this runs).
+//!
+//! * `container` and `html` open the capture: the ftrace text, the
+//!   `PROCESS DUMP` (`dump`), and the blocks that were skipped.
+//! * `line` splits and parses event lines with trace_processor's grammar;
+//!   `event` types the scheduler, task and atrace events.
+//! * [`decode`] turns the text into the same records the protobuf path
+//!   makes, in parallel chunks cut at line ends: atrace points, thread
+//!   names (task column, sched comms, renames), the tgid column and the
+//!   process dump as a process tree, scheduler event counts.
+//! * [`sched_for_threads`] is the second pass: the scheduler events of a
+//!   few threads, as `SchedRecord`s.
+
+mod container;
+mod dump;
+mod event;
+mod html;
+mod line;
+#[cfg(test)]
+mod tests;
+
+pub use container::{sniff, unpack, Format, UnpackError, Unpacked};
+pub use dump::{parse_process_dump, DumpEntry, ProcessDump};
+pub use event::{parse_event, prev_state_mask, Event, ProcessEnd, SchedSwitch, TaskNewtask, TaskRename, Waking};
+pub use line::{lines, parse_line, scan, Line, ScanStats};
+
+use rayon::prelude::*;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::decode::Ctx;
+use super::ftrace;
+use super::records::{Batch, CommRec, SchedRecord, TailBody, TailPacket};
+use super::slim;
+
+/// The text is parsed in pieces of about this size, cut at line ends.
+const CHUNK_BYTES: usize = 4 << 20;
+
+/// What [`decode`] made of a capture.
+#[derive(Debug)]
+pub struct Text {
+    pub format: Format,
+    /// The process dump's process tree first, then one batch per chunk.
+    pub batches: Vec<Batch>,
+    /// `CPU:n [LOST m EVENTS]` notes: events the kernel ring buffer lost
+    /// in the middle of the capture.
+    pub lost_events: u64,
+    /// Damage worked around and blocks skipped, one line each.
+    pub warnings: Vec<String>,
+}
+
+/// Read a capture into batches of records. `max_inflated` bounds what
+/// inflating a `.ctrace` or an HTML `viewer-data` block may produce.
+pub fn decode(data: &[u8], max_inflated: u64) -> Result<Text, UnpackError> {
+    let unpacked = unpack(data, max_inflated)?;
+    let chunks = chunks(&unpacked.ftrace, CHUNK_BYTES);
+    let decoded: Vec<(Batch, ScanStats)> =
+        chunks.par_iter().enumerate().map(|(i, chunk)| decode_chunk(i as u64 + 1, chunk)).collect();
+    let mut batches = Vec::with_capacity(decoded.len() + 1);
+    batches.push(dump_batch(&unpacked.process_dump));
+    let mut stats = ScanStats::default();
+    for (batch, s) in decoded {
+        batches.push(batch);
+        merge(&mut stats, s);
+    }
+    let mut warnings = unpacked.warnings;
+    warnings.extend(unpacked.skipped.iter().map(|s| format!("systrace HTML: skipped {s}")));
+    if stats.unparsed > 0 {
+        warnings.push(format!(
+            "{} lines are not ftrace events and were skipped (the first: {:?})",
+            stats.unparsed,
+            stats.first_unparsed.unwrap_or_default()
+        ));
+    }
+    if stats.lossy_lines > 0 {
+        warnings.push(format!("{} lines were not UTF-8; their bad bytes were replaced", stats.lossy_lines));
+    }
+    Ok(Text { format: unpacked.format, batches, lost_events: stats.lost_events, warnings })
+}
+
+/// The scheduler events (sched_switch, sched_waking, sched_wakeup[_new])
+/// of the threads `tids`, by timestamp.
+pub fn sched_for_threads(data: &[u8], tids: &[i32], max_inflated: u64) -> Vec<SchedRecord> {
+    let Ok(unpacked) = unpack(data, max_inflated) else { return Vec::new() };
+    let wanted: FxHashSet<i32> = tids.iter().copied().collect();
+    let mut out: Vec<SchedRecord> = chunks(&unpacked.ftrace, CHUNK_BYTES)
+        .par_iter()
+        .flat_map_iter(|chunk| {
+            let mut found = Vec::new();
+            scan(chunk, |l| sched_records(l, &wanted, &mut found));
+            found
+        })
+        .collect();
+    out.sort_by_key(SchedRecord::ts);
+    out
+}
+
+fn sched_records(l: &Line<'_>, wanted: &FxHashSet<i32>, out: &mut Vec<SchedRecord>) {
+    let (ts, cpu) = (l.ts, l.cpu);
+    match parse_event(l) {
+        Event::SchedSwitch(s) => {
+            if wanted.contains(&s.prev_pid) {
+                // A state that is not one (trace_processor stores it as
+                // invalid) reads as preempted: the thread left the CPU.
+                let prev_state = s.prev_state.unwrap_or(0);
+                out.push(SchedRecord::SwitchOut { ts, tid: s.prev_pid, cpu, prev_state });
+            }
+            if wanted.contains(&s.next_pid) {
+                out.push(SchedRecord::SwitchIn { ts, tid: s.next_pid, cpu });
+            }
+        }
+        Event::SchedWaking(w) | Event::SchedWakeup(w) | Event::SchedWakeupNew(w) if wanted.contains(&w.pid) => {
+            out.push(SchedRecord::Waking { ts, tid: w.pid })
+        }
+        _ => {}
+    }
+}
+
+/// `text` cut into pieces of about `size` bytes, each ending at a line end.
+fn chunks(text: &[u8], size: usize) -> Vec<&[u8]> {
+    let mut out = Vec::with_capacity(text.len() / size + 1);
+    let mut rest = text;
+    while rest.len() > size {
+        let cut = memchr::memchr(b'\n', &rest[size..]).map_or(rest.len(), |i| size + i + 1);
+        let (piece, tail) = rest.split_at(cut);
+        out.push(piece);
+        rest = tail;
+    }
+    if !rest.is_empty() {
+        out.push(rest);
+    }
+    out
+}
+
+/// One chunk's records. Every line names its thread (the task column, as
+/// trace_processor does, except ftrace's `<...>` for "unknown"), and its
+/// tgid column places the thread in its process.
+fn decode_chunk(index: u64, text: &[u8]) -> (Batch, ScanStats) {
+    let mut ctx = Ctx::new(index);
+    let mut tgids: FxHashMap<i32, i32> = FxHashMap::default();
+    let stats = scan(text, |l| {
+        ctx.batch.ftrace_events += 1;
+        ctx.batch.see_ts(l.ts);
+        if l.comm != "<...>" {
+            newest_comm(&mut ctx, l.ts, l.tid, l.comm);
+        }
+        if let Some(tgid) = l.tgid.filter(|&t| t > 0) {
+            tgids.entry(l.tid).or_insert(tgid);
+        }
+        match parse_event(l) {
+            Event::Print(payload) => ftrace::print(&mut ctx, l.ts, l.tid, payload),
+            Event::SchedSwitch(s) => {
+                ctx.batch.sched_events += 1;
+                newest_comm(&mut ctx, l.ts, s.prev_pid, s.prev_comm);
+                newest_comm(&mut ctx, l.ts, s.next_pid, s.next_comm);
+            }
+            Event::SchedWaking(w) | Event::SchedWakeup(w) | Event::SchedWakeupNew(w) => {
+                ctx.batch.sched_events += 1;
+                newest_comm(&mut ctx, l.ts, w.pid, w.comm);
+            }
+            Event::TaskNewtask(t) => newest_comm(&mut ctx, l.ts, t.pid, t.comm),
+            Event::TaskRename(r) => {
+                let name = ctx.interner.intern(r.new_comm);
+                let order = ctx.order();
+                ctx.batch.renames.push((l.ts, order, r.pid, name));
+            }
+            Event::Malformed => ctx.malformed(format!("a {} line whose arguments do not parse", l.event)),
+            Event::ProcessFree(_) | Event::ProcessExit(_) | Event::Other => {}
+        }
+    });
+    if !tgids.is_empty() {
+        let threads = tgids
+            .into_iter()
+            .map(|(tid, tgid)| slim::process_tree::Thread { tid: Some(tid), tgid: Some(tgid), name: None })
+            .collect();
+        let tree = slim::ProcessTree { processes: Vec::new(), threads };
+        push_tree(&mut ctx, tree);
+    }
+    ctx.batch.packets = 0;
+    (ctx.finish(), stats)
+}
+
+/// Record `name` as `tid`'s kernel name unless a newer one is known.
+fn newest_comm(ctx: &mut Ctx, ts: i64, tid: i32, name: &str) {
+    if tid <= 0 || name.is_empty() {
+        return;
+    }
+    match ctx.batch.comms.get_mut(&tid) {
+        Some(c) if ts >= c.ts => {
+            if &*c.name != name {
+                c.name = ctx.interner.intern(name);
+            }
+            c.ts = ts;
+        }
+        Some(_) => {}
+        None => {
+            let name = ctx.interner.intern(name);
+            ctx.batch.comms.insert(tid, CommRec { ts, name });
+        }
+    }
+}
+
+/// The HTML's `ps` listing as a process tree: a process row names its
+/// process (argv[0], as a cmdline does), a thread row its thread.
+fn dump_batch(dump: &ProcessDump) -> Batch {
+    let mut ctx = Ctx::new(0);
+    if dump.entries.is_empty() {
+        return ctx.finish();
+    }
+    let mut tree = slim::ProcessTree::default();
+    for e in &dump.entries {
+        if e.is_thread {
+            let tid = e.tid.unwrap_or(e.pid);
+            let name = (!e.name.is_empty()).then(|| e.name.clone());
+            tree.threads.push(slim::process_tree::Thread { tid: Some(tid), tgid: Some(e.pid), name });
+        } else {
+            tree.processes.push(slim::process_tree::Process {
+                pid: Some(e.pid),
+                ppid: e.ppid,
+                cmdline: vec![e.name.clone()],
+                ..Default::default()
+            });
+        }
+    }
+    push_tree(&mut ctx, tree);
+    ctx.finish()
+}
+
+fn push_tree(ctx: &mut Ctx, tree: slim::ProcessTree) {
+    let order = ctx.order();
+    ctx.batch.tail.push(TailPacket {
+        order,
+        seq: 0,
+        ts: None,
+        clock: None,
+        incremental_state_cleared: false,
+        defaults: None,
+        interned: None,
+        body: TailBody::ProcessTree(tree),
+    });
+}
+
+/// Add one chunk's scan statistics to the whole text's.
+fn merge(total: &mut ScanStats, s: ScanStats) {
+    total.lines += s.lines;
+    total.events += s.events;
+    total.unparsed += s.unparsed;
+    total.first_unparsed = total.first_unparsed.take().or(s.first_unparsed);
+    total.lossy_lines += s.lossy_lines;
+    total.entries_in_buffer = total.entries_in_buffer.or(s.entries_in_buffer);
+    total.entries_written = total.entries_written.or(s.entries_written);
+    total.cpus = total.cpus.or(s.cpus);
+    total.lost_events = total.lost_events.saturating_add(s.lost_events);
+    for cpu in s.overflowed_cpus {
+        if !total.overflowed_cpus.contains(&cpu) {
+            total.overflowed_cpus.push(cpu);
+        }
+    }
+}
