@@ -32,7 +32,7 @@ SELECT
   SUM(CASE WHEN was_slow_frame THEN 1 ELSE 0 END) AS perfetto_slow,
   SUM(CASE WHEN was_big_jank THEN 1 ELSE 0 END) AS perfetto_big_jank,
   SUM(CASE WHEN was_huge_jank THEN 1 ELSE 0 END) AS perfetto_huge_jank,
-  SUM(CASE WHEN overrun_ns IS NOT NULL THEN 1 ELSE 0 END) AS perfetto_frames,
+  SUM(CASE WHEN perfetto_overrun_ns IS NOT NULL THEN 1 ELSE 0 END) AS perfetto_frames,
   SUM(CASE WHEN frame_cost_ns * 25 > frame_interval_ns * 24 THEN 1 ELSE 0 END) AS vitals_slow,
   SUM(CASE WHEN frame_cost_ns > 700000000 THEN 1 ELSE 0 END) AS vitals_frozen,
   SUM(CASE WHEN draw_frame_count = 0 THEN 1 ELSE 0 END) AS without_render_thread,

@@ -61,6 +61,7 @@ pub(crate) fn app_frame(pid: i32, name: &str, ts: i64, cost: i64, k: i64) -> Fra
         actual_end: timeline.then_some(ts + dur + 10 * MS),
         expected_end: timeline.then_some(ts - jitter + 2 * I60),
         overrun_ns: timeline.then_some(dur + 10 * MS + jitter - 2 * I60),
+        perfetto_overrun_ns: timeline.then_some(dur + 10 * MS + jitter - 2 * I60),
         present_type: timeline.then(|| {
             if dur + 10 * MS + jitter > 2 * I60 {
                 "Late Present"

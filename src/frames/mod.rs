@@ -41,6 +41,8 @@ pub struct FrameRow {
     pub expected_end: Option<i64>,
     pub actual_ts: Option<i64>,
     pub actual_end: Option<i64>,
+    /// `actual_end − expected_end` of the app's own surface frame (same pid,
+    /// token = frame_id), as SPEC §3 defines it.
     pub overrun_ns: Option<i64>,
     pub jank_type: Option<String>,
     pub present_type: Option<String>,
@@ -56,9 +58,11 @@ pub struct FrameRow {
     pub was_huge_jank: Option<bool>,
     /// Where `frame_interval_ns` came from.
     pub interval_source: IntervalSource,
-    /// `actual_end − expected_end` of the app's own surface frames (same pid,
-    /// token = frame_id); `overrun_ns` is trace_processor's token-only value.
-    pub surface_overrun_ns: Option<i64>,
+    /// trace_processor's `android_frames_overrun.overrun`, joined on the
+    /// token only: when apps share a vsync id (Android 12+ gives every app of
+    /// one vsync the same token) it can be another app's overrun. The
+    /// `was_*` flags are computed from it, as Perfetto does.
+    pub perfetto_overrun_ns: Option<i64>,
 }
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -452,7 +456,10 @@ fn row(
         expected_end: expected.map(end),
         actual_ts: actual.map(|a| a.ts),
         actual_end: actual.map(end),
-        overrun_ns: compat.overrun_ns,
+        overrun_ns: match (expected, actual) {
+            (Some(e), Some(a)) => Some(end(a) - end(e)),
+            _ => None,
+        },
         jank_type: actual.and_then(|a| name(a.jank_type.as_ref())),
         present_type: actual.and_then(|a| name(a.present_type.as_ref())),
         layer_name: actual.and_then(|a| name(a.layer_name.as_ref())),
@@ -465,10 +472,7 @@ fn row(
         was_big_jank: compat.was_big_jank,
         was_huge_jank: compat.was_huge_jank,
         interval_source: isrc,
-        surface_overrun_ns: match (expected, actual) {
-            (Some(e), Some(a)) => Some(end(a) - end(e)),
-            _ => None,
-        },
+        perfetto_overrun_ns: compat.overrun_ns,
     }
 }
 

@@ -132,7 +132,7 @@ fn android12_first_frame_every_column() {
         was_big_jank: None,
         was_huge_jank: None,
         interval_source: crate::frames::IntervalSource::FrameTimeline,
-        surface_overrun_ns: Some(-2_666_667),
+        perfetto_overrun_ns: Some(-2_666_667),
     };
     assert_eq!(r, &want);
 }
@@ -163,8 +163,10 @@ fn android12_layers_draw_frames_and_two_apps() {
     assert_eq!((o.layer_name.as_deref(), o.layer_count, o.actual_end), (Some("Other#0"), 1, Some(1_045_333_334)));
     // Own surfaces: 1_045_333_334 − 1_050_000_001. trace_processor's overrun
     // matches the token alone and takes the first actual (com.app's A#0).
-    assert_eq!(o.surface_overrun_ns, Some(-4_666_667));
-    assert_eq!((o.overrun_ns, o.was_jank), (Some(3_333_333), Some(true)));
+    // Its overrun is its own; the token-only value (and the was_jank
+    // Perfetto derives from it) is com.app's.
+    assert_eq!(o.overrun_ns, Some(-4_666_667));
+    assert_eq!((o.perfetto_overrun_ns, o.was_jank), (Some(3_333_333), Some(true)));
     // cpu = 0 + 5 ms + 2 ms.
     assert_eq!((o.app_vsync_delay, o.cpu_time), (Some(0), Some(7_000_000)));
 }
@@ -184,7 +186,8 @@ fn android12_commit_correction_and_skipped_frames() {
     assert_eq!((r.frame_cost_ns, r.dropped_frames, r.drop_level.as_str()), (47_000_000, 2, "BEST"));
     // No DrawFrames 3, no actual: Perfetto has no app_vsync_delay; cpu falls back to ui + 5 ms.
     assert_eq!((r.draw_frame_count, r.draw_frame_dur, r.actual_ts, r.layer_count), (0, None, None, 0));
-    assert_eq!((r.app_vsync_delay, r.cpu_time, r.ui_time, r.overrun_ns, r.was_jank), (None, Some(50_000_000), Some(45_000_000), None, None));
+    assert_eq!((r.app_vsync_delay, r.cpu_time, r.ui_time, r.perfetto_overrun_ns, r.was_jank), (None, Some(50_000_000), Some(45_000_000), None, None));
+    assert_eq!(r.overrun_ns, None);
 
     // F6: v6 = 1_100_000_002, ts6 = v6 + 40 ms = 1_140_000_002.
     let r = &a.rows[3];
@@ -196,6 +199,7 @@ fn android12_commit_correction_and_skipped_frames() {
     assert_eq!((r.frame_cost_ns, r.dropped_frames, r.drop_level.as_str()), (70_000_000, 4, "NORMAL"));
     // overrun = (v6 + 75 ms) − v7 = 1_175_000_002 − 1_116_666_669; cpu = 0 + 30 + 10 ms.
     assert_eq!((r.overrun_ns, r.cpu_time, r.was_jank, r.was_slow_frame, r.was_big_jank), (Some(58_333_333), Some(40_000_000), Some(true), Some(true), None));
+    assert_eq!(r.perfetto_overrun_ns, Some(58_333_333));
 }
 
 #[test]
@@ -268,7 +272,8 @@ fn android11_vsync_app_and_draw_frame_by_time() {
     // Both DrawFrames start in [G1, G2): 3 + 1 ms.
     assert_eq!((r.draw_frame_ts, r.draw_frame_dur, r.draw_frame_count), (Some(2_039_133_334), Some(4_000_000), 2));
     // No id: every Perfetto column is NULL, as in its stdlib.
-    assert_eq!((r.app_vsync_delay, r.cpu_time, r.ui_time, r.overrun_ns, r.was_jank), (None, None, None, None, None));
+    assert_eq!((r.app_vsync_delay, r.cpu_time, r.ui_time, r.perfetto_overrun_ns, r.was_jank), (None, None, None, None, None));
+    assert_eq!(r.overrun_ns, None);
     assert_eq!((r.expected_ts, r.actual_ts, r.layer_count), (None, None, 0));
 
     let r = &a.rows[1];
@@ -417,7 +422,7 @@ fn perfetto_overrun_reads_display_frames_with_the_same_number() {
     let a = analyze(&b.build(), &FrameOptions::default());
     let r = &a.rows[0];
     // 1_086_000_000 − 820_000_000 (the first expected slice is the surface one).
-    assert_eq!((r.overrun_ns, r.surface_overrun_ns, r.actual_ts), (Some(266_000_000), None, None));
+    assert_eq!((r.perfetto_overrun_ns, r.overrun_ns, r.actual_ts), (Some(266_000_000), None, None));
     // No actual of the app → no app_vsync_delay; cpu = 2 ms + 5 ms.
     assert_eq!((r.app_vsync_delay, r.cpu_time, r.ui_time), (None, Some(7_000_000), Some(2_000_000)));
     assert_eq!((r.was_jank, r.was_slow_frame), (Some(true), None));
@@ -528,7 +533,7 @@ fn perfetto_jank_cuj_reference() {
     for (r, w) in a.rows.iter().zip(want) {
         let (id, overrun, cpu, ui, flags, delay, draw, count) = w;
         assert_eq!(r.frame_id, Some(id));
-        assert_eq!((r.overrun_ns, r.cpu_time, r.ui_time), (Some(overrun), Some(cpu), Some(ui)), "frame {id}");
+        assert_eq!((r.perfetto_overrun_ns, r.cpu_time, r.ui_time), (Some(overrun), Some(cpu), Some(ui)), "frame {id}");
         assert_eq!(
             [r.was_jank, r.was_slow_frame, r.was_big_jank, r.was_huge_jank],
             flags.map(t),

@@ -94,7 +94,7 @@ pub(crate) fn frames_df(rows: &[&FrameRow], indices: &[usize], scenes: &[Option<
         .col("actual_ts", |r| r.actual_ts)
         .col("actual_end", |r| r.actual_end)
         .col("overrun_ns", |r| r.overrun_ns)
-        .col("surface_overrun_ns", |r| r.surface_overrun_ns)
+        .col("perfetto_overrun_ns", |r| r.perfetto_overrun_ns)
         .col("jank_type", |r| r.jank_type.as_deref())
         .col("present_type", |r| r.present_type.as_deref())
         .col("layer_name", |r| r.layer_name.as_deref())

@@ -294,7 +294,7 @@ fn choreographer_perfetto_and_timeline_vocabularies() {
     for (r, s) in rows.iter_mut().zip([29, 30, 45, 0]) {
         r.skipped_frames = s;
     }
-    // Perfetto's per-frame metrics exist where an overrun does; its was_* flags
+    // Perfetto's per-frame metrics exist where its (token-only) overrun does; its was_* flags
     // are true or NULL, never false (`iif(cond, 1, NULL)`).
     for (r, (j, overrun)) in rows.iter_mut().zip([
         (Some(true), Some(5)),
@@ -303,7 +303,7 @@ fn choreographer_perfetto_and_timeline_vocabularies() {
         (Some(true), Some(9)),
     ]) {
         r.was_jank = j;
-        r.overrun_ns = overrun;
+        r.perfetto_overrun_ns = overrun;
     }
     rows[0].was_huge_jank = Some(true);
     for (r, t) in rows.iter_mut().zip([

@@ -40,7 +40,7 @@ fn flag(v: &Option<String>) -> Option<bool> {
 /// The column of a frames row that a trace_processor column maps to.
 fn column(r: &FrameRow, name: &str) -> Option<i64> {
     match name {
-        "overrun" => r.overrun_ns,
+        "overrun" => r.perfetto_overrun_ns,
         "cpu_time" => r.cpu_time,
         "ui_time" => r.ui_time,
         "app_vsync_delay" => r.app_vsync_delay,
