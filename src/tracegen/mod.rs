@@ -12,13 +12,15 @@
 //! The encoder ([`pb`], [`encode`]) is deliberately independent of the
 //! project's decoder (`crate::read`): field numbers were taken from
 //! Perfetto's `.proto` files and are listed in [`encode::field`].
-//! [`scenarios`] holds the demo scroll and the streaming `busy_phone`
+//! [`systrace`] writes the same events as legacy systrace text, `.ctrace`
+//! or HTML. [`scenarios`] holds the demo scroll and the streaming `busy_phone`
 //! generator.
 
 mod encode;
 mod pb;
 pub mod scenarios;
 pub mod ab_runs;
+pub mod systrace;
 #[cfg(test)]
 mod tests;
 

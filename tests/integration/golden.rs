@@ -75,3 +75,16 @@ fn demo_out_files() {
 fn read(path: &Path) -> Vec<u8> {
     std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
+
+/// The real legacy atrace captures (`../shared/traces/*.txt`): every frame,
+/// as `--format csv`. Their per-process frame and DrawFrame counts are also
+/// checked against an independent count of the text in `systrace.rs`.
+#[test]
+fn real_atrace_text_frames() {
+    for name in ["real-atrace-catapult-decompressed", "real-atrace-flashlight-sample"] {
+        let Some(path) = crate::util::shared(&format!("traces/{name}.txt")) else { return };
+        let out = fpsan().args(["analyze", "--format", "csv"]).arg(&path).output().expect("run fpsan");
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        check(&format!("{name}.frames.csv"), &out.stdout);
+    }
+}

@@ -15,3 +15,4 @@ mod info;
 mod analyze;
 mod report;
 mod schema;
+mod systrace;
