@@ -3,16 +3,17 @@
 //! ```text
 //! cargo run --release --example gen_trace -- demo testdata/demo.pftrace
 //! cargo run --release --example gen_trace -- busy OUT SIZE_MB
+//! cargo run --release --example gen_trace -- systrace OUT SIZE_MB
 //! ```
 
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use fpsan::tracegen::scenarios;
+use fpsan::tracegen::{scenarios, systrace};
 
 fn usage() -> ExitCode {
-    eprintln!("usage: gen_trace demo OUT | gen_trace busy OUT SIZE_MB");
+    eprintln!("usage: gen_trace demo OUT | gen_trace busy OUT SIZE_MB | gen_trace systrace OUT SIZE_MB");
     ExitCode::from(2)
 }
 
@@ -24,11 +25,14 @@ fn main() -> ExitCode {
             let bytes = scenarios::demo_scroll().build(&scenarios::demo_build_options());
             std::fs::write(out, &bytes).map(|()| bytes.len() as u64)
         }
-        ["busy", out, size_mb] => {
+        [kind @ ("busy" | "systrace"), out, size_mb] => {
             let Ok(mb) = size_mb.parse::<u64>() else { return usage() };
             std::fs::File::create(out).and_then(|f| {
                 let mut w = BufWriter::with_capacity(1 << 20, f);
-                let n = scenarios::busy_phone(&mut w, mb << 20)?;
+                let n = match *kind {
+                    "busy" => scenarios::busy_phone(&mut w, mb << 20)?,
+                    _ => systrace::busy_systrace(&mut w, mb << 20)?,
+                };
                 w.flush()?;
                 Ok(n)
             })

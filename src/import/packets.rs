@@ -141,7 +141,10 @@ impl Replayer<'_> {
     }
 
     fn process_tree(&mut self, pt: &slim::ProcessTree, ts: i64) {
-        self.sources.add("process_tree");
+        // A tree of threads alone is a systrace's tgid column, not a listing.
+        if !pt.processes.is_empty() {
+            self.sources.add("process_tree");
+        }
         let id = &mut *self.id;
         for pr in &pt.processes {
             let Some(pid) = pr.pid else { continue };

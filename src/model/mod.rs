@@ -243,6 +243,21 @@ pub struct TraceMeta {
 }
 
 impl TraceMeta {
+    /// A legacy systrace capture (text, `.ctrace`, HTML): it has ftrace
+    /// lines, no packets.
+    pub fn is_systrace(&self) -> bool {
+        self.container.starts_with("systrace")
+    }
+
+    /// What the trace is made of, counted: `12 packets` or `1042 ftrace lines`.
+    pub fn records(&self) -> String {
+        if self.is_systrace() {
+            format!("{} ftrace lines", self.ftrace_events)
+        } else {
+            format!("{} packets", self.packets)
+        }
+    }
+
     /// Widen the trace's time bounds to include `ts`.
     pub fn see_ts(&mut self, ts: i64) {
         self.first_ts = Some(self.first_ts.map_or(ts, |m| m.min(ts)));

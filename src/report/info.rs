@@ -162,14 +162,22 @@ pub fn render_text(i: &Info) -> String {
         i.file_size,
         container_name(&i.container)
     );
-    let _ = writeln!(
-        o,
-        "packets       {} ({} compressed batches)",
-        i.packets, i.compressed_batches
-    );
+    // A systrace capture has lines in one clock, no packets or clock ids.
+    let systrace = i.container.starts_with("systrace");
+    if systrace {
+        let _ = writeln!(o, "lines         {} ftrace events", i.ftrace_events);
+    } else {
+        let _ = writeln!(
+            o,
+            "packets       {} ({} compressed batches)",
+            i.packets, i.compressed_batches
+        );
+    }
     let _ = writeln!(o, "span          {:.3} s", i.span_ns as f64 / 1e9);
-    let clocks: Vec<String> = i.clocks.iter().map(u32::to_string).collect();
-    let _ = writeln!(o, "clocks        {} (trace clock {})", clocks.join(", "), i.trace_clock);
+    if !systrace {
+        let clocks: Vec<String> = i.clocks.iter().map(u32::to_string).collect();
+        let _ = writeln!(o, "clocks        {} (trace clock {})", clocks.join(", "), i.trace_clock);
+    }
     let _ = writeln!(o, "data sources  {}", i.data_sources.join(", "));
     if let Some(sdk) = i.android.sdk_version {
         let _ = writeln!(

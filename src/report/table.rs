@@ -249,12 +249,12 @@ pub(crate) fn render(report: &Report) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "trace {}  ({} {}, {:.2} s, {} packets)",
+        "trace {}  ({} {}, {:.2} s, {})",
         m.path,
         fmt_size(m.file_size),
         container_name(&m.container),
         report.span_ns as f64 / 1e9,
-        m.packets
+        m.records()
     );
     let loss = super::info::data_loss_items(&m.data_loss);
     if !loss.is_empty() {

@@ -12,6 +12,61 @@ use std::io::Write as _;
 
 use super::{FtraceEv, Print, TraceBuilder, DEFAULT_PRIO};
 
+const HEADER: &str = "# tracer: nop\n#\n#           TASK-PID    TGID   CPU#  ||||    TIMESTAMP  FUNCTION\n#              | |        |      |   ||||       |         |\n";
+
+/// A busy phone's systrace text of about `target_bytes`, written window by
+/// window (bounded memory): two apps drawing at 60 Hz with RenderThread
+/// DrawFrames, and sched_switch / sched_waking every 60 µs on each of 4
+/// CPUs. For the reader's throughput benchmark.
+pub fn busy_systrace<W: std::io::Write>(w: &mut W, target_bytes: u64) -> std::io::Result<u64> {
+    const WINDOW_NS: i64 = 1_000_000_000;
+    const SWITCH_EVERY_NS: i64 = 60_000;
+    const PERIOD_NS: i64 = 16_667_000;
+    let apps = [(3000, "com.example.feed"), (3100, "com.example.chat")];
+    let mut b = TraceBuilder::new();
+    for (pid, name) in apps {
+        b.process(pid, name).thread(pid, pid, name).thread(pid + 10, pid, "RenderThread");
+    }
+    let workers: Vec<(i32, String)> = (0..40).map(|k| (5000 + k, format!("worker-{k}"))).collect();
+    for (tid, name) in &workers {
+        b.thread(*tid, 4000, name);
+    }
+    let opts = SystraceOptions::default();
+    let mut written = HEADER.len() as u64;
+    w.write_all(HEADER.as_bytes())?;
+    let (mut window, mut text) = (0i64, String::new());
+    while written < target_bytes {
+        let start = 1_000_000_000 + window * WINDOW_NS;
+        for (a, (pid, _)) in apps.iter().enumerate() {
+            let mut ts = start + a as i64 * 3_000_000;
+            while ts + 10_000_000 < start + WINDOW_NS {
+                b.slice(ts, 6_000_000, *pid, *pid, "Choreographer#doFrame");
+                b.slice(ts + 1_000_000, 4_000_000, *pid, *pid, "traversal");
+                b.slice(ts + 6_500_000, 3_000_000, pid + 10, *pid, "DrawFrame");
+                ts += PERIOD_NS;
+            }
+        }
+        for cpu in 0..opts.cpus {
+            let mut ts = start + i64::from(cpu) * 7_000;
+            let mut k = cpu as usize;
+            while ts < start + WINDOW_NS {
+                let (prev, next) = (&workers[k % workers.len()], &workers[(k + 1) % workers.len()]);
+                b.sched_waking(ts - 2_000, cpu, next.0, &next.1, cpu);
+                b.sched_switch(ts, cpu, prev.0, &prev.1, (k % 3) as i64, next.0, &next.1);
+                ts += SWITCH_EVERY_NS;
+                k += 1;
+            }
+        }
+        text.clear();
+        b.systrace_lines(&opts, &mut text);
+        w.write_all(text.as_bytes())?;
+        written += text.len() as u64;
+        b.clear_events();
+        window += 1;
+    }
+    Ok(written)
+}
+
 /// How the capture is written.
 #[derive(Debug, Clone)]
 pub struct SystraceOptions {
@@ -34,11 +89,18 @@ impl Default for SystraceOptions {
 impl TraceBuilder {
     /// The events as ftrace text with its `# tracer: nop` header, in time order.
     pub fn systrace_text(&self, opts: &SystraceOptions) -> String {
+        let mut out = String::from(HEADER);
+        self.systrace_lines(opts, &mut out);
+        if opts.crlf {
+            out = out.replace('\n', "\r\n");
+        }
+        out
+    }
+
+    /// The event lines alone (no header, `\n` line ends), appended to `out`.
+    fn systrace_lines(&self, opts: &SystraceOptions, out: &mut String) {
         let mut recs: Vec<_> = self.ftrace.iter().collect();
         recs.sort_by_key(|r| r.ts);
-        let mut out = String::from(
-            "# tracer: nop\n#\n#           TASK-PID    TGID   CPU#  ||||    TIMESTAMP  FUNCTION\n#              | |        |      |   ||||       |         |\n",
-        );
         // Which task runs on each CPU, for the task column of sched_waking.
         let mut running = vec![0i32; opts.cpus.max(1) as usize];
         for r in recs {
@@ -63,10 +125,6 @@ impl TraceBuilder {
             let (secs, micros) = (r.ts.div_euclid(1_000_000_000), r.ts.rem_euclid(1_000_000_000) / 1000);
             let _ = writeln!(out, "{comm:>16}-{task:<5} ({tgid}) [{cpu:03}] d..3 {secs}.{micros:06}: {event}: {args}");
         }
-        if opts.crlf {
-            out = out.replace('\n', "\r\n");
-        }
-        out
     }
 
     /// `TRACE:` then the zlib-compressed text, as `atrace -z` writes it.

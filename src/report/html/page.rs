@@ -95,7 +95,7 @@ fn trace_quality(report: &Report) -> Vec<Field> {
                 m.data_sources.join(", ")
             },
         ),
-        field("packets", count(m.packets)),
+        if m.is_systrace() { field("ftrace lines", count(m.ftrace_events)) } else { field("packets", count(m.packets)) },
         field(
             "atrace events",
             format!("{} ({} malformed)", count(m.atrace_events), count(m.atrace_malformed)),
