@@ -174,6 +174,7 @@ fn summarize(path: &Path, tf: TraceFrames, opts: &Options) -> Result<Analysis, A
 }
 
 /// "a (pid 1, 30 frames), b (pid 2, 4 frames)": the ten apps with the most frames.
+#[cfg(feature = "analysis")]
 fn apps_with_frames(rows: &[frames::FrameRow]) -> String {
     let mut counts: Vec<(i32, Option<&str>, u64)> = Vec::new();
     let mut slot: std::collections::HashMap<i32, usize> = std::collections::HashMap::new();
