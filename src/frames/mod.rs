@@ -145,6 +145,12 @@ pub struct FrameQuality {
     /// (reported as a warning; each was matched within its own time window).
     #[serde(skip)]
     pub repeated_ids: u64,
+    /// How many distinct (process, vsync id) pairs repeat.
+    #[serde(skip)]
+    pub repeated_id_values: u64,
+    /// The most doFrames any one repeated (process, vsync id) has.
+    #[serde(skip)]
+    pub max_id_uses: u64,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -199,9 +205,20 @@ impl Window {
     }
 }
 
+/// How often vsync ids repeat within a process.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+struct Repeats {
+    /// Frames sharing their (pid, id) with another frame.
+    frames: u64,
+    /// Distinct (pid, id) pairs that repeat.
+    ids: u64,
+    /// The most frames one (pid, id) has.
+    max_uses: u64,
+}
+
 /// Windows of every frame: [`Window::ALL`] unless its (pid, id) repeats.
-/// Returns them and how many frames shared an id with another frame.
-fn id_windows(frames: &[select::Candidate]) -> (Vec<Window>, u64) {
+/// Returns them and how often ids repeat.
+fn id_windows(frames: &[select::Candidate]) -> (Vec<Window>, Repeats) {
     let mut same: HashMap<(i32, i64), Vec<usize>> = HashMap::new();
     for (k, c) in frames.iter().enumerate() {
         if let Some(id) = c.frame_id {
@@ -209,10 +226,12 @@ fn id_windows(frames: &[select::Candidate]) -> (Vec<Window>, u64) {
         }
     }
     let mut windows = vec![Window::ALL; frames.len()];
-    let mut repeated = 0u64;
+    let mut repeated = Repeats::default();
     let mid = |a: i64, b: i64| a + (b - a) / 2;
     for ks in same.values().filter(|ks| ks.len() > 1) {
-        repeated += ks.len() as u64;
+        repeated.frames += ks.len() as u64;
+        repeated.ids += 1;
+        repeated.max_uses = repeated.max_uses.max(ks.len() as u64);
         // Selection order is start order.
         for (j, &k) in ks.iter().enumerate() {
             let ts = frames[k].ts;
@@ -276,13 +295,18 @@ impl<'a> Indexes<'a> {
 /// Rebuild every frame of every app in the trace.
 pub fn analyze(trace: &Trace, opts: &FrameOptions) -> FrameAnalysis {
     let sel = select::select(trace);
-    let (windows, repeated_ids) = id_windows(&sel.frames);
+    let (windows, repeats) = id_windows(&sel.frames);
     let ix = Indexes::new(trace, &sel.frames, windows);
     let intervals = intervals(&ix, opts);
     let (vsyncs, phases_of) = vsyncs(&ix, &intervals);
     let next_start = next_legacy_starts(&ix);
-    let mut quality =
-        FrameQuality { cut_by_trace_bounds: sel.cut_by_trace_bounds, repeated_ids, ..Default::default() };
+    let mut quality = FrameQuality {
+        cut_by_trace_bounds: sel.cut_by_trace_bounds,
+        repeated_ids: repeats.frames,
+        repeated_id_values: repeats.ids,
+        max_id_uses: repeats.max_uses,
+        ..Default::default()
+    };
     let rows: Vec<FrameRow> = (0..sel.frames.len())
         .map(|k| row(&ix, k, intervals[k], vsyncs[k], &phases_of[k], next_start[k], &mut quality))
         .collect();

@@ -13,5 +13,6 @@ mod golden;
 mod hostile;
 mod info;
 mod analyze;
+mod repeated;
 mod report;
 mod schema;
