@@ -201,7 +201,8 @@ fn main() -> Res<()> {
 }
 
 /// Where the time goes inside one process: framing (sequential), parallel
-/// batch decode, model build, scheduler pass + frame reconstruction.
+/// batch decode, model build, frame-thread selection, scheduler pass, frame
+/// reconstruction.
 fn phases(path: &Path, mb: f64) -> Res<()> {
     let t = Instant::now();
     let source = Source::open(path)?;
@@ -211,15 +212,24 @@ fn phases(path: &Path, mb: f64) -> Res<()> {
     let t_decode = t.elapsed().as_secs_f64() - t_frame;
     let trace = fpsan::import::import(read::Decoded { batches, source: Default::default() });
     let t_build = t.elapsed().as_secs_f64() - t_frame - t_decode;
+    let mut trace = trace;
     let t = Instant::now();
-    let done = analysis::frames_of(&source, trace, &analysis::Options::default());
+    let tids = fpsan::frames::frame_threads(&trace);
+    let t_select = t.elapsed().as_secs_f64();
+    let sched = read::sched_for_threads(&source, &tids)?;
+    let t_sched = t.elapsed().as_secs_f64() - t_select;
+    trace.sched = fpsan::import::sched_events(sched);
+    let t = Instant::now();
+    let frames = fpsan::frames::analyze(&trace, &analysis::Options::default().frames);
     let t_frames = t.elapsed().as_secs_f64();
     println!(
-        "phases   framing {t_frame:.3} s ({:.0} MB/s), decode {t_decode:.3} s ({:.0} MB/s), build {t_build:.3} s, sched pass + frames {t_frames:.3} s; {} slices, {} frames",
+        "phases   framing {t_frame:.3} s ({:.0} MB/s), decode {t_decode:.3} s ({:.0} MB/s), build {t_build:.3} s, frame threads {t_select:.3} s, sched pass {t_sched:.3} s ({:.0} MB/s), frames {t_frames:.3} s; {} slices, {} sched events kept, {} frames",
         mb / t_frame,
         mb / t_decode,
-        done.trace.slices.len(),
-        done.frames.rows.len()
+        mb / t_sched,
+        trace.slices.len(),
+        trace.sched.len(),
+        frames.rows.len()
     );
     Ok(())
 }

@@ -86,7 +86,17 @@ pub fn import(decoded: Decoded) -> Trace {
     let (processes, threads) = id.finish();
     meta.data_sources = sources.finish();
     stats::warn_data_loss(&mut meta);
-    Trace { meta, processes, threads, tracks: tracks.finish(), slices, counters, frame_timeline, sched: Vec::new() }
+    Trace {
+        meta,
+        processes,
+        threads,
+        tracks: tracks.finish(),
+        slices,
+        counters,
+        frame_timeline,
+        sched: Vec::new(),
+        by_track: Default::default(),
+    }
 }
 
 /// The scheduler pass's records as model events.

@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 
+use rayon::slice::ParallelSliceMut;
 use rustc_hash::FxHashMap;
 
 use crate::model::{DataLoss, Name, Slice, SliceId, TrackId, Upid};
@@ -35,7 +36,8 @@ pub(crate) struct Timed<T> {
 /// Build the slices. Ends with nothing open are counted in `loss`; slices
 /// too deep are dropped and counted (the returned number).
 pub(crate) fn build(mut ops: Vec<Timed<SliceOp>>, loss: &mut DataLoss) -> (Vec<Slice>, u64) {
-    ops.sort_unstable_by_key(|o| (o.ts, o.order));
+    // (ts, order) is unique, so the parallel unstable sort is deterministic.
+    ops.par_sort_unstable_by_key(|o| (o.ts, o.order));
     let mut t = SliceTracker { slices: Vec::with_capacity(ops.len() / 2), ..Default::default() };
     for o in ops {
         t.apply(o.ts, o.op, loss);
