@@ -63,6 +63,8 @@ pub struct FrameRow {
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+use rayon::prelude::*;
+
 mod interval;
 mod labels;
 mod perfetto_compat;
@@ -268,27 +270,40 @@ impl<'a> Indexes<'a> {
             });
             by_thread[t].push(k);
         }
-        let tl = timeline::TimelineIndex::new(trace);
+        // Each index is one pass over its own table: build them side by side.
+        let (tl, (draws, counters)) = rayon::join(
+            || timeline::TimelineIndex::new(trace),
+            || rayon::join(|| render_thread::DrawIndex::new(trace), || vsync::CounterIndex::new(trace)),
+        );
         let surfaces = frames
-            .iter()
+            .par_iter()
             .zip(&windows)
             .map(|(c, &w)| c.frame_id.and_then(|id| tl.surface(&trace.frame_timeline, c.pid, id, w)))
             .collect();
-        Indexes {
-            trace,
-            frames,
-            tl,
-            draws: render_thread::DrawIndex::new(trace),
-            counters: vsync::CounterIndex::new(trace),
-            by_thread,
-            windows,
-            surfaces,
-        }
+        Indexes { trace, frames, tl, draws, counters, by_thread, windows, surfaces }
     }
 
     /// The app's own FrameTimeline surface frames of frame `k`.
     fn surface(&self, k: usize) -> Option<&timeline::SurfaceMatch> {
         self.surfaces[k].as_ref()
+    }
+}
+
+/// Frames per parallel work item of the per-frame passes.
+const ROW_CHUNK: usize = 2048;
+
+impl FrameQuality {
+    /// Adds the per-frame tallies of `q` (sources, frames without
+    /// RenderThread or timeline data) to these.
+    fn add_counts(&mut self, q: FrameQuality) {
+        for (k, n) in q.vsync_sources {
+            *self.vsync_sources.entry(k).or_default() += n;
+        }
+        for (k, n) in q.interval_sources {
+            *self.interval_sources.entry(k).or_default() += n;
+        }
+        self.without_render_thread += q.without_render_thread;
+        self.without_timeline += q.without_timeline;
     }
 }
 
@@ -307,9 +322,22 @@ pub fn analyze(trace: &Trace, opts: &FrameOptions) -> FrameAnalysis {
         max_id_uses: repeats.max_uses,
         ..Default::default()
     };
-    let rows: Vec<FrameRow> = (0..sel.frames.len())
-        .map(|k| row(&ix, k, intervals[k], vsyncs[k], &phases_of[k], next_start[k], &mut quality))
+    // Rows are independent: build them in chunks on every core, each chunk
+    // with its own tally, then merge in frame order.
+    let chunks: Vec<(Vec<FrameRow>, FrameQuality)> = (0..sel.frames.len())
+        .collect::<Vec<usize>>()
+        .par_chunks(ROW_CHUNK)
+        .map(|ks| {
+            let mut q = FrameQuality::default();
+            let rows = ks.iter().map(|&k| row(&ix, k, intervals[k], vsyncs[k], &phases_of[k], next_start[k], &mut q)).collect();
+            (rows, q)
+        })
         .collect();
+    let mut rows: Vec<FrameRow> = Vec::with_capacity(sel.frames.len());
+    for (r, q) in chunks {
+        rows.extend(r);
+        quality.add_counts(q);
+    }
     let (rows, why) = order_and_explain(&ix, rows, &phases_of, opts);
     FrameAnalysis { rows, why, quality }
 }
@@ -336,19 +364,26 @@ fn intervals(ix: &Indexes, opts: &FrameOptions) -> Vec<(i64, IntervalSource)> {
     let forced = opts.refresh_hz.filter(|h| h.is_finite() && *h > 0.0).map(|h| interval::period_of_hz(h).max(1));
     for idxs in &ix.by_thread {
         let grid = interval::PeriodSeries::new(idxs.iter().map(|&k| frames[k].ts).collect(), 0.08);
-        for &k in idxs {
-            let c = &frames[k];
-            // Look the FrameTimeline series up at the frame's own vsync when known.
-            let ft_t = ix.surface(k).and_then(|m| m.expected).map(|e| trace.frame_timeline[e].ts).unwrap_or(c.ts);
-            iv[k] = if let Some(p) = forced {
-                Some((p, IntervalSource::Override))
-            } else if let Some(p) = ft_series.at(ft_t, SERIES_MAX_DIST) {
-                Some((p, IntervalSource::FrameTimeline))
-            } else if let Some(p) = va_series.at(c.ts, SERIES_MAX_DIST) {
-                Some((p, IntervalSource::VsyncApp))
-            } else {
-                grid.at(c.ts, 0).map(|p| (p, IntervalSource::DoFrameGrid))
-            };
+        let found: Vec<Option<(i64, IntervalSource)>> = idxs
+            .par_iter()
+            .with_min_len(ROW_CHUNK)
+            .map(|&k| {
+                let c = &frames[k];
+                // Look the FrameTimeline series up at the frame's own vsync when known.
+                let ft_t = ix.surface(k).and_then(|m| m.expected).map(|e| trace.frame_timeline[e].ts).unwrap_or(c.ts);
+                if let Some(p) = forced {
+                    Some((p, IntervalSource::Override))
+                } else if let Some(p) = ft_series.at(ft_t, SERIES_MAX_DIST) {
+                    Some((p, IntervalSource::FrameTimeline))
+                } else if let Some(p) = va_series.at(c.ts, SERIES_MAX_DIST) {
+                    Some((p, IntervalSource::VsyncApp))
+                } else {
+                    grid.at(c.ts, 0).map(|p| (p, IntervalSource::DoFrameGrid))
+                }
+            })
+            .collect();
+        for (&k, f) in idxs.iter().zip(found) {
+            iv[k] = f;
         }
     }
     let mut counts: HashMap<i64, usize> = HashMap::new();
@@ -371,25 +406,34 @@ fn vsyncs(ix: &Indexes, intervals: &[(i64, IntervalSource)]) -> (Vec<Vsync>, Vec
     for idxs in &ix.by_thread {
         let starts: Vec<i64> = idxs.iter().map(|&k| frames[k].ts).collect();
         let ints: Vec<i64> = idxs.iter().map(|&k| intervals[k].0).collect();
-        for (j, &k) in idxs.iter().enumerate() {
-            let c = &frames[k];
-            let ph = phases::phases(trace, c.slice);
-            let expected = ix.surface(k).and_then(|m| m.expected);
-            let after = if j > 0 { starts[j - 1] } else { c.ts - FIRST_EDGE_LOOKBACK };
-            vs[k] = if let Some(e) = expected {
-                (Some(trace.frame_timeline[e].ts), Some(VsyncSource::FrameTimeline))
-            } else if let Some(e) = ix.counters.vsync_app_edge(c.ts, after) {
-                (Some(e), Some(VsyncSource::VsyncApp))
-            } else if let Some((t, j)) =
-                c.upid.zip(ph.commit_ts).and_then(|(u, ct)| ix.counters.jitter_sample(u, c.ts, ct))
-            {
-                // Choreographer wrote now − frameTime: the (start-corrected) frame time.
-                (Some(t - j), Some(VsyncSource::JitterCounter))
-            } else if let Some(v) = vsync::grid_vsync(&starts, &ints, j) {
-                (Some(v), Some(VsyncSource::Estimated))
-            } else {
-                (None, None)
-            };
+        let found: Vec<(Vsync, phases::Phases)> = idxs
+            .par_iter()
+            .enumerate()
+            .with_min_len(ROW_CHUNK)
+            .map(|(j, &k)| {
+                let c = &frames[k];
+                let ph = phases::phases(trace, c.slice);
+                let expected = ix.surface(k).and_then(|m| m.expected);
+                let after = if j > 0 { starts[j - 1] } else { c.ts - FIRST_EDGE_LOOKBACK };
+                let v = if let Some(e) = expected {
+                    (Some(trace.frame_timeline[e].ts), Some(VsyncSource::FrameTimeline))
+                } else if let Some(e) = ix.counters.vsync_app_edge(c.ts, after) {
+                    (Some(e), Some(VsyncSource::VsyncApp))
+                } else if let Some((t, j)) =
+                    c.upid.zip(ph.commit_ts).and_then(|(u, ct)| ix.counters.jitter_sample(u, c.ts, ct))
+                {
+                    // Choreographer wrote now − frameTime: the (start-corrected) frame time.
+                    (Some(t - j), Some(VsyncSource::JitterCounter))
+                } else if let Some(v) = vsync::grid_vsync(&starts, &ints, j) {
+                    (Some(v), Some(VsyncSource::Estimated))
+                } else {
+                    (None, None)
+                };
+                (v, ph)
+            })
+            .collect();
+        for (&k, (v, ph)) in idxs.iter().zip(found) {
+            vs[k] = v;
             phases_of[k] = ph;
         }
     }
@@ -508,26 +552,29 @@ fn order_and_explain(
     let mut order: Vec<usize> = (0..frames.len()).collect();
     order.sort_by_key(|&k| (frames[k].pid, frames[k].ts));
     let tracks: HashSet<model::TrackId> = frames.iter().map(|c| trace.slice(c.slice).track).collect();
-    let top = why::TopLevel::new(trace, &tracks);
-    let sched = why::SchedIndex::new(&trace.sched);
+    let (top, sched) = rayon::join(|| why::TopLevel::new(trace, &tracks), || why::SchedIndex::new(&trace.sched));
     let why_ctx = why::WhyContext { trace, top: &top, sched: &sched, blocker_threshold_ns: opts.blocker_threshold_ns };
-    let mut why_rows = Vec::new();
     let mut sorted_rows = Vec::with_capacity(rows.len());
     let mut rows: Vec<Option<FrameRow>> = rows.into_iter().map(Some).collect();
-    for (idx, &k) in order.iter().enumerate() {
-        let row = rows[k].take().unwrap_or_default();
-        if row.dropped_frames >= 1 {
-            why_rows.push(why_ctx.explain(&why::JankyFrame {
+    for &k in &order {
+        sorted_rows.push(rows[k].take().unwrap_or_default());
+    }
+    // Each janky frame is explained on its own: in parallel, in row order.
+    let janky: Vec<usize> = (0..sorted_rows.len()).filter(|&i| sorted_rows[i].dropped_frames >= 1).collect();
+    let why_rows = janky
+        .par_iter()
+        .map(|&idx| {
+            let (k, row) = (order[idx], &sorted_rows[idx]);
+            why_ctx.explain(&why::JankyFrame {
                 index: idx,
                 do_frame: frames[k].slice,
                 tid: row.tid,
                 vsync_ts: row.vsync_ts,
                 jitter_ns: row.jitter_ns,
                 phases: &phases_of[k].dur,
-            }));
-        }
-        sorted_rows.push(row);
-    }
+            })
+        })
+        .collect();
     (sorted_rows, why_rows)
 }
 
