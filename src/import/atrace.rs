@@ -18,9 +18,10 @@ pub(crate) struct Ops {
 }
 
 /// Turn every atrace record at or after `valid_from` into operations; the
-/// ones before it are counted as `events_before_start`.
+/// ones before it are counted as `events_before_start`. The batches' atrace
+/// records are moved out.
 pub(crate) fn ops(
-    batches: &[Batch],
+    batches: &mut [Batch],
     valid_from: Option<i64>,
     id: &mut Identity,
     tracks: &mut Tracks,
@@ -28,7 +29,15 @@ pub(crate) fn ops(
     ops: &mut Ops,
 ) {
     let mut dropped = 0u64;
-    for r in batches.iter().flat_map(|b| &b.atrace) {
+    // Sized once: growing by doubling would leave up to half unused.
+    let counters = batches.iter().flat_map(|b| &b.atrace).filter(|r| matches!(r.op, AtraceOp::Counter { .. })).count();
+    let total: usize = batches.iter().map(|b| b.atrace.len()).sum();
+    ops.slices.reserve(total - counters);
+    ops.counters.reserve(counters);
+    // Each batch's records are dropped as soon as they are operations, so
+    // the two never both take their full size.
+    for r in batches.iter_mut().flat_map(|b| std::mem::take(&mut b.atrace)) {
+        let r = &r;
         if valid_from.is_some_and(|v| r.ts < v) {
             dropped += 1;
             continue;
@@ -114,7 +123,7 @@ mod tests {
         ];
         let (mut id, mut tracks, mut meta, mut ops_out) =
             (Identity::default(), Tracks::default(), TraceMeta::default(), Ops::default());
-        ops(&[b], Some(2), &mut id, &mut tracks, &mut meta, &mut ops_out);
+        ops(&mut [b], Some(2), &mut id, &mut tracks, &mut meta, &mut ops_out);
         // ts 1 is before the valid start.
         assert_eq!((meta.data_loss.events_before_start, meta.atrace_events), (1, 4));
         assert_eq!(meta.data_loss.unmatched_ends, 1);

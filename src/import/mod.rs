@@ -29,7 +29,7 @@ use crate::read::Decoded;
 
 /// Build the model from everything the reader decoded.
 pub fn import(decoded: Decoded) -> Trace {
-    let Decoded { batches, source } = decoded;
+    let Decoded { mut batches, source } = decoded;
     let mut meta = TraceMeta {
         path: source.path,
         file_size: source.file_size,
@@ -59,7 +59,7 @@ pub fn import(decoded: Decoded) -> Trace {
     };
 
     let mut ops = atrace::Ops::default();
-    atrace::ops(&batches, valid_from, &mut id, &mut tracks, &mut meta, &mut ops);
+    atrace::ops(&mut batches, valid_from, &mut id, &mut tracks, &mut meta, &mut ops);
     track_event::TrackEventImporter { descriptors: &descriptors, clocks: &mut clocks, id: &mut id, tracks: &mut tracks }
         .run(track_events, &mut meta, &mut ops);
     let (slices, too_deep) = slices::build(ops.slices, &mut meta.data_loss);
