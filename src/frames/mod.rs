@@ -322,23 +322,28 @@ pub fn analyze(trace: &Trace, opts: &FrameOptions) -> FrameAnalysis {
         max_id_uses: repeats.max_uses,
         ..Default::default()
     };
-    // Rows are independent: build them in chunks on every core, each chunk
-    // with its own tally, then merge in frame order.
-    let chunks: Vec<(Vec<FrameRow>, FrameQuality)> = (0..sel.frames.len())
-        .collect::<Vec<usize>>()
-        .par_chunks(ROW_CHUNK)
-        .map(|ks| {
+    // Rows are ordered by (pid, ts) (stable, so nested doFrames keep slice
+    // order) and independent: each core fills chunks of the one output
+    // vector in that order, with a tally per chunk.
+    let frames = &sel.frames;
+    let mut order: Vec<usize> = (0..frames.len()).collect();
+    order.sort_by_key(|&k| (frames[k].pid, frames[k].ts));
+    let mut rows: Vec<FrameRow> = vec![FrameRow::default(); frames.len()];
+    let tallies: Vec<FrameQuality> = rows
+        .par_chunks_mut(ROW_CHUNK)
+        .zip(order.par_chunks(ROW_CHUNK))
+        .map(|(out, ks)| {
             let mut q = FrameQuality::default();
-            let rows = ks.iter().map(|&k| row(&ix, k, intervals[k], vsyncs[k], &phases_of[k], next_start[k], &mut q)).collect();
-            (rows, q)
+            for (o, &k) in out.iter_mut().zip(ks) {
+                *o = row(&ix, k, intervals[k], vsyncs[k], &phases_of[k], next_start[k], &mut q);
+            }
+            q
         })
         .collect();
-    let mut rows: Vec<FrameRow> = Vec::with_capacity(sel.frames.len());
-    for (r, q) in chunks {
-        rows.extend(r);
+    for q in tallies {
         quality.add_counts(q);
     }
-    let (rows, why) = order_and_explain(&ix, rows, &phases_of, opts);
+    let why = explain(&ix, &rows, &order, &phases_of, opts);
     FrameAnalysis { rows, why, quality }
 }
 
@@ -540,31 +545,24 @@ fn row(
     }
 }
 
-/// Order the rows by (pid, ts) (stable, so nested doFrames keep slice order)
-/// and explain every janky one.
-fn order_and_explain(
+/// Explain every janky row; `order[i]` is the frame of `rows[i]`.
+fn explain(
     ix: &Indexes,
-    rows: Vec<FrameRow>,
+    rows: &[FrameRow],
+    order: &[usize],
     phases_of: &[phases::Phases],
     opts: &FrameOptions,
-) -> (Vec<FrameRow>, Vec<FrameWhy>) {
+) -> Vec<FrameWhy> {
     let (trace, frames) = (ix.trace, ix.frames);
-    let mut order: Vec<usize> = (0..frames.len()).collect();
-    order.sort_by_key(|&k| (frames[k].pid, frames[k].ts));
     let tracks: HashSet<model::TrackId> = frames.iter().map(|c| trace.slice(c.slice).track).collect();
     let (top, sched) = rayon::join(|| why::TopLevel::new(trace, &tracks), || why::SchedIndex::new(&trace.sched));
     let why_ctx = why::WhyContext { trace, top: &top, sched: &sched, blocker_threshold_ns: opts.blocker_threshold_ns };
-    let mut sorted_rows = Vec::with_capacity(rows.len());
-    let mut rows: Vec<Option<FrameRow>> = rows.into_iter().map(Some).collect();
-    for &k in &order {
-        sorted_rows.push(rows[k].take().unwrap_or_default());
-    }
     // Each janky frame is explained on its own: in parallel, in row order.
-    let janky: Vec<usize> = (0..sorted_rows.len()).filter(|&i| sorted_rows[i].dropped_frames >= 1).collect();
-    let why_rows = janky
+    let janky: Vec<usize> = (0..rows.len()).filter(|&i| rows[i].dropped_frames >= 1).collect();
+    janky
         .par_iter()
         .map(|&idx| {
-            let (k, row) = (order[idx], &sorted_rows[idx]);
+            let (k, row) = (order[idx], &rows[idx]);
             why_ctx.explain(&why::JankyFrame {
                 index: idx,
                 do_frame: frames[k].slice,
@@ -574,8 +572,7 @@ fn order_and_explain(
                 phases: &phases_of[k].dur,
             })
         })
-        .collect();
-    (sorted_rows, why_rows)
+        .collect()
 }
 
 use crate::model;
