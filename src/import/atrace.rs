@@ -29,6 +29,7 @@ pub(crate) fn ops(
     ops: &mut Ops,
 ) {
     let mut dropped = 0u64;
+    let mut last = LastTrack::default();
     // Sized once: growing by doubling would leave up to half unused.
     let counters = batches.iter().flat_map(|b| &b.atrace).filter(|r| matches!(r.op, AtraceOp::Counter { .. })).count();
     let total: usize = batches.iter().map(|b| b.atrace.len()).sum();
@@ -54,7 +55,7 @@ pub(crate) fn ops(
             meta.data_loss.unmatched_ends += 1;
             continue;
         }
-        if let Some(op) = slice_op(r, id, tracks) {
+        if let Some(op) = slice_op(r, id, tracks, &mut last) {
             ops.slices.push(Timed { ts: r.ts, order: r.order, op });
         }
     }
@@ -67,15 +68,35 @@ fn thread_track(r: &AtraceRec, tgid: u32, id: &mut Identity, tracks: &mut Tracks
     tracks.thread(utid)
 }
 
+/// [`thread_track`] of the previous record, reused when the next one has the
+/// same (tid, tgid): a second lookup would change nothing and return the
+/// same track (only a lookup with another tgid for the tid can, and that
+/// replaces the cached key).
+#[derive(Default)]
+struct LastTrack(Option<((i32, u32), TrackId)>);
+
+impl LastTrack {
+    fn get(&mut self, r: &AtraceRec, tgid: u32, id: &mut Identity, tracks: &mut Tracks) -> TrackId {
+        match self.0 {
+            Some((key, track)) if key == (r.tid, tgid) => track,
+            _ => {
+                let track = thread_track(r, tgid, id, tracks);
+                self.0 = Some(((r.tid, tgid), track));
+                track
+            }
+        }
+    }
+}
+
 /// The slice operation of a record (`None` for a counter).
-fn slice_op(r: &AtraceRec, id: &mut Identity, tracks: &mut Tracks) -> Option<SliceOp> {
+fn slice_op(r: &AtraceRec, id: &mut Identity, tracks: &mut Tracks, last: &mut LastTrack) -> Option<SliceOp> {
     Some(match &r.op {
         AtraceOp::Begin { tgid, name } => {
-            SliceOp::Begin { track: thread_track(r, *tgid, id, tracks), name: name.clone(), category: None }
+            SliceOp::Begin { track: last.get(r, *tgid, id, tracks), name: name.clone(), category: None }
         }
-        AtraceOp::End { tgid } => SliceOp::End { track: thread_track(r, *tgid, id, tracks) },
+        AtraceOp::End { tgid } => SliceOp::End { track: last.get(r, *tgid, id, tracks) },
         AtraceOp::Instant { tgid, name } => {
-            SliceOp::Instant { track: thread_track(r, *tgid, id, tracks), name: name.clone(), category: None }
+            SliceOp::Instant { track: last.get(r, *tgid, id, tracks), name: name.clone(), category: None }
         }
         AtraceOp::AsyncBegin { tgid, name, cookie } | AtraceOp::TrackBegin { tgid, track: name, cookie, .. } => {
             let upid = id.process(*tgid as i32);
