@@ -1,92 +1,235 @@
-//! Throughput benchmark: generates a busy-phone trace (sched every ~50 µs per
-//! CPU on 8 CPUs, atrace frames of 3 apps, FrameTimeline) of the requested
-//! size, then times `info`'s work (open + decode) and `analyze`'s work
-//! (decode, scheduler pass for the frame threads, frame reconstruction) and
-//! prints MB/s and the process's peak RSS.
+//! End-to-end benchmark of the release `fpsan` binary.
 //!
-//! cargo run --release --example bench -- [SIZE_MB=1024] [PATH=/tmp/fpsan-bench-SIZE.pftrace]
+//! Generates a trace of the requested size and shape into /tmp if it is not
+//! there yet (`busy-phone`: 8 CPUs of sched noise, three apps drawing at 60,
+//! 90 and 120 Hz with FrameTimeline; `repeated`: one 240-frame recording of
+//! one app repeated with shifted timestamps, so vsync ids and tokens repeat),
+//! then runs `fpsan info`, `fpsan analyze` (terminal table) and
+//! `fpsan analyze --out DIR` as child processes, each `--runs` times right
+//! after reading the whole file once (a timed "cat" into a discarded
+//! buffer). Per command it prints the best wall time, MB/s, the ratio to the
+//! cat before that run, and the child's user/system CPU seconds and peak RSS
+//! (from `wait4`).
 //!
-//! The trace is generated once and reused. Run `info` and `analyze` in
-//! separate processes (`--only info|analyze`) to see each one's own peak RSS.
+//! ```text
+//! cargo build --release && cargo run --release --example bench -- \
+//!     [--shape busy-phone|repeated] [--mb 1024] [--runs 3] [--bin PATH] \
+//!     [--only info,analyze,out] [--phases] [TRACE]
+//! ```
+//!
+//! The binary is `target/release/fpsan` beside this example unless `--bin`
+//! names one. `--phases` adds the old in-process breakdown (framing, batch
+//! decode, model build, scheduler pass + frames).
 
-use std::io::{BufWriter, Write};
-use std::path::PathBuf;
+use std::io::{BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use fpsan::analysis;
-use fpsan::read::{self, ReadOptions, Source};
+use fpsan::read::{self, Source};
 use fpsan::tracegen::scenarios;
 
-fn peak_rss_mb() -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
-        .map_or(f64::NAN, |kb| kb / 1024.0)
+type Res<T> = Result<T, Box<dyn std::error::Error>>;
+
+struct Args {
+    shape: String,
+    mb: u64,
+    runs: usize,
+    bin: Option<PathBuf>,
+    only: Vec<String>,
+    phases: bool,
+    path: Option<PathBuf>,
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let only = args.iter().position(|a| a == "--only").and_then(|i| args.get(i + 1)).cloned();
-    let positional: Vec<&String> = args.iter().filter(|a| !a.starts_with("--") && Some(*a) != only.as_ref()).collect();
-    let size_mb: u64 = positional.first().map_or(Ok(1024), |s| s.parse())?;
-    let path = positional.get(1).map_or_else(|| PathBuf::from(format!("/tmp/fpsan-bench-{size_mb}.pftrace")), PathBuf::from);
+fn parse_args() -> Res<Args> {
+    let mut a = Args { shape: "busy-phone".into(), mb: 1024, runs: 3, bin: None, only: Vec::new(), phases: false, path: None };
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        let mut val = || it.next().ok_or_else(|| format!("{arg} needs a value"));
+        match arg.as_str() {
+            "--shape" => a.shape = val()?,
+            "--mb" => a.mb = val()?.parse()?,
+            "--runs" => a.runs = val()?.parse()?,
+            "--bin" => a.bin = Some(val()?.into()),
+            "--only" => a.only = val()?.split(',').map(str::to_string).collect(),
+            "--phases" => a.phases = true,
+            s if !s.starts_with("--") => a.path = Some(s.into()),
+            s => return Err(format!("unknown option {s}").into()),
+        }
+    }
+    if a.only.is_empty() {
+        a.only = vec!["info".into(), "analyze".into(), "out".into()];
+    }
+    Ok(a)
+}
+
+/// Generates the trace unless it exists; prints what it has.
+fn ensure_trace(a: &Args) -> Res<PathBuf> {
+    let path = a.path.clone().unwrap_or_else(|| match a.shape.as_str() {
+        "busy-phone" => PathBuf::from(format!("/tmp/fpsan-bench-{}.pftrace", a.mb)),
+        s => PathBuf::from(format!("/tmp/fpsan-bench-{s}-{}.pftrace", a.mb)),
+    });
     if !path.exists() {
         let t = Instant::now();
-        let mut w = BufWriter::with_capacity(1 << 20, std::fs::File::create(&path)?);
-        let n = scenarios::busy_phone(&mut w, size_mb << 20)?;
+        let tmp = path.with_extension("partial");
+        let mut w = BufWriter::with_capacity(1 << 20, std::fs::File::create(&tmp)?);
+        let what = match a.shape.as_str() {
+            "busy-phone" => format!("{} bytes", scenarios::busy_phone(&mut w, a.mb << 20)?),
+            "repeated" => {
+                let (n, k) = scenarios::repeated_recording_sized(&mut w, a.mb << 20)?;
+                format!("{n} bytes, {k} recordings of {} frames", scenarios::REPEAT_FRAMES)
+            }
+            s => return Err(format!("unknown shape {s} (busy-phone, repeated)").into()),
+        };
         w.flush()?;
-        eprintln!("generated {} ({:.0} MB) in {:.1} s", path.display(), n as f64 / 1e6, t.elapsed().as_secs_f64());
+        drop(w);
+        std::fs::rename(&tmp, &path)?;
+        eprintln!("generated {} ({what}) in {:.1} s", path.display(), t.elapsed().as_secs_f64());
     }
+    Ok(path)
+}
+
+/// Reads the whole file into a discarded buffer; seconds.
+fn cat(path: &Path) -> Res<f64> {
+    let t = Instant::now();
+    let mut f = std::fs::File::open(path)?;
+    let mut buf = vec![0u8; 4 << 20];
+    while f.read(&mut buf)? > 0 {}
+    Ok(t.elapsed().as_secs_f64())
+}
+
+/// One child run: wall, user and system seconds, peak RSS in MB.
+#[derive(Clone, Copy, Debug)]
+struct Run {
+    cat: f64,
+    wall: f64,
+    user: f64,
+    sys: f64,
+    rss_mb: f64,
+}
+
+fn run_child(bin: &Path, args: &[&str], stderr: &Path) -> Res<(f64, f64, f64, f64)> {
+    let t = Instant::now();
+    let child = Command::new(bin)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(stderr)?)
+        .spawn()?;
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: plain syscall on our own child; `ru` is a zeroed POD struct.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
+    let wall = t.elapsed().as_secs_f64();
+    if r != pid {
+        return Err(std::io::Error::last_os_error().into());
+    }
+    if !(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0) {
+        let err = std::fs::read_to_string(stderr).unwrap_or_default();
+        return Err(format!("{} {args:?} failed (status {status}): {err}", bin.display()).into());
+    }
+    let secs = |tv: libc::timeval| tv.tv_sec as f64 + tv.tv_usec as f64 / 1e6;
+    Ok((wall, secs(ru.ru_utime), secs(ru.ru_stime), ru.ru_maxrss as f64 / 1024.0))
+}
+
+fn find_bin(a: &Args) -> Res<PathBuf> {
+    if let Some(b) = &a.bin {
+        return Ok(b.clone());
+    }
+    // target/release/examples/bench -> target/release/fpsan
+    let exe = std::env::current_exe()?;
+    let bin = exe.parent().and_then(Path::parent).map(|d| d.join("fpsan")).ok_or("no binary directory")?;
+    if !bin.exists() {
+        return Err(format!("{} is missing: run `cargo build --release` first, or pass --bin PATH", bin.display()).into());
+    }
+    Ok(bin)
+}
+
+fn main() -> Res<()> {
+    let a = parse_args()?;
+    let path = ensure_trace(&a)?;
+    let bin = find_bin(&a)?;
     let bytes = std::fs::metadata(&path)?.len() as f64;
     let mb = bytes / 1e6;
+    let trace = path.to_str().ok_or("non-UTF-8 path")?;
+    let out_dir = std::env::temp_dir().join(format!("fpsan-bench-out-{}", std::process::id()));
+    let stderr = std::env::temp_dir().join(format!("fpsan-bench-stderr-{}", std::process::id()));
+    let out_str = out_dir.to_str().ok_or("non-UTF-8 temp dir")?.to_string();
+    println!("{} ({mb:.0} MB), {} runs each, binary {}", path.display(), a.runs, bin.display());
+    println!(
+        "{:<8} {:>8} {:>9} {:>8} {:>8} {:>7} {:>7} {:>8}",
+        "command", "wall s", "MB/s", "cat s", "xcat", "user s", "sys s", "RSS MB"
+    );
+    for cmd in &a.only {
+        let args: Vec<&str> = match cmd.as_str() {
+            "info" => vec!["info", trace],
+            "analyze" => vec!["analyze", trace],
+            "out" => vec!["analyze", trace, "--out", &out_str],
+            s => return Err(format!("unknown command {s} (info, analyze, out)").into()),
+        };
+        let mut runs = Vec::new();
+        for _ in 0..a.runs {
+            let _ = std::fs::remove_dir_all(&out_dir);
+            let c = cat(&path)?;
+            let (wall, user, sys, rss_mb) = run_child(&bin, &args, &stderr)?;
+            runs.push(Run { cat: c, wall, user, sys, rss_mb });
+        }
+        let best = *runs.iter().min_by(|x, y| x.wall.total_cmp(&y.wall)).ok_or("--runs 0")?;
+        println!(
+            "{cmd:<8} {:>8.3} {:>9.0} {:>8.3} {:>8.1} {:>7.2} {:>7.2} {:>8.0}   (walls: {})",
+            best.wall,
+            mb / best.wall,
+            best.cat,
+            best.wall / best.cat,
+            best.user,
+            best.sys,
+            best.rss_mb,
+            runs.iter().map(|r| format!("{:.3}", r.wall)).collect::<Vec<_>>().join(" ")
+        );
+        for line in std::fs::read_to_string(&stderr).unwrap_or_default().lines().take(5) {
+            println!("         stderr: {line}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&out_dir);
+    let _ = std::fs::remove_file(&stderr);
+    if a.phases {
+        phases(&path, mb)?;
+    }
+    Ok(())
+}
 
-    if only.as_deref().is_none_or(|o| o == "info") {
-        let t = Instant::now();
-        let source = Source::open(&path)?;
-        let trace = analysis::decode(&source, &ReadOptions::default())?;
-        let secs = t.elapsed().as_secs_f64();
-        println!(
-            "info    {mb:8.0} MB in {secs:6.2} s = {:7.0} MB/s   packets {} slices {} sched events {}   peak RSS {:.0} MB",
-            mb / secs,
-            trace.meta.packets,
-            trace.slices.len(),
-            trace.meta.sched_events,
-            peak_rss_mb()
-        );
-    }
-    if only.as_deref() == Some("phases") {
-        // Where decode time goes: framing (sequential), parallel batch decode, model build.
-        let t = Instant::now();
-        let source = Source::open(&path)?;
-        let framing = read::framing::frame(source.data());
-        let t_frame = t.elapsed().as_secs_f64();
-        let batches = read::decode::decode_all(source.data(), &framing, &|_| {}, &|o| source.release_before(o));
-        let t_decode = t.elapsed().as_secs_f64() - t_frame;
-        let trace = fpsan::import::import(read::Decoded { batches, source: Default::default() });
-        let t_build = t.elapsed().as_secs_f64() - t_frame - t_decode;
-        println!(
-            "phases  framing {t_frame:.3} s ({:.0} MB/s), decode {t_decode:.3} s ({:.0} MB/s), build {t_build:.3} s; {} slices",
-            mb / t_frame,
-            mb / t_decode,
-            trace.slices.len()
-        );
-    }
-    if only.as_deref().is_none_or(|o| o == "analyze") {
-        let t = Instant::now();
-        let opts = analysis::Options::default();
-        let (source, trace) = analysis::open(&path, &ReadOptions::default())?;
-        let decoded = t.elapsed().as_secs_f64();
-        let done = analysis::frames_of(&source, trace, &opts);
-        let secs = t.elapsed().as_secs_f64();
-        println!(
-            "analyze {mb:8.0} MB in {secs:6.2} s = {:7.0} MB/s   (decode {decoded:.2} s, sched pass + frames {:.2} s) frames {}   peak RSS {:.0} MB",
-            mb / secs,
-            secs - decoded,
-            done.frames.rows.len(),
-            peak_rss_mb()
-        );
-    }
+/// Where the time goes inside one process: framing (sequential), parallel
+/// batch decode, model build, frame-thread selection, scheduler pass, frame
+/// reconstruction.
+fn phases(path: &Path, mb: f64) -> Res<()> {
+    let t = Instant::now();
+    let source = Source::open(path)?;
+    let framing = read::framing::frame(source.data());
+    let t_frame = t.elapsed().as_secs_f64();
+    let batches = read::decode::decode_all(source.data(), &framing, &|_| {}, &|o| source.release_before(o));
+    let t_decode = t.elapsed().as_secs_f64() - t_frame;
+    let trace = fpsan::import::import(read::Decoded { batches, source: Default::default() });
+    let t_build = t.elapsed().as_secs_f64() - t_frame - t_decode;
+    let mut trace = trace;
+    let t = Instant::now();
+    let tids = fpsan::frames::frame_threads(&trace);
+    let t_select = t.elapsed().as_secs_f64();
+    let sched = read::sched_for_threads(&source, &tids)?;
+    let t_sched = t.elapsed().as_secs_f64() - t_select;
+    trace.sched = fpsan::import::sched_events(sched);
+    let t = Instant::now();
+    let frames = fpsan::frames::analyze(&trace, &analysis::Options::default().frames);
+    let t_frames = t.elapsed().as_secs_f64();
+    println!(
+        "phases   framing {t_frame:.3} s ({:.0} MB/s), decode {t_decode:.3} s ({:.0} MB/s), build {t_build:.3} s, frame threads {t_select:.3} s, sched pass {t_sched:.3} s ({:.0} MB/s), frames {t_frames:.3} s; {} slices, {} sched events kept, {} frames",
+        mb / t_frame,
+        mb / t_decode,
+        mb / t_sched,
+        trace.slices.len(),
+        trace.sched.len(),
+        frames.rows.len()
+    );
     Ok(())
 }

@@ -99,8 +99,8 @@ pub fn frames_of(source: &Source, mut trace: Trace, opts: &Options) -> TraceFram
     let frames = frames::analyze(&trace, &opts.frames);
     if frames.quality.repeated_ids > 0 {
         warnings.push(format!(
-            "{} frames share their vsync id with another frame of the same process (joined captures or a reboot inside the trace?); each was matched to the RenderThread and FrameTimeline data nearest to it in time",
-            frames.quality.repeated_ids
+            "{} frames share their vsync id with another frame of the same process ({} ids repeat, up to {} times each: joined captures or a reboot inside the trace?); each was matched to the RenderThread and FrameTimeline data nearest to it in time",
+            frames.quality.repeated_ids, frames.quality.repeated_id_values, frames.quality.max_id_uses
         ));
     }
     TraceFrames { trace, frames, warnings }

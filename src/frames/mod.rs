@@ -67,6 +67,8 @@ pub struct FrameRow {
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+use rayon::prelude::*;
+
 mod interval;
 mod labels;
 mod perfetto_compat;
@@ -149,6 +151,12 @@ pub struct FrameQuality {
     /// (reported as a warning; each was matched within its own time window).
     #[serde(skip)]
     pub repeated_ids: u64,
+    /// How many distinct (process, vsync id) pairs repeat.
+    #[serde(skip)]
+    pub repeated_id_values: u64,
+    /// The most doFrames any one repeated (process, vsync id) has.
+    #[serde(skip)]
+    pub max_id_uses: u64,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -203,9 +211,20 @@ impl Window {
     }
 }
 
+/// How often vsync ids repeat within a process.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+struct Repeats {
+    /// Frames sharing their (pid, id) with another frame.
+    frames: u64,
+    /// Distinct (pid, id) pairs that repeat.
+    ids: u64,
+    /// The most frames one (pid, id) has.
+    max_uses: u64,
+}
+
 /// Windows of every frame: [`Window::ALL`] unless its (pid, id) repeats.
-/// Returns them and how many frames shared an id with another frame.
-fn id_windows(frames: &[select::Candidate]) -> (Vec<Window>, u64) {
+/// Returns them and how often ids repeat.
+fn id_windows(frames: &[select::Candidate]) -> (Vec<Window>, Repeats) {
     let mut same: HashMap<(i32, i64), Vec<usize>> = HashMap::new();
     for (k, c) in frames.iter().enumerate() {
         if let Some(id) = c.frame_id {
@@ -213,10 +232,12 @@ fn id_windows(frames: &[select::Candidate]) -> (Vec<Window>, u64) {
         }
     }
     let mut windows = vec![Window::ALL; frames.len()];
-    let mut repeated = 0u64;
+    let mut repeated = Repeats::default();
     let mid = |a: i64, b: i64| a + (b - a) / 2;
     for ks in same.values().filter(|ks| ks.len() > 1) {
-        repeated += ks.len() as u64;
+        repeated.frames += ks.len() as u64;
+        repeated.ids += 1;
+        repeated.max_uses = repeated.max_uses.max(ks.len() as u64);
         // Selection order is start order.
         for (j, &k) in ks.iter().enumerate() {
             let ts = frames[k].ts;
@@ -253,22 +274,17 @@ impl<'a> Indexes<'a> {
             });
             by_thread[t].push(k);
         }
-        let tl = timeline::TimelineIndex::new(trace);
+        // Each index is one pass over its own table: build them side by side.
+        let (tl, (draws, counters)) = rayon::join(
+            || timeline::TimelineIndex::new(trace),
+            || rayon::join(|| render_thread::DrawIndex::new(trace), || vsync::CounterIndex::new(trace)),
+        );
         let surfaces = frames
-            .iter()
+            .par_iter()
             .zip(&windows)
             .map(|(c, &w)| c.frame_id.and_then(|id| tl.surface(&trace.frame_timeline, c.pid, id, w)))
             .collect();
-        Indexes {
-            trace,
-            frames,
-            tl,
-            draws: render_thread::DrawIndex::new(trace),
-            counters: vsync::CounterIndex::new(trace),
-            by_thread,
-            windows,
-            surfaces,
-        }
+        Indexes { trace, frames, tl, draws, counters, by_thread, windows, surfaces }
     }
 
     /// The app's own FrameTimeline surface frames of frame `k`.
@@ -277,20 +293,61 @@ impl<'a> Indexes<'a> {
     }
 }
 
+/// Frames per parallel work item of the per-frame passes.
+const ROW_CHUNK: usize = 2048;
+
+impl FrameQuality {
+    /// Adds the per-frame tallies of `q` (sources, frames without
+    /// RenderThread or timeline data) to these.
+    fn add_counts(&mut self, q: FrameQuality) {
+        for (k, n) in q.vsync_sources {
+            *self.vsync_sources.entry(k).or_default() += n;
+        }
+        for (k, n) in q.interval_sources {
+            *self.interval_sources.entry(k).or_default() += n;
+        }
+        self.without_render_thread += q.without_render_thread;
+        self.without_timeline += q.without_timeline;
+    }
+}
+
 /// Rebuild every frame of every app in the trace.
 pub fn analyze(trace: &Trace, opts: &FrameOptions) -> FrameAnalysis {
     let sel = select::select(trace);
-    let (windows, repeated_ids) = id_windows(&sel.frames);
+    let (windows, repeats) = id_windows(&sel.frames);
     let ix = Indexes::new(trace, &sel.frames, windows);
     let intervals = intervals(&ix, opts);
     let (vsyncs, phases_of) = vsyncs(&ix, &intervals);
     let next_start = next_legacy_starts(&ix);
-    let mut quality =
-        FrameQuality { cut_by_trace_bounds: sel.cut_by_trace_bounds, repeated_ids, ..Default::default() };
-    let rows: Vec<FrameRow> = (0..sel.frames.len())
-        .map(|k| row(&ix, k, intervals[k], vsyncs[k], &phases_of[k], next_start[k], &mut quality))
+    let mut quality = FrameQuality {
+        cut_by_trace_bounds: sel.cut_by_trace_bounds,
+        repeated_ids: repeats.frames,
+        repeated_id_values: repeats.ids,
+        max_id_uses: repeats.max_uses,
+        ..Default::default()
+    };
+    // Rows are ordered by (pid, ts) (stable, so nested doFrames keep slice
+    // order) and independent: each core fills chunks of the one output
+    // vector in that order, with a tally per chunk.
+    let frames = &sel.frames;
+    let mut order: Vec<usize> = (0..frames.len()).collect();
+    order.sort_by_key(|&k| (frames[k].pid, frames[k].ts));
+    let mut rows: Vec<FrameRow> = vec![FrameRow::default(); frames.len()];
+    let tallies: Vec<FrameQuality> = rows
+        .par_chunks_mut(ROW_CHUNK)
+        .zip(order.par_chunks(ROW_CHUNK))
+        .map(|(out, ks)| {
+            let mut q = FrameQuality::default();
+            for (o, &k) in out.iter_mut().zip(ks) {
+                *o = row(&ix, k, intervals[k], vsyncs[k], &phases_of[k], next_start[k], &mut q);
+            }
+            q
+        })
         .collect();
-    let (rows, why) = order_and_explain(&ix, rows, &phases_of, opts);
+    for q in tallies {
+        quality.add_counts(q);
+    }
+    let why = explain(&ix, &rows, &order, &phases_of, opts);
     FrameAnalysis { rows, why, quality }
 }
 
@@ -316,19 +373,26 @@ fn intervals(ix: &Indexes, opts: &FrameOptions) -> Vec<(i64, IntervalSource)> {
     let forced = opts.refresh_hz.filter(|h| h.is_finite() && *h > 0.0).map(|h| interval::period_of_hz(h).max(1));
     for idxs in &ix.by_thread {
         let grid = interval::PeriodSeries::new(idxs.iter().map(|&k| frames[k].ts).collect(), 0.08);
-        for &k in idxs {
-            let c = &frames[k];
-            // Look the FrameTimeline series up at the frame's own vsync when known.
-            let ft_t = ix.surface(k).and_then(|m| m.expected).map(|e| trace.frame_timeline[e].ts).unwrap_or(c.ts);
-            iv[k] = if let Some(p) = forced {
-                Some((p, IntervalSource::Override))
-            } else if let Some(p) = ft_series.at(ft_t, SERIES_MAX_DIST) {
-                Some((p, IntervalSource::FrameTimeline))
-            } else if let Some(p) = va_series.at(c.ts, SERIES_MAX_DIST) {
-                Some((p, IntervalSource::VsyncApp))
-            } else {
-                grid.at(c.ts, 0).map(|p| (p, IntervalSource::DoFrameGrid))
-            };
+        let found: Vec<Option<(i64, IntervalSource)>> = idxs
+            .par_iter()
+            .with_min_len(ROW_CHUNK)
+            .map(|&k| {
+                let c = &frames[k];
+                // Look the FrameTimeline series up at the frame's own vsync when known.
+                let ft_t = ix.surface(k).and_then(|m| m.expected).map(|e| trace.frame_timeline[e].ts).unwrap_or(c.ts);
+                if let Some(p) = forced {
+                    Some((p, IntervalSource::Override))
+                } else if let Some(p) = ft_series.at(ft_t, SERIES_MAX_DIST) {
+                    Some((p, IntervalSource::FrameTimeline))
+                } else if let Some(p) = va_series.at(c.ts, SERIES_MAX_DIST) {
+                    Some((p, IntervalSource::VsyncApp))
+                } else {
+                    grid.at(c.ts, 0).map(|p| (p, IntervalSource::DoFrameGrid))
+                }
+            })
+            .collect();
+        for (&k, f) in idxs.iter().zip(found) {
+            iv[k] = f;
         }
     }
     let mut counts: HashMap<i64, usize> = HashMap::new();
@@ -351,25 +415,34 @@ fn vsyncs(ix: &Indexes, intervals: &[(i64, IntervalSource)]) -> (Vec<Vsync>, Vec
     for idxs in &ix.by_thread {
         let starts: Vec<i64> = idxs.iter().map(|&k| frames[k].ts).collect();
         let ints: Vec<i64> = idxs.iter().map(|&k| intervals[k].0).collect();
-        for (j, &k) in idxs.iter().enumerate() {
-            let c = &frames[k];
-            let ph = phases::phases(trace, c.slice);
-            let expected = ix.surface(k).and_then(|m| m.expected);
-            let after = if j > 0 { starts[j - 1] } else { c.ts - FIRST_EDGE_LOOKBACK };
-            vs[k] = if let Some(e) = expected {
-                (Some(trace.frame_timeline[e].ts), Some(VsyncSource::FrameTimeline))
-            } else if let Some(e) = ix.counters.vsync_app_edge(c.ts, after) {
-                (Some(e), Some(VsyncSource::VsyncApp))
-            } else if let Some((t, j)) =
-                c.upid.zip(ph.commit_ts).and_then(|(u, ct)| ix.counters.jitter_sample(u, c.ts, ct))
-            {
-                // Choreographer wrote now − frameTime: the (start-corrected) frame time.
-                (Some(t - j), Some(VsyncSource::JitterCounter))
-            } else if let Some(v) = vsync::grid_vsync(&starts, &ints, j) {
-                (Some(v), Some(VsyncSource::Estimated))
-            } else {
-                (None, None)
-            };
+        let found: Vec<(Vsync, phases::Phases)> = idxs
+            .par_iter()
+            .enumerate()
+            .with_min_len(ROW_CHUNK)
+            .map(|(j, &k)| {
+                let c = &frames[k];
+                let ph = phases::phases(trace, c.slice);
+                let expected = ix.surface(k).and_then(|m| m.expected);
+                let after = if j > 0 { starts[j - 1] } else { c.ts - FIRST_EDGE_LOOKBACK };
+                let v = if let Some(e) = expected {
+                    (Some(trace.frame_timeline[e].ts), Some(VsyncSource::FrameTimeline))
+                } else if let Some(e) = ix.counters.vsync_app_edge(c.ts, after) {
+                    (Some(e), Some(VsyncSource::VsyncApp))
+                } else if let Some((t, j)) =
+                    c.upid.zip(ph.commit_ts).and_then(|(u, ct)| ix.counters.jitter_sample(u, c.ts, ct))
+                {
+                    // Choreographer wrote now − frameTime: the (start-corrected) frame time.
+                    (Some(t - j), Some(VsyncSource::JitterCounter))
+                } else if let Some(v) = vsync::grid_vsync(&starts, &ints, j) {
+                    (Some(v), Some(VsyncSource::Estimated))
+                } else {
+                    (None, None)
+                };
+                (v, ph)
+            })
+            .collect();
+        for (&k, (v, ph)) in idxs.iter().zip(found) {
+            vs[k] = v;
             phases_of[k] = ph;
         }
     }
@@ -476,39 +549,34 @@ fn row(
     }
 }
 
-/// Order the rows by (pid, ts) (stable, so nested doFrames keep slice order)
-/// and explain every janky one.
-fn order_and_explain(
+/// Explain every janky row; `order[i]` is the frame of `rows[i]`.
+fn explain(
     ix: &Indexes,
-    rows: Vec<FrameRow>,
+    rows: &[FrameRow],
+    order: &[usize],
     phases_of: &[phases::Phases],
     opts: &FrameOptions,
-) -> (Vec<FrameRow>, Vec<FrameWhy>) {
+) -> Vec<FrameWhy> {
     let (trace, frames) = (ix.trace, ix.frames);
-    let mut order: Vec<usize> = (0..frames.len()).collect();
-    order.sort_by_key(|&k| (frames[k].pid, frames[k].ts));
     let tracks: HashSet<model::TrackId> = frames.iter().map(|c| trace.slice(c.slice).track).collect();
-    let top = why::TopLevel::new(trace, &tracks);
-    let sched = why::SchedIndex::new(&trace.sched);
+    let (top, sched) = rayon::join(|| why::TopLevel::new(trace, &tracks), || why::SchedIndex::new(&trace.sched));
     let why_ctx = why::WhyContext { trace, top: &top, sched: &sched, blocker_threshold_ns: opts.blocker_threshold_ns };
-    let mut why_rows = Vec::new();
-    let mut sorted_rows = Vec::with_capacity(rows.len());
-    let mut rows: Vec<Option<FrameRow>> = rows.into_iter().map(Some).collect();
-    for (idx, &k) in order.iter().enumerate() {
-        let row = rows[k].take().unwrap_or_default();
-        if row.dropped_frames >= 1 {
-            why_rows.push(why_ctx.explain(&why::JankyFrame {
+    // Each janky frame is explained on its own: in parallel, in row order.
+    let janky: Vec<usize> = (0..rows.len()).filter(|&i| rows[i].dropped_frames >= 1).collect();
+    janky
+        .par_iter()
+        .map(|&idx| {
+            let (k, row) = (order[idx], &rows[idx]);
+            why_ctx.explain(&why::JankyFrame {
                 index: idx,
                 do_frame: frames[k].slice,
                 tid: row.tid,
                 vsync_ts: row.vsync_ts,
                 jitter_ns: row.jitter_ns,
                 phases: &phases_of[k].dur,
-            }));
-        }
-        sorted_rows.push(row);
-    }
-    (sorted_rows, why_rows)
+            })
+        })
+        .collect()
 }
 
 use crate::model;

@@ -615,7 +615,7 @@ fn repeated_vsync_ids_match_within_their_own_recording() {
     }
     let a = analyze(&b.build(), &FrameOptions::default());
     assert_eq!(a.rows.len(), 9);
-    assert_eq!(a.quality.repeated_ids, 9);
+    assert_eq!((a.quality.repeated_ids, a.quality.repeated_id_values, a.quality.max_id_uses), (9, 3, 3));
     for (k, row) in a.rows.iter().enumerate() {
         let (r, token) = (k as i64 / 3, k as i64 % 3 + 1);
         let vsync = v(token) + r * GAP;

@@ -18,9 +18,10 @@ pub(crate) struct Ops {
 }
 
 /// Turn every atrace record at or after `valid_from` into operations; the
-/// ones before it are counted as `events_before_start`.
+/// ones before it are counted as `events_before_start`. The batches' atrace
+/// records are moved out.
 pub(crate) fn ops(
-    batches: &[Batch],
+    batches: &mut [Batch],
     valid_from: Option<i64>,
     id: &mut Identity,
     tracks: &mut Tracks,
@@ -28,7 +29,16 @@ pub(crate) fn ops(
     ops: &mut Ops,
 ) {
     let mut dropped = 0u64;
-    for r in batches.iter().flat_map(|b| &b.atrace) {
+    let mut last = LastTrack::default();
+    // Sized once: growing by doubling would leave up to half unused.
+    let counters = batches.iter().flat_map(|b| &b.atrace).filter(|r| matches!(r.op, AtraceOp::Counter { .. })).count();
+    let total: usize = batches.iter().map(|b| b.atrace.len()).sum();
+    ops.slices.reserve(total - counters);
+    ops.counters.reserve(counters);
+    // Each batch's records are dropped as soon as they are operations, so
+    // the two never both take their full size.
+    for r in batches.iter_mut().flat_map(|b| std::mem::take(&mut b.atrace)) {
+        let r = &r;
         if valid_from.is_some_and(|v| r.ts < v) {
             dropped += 1;
             continue;
@@ -46,7 +56,7 @@ pub(crate) fn ops(
             meta.cut_at_start += 1;
             continue;
         }
-        if let Some(op) = slice_op(r, id, tracks) {
+        if let Some(op) = slice_op(r, id, tracks, &mut last) {
             ops.slices.push(Timed { ts: r.ts, order: r.order, op });
         }
     }
@@ -59,15 +69,35 @@ fn thread_track(r: &AtraceRec, tgid: u32, id: &mut Identity, tracks: &mut Tracks
     tracks.thread(utid)
 }
 
+/// [`thread_track`] of the previous record, reused when the next one has the
+/// same (tid, tgid): a second lookup would change nothing and return the
+/// same track (only a lookup with another tgid for the tid can, and that
+/// replaces the cached key).
+#[derive(Default)]
+struct LastTrack(Option<((i32, u32), TrackId)>);
+
+impl LastTrack {
+    fn get(&mut self, r: &AtraceRec, tgid: u32, id: &mut Identity, tracks: &mut Tracks) -> TrackId {
+        match self.0 {
+            Some((key, track)) if key == (r.tid, tgid) => track,
+            _ => {
+                let track = thread_track(r, tgid, id, tracks);
+                self.0 = Some(((r.tid, tgid), track));
+                track
+            }
+        }
+    }
+}
+
 /// The slice operation of a record (`None` for a counter).
-fn slice_op(r: &AtraceRec, id: &mut Identity, tracks: &mut Tracks) -> Option<SliceOp> {
+fn slice_op(r: &AtraceRec, id: &mut Identity, tracks: &mut Tracks, last: &mut LastTrack) -> Option<SliceOp> {
     Some(match &r.op {
         AtraceOp::Begin { tgid, name } => {
-            SliceOp::Begin { track: thread_track(r, *tgid, id, tracks), name: name.clone(), category: None }
+            SliceOp::Begin { track: last.get(r, *tgid, id, tracks), name: name.clone(), category: None }
         }
-        AtraceOp::End { tgid } => SliceOp::End { track: thread_track(r, *tgid, id, tracks) },
+        AtraceOp::End { tgid } => SliceOp::End { track: last.get(r, *tgid, id, tracks) },
         AtraceOp::Instant { tgid, name } => {
-            SliceOp::Instant { track: thread_track(r, *tgid, id, tracks), name: name.clone(), category: None }
+            SliceOp::Instant { track: last.get(r, *tgid, id, tracks), name: name.clone(), category: None }
         }
         AtraceOp::AsyncBegin { tgid, name, cookie } | AtraceOp::TrackBegin { tgid, track: name, cookie, .. } => {
             let upid = id.process(*tgid as i32);
@@ -115,7 +145,7 @@ mod tests {
         ];
         let (mut id, mut tracks, mut meta, mut ops_out) =
             (Identity::default(), Tracks::default(), TraceMeta::default(), Ops::default());
-        ops(&[b], Some(2), &mut id, &mut tracks, &mut meta, &mut ops_out);
+        ops(&mut [b], Some(2), &mut id, &mut tracks, &mut meta, &mut ops_out);
         // ts 1 is before the valid start.
         assert_eq!((meta.data_loss.events_before_start, meta.atrace_events), (1, 4));
         assert_eq!((meta.data_loss.unmatched_ends, meta.cut_at_start), (0, 1));

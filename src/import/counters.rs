@@ -1,6 +1,8 @@
 //! Counters (trace_processor's EventTracker for counters): samples from
 //! atrace `C` and track_event counters, ordered by (timestamp, file order).
 
+use rayon::slice::ParallelSliceMut;
+
 use super::slices::Timed;
 use crate::model::{CounterSample, TrackId};
 
@@ -11,7 +13,8 @@ pub(crate) struct CounterOp {
 }
 
 pub(crate) fn build(mut ops: Vec<Timed<CounterOp>>) -> Vec<CounterSample> {
-    ops.sort_unstable_by_key(|o| (o.ts, o.order));
+    // (ts, order) is unique, so the parallel unstable sort is deterministic.
+    ops.par_sort_unstable_by_key(|o| (o.ts, o.order));
     ops.into_iter().map(|o| CounterSample { ts: o.ts, value: o.op.value, track: o.op.track }).collect()
 }
 

@@ -29,7 +29,7 @@ use crate::read::Decoded;
 
 /// Build the model from everything the reader decoded.
 pub fn import(decoded: Decoded) -> Trace {
-    let Decoded { batches, source } = decoded;
+    let Decoded { mut batches, source } = decoded;
     let mut meta = TraceMeta {
         path: source.path,
         file_size: source.file_size,
@@ -60,7 +60,7 @@ pub fn import(decoded: Decoded) -> Trace {
     };
 
     let mut ops = atrace::Ops::default();
-    atrace::ops(&batches, valid_from, &mut id, &mut tracks, &mut meta, &mut ops);
+    atrace::ops(&mut batches, valid_from, &mut id, &mut tracks, &mut meta, &mut ops);
     track_event::TrackEventImporter { descriptors: &descriptors, clocks: &mut clocks, id: &mut id, tracks: &mut tracks }
         .run(track_events, &mut meta, &mut ops);
     let (slices, too_deep) = slices::build(ops.slices, &mut meta.data_loss, &mut meta.cut_at_start);
@@ -87,7 +87,17 @@ pub fn import(decoded: Decoded) -> Trace {
     let (processes, threads) = id.finish();
     meta.data_sources = sources.finish();
     stats::warn_data_loss(&mut meta);
-    Trace { meta, processes, threads, tracks: tracks.finish(), slices, counters, frame_timeline, sched: Vec::new() }
+    Trace {
+        meta,
+        processes,
+        threads,
+        tracks: tracks.finish(),
+        slices,
+        counters,
+        frame_timeline,
+        sched: Vec::new(),
+        by_track: Default::default(),
+    }
 }
 
 /// The scheduler pass's records as model events.

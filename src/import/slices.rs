@@ -4,6 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use rayon::slice::ParallelSliceMut;
 use rustc_hash::FxHashMap;
 
 use crate::model::{DataLoss, Name, Slice, SliceId, TrackId, Upid};
@@ -40,7 +41,8 @@ pub(crate) struct Timed<T> {
 /// * after the track's first begin, its begin was lost (or the app's
 ///   begins and ends do not pair): counted in `loss.unmatched_ends`.
 pub(crate) fn build(mut ops: Vec<Timed<SliceOp>>, loss: &mut DataLoss, cut_at_start: &mut u64) -> (Vec<Slice>, u64) {
-    ops.sort_unstable_by_key(|o| (o.ts, o.order));
+    // (ts, order) is unique, so the parallel unstable sort is deterministic.
+    ops.par_sort_unstable_by_key(|o| (o.ts, o.order));
     let mut t = SliceTracker { slices: Vec::with_capacity(ops.len() / 2), ..Default::default() };
     for o in ops {
         t.apply(o.ts, o.op, loss);

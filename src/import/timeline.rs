@@ -169,6 +169,23 @@ fn severity_string(v: Option<i32>, jank: i32) -> &'static str {
     }
 }
 
+/// The enum strings of actual frames, one shared allocation per distinct
+/// value instead of five new strings per frame.
+#[derive(Default)]
+struct Names {
+    fixed: rustc_hash::FxHashMap<&'static str, Name>,
+    jank_types: rustc_hash::FxHashMap<i32, Name>,
+}
+
+impl Names {
+    fn fixed(&mut self, s: &'static str) -> Name {
+        self.fixed.entry(s).or_insert_with(|| Name::from(s)).clone()
+    }
+    fn jank_type(&mut self, jank: i32) -> Name {
+        self.jank_types.entry(jank).or_insert_with(|| Name::from(jank_type_string(jank).as_str())).clone()
+    }
+}
+
 /// The FrameTimeline slices of every batch: starts matched to their ends by
 /// cookie, in trace time, one expected surface frame per (process, token).
 pub(crate) fn build(
@@ -198,6 +215,7 @@ pub(crate) fn build(
     // (process, token) → start of the expected surface frame kept for it.
     let mut expected_surface_kept: HashMap<(Upid, i64), i64> = HashMap::new();
     let mut invalid = 0u64;
+    let mut names = Names::default();
     for (ts, _, ev) in recs {
         match ev {
             TimelineEvent::Start {
@@ -235,7 +253,8 @@ pub(crate) fn build(
                     };
                 }
                 let actual = kind.is_actual();
-                let n = |s: &str| Some(Name::from(s));
+                let jank_name = actual.then(|| names.jank_type(*jank_type));
+                let mut n = |s: &'static str| Some(names.fixed(s));
                 open.insert(*cookie, out.len());
                 out.push(TimelineSlice {
                     kind: *kind,
@@ -247,7 +266,7 @@ pub(crate) fn build(
                     pid,
                     upid: Some(upid),
                     layer_name: layer_name.clone(),
-                    jank_type: actual.then(|| Name::from(jank_type_string(*jank_type).as_str())),
+                    jank_type: jank_name,
                     present_type: if actual { n(present_type_string(*present_type)) } else { None },
                     on_time_finish: actual.then_some(*on_time_finish),
                     gpu_composition: actual.then_some(*gpu_composition),

@@ -2,15 +2,15 @@
 //! track of its own for each track descriptor that refused to be merged with
 //! its thread's atrace track.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use crate::model::{Name, Track, TrackId, TrackKind, Utid};
 
 #[derive(Default)]
 pub(crate) struct Tracks {
     tracks: Vec<Track>,
-    map: HashMap<(TrackKind, Option<Name>), TrackId>,
-    unmerged: HashMap<u64, TrackId>,
+    map: FxHashMap<(TrackKind, Option<Name>), TrackId>,
+    unmerged: FxHashMap<u64, TrackId>,
 }
 
 impl Tracks {

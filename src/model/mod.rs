@@ -309,6 +309,21 @@ pub struct Trace {
     pub frame_timeline: Vec<TimelineSlice>,
     /// Only for the threads requested (see `analysis::frames_of`), by ts.
     pub sched: Vec<SchedEvent>,
+    /// Each track's slices in start order, built on the first call of
+    /// [`Trace::children`] or [`Trace::descendants`] (so `slices` must not
+    /// change after that).
+    pub by_track: TrackSlices,
+}
+
+/// Per track, the ids of its slices in `Trace::slices` order (built once, on
+/// first use: see [`Trace::by_track`]).
+#[derive(Clone, Default)]
+pub struct TrackSlices(std::sync::OnceLock<Vec<Vec<SliceId>>>);
+
+impl std::fmt::Debug for TrackSlices {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.get().is_some() { "TrackSlices(built)" } else { "TrackSlices(not built)" })
+    }
 }
 
 impl Trace {
@@ -348,31 +363,50 @@ impl Trace {
             _ => 0,
         }
     }
-    /// Direct children of a slice, in start order. Slices are sorted by start, so
-    /// this scans forward from the parent and stops at the first slice starting
-    /// after the parent's end on the same track.
-    pub fn children(&self, id: SliceId) -> impl Iterator<Item = &Slice> + '_ {
-        let parent = self.slice(id);
-        let end = parent.end().unwrap_or(i64::MAX);
-        self.slices[id.index() + 1..]
-            .iter()
-            .take_while(move |s| s.ts <= end)
-            .filter(move |s| s.parent == Some(id))
-    }
-    /// All descendants of a slice (children, grandchildren, ...), in start order.
-    pub fn descendants(&self, id: SliceId) -> Vec<&Slice> {
-        let parent = self.slice(id);
-        let end = parent.end().unwrap_or(i64::MAX);
-        let mut inside = vec![id];
-        let mut out = Vec::new();
-        for s in self.slices[id.index() + 1..].iter().take_while(|s| s.ts <= end) {
-            if s.track == parent.track && s.depth > parent.depth {
-                if let Some(p) = s.parent {
-                    if inside.contains(&p) {
-                        inside.push(s.id);
-                        out.push(s);
-                    }
+    /// The slices of `track` in start order (ids ascending).
+    pub fn track_slices(&self, track: TrackId) -> &[SliceId] {
+        let all = self.by_track.0.get_or_init(|| {
+            let mut v: Vec<Vec<SliceId>> = vec![Vec::new(); self.tracks.len()];
+            for s in &self.slices {
+                if let Some(l) = v.get_mut(s.track.index()) {
+                    l.push(s.id);
+                } else {
+                    // A slice on a track the table does not have (hand-made traces).
+                    v.resize(s.track.index() + 1, Vec::new());
+                    v[s.track.index()].push(s.id);
                 }
+            }
+            v
+        });
+        all.get(track.index()).map_or(&[], Vec::as_slice)
+    }
+    /// The slices of `id`'s track that follow it in start order and start
+    /// no later than its end. Every descendant is among them (a child is on
+    /// its parent's track); on a thread track, where slices nest, they are
+    /// exactly its descendants plus those starting at its very end.
+    fn after_on_track(&self, id: SliceId) -> impl Iterator<Item = &Slice> + '_ {
+        let parent = self.slice(id);
+        let end = parent.end().unwrap_or(i64::MAX);
+        let on_track = self.track_slices(parent.track);
+        let from = on_track.partition_point(|&s| s <= id);
+        on_track[from..].iter().map(move |&s| self.slice(s)).take_while(move |s| s.ts <= end)
+    }
+    /// Direct children of a slice, in start order: O(log n) to find the
+    /// slice in its track, then O(slices of its track inside it).
+    pub fn children(&self, id: SliceId) -> impl Iterator<Item = &Slice> + '_ {
+        self.after_on_track(id).filter(move |s| s.parent == Some(id))
+    }
+    /// All descendants of a slice (children, grandchildren, ...), in start
+    /// order; same bound as [`Trace::children`].
+    pub fn descendants(&self, id: SliceId) -> Vec<&Slice> {
+        let depth = self.slice(id).depth;
+        let mut inside = rustc_hash::FxHashSet::default();
+        inside.insert(id);
+        let mut out = Vec::new();
+        for s in self.after_on_track(id) {
+            if s.depth > depth && s.parent.is_some_and(|p| inside.contains(&p)) {
+                inside.insert(s.id);
+                out.push(s);
             }
         }
         out

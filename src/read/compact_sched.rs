@@ -106,6 +106,13 @@ impl<'a> CompactSched<'a> {
         absolute(self.waking_ts).map(move |ts| Waking { ts, pid: pids.next().map(|p| p as i32), comm: self.comm(comms.next()) })
     }
 
+    /// Whether any switched-in pid, and any woken pid, satisfies `wanted`:
+    /// one pass over the pid columns only (no timestamps, states or comms).
+    pub fn pids_wanted(&self, wanted: impl Fn(i32) -> bool) -> (bool, bool) {
+        let any = |col: &[u8]| PackedVarints::new(col).any(|p| wanted(p as i32));
+        (any(self.switch_next_pid), any(self.waking_pid))
+    }
+
     fn comm(&self, index: Option<u64>) -> Option<&'a [u8]> {
         index.and_then(|i| usize::try_from(i).ok()).and_then(|i| self.intern.get(i).copied())
     }

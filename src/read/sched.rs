@@ -131,11 +131,16 @@ fn event(e: &[u8], cpu: u32, wanted: &FxHashSet<i32>, out: &mut Vec<SchedRecord>
 
 fn compact(b: &[u8], cpu: u32, wanted: &FxHashSet<i32>, out: &mut Vec<SchedRecord>) {
     let cs = CompactSched::parse(b);
+    // Most bundles hold none of the wanted threads: a look at the pid
+    // columns alone says so, before any timestamp is summed. (A switched-out
+    // thread is an earlier switch's next_pid, so no wanted next_pid means no
+    // wanted record at all.)
+    let (switches, wakings) = cs.pids_wanted(|p| wanted.contains(&p));
     // compact_sched omits prev_pid: the thread switched out is the previous
     // switch's next_pid on this CPU (unknown for the bundle's first switch).
     let mut prev: Option<i32> = None;
     let want = Want { prev_state: true, comm: false };
-    for s in cs.switches(want) {
+    for s in cs.switches(want).take_while(|_| switches) {
         let (Some(state), Some(next)) = (s.prev_state, s.next_pid) else { break };
         if let Some(p) = prev.filter(|p| wanted.contains(p)) {
             out.push(SchedRecord::SwitchOut { ts: s.ts, tid: p, cpu, prev_state: state });
@@ -145,7 +150,7 @@ fn compact(b: &[u8], cpu: u32, wanted: &FxHashSet<i32>, out: &mut Vec<SchedRecor
         }
         prev = Some(next);
     }
-    for w in cs.wakings(want) {
+    for w in cs.wakings(want).take_while(|_| wakings) {
         let Some(pid) = w.pid else { break };
         if wanted.contains(&pid) {
             out.push(SchedRecord::Waking { ts: w.ts, tid: pid });

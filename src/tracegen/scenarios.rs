@@ -833,3 +833,199 @@ pub fn busy_phone<W: Write>(w: &mut W, target_bytes: u64) -> std::io::Result<u64
     }
     Ok(written)
 }
+
+// ---------------------------------------------------------------------------
+// repeated_recording
+// ---------------------------------------------------------------------------
+
+/// Frames in one recording of [`repeated_recording`].
+pub const REPEAT_FRAMES: usize = 240;
+/// BOOTTIME where the first recording starts.
+pub const REPEAT_T0: i64 = 2_000_000_000_000;
+pub const REPEAT_APP: &str = "com.example.list";
+pub const REPEAT_PID: i32 = 7001;
+pub const REPEAT_RENDER_TID: i32 = 7021;
+const REPEAT_PERIOD: i64 = 16_666_667;
+/// CPUs of the recording: the main thread runs on 0, RenderThread on 1,
+/// background tasks rotate on 2 and 3.
+const REPEAT_CPUS: u32 = 4;
+
+/// One frame of the recording, times relative to the recording's start (add
+/// `REPEAT_T0 + r · repeat_span_ns(frames)` for recording `r`). Every recording is the
+/// same, so ids and tokens repeat and timestamps do not.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RepeatFrame {
+    /// Choreographer vsync id = FrameTimeline surface token (`1000 + 2k`).
+    pub token: i64,
+    /// Vsync = expected surface frame start; its end is `vsync + 16_666_667`.
+    pub vsync: i64,
+    /// `Choreographer#doFrame <token>` on the main thread.
+    pub ts: i64,
+    pub dur: i64,
+    /// `DrawFrames <token>` on RenderThread.
+    pub draw_ts: i64,
+    pub draw_dur: i64,
+    /// Actual surface frame: `[ts, actual_end]`.
+    pub actual_end: i64,
+}
+
+/// The frames of one recording (the ground truth of every repeat).
+pub fn repeat_frames() -> Vec<RepeatFrame> {
+    let mut rng = XorShift::new(0x7e9e_a7ed);
+    let mut out = Vec::with_capacity(REPEAT_FRAMES);
+    let mut vsync = 100 * MS;
+    for k in 0..REPEAT_FRAMES as i64 {
+        let p = REPEAT_PERIOD;
+        let ts = vsync + rng.range(200 * US, 700 * US);
+        // One frame in 40 runs 2.5 intervals long.
+        let dur = if k % 40 == 39 { p * 5 / 2 } else { rng.range(p / 4, p * 2 / 3) };
+        let draw_ts = ts + dur * 7 / 8 - 200 * US;
+        let draw_dur = rng.range(p / 6, p / 2);
+        let actual_end = draw_ts + draw_dur + 800 * US;
+        out.push(RepeatFrame { token: 1000 + 2 * k, vsync, ts, dur, draw_ts, draw_dur, actual_end });
+        // The next frame waits for the first vsync after this one's work.
+        vsync += p * ((actual_end.max(ts + dur) - vsync) / p + 1);
+    }
+    out
+}
+
+/// Trace time between the starts of two consecutive recordings: the last
+/// frame's display frame ends before it, rounded up to whole seconds.
+pub fn repeat_span_ns(frames: &[RepeatFrame]) -> i64 {
+    let last = frames.iter().map(|f| f.actual_end + 3 * REPEAT_PERIOD).max().unwrap_or(0);
+    (last / 1_000_000_000 + 1) * 1_000_000_000
+}
+
+/// Writes one ~240-frame recording of `REPEAT_APP` (atrace doFrame with its
+/// phases on the main thread, `DrawFrames` on RenderThread, FrameTimeline
+/// expected/actual surface and display frames, sched_switch/sched_waking on
+/// 4 CPUs) `repeats` times, each shifted by [`repeat_span_ns`]: the vsync ids
+/// and tokens of every recording are the same, as in captures joined into
+/// one file. Returns the bytes written.
+pub fn repeated_recording<W: Write>(w: &mut W, repeats: u64) -> std::io::Result<u64> {
+    repeated_recording_until(w, |r, _| r >= repeats)
+}
+
+/// [`repeated_recording`] until about `target_bytes` are written (it stops
+/// after the recording that crosses the target). Returns (bytes, repeats).
+pub fn repeated_recording_sized<W: Write>(w: &mut W, target_bytes: u64) -> std::io::Result<(u64, u64)> {
+    let mut n = 0;
+    let bytes = repeated_recording_until(w, |r, written| {
+        n = r;
+        written >= target_bytes
+    })?;
+    Ok((bytes, n))
+}
+
+fn repeated_recording_until<W: Write>(w: &mut W, mut done: impl FnMut(u64, u64) -> bool) -> std::io::Result<u64> {
+    let opts = BuildOptions { cpus: REPEAT_CPUS, events_per_bundle: 256, compact_sched: true, ..BuildOptions::default() };
+    let mut enc = StreamEncoder::new(opts);
+    let mut b = TraceBuilder::new();
+    let (pid, main, rt) = (REPEAT_PID, REPEAT_PID, REPEAT_RENDER_TID);
+    let main_comm = &REPEAT_APP[REPEAT_APP.len() - 15..];
+    b.process(1, "/system/bin/init").process(SF_PID, SF_PROCESS).thread(SF_PID, SF_PID, "surfaceflinger");
+    b.process(pid, REPEAT_APP).thread(main, pid, main_comm).thread(rt, pid, "RenderThread");
+    b.process(999, "system_server");
+    let bg: Vec<(i32, String)> = (0..8).map(|j| (1100 + j, format!("bg_{j}"))).collect();
+    for (tid, comm) in &bg {
+        b.thread(*tid, 999, comm);
+    }
+    let frames = repeat_frames();
+    let span = repeat_span_ns(&frames);
+    let layer = format!("{REPEAT_APP}/{REPEAT_APP}.MainActivity#0");
+    let mut written = 0u64;
+    let mut repeats = 0u64;
+    let mut out = Vec::with_capacity(1 << 20);
+    while !done(repeats, written) {
+        let t0 = REPEAT_T0 + repeats as i64 * span;
+        // The same noise in every recording.
+        let mut rng = XorShift::new(0x5c4e_d00d);
+        for f in &frames {
+            let (vsync, ts, end) = (t0 + f.vsync, t0 + f.ts, t0 + f.ts + f.dur);
+            let (d0, d1) = (t0 + f.draw_ts, t0 + f.draw_ts + f.draw_dur);
+            let q = f.dur / 8;
+            // Main thread: woken by the vsync, runs the frame, sleeps.
+            b.sched_waking(ts - 60 * US, 2, main, main_comm, 0);
+            b.sched_switch(ts - 50 * US, 0, 0, "swapper/0", 0, main, main_comm);
+            b.sched_switch(end + 20 * US, 0, main, main_comm, 1, 0, "swapper/0");
+            b.atrace_begin(ts, main, pid, &format!("Choreographer#doFrame {}", f.token));
+            b.slice(ts + 10 * US, q - 10 * US, main, pid, "animation");
+            b.atrace_begin(ts + q + 10 * US, main, pid, "traversal");
+            b.slice(ts + q + 20 * US, q - 20 * US, main, pid, "measure");
+            b.slice(ts + 2 * q + 10 * US, 2 * q - 10 * US, main, pid, "layout");
+            b.slice(ts + 4 * q + 10 * US, 3 * q - 10 * US, main, pid, "draw");
+            b.atrace_end(ts + 7 * q + 10 * US, main, pid);
+            b.slice(ts + 7 * q + 20 * US, f.dur - 7 * q - 30 * US, main, pid, "commit");
+            b.atrace_end(end, main, pid);
+            // RenderThread.
+            b.sched_waking(d0 - 40 * US, 0, rt, "RenderThread", 1);
+            b.sched_switch(d0 - 30 * US, 1, 0, "swapper/1", 0, rt, "RenderThread");
+            b.sched_switch(d1 + 20 * US, 1, rt, "RenderThread", 1, 0, "swapper/1");
+            b.atrace_begin(d0, rt, pid, &format!("DrawFrames {}", f.token));
+            b.slice(d0 + 10 * US, 190 * US, rt, pid, "syncFrameState");
+            b.slice(d0 + 220 * US, f.draw_dur - 520 * US, rt, pid, "flush commands");
+            b.slice(d1 - 280 * US, 260 * US, rt, pid, "queueBuffer");
+            b.atrace_end(d1, rt, pid);
+            // SurfaceFlinger: VSYNC-app and the FrameTimeline.
+            b.atrace_counter(vsync, SF_APP_TID, SF_PID, "VSYNC-app", (f.token / 2) & 1);
+            let dtoken = f.token + 1;
+            let actual_end = t0 + f.actual_end;
+            let late = actual_end > vsync + REPEAT_PERIOD;
+            let present = vsync + REPEAT_PERIOD * if late { (actual_end - vsync) / REPEAT_PERIOD + 1 } else { 1 };
+            b.expected_display_frame(present, Some(present + REPEAT_PERIOD), dtoken, SF_PID);
+            b.actual_display_frame(
+                present + 100 * US,
+                Some(present + 3 * MS),
+                ActualFrame {
+                    token: dtoken,
+                    pid: SF_PID,
+                    present_type: PRESENT_ON_TIME,
+                    on_time_finish: true,
+                    jank_type: JANK_NONE,
+                    prediction_type: PREDICTION_VALID,
+                    ..Default::default()
+                },
+            );
+            b.expected_surface_frame(vsync, Some(vsync + REPEAT_PERIOD), f.token, dtoken, pid, &layer);
+            b.actual_surface_frame(
+                ts,
+                Some(actual_end),
+                ActualFrame {
+                    token: f.token,
+                    display_frame_token: dtoken,
+                    pid,
+                    layer: layer.clone(),
+                    present_type: if late { PRESENT_LATE } else { PRESENT_ON_TIME },
+                    on_time_finish: !late,
+                    gpu_composition: false,
+                    jank_type: if late { JANK_APP_DEADLINE_MISSED } else { JANK_NONE },
+                    prediction_type: PREDICTION_VALID,
+                },
+            );
+        }
+        // Background tasks rotating on CPUs 2 and 3 over the recording.
+        for cpu in 2..REPEAT_CPUS {
+            let mut cur = 0usize;
+            let mut t = t0 + 50 * MS;
+            while t < t0 + span - 100 * MS {
+                let next = 1 + (rng.next_u64() % bg.len() as u64) as usize;
+                let next = if next == cur { 1 + next % bg.len() } else { next };
+                let name = |i: usize| if i == 0 { format!("swapper/{cpu}") } else { bg[i - 1].1.clone() };
+                let tid = |i: usize| if i == 0 { 0 } else { bg[i - 1].0 };
+                b.sched_switch(t, cpu, tid(cur), &name(cur), (rng.next_u64() % 2) as i64, tid(next), &name(next));
+                cur = next;
+                t += rng.range(REPEAT_SWITCH_NS / 2, REPEAT_SWITCH_NS * 3 / 2);
+            }
+        }
+        out.clear();
+        enc.write_window(&b, &mut out);
+        b.clear_events();
+        w.write_all(&out)?;
+        written += out.len() as u64;
+        repeats += 1;
+    }
+    Ok(written)
+}
+
+/// Mean time between background context switches on CPUs 2 and 3.
+const REPEAT_SWITCH_NS: i64 = 2 * MS;

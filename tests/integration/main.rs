@@ -13,6 +13,7 @@ mod golden;
 mod hostile;
 mod info;
 mod analyze;
+mod repeated;
 mod report;
 mod schema;
 mod systrace;
