@@ -27,7 +27,7 @@ fuzz_target!(|data: &[u8]| {
     let _ = systrace::sniff(data);
     // Text, .ctrace and HTML: whatever decodes has no more atrace points
     // than event lines.
-    if let Ok(text) = systrace::decode(data, 64 << 20) {
+    if let Ok(text) = systrace::decode(data, 64 << 20, &|_| {}) {
         for batch in &text.batches {
             assert!(batch.atrace.len() as u64 <= batch.ftrace_events);
         }

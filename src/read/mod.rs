@@ -82,7 +82,8 @@ pub fn decode(source: &Source, opts: &ReadOptions) -> Result<Decoded, ReadError>
         ..Default::default()
     };
     let batches = if source.container == Container::SystraceText {
-        let text = systrace::decode(data, source::inflate_limit(source.file_size)).map_err(|e| match e {
+        let release = |offset| source.release_before(offset);
+        let text = systrace::decode(data, source::inflate_limit(source.file_size), &release).map_err(|e| match e {
             systrace::UnpackError::NoTraceData { .. } => ReadError::NotATrace { path: source.path.clone(), why: e.to_string() },
             _ => ReadError::Corrupt { path: source.path.clone(), why: e.to_string() },
         })?;
@@ -137,7 +138,8 @@ pub fn sched_for_threads(source: &Source, tids: &[i32]) -> Result<Vec<SchedRecor
         return Ok(Vec::new());
     }
     if source.container == Container::SystraceText {
-        return Ok(systrace::sched_for_threads(source.data(), tids, source::inflate_limit(source.file_size)));
+        let release = |offset| source.release_before(offset);
+        return Ok(systrace::sched_for_threads(source.data(), tids, source::inflate_limit(source.file_size), &release));
     }
     Ok(sched::collect(source.data(), tids, &|offset| source.release_before(offset)))
 }

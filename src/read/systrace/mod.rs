@@ -37,6 +37,8 @@ use super::slim;
 
 /// The text is parsed in pieces of about this size, cut at line ends.
 const CHUNK_BYTES: usize = 4 << 20;
+/// Pieces parsed together before the mapped pages behind them are released.
+const WINDOW_CHUNKS: usize = 16;
 
 /// What [`decode`] made of a capture.
 #[derive(Debug)]
@@ -53,11 +55,15 @@ pub struct Text {
 
 /// Read a capture into batches of records. `max_inflated` bounds what
 /// inflating a `.ctrace` or an HTML `viewer-data` block may produce.
-pub fn decode(data: &[u8], max_inflated: u64) -> Result<Text, UnpackError> {
+/// `done_before(offset)` is called as the parse moves past each window of
+/// `data`, so a memory-mapped caller can drop the pages behind it.
+pub fn decode(data: &[u8], max_inflated: u64, done_before: &dyn Fn(usize)) -> Result<Text, UnpackError> {
     let unpacked = unpack(data, max_inflated)?;
+    // Finding an HTML report's blocks read the whole file; its pages come
+    // back from the page cache as the parse reaches them.
+    done_before(data.len());
     let chunks = chunks(&unpacked.ftrace, CHUNK_BYTES);
-    let decoded: Vec<(Batch, ScanStats)> =
-        chunks.par_iter().enumerate().map(|(i, chunk)| decode_chunk(i as u64 + 1, chunk)).collect();
+    let decoded = in_windows(data, &chunks, done_before, |i, chunk| vec![decode_chunk(i as u64 + 1, chunk)]);
     let mut batches = Vec::with_capacity(decoded.len() + 1);
     batches.push(dump_batch(&unpacked.process_dump));
     let mut stats = ScanStats::default();
@@ -82,18 +88,41 @@ pub fn decode(data: &[u8], max_inflated: u64) -> Result<Text, UnpackError> {
 
 /// The scheduler events (sched_switch, sched_waking, sched_wakeup[_new])
 /// of the threads `tids`, by timestamp.
-pub fn sched_for_threads(data: &[u8], tids: &[i32], max_inflated: u64) -> Vec<SchedRecord> {
+pub fn sched_for_threads(data: &[u8], tids: &[i32], max_inflated: u64, done_before: &dyn Fn(usize)) -> Vec<SchedRecord> {
     let Ok(unpacked) = unpack(data, max_inflated) else { return Vec::new() };
+    done_before(data.len());
     let wanted: FxHashSet<i32> = tids.iter().copied().collect();
-    let mut out: Vec<SchedRecord> = chunks(&unpacked.ftrace, CHUNK_BYTES)
-        .par_iter()
-        .flat_map_iter(|chunk| {
-            let mut found = Vec::new();
-            scan(chunk, |l| sched_records(l, &wanted, &mut found));
-            found
-        })
-        .collect();
+    let mut out = in_windows(data, &chunks(&unpacked.ftrace, CHUNK_BYTES), done_before, |_, chunk| {
+        let mut found = Vec::new();
+        scan(chunk, |l| sched_records(l, &wanted, &mut found));
+        found
+    });
     out.sort_by_key(SchedRecord::ts);
+    out
+}
+
+/// `f(index, chunk)` on every chunk, in parallel a window at a time, the
+/// results concatenated in chunk order. After each window the caller learns
+/// how far into `data` the parse has come: the end of the window's last
+/// chunk when the text is part of `data` (plain text, one HTML block), all of
+/// it when the text was inflated or joined into a copy.
+fn in_windows<T: Send>(
+    data: &[u8],
+    chunks: &[&[u8]],
+    done_before: &dyn Fn(usize),
+    f: impl Fn(usize, &[u8]) -> Vec<T> + Sync,
+) -> Vec<T> {
+    let mut out = Vec::new();
+    let base = data.as_ptr() as usize;
+    for (w, window) in chunks.chunks(WINDOW_CHUNKS).enumerate() {
+        let found: Vec<Vec<T>> =
+            window.par_iter().enumerate().map(|(i, chunk)| f(w * WINDOW_CHUNKS + i, chunk)).collect();
+        out.extend(found.into_iter().flatten());
+        if let Some(last) = window.last() {
+            let end = (last.as_ptr() as usize + last.len()).wrapping_sub(base);
+            done_before(if end <= data.len() { end } else { data.len() });
+        }
+    }
     out
 }
 
