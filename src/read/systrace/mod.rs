@@ -22,10 +22,13 @@ mod line;
 #[cfg(test)]
 mod tests;
 
-pub use container::{sniff, unpack, Format, UnpackError, Unpacked};
-pub use dump::{parse_process_dump, DumpEntry, ProcessDump};
-pub use event::{parse_event, prev_state_mask, Event, ProcessEnd, SchedSwitch, TaskNewtask, TaskRename, Waking};
-pub use line::{lines, parse_line, scan, Line, ScanStats};
+pub use container::{sniff, Format, UnpackError};
+pub use line::parse_line;
+
+use container::unpack;
+use dump::ProcessDump;
+use event::{parse_event, Event};
+use line::{scan, Line, ScanStats};
 
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};

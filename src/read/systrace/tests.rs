@@ -1,9 +1,9 @@
 use std::borrow::Cow;
 
-use super::container::undo_crlf;
-use super::event::{parse_process_end, parse_sched_switch, parse_task_newtask, parse_task_rename, parse_waking};
-use super::line::contains;
-use super::*;
+use super::container::{sniff, undo_crlf, unpack, Format, UnpackError};
+use super::dump::{parse_process_dump, DumpEntry, ProcessDump};
+use super::event::*;
+use super::line::{contains, lines, parse_line, scan, Line, ScanStats};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::time::Instant;
