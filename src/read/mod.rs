@@ -114,6 +114,7 @@ pub fn decode(source: &Source, opts: &ReadOptions) -> Result<Decoded, ReadError>
         if let Some(b) = bar {
             b.finish_and_clear();
         }
+        let _ = source.framing.set(framing);
         batches
     };
     Ok(Decoded { batches, source: meta })
@@ -125,7 +126,7 @@ pub fn sched_for_threads(source: &Source, tids: &[i32]) -> Result<Vec<SchedRecor
     if source.container == Container::SystraceText || tids.is_empty() {
         return Ok(Vec::new());
     }
-    Ok(sched::collect(source.data(), tids, &|offset| source.release_before(offset)))
+    Ok(sched::collect(source.data(), source.framing.get(), tids, &|offset| source.release_before(offset)))
 }
 
 /// A progress bar on stderr, only when it is a terminal.

@@ -20,9 +20,17 @@ const WINDOW_PACKETS: usize = 64 * 1024;
 
 /// `done_before(offset)` is called as the scan moves past each window so a
 /// memory-mapped caller can keep its resident set small (see `Source::release_before`).
-pub fn collect(data: &[u8], tids: &[i32], done_before: &dyn Fn(usize)) -> Vec<SchedRecord> {
+/// `framing` is the first pass's framing of `data`, when it has one.
+pub fn collect(data: &[u8], framing: Option<&framing::Framing>, tids: &[i32], done_before: &dyn Fn(usize)) -> Vec<SchedRecord> {
     let wanted: FxHashSet<i32> = tids.iter().copied().collect();
-    let framing = framing::frame_releasing(data, done_before);
+    let own;
+    let framing = match framing {
+        Some(f) => f,
+        None => {
+            own = framing::frame_releasing(data, done_before);
+            &own
+        }
+    };
     let budget = InflateBudget::for_input(data.len());
     let mut out: Vec<SchedRecord> = Vec::new();
     for window in framing.packets.chunks(WINDOW_PACKETS) {
