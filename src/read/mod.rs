@@ -114,6 +114,9 @@ pub fn decode(source: &Source, opts: &ReadOptions) -> Result<Decoded, ReadError>
         if let Some(b) = bar {
             b.finish_and_clear();
         }
+        let mut batches = batches;
+        let ends = decode::batch_ranges(&framing.packets).into_iter().map(|r| r.end);
+        let _ = source.sched_map.set(ends.zip(batches.iter_mut().map(|b| b.sched_tids.take())).collect());
         let _ = source.framing.set(framing);
         batches
     };
@@ -126,7 +129,8 @@ pub fn sched_for_threads(source: &Source, tids: &[i32]) -> Result<Vec<SchedRecor
     if source.container == Container::SystraceText || tids.is_empty() {
         return Ok(Vec::new());
     }
-    Ok(sched::collect(source.data(), source.framing.get(), tids, &|offset| source.release_before(offset)))
+    let first_pass = source.framing.get().zip(source.sched_map.get().map(Vec::as_slice));
+    Ok(sched::collect(source.data(), first_pass, tids, &|offset| source.release_before(offset)))
 }
 
 /// A progress bar on stderr, only when it is a terminal.

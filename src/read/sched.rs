@@ -20,20 +20,44 @@ const WINDOW_PACKETS: usize = 64 * 1024;
 
 /// `done_before(offset)` is called as the scan moves past each window so a
 /// memory-mapped caller can keep its resident set small (see `Source::release_before`).
-/// `framing` is the first pass's framing of `data`, when it has one.
-pub fn collect(data: &[u8], framing: Option<&framing::Framing>, tids: &[i32], done_before: &dyn Fn(usize)) -> Vec<SchedRecord> {
+/// `first_pass` is the first pass's framing of `data` and its per-batch
+/// scheduler tids (see `Source::sched_map`), when it has them: then only
+/// the batches that name a wanted thread (or that must be scanned) are read.
+pub fn collect(
+    data: &[u8],
+    first_pass: Option<(&framing::Framing, &[(usize, Option<Vec<i32>>)])>,
+    tids: &[i32],
+    done_before: &dyn Fn(usize),
+) -> Vec<SchedRecord> {
     let wanted: FxHashSet<i32> = tids.iter().copied().collect();
     let own;
-    let framing = match framing {
-        Some(f) => f,
+    let framing = match first_pass {
+        Some((f, _)) => f,
         None => {
             own = framing::frame_releasing(data, done_before);
             &own
         }
     };
+    let kept;
+    let packets: &[(usize, usize)] = match first_pass {
+        Some((_, map)) if map.last().is_some_and(|b| b.0 == framing.packets.len()) => {
+            let mut v = Vec::new();
+            let mut start = 0;
+            for (end, names) in map {
+                let end = (*end).min(framing.packets.len());
+                if names.as_ref().is_none_or(|t| t.iter().any(|t| wanted.contains(t))) {
+                    v.extend_from_slice(&framing.packets[start.min(end)..end]);
+                }
+                start = end;
+            }
+            kept = v;
+            &kept
+        }
+        _ => &framing.packets,
+    };
     let budget = InflateBudget::for_input(data.len());
     let mut out: Vec<SchedRecord> = Vec::new();
-    for window in framing.packets.chunks(WINDOW_PACKETS) {
+    for window in packets.chunks(WINDOW_PACKETS) {
         let found: Vec<SchedRecord> = window
             .par_chunks(1024)
             .flat_map_iter(|chunk| {
