@@ -60,7 +60,9 @@ impl InflateBudget {
 }
 
 /// Batches decoded together before the mapped pages behind them are released.
-const WINDOW_BATCHES: usize = 16;
+/// 8 batches of 4 MB: enough to keep every core busy, and at most 32 MB of
+/// the mapped file resident at a time.
+const WINDOW_BATCHES: usize = 8;
 
 /// Decode all packets of `data` in parallel. Returns batches in file order.
 /// `done_before(offset)` is called as the decode moves past each window, so

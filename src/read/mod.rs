@@ -81,6 +81,9 @@ pub fn decode(source: &Source, opts: &ReadOptions) -> Result<Decoded, ReadError>
         vec![systrace::decode(data)]
     } else {
         let framing = framing::frame_releasing(data, &|offset| source.release_before(offset));
+        // The decode faults the pages in again window by window: the tail the
+        // framing left mapped would only add to the resident set.
+        source.release_before(data.len());
         if framing.packets.is_empty() {
             let why = framing.stop_reason.unwrap_or_else(|| "it contains no packets".to_string());
             return Err(ReadError::NotATrace { path: source.path.clone(), why });

@@ -15,8 +15,10 @@ use super::wire::{Fields, Value};
 use super::compact_sched::{CompactSched, Want};
 use super::records::SchedRecord;
 
-/// Packets scanned in parallel before the mapped pages behind them are released.
+/// Packets scanned in parallel before the mapped pages behind them are
+/// released: at most this many, spanning at most [`WINDOW_BYTES`].
 const WINDOW_PACKETS: usize = 64 * 1024;
+const WINDOW_BYTES: usize = 32 << 20;
 
 /// `done_before(offset)` is called as the scan moves past each window so a
 /// memory-mapped caller can keep its resident set small (see `Source::release_before`).
@@ -57,7 +59,12 @@ pub fn collect(
     };
     let budget = InflateBudget::for_input(data.len());
     let mut out: Vec<SchedRecord> = Vec::new();
-    for window in packets.chunks(WINDOW_PACKETS) {
+    let mut rest = packets;
+    while !rest.is_empty() {
+        let first = rest[0].0;
+        let n = rest[..rest.len().min(WINDOW_PACKETS)].partition_point(|p| p.1 - first <= WINDOW_BYTES).max(1);
+        let (window, tail) = rest.split_at(n);
+        rest = tail;
         let found: Vec<SchedRecord> = window
             .par_chunks(1024)
             .flat_map_iter(|chunk| {
