@@ -222,14 +222,21 @@ fn phases(path: &Path, mb: f64) -> Res<()> {
     let t = Instant::now();
     let frames = fpsan::frames::analyze(&trace, &analysis::Options::default().frames);
     let t_frames = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let opts = analysis::Options::default();
+    let df = fpsan::metrics::frames_table(&trace, &frames, &opts.filter)?;
+    let t_table = t.elapsed().as_secs_f64();
+    let apps = fpsan::metrics::summarize(&df, &frames.why, &opts.metrics)?;
+    let t_summary = t.elapsed().as_secs_f64() - t_table;
     println!(
-        "phases   framing {t_frame:.3} s ({:.0} MB/s), decode {t_decode:.3} s ({:.0} MB/s), build {t_build:.3} s, frame threads {t_select:.3} s, sched pass {t_sched:.3} s ({:.0} MB/s), frames {t_frames:.3} s; {} slices, {} sched events kept, {} frames",
+        "phases   framing {t_frame:.3} s ({:.0} MB/s), decode {t_decode:.3} s ({:.0} MB/s), build {t_build:.3} s, frame threads {t_select:.3} s, sched pass {t_sched:.3} s ({:.0} MB/s), frames {t_frames:.3} s, frames table {t_table:.3} s, summaries {t_summary:.3} s; {} slices, {} sched events kept, {} frames, {} apps",
         mb / t_frame,
         mb / t_decode,
         mb / t_sched,
         trace.slices.len(),
         trace.sched.len(),
-        frames.rows.len()
+        frames.rows.len(),
+        apps.len()
     );
     Ok(())
 }

@@ -69,6 +69,8 @@ fn unit_median(deltas: &[Option<i64>], tol: f64) -> Option<i64> {
 pub struct PeriodSeries {
     pub ts: Vec<i64>,
     pub period: Vec<Option<i64>>,
+    /// Indices of the samples that have a period, ascending.
+    with_period: Vec<usize>,
 }
 
 impl PeriodSeries {
@@ -118,45 +120,37 @@ impl PeriodSeries {
             };
             period.push(p);
         }
-        PeriodSeries { ts, period }
+        let with_period = (0..n).filter(|&i| period[i].is_some()).collect();
+        PeriodSeries { ts, period, with_period }
     }
 
     /// The period at the sample nearest to `t` that has one, if that sample is
     /// within `max_dist` of `t`.
     pub fn at(&self, t: i64, max_dist: i64) -> Option<i64> {
-        if self.ts.is_empty() {
+        // The nearest sample with a period on each side of `t` (two binary
+        // searches); the earlier one wins a tie. Walking outwards from `t`
+        // nearest first would reach the same sample, or a sample further
+        // than `max_dist` before it.
+        let i = self.ts.partition_point(|&x| x <= t);
+        let k = self.with_period.partition_point(|&j| j < i);
+        let before = k.checked_sub(1).map(|k| self.with_period[k]);
+        let after = self.with_period.get(k).copied();
+        let pick = match (before, after) {
+            (None, None) => return None,
+            (Some(a), None) => a,
+            (None, Some(b)) => b,
+            (Some(a), Some(b)) => {
+                if t - self.ts[a] <= self.ts[b] - t {
+                    a
+                } else {
+                    b
+                }
+            }
+        };
+        if (self.ts[pick] - t).abs() > max_dist {
             return None;
         }
-        let i = self.ts.partition_point(|&x| x <= t);
-        // Walk outwards from the split point, nearest first.
-        let (mut lo, mut hi) = (i as isize - 1, i);
-        loop {
-            let l = (lo >= 0).then_some(lo as usize);
-            let h = (hi < self.ts.len()).then_some(hi);
-            let pick = match (l, h) {
-                (None, None) => return None,
-                (Some(a), None) => a,
-                (None, Some(b)) => b,
-                (Some(a), Some(b)) => {
-                    if t - self.ts[a] <= self.ts[b] - t {
-                        a
-                    } else {
-                        b
-                    }
-                }
-            };
-            if (self.ts[pick] - t).abs() > max_dist {
-                return None;
-            }
-            if let Some(p) = self.period[pick] {
-                return Some(p);
-            }
-            if Some(pick) == l {
-                lo -= 1;
-            } else {
-                hi += 1;
-            }
-        }
+        self.period[pick]
     }
 }
 
@@ -186,6 +180,74 @@ mod tests {
         let ts: Vec<i64> = grid(0, 1e9 / 60.0, 30).into_iter().enumerate().filter(|(k, _)| k % 3 != 2).map(|x| x.1).collect();
         let s = PeriodSeries::new(ts, 0.01);
         assert!(s.period.iter().all(|p| *p == Some(P60)));
+    }
+
+    /// The outward walk `at` used to do, as the reference.
+    fn at_by_walking(s: &PeriodSeries, t: i64, max_dist: i64) -> Option<i64> {
+        if s.ts.is_empty() {
+            return None;
+        }
+        let i = s.ts.partition_point(|&x| x <= t);
+        let (mut lo, mut hi) = (i as isize - 1, i);
+        loop {
+            let l = (lo >= 0).then_some(lo as usize);
+            let h = (hi < s.ts.len()).then_some(hi);
+            let pick = match (l, h) {
+                (None, None) => return None,
+                (Some(a), None) => a,
+                (None, Some(b)) => b,
+                (Some(a), Some(b)) => {
+                    if t - s.ts[a] <= s.ts[b] - t {
+                        a
+                    } else {
+                        b
+                    }
+                }
+            };
+            if (s.ts[pick] - t).abs() > max_dist {
+                return None;
+            }
+            if let Some(p) = s.period[pick] {
+                return Some(p);
+            }
+            if Some(pick) == l {
+                lo -= 1;
+            } else {
+                hi += 1;
+            }
+        }
+    }
+
+    #[test]
+    fn lookup_matches_the_outward_walk() {
+        // Series with gaps (no period around them), rate switches and
+        // duplicates; probes before, inside, between and after the samples.
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        for _ in 0..200 {
+            let mut ts = Vec::new();
+            let mut t = next(1_000_000_000) as i64;
+            for _ in 0..next(60) {
+                t += match next(10) {
+                    0 => 2_000_000_000,
+                    1 => 0,
+                    2..=4 => P60,
+                    _ => 8_333_333 + next(200_000) as i64,
+                };
+                ts.push(t);
+            }
+            let s = PeriodSeries::new(ts, if next(2) == 0 { 0.01 } else { 0.08 });
+            for _ in 0..50 {
+                let probe = next(t.max(1) as u64 + 3_000_000_000) as i64 - 500_000_000;
+                let dist = [0, 1_000_000, 500_000_000, i64::MAX][next(4) as usize];
+                assert_eq!(s.at(probe, dist), at_by_walking(&s, probe, dist), "t {probe} max {dist}");
+            }
+        }
     }
 
     #[test]

@@ -23,7 +23,7 @@ mod tracks;
 
 pub use slices::MAX_SLICE_DEPTH;
 
-use crate::model::{SchedEvent, Trace, TraceMeta};
+use crate::model::{DataLoss, SchedEvent, Trace, TraceMeta};
 use crate::read::records::SchedRecord;
 use crate::read::Decoded;
 
@@ -63,16 +63,29 @@ pub fn import(decoded: Decoded) -> Trace {
     atrace::ops(&mut batches, valid_from, &mut id, &mut tracks, &mut meta, &mut ops);
     track_event::TrackEventImporter { descriptors: &descriptors, clocks: &mut clocks, id: &mut id, tracks: &mut tracks }
         .run(track_events, &mut meta, &mut ops);
-    let (slices, too_deep) = slices::build(ops.slices, &mut meta.data_loss, &mut meta.cut_at_start);
+    // The slice tracker touches nothing the rest reads: it runs beside the
+    // counters, kernel names and FrameTimeline (its data-loss count and
+    // warning are merged back where the sequential order had them).
+    let warnings_before = meta.warnings.len();
+    let (mut slice_loss, mut cut_at_start) = (DataLoss::default(), 0);
+    let ((slices, too_deep), (counters, frame_timeline)) = rayon::join(
+        || slices::build(ops.slices, &mut slice_loss, &mut cut_at_start),
+        || {
+            let counters = counters::build(ops.counters);
+            id.name_from_kernel(&batches);
+            (counters, timeline::build(&batches, &mut id, &mut meta, &mut clocks))
+        },
+    );
+    meta.data_loss.unmatched_ends += slice_loss.unmatched_ends;
+    meta.cut_at_start += cut_at_start;
     if too_deep > 0 {
-        meta.warnings.push(format!(
-            "{too_deep} slices nested deeper than {MAX_SLICE_DEPTH} levels on one thread or track were dropped (unmatched B events?)"
-        ));
+        meta.warnings.insert(
+            warnings_before,
+            format!(
+                "{too_deep} slices nested deeper than {MAX_SLICE_DEPTH} levels on one thread or track were dropped (unmatched B events?)"
+            ),
+        );
     }
-    let counters = counters::build(ops.counters);
-    id.name_from_kernel(&batches);
-
-    let frame_timeline = timeline::build(&batches, &mut id, &mut meta, &mut clocks);
     if clocks.unconvertible > 0 {
         meta.warnings.push(format!(
             "{} timestamps were in a clock no clock snapshot relates to BOOTTIME and were skipped",

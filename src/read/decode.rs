@@ -60,7 +60,9 @@ impl InflateBudget {
 }
 
 /// Batches decoded together before the mapped pages behind them are released.
-const WINDOW_BATCHES: usize = 16;
+/// 8 batches of 4 MB: enough to keep every core busy, and at most 32 MB of
+/// the mapped file resident at a time.
+const WINDOW_BATCHES: usize = 8;
 
 /// Decode all packets of `data` in parallel. Returns batches in file order.
 /// `done_before(offset)` is called as the decode moves past each window, so
@@ -99,7 +101,8 @@ pub fn decode_all(
     out
 }
 
-fn batch_ranges(packets: &[(usize, usize)]) -> Vec<std::ops::Range<usize>> {
+/// The packets of each batch [`decode_all`] makes, in order.
+pub(crate) fn batch_ranges(packets: &[(usize, usize)]) -> Vec<std::ops::Range<usize>> {
     let mut out = Vec::new();
     let mut start = 0;
     let mut bytes = 0;
@@ -129,17 +132,49 @@ pub struct Ctx {
     pub comm_seen: Box<[i32; COMM_CACHE]>,
     /// Shared by every batch of the trace (see [`InflateBudget`]).
     pub inflate_budget: std::sync::Arc<InflateBudget>,
+    /// Direct-mapped cache of the tids already in `sched_tids` (as
+    /// `tid as u32 + 1`, 0 = empty), so a tid costs one array probe.
+    sched_seen: Box<[u64; COMM_CACHE]>,
+    sched_tids: Vec<i32>,
+    /// Something the scheduler pass may read differently was seen.
+    pub sched_unknown: bool,
 }
 
 impl Ctx {
     pub fn new(batch_index: u64) -> Ctx {
-        Ctx { batch: Batch::default(), interner: Interner::default(), next_order: batch_index << 40, comm_seen: Box::new([0; COMM_CACHE]), inflate_budget: InflateBudget::unlimited() }
+        Ctx {
+            batch: Batch::default(),
+            interner: Interner::default(),
+            next_order: batch_index << 40,
+            comm_seen: Box::new([0; COMM_CACHE]),
+            inflate_budget: InflateBudget::unlimited(),
+            sched_seen: Box::new([0; COMM_CACHE]),
+            sched_tids: Vec::new(),
+            sched_unknown: false,
+        }
     }
 
     /// The decoded batch, with the interner's statistics.
     pub fn finish(mut self) -> Batch {
         self.batch.names_truncated = self.interner.truncated;
+        if !self.sched_unknown && self.batch.malformed_packets == 0 {
+            let mut tids = std::mem::take(&mut self.sched_tids);
+            tids.sort_unstable();
+            tids.dedup();
+            self.batch.sched_tids = Some(tids);
+        }
         self.batch
+    }
+
+    /// A tid a scheduler event of this batch names (see `Batch::sched_tids`).
+    #[inline]
+    pub fn sched_tid(&mut self, tid: i32) {
+        let key = u64::from(tid as u32) + 1;
+        let slot = &mut self.sched_seen[tid as u32 as usize % COMM_CACHE];
+        if *slot != key {
+            *slot = key;
+            self.sched_tids.push(tid);
+        }
     }
 
     #[inline]
@@ -160,6 +195,9 @@ impl Ctx {
         let mut defaults: Option<&[u8]> = None;
         let mut interned: Option<&[u8]> = None;
         let mut payload: Option<(u32, &[u8])> = None;
+        // Ftrace bundles and compressed batches: the scheduler pass reads
+        // every one of them, this pass only the packet's last payload.
+        let mut sched_fields = 0u32;
         for field in Fields::new(buf) {
             let (num, value) = match field {
                 Ok(f) => f,
@@ -179,12 +217,16 @@ impl Ctx {
                 59 => defaults = Some(value.bytes()),
                 12 => interned = Some(value.bytes()),
                 1 | 76 | 50 | 133 | 2 | 9 | 6 | 11 | 60 | 45 | 35 | 34 | 69 => {
+                    sched_fields += u32::from(matches!(num, 1 | 50 | 133));
                     if let Value::Bytes(b) = value {
                         payload = Some((num, b));
                     }
                 }
                 _ => {}
             }
+        }
+        if sched_fields > 1 || (sched_fields == 1 && !matches!(payload, Some((1 | 50 | 133, _)))) {
+            self.sched_unknown = true;
         }
         // Every sequence's first packet says "previous packet dropped"; only a
         // later one means data was lost (trace_processor ignores the first).

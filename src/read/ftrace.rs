@@ -98,11 +98,18 @@ fn event(ctx: &mut Ctx, e: &[u8]) -> Option<i64> {
     let mut ts: i64 = 0;
     let mut pid: i32 = 0;
     let mut payload: Option<(u32, &[u8])> = None;
+    // The payload the scheduler pass takes: the last scheduler one.
+    let mut sched_payload: Option<(u32, &[u8])> = None;
     for f in Fields::new(e) {
         match f {
             Ok((1, v)) => ts = v.as_i64(),
             Ok((2, v)) => pid = v.as_i32(),
-            Ok((num, Value::Bytes(p))) if num >= 3 => payload = Some((num, p)),
+            Ok((num, Value::Bytes(p))) if num >= 3 => {
+                payload = Some((num, p));
+                if matches!(num, ev::SCHED_SWITCH | ev::SCHED_WAKING | ev::SCHED_WAKEUP | ev::SCHED_WAKEUP_NEW) {
+                    sched_payload = payload;
+                }
+            }
             Ok(_) => {}
             Err(err) => {
                 ctx.malformed(format!("malformed ftrace event: {err}"));
@@ -112,6 +119,9 @@ fn event(ctx: &mut Ctx, e: &[u8]) -> Option<i64> {
     }
     ctx.batch.ftrace_events += 1;
     ctx.batch.see_ts(ts);
+    if sched_payload.is_some() && sched_payload != payload {
+        ctx.sched_unknown = true;
+    }
     let Some((num, p)) = payload else { return Some(ts) };
     match num {
         ev::PRINT => {
@@ -124,15 +134,18 @@ fn event(ctx: &mut Ctx, e: &[u8]) -> Option<i64> {
         ev::SCHED_SWITCH => {
             ctx.batch.sched_events += 1;
             // Only the incoming thread's comm: the outgoing one came in earlier.
-            let (mut next_pid, mut next_comm) = (0, &[][..]);
+            let (mut prev_pid, mut next_pid, mut next_comm) = (0, 0, &[][..]);
             let mut fields = Fields::new(p);
             while let Some(Ok((num, v))) = fields.next() {
                 match num {
+                    2 => prev_pid = v.as_i32(),
                     5 => next_comm = v.bytes(),
                     6 => next_pid = v.as_i32(),
                     _ => {}
                 }
             }
+            ctx.sched_tid(prev_pid);
+            ctx.sched_tid(next_pid);
             comm(ctx, ts, next_pid, next_comm);
         }
         ev::SCHED_WAKING | ev::SCHED_WAKEUP | ev::SCHED_WAKEUP_NEW => {
@@ -146,6 +159,7 @@ fn event(ctx: &mut Ctx, e: &[u8]) -> Option<i64> {
                     _ => {}
                 }
             }
+            ctx.sched_tid(wpid);
             comm(ctx, ts, wpid, wcomm);
         }
         ev::TASK_NEWTASK => {
@@ -339,6 +353,9 @@ fn compact_column<'a>(
         first = Some(first.map_or(t, |f: i64| f.min(t)));
         last = Some(t);
         n += 1;
+        if let Some(pid) = pid {
+            ctx.sched_tid(pid);
+        }
         if let (Some(pid), Some(name)) = (pid, name) {
             comm(ctx, t, pid, name);
         }

@@ -93,6 +93,9 @@ pub fn decode(source: &Source, opts: &ReadOptions) -> Result<Decoded, ReadError>
         text.batches
     } else {
         let framing = framing::frame_releasing(data, &|offset| source.release_before(offset));
+        // The decode faults the pages in again window by window: the tail the
+        // framing left mapped would only add to the resident set.
+        source.release_before(data.len());
         if framing.packets.is_empty() {
             let why = framing.stop_reason.unwrap_or_else(|| "it contains no packets".to_string());
             return Err(ReadError::NotATrace { path: source.path.clone(), why });
@@ -126,6 +129,10 @@ pub fn decode(source: &Source, opts: &ReadOptions) -> Result<Decoded, ReadError>
         if let Some(b) = bar {
             b.finish_and_clear();
         }
+        let mut batches = batches;
+        let ends = decode::batch_ranges(&framing.packets).into_iter().map(|r| r.end);
+        let _ = source.sched_map.set(ends.zip(batches.iter_mut().map(|b| b.sched_tids.take())).collect());
+        let _ = source.framing.set(framing);
         batches
     };
     Ok(Decoded { batches, source: meta })
@@ -141,7 +148,8 @@ pub fn sched_for_threads(source: &Source, tids: &[i32]) -> Result<Vec<SchedRecor
         let release = |offset| source.release_before(offset);
         return Ok(systrace::sched_for_threads(source.data(), tids, source::inflate_limit(source.file_size), &release));
     }
-    Ok(sched::collect(source.data(), tids, &|offset| source.release_before(offset)))
+    let first_pass = source.framing.get().zip(source.sched_map.get().map(Vec::as_slice));
+    Ok(sched::collect(source.data(), first_pass, tids, &|offset| source.release_before(offset)))
 }
 
 /// A progress bar on stderr, only when it is a terminal.

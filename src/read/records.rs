@@ -181,6 +181,11 @@ pub struct Batch {
     pub malformed_packets: u64,
     /// Names cut to [`MAX_NAME_BYTES`].
     pub names_truncated: u64,
+    /// Every tid the scheduler pass could report from this batch's packets
+    /// (sorted, deduplicated), or `None` when the batch has damage or
+    /// packets the two passes might read differently, so the scheduler pass
+    /// must scan it whatever it looks for.
+    pub sched_tids: Option<Vec<i32>>,
 }
 
 impl Batch {

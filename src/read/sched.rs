@@ -15,17 +15,56 @@ use super::wire::{Fields, Value};
 use super::compact_sched::{CompactSched, Want};
 use super::records::SchedRecord;
 
-/// Packets scanned in parallel before the mapped pages behind them are released.
+/// Packets scanned in parallel before the mapped pages behind them are
+/// released: at most this many, spanning at most [`WINDOW_BYTES`].
 const WINDOW_PACKETS: usize = 64 * 1024;
+const WINDOW_BYTES: usize = 32 << 20;
 
 /// `done_before(offset)` is called as the scan moves past each window so a
 /// memory-mapped caller can keep its resident set small (see `Source::release_before`).
-pub fn collect(data: &[u8], tids: &[i32], done_before: &dyn Fn(usize)) -> Vec<SchedRecord> {
+/// `first_pass` is the first pass's framing of `data` and its per-batch
+/// scheduler tids (see `Source::sched_map`), when it has them: then only
+/// the batches that name a wanted thread (or that must be scanned) are read.
+pub fn collect(
+    data: &[u8],
+    first_pass: Option<(&framing::Framing, &[(usize, Option<Vec<i32>>)])>,
+    tids: &[i32],
+    done_before: &dyn Fn(usize),
+) -> Vec<SchedRecord> {
     let wanted: FxHashSet<i32> = tids.iter().copied().collect();
-    let framing = framing::frame_releasing(data, done_before);
+    let own;
+    let framing = match first_pass {
+        Some((f, _)) => f,
+        None => {
+            own = framing::frame_releasing(data, done_before);
+            &own
+        }
+    };
+    let kept;
+    let packets: &[(usize, usize)] = match first_pass {
+        Some((_, map)) if map.last().is_some_and(|b| b.0 == framing.packets.len()) => {
+            let mut v = Vec::new();
+            let mut start = 0;
+            for (end, names) in map {
+                let end = (*end).min(framing.packets.len());
+                if names.as_ref().is_none_or(|t| t.iter().any(|t| wanted.contains(t))) {
+                    v.extend_from_slice(&framing.packets[start.min(end)..end]);
+                }
+                start = end;
+            }
+            kept = v;
+            &kept
+        }
+        _ => &framing.packets,
+    };
     let budget = InflateBudget::for_input(data.len());
     let mut out: Vec<SchedRecord> = Vec::new();
-    for window in framing.packets.chunks(WINDOW_PACKETS) {
+    let mut rest = packets;
+    while !rest.is_empty() {
+        let first = rest[0].0;
+        let n = rest[..rest.len().min(WINDOW_PACKETS)].partition_point(|p| p.1 - first <= WINDOW_BYTES).max(1);
+        let (window, tail) = rest.split_at(n);
+        rest = tail;
         let found: Vec<SchedRecord> = window
             .par_chunks(1024)
             .flat_map_iter(|chunk| {

@@ -61,6 +61,14 @@ pub struct Source {
     /// bytes that inflated are analysed, with a warning.
     pub compressed_truncated: bool,
     bytes: Bytes,
+    /// The top-level packets, kept by the first pass (`read::decode`) so
+    /// the scheduler pass does not frame the whole file again.
+    pub(crate) framing: std::sync::OnceLock<super::framing::Framing>,
+    /// Per batch of the first pass, in order: the end of its packet range
+    /// (an index into `framing.packets`) and the tids its scheduler events
+    /// name (`None`: must be scanned), so the scheduler pass skips the
+    /// batches without any thread it looks for.
+    pub(crate) sched_map: std::sync::OnceLock<Vec<(usize, Option<Vec<i32>>)>>,
 }
 
 impl Source {
@@ -100,7 +108,15 @@ impl Source {
         } else {
             (Container::Plain, (Bytes::Mapped(map), false))
         };
-        let mut source = Source { path: path.to_path_buf(), file_size, container, compressed_truncated, bytes };
+        let mut source = Source {
+            path: path.to_path_buf(),
+            file_size,
+            container,
+            compressed_truncated,
+            bytes,
+            framing: Default::default(),
+            sched_map: Default::default(),
+        };
         source.container = sniff(&source)?;
         Ok(source)
     }
@@ -113,7 +129,7 @@ impl Source {
         }
         let file_size = data.len() as u64;
         let mut source =
-            Source { path, file_size, container: Container::Plain, compressed_truncated: false, bytes: Bytes::Owned(data) };
+            Source { path, file_size, container: Container::Plain, compressed_truncated: false, bytes: Bytes::Owned(data), framing: Default::default(), sched_map: Default::default() };
         let limit = inflate_limit(file_size);
         if source.data().starts_with(&[0x1f, 0x8b]) {
             let (inflated, cut) = inflate(&source.path, flate2::read::MultiGzDecoder::new(source.data()), limit)?;

@@ -91,3 +91,27 @@ fn every_frame_matches_its_own_recording() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(stderr.matches(&warning).count(), 1, "{stderr}");
 }
+
+/// The scheduler pass skips the batches whose scheduler events name none of
+/// the threads it looks for (from the first pass's per-batch tids): it must
+/// find exactly what a full scan of a fresh source finds.
+#[test]
+fn scheduler_pass_skipping_batches_finds_what_a_full_scan_finds() {
+    use fpsan::read::{self, Source};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let repeated = dir.path().join("repeated.pftrace");
+    scenarios::repeated_recording(&mut std::fs::File::create(&repeated).expect("create"), 40).expect("generate");
+    let busy = dir.path().join("busy.pftrace");
+    scenarios::busy_phone(&mut std::fs::File::create(&busy).expect("create"), 12 << 20).expect("generate");
+    for path in [repeated, busy, crate::util::testdata("demo.pftrace")] {
+        let (source, trace) = analysis::open(&path, &ReadOptions::default()).expect("open");
+        let fresh = Source::open(&path).expect("open");
+        let frame_threads = fpsan::frames::frame_threads(&trace);
+        for tids in [frame_threads.clone(), vec![0], vec![1100, 1003], vec![99_999], vec![REPEAT_PID, 5001, 5021, 1010]] {
+            let skipping = read::sched_for_threads(&source, &tids).expect("sched");
+            let full = read::sched_for_threads(&fresh, &tids).expect("sched");
+            assert_eq!(skipping, full, "{} {tids:?}", path.display());
+        }
+        assert!(!read::sched_for_threads(&fresh, &frame_threads).expect("sched").is_empty() || path.ends_with("busy.pftrace"));
+    }
+}
