@@ -31,6 +31,7 @@ pub(crate) fn trace_json(report: &Report) -> Value {
         "atrace_malformed": m.atrace_malformed,
         "sched_events": m.sched_events,
         "data_loss": m.data_loss,
+        "cut_at_start": m.cut_at_start,
         "android": m.android,
     })
 }

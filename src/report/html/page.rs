@@ -123,6 +123,12 @@ fn trace_quality(report: &Report) -> Vec<Field> {
             fmt_pairs(loss.iter().map(|(k, v)| (k, count(*v))))
         },
     ));
+    if m.cut_at_start > 0 {
+        quality.push(field(
+            "slice ends before their thread's first begin",
+            format!("{} (the trace starts mid-slice; not data loss)", count(m.cut_at_start)),
+        ));
+    }
     for f in quality.iter_mut() {
         if f.value.is_empty() {
             f.value = NONE.into();

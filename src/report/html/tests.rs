@@ -22,6 +22,7 @@ fn small() -> Analysed {
     trace.meta.android.build_fingerprint = Some("google/tokay/tokay:15/AP4A/123:user/release-keys".into());
     trace.meta.data_sources = vec!["ftrace".into(), "atrace".into()];
     trace.meta.data_loss.chunks_discarded = 1234;
+    trace.meta.cut_at_start = 3;
     let mut rows: Vec<_> = [5, 5, 60, 5]
         .iter()
         .enumerate()
@@ -153,6 +154,7 @@ fn numbers_for_people() {
     let q: Vec<(&str, &str)> = p.quality.iter().map(|f| (f.label.as_str(), f.value.as_str())).collect();
     assert!(q.contains(&("data sources", "ftrace, atrace")), "{q:?}");
     assert!(q.contains(&("data loss", "chunks_discarded 1,234")), "{q:?}");
+    assert!(q.contains(&("slice ends before their thread's first begin", "3 (the trace starts mid-slice; not data loss)")), "{q:?}");
     assert!(q.contains(&("vsync sources (all frames)", "–")), "{q:?}");
 }
 
