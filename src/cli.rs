@@ -241,7 +241,7 @@ fn read_failure(e: ReadError) -> anyhow::Error {
         ReadError::Io { .. } => "check the path",
         ReadError::IsDirectory { .. } => "give the trace file inside it",
         ReadError::Empty { .. } | ReadError::NotATrace { .. } => {
-            "give a Perfetto trace (.pftrace, .perfetto-trace), e.g. one recorded with `fpsan capture --app PKG`"
+            "give a Perfetto trace (.pftrace, .perfetto-trace) or a systrace capture (.html, .txt, .ctrace), e.g. one recorded with `fpsan capture --app PKG`"
         }
         ReadError::Corrupt { .. } => "the file is damaged; record the trace again",
     };

@@ -498,7 +498,7 @@ fn cli_unusable_inputs_exit_1_with_one_line() {
     let have_fifo = Command::new("mkfifo").arg(&fifo).status().is_ok_and(|s| s.success());
     let missing = dir.path().join("missing.pftrace");
     let not_a_trace_hint =
-        "; give a Perfetto trace (.pftrace, .perfetto-trace), e.g. one recorded with `fpsan capture --app PKG`";
+        "; give a Perfetto trace (.pftrace, .perfetto-trace) or a systrace capture (.html, .txt, .ctrace), e.g. one recorded with `fpsan capture --app PKG`";
     let mut cases: Vec<(&Path, String)> = vec![
         (&empty, format!("{} is empty{not_a_trace_hint}", empty.display())),
         (dir.path(), format!("{} is a directory, not a trace file; give the trace file inside it", dir.path().display())),

@@ -244,3 +244,22 @@ fn ends_before_first_begin(text: &str) -> u64 {
     }
     cut
 }
+
+#[test]
+fn unreadable_legacy_captures_get_one_clear_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cases: [(&str, &[u8], &str); 3] = [
+        ("page.html", b"<!DOCTYPE html><html><body>hello</body></html>\n", "the HTML file holds no systrace data blocks"),
+        ("bad.ctrace", b"TRACE:\n\x78\x9c\x01\x02garbage", "the compressed trace is damaged ("),
+        ("header-only.txt", b"# tracer: nop\n#\n", "no trace events found"),
+    ];
+    for (name, bytes, why) in cases {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).expect("write");
+        let out = fpsan().arg("info").arg(&path).output().expect("run");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{name}: {err}");
+        assert_eq!(err.lines().count(), 1, "{name}: {err}");
+        assert!(err.contains(why), "{name}: {err}");
+    }
+}

@@ -77,7 +77,8 @@ impl fmt::Display for UnpackError {
             UnpackError::NoTraceData { found } => {
                 write!(f, "the HTML file holds no ftrace text, only: {}", found.join("; "))
             }
-            UnpackError::Corrupt(why) => write!(f, "the compressed trace is damaged: {why}"),
+            // `why` reads on from "the compressed trace": "is damaged (…)", "ends early".
+            UnpackError::Corrupt(why) => write!(f, "the compressed trace {why}"),
             UnpackError::TooLarge { limit } => {
                 write!(f, "the trace inflates past {} MiB; refusing (decompression bomb?)", limit >> 20)
             }
@@ -285,7 +286,7 @@ pub(super) fn inflate_gzip(input: &[u8], max: u64, warnings: &mut Vec<String>) -
     }
     match result {
         Ok(_) => Ok(out),
-        Err(e) if out.is_empty() => Err(UnpackError::Corrupt(e.to_string())),
+        Err(e) if out.is_empty() => Err(UnpackError::Corrupt(format!("is damaged ({e})"))),
         Err(e) => {
             keep_whole_lines(&mut out);
             warnings.push(format!(
