@@ -17,6 +17,7 @@
 //! after the work ends.
 
 use super::scenarios::{
+    display_frame,
     XorShift, JANK_APP_DEADLINE_MISSED, JANK_NONE, PREDICTION_VALID, PRESENT_LATE, PRESENT_ON_TIME, SF_APP_TID, SF_PID,
     SF_PROCESS,
 };
@@ -155,18 +156,7 @@ fn frame(b: &mut TraceBuilder, rng: &mut XorShift, f: Frame) -> i64 {
 fn timeline(b: &mut TraceBuilder, f: &Frame, ts: i64, actual_end: i64) {
     let late = actual_end > f.vsync + f.period;
     let dtoken = f.token + 1;
-    let present = f.vsync + f.period * if late { (actual_end - f.vsync) / f.period + 1 } else { 1 };
-    let on_time = ActualFrame {
-        token: dtoken,
-        pid: SF_PID,
-        present_type: PRESENT_ON_TIME,
-        on_time_finish: true,
-        jank_type: JANK_NONE,
-        prediction_type: PREDICTION_VALID,
-        ..Default::default()
-    };
-    b.expected_display_frame(present, Some(present + f.period), dtoken, SF_PID);
-    b.actual_display_frame(present + 100 * US, Some(present + 3 * MS), on_time);
+    display_frame(b, f.vsync, f.period, actual_end, dtoken);
     let layer = format!("{AB_APP}/{}#0", f.scene);
     b.expected_surface_frame(f.vsync, Some(f.vsync + f.period), f.token, dtoken, AB_PID, &layer);
     b.actual_surface_frame(

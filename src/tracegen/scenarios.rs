@@ -176,6 +176,27 @@ pub const PRESENT_ON_TIME: i32 = 1;
 pub const PRESENT_LATE: i32 = 2;
 pub const PREDICTION_VALID: i32 = 1;
 
+/// SurfaceFlinger's display frame (token `display_token`) for an app frame of
+/// vsync `vsync` and interval `period` whose buffer was ready at
+/// `actual_end`: presented, on time for SurfaceFlinger, at the first vsync
+/// boundary after it. Returns the present time.
+pub(crate) fn display_frame(b: &mut TraceBuilder, vsync: i64, period: i64, actual_end: i64, display_token: i64) -> i64 {
+    let late = actual_end > vsync + period;
+    let present = vsync + period * if late { (actual_end - vsync) / period + 1 } else { 1 };
+    b.expected_display_frame(present, Some(present + period), display_token, SF_PID);
+    let on_time = ActualFrame {
+        token: display_token,
+        pid: SF_PID,
+        present_type: PRESENT_ON_TIME,
+        on_time_finish: true,
+        jank_type: JANK_NONE,
+        prediction_type: PREDICTION_VALID,
+        ..Default::default()
+    };
+    b.actual_display_frame(present + 100 * US, Some(present + 3 * MS), on_time);
+    present
+}
+
 /// The frame plan: (first vsync of a scroll, frames, frames with input,
 /// special frames by index within the scroll).
 fn demo_plan() -> Vec<(i64, Plan, bool)> {
@@ -770,21 +791,7 @@ pub fn busy_phone<W: Write>(w: &mut W, target_bytes: u64) -> std::io::Result<u64
                 let dtoken = token;
                 let actual_end = rt1 + 800 * US;
                 let late = actual_end > vsync + budget;
-                let present = vsync + budget * if late { (actual_end - vsync) / budget + 1 } else { 1 };
-                b.expected_display_frame(present, Some(present + budget), dtoken, SF_PID);
-                b.actual_display_frame(
-                    present + 100 * US,
-                    Some(present + 3 * MS),
-                    ActualFrame {
-                        token: dtoken,
-                        pid: SF_PID,
-                        present_type: PRESENT_ON_TIME,
-                        on_time_finish: true,
-                        jank_type: JANK_NONE,
-                        prediction_type: PREDICTION_VALID,
-                        ..Default::default()
-                    },
-                );
+                display_frame(&mut b, vsync, budget, actual_end, dtoken);
                 let layer = format!("{}/{}.MainActivity#0", a.name, a.name);
                 b.expected_surface_frame(vsync, Some(vsync + budget), id, dtoken, pid, &layer);
                 b.actual_surface_frame(
@@ -971,21 +978,7 @@ fn repeated_recording_until<W: Write>(w: &mut W, mut done: impl FnMut(u64, u64) 
             let dtoken = f.token + 1;
             let actual_end = t0 + f.actual_end;
             let late = actual_end > vsync + REPEAT_PERIOD;
-            let present = vsync + REPEAT_PERIOD * if late { (actual_end - vsync) / REPEAT_PERIOD + 1 } else { 1 };
-            b.expected_display_frame(present, Some(present + REPEAT_PERIOD), dtoken, SF_PID);
-            b.actual_display_frame(
-                present + 100 * US,
-                Some(present + 3 * MS),
-                ActualFrame {
-                    token: dtoken,
-                    pid: SF_PID,
-                    present_type: PRESENT_ON_TIME,
-                    on_time_finish: true,
-                    jank_type: JANK_NONE,
-                    prediction_type: PREDICTION_VALID,
-                    ..Default::default()
-                },
-            );
+            display_frame(&mut b, vsync, REPEAT_PERIOD, actual_end, dtoken);
             b.expected_surface_frame(vsync, Some(vsync + REPEAT_PERIOD), f.token, dtoken, pid, &layer);
             b.actual_surface_frame(
                 ts,
