@@ -7,7 +7,6 @@
 use std::io::Read;
 
 use prost::Message;
-use rayon::prelude::*;
 
 use super::framing;
 use super::records::*;
@@ -59,9 +58,12 @@ impl InflateBudget {
     }
 }
 
-/// Batches decoded together before the mapped pages behind them are released.
-/// 8 batches of 4 MB: enough to keep every core busy, and at most 32 MB of
-/// the mapped file resident at a time.
+/// Batches decoded between releases of the mapped pages behind them. The
+/// workers take batches in file order from a shared counter (no barrier
+/// between windows, so a core never idles waiting for the slowest batch of
+/// a window); the pages before the first unfinished batch are released each
+/// time that point moves past another 8 batches of 4 MB, so about 32 MB of
+/// the mapped file are resident at a time.
 const WINDOW_BATCHES: usize = 8;
 
 /// Decode all packets of `data` in parallel. Returns batches in file order.
@@ -71,34 +73,57 @@ pub fn decode_all(
     data: &[u8],
     framing: &framing::Framing,
     on_progress: &(dyn Fn(u64) + Sync),
-    done_before: &dyn Fn(usize),
+    done_before: &(dyn Fn(usize) + Sync),
 ) -> Vec<Batch> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Mutex, OnceLock};
     let chunks = batch_ranges(&framing.packets);
     let budget = InflateBudget::for_input(data.len());
-    let mut out = Vec::with_capacity(chunks.len());
-    for (w, window) in chunks.chunks(WINDOW_BATCHES).enumerate() {
-        let decoded: Vec<Batch> = window
-            .par_iter()
-            .enumerate()
-            .map(|(i, range)| {
-                let packets = &framing.packets[range.clone()];
-                let mut ctx = Ctx::new((w * WINDOW_BATCHES + i) as u64);
-                ctx.inflate_budget = budget.clone();
-                for &(s, e) in packets {
-                    ctx.packet(&data[s..e], 0);
-                }
-                if let (Some(first), Some(last)) = (packets.first(), packets.last()) {
-                    on_progress((last.1 - first.0) as u64);
-                }
-                ctx.finish()
-            })
-            .collect();
-        out.extend(decoded);
-        if let Some(end) = window.last().and_then(|r| framing.packets.get(r.end - 1)) {
-            done_before(end.1);
+    let n = chunks.len();
+    let slots: Vec<OnceLock<Batch>> = (0..n).map(|_| OnceLock::new()).collect();
+    let next = AtomicUsize::new(0);
+    // (finished flags, first unfinished batch, windows released)
+    let progress = Mutex::new((vec![false; n], 0usize, 0usize));
+    let decode_one = |i: usize| {
+        let range = chunks[i].clone();
+        let packets = &framing.packets[range];
+        let mut ctx = Ctx::new(i as u64);
+        ctx.inflate_budget = budget.clone();
+        for &(s, e) in packets {
+            ctx.packet(&data[s..e], 0);
         }
-    }
-    out
+        if let (Some(first), Some(last)) = (packets.first(), packets.last()) {
+            on_progress((last.1 - first.0) as u64);
+        }
+        ctx.finish()
+    };
+    let work = || loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        if i >= n {
+            break;
+        }
+        let batch = decode_one(i);
+        let _ = slots[i].set(batch);
+        let mut p = progress.lock().unwrap_or_else(|e| e.into_inner());
+        let (done, prefix, released) = &mut *p;
+        done[i] = true;
+        while *prefix < n && done[*prefix] {
+            *prefix += 1;
+        }
+        if *prefix / WINDOW_BATCHES > *released || (*prefix == n && *released * WINDOW_BATCHES < n) {
+            *released = prefix.div_ceil(WINDOW_BATCHES);
+            if let Some(end) = chunks[*prefix - 1].end.checked_sub(1).and_then(|j| framing.packets.get(j)) {
+                done_before(end.1);
+            }
+        }
+    };
+    let workers = rayon::current_num_threads().clamp(1, n.max(1));
+    rayon::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|_| work());
+        }
+    });
+    slots.into_iter().map(|s| s.into_inner().expect("every batch decoded")).collect()
 }
 
 /// The packets of each batch [`decode_all`] makes, in order.
