@@ -126,6 +126,95 @@ pub fn decode_all(
     slots.into_iter().map(|s| s.into_inner().expect("every batch decoded")).collect()
 }
 
+/// Batches framed but not yet taken by a decoding worker, at most.
+const FRAMED_AHEAD: usize = 4;
+
+/// Frame and decode at once: a framing thread cuts the packets into the
+/// batches [`batch_ranges`] makes (the same ones, in the same order) and hands
+/// each to the decoding workers as soon as it is complete, at most
+/// [`FRAMED_AHEAD`] ahead of them; the pages the framing touched are
+/// faulted in once and released by the decode (every 8 finished batches).
+/// Returns the framing and the batches in file order.
+pub fn frame_and_decode(
+    data: &[u8],
+    on_progress: &(dyn Fn(u64) + Sync),
+    done_before: &(dyn Fn(usize) + Sync),
+) -> (framing::Framing, Vec<Batch>) {
+    use std::sync::mpsc;
+    use std::sync::Mutex;
+    let budget = InflateBudget::for_input(data.len());
+    let (tx, rx) = mpsc::sync_channel::<(usize, Vec<(usize, usize)>)>(FRAMED_AHEAD);
+    let rx = Mutex::new(rx);
+    // (decoded batches by index, end offset of each finished batch by index,
+    // first unfinished batch, windows released)
+    let state = Mutex::new((Vec::<Option<Batch>>::new(), Vec::<Option<usize>>::new(), 0usize, 0usize));
+    let work = || loop {
+        let job = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
+        let Ok((i, packets)) = job else { break };
+        let mut ctx = Ctx::new(i as u64);
+        ctx.inflate_budget = budget.clone();
+        for &(s, e) in &packets {
+            ctx.packet(&data[s..e], 0);
+        }
+        if let (Some(first), Some(last)) = (packets.first(), packets.last()) {
+            on_progress((last.1 - first.0) as u64);
+        }
+        let batch = ctx.finish();
+        let end = packets.last().map_or(0, |p| p.1);
+        let mut st = state.lock().unwrap_or_else(|e| e.into_inner());
+        let (batches, ends, prefix, released) = &mut *st;
+        if batches.len() <= i {
+            batches.resize_with(i + 1, || None);
+            ends.resize(i + 1, None);
+        }
+        batches[i] = Some(batch);
+        ends[i] = Some(end);
+        let mut release = None;
+        while let Some(Some(e)) = ends.get(*prefix) {
+            release = Some(*e);
+            *prefix += 1;
+        }
+        if let Some(e) = release {
+            if *prefix / WINDOW_BATCHES > *released {
+                *released = *prefix / WINDOW_BATCHES;
+                done_before(e);
+            }
+        }
+    };
+    let framing = std::thread::scope(|scope| {
+        let framer = scope.spawn(move || {
+            let (mut start, mut bytes, mut index) = (0usize, 0usize, 0usize);
+            let mut on_packet = |packets: &[(usize, usize)]| {
+                let (s, e) = packets[packets.len() - 1];
+                bytes += e - s;
+                if bytes >= BATCH_BYTES {
+                    let _ = tx.send((index, packets[start..].to_vec()));
+                    index += 1;
+                    start = packets.len();
+                    bytes = 0;
+                }
+            };
+            let framing = framing::frame_streaming(data, &|_| {}, &mut on_packet);
+            if start < framing.packets.len() {
+                let _ = tx.send((index, framing.packets[start..].to_vec()));
+            }
+            framing
+        });
+        let workers = rayon::current_num_threads().max(1);
+        rayon::scope(|s| {
+            for _ in 0..workers {
+                s.spawn(|_| work());
+            }
+        });
+        framer.join().unwrap_or_else(|p| std::panic::resume_unwind(p))
+    });
+    let (batches, ends, ..) = state.into_inner().unwrap_or_else(|e| e.into_inner());
+    if let Some(Some(e)) = ends.last() {
+        done_before(*e);
+    }
+    (framing, batches.into_iter().map(|b| b.expect("every batch decoded")).collect())
+}
+
 /// The packets of each batch [`decode_all`] makes, in order.
 pub(crate) fn batch_ranges(packets: &[(usize, usize)]) -> Vec<std::ops::Range<usize>> {
     let mut out = Vec::new();
