@@ -252,6 +252,8 @@ pub struct Ctx {
     sched_tids: Vec<i32>,
     /// Something the scheduler pass may read differently was seen.
     pub sched_unknown: bool,
+    /// Reused by `ftrace::bundle`: the byte ranges of one bundle's events.
+    pub event_scratch: Vec<(usize, usize)>,
 }
 
 impl Ctx {
@@ -265,6 +267,7 @@ impl Ctx {
             sched_seen: Box::new([0; COMM_CACHE]),
             sched_tids: Vec::new(),
             sched_unknown: false,
+            event_scratch: Vec::new(),
         }
     }
 

@@ -60,25 +60,47 @@ pub fn header(b: &[u8]) -> Result<BundleHeader<'_>, super::wire::WireError> {
 }
 
 pub fn bundle(ctx: &mut Ctx, b: &[u8]) {
-    let h = match header(b) {
-        Ok(h) => h,
-        Err(e) => {
-            ctx.malformed(format!("malformed ftrace bundle: {e}"));
-            return;
-        }
-    };
-    let order = ctx.order();
-    let mut first_event_ts = None;
-    if h.has_events {
-        let mut fields = Fields::new(b);
-        while let Some(Ok((num, v))) = fields.next() {
-            if let (2, Value::Bytes(e)) = (num, v) {
-                if let Some(ts) = event(ctx, e) {
-                    first_event_ts.get_or_insert(ts);
+    // One walk reads the header and notes where the events are; they are
+    // decoded only once the whole bundle has proved readable (a malformed
+    // bundle records nothing, as before).
+    let mut h = BundleHeader::default();
+    let mut events = std::mem::take(&mut ctx.event_scratch);
+    events.clear();
+    for f in Fields::new(b) {
+        let (num, v) = match f {
+            Ok(f) => f,
+            Err(e) => {
+                ctx.event_scratch = events;
+                ctx.malformed(format!("malformed ftrace bundle: {e}"));
+                return;
+            }
+        };
+        match num {
+            1 => h.cpu = v.as_u64() as u32,
+            2 => {
+                h.has_events = true;
+                if let Value::Bytes(e) = v {
+                    let start = e.as_ptr() as usize - b.as_ptr() as usize;
+                    events.push((start, start + e.len()));
                 }
             }
+            3 => h.lost_events = v.as_bool(),
+            4 => h.compact_sched = Some(v.bytes()),
+            10 => h.previous_bundle_end = Some(v.as_i64()),
+            9 => {
+                h.previous_bundle_end.get_or_insert(v.as_i64());
+            }
+            _ => {}
         }
     }
+    let order = ctx.order();
+    let mut first_event_ts = None;
+    for &(s, e) in &events {
+        if let Some(ts) = event(ctx, &b[s..e]) {
+            first_event_ts.get_or_insert(ts);
+        }
+    }
+    ctx.event_scratch = events;
     if let Some(cs) = h.compact_sched {
         if let Some(ts) = compact_sched(ctx, cs) {
             first_event_ts = Some(first_event_ts.map_or(ts, |t: i64| t.min(ts)));
