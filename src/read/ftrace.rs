@@ -120,17 +120,18 @@ fn event(ctx: &mut Ctx, e: &[u8]) -> Option<i64> {
     let mut ts: i64 = 0;
     let mut pid: i32 = 0;
     let mut payload: Option<(u32, &[u8])> = None;
-    // The payload the scheduler pass takes: the last scheduler one.
-    let mut sched_payload: Option<(u32, &[u8])> = None;
+    // The scheduler pass takes the last scheduler payload, this pass the last
+    // payload: they differ when a scheduler payload is followed by another
+    // kind (flags, not a byte comparison of the two payloads).
+    let (mut sched_seen, mut last_is_sched) = (false, false);
     for f in Fields::new(e) {
         match f {
             Ok((1, v)) => ts = v.as_i64(),
             Ok((2, v)) => pid = v.as_i32(),
             Ok((num, Value::Bytes(p))) if num >= 3 => {
                 payload = Some((num, p));
-                if matches!(num, ev::SCHED_SWITCH | ev::SCHED_WAKING | ev::SCHED_WAKEUP | ev::SCHED_WAKEUP_NEW) {
-                    sched_payload = payload;
-                }
+                last_is_sched = matches!(num, ev::SCHED_SWITCH | ev::SCHED_WAKING | ev::SCHED_WAKEUP | ev::SCHED_WAKEUP_NEW);
+                sched_seen |= last_is_sched;
             }
             Ok(_) => {}
             Err(err) => {
@@ -141,7 +142,7 @@ fn event(ctx: &mut Ctx, e: &[u8]) -> Option<i64> {
     }
     ctx.batch.ftrace_events += 1;
     ctx.batch.see_ts(ts);
-    if sched_payload.is_some() && sched_payload != payload {
+    if sched_seen && !last_is_sched {
         ctx.sched_unknown = true;
     }
     let Some((num, p)) = payload else { return Some(ts) };
