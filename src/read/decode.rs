@@ -7,7 +7,6 @@
 use std::io::Read;
 
 use prost::Message;
-use rayon::prelude::*;
 
 use super::framing;
 use super::records::*;
@@ -59,9 +58,12 @@ impl InflateBudget {
     }
 }
 
-/// Batches decoded together before the mapped pages behind them are released.
-/// 8 batches of 4 MB: enough to keep every core busy, and at most 32 MB of
-/// the mapped file resident at a time.
+/// Batches decoded between releases of the mapped pages behind them. The
+/// workers take batches in file order from a shared counter (no barrier
+/// between windows, so a core never idles waiting for the slowest batch of
+/// a window); the pages before the first unfinished batch are released each
+/// time that point moves past another 8 batches of 4 MB, so about 32 MB of
+/// the mapped file are resident at a time.
 const WINDOW_BATCHES: usize = 8;
 
 /// Decode all packets of `data` in parallel. Returns batches in file order.
@@ -71,34 +73,146 @@ pub fn decode_all(
     data: &[u8],
     framing: &framing::Framing,
     on_progress: &(dyn Fn(u64) + Sync),
-    done_before: &dyn Fn(usize),
+    done_before: &(dyn Fn(usize) + Sync),
 ) -> Vec<Batch> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Mutex, OnceLock};
     let chunks = batch_ranges(&framing.packets);
     let budget = InflateBudget::for_input(data.len());
-    let mut out = Vec::with_capacity(chunks.len());
-    for (w, window) in chunks.chunks(WINDOW_BATCHES).enumerate() {
-        let decoded: Vec<Batch> = window
-            .par_iter()
-            .enumerate()
-            .map(|(i, range)| {
-                let packets = &framing.packets[range.clone()];
-                let mut ctx = Ctx::new((w * WINDOW_BATCHES + i) as u64);
-                ctx.inflate_budget = budget.clone();
-                for &(s, e) in packets {
-                    ctx.packet(&data[s..e], 0);
-                }
-                if let (Some(first), Some(last)) = (packets.first(), packets.last()) {
-                    on_progress((last.1 - first.0) as u64);
-                }
-                ctx.finish()
-            })
-            .collect();
-        out.extend(decoded);
-        if let Some(end) = window.last().and_then(|r| framing.packets.get(r.end - 1)) {
-            done_before(end.1);
+    let n = chunks.len();
+    let slots: Vec<OnceLock<Batch>> = (0..n).map(|_| OnceLock::new()).collect();
+    let next = AtomicUsize::new(0);
+    // (finished flags, first unfinished batch, windows released)
+    let progress = Mutex::new((vec![false; n], 0usize, 0usize));
+    let decode_one = |i: usize| {
+        let range = chunks[i].clone();
+        let packets = &framing.packets[range];
+        let mut ctx = Ctx::new(i as u64);
+        ctx.inflate_budget = budget.clone();
+        for &(s, e) in packets {
+            ctx.packet(&data[s..e], 0);
         }
+        if let (Some(first), Some(last)) = (packets.first(), packets.last()) {
+            on_progress((last.1 - first.0) as u64);
+        }
+        ctx.finish()
+    };
+    let work = || loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        if i >= n {
+            break;
+        }
+        let batch = decode_one(i);
+        let _ = slots[i].set(batch);
+        let mut p = progress.lock().unwrap_or_else(|e| e.into_inner());
+        let (done, prefix, released) = &mut *p;
+        done[i] = true;
+        while *prefix < n && done[*prefix] {
+            *prefix += 1;
+        }
+        if *prefix / WINDOW_BATCHES > *released || (*prefix == n && *released * WINDOW_BATCHES < n) {
+            *released = prefix.div_ceil(WINDOW_BATCHES);
+            if let Some(end) = chunks[*prefix - 1].end.checked_sub(1).and_then(|j| framing.packets.get(j)) {
+                done_before(end.1);
+            }
+        }
+    };
+    let workers = rayon::current_num_threads().clamp(1, n.max(1));
+    rayon::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|_| work());
+        }
+    });
+    slots.into_iter().map(|s| s.into_inner().expect("every batch decoded")).collect()
+}
+
+/// Batches framed but not yet taken by a decoding worker, at most.
+const FRAMED_AHEAD: usize = 4;
+
+/// Frame and decode at once: a framing thread cuts the packets into the
+/// batches [`batch_ranges`] makes (the same ones, in the same order) and hands
+/// each to the decoding workers as soon as it is complete, at most
+/// [`FRAMED_AHEAD`] ahead of them; the pages the framing touched are
+/// faulted in once and released by the decode (every 8 finished batches).
+/// Returns the framing and the batches in file order.
+pub fn frame_and_decode(
+    data: &[u8],
+    on_progress: &(dyn Fn(u64) + Sync),
+    done_before: &(dyn Fn(usize) + Sync),
+) -> (framing::Framing, Vec<Batch>) {
+    use std::sync::mpsc;
+    use std::sync::Mutex;
+    let budget = InflateBudget::for_input(data.len());
+    let (tx, rx) = mpsc::sync_channel::<(usize, Vec<(usize, usize)>)>(FRAMED_AHEAD);
+    let rx = Mutex::new(rx);
+    // (decoded batches by index, end offset of each finished batch by index,
+    // first unfinished batch, windows released)
+    let state = Mutex::new((Vec::<Option<Batch>>::new(), Vec::<Option<usize>>::new(), 0usize, 0usize));
+    let work = || loop {
+        let job = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
+        let Ok((i, packets)) = job else { break };
+        let mut ctx = Ctx::new(i as u64);
+        ctx.inflate_budget = budget.clone();
+        for &(s, e) in &packets {
+            ctx.packet(&data[s..e], 0);
+        }
+        if let (Some(first), Some(last)) = (packets.first(), packets.last()) {
+            on_progress((last.1 - first.0) as u64);
+        }
+        let batch = ctx.finish();
+        let end = packets.last().map_or(0, |p| p.1);
+        let mut st = state.lock().unwrap_or_else(|e| e.into_inner());
+        let (batches, ends, prefix, released) = &mut *st;
+        if batches.len() <= i {
+            batches.resize_with(i + 1, || None);
+            ends.resize(i + 1, None);
+        }
+        batches[i] = Some(batch);
+        ends[i] = Some(end);
+        let mut release = None;
+        while let Some(Some(e)) = ends.get(*prefix) {
+            release = Some(*e);
+            *prefix += 1;
+        }
+        if let Some(e) = release {
+            if *prefix / WINDOW_BATCHES > *released {
+                *released = *prefix / WINDOW_BATCHES;
+                done_before(e);
+            }
+        }
+    };
+    let framing = std::thread::scope(|scope| {
+        let framer = scope.spawn(move || {
+            let (mut start, mut bytes, mut index) = (0usize, 0usize, 0usize);
+            let mut on_packet = |packets: &[(usize, usize)]| {
+                let (s, e) = packets[packets.len() - 1];
+                bytes += e - s;
+                if bytes >= BATCH_BYTES {
+                    let _ = tx.send((index, packets[start..].to_vec()));
+                    index += 1;
+                    start = packets.len();
+                    bytes = 0;
+                }
+            };
+            let framing = framing::frame_streaming(data, &|_| {}, &mut on_packet);
+            if start < framing.packets.len() {
+                let _ = tx.send((index, framing.packets[start..].to_vec()));
+            }
+            framing
+        });
+        let workers = rayon::current_num_threads().max(1);
+        rayon::scope(|s| {
+            for _ in 0..workers {
+                s.spawn(|_| work());
+            }
+        });
+        framer.join().unwrap_or_else(|p| std::panic::resume_unwind(p))
+    });
+    let (batches, ends, ..) = state.into_inner().unwrap_or_else(|e| e.into_inner());
+    if let Some(Some(e)) = ends.last() {
+        done_before(*e);
     }
-    out
+    (framing, batches.into_iter().map(|b| b.expect("every batch decoded")).collect())
 }
 
 /// The packets of each batch [`decode_all`] makes, in order.
@@ -138,6 +252,8 @@ pub struct Ctx {
     sched_tids: Vec<i32>,
     /// Something the scheduler pass may read differently was seen.
     pub sched_unknown: bool,
+    /// Reused by `ftrace::bundle`: the byte ranges of one bundle's events.
+    pub event_scratch: Vec<(usize, usize)>,
 }
 
 impl Ctx {
@@ -151,6 +267,7 @@ impl Ctx {
             sched_seen: Box::new([0; COMM_CACHE]),
             sched_tids: Vec::new(),
             sched_unknown: false,
+            event_scratch: Vec::new(),
         }
     }
 

@@ -25,6 +25,12 @@ const RELEASE_EVERY: usize = 64 << 20;
 /// [`frame`], calling `done_before(offset)` every 64 MB so a memory-mapped
 /// caller can drop the pages already scanned from its resident set.
 pub fn frame_releasing(buf: &[u8], done_before: &dyn Fn(usize)) -> Framing {
+    frame_streaming(buf, done_before, &mut |_| {})
+}
+
+/// [`frame_releasing`], calling `on_packet(packets so far)` after each packet
+/// is found, so a consumer can start on the packets before framing ends.
+pub fn frame_streaming(buf: &[u8], done_before: &dyn Fn(usize), on_packet: &mut dyn FnMut(&[(usize, usize)])) -> Framing {
     let mut out = Framing { packets: Vec::with_capacity(buf.len() / 512), ..Default::default() };
     let mut pos = 0usize;
     let mut next_release = RELEASE_EVERY;
@@ -57,6 +63,7 @@ pub fn frame_releasing(buf: &[u8], done_before: &dyn Fn(usize)) -> Framing {
                     Some(end) if end <= buf.len() => {
                         if field == 1 {
                             out.packets.push((pos, end));
+                            on_packet(&out.packets);
                         }
                         pos = end;
                     }

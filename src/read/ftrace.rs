@@ -60,25 +60,47 @@ pub fn header(b: &[u8]) -> Result<BundleHeader<'_>, super::wire::WireError> {
 }
 
 pub fn bundle(ctx: &mut Ctx, b: &[u8]) {
-    let h = match header(b) {
-        Ok(h) => h,
-        Err(e) => {
-            ctx.malformed(format!("malformed ftrace bundle: {e}"));
-            return;
-        }
-    };
-    let order = ctx.order();
-    let mut first_event_ts = None;
-    if h.has_events {
-        let mut fields = Fields::new(b);
-        while let Some(Ok((num, v))) = fields.next() {
-            if let (2, Value::Bytes(e)) = (num, v) {
-                if let Some(ts) = event(ctx, e) {
-                    first_event_ts.get_or_insert(ts);
+    // One walk reads the header and notes where the events are; they are
+    // decoded only once the whole bundle has proved readable (a malformed
+    // bundle records nothing, as before).
+    let mut h = BundleHeader::default();
+    let mut events = std::mem::take(&mut ctx.event_scratch);
+    events.clear();
+    for f in Fields::new(b) {
+        let (num, v) = match f {
+            Ok(f) => f,
+            Err(e) => {
+                ctx.event_scratch = events;
+                ctx.malformed(format!("malformed ftrace bundle: {e}"));
+                return;
+            }
+        };
+        match num {
+            1 => h.cpu = v.as_u64() as u32,
+            2 => {
+                h.has_events = true;
+                if let Value::Bytes(e) = v {
+                    let start = e.as_ptr() as usize - b.as_ptr() as usize;
+                    events.push((start, start + e.len()));
                 }
             }
+            3 => h.lost_events = v.as_bool(),
+            4 => h.compact_sched = Some(v.bytes()),
+            10 => h.previous_bundle_end = Some(v.as_i64()),
+            9 => {
+                h.previous_bundle_end.get_or_insert(v.as_i64());
+            }
+            _ => {}
         }
     }
+    let order = ctx.order();
+    let mut first_event_ts = None;
+    for &(s, e) in &events {
+        if let Some(ts) = event(ctx, &b[s..e]) {
+            first_event_ts.get_or_insert(ts);
+        }
+    }
+    ctx.event_scratch = events;
     if let Some(cs) = h.compact_sched {
         if let Some(ts) = compact_sched(ctx, cs) {
             first_event_ts = Some(first_event_ts.map_or(ts, |t: i64| t.min(ts)));
@@ -98,17 +120,18 @@ fn event(ctx: &mut Ctx, e: &[u8]) -> Option<i64> {
     let mut ts: i64 = 0;
     let mut pid: i32 = 0;
     let mut payload: Option<(u32, &[u8])> = None;
-    // The payload the scheduler pass takes: the last scheduler one.
-    let mut sched_payload: Option<(u32, &[u8])> = None;
+    // The scheduler pass takes the last scheduler payload, this pass the last
+    // payload: they differ when a scheduler payload is followed by another
+    // kind (flags, not a byte comparison of the two payloads).
+    let (mut sched_seen, mut last_is_sched) = (false, false);
     for f in Fields::new(e) {
         match f {
             Ok((1, v)) => ts = v.as_i64(),
             Ok((2, v)) => pid = v.as_i32(),
             Ok((num, Value::Bytes(p))) if num >= 3 => {
                 payload = Some((num, p));
-                if matches!(num, ev::SCHED_SWITCH | ev::SCHED_WAKING | ev::SCHED_WAKEUP | ev::SCHED_WAKEUP_NEW) {
-                    sched_payload = payload;
-                }
+                last_is_sched = matches!(num, ev::SCHED_SWITCH | ev::SCHED_WAKING | ev::SCHED_WAKEUP | ev::SCHED_WAKEUP_NEW);
+                sched_seen |= last_is_sched;
             }
             Ok(_) => {}
             Err(err) => {
@@ -119,7 +142,7 @@ fn event(ctx: &mut Ctx, e: &[u8]) -> Option<i64> {
     }
     ctx.batch.ftrace_events += 1;
     ctx.batch.see_ts(ts);
-    if sched_payload.is_some() && sched_payload != payload {
+    if sched_seen && !last_is_sched {
         ctx.sched_unknown = true;
     }
     let Some((num, p)) = payload else { return Some(ts) };

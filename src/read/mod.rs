@@ -92,10 +92,21 @@ pub fn decode(source: &Source, opts: &ReadOptions) -> Result<Decoded, ReadError>
         meta.warnings.extend(text.warnings);
         text.batches
     } else {
-        let framing = framing::frame_releasing(data, &|offset| source.release_before(offset));
-        // The decode faults the pages in again window by window: the tail the
-        // framing left mapped would only add to the resident set.
-        source.release_before(data.len());
+        // Framing and decoding overlap (see `decode::frame_and_decode`); a
+        // file without packets is refused before anything else is reported.
+        let bar = progress_bar(opts.progress, data.len() as u64);
+        let (framing, batches) = decode::frame_and_decode(
+            data,
+            &|n| {
+                if let Some(b) = &bar {
+                    b.inc(n)
+                }
+            },
+            &|offset| source.release_before(offset),
+        );
+        if let Some(b) = bar {
+            b.finish_and_clear();
+        }
         if framing.packets.is_empty() {
             let why = framing.stop_reason.unwrap_or_else(|| "it contains no packets".to_string());
             return Err(ReadError::NotATrace { path: source.path.clone(), why });
@@ -114,20 +125,6 @@ pub fn decode(source: &Source, opts: &ReadOptions) -> Result<Decoded, ReadError>
                 "{why}; the last {} bytes ({pct:.1}% of the trace) were not decoded, the analysis covers what came before",
                 framing.trailing_bytes
             ));
-        }
-        let bar = progress_bar(opts.progress, data.len() as u64);
-        let batches = decode::decode_all(
-            data,
-            &framing,
-            &|n| {
-                if let Some(b) = &bar {
-                    b.inc(n)
-                }
-            },
-            &|offset| source.release_before(offset),
-        );
-        if let Some(b) = bar {
-            b.finish_and_clear();
         }
         let mut batches = batches;
         let ends = decode::batch_ranges(&framing.packets).into_iter().map(|r| r.end);
