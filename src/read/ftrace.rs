@@ -42,21 +42,28 @@ pub fn header(b: &[u8]) -> Result<BundleHeader<'_>, super::wire::WireError> {
     let mut h = BundleHeader::default();
     for f in Fields::new(b) {
         let (num, v) = f?;
+        h.take(num, v);
+    }
+    Ok(h)
+}
+
+impl<'a> BundleHeader<'a> {
+    /// Note one field of the bundle if it is a header field.
+    fn take(&mut self, num: u32, v: Value<'a>) {
         match num {
-            1 => h.cpu = v.as_u64() as u32,
-            2 => h.has_events = true,
-            3 => h.lost_events = v.as_bool(),
-            4 => h.compact_sched = Some(v.bytes()),
-            10 => h.previous_bundle_end = Some(v.as_i64()),
+            1 => self.cpu = v.as_u64() as u32,
+            2 => self.has_events = true,
+            3 => self.lost_events = v.as_bool(),
+            4 => self.compact_sched = Some(v.bytes()),
+            10 => self.previous_bundle_end = Some(v.as_i64()),
             // last_read_event_timestamp: the same fact from Perfetto v44-v46;
             // previous_bundle_end_timestamp (v47+) wins when both are present.
             9 => {
-                h.previous_bundle_end.get_or_insert(v.as_i64());
+                self.previous_bundle_end.get_or_insert(v.as_i64());
             }
             _ => {}
         }
     }
-    Ok(h)
 }
 
 pub fn bundle(ctx: &mut Ctx, b: &[u8]) {
@@ -75,23 +82,11 @@ pub fn bundle(ctx: &mut Ctx, b: &[u8]) {
                 return;
             }
         };
-        match num {
-            1 => h.cpu = v.as_u64() as u32,
-            2 => {
-                h.has_events = true;
-                if let Value::Bytes(e) = v {
-                    let start = e.as_ptr() as usize - b.as_ptr() as usize;
-                    events.push((start, start + e.len()));
-                }
-            }
-            3 => h.lost_events = v.as_bool(),
-            4 => h.compact_sched = Some(v.bytes()),
-            10 => h.previous_bundle_end = Some(v.as_i64()),
-            9 => {
-                h.previous_bundle_end.get_or_insert(v.as_i64());
-            }
-            _ => {}
+        if let (2, Value::Bytes(e)) = (num, v) {
+            let start = e.as_ptr() as usize - b.as_ptr() as usize;
+            events.push((start, start + e.len()));
         }
+        h.take(num, v);
     }
     let order = ctx.order();
     let mut first_event_ts = None;
