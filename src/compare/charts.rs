@@ -12,7 +12,7 @@ use super::comparison::Comparison;
 use super::metrics::Frame;
 use super::runs::Run;
 use crate::frames::DropLevel;
-use crate::report::charts::draw::mesh_style;
+use crate::report::charts::draw::{mesh_style, plot_frame};
 use crate::report::charts::render_png;
 use crate::report::charts::style::*;
 use crate::report::ReportError;
@@ -113,12 +113,7 @@ fn cdf(root: &Area, c: &Comparison, runs: &[Vec<Run>; 2]) -> DResult {
     } else {
         (0.1, 100.0)
     };
-    let mut chart = ChartBuilder::on(&plot)
-        .margin_left(16)
-        .margin_right(36)
-        .margin_bottom(12)
-        .x_label_area_size(62)
-        .y_label_area_size(84)
+    let mut chart = plot_frame(&plot)
         .build_cartesian_2d((lo..hi).log_scale(), 0f64..1.02)?;
     mesh_style(&mut chart)
         .x_label_formatter(&|v: &f64| crate::report::format::fmt_ms_tick(*v))
@@ -189,12 +184,7 @@ fn levels(root: &Area, c: &Comparison, runs: &[Vec<Run>; 2]) -> DResult {
         &[legend],
     )?;
     let top = rates.iter().flatten().fold(1.0f64, |a, &b| a.max(b)) * 1.2;
-    let mut chart = ChartBuilder::on(&plot)
-        .margin_left(16)
-        .margin_right(36)
-        .margin_bottom(12)
-        .x_label_area_size(62)
-        .y_label_area_size(84)
+    let mut chart = plot_frame(&plot)
         .build_cartesian_2d(-0.6f64..3.6, 0f64..top)?;
     let names = ["NORMAL (3–8)", "MIDDLE (9–23)", "HIGH (24–41)", "FROZEN (≥ 42)"];
     let xf = |v: &f64| {
@@ -243,12 +233,7 @@ fn fps_runs(root: &Area, c: &Comparison) -> DResult {
     ];
     let plot = header(root, "fps per run (Matrix fps)", &subtitle(c), &[legend])?;
     let top = values.iter().flatten().fold(10.0f64, |a, &b| a.max(b)) * 1.15;
-    let mut chart = ChartBuilder::on(&plot)
-        .margin_left(16)
-        .margin_right(36)
-        .margin_bottom(12)
-        .x_label_area_size(62)
-        .y_label_area_size(84)
+    let mut chart = plot_frame(&plot)
         .build_cartesian_2d(-0.7f64..1.7, 0f64..top)?;
     let xf = |v: &f64| match v.round() as i64 {
         0 if (v - 0.0).abs() < 1e-6 => "before".to_string(),
@@ -318,12 +303,7 @@ fn fps_wall(root: &Area, c: &Comparison, runs: &[Vec<Run>; 2]) -> DResult {
     )?;
     let x1 = windows.iter().flatten().map(|w| w.1).fold(1.0f64, f64::max);
     let top = windows.iter().flatten().map(|w| w.2).fold(10.0f64, f64::max) * 1.15;
-    let mut chart = ChartBuilder::on(&plot)
-        .margin_left(16)
-        .margin_right(36)
-        .margin_bottom(12)
-        .x_label_area_size(62)
-        .y_label_area_size(84)
+    let mut chart = plot_frame(&plot)
         .build_cartesian_2d(0f64..x1, 0f64..top)?;
     mesh_style(&mut chart)
         .x_desc("seconds since the run's first frame")

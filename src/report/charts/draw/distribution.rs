@@ -8,7 +8,7 @@ use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::{level_legend, mesh_style, Heading, Plot};
+use super::{level_legend, mesh_style, plot_frame, Heading, Plot};
 use crate::frames::DropLevel;
 use crate::report::charts::data::Distribution;
 use crate::report::charts::style::*;
@@ -148,13 +148,8 @@ fn cdf(root: &Area, area: &Area, d: &Distribution, interval_ns: i64) -> DResult 
 }
 
 fn cdf_axes<'a, 'b>(area: &'a Area<'b>, lo: f64, hi: f64) -> DResult<Plot<'a, 'b, CdfCoord>> {
-    let mut chart = ChartBuilder::on(area)
-        .margin_left(16)
-        .margin_right(36)
+    let mut chart = plot_frame(area)
         .margin_top(16)
-        .margin_bottom(12)
-        .x_label_area_size(62)
-        .y_label_area_size(84)
         .build_cartesian_2d((lo..hi).log_scale(), 0f64..100.0)?;
     let xf = |v: &f64| fmt_ms_tick(*v);
     let yf = |v: &f64| format!("{v:.0}%");

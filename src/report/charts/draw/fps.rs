@@ -3,7 +3,7 @@
 
 use plotters::prelude::*;
 
-use super::{mesh_style, Heading, Plot};
+use super::{mesh_style, plot_frame, Heading, Plot};
 use crate::frames::DropLevel;
 use crate::report::charts::data::{self, FpsData};
 use crate::report::charts::style::*;
@@ -60,12 +60,7 @@ fn legend(d: &FpsData) -> [Vec<LegendItem>; 2] {
 
 /// Seconds since the trace start across, frames per second up.
 fn axes<'a, 'b>(plot: &'a Area<'b>, x0: f64, x1: f64, ymax: f64) -> DResult<Plot<'a, 'b>> {
-    let mut chart = ChartBuilder::on(plot)
-        .margin_left(16)
-        .margin_right(36)
-        .margin_bottom(12)
-        .x_label_area_size(62)
-        .y_label_area_size(84)
+    let mut chart = plot_frame(plot)
         .build_cartesian_2d(x0..x1, 0f64..ymax)?;
     let xf = |v: &f64| fmt_secs_tick(*v, x1 - x0);
     let yf = |v: &f64| format!("{v:.0}");

@@ -83,6 +83,15 @@ fn budget_legend(interval_ns: i64, note: &str) -> Vec<LegendItem> {
     ]
 }
 
+/// The margins and label areas of a full-width chart (the report's and
+/// `compare`'s): room for the y description and ticks on the left, the x
+/// description and ticks below.
+pub(crate) fn plot_frame<'a, 'b>(area: &'a Area<'b>) -> ChartBuilder<'a, 'b, ChartBackend<'b>> {
+    let mut b = ChartBuilder::on(area);
+    b.margin_left(16).margin_right(36).margin_bottom(12).x_label_area_size(62).y_label_area_size(84);
+    b
+}
+
 /// The axes, grid and tick labels every chart shares.
 pub(crate) fn mesh_style<'a, 'b, 'c, X, Y>(
     chart: &'b mut Plot<'a, 'c, Cartesian2d<X, Y>>,

@@ -4,7 +4,7 @@
 
 use plotters::prelude::*;
 
-use super::{mesh_style, Heading, Plot};
+use super::{mesh_style, plot_frame, Heading, Plot};
 use crate::report::charts::data::{self, PresentData, PresentPoint};
 use crate::report::charts::style::*;
 use crate::report::format::{fmt_ms, fmt_ms_tick, fmt_secs_tick, ns_to_ms as ms};
@@ -85,12 +85,7 @@ fn overrun_panel(area: &Area, d: &PresentData, x0: f64, x1: f64) -> DResult {
     let over: Vec<f64> = d.points.iter().filter_map(|p| p.overrun_ns.map(ms)).collect();
     let lo = over.iter().cloned().fold(-0.5 * i_ms, f64::min) * 1.1;
     let hi = data::y_cap(&over.iter().map(|v| v.max(0.0)).collect::<Vec<_>>(), i_ms);
-    let mut chart = ChartBuilder::on(area)
-        .margin_left(16)
-        .margin_right(36)
-        .margin_bottom(12)
-        .x_label_area_size(62)
-        .y_label_area_size(84)
+    let mut chart = plot_frame(area)
         .build_cartesian_2d(x0..x1, lo..hi)?;
     let xf = |v: &f64| fmt_secs_tick(*v, x1 - x0);
     let yf = |v: &f64| fmt_ms_tick(*v);

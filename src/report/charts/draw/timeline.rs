@@ -5,7 +5,7 @@
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::{budget_legend, level_legend, mesh_style, segment_legend, Heading, Plot};
+use super::{budget_legend, level_legend, mesh_style, plot_frame, segment_legend, Heading, Plot};
 use crate::report::charts::data::{self, Frame, TimelineData};
 use crate::report::charts::style::*;
 use crate::report::format::{fmt_ms_tick, ns_to_ms as ms};
@@ -85,13 +85,8 @@ fn per_frame(frames: &[Frame]) -> &'static str {
 /// handful of frames are bars, not walls.
 fn axes<'a, 'b>(plot: &'a Area<'b>, n: usize, s: &Scale) -> DResult<Plot<'a, 'b>> {
     let first = s.first;
-    let mut chart = ChartBuilder::on(plot)
-        .margin_left(16)
-        .margin_right(36)
+    let mut chart = plot_frame(plot)
         .margin_top(22)
-        .margin_bottom(12)
-        .x_label_area_size(62)
-        .y_label_area_size(84)
         .build_cartesian_2d(first - 0.6..first + n.max(24) as f64 - 0.4, -s.strip..s.ymax)?;
     let xf = |v: &f64| {
         let k = v.round();
