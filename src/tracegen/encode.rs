@@ -279,6 +279,21 @@ impl StreamEncoder {
         r.cpu.unwrap_or_else(|| (r.tid as i64).rem_euclid(i64::from(self.opts.cpus)) as u32)
     }
 
+    /// Streams one window: encodes `b`'s events (through the reused buffer
+    /// `out`) to `w`, then drops them from `b`. Returns the bytes written.
+    pub(crate) fn flush_window<W: std::io::Write>(
+        &mut self,
+        b: &mut TraceBuilder,
+        out: &mut Vec<u8>,
+        w: &mut W,
+    ) -> std::io::Result<u64> {
+        out.clear();
+        self.write_window(b, out);
+        b.clear_events();
+        w.write_all(out)?;
+        Ok(out.len() as u64)
+    }
+
     /// Appends the encoding of all events of `b` to `out`. The first call also
     /// writes the process tree, clock snapshot, service event and system info.
     pub fn write_window(&mut self, b: &TraceBuilder, out: &mut Vec<u8>) {

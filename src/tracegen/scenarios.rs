@@ -831,11 +831,7 @@ pub fn busy_phone<W: Write>(w: &mut W, target_bytes: u64) -> std::io::Result<u64
         }
         pending = keep;
 
-        out.clear();
-        enc.write_window(&b, &mut out);
-        b.clear_events();
-        w.write_all(&out)?;
-        written += out.len() as u64;
+        written += enc.flush_window(&mut b, &mut out, w)?;
         window += 1;
     }
     Ok(written)
@@ -1010,11 +1006,7 @@ fn repeated_recording_until<W: Write>(w: &mut W, mut done: impl FnMut(u64, u64) 
                 t += rng.range(REPEAT_SWITCH_NS / 2, REPEAT_SWITCH_NS * 3 / 2);
             }
         }
-        out.clear();
-        enc.write_window(&b, &mut out);
-        b.clear_events();
-        w.write_all(&out)?;
-        written += out.len() as u64;
+        written += enc.flush_window(&mut b, &mut out, w)?;
         repeats += 1;
     }
     Ok(written)
