@@ -318,6 +318,8 @@ fn kernel_mark(ctx: &mut Ctx, ts: i64, pid: i32, num: u32, p: &[u8]) {
     ctx.batch.atrace.push(AtraceRec { ts, order, tid: pid, op });
 }
 
+/// A kernel comm of a hot event: recorded once per tid per batch (the
+/// direct-mapped cache, see `Ctx::comm_seen`), through [`newest_comm`].
 #[inline]
 fn comm(ctx: &mut Ctx, ts: i64, tid: i32, name: &[u8]) {
     if tid <= 0 || name.is_empty() {
@@ -328,6 +330,14 @@ fn comm(ctx: &mut Ctx, ts: i64, tid: i32, name: &[u8]) {
         return;
     }
     *slot = tid;
+    newest_comm(ctx, ts, tid, name);
+}
+
+/// Record `name` as `tid`'s kernel name unless a newer one is known.
+pub(super) fn newest_comm(ctx: &mut Ctx, ts: i64, tid: i32, name: &[u8]) {
+    if tid <= 0 || name.is_empty() {
+        return;
+    }
     match ctx.batch.comms.get_mut(&tid) {
         Some(c) if ts >= c.ts => {
             if c.name.as_bytes() != name {

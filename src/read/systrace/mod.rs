@@ -34,8 +34,8 @@ use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::decode::Ctx;
-use super::ftrace;
-use super::records::{Batch, CommRec, SchedRecord, TailBody, TailPacket};
+use super::ftrace::{self, newest_comm};
+use super::records::{Batch, SchedRecord, TailBody, TailPacket};
 use super::slim;
 
 /// The text is parsed in pieces of about this size, cut at line ends.
@@ -69,24 +69,27 @@ pub fn decode(data: &[u8], max_inflated: u64, done_before: &dyn Fn(usize)) -> Re
     let decoded = in_windows(data, &chunks, done_before, |i, chunk| vec![decode_chunk(i as u64 + 1, chunk)]);
     let mut batches = Vec::with_capacity(decoded.len() + 1);
     batches.push(dump_batch(&unpacked.process_dump));
-    let mut stats = ScanStats::default();
+    // Of the chunks' statistics, the whole text's warnings need these.
+    let (mut unparsed, mut first_unparsed, mut lossy_lines, mut lost_events) = (0u64, None, 0u64, 0u64);
     for (batch, s) in decoded {
         batches.push(batch);
-        merge(&mut stats, s);
+        unparsed += s.unparsed;
+        first_unparsed = first_unparsed.or(s.first_unparsed);
+        lossy_lines += s.lossy_lines;
+        lost_events = lost_events.saturating_add(s.lost_events);
     }
     let mut warnings = unpacked.warnings;
     warnings.extend(unpacked.skipped.iter().map(|s| format!("systrace HTML: skipped {s}")));
-    if stats.unparsed > 0 {
+    if unparsed > 0 {
         warnings.push(format!(
-            "{} lines are not ftrace events and were skipped (the first: {:?})",
-            stats.unparsed,
-            stats.first_unparsed.unwrap_or_default()
+            "{unparsed} lines are not ftrace events and were skipped (the first: {:?})",
+            first_unparsed.unwrap_or_default()
         ));
     }
-    if stats.lossy_lines > 0 {
-        warnings.push(format!("{} lines were not UTF-8; their bad bytes were replaced", stats.lossy_lines));
+    if lossy_lines > 0 {
+        warnings.push(format!("{lossy_lines} lines were not UTF-8; their bad bytes were replaced"));
     }
-    Ok(Text { format: unpacked.format, batches, lost_events: stats.lost_events, warnings })
+    Ok(Text { format: unpacked.format, batches, lost_events, warnings })
 }
 
 /// The scheduler events (sched_switch, sched_waking, sched_wakeup[_new])
@@ -176,7 +179,7 @@ fn decode_chunk(index: u64, text: &[u8]) -> (Batch, ScanStats) {
         ctx.batch.ftrace_events += 1;
         ctx.batch.see_ts(l.ts);
         if l.comm != "<...>" {
-            newest_comm(&mut ctx, l.ts, l.tid, l.comm);
+            newest_comm(&mut ctx, l.ts, l.tid, l.comm.as_bytes());
         }
         if let Some(tgid) = l.tgid.filter(|&t| t > 0) {
             tgids.entry(l.tid).or_insert(tgid);
@@ -185,14 +188,14 @@ fn decode_chunk(index: u64, text: &[u8]) -> (Batch, ScanStats) {
             Event::Print(payload) => ftrace::print(&mut ctx, l.ts, l.tid, payload),
             Event::SchedSwitch(s) => {
                 ctx.batch.sched_events += 1;
-                newest_comm(&mut ctx, l.ts, s.prev_pid, s.prev_comm);
-                newest_comm(&mut ctx, l.ts, s.next_pid, s.next_comm);
+                newest_comm(&mut ctx, l.ts, s.prev_pid, s.prev_comm.as_bytes());
+                newest_comm(&mut ctx, l.ts, s.next_pid, s.next_comm.as_bytes());
             }
             Event::SchedWaking(w) | Event::SchedWakeup(w) | Event::SchedWakeupNew(w) => {
                 ctx.batch.sched_events += 1;
-                newest_comm(&mut ctx, l.ts, w.pid, w.comm);
+                newest_comm(&mut ctx, l.ts, w.pid, w.comm.as_bytes());
             }
-            Event::TaskNewtask(t) => newest_comm(&mut ctx, l.ts, t.pid, t.comm),
+            Event::TaskNewtask(t) => newest_comm(&mut ctx, l.ts, t.pid, t.comm.as_bytes()),
             Event::TaskRename(r) => {
                 let name = ctx.interner.intern(r.new_comm);
                 let order = ctx.order();
@@ -212,26 +215,6 @@ fn decode_chunk(index: u64, text: &[u8]) -> (Batch, ScanStats) {
     }
     ctx.batch.packets = 0;
     (ctx.finish(), stats)
-}
-
-/// Record `name` as `tid`'s kernel name unless a newer one is known.
-fn newest_comm(ctx: &mut Ctx, ts: i64, tid: i32, name: &str) {
-    if tid <= 0 || name.is_empty() {
-        return;
-    }
-    match ctx.batch.comms.get_mut(&tid) {
-        Some(c) if ts >= c.ts => {
-            if &*c.name != name {
-                c.name = ctx.interner.intern(name);
-            }
-            c.ts = ts;
-        }
-        Some(_) => {}
-        None => {
-            let name = ctx.interner.intern(name);
-            ctx.batch.comms.insert(tid, CommRec { ts, name });
-        }
-    }
 }
 
 /// The HTML's `ps` listing as a process tree: a process row names its
@@ -272,22 +255,4 @@ fn push_tree(ctx: &mut Ctx, tree: slim::ProcessTree) {
         interned: None,
         body: TailBody::ProcessTree(tree),
     });
-}
-
-/// Add one chunk's scan statistics to the whole text's.
-fn merge(total: &mut ScanStats, s: ScanStats) {
-    total.lines += s.lines;
-    total.events += s.events;
-    total.unparsed += s.unparsed;
-    total.first_unparsed = total.first_unparsed.take().or(s.first_unparsed);
-    total.lossy_lines += s.lossy_lines;
-    total.entries_in_buffer = total.entries_in_buffer.or(s.entries_in_buffer);
-    total.entries_written = total.entries_written.or(s.entries_written);
-    total.cpus = total.cpus.or(s.cpus);
-    total.lost_events = total.lost_events.saturating_add(s.lost_events);
-    for cpu in s.overflowed_cpus {
-        if !total.overflowed_cpus.contains(&cpu) {
-            total.overflowed_cpus.push(cpu);
-        }
-    }
 }
