@@ -242,11 +242,17 @@ pub struct TraceMeta {
     pub warnings: Vec<String>,
 }
 
+/// Whether a `TraceMeta::container` name is a legacy systrace capture's
+/// (`systrace text`, `systrace ctrace`, `systrace html`).
+pub fn is_systrace_container(container: &str) -> bool {
+    container.starts_with("systrace")
+}
+
 impl TraceMeta {
     /// A legacy systrace capture (text, `.ctrace`, HTML): it has ftrace
     /// lines, no packets.
     pub fn is_systrace(&self) -> bool {
-        self.container.starts_with("systrace")
+        is_systrace_container(&self.container)
     }
 
     /// What the trace is made of, counted: `12 packets` or `1042 ftrace lines`.

@@ -163,7 +163,7 @@ pub fn render_text(i: &Info) -> String {
         container_name(&i.container)
     );
     // A systrace capture has lines in one clock, no packets or clock ids.
-    let systrace = i.container.starts_with("systrace");
+    let systrace = crate::model::is_systrace_container(&i.container);
     if systrace {
         let _ = writeln!(o, "lines         {} ftrace events", i.ftrace_events);
     } else {

@@ -31,7 +31,7 @@ fn every_real_trace_decodes() {
         let t = fpsan::analysis::load(&path, &ReadOptions::default())
             .unwrap_or_else(|e| panic!("{} does not decode: {e}", path.display()));
         // Text captures have events but no protobuf packets.
-        let events = if t.meta.container.starts_with("systrace") { t.meta.ftrace_events } else { t.meta.packets };
+        let events = if t.meta.is_systrace() { t.meta.ftrace_events } else { t.meta.packets };
         assert!(events > 0, "{}: no packets or events", path.display());
         assert!(t.span_ns() > 0, "{}: empty time span", path.display());
         println!(
