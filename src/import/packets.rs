@@ -10,7 +10,7 @@ use super::clock::{TraceClocks, BOOTTIME};
 use super::identity::{Identity, NamePriority};
 use super::stats::Sources;
 use crate::model::{Name, TraceMeta};
-use crate::read::records::{Batch, TailBody, TailPacket};
+use crate::read::records::{Batch, Categories, EventName, TailBody, TailPacket, TrackEventRec};
 use crate::read::slim;
 
 /// A track event before its timestamp is converted and its track resolved.
@@ -234,20 +234,26 @@ impl Replayer<'_> {
         self.out.descriptors.insert(uuid, td.clone());
     }
 
-    fn track_event(&mut self, p: &TailPacket, te: &slim::TrackEvent, ts: Option<i64>, clock: u32) {
+    fn track_event(&mut self, p: &TailPacket, te: &TrackEventRec, ts: Option<i64>, clock: u32) {
         self.sources.add("track_event");
         let Some(ts) = ts else {
             self.undated_track_events += 1;
             return;
         };
         let st = self.seqs.entry(p.seq).or_default();
-        let name =
-            te.name.as_deref().map(Name::from).or_else(|| te.name_iid.and_then(|iid| st.names.get(&iid).cloned()));
-        let category = if !te.categories.is_empty() {
-            Some(Name::from(te.categories.join(",").as_str()))
-        } else {
-            let cats: Vec<&str> = te.category_iids.iter().filter_map(|i| st.categories.get(i).map(|n| &**n)).collect();
-            (!cats.is_empty()).then(|| Name::from(cats.join(",").as_str()))
+        let name = match &te.name {
+            EventName::Inline(n) => Some(n.clone()),
+            EventName::Interned(iid) => st.names.get(iid).cloned(),
+            EventName::None => None,
+        };
+        let category = match &te.categories {
+            Categories::Inline(c) => Some(c.clone()),
+            Categories::Interned(iid) => st.categories.get(iid).cloned(),
+            Categories::InternedList(iids) => {
+                let cats: Vec<&str> = iids.iter().filter_map(|i| st.categories.get(i).map(|n| &**n)).collect();
+                (!cats.is_empty()).then(|| Name::from(cats.join(",").as_str()))
+            }
+            Categories::None => None,
         };
         self.out.track_events.push(PendingTrackEvent {
             ts,
@@ -255,10 +261,10 @@ impl Replayer<'_> {
             seq: p.seq,
             order: p.order,
             track_uuid: te.track_uuid.or(st.default_track),
-            kind: te.r#type.unwrap_or(0),
+            kind: te.kind,
             name,
             category,
-            value: te.double_counter_value.unwrap_or(te.counter_value.unwrap_or(0) as f64),
+            value: te.value,
         });
     }
 

@@ -377,6 +377,13 @@ impl Ctx {
                 self.compressed(b, depth, Codec::Zstd);
                 None
             }
+            Some((11, b)) => match super::track_event::decode(self, b) {
+                Ok(te) => Some(TailBody::TrackEvent(te)),
+                Err(e) => {
+                    self.malformed(format!("malformed packet (field 11): {e}"));
+                    None
+                }
+            },
             Some((num, b)) => match self.tail_body(num, b) {
                 Ok(body) => Some(body),
                 Err(e) => {
@@ -397,7 +404,7 @@ impl Ctx {
             return;
         }
         let defaults = defaults.and_then(|b| slim::TracePacketDefaults::decode(b).ok());
-        let interned = interned.and_then(|b| slim::InternedData::decode(b).ok());
+        let interned = interned.and_then(|b| slim::InternedData::decode(b).ok()).map(Box::new);
         let order = self.order();
         self.batch.tail.push(TailPacket { order, seq, ts, clock, incremental_state_cleared, defaults, interned, body });
     }
@@ -407,9 +414,8 @@ impl Ctx {
             2 => TailBody::ProcessTree(slim::ProcessTree::decode(b)?),
             9 => TailBody::ProcessStats(slim::ProcessStats::decode(b)?),
             6 => TailBody::ClockSnapshot(slim::ClockSnapshot::decode(b)?),
-            11 => TailBody::TrackEvent(slim::TrackEvent::decode(b)?),
-            60 => TailBody::TrackDescriptor(slim::TrackDescriptor::decode(b)?),
-            45 => TailBody::SystemInfo(slim::SystemInfo::decode(b)?),
+            60 => TailBody::TrackDescriptor(Box::new(slim::TrackDescriptor::decode(b)?)),
+            45 => TailBody::SystemInfo(Box::new(slim::SystemInfo::decode(b)?)),
             35 => TailBody::TraceStats(slim::TraceStats::decode(b)?),
             34 => TailBody::FtraceStats(slim::FtraceStats::decode(b)?),
             69 => TailBody::ServiceEvent(slim::TracingServiceEvent::decode(b)?),

@@ -22,6 +22,7 @@ pub mod slim;
 mod source;
 pub mod systrace;
 pub mod timeline;
+mod track_event;
 mod wire;
 
 pub use source::{Container, Source};

@@ -131,7 +131,8 @@ pub struct TailPacket {
     pub clock: Option<u32>,
     pub incremental_state_cleared: bool,
     pub defaults: Option<slim::TracePacketDefaults>,
-    pub interned: Option<slim::InternedData>,
+    /// Boxed: most packets carry none, and this keeps every tail packet small.
+    pub interned: Option<Box<slim::InternedData>>,
     pub body: TailBody,
 }
 
@@ -141,12 +142,47 @@ pub enum TailBody {
     ProcessTree(slim::ProcessTree),
     ProcessStats(slim::ProcessStats),
     ClockSnapshot(slim::ClockSnapshot),
-    TrackDescriptor(slim::TrackDescriptor),
-    TrackEvent(slim::TrackEvent),
-    SystemInfo(slim::SystemInfo),
+    // The rare large messages are boxed so the frequent track events set
+    // the size of every tail packet.
+    TrackDescriptor(Box<slim::TrackDescriptor>),
+    TrackEvent(TrackEventRec),
+    SystemInfo(Box<slim::SystemInfo>),
     TraceStats(slim::TraceStats),
     FtraceStats(slim::FtraceStats),
     ServiceEvent(slim::TracingServiceEvent),
+}
+
+/// A TrackEvent as `read::track_event` decodes it: names interned, the ones
+/// given by iid left for the sequence's state to resolve.
+#[derive(Debug, Clone)]
+pub struct TrackEventRec {
+    /// TrackEvent.Type: 1 begin, 2 end, 3 instant, 4 counter (0 absent).
+    pub kind: i32,
+    pub track_uuid: Option<u64>,
+    pub name: EventName,
+    pub categories: Categories,
+    /// `double_counter_value`, else `counter_value`, else 0.
+    pub value: f64,
+}
+
+/// A track event's name: its own string, or an iid of the sequence's
+/// interned event names.
+#[derive(Debug, Clone)]
+pub enum EventName {
+    None,
+    Inline(Name),
+    Interned(u64),
+}
+
+/// A track event's categories: its own strings (joined with ","), or iids
+/// of the sequence's interned categories (one, the usual case, without an
+/// allocation).
+#[derive(Debug, Clone)]
+pub enum Categories {
+    None,
+    Inline(Name),
+    Interned(u64),
+    InternedList(Box<[u64]>),
 }
 
 /// Everything decoded from one batch of packets.

@@ -1,0 +1,134 @@
+//! TrackEvent packets on the hot path: newer Android apps write their slices
+//! as track events, one packet each, so a busy trace holds hundreds of
+//! thousands. They are read with the wire scanner into a small record with
+//! interned names, instead of a prost message with a `String` per name
+//! (three times the memory, an allocation per event). What needs the
+//! sequence's state (interned names and categories, default track) is
+//! resolved later, in `import::packets`, in file order.
+
+use super::decode::Ctx;
+use super::records::{Categories, EventName, Name, TrackEventRec};
+use super::wire::{lossy, Fields, PackedVarints, Value, WireError};
+
+/// TrackEvent field numbers (Perfetto's track_event.proto).
+mod field {
+    pub const CATEGORY_IIDS: u32 = 3;
+    pub const TYPE: u32 = 9;
+    pub const NAME_IID: u32 = 10;
+    pub const TRACK_UUID: u32 = 11;
+    pub const CATEGORIES: u32 = 22;
+    pub const NAME: u32 = 23;
+    pub const COUNTER_VALUE: u32 = 30;
+    pub const DOUBLE_COUNTER_VALUE: u32 = 44;
+}
+
+/// Decode one TrackEvent. Scalars repeated in one message take the last
+/// value, as protobuf does; `category_iids` may be packed or not.
+pub fn decode(ctx: &mut Ctx, b: &[u8]) -> Result<TrackEventRec, WireError> {
+    let (mut kind, mut track_uuid, mut counter, mut double) = (0i32, None, None, None);
+    let (mut name, mut name_iid) = (None::<Name>, None::<u64>);
+    let mut categories: Vec<&[u8]> = Vec::new();
+    let mut category_iids: Vec<u64> = Vec::new();
+    for f in Fields::new(b) {
+        let (num, v) = f?;
+        match (num, v) {
+            (field::TYPE, v) => kind = v.as_i32(),
+            (field::TRACK_UUID, v) => track_uuid = Some(v.as_u64()),
+            (field::NAME, Value::Bytes(s)) => name = Some(ctx.interner.intern(&lossy(s))),
+            (field::NAME_IID, v) => name_iid = Some(v.as_u64()),
+            (field::CATEGORIES, Value::Bytes(s)) => categories.push(s),
+            (field::CATEGORY_IIDS, Value::Bytes(packed)) => {
+                let mut it = PackedVarints::new(packed);
+                category_iids.extend(it.by_ref());
+                if it.malformed {
+                    return Err(WireError::BadVarint);
+                }
+            }
+            (field::CATEGORY_IIDS, v) => category_iids.push(v.as_u64()),
+            (field::COUNTER_VALUE, v) => counter = Some(v.as_i64()),
+            (field::DOUBLE_COUNTER_VALUE, v) => double = Some(f64::from_bits(v.as_u64())),
+            _ => {}
+        }
+    }
+    let name = match (name, name_iid) {
+        (Some(n), _) => EventName::Inline(n),
+        (None, Some(iid)) => EventName::Interned(iid),
+        (None, None) => EventName::None,
+    };
+    let categories = if !categories.is_empty() {
+        let joined: Vec<_> = categories.iter().map(|c| lossy(c)).collect();
+        Categories::Inline(ctx.interner.intern(&joined.join(",")))
+    } else {
+        match category_iids.as_slice() {
+            [] => Categories::None,
+            [iid] => Categories::Interned(*iid),
+            _ => Categories::InternedList(category_iids.into_boxed_slice()),
+        }
+    };
+    Ok(TrackEventRec { kind, track_uuid, name, categories, value: double.unwrap_or(counter.unwrap_or(0) as f64) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use perfetto_protos::track_event::track_event::Type;
+    use perfetto_protos::track_event::TrackEvent;
+    use protobuf::Message;
+
+    fn decoded(te: &TrackEvent) -> TrackEventRec {
+        decode(&mut Ctx::new(0), &te.write_to_bytes().expect("encodes")).expect("decodes")
+    }
+
+    #[test]
+    fn a_slice_begin_with_its_own_name_and_categories() {
+        let mut te = TrackEvent::new();
+        te.set_type(Type::TYPE_SLICE_BEGIN);
+        te.set_track_uuid(u64::MAX - 3);
+        te.set_name("DrawFrames 7".into());
+        te.categories = vec!["gfx".into(), "view".into()];
+        te.category_iids = vec![9]; // the strings win over iids
+        let r = decoded(&te);
+        assert_eq!((r.kind, r.track_uuid, r.value), (1, Some(u64::MAX - 3), 0.0));
+        assert!(matches!(&r.name, EventName::Inline(n) if &**n == "DrawFrames 7"));
+        assert!(matches!(&r.categories, Categories::Inline(c) if &**c == "gfx,view"));
+    }
+
+    #[test]
+    fn interned_names_and_category_iids_packed_or_not() {
+        let mut te = TrackEvent::new();
+        te.set_type(Type::TYPE_INSTANT);
+        te.set_name_iid(42);
+        te.category_iids = vec![3];
+        let r = decoded(&te);
+        assert!(matches!(r.name, EventName::Interned(42)));
+        assert!(matches!(r.categories, Categories::Interned(3)));
+        assert_eq!(r.track_uuid, None);
+        // Unpacked (field 3, wire type 0, twice) and packed (wire type 2).
+        let unpacked = [0x18, 5, 0x18, 0x96, 0x01];
+        let packed = [0x1a, 3, 5, 0x96, 0x01];
+        for bytes in [&unpacked[..], &packed[..]] {
+            let r = decode(&mut Ctx::new(0), bytes).expect("decodes");
+            assert!(matches!(&r.categories, Categories::InternedList(l) if **l == [5, 150]), "{bytes:?}");
+            assert!(matches!(r.name, EventName::None));
+        }
+    }
+
+    #[test]
+    fn counters_prefer_the_double_value_and_the_last_scalar_wins() {
+        let mut te = TrackEvent::new();
+        te.set_type(Type::TYPE_COUNTER);
+        te.set_counter_value(-7);
+        assert_eq!(decoded(&te).value, -7.0);
+        te.set_double_counter_value(2.5);
+        assert_eq!(decoded(&te).value, 2.5);
+        // track_uuid 1 then 2 (a merged message): protobuf keeps the last.
+        let r = decode(&mut Ctx::new(0), &[0x58, 1, 0x58, 2]).expect("decodes");
+        assert_eq!(r.track_uuid, Some(2));
+    }
+
+    #[test]
+    fn damage_is_an_error() {
+        assert_eq!(decode(&mut Ctx::new(0), &[0xba, 0x01, 9, b'x']).err(), Some(WireError::Truncated));
+        assert_eq!(decode(&mut Ctx::new(0), &[0x1a, 1, 0x80]).err(), Some(WireError::BadVarint));
+    }
+}
