@@ -292,18 +292,26 @@ fn analyze(a: &AnalyzeArgs) -> Result<()> {
         metrics: MetricsOptions { category: a.category, ..Default::default() },
         ..base_options()
     };
-    let done = analysis::analyze(&a.trace, &opts).map_err(analysis_failure)?;
-    for w in &done.warnings {
+    let analysis::Analysis { trace, frames, frames_df, apps, warnings } =
+        analysis::analyze(&a.trace, &opts).map_err(analysis_failure)?;
+    for w in &warnings {
         warn(w);
     }
-    let report = Report {
-        meta: &done.trace.meta,
-        span_ns: done.trace.span_ns(),
-        apps: &done.apps,
-        frames: &done.frames_df,
-        quality: &done.frames.quality,
-        warnings: &done.warnings,
+    // The report reads the trace's facts and the frames table, not the
+    // model's slices or the frame rows: both are freed (at the end of these
+    // blocks) before the exporters allocate, so `--out` peaks no higher than
+    // the analysis itself.
+    let span_ns = trace.span_ns();
+    let meta = {
+        let trace = trace;
+        trace.meta
     };
+    let quality = {
+        let frames = frames;
+        frames.quality
+    };
+    let report =
+        Report { meta: &meta, span_ns, apps: &apps, frames: &frames_df, quality: &quality, warnings: &warnings };
     if let Some(dir) = &a.out {
         let written = ExportManager::default().write(dir, &report)?;
         eprintln!("fpsan: wrote {} files to {}", written.len(), dir.display());
