@@ -1,6 +1,6 @@
 //! Parallel packet decoding. The framed packets are cut into batches of a few
 //! MB; rayon decodes batches concurrently into [`Batch`]es of owned records.
-//! Hot packets (ftrace bundles, FrameTimeline) go through the zero-copy wire
+//! Hot packets (ftrace bundles, FrameTimeline, track events) go through the zero-copy wire
 //! scanner; long-tail packets through prost; in-stream compressed batches
 //! (zlib field 50, zstd field 133) are inflated and decoded recursively.
 
