@@ -16,12 +16,8 @@
 //! 1–4, one janky frame in ten 9–30. The next frame starts at the first vsync
 //! after the work ends.
 
-use super::scenarios::{
-    display_frame,
-    XorShift, JANK_APP_DEADLINE_MISSED, JANK_NONE, PREDICTION_VALID, PRESENT_LATE, PRESENT_ON_TIME, SF_APP_TID, SF_PID,
-    SF_PROCESS,
-};
-use super::{ActualFrame, BuildOptions, TraceBuilder};
+use super::scenarios::{AppFrameTimeline, XorShift, SF_APP_TID, SF_PID, SF_PROCESS};
+use super::{BuildOptions, TraceBuilder};
 
 const US: i64 = 1_000;
 const MS: i64 = 1_000_000;
@@ -154,24 +150,15 @@ fn frame(b: &mut TraceBuilder, rng: &mut XorShift, f: Frame) -> i64 {
 
 /// FrameTimeline surface and display frames of one app frame.
 fn timeline(b: &mut TraceBuilder, f: &Frame, ts: i64, actual_end: i64) {
-    let late = actual_end > f.vsync + f.period;
-    let dtoken = f.token + 1;
-    display_frame(b, f.vsync, f.period, actual_end, dtoken);
-    let layer = format!("{AB_APP}/{}#0", f.scene);
-    b.expected_surface_frame(f.vsync, Some(f.vsync + f.period), f.token, dtoken, AB_PID, &layer);
-    b.actual_surface_frame(
-        ts,
-        Some(actual_end),
-        ActualFrame {
-            token: f.token,
-            display_frame_token: dtoken,
-            pid: AB_PID,
-            layer,
-            present_type: if late { PRESENT_LATE } else { PRESENT_ON_TIME },
-            on_time_finish: !late,
-            gpu_composition: false,
-            jank_type: if late { JANK_APP_DEADLINE_MISSED } else { JANK_NONE },
-            prediction_type: PREDICTION_VALID,
-        },
-    );
+    AppFrameTimeline {
+        vsync: f.vsync,
+        period: f.period,
+        start: ts,
+        actual_end,
+        token: f.token,
+        display_token: f.token + 1,
+        pid: AB_PID,
+        layer: format!("{AB_APP}/{}#0", f.scene),
+    }
+    .write(b);
 }

@@ -197,6 +197,45 @@ pub(crate) fn display_frame(b: &mut TraceBuilder, vsync: i64, period: i64, actua
     present
 }
 
+/// One app frame as SurfaceFlinger's FrameTimeline records it: the display
+/// frame ([`display_frame`]), then the app's expected surface frame (vsync to
+/// vsync + period) and actual one (`start` to `actual_end`), late with
+/// "app deadline missed" when it ends after vsync + period.
+pub(crate) struct AppFrameTimeline {
+    pub vsync: i64,
+    pub period: i64,
+    pub start: i64,
+    pub actual_end: i64,
+    pub token: i64,
+    pub display_token: i64,
+    pub pid: i32,
+    pub layer: String,
+}
+
+impl AppFrameTimeline {
+    pub(crate) fn write(self, b: &mut TraceBuilder) {
+        let AppFrameTimeline { vsync, period, start, actual_end, token, display_token, pid, layer } = self;
+        let late = actual_end > vsync + period;
+        display_frame(b, vsync, period, actual_end, display_token);
+        b.expected_surface_frame(vsync, Some(vsync + period), token, display_token, pid, &layer);
+        b.actual_surface_frame(
+            start,
+            Some(actual_end),
+            ActualFrame {
+                token,
+                display_frame_token: display_token,
+                pid,
+                layer,
+                present_type: if late { PRESENT_LATE } else { PRESENT_ON_TIME },
+                on_time_finish: !late,
+                gpu_composition: false,
+                jank_type: if late { JANK_APP_DEADLINE_MISSED } else { JANK_NONE },
+                prediction_type: PREDICTION_VALID,
+            },
+        );
+    }
+}
+
 /// The frame plan: (first vsync of a scroll, frames, frames with input,
 /// special frames by index within the scroll).
 fn demo_plan() -> Vec<(i64, Plan, bool)> {
@@ -788,27 +827,17 @@ pub fn busy_phone<W: Write>(w: &mut W, target_bytes: u64) -> std::io::Result<u64
                 vsync_level ^= 1;
                 b.atrace_counter(vsync, SF_APP_TID, SF_PID, "VSYNC-app", vsync_level);
                 token += 1;
-                let dtoken = token;
-                let actual_end = rt1 + 800 * US;
-                let late = actual_end > vsync + budget;
-                display_frame(&mut b, vsync, budget, actual_end, dtoken);
-                let layer = format!("{}/{}.MainActivity#0", a.name, a.name);
-                b.expected_surface_frame(vsync, Some(vsync + budget), id, dtoken, pid, &layer);
-                b.actual_surface_frame(
-                    ts,
-                    Some(actual_end),
-                    ActualFrame {
-                        token: id,
-                        display_frame_token: dtoken,
-                        pid,
-                        layer,
-                        present_type: if late { PRESENT_LATE } else { PRESENT_ON_TIME },
-                        on_time_finish: !late,
-                        gpu_composition: false,
-                        jank_type: if late { JANK_APP_DEADLINE_MISSED } else { JANK_NONE },
-                        prediction_type: PREDICTION_VALID,
-                    },
-                );
+                AppFrameTimeline {
+                    vsync,
+                    period: budget,
+                    start: ts,
+                    actual_end: rt1 + 800 * US,
+                    token: id,
+                    display_token: token,
+                    pid,
+                    layer: format!("{}/{}.MainActivity#0", a.name, a.name),
+                }
+                .write(&mut b);
                 // The next frame waits for the first vsync after this one ends.
                 a.next_vsync = vsync + budget * ((end - vsync) / budget + 1);
             }
@@ -971,26 +1000,17 @@ fn repeated_recording_until<W: Write>(w: &mut W, mut done: impl FnMut(u64, u64) 
             b.atrace_end(d1, rt, pid);
             // SurfaceFlinger: VSYNC-app and the FrameTimeline.
             b.atrace_counter(vsync, SF_APP_TID, SF_PID, "VSYNC-app", (f.token / 2) & 1);
-            let dtoken = f.token + 1;
-            let actual_end = t0 + f.actual_end;
-            let late = actual_end > vsync + REPEAT_PERIOD;
-            display_frame(&mut b, vsync, REPEAT_PERIOD, actual_end, dtoken);
-            b.expected_surface_frame(vsync, Some(vsync + REPEAT_PERIOD), f.token, dtoken, pid, &layer);
-            b.actual_surface_frame(
-                ts,
-                Some(actual_end),
-                ActualFrame {
-                    token: f.token,
-                    display_frame_token: dtoken,
-                    pid,
-                    layer: layer.clone(),
-                    present_type: if late { PRESENT_LATE } else { PRESENT_ON_TIME },
-                    on_time_finish: !late,
-                    gpu_composition: false,
-                    jank_type: if late { JANK_APP_DEADLINE_MISSED } else { JANK_NONE },
-                    prediction_type: PREDICTION_VALID,
-                },
-            );
+            AppFrameTimeline {
+                vsync,
+                period: REPEAT_PERIOD,
+                start: ts,
+                actual_end: t0 + f.actual_end,
+                token: f.token,
+                display_token: f.token + 1,
+                pid,
+                layer: layer.clone(),
+            }
+            .write(&mut b);
         }
         // Background tasks rotating on CPUs 2 and 3 over the recording.
         for cpu in 2..REPEAT_CPUS {
