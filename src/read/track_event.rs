@@ -22,13 +22,36 @@ mod field {
     pub const DOUBLE_COUNTER_VALUE: u32 = 44;
 }
 
+/// The values of a repeated field in arrival order; the usual single value
+/// costs no allocation (this runs once per track event).
+struct Repeated<T> {
+    first: Option<T>,
+    rest: Vec<T>,
+}
+
+impl<T> Default for Repeated<T> {
+    fn default() -> Self {
+        Repeated { first: None, rest: Vec::new() }
+    }
+}
+
+impl<T> Repeated<T> {
+    fn push(&mut self, v: T) {
+        if self.first.is_none() {
+            self.first = Some(v);
+        } else {
+            self.rest.push(v);
+        }
+    }
+}
+
 /// Decode one TrackEvent. Scalars repeated in one message take the last
 /// value, as protobuf does; `category_iids` may be packed or not.
 pub fn decode(ctx: &mut Ctx, b: &[u8]) -> Result<TrackEventRec, WireError> {
     let (mut kind, mut track_uuid, mut counter, mut double) = (0i32, None, None, None);
     let (mut name, mut name_iid) = (None::<Name>, None::<u64>);
-    let mut categories: Vec<&[u8]> = Vec::new();
-    let mut category_iids: Vec<u64> = Vec::new();
+    let mut categories = Repeated::<&[u8]>::default();
+    let mut category_iids = Repeated::<u64>::default();
     for f in Fields::new(b) {
         let (num, v) = f?;
         match (num, v) {
@@ -39,7 +62,7 @@ pub fn decode(ctx: &mut Ctx, b: &[u8]) -> Result<TrackEventRec, WireError> {
             (field::CATEGORIES, Value::Bytes(s)) => categories.push(s),
             (field::CATEGORY_IIDS, Value::Bytes(packed)) => {
                 let mut it = PackedVarints::new(packed);
-                category_iids.extend(it.by_ref());
+                it.by_ref().for_each(|iid| category_iids.push(iid));
                 if it.malformed {
                     return Err(WireError::BadVarint);
                 }
@@ -55,15 +78,17 @@ pub fn decode(ctx: &mut Ctx, b: &[u8]) -> Result<TrackEventRec, WireError> {
         (None, Some(iid)) => EventName::Interned(iid),
         (None, None) => EventName::None,
     };
-    let categories = if !categories.is_empty() {
-        let joined: Vec<_> = categories.iter().map(|c| lossy(c)).collect();
-        Categories::Inline(ctx.interner.intern(&joined.join(",")))
-    } else {
-        match category_iids.as_slice() {
-            [] => Categories::None,
-            [iid] => Categories::Interned(*iid),
-            _ => Categories::InternedList(category_iids.into_boxed_slice()),
+    let categories = match (categories.first, category_iids.first) {
+        (Some(only), _) if categories.rest.is_empty() => Categories::Inline(ctx.interner.intern(&lossy(only))),
+        (Some(first), _) => {
+            let all: Vec<_> = std::iter::once(first).chain(categories.rest).map(lossy).collect();
+            Categories::Inline(ctx.interner.intern(&all.join(",")))
         }
+        (None, Some(only)) if category_iids.rest.is_empty() => Categories::Interned(only),
+        (None, Some(first)) => {
+            Categories::InternedList(std::iter::once(first).chain(category_iids.rest).collect())
+        }
+        (None, None) => Categories::None,
     };
     Ok(TrackEventRec { kind, track_uuid, name, categories, value: double.unwrap_or(counter.unwrap_or(0) as f64) })
 }
@@ -91,6 +116,8 @@ mod tests {
         assert_eq!((r.kind, r.track_uuid, r.value), (1, Some(u64::MAX - 3), 0.0));
         assert!(matches!(&r.name, EventName::Inline(n) if &**n == "DrawFrames 7"));
         assert!(matches!(&r.categories, Categories::Inline(c) if &**c == "gfx,view"));
+        te.categories = vec!["gfx".into()];
+        assert!(matches!(&decoded(&te).categories, Categories::Inline(c) if &**c == "gfx"));
     }
 
     #[test]
