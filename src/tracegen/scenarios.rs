@@ -184,17 +184,21 @@ pub(crate) fn display_frame(b: &mut TraceBuilder, vsync: i64, period: i64, actua
     let late = actual_end > vsync + period;
     let present = vsync + period * if late { (actual_end - vsync) / period + 1 } else { 1 };
     b.expected_display_frame(present, Some(present + period), display_token, SF_PID);
-    let on_time = ActualFrame {
-        token: display_token,
+    b.actual_display_frame(present + 100 * US, Some(present + 3 * MS), on_time_display(display_token));
+    present
+}
+
+/// SurfaceFlinger's actual display frame `token`, presented on time.
+fn on_time_display(token: i64) -> ActualFrame {
+    ActualFrame {
+        token,
         pid: SF_PID,
         present_type: PRESENT_ON_TIME,
         on_time_finish: true,
         jank_type: JANK_NONE,
         prediction_type: PREDICTION_VALID,
         ..Default::default()
-    };
-    b.actual_display_frame(present + 100 * US, Some(present + 3 * MS), on_time);
-    present
+    }
 }
 
 /// One app frame as SurfaceFlinger's FrameTimeline records it: the display
@@ -523,19 +527,7 @@ fn demo_into(b: &mut TraceBuilder) -> Vec<DemoFrame> {
         let dtoken = demo_display_token(present_k);
         let pv = demo_vsync_ts(present_k);
         b.expected_display_frame(pv, Some(demo_vsync_ts(present_k + 1)), dtoken, SF_PID);
-        b.actual_display_frame(
-            pv + 150 * US,
-            Some(pv + 4 * MS),
-            ActualFrame {
-                token: dtoken,
-                pid: SF_PID,
-                present_type: PRESENT_ON_TIME,
-                on_time_finish: true,
-                jank_type: JANK_NONE,
-                prediction_type: PREDICTION_VALID,
-                ..Default::default()
-            },
-        );
+        b.actual_display_frame(pv + 150 * US, Some(pv + 4 * MS), on_time_display(dtoken));
         b.expected_surface_frame(vsync, Some(expected_end), frame_id, demo_display_token(k + 1), pid, DEMO_LAYER);
         b.actual_surface_frame(
             ts,
