@@ -6,7 +6,7 @@
 
 use super::decode::Ctx;
 use super::records::*;
-use super::wire::{lossy, Fields, Value};
+use super::wire::{lossy, Expect, Fields, Value, WireError};
 use super::atrace::{self, AtracePoint, ParseOutcome};
 use super::compact_sched::{CompactSched, Want};
 
@@ -112,32 +112,16 @@ pub fn bundle(ctx: &mut Ctx, b: &[u8]) {
 
 /// One FtraceEvent. Returns its timestamp.
 fn event(ctx: &mut Ctx, e: &[u8]) -> Option<i64> {
-    let mut ts: i64 = 0;
-    let mut pid: i32 = 0;
-    let mut payload: Option<(u32, &[u8])> = None;
-    // The scheduler pass takes the last scheduler payload, this pass the last
-    // payload: they differ when a scheduler payload is followed by another
-    // kind (flags, not a byte comparison of the two payloads).
-    let (mut sched_seen, mut last_is_sched) = (false, false);
-    for f in Fields::new(e) {
-        match f {
-            Ok((1, v)) => ts = v.as_i64(),
-            Ok((2, v)) => pid = v.as_i32(),
-            Ok((num, Value::Bytes(p))) if num >= 3 => {
-                payload = Some((num, p));
-                last_is_sched = matches!(num, ev::SCHED_SWITCH | ev::SCHED_WAKING | ev::SCHED_WAKEUP | ev::SCHED_WAKEUP_NEW);
-                sched_seen |= last_is_sched;
-            }
-            Ok(_) => {}
-            Err(err) => {
-                ctx.malformed(format!("malformed ftrace event: {err}"));
-                return None;
-            }
+    let Envelope { ts, pid, payload, sched_then_other } = match envelope(e) {
+        Ok(env) => env,
+        Err(err) => {
+            ctx.malformed(format!("malformed ftrace event: {err}"));
+            return None;
         }
-    }
+    };
     ctx.batch.ftrace_events += 1;
     ctx.batch.see_ts(ts);
-    if sched_seen && !last_is_sched {
+    if sched_then_other {
         ctx.sched_unknown = true;
     }
     let Some((num, p)) = payload else { return Some(ts) };
@@ -152,33 +136,16 @@ fn event(ctx: &mut Ctx, e: &[u8]) -> Option<i64> {
         ev::SCHED_SWITCH => {
             ctx.batch.sched_events += 1;
             // Only the incoming thread's comm: the outgoing one came in earlier.
-            let (mut prev_pid, mut next_pid, mut next_comm) = (0, 0, &[][..]);
-            let mut fields = Fields::new(p);
-            while let Some(Ok((num, v))) = fields.next() {
-                match num {
-                    2 => prev_pid = v.as_i32(),
-                    5 => next_comm = v.bytes(),
-                    6 => next_pid = v.as_i32(),
-                    _ => {}
-                }
-            }
-            ctx.sched_tid(prev_pid);
-            ctx.sched_tid(next_pid);
-            comm(ctx, ts, next_pid, next_comm);
+            let sw = switch_fields(p);
+            ctx.sched_tid(sw.prev_pid);
+            ctx.sched_tid(sw.next_pid);
+            comm(ctx, ts, sw.next_pid, sw.next_comm);
         }
         ev::SCHED_WAKING | ev::SCHED_WAKEUP | ev::SCHED_WAKEUP_NEW => {
             ctx.batch.sched_events += 1;
-            let (mut wpid, mut wcomm) = (0, &[][..]);
-            let mut fields = Fields::new(p);
-            while let Some(Ok((num, v))) = fields.next() {
-                match num {
-                    1 => wcomm = v.bytes(),
-                    2 => wpid = v.as_i32(),
-                    _ => {}
-                }
-            }
-            ctx.sched_tid(wpid);
-            comm(ctx, ts, wpid, wcomm);
+            let w = waking_fields(p);
+            ctx.sched_tid(w.pid);
+            comm(ctx, ts, w.pid, w.comm);
         }
         ev::TASK_NEWTASK => {
             let (mut npid, mut ncomm) = (0, &[][..]);
@@ -216,6 +183,147 @@ fn event(ctx: &mut Ctx, e: &[u8]) -> Option<i64> {
         _ => {}
     }
     Some(ts)
+}
+
+/// What the first pass needs of an FtraceEvent around its payload.
+struct Envelope<'a> {
+    ts: i64,
+    pid: i32,
+    /// The last payload and its field number.
+    payload: Option<(u32, &'a [u8])>,
+    /// A scheduler payload was followed by another kind. The scheduler pass
+    /// takes the last scheduler payload, this pass the last payload, so the
+    /// batch cannot be skipped by the scheduler pass.
+    sched_then_other: bool,
+}
+
+fn is_sched(num: u32) -> bool {
+    matches!(num, ev::SCHED_SWITCH | ev::SCHED_WAKING | ev::SCHED_WAKEUP | ev::SCHED_WAKEUP_NEW)
+}
+
+/// An FtraceEvent as traced_probes writes it: timestamp (1), pid (2), then
+/// one payload: (timestamp, pid, payload's field number, payload). Other
+/// layouts (and damage) are `None`, for the general path, which gives the
+/// same answer on these bytes.
+#[inline(always)]
+pub(super) fn canonical_event(e: &[u8]) -> Option<(i64, i32, u32, &[u8])> {
+    let mut r = Expect::new(e);
+    r.tag(1, 0)?;
+    let ts = r.varint()? as i64;
+    r.tag(2, 0)?;
+    let pid = r.varint()? as i32;
+    let num = r.bytes_tag().filter(|&n| n >= 3)?;
+    let payload = r.bytes()?;
+    r.done().then_some((ts, pid, num, payload))
+}
+
+fn envelope(e: &[u8]) -> Result<Envelope<'_>, WireError> {
+    if let Some((ts, pid, num, payload)) = canonical_event(e) {
+        return Ok(Envelope { ts, pid, payload: Some((num, payload)), sched_then_other: false });
+    }
+    let mut env = Envelope { ts: 0, pid: 0, payload: None, sched_then_other: false };
+    let (mut sched_seen, mut last_is_sched) = (false, false);
+    for f in Fields::new(e) {
+        match f? {
+            (1, v) => env.ts = v.as_i64(),
+            (2, v) => env.pid = v.as_i32(),
+            (num, Value::Bytes(p)) if num >= 3 => {
+                env.payload = Some((num, p));
+                last_is_sched = is_sched(num);
+                sched_seen |= last_is_sched;
+            }
+            _ => {}
+        }
+    }
+    env.sched_then_other = sched_seen && !last_is_sched;
+    Ok(env)
+}
+
+/// The sched_switch fields either pass reads.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(super) struct Switch<'a> {
+    pub prev_pid: i32,
+    pub prev_state: i64,
+    pub next_comm: &'a [u8],
+    pub next_pid: i32,
+}
+
+/// A sched_switch payload's fields; those after damage keep their defaults.
+#[inline(always)]
+pub(super) fn switch_fields(p: &[u8]) -> Switch<'_> {
+    // traced_probes writes the fields in order: prev_comm, prev_pid,
+    // prev_prio, prev_state, next_comm, next_pid, next_prio.
+    let mut r = Expect::new(p);
+    let canonical = (|| {
+        r.tag(1, 2)?;
+        r.bytes()?;
+        r.tag(2, 0)?;
+        let prev_pid = r.varint()? as i32;
+        r.tag(3, 0)?;
+        r.varint()?;
+        r.tag(4, 0)?;
+        let prev_state = r.varint()? as i64;
+        r.tag(5, 2)?;
+        let next_comm = r.bytes()?;
+        r.tag(6, 0)?;
+        let next_pid = r.varint()? as i32;
+        r.tag(7, 0)?;
+        r.varint()?;
+        r.done().then_some(Switch { prev_pid, prev_state, next_comm, next_pid })
+    })();
+    if let Some(sw) = canonical {
+        return sw;
+    }
+    let mut sw = Switch::default();
+    let mut fields = Fields::new(p);
+    while let Some(Ok((num, v))) = fields.next() {
+        match num {
+            2 => sw.prev_pid = v.as_i32(),
+            4 => sw.prev_state = v.as_i64(),
+            5 => sw.next_comm = v.bytes(),
+            6 => sw.next_pid = v.as_i32(),
+            _ => {}
+        }
+    }
+    sw
+}
+
+/// The sched_waking / sched_wakeup / sched_wakeup_new fields either pass reads.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(super) struct Waking<'a> {
+    pub pid: i32,
+    pub comm: &'a [u8],
+}
+
+/// A waking payload's fields; those after damage keep their defaults.
+#[inline(always)]
+pub(super) fn waking_fields(p: &[u8]) -> Waking<'_> {
+    // comm (1) and pid (2) come first; the integer fields after them (prio,
+    // success, target_cpu) differ between kernels and are not read.
+    let mut r = Expect::new(p);
+    let canonical = (|| {
+        r.tag(1, 2)?;
+        let comm = r.bytes()?;
+        r.tag(2, 0)?;
+        let pid = r.varint()? as i32;
+        while !r.done() {
+            r.varint_field_after(2)?;
+        }
+        Some(Waking { pid, comm })
+    })();
+    if let Some(w) = canonical {
+        return w;
+    }
+    let mut w = Waking::default();
+    let mut fields = Fields::new(p);
+    while let Some(Ok((num, v))) = fields.next() {
+        match num {
+            1 => w.comm = v.bytes(),
+            2 => w.pid = v.as_i32(),
+            _ => {}
+        }
+    }
+    w
 }
 
 /// A userspace atrace write (`print` event, or a systrace text line).
@@ -394,4 +502,98 @@ fn compact_column<'a>(
         ctx.batch.see_ts(l);
     }
     first
+}
+
+#[cfg(test)]
+mod tests {
+    //! The canonical-layout shortcuts against events encoded by the official
+    //! schema, and the general path on the layouts the shortcuts refuse.
+    use super::*;
+    use perfetto_protos::ftrace_event::FtraceEvent;
+    use perfetto_protos::sched::{SchedSwitchFtraceEvent, SchedWakingFtraceEvent};
+    use protobuf::Message;
+
+    fn switch() -> SchedSwitchFtraceEvent {
+        let mut s = SchedSwitchFtraceEvent::new();
+        s.set_prev_comm("bg0_1".into());
+        s.set_prev_pid(1001);
+        s.set_prev_prio(120);
+        s.set_prev_state(0x402);
+        s.set_next_comm(".example.scroll".into());
+        s.set_next_pid(4242);
+        s.set_next_prio(110);
+        s
+    }
+
+    fn bytes(m: &impl Message) -> Vec<u8> {
+        m.write_to_bytes().expect("encodes")
+    }
+
+    #[test]
+    fn sched_switch_in_writer_order_and_otherwise() {
+        let want = Switch { prev_pid: 1001, prev_state: 0x402, next_comm: b".example.scroll", next_pid: 4242 };
+        let canonical = bytes(&switch());
+        assert_eq!(switch_fields(&canonical), want);
+        // The same fields, next_prio first: the general path.
+        let (head, next_prio) = canonical.split_at(canonical.len() - 2);
+        assert_eq!(next_prio, [0x38, 110]);
+        let reordered = [next_prio, head].concat();
+        assert_eq!(switch_fields(&reordered), want);
+        // A repeated next_pid after the writer's fields: the last one wins.
+        let repeated = [&canonical[..], &[0x30, 7]].concat();
+        assert_eq!(switch_fields(&repeated).next_pid, 7);
+        // Cut inside next_comm: what came before it is kept.
+        let at = canonical.windows(2).position(|w| w == [0x2a, 15]).expect("next_comm");
+        let cut = &canonical[..at + 5];
+        assert_eq!(switch_fields(cut), Switch { prev_pid: 1001, prev_state: 0x402, next_comm: b"", next_pid: 0 });
+    }
+
+    #[test]
+    fn sched_waking_with_or_without_the_optional_integers() {
+        let mut w = SchedWakingFtraceEvent::new();
+        w.set_comm("RenderThread".into());
+        w.set_pid(4262);
+        let want = Waking { pid: 4262, comm: b"RenderThread" };
+        assert_eq!(waking_fields(&bytes(&w)), want);
+        w.set_prio(110);
+        w.set_success(1);
+        w.set_target_cpu(3);
+        let full = bytes(&w);
+        assert_eq!(waking_fields(&full), want);
+        // pid first, then comm: the general path.
+        let swapped = [&full[14..17], &full[..14], &full[17..]].concat();
+        assert_eq!(swapped[..3], [0x10, 0xa6, 0x21]);
+        assert_eq!(waking_fields(&swapped), want);
+        // A second comm after the integers: the last one wins.
+        let renamed = [&full[..], &[0x0a, 2, b'r', b't']].concat();
+        assert_eq!(waking_fields(&renamed).comm, b"rt");
+    }
+
+    #[test]
+    fn ftrace_event_envelopes() {
+        let mut e = FtraceEvent::new();
+        e.set_timestamp(1_234_567_890_123);
+        e.set_pid(1001);
+        e.set_sched_switch(switch());
+        let canonical = bytes(&e);
+        let payload = bytes(&switch());
+        assert_eq!(canonical_event(&canonical), Some((1_234_567_890_123, 1001, ev::SCHED_SWITCH, &payload[..])));
+        let env = envelope(&canonical).expect("well-formed");
+        assert_eq!((env.ts, env.pid, env.payload, env.sched_then_other), (1_234_567_890_123, 1001, Some((4, &payload[..])), false));
+        // common_flags (field 5) between pid and the payload: not the
+        // shortcut's layout, the same answer from the general path.
+        e.set_common_flags(1);
+        let flagged = bytes(&e);
+        assert_eq!(canonical_event(&flagged), None);
+        let env = envelope(&flagged).expect("well-formed");
+        assert_eq!((env.ts, env.pid, env.payload), (1_234_567_890_123, 1001, Some((4, &payload[..]))));
+        // A scheduler payload followed by a print: the last payload counts,
+        // and the scheduler pass is told the two differ.
+        let print = [&canonical[..], &[0x1a, 3, 0x12, 1, b'x']].concat();
+        let env = envelope(&print).expect("well-formed");
+        assert_eq!((env.payload, env.sched_then_other), (Some((ev::PRINT, &[0x12, 1, b'x'][..])), true));
+        // Damage is an error, not a shortcut.
+        assert_eq!(canonical_event(&canonical[..canonical.len() - 1]), None);
+        assert_eq!(envelope(&canonical[..canonical.len() - 1]).err(), Some(WireError::Truncated));
+    }
 }

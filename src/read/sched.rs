@@ -10,7 +10,7 @@ use rustc_hash::FxHashSet;
 
 use super::decode::{InflateBudget, MAX_INFLATED_PACKET};
 use super::framing;
-use super::ftrace::ev;
+use super::ftrace::{self, ev};
 use super::wire::{Fields, Value};
 use super::compact_sched::{CompactSched, Want};
 use super::records::SchedRecord;
@@ -124,47 +124,42 @@ fn bundle(b: &[u8], wanted: &FxHashSet<i32>, out: &mut Vec<SchedRecord>) {
 }
 
 fn event(e: &[u8], cpu: u32, wanted: &FxHashSet<i32>, out: &mut Vec<SchedRecord>) {
-    let mut ts = 0i64;
-    let mut payload = None;
-    let mut fields = Fields::new(e);
-    while let Some(Ok((num, v))) = fields.next() {
-        match (num, v) {
-            (1, v) => ts = v.as_i64(),
-            (ev::SCHED_SWITCH | ev::SCHED_WAKING | ev::SCHED_WAKEUP | ev::SCHED_WAKEUP_NEW, Value::Bytes(p)) => {
-                payload = Some((num, p))
+    // The last scheduler payload counts (the first pass takes the last
+    // payload of any kind, and notes when the two differ).
+    let (ts, payload) = match ftrace::canonical_event(e) {
+        Some((ts, _, num, p)) => (ts, Some((num, p))),
+        None => {
+            let (mut ts, mut payload) = (0i64, None);
+            let mut fields = Fields::new(e);
+            while let Some(Ok((num, v))) = fields.next() {
+                match (num, v) {
+                    (1, v) => ts = v.as_i64(),
+                    (ev::SCHED_SWITCH | ev::SCHED_WAKING | ev::SCHED_WAKEUP | ev::SCHED_WAKEUP_NEW, Value::Bytes(p)) => {
+                        payload = Some((num, p))
+                    }
+                    _ => {}
+                }
             }
-            _ => {}
+            (ts, payload)
         }
-    }
-    let Some((num, p)) = payload else { return };
-    if num == ev::SCHED_SWITCH {
-        let (mut prev, mut next, mut state) = (0i32, 0i32, 0i64);
-        let mut fields = Fields::new(p);
-        while let Some(Ok((f, v))) = fields.next() {
-            match f {
-                2 => prev = v.as_i32(),
-                4 => state = v.as_i64(),
-                6 => next = v.as_i32(),
-                _ => {}
+    };
+    match payload {
+        Some((ev::SCHED_SWITCH, p)) => {
+            let sw = ftrace::switch_fields(p);
+            if wanted.contains(&sw.prev_pid) {
+                out.push(SchedRecord::SwitchOut { ts, tid: sw.prev_pid, cpu, prev_state: sw.prev_state });
             }
-        }
-        if wanted.contains(&prev) {
-            out.push(SchedRecord::SwitchOut { ts, tid: prev, cpu, prev_state: state });
-        }
-        if wanted.contains(&next) {
-            out.push(SchedRecord::SwitchIn { ts, tid: next, cpu });
-        }
-    } else {
-        let mut pid = 0;
-        let mut fields = Fields::new(p);
-        while let Some(Ok((f, v))) = fields.next() {
-            if f == 2 {
-                pid = v.as_i32();
+            if wanted.contains(&sw.next_pid) {
+                out.push(SchedRecord::SwitchIn { ts, tid: sw.next_pid, cpu });
             }
         }
-        if wanted.contains(&pid) {
-            out.push(SchedRecord::Waking { ts, tid: pid });
+        Some((ev::SCHED_WAKING | ev::SCHED_WAKEUP | ev::SCHED_WAKEUP_NEW, p)) => {
+            let pid = ftrace::waking_fields(p).pid;
+            if wanted.contains(&pid) {
+                out.push(SchedRecord::Waking { ts, tid: pid });
+            }
         }
+        _ => {}
     }
 }
 

@@ -167,6 +167,67 @@ impl<'a> Iterator for Fields<'a> {
     }
 }
 
+/// Reads a message whose layout is known in advance (the fields a given
+/// writer emits, in its order): each step checks the next tag byte and reads
+/// one value. Any surprise gives `None` and the caller falls back to
+/// [`Fields`], so this is only a shortcut past the per-field dispatch for the
+/// millions of alike events of a busy trace, never a parser with semantics of
+/// its own.
+pub struct Expect<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Expect<'a> {
+    #[inline(always)]
+    pub fn new(buf: &'a [u8]) -> Self {
+        Expect { buf, pos: 0 }
+    }
+    /// The next tag is the one-byte tag of `field` with `wire_type`.
+    #[inline(always)]
+    pub fn tag(&mut self, field: u8, wire_type: u8) -> Option<()> {
+        debug_assert!((1..16).contains(&field) && wire_type < 8);
+        (*self.buf.get(self.pos)? == field << 3 | wire_type).then(|| self.pos += 1)
+    }
+    /// The next tag is a one-byte length-delimited tag; its field number.
+    #[inline(always)]
+    pub fn bytes_tag(&mut self) -> Option<u32> {
+        let t = *self.buf.get(self.pos)?;
+        (t < 0x80 && t & 7 == 2 && t >> 3 != 0).then(|| {
+            self.pos += 1;
+            u32::from(t >> 3)
+        })
+    }
+    /// The next field is a varint with a one-byte tag and a field number
+    /// above `field`; its value.
+    #[inline(always)]
+    pub fn varint_field_after(&mut self, field: u8) -> Option<u64> {
+        let t = *self.buf.get(self.pos)?;
+        if t >= 0x80 || t & 7 != 0 || t >> 3 <= field {
+            return None;
+        }
+        self.pos += 1;
+        self.varint()
+    }
+    #[inline(always)]
+    pub fn varint(&mut self) -> Option<u64> {
+        read_varint(self.buf, &mut self.pos).ok()
+    }
+    #[inline(always)]
+    pub fn bytes(&mut self) -> Option<&'a [u8]> {
+        let len = usize::try_from(self.varint()?).ok()?;
+        let end = self.pos.checked_add(len).filter(|&e| e <= self.buf.len())?;
+        let v = &self.buf[self.pos..end];
+        self.pos = end;
+        Some(v)
+    }
+    /// The whole message was read.
+    #[inline(always)]
+    pub fn done(&self) -> bool {
+        self.pos == self.buf.len()
+    }
+}
+
 /// Iterator over a packed repeated varint field (`[packed = true]`).
 pub struct PackedVarints<'a> {
     buf: &'a [u8],
