@@ -45,7 +45,7 @@ pub fn import(decoded: Decoded) -> Trace {
     let mut id = identity::Identity::default();
     let mut tracks = tracks::Tracks::default();
     let packets::Replay { mut clocks, descriptors, track_events, tracing_started, packet_times } =
-        packets::replay(&batches, &mut id, &mut meta, &mut sources);
+        packets::replay(&mut batches, &mut id, &mut meta, &mut sources);
     for (t, c, s) in packet_times {
         if let Some(ts) = clocks.to_boottime(c, s, t) {
             meta.see_ts(ts);

@@ -60,8 +60,9 @@ struct Replayer<'a> {
     undated_track_events: u64,
 }
 
-/// Replay every long-tail packet of `batches` in file order.
-pub(crate) fn replay(batches: &[Batch], id: &mut Identity, meta: &mut TraceMeta, sources: &mut Sources) -> Replay {
+/// Replay every long-tail packet of `batches` in file order. Each batch's
+/// packets are consumed (and freed) as they are replayed.
+pub(crate) fn replay(batches: &mut [Batch], id: &mut Identity, meta: &mut TraceMeta, sources: &mut Sources) -> Replay {
     let mut r = Replayer {
         id,
         meta,
@@ -71,16 +72,16 @@ pub(crate) fn replay(batches: &[Batch], id: &mut Identity, meta: &mut TraceMeta,
         trace_clock: BOOTTIME,
         undated_track_events: 0,
     };
-    for p in batches.iter().flat_map(|b| &b.tail) {
+    for p in batches.iter_mut().flat_map(|b| std::mem::take(&mut b.tail)) {
         r.packet(p);
     }
     r.finish()
 }
 
 impl Replayer<'_> {
-    fn packet(&mut self, p: &TailPacket) {
+    fn packet(&mut self, p: TailPacket) {
         let st = self.seqs.entry(p.seq).or_default();
-        sequence_state(st, p);
+        sequence_state(st, &p);
         let clock = p.clock.or(st.default_clock).unwrap_or(BOOTTIME);
         // Incremental clocks: the packet carries a delta from the previous value.
         let ts = p.ts.map(|raw| {
@@ -96,20 +97,21 @@ impl Replayer<'_> {
         if let Some(t) = ts {
             self.out.packet_times.push((t, clock, p.seq));
         }
-        match &p.body {
-            TailBody::ClockSnapshot(cs) => self.clock_snapshot(p.seq, cs),
-            TailBody::ProcessTree(pt) => self.process_tree(pt, ts.unwrap_or(0)),
-            TailBody::ProcessStats(ps) => self.process_stats(ps),
-            TailBody::SystemInfo(si) => self.system_info(si),
-            TailBody::TraceStats(ts) => self.trace_stats(ts),
-            TailBody::FtraceStats(fs) => self.ftrace_stats(fs),
+        let (seq, order) = (p.seq, p.order);
+        match p.body {
+            TailBody::ClockSnapshot(cs) => self.clock_snapshot(seq, &cs),
+            TailBody::ProcessTree(pt) => self.process_tree(&pt, ts.unwrap_or(0)),
+            TailBody::ProcessStats(ps) => self.process_stats(&ps),
+            TailBody::SystemInfo(si) => self.system_info(&si),
+            TailBody::TraceStats(ts) => self.trace_stats(&ts),
+            TailBody::FtraceStats(fs) => self.ftrace_stats(&fs),
             TailBody::ServiceEvent(se) => {
                 if let (true, Some(t)) = (se.tracing_started.unwrap_or(false), ts) {
-                    self.out.tracing_started = Some((t, clock, p.seq));
+                    self.out.tracing_started = Some((t, clock, seq));
                 }
             }
-            TailBody::TrackDescriptor(td) => self.track_descriptor(td, ts.unwrap_or(0)),
-            TailBody::TrackEvent(te) => self.track_event(p, te, ts, clock),
+            TailBody::TrackDescriptor(td) => self.track_descriptor(*td, ts.unwrap_or(0)),
+            TailBody::TrackEvent(te) => self.track_event(seq, order, te, ts, clock),
             TailBody::None => {}
         }
     }
@@ -213,7 +215,7 @@ impl Replayer<'_> {
         }
     }
 
-    fn track_descriptor(&mut self, td: &slim::TrackDescriptor, ts: i64) {
+    fn track_descriptor(&mut self, td: slim::TrackDescriptor, ts: i64) {
         let Some(uuid) = td.uuid else { return };
         if let Some((pd, pid)) = td.process.as_ref().and_then(|pd| Some((pd, pd.pid?))) {
             let upid = self.id.process(pid);
@@ -231,24 +233,24 @@ impl Replayer<'_> {
                 }
             }
         }
-        self.out.descriptors.insert(uuid, td.clone());
+        self.out.descriptors.insert(uuid, td);
     }
 
-    fn track_event(&mut self, p: &TailPacket, te: &TrackEventRec, ts: Option<i64>, clock: u32) {
+    fn track_event(&mut self, seq: u32, order: u64, te: TrackEventRec, ts: Option<i64>, clock: u32) {
         self.sources.add("track_event");
         let Some(ts) = ts else {
             self.undated_track_events += 1;
             return;
         };
-        let st = self.seqs.entry(p.seq).or_default();
-        let name = match &te.name {
-            EventName::Inline(n) => Some(n.clone()),
-            EventName::Interned(iid) => st.names.get(iid).cloned(),
+        let st = self.seqs.entry(seq).or_default();
+        let name = match te.name {
+            EventName::Inline(n) => Some(n),
+            EventName::Interned(iid) => st.names.get(&iid).cloned(),
             EventName::None => None,
         };
-        let category = match &te.categories {
-            Categories::Inline(c) => Some(c.clone()),
-            Categories::Interned(iid) => st.categories.get(iid).cloned(),
+        let category = match te.categories {
+            Categories::Inline(c) => Some(c),
+            Categories::Interned(iid) => st.categories.get(&iid).cloned(),
             Categories::InternedList(iids) => {
                 let cats: Vec<&str> = iids.iter().filter_map(|i| st.categories.get(i).map(|n| &**n)).collect();
                 (!cats.is_empty()).then(|| Name::from(cats.join(",").as_str()))
@@ -258,8 +260,8 @@ impl Replayer<'_> {
         self.out.track_events.push(PendingTrackEvent {
             ts,
             clock,
-            seq: p.seq,
-            order: p.order,
+            seq,
+            order,
             track_uuid: te.track_uuid.or(st.default_track),
             kind: te.kind,
             name,
