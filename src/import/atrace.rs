@@ -37,35 +37,35 @@ pub(crate) fn ops(
     ops.counters.reserve(counters);
     // Each batch's records are dropped as soon as they are operations, so
     // the two never both take their full size.
-    for r in batches.iter_mut().flat_map(|b| std::mem::take(&mut b.atrace)) {
-        let r = &r;
-        if valid_from.is_some_and(|v| r.ts < v) {
+    // Records are taken by value: their names move into the operations.
+    for AtraceRec { ts, order, tid, op } in batches.iter_mut().flat_map(|b| std::mem::take(&mut b.atrace)) {
+        if valid_from.is_some_and(|v| ts < v) {
             dropped += 1;
             continue;
         }
         meta.atrace_events += 1;
-        if let AtraceOp::Counter { tgid, name, value } = &r.op {
-            let upid = id.process(*tgid as i32);
-            let track = tracks.get(TrackKind::ProcessCounter { upid }, Some(name.clone()));
-            ops.counters.push(Timed { ts: r.ts, order: r.order, op: CounterOp { track, value: *value } });
+        if let AtraceOp::Counter { tgid, name, value } = op {
+            let upid = id.process(tgid as i32);
+            let track = tracks.get(TrackKind::ProcessCounter { upid }, Some(name));
+            ops.counters.push(Timed { ts, order, op: CounterOp { track, value } });
             continue;
         }
         // With no tgid, only a thread seen before can have a slice open: an
         // end on a thread never seen is the trace's cut start (see slices::build).
-        if matches!(r.op, AtraceOp::End { tgid: 0 }) && id.known_thread(r.tid).is_none() {
+        if matches!(op, AtraceOp::End { tgid: 0 }) && id.known_thread(tid).is_none() {
             meta.cut_at_start += 1;
             continue;
         }
-        if let Some(op) = slice_op(r, id, tracks, &mut last) {
-            ops.slices.push(Timed { ts: r.ts, order: r.order, op });
+        if let Some(op) = slice_op(tid, op, id, tracks, &mut last) {
+            ops.slices.push(Timed { ts, order, op });
         }
     }
     meta.data_loss.events_before_start = dropped;
 }
 
 /// The writing thread's track (`tgid` 0: the thread's process is not known).
-fn thread_track(r: &AtraceRec, tgid: u32, id: &mut Identity, tracks: &mut Tracks) -> TrackId {
-    let utid = if tgid == 0 { id.thread(r.tid) } else { id.thread_in(r.tid, tgid as i32) };
+fn thread_track(tid: i32, tgid: u32, id: &mut Identity, tracks: &mut Tracks) -> TrackId {
+    let utid = if tgid == 0 { id.thread(tid) } else { id.thread_in(tid, tgid as i32) };
     tracks.thread(utid)
 }
 
@@ -77,46 +77,45 @@ fn thread_track(r: &AtraceRec, tgid: u32, id: &mut Identity, tracks: &mut Tracks
 struct LastTrack(Option<((i32, u32), TrackId)>);
 
 impl LastTrack {
-    fn get(&mut self, r: &AtraceRec, tgid: u32, id: &mut Identity, tracks: &mut Tracks) -> TrackId {
+    fn get(&mut self, tid: i32, tgid: u32, id: &mut Identity, tracks: &mut Tracks) -> TrackId {
         match self.0 {
-            Some((key, track)) if key == (r.tid, tgid) => track,
+            Some((key, track)) if key == (tid, tgid) => track,
             _ => {
-                let track = thread_track(r, tgid, id, tracks);
-                self.0 = Some(((r.tid, tgid), track));
+                let track = thread_track(tid, tgid, id, tracks);
+                self.0 = Some(((tid, tgid), track));
                 track
             }
         }
     }
 }
 
-/// The slice operation of a record (`None` for a counter).
-fn slice_op(r: &AtraceRec, id: &mut Identity, tracks: &mut Tracks, last: &mut LastTrack) -> Option<SliceOp> {
-    Some(match &r.op {
-        AtraceOp::Begin { tgid, name } => {
-            SliceOp::Begin { track: last.get(r, *tgid, id, tracks), name: name.clone(), category: None }
-        }
-        AtraceOp::End { tgid } => SliceOp::End { track: last.get(r, *tgid, id, tracks) },
+/// The slice operation of thread `tid`'s record `op` (`None` for a counter).
+fn slice_op(tid: i32, op: AtraceOp, id: &mut Identity, tracks: &mut Tracks, last: &mut LastTrack) -> Option<SliceOp> {
+    Some(match op {
+        AtraceOp::Begin { tgid, name } => SliceOp::Begin { track: last.get(tid, tgid, id, tracks), name, category: None },
+        AtraceOp::End { tgid } => SliceOp::End { track: last.get(tid, tgid, id, tracks) },
         AtraceOp::Instant { tgid, name } => {
-            SliceOp::Instant { track: last.get(r, *tgid, id, tracks), name: name.clone(), category: None }
+            SliceOp::Instant { track: last.get(tid, tgid, id, tracks), name, category: None }
         }
-        AtraceOp::AsyncBegin { tgid, name, cookie } | AtraceOp::TrackBegin { tgid, track: name, cookie, .. } => {
-            let upid = id.process(*tgid as i32);
-            let slice_name = match &r.op {
-                AtraceOp::TrackBegin { name, .. } => name.clone(),
-                _ => name.clone(),
-            };
+        AtraceOp::AsyncBegin { tgid, name, cookie } => {
+            let upid = id.process(tgid as i32);
             let track = tracks.get(TrackKind::ProcessAsync { upid }, Some(name.clone()));
-            SliceOp::AsyncBegin { track, key: (upid, name.clone(), *cookie), name: slice_name }
+            SliceOp::AsyncBegin { track, key: (upid, name.clone(), cookie), name }
+        }
+        AtraceOp::TrackBegin { tgid, track: track_name, name, cookie } => {
+            let upid = id.process(tgid as i32);
+            let track = tracks.get(TrackKind::ProcessAsync { upid }, Some(track_name.clone()));
+            SliceOp::AsyncBegin { track, key: (upid, track_name, cookie), name }
         }
         AtraceOp::AsyncEnd { tgid, name, cookie } | AtraceOp::TrackEnd { tgid, track: name, cookie } => {
-            let upid = id.process(*tgid as i32);
-            SliceOp::AsyncEnd { key: (upid, name.clone(), *cookie) }
+            let upid = id.process(tgid as i32);
+            SliceOp::AsyncEnd { key: (upid, name, cookie) }
         }
         AtraceOp::TrackInstant { tgid, track, name } => {
-            let upid = id.process(*tgid as i32);
-            id.thread(r.tid);
-            let track = tracks.get(TrackKind::ProcessAsync { upid }, Some(track.clone()));
-            SliceOp::Instant { track, name: name.clone(), category: None }
+            let upid = id.process(tgid as i32);
+            id.thread(tid);
+            let track = tracks.get(TrackKind::ProcessAsync { upid }, Some(track));
+            SliceOp::Instant { track, name, category: None }
         }
         AtraceOp::Counter { .. } => return None,
     })
