@@ -27,10 +27,11 @@ pub(crate) fn write(dir: &Path, c: &Comparison, sides: &Sides, s: &Settings) -> 
         path: dir.to_path_buf(),
         source,
     })?;
-    files
-        .into_iter()
-        .map(|(name, bytes)| crate::report::write_atomically(dir, &name, &bytes))
-        .collect()
+    let mut staged = crate::report::Staged::default();
+    for (name, bytes) in files {
+        staged.write(dir, &name, &bytes)?;
+    }
+    staged.commit()
 }
 
 /// The frames tables of every run, stacked, with `side` and `run` (the run's

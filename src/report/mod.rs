@@ -143,39 +143,73 @@ impl ExportManager {
         self.exporters.push(exporter);
     }
 
-    /// Render every artefact, then write them into `dir` (created if needed).
+    /// Render every artefact and write them into `dir` (created if needed).
     /// Only fpsan's own file names are written; other files in `dir` are left
-    /// alone. Each file is written beside its final name and renamed, so a
-    /// failed run does not leave half a file under the real name.
+    /// alone. Each exporter's files are written (under temporary names) as
+    /// soon as it has rendered them, so one exporter's bytes are in memory at
+    /// a time, not the whole report's; they take their real names only once
+    /// every exporter has succeeded, so a failed run leaves neither half a
+    /// file nor half a report under the real names.
     pub fn write(&self, dir: &Path, report: &Report) -> Result<Vec<PathBuf>, ReportError> {
-        let mut artifacts = Vec::new();
-        for e in &self.exporters {
-            artifacts.extend(e.export(report)?);
-        }
         std::fs::create_dir_all(dir).map_err(|source| ReportError::OutDir {
             path: dir.to_path_buf(),
             source,
         })?;
-        artifacts.iter().map(|a| write_atomically(dir, &a.file_name, &a.bytes)).collect()
+        let mut staged = Staged::default();
+        for e in &self.exporters {
+            for a in e.export(report)? {
+                staged.write(dir, &a.file_name, &a.bytes)?;
+            }
+        }
+        staged.commit()
     }
 }
 
-/// Write `dir/name` beside its final name and rename it into place, so a
-/// failed run never leaves half a file under the real name. `name` may be in
-/// a subfolder (`charts/x.png`), which is created.
-pub(crate) fn write_atomically(dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, ReportError> {
-    let path = dir.join(name);
-    let parent = path.parent().unwrap_or(dir);
-    if parent != dir {
-        std::fs::create_dir_all(parent).map_err(|source| ReportError::Io { path: parent.to_path_buf(), source })?;
+/// Files written under temporary names beside their final ones; removed
+/// again unless [`Staged::commit`] renames them into place.
+#[derive(Default)]
+pub(crate) struct Staged {
+    /// (temporary path, final path)
+    files: Vec<(PathBuf, PathBuf)>,
+}
+
+impl Staged {
+    /// Write `bytes` as `dir/.NAME.fpsan-tmp` (`name` may be in a
+    /// subfolder, `charts/x.png`, which is created).
+    pub(crate) fn write(&mut self, dir: &Path, name: &str, bytes: &[u8]) -> Result<(), ReportError> {
+        let path = dir.join(name);
+        let parent = path.parent().unwrap_or(dir);
+        if parent != dir {
+            std::fs::create_dir_all(parent).map_err(|source| ReportError::Io { path: parent.to_path_buf(), source })?;
+        }
+        let base = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let tmp = parent.join(format!(".{base}.fpsan-tmp"));
+        self.files.push((tmp.clone(), path.clone()));
+        std::fs::write(&tmp, bytes).map_err(|source| ReportError::Io { path, source })
     }
-    let base = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = parent.join(format!(".{base}.fpsan-tmp"));
-    std::fs::write(&tmp, bytes).and_then(|_| std::fs::rename(&tmp, &path)).map_err(|source| {
-        let _ = std::fs::remove_file(&tmp);
-        ReportError::Io { path: path.clone(), source }
-    })?;
-    Ok(path)
+
+    /// Give every staged file its real name.
+    pub(crate) fn commit(mut self) -> Result<Vec<PathBuf>, ReportError> {
+        let files = std::mem::take(&mut self.files);
+        let mut done = Vec::with_capacity(files.len());
+        for (i, (tmp, path)) in files.iter().enumerate() {
+            if let Err(source) = std::fs::rename(tmp, path) {
+                self.files = files[i..].to_vec();
+                return Err(ReportError::Io { path: path.clone(), source });
+            }
+            done.push(path.clone());
+        }
+        Ok(done)
+    }
+}
+
+impl Drop for Staged {
+    /// A run that failed removes the files it staged.
+    fn drop(&mut self) {
+        for (tmp, _) in &self.files {
+            let _ = std::fs::remove_file(tmp);
+        }
+    }
 }
 
 #[cfg(test)]

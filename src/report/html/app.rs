@@ -327,7 +327,8 @@ fn quality(a: &AppSummary) -> Vec<Field> {
 fn app_charts(a: &AppSummary, charts: &[Chart]) -> Vec<super::view::ChartView> {
     charts
         .iter()
-        .filter(|c| c.pid == Some(a.pid))
-        .map(|c| super::chart_view(c, c.kind.label().to_string()))
+        .enumerate()
+        .filter(|(_, c)| c.pid == Some(a.pid))
+        .map(|(i, c)| super::chart_view(i, c, c.kind.label().to_string()))
         .collect()
 }

@@ -28,8 +28,9 @@ pub(crate) fn page(report: &Report, charts: &[Chart]) -> Page {
             .collect(),
         overview_charts: charts
             .iter()
-            .filter(|c| c.kind == ChartKind::AppsDropLevels)
-            .map(|c| super::chart_view(c, c.kind.label().to_string()))
+            .enumerate()
+            .filter(|(_, c)| c.kind == ChartKind::AppsDropLevels)
+            .map(|(i, c)| super::chart_view(i, c, c.kind.label().to_string()))
             .collect(),
         quality: trace_quality(report),
         warnings: report.warnings.to_vec(),

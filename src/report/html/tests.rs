@@ -7,7 +7,7 @@ use super::*;
 use crate::frames::{FrameWhy, ThreadStateSplit};
 use crate::metrics::AppFilter;
 use crate::model::Trace;
-use crate::report::charts::{self, ChartOptions};
+use crate::report::charts::{self, ChartKind, ChartOptions};
 use crate::report::fixture::{two_apps, Analysed};
 use crate::testutil::{app_frame, MS};
 
@@ -160,10 +160,11 @@ fn numbers_for_people() {
 
 #[test]
 fn page_is_escaped_and_self_contained() {
-    let (html, n_charts) = with_small(|r| {
+    let (html, pngs) = with_small(|r| {
         let charts = charts::render_charts(r, &ChartOptions::default()).unwrap();
-        (render_html(r, &charts).unwrap(), charts.len())
+        (render_html(r, &charts).unwrap(), charts.into_iter().map(|c| c.png).collect::<Vec<_>>())
     });
+    let n_charts = pngs.len();
     assert!(html.starts_with("<!DOCTYPE html>"));
     assert!(
         html.contains(r#"<div class="k">FPS (paced)</div><div class="v">34.3</div><div class="s">fps_wall 12.6</div>"#)
@@ -178,11 +179,18 @@ fn page_is_escaped_and_self_contained() {
     assert!(html.contains("&lt;b&gt;evil"));
     // Every chart inline, as a PNG.
     assert_eq!(html.matches(r#"<img src="data:image/png;base64,"#).count(), n_charts);
+    let mut inlined = Vec::new();
     for part in html.split(r#"src="data:image/png;base64,"#).skip(1) {
         let b64 = &part[..part.find('"').unwrap()];
         let png = base64::engine::general_purpose::STANDARD.decode(b64).unwrap();
         assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+        inlined.push(png);
     }
+    // Each chart exactly once.
+    let mut drawn = pngs;
+    inlined.sort();
+    drawn.sort();
+    assert!(inlined == drawn, "the page does not hold each drawn chart once");
     assert_eq!(external_references(&html), Vec::<String>::new());
 }
 
@@ -205,4 +213,22 @@ fn fixture_page_renders() {
     let html = render_html(&r, &charts).unwrap();
     assert_eq!(external_references(&html), Vec::<String>::new());
     assert!(html.contains(r##"<nav><a href="#app-100">com.example.app</a><a href="#app-200">com.other</a></nav>"##));
+}
+
+#[test]
+fn charts_are_spliced_only_where_the_template_put_them() {
+    let chart = |png: &[u8]| Chart {
+        kind: ChartKind::Fps,
+        pid: None,
+        file_name: "charts/x.png".into(),
+        width: 1,
+        height: 1,
+        png: png.to_vec(),
+    };
+    let charts = [chart(b"zero"), chart(b"one")];
+    let page = r#"<img src="fpsan-chart:1" alt="a"><p>fpsan-chart:0</p><img src="fpsan-chart:7"><img src="fpsan-chart:0">"#;
+    assert_eq!(
+        inline_charts(page, &charts),
+        r#"<img src="data:image/png;base64,b25l" alt="a"><p>fpsan-chart:0</p><img src="fpsan-chart:7"><img src="data:image/png;base64,emVybw==">"#
+    );
 }
