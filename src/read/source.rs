@@ -69,6 +69,8 @@ pub struct Source {
     /// name (`None`: must be scanned), so the scheduler pass skips the
     /// batches without any thread it looks for.
     pub(crate) sched_map: std::sync::OnceLock<Vec<(usize, Option<Vec<i32>>)>>,
+    /// Where the last [`Source::release_before`] stopped (page-aligned).
+    released_to: std::sync::atomic::AtomicUsize,
 }
 
 impl Source {
@@ -116,6 +118,7 @@ impl Source {
             bytes,
             framing: Default::default(),
             sched_map: Default::default(),
+            released_to: Default::default(),
         };
         source.container = sniff(&source)?;
         Ok(source)
@@ -129,7 +132,16 @@ impl Source {
         }
         let file_size = data.len() as u64;
         let mut source =
-            Source { path, file_size, container: Container::Plain, compressed_truncated: false, bytes: Bytes::Owned(data), framing: Default::default(), sched_map: Default::default() };
+            Source {
+            path,
+            file_size,
+            container: Container::Plain,
+            compressed_truncated: false,
+            bytes: Bytes::Owned(data),
+            framing: Default::default(),
+            sched_map: Default::default(),
+            released_to: Default::default(),
+        };
         let limit = inflate_limit(file_size);
         if source.data().starts_with(&[0x1f, 0x8b]) {
             let (inflated, cut) = inflate(&source.path, flate2::read::MultiGzDecoder::new(source.data()), limit)?;
@@ -158,20 +170,38 @@ impl Source {
 
     /// Tell the kernel the mapped range before `offset` will not be read
     /// again, so the resident set stays small on traces larger than memory
-    /// would like. No-op for decompressed (owned) data.
+    /// would like. No-op for decompressed (owned) data. Each pass over the
+    /// file moves forward, so a call releases only the pages since the
+    /// previous one (releasing the whole prefix each time walked its page
+    /// tables again: quadratic in the file size); an offset below the
+    /// previous one starts a new pass, released from the start.
     pub fn release_before(&self, offset: usize) {
         #[cfg(unix)]
         if let Bytes::Mapped(m) = &self.bytes {
-            let page = 4096;
-            let len = offset / page * page;
-            if len > 0 {
+            let end = offset / PAGE * PAGE;
+            let previous = self.released_to.swap(end, std::sync::atomic::Ordering::Relaxed);
+            let range = newly_released(previous, end);
+            if !range.is_empty() {
                 // SAFETY: the map is read-only and file-backed; dropped pages are
                 // re-read from the page cache if touched again.
-                let _ = unsafe { m.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, 0, len) };
+                let _ = unsafe { m.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, range.start, range.len()) };
             }
         }
         #[cfg(not(unix))]
         let _ = offset;
+    }
+}
+
+const PAGE: usize = 4096;
+
+/// The pages to release when the previous release stopped at `previous` and
+/// this one stops at `end` (both page-aligned): those in between, or all
+/// before `end` when `end` is below `previous` (a new pass).
+fn newly_released(previous: usize, end: usize) -> std::ops::Range<usize> {
+    if previous <= end {
+        previous..end
+    } else {
+        0..end
     }
 }
 
@@ -229,5 +259,21 @@ fn sniff(source: &Source) -> Result<Container, ReadError> {
             }
         }
         None => Err(ReadError::Empty { path: source.path.clone() }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_release_covers_only_the_pages_since_the_previous_one() {
+        // The first pass moves forward, window by window.
+        assert_eq!(newly_released(0, 8 * PAGE), 0..8 * PAGE);
+        assert_eq!(newly_released(8 * PAGE, 20 * PAGE), 8 * PAGE..20 * PAGE);
+        // Nothing new.
+        assert_eq!(newly_released(20 * PAGE, 20 * PAGE), 20 * PAGE..20 * PAGE);
+        // The scheduler pass starts over from the beginning of the file.
+        assert_eq!(newly_released(20 * PAGE, 3 * PAGE), 0..3 * PAGE);
     }
 }
