@@ -251,27 +251,7 @@ pub(super) struct Switch<'a> {
 /// A sched_switch payload's fields; those after damage keep their defaults.
 #[inline(always)]
 pub(super) fn switch_fields(p: &[u8]) -> Switch<'_> {
-    // traced_probes writes the fields in order: prev_comm, prev_pid,
-    // prev_prio, prev_state, next_comm, next_pid, next_prio.
-    let mut r = Expect::new(p);
-    let canonical = (|| {
-        r.tag(1, 2)?;
-        r.bytes()?;
-        r.tag(2, 0)?;
-        let prev_pid = r.varint()? as i32;
-        r.tag(3, 0)?;
-        r.varint()?;
-        r.tag(4, 0)?;
-        let prev_state = r.varint()? as i64;
-        r.tag(5, 2)?;
-        let next_comm = r.bytes()?;
-        r.tag(6, 0)?;
-        let next_pid = r.varint()? as i32;
-        r.tag(7, 0)?;
-        r.varint()?;
-        r.done().then_some(Switch { prev_pid, prev_state, next_comm, next_pid })
-    })();
-    if let Some(sw) = canonical {
+    if let Some(sw) = canonical_switch(p) {
         return sw;
     }
     let mut sw = Switch::default();
@@ -288,6 +268,28 @@ pub(super) fn switch_fields(p: &[u8]) -> Switch<'_> {
     sw
 }
 
+/// A sched_switch in the order traced_probes writes its fields: prev_comm,
+/// prev_pid, prev_prio, prev_state, next_comm, next_pid, next_prio.
+#[inline(always)]
+fn canonical_switch(p: &[u8]) -> Option<Switch<'_>> {
+    let mut r = Expect::new(p);
+    r.tag(1, 2)?;
+    r.bytes()?;
+    r.tag(2, 0)?;
+    let prev_pid = r.varint()? as i32;
+    r.tag(3, 0)?;
+    r.varint()?;
+    r.tag(4, 0)?;
+    let prev_state = r.varint()? as i64;
+    r.tag(5, 2)?;
+    let next_comm = r.bytes()?;
+    r.tag(6, 0)?;
+    let next_pid = r.varint()? as i32;
+    r.tag(7, 0)?;
+    r.varint()?;
+    r.done().then_some(Switch { prev_pid, prev_state, next_comm, next_pid })
+}
+
 /// The sched_waking / sched_wakeup / sched_wakeup_new fields either pass reads.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub(super) struct Waking<'a> {
@@ -298,20 +300,7 @@ pub(super) struct Waking<'a> {
 /// A waking payload's fields; those after damage keep their defaults.
 #[inline(always)]
 pub(super) fn waking_fields(p: &[u8]) -> Waking<'_> {
-    // comm (1) and pid (2) come first; the integer fields after them (prio,
-    // success, target_cpu) differ between kernels and are not read.
-    let mut r = Expect::new(p);
-    let canonical = (|| {
-        r.tag(1, 2)?;
-        let comm = r.bytes()?;
-        r.tag(2, 0)?;
-        let pid = r.varint()? as i32;
-        while !r.done() {
-            r.varint_field_after(2)?;
-        }
-        Some(Waking { pid, comm })
-    })();
-    if let Some(w) = canonical {
+    if let Some(w) = canonical_waking(p) {
         return w;
     }
     let mut w = Waking::default();
@@ -324,6 +313,22 @@ pub(super) fn waking_fields(p: &[u8]) -> Waking<'_> {
         }
     }
     w
+}
+
+/// A waking payload that starts with comm (1) and pid (2); the integer
+/// fields after them (prio, success, target_cpu) differ between kernels and
+/// are not read.
+#[inline(always)]
+fn canonical_waking(p: &[u8]) -> Option<Waking<'_>> {
+    let mut r = Expect::new(p);
+    r.tag(1, 2)?;
+    let comm = r.bytes()?;
+    r.tag(2, 0)?;
+    let pid = r.varint()? as i32;
+    while !r.done() {
+        r.varint_field_after(2)?;
+    }
+    Some(Waking { pid, comm })
 }
 
 /// A userspace atrace write (`print` event, or a systrace text line).
