@@ -61,15 +61,23 @@ pub fn import(decoded: Decoded) -> Trace {
 
     let mut ops = atrace::Ops::default();
     atrace::ops(&mut batches, valid_from, &mut id, &mut tracks, &mut meta, &mut ops);
-    track_event::TrackEventImporter { descriptors: &descriptors, clocks: &mut clocks, id: &mut id, tracks: &mut tracks }
-        .run(track_events, &mut meta, &mut ops);
+    // Atrace's slice operations are sorted on one core while the track
+    // events become operations on the other.
+    let atrace_slices = std::mem::take(&mut ops.slices);
+    let (atrace_slices, ()) = rayon::join(
+        || slices::SortedOps::sort(atrace_slices),
+        || {
+            track_event::TrackEventImporter { descriptors: &descriptors, clocks: &mut clocks, id: &mut id, tracks: &mut tracks }
+                .run(track_events, &mut meta, &mut ops)
+        },
+    );
     // The slice tracker touches nothing the rest reads: it runs beside the
     // counters, kernel names and FrameTimeline (its data-loss count and
     // warning are merged back where the sequential order had them).
     let warnings_before = meta.warnings.len();
     let (mut slice_loss, mut cut_at_start) = (DataLoss::default(), 0);
     let ((slices, too_deep), (counters, frame_timeline)) = rayon::join(
-        || slices::build(ops.slices, &mut slice_loss, &mut cut_at_start),
+        || slices::build([atrace_slices, slices::SortedOps::sort(ops.slices)], &mut slice_loss, &mut cut_at_start),
         || {
             let counters = counters::build(ops.counters);
             id.name_from_kernel(&batches);

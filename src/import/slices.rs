@@ -33,18 +33,39 @@ pub(crate) struct Timed<T> {
     pub(crate) op: T,
 }
 
-/// Build the slices. Slices too deep are dropped and counted (the returned
-/// number). An end with nothing open is one of two things:
+/// Slice operations in (timestamp, file order), trace_processor's sorter
+/// order.
+pub(crate) struct SortedOps(Vec<Timed<SliceOp>>);
+
+impl SortedOps {
+    pub(crate) fn sort(mut ops: Vec<Timed<SliceOp>>) -> SortedOps {
+        // (ts, order) is unique, so the parallel unstable sort is deterministic.
+        ops.par_sort_unstable_by_key(|o| (o.ts, o.order));
+        SortedOps(ops)
+    }
+}
+
+/// Build the slices from two sorted runs of operations (atrace's and the
+/// track events', sorted separately so the first sorts while the second is
+/// made), applied merged in (ts, order) order. Slices too deep are dropped
+/// and counted (the returned number). An end with nothing open is one of two
+/// things:
 /// * on a track that has had no begin yet, the trace started in the middle
 ///   of that slice (a ring buffer's cut start, normal in every legacy
 ///   systrace): counted in `cut_at_start`, information, not loss;
 /// * after the track's first begin, its begin was lost (or the app's
 ///   begins and ends do not pair): counted in `loss.unmatched_ends`.
-pub(crate) fn build(mut ops: Vec<Timed<SliceOp>>, loss: &mut DataLoss, cut_at_start: &mut u64) -> (Vec<Slice>, u64) {
-    // (ts, order) is unique, so the parallel unstable sort is deterministic.
-    ops.par_sort_unstable_by_key(|o| (o.ts, o.order));
-    let mut t = SliceTracker { slices: Vec::with_capacity(ops.len() / 2), ..Default::default() };
-    for o in ops {
+pub(crate) fn build(runs: [SortedOps; 2], loss: &mut DataLoss, cut_at_start: &mut u64) -> (Vec<Slice>, u64) {
+    let [SortedOps(a), SortedOps(b)] = runs;
+    let mut t = SliceTracker { slices: Vec::with_capacity((a.len() + b.len()) / 2), ..Default::default() };
+    let (mut a, mut b) = (a.into_iter().peekable(), b.into_iter().peekable());
+    loop {
+        let next = match (a.peek(), b.peek()) {
+            (Some(x), Some(y)) if (y.ts, y.order) < (x.ts, x.order) => b.next(),
+            (Some(_), _) => a.next(),
+            (None, _) => b.next(),
+        };
+        let Some(o) = next else { break };
         t.apply(o.ts, o.op, loss);
     }
     *cut_at_start += t.cut_at_start;
@@ -138,26 +159,40 @@ mod tests {
     fn end(track: u32) -> SliceOp {
         SliceOp::End { track: TrackId(track) }
     }
+    fn one_run(ops: Vec<Timed<SliceOp>>) -> [SortedOps; 2] {
+        [SortedOps::sort(ops), SortedOps::sort(Vec::new())]
+    }
 
     #[test]
     fn stacks_nest_per_track_in_time_order() {
         // Given out of order: the sort by (ts, order) restores B a, B b, E, E.
         let ops = vec![at(30, 4, end(0)), at(10, 1, begin(0, "a")), at(20, 3, end(0)), at(15, 2, begin(0, "b"))];
         let mut loss = DataLoss::default();
-        let (s, deep) = build(ops, &mut loss, &mut 0);
+        let (s, deep) = build(one_run(ops), &mut loss, &mut 0);
         assert_eq!(deep, 0);
         assert_eq!(
             s.iter().map(|s| (&*s.name, s.ts, s.dur, s.depth, s.parent)).collect::<Vec<_>>(),
             [("a", 10, 20, 0, None), ("b", 15, 5, 1, Some(SliceId(0)))]
         );
         assert_eq!(loss.unmatched_ends, 0);
+        // The same operations split between atrace's run and the track
+        // events' run, each out of order: merged, the same slices.
+        let atrace = || vec![at(30, 4, end(0)), at(10, 1, begin(0, "a"))];
+        let track_events = || vec![at(20, 3, end(0)), at(15, 2, begin(0, "b"))];
+        for [x, y] in [[atrace(), track_events()], [track_events(), atrace()]] {
+            let (merged, _) = build([SortedOps::sort(x), SortedOps::sort(y)], &mut DataLoss::default(), &mut 0);
+            assert_eq!(
+                merged.iter().map(|s| (&*s.name, s.ts, s.dur, s.depth)).collect::<Vec<_>>(),
+                [("a", 10, 20, 0), ("b", 15, 5, 1)]
+            );
+        }
     }
 
     #[test]
     fn an_end_before_the_tracks_first_begin_is_the_cut_start_not_loss() {
         let (mut loss, mut cut) = (DataLoss::default(), 0);
         let ops = vec![at(5, 1, end(3)), at(6, 2, begin(3, "x")), at(7, 3, end(3)), at(8, 4, end(3)), at(9, 5, end(4))];
-        let (s, _) = build(ops, &mut loss, &mut cut);
+        let (s, _) = build(one_run(ops), &mut loss, &mut cut);
         // Track 3: the first E is the cut start, the last one lost its B.
         // Track 4 never had a B: cut start too.
         assert_eq!((s.len(), s[0].dur, loss.unmatched_ends, cut), (1, 1, 1, 2));
@@ -173,14 +208,14 @@ mod tests {
             at(4, 4, SliceOp::AsyncEnd { key: key(3) }),
         ];
         let (mut loss, mut cut) = (DataLoss::default(), 0);
-        build(ops, &mut loss, &mut cut);
+        build(one_run(ops), &mut loss, &mut cut);
         assert_eq!((loss.unmatched_ends, cut), (1, 1));
     }
 
     #[test]
     fn too_deep_begins_are_dropped() {
         let ops: Vec<_> = (0..MAX_SLICE_DEPTH as i64 + 3).map(|k| at(k, k as u64, begin(0, "x"))).collect();
-        let (s, deep) = build(ops, &mut DataLoss::default(), &mut 0);
+        let (s, deep) = build(one_run(ops), &mut DataLoss::default(), &mut 0);
         assert_eq!((s.len(), deep), (MAX_SLICE_DEPTH, 3));
     }
 
@@ -192,7 +227,7 @@ mod tests {
             at(2, 2, SliceOp::AsyncBegin { track: TrackId(1), key: key.clone(), name: "load".into() }),
             at(9, 3, SliceOp::AsyncEnd { key }),
         ];
-        let (s, _) = build(ops, &mut DataLoss::default(), &mut 0);
+        let (s, _) = build(one_run(ops), &mut DataLoss::default(), &mut 0);
         assert_eq!(s.iter().map(|s| (s.ts, s.dur)).collect::<Vec<_>>(), [(1, 8)]);
     }
 }
