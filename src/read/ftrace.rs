@@ -197,7 +197,8 @@ struct Envelope<'a> {
     sched_then_other: bool,
 }
 
-fn is_sched(num: u32) -> bool {
+/// The payloads the scheduler pass reads.
+pub(super) fn is_sched(num: u32) -> bool {
     matches!(num, ev::SCHED_SWITCH | ev::SCHED_WAKING | ev::SCHED_WAKEUP | ev::SCHED_WAKEUP_NEW)
 }
 
@@ -585,6 +586,15 @@ mod tests {
         assert_eq!(canonical_event(&canonical), Some((1_234_567_890_123, 1001, ev::SCHED_SWITCH, &payload[..])));
         let env = envelope(&canonical).expect("well-formed");
         assert_eq!((env.ts, env.pid, env.payload, env.sched_then_other), (1_234_567_890_123, 1001, Some((4, &payload[..])), false));
+        // A payload with a two-byte tag (sched_waking, field 20).
+        let mut w = SchedWakingFtraceEvent::new();
+        w.set_comm("RenderThread".into());
+        w.set_pid(4262);
+        let mut e2 = FtraceEvent::new();
+        e2.set_timestamp(7);
+        e2.set_pid(3);
+        e2.set_sched_waking(w.clone());
+        assert_eq!(canonical_event(&bytes(&e2)), Some((7, 3, ev::SCHED_WAKING, &bytes(&w)[..])));
         // common_flags (field 5) between pid and the payload: not the
         // shortcut's layout, the same answer from the general path.
         e.set_common_flags(1);

@@ -134,9 +134,7 @@ fn event(e: &[u8], cpu: u32, wanted: &FxHashSet<i32>, out: &mut Vec<SchedRecord>
             while let Some(Ok((num, v))) = fields.next() {
                 match (num, v) {
                     (1, v) => ts = v.as_i64(),
-                    (ev::SCHED_SWITCH | ev::SCHED_WAKING | ev::SCHED_WAKEUP | ev::SCHED_WAKEUP_NEW, Value::Bytes(p)) => {
-                        payload = Some((num, p))
-                    }
+                    (num, Value::Bytes(p)) if ftrace::is_sched(num) => payload = Some((num, p)),
                     _ => {}
                 }
             }

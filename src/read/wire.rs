@@ -189,14 +189,14 @@ impl<'a> Expect<'a> {
         debug_assert!((1..16).contains(&field) && wire_type < 8);
         (*self.buf.get(self.pos)? == field << 3 | wire_type).then(|| self.pos += 1)
     }
-    /// The next tag is a one-byte length-delimited tag; its field number.
+    /// The next tag is length-delimited; its field number.
     #[inline(always)]
     pub fn bytes_tag(&mut self) -> Option<u32> {
-        let t = *self.buf.get(self.pos)?;
-        (t < 0x80 && t & 7 == 2 && t >> 3 != 0).then(|| {
-            self.pos += 1;
-            u32::from(t >> 3)
-        })
+        let mut p = self.pos;
+        let t = read_varint(self.buf, &mut p).ok()?;
+        let field = u32::try_from(t >> 3).ok().filter(|&f| f != 0 && t & 7 == 2)?;
+        self.pos = p;
+        Some(field)
     }
     /// The next field is a varint with a one-byte tag and a field number
     /// above `field`; its value.
