@@ -35,13 +35,20 @@ pub struct BundleHeader<'a> {
     pub lost_events: bool,
     pub compact_sched: Option<&'a [u8]>,
     pub previous_bundle_end: Option<i64>,
-    pub has_events: bool,
 }
 
-pub fn header(b: &[u8]) -> Result<BundleHeader<'_>, super::wire::WireError> {
+/// One walk over a bundle: its header (whatever the field order) and the
+/// byte ranges of its events, put in `events`. A malformed bundle is an
+/// error, and neither pass reads any of its events.
+pub fn scan_bundle<'a>(b: &'a [u8], events: &mut Vec<(usize, usize)>) -> Result<BundleHeader<'a>, WireError> {
+    events.clear();
     let mut h = BundleHeader::default();
     for f in Fields::new(b) {
         let (num, v) = f?;
+        if let (2, Value::Bytes(e)) = (num, v) {
+            let start = e.as_ptr() as usize - b.as_ptr() as usize;
+            events.push((start, start + e.len()));
+        }
         h.take(num, v);
     }
     Ok(h)
@@ -52,7 +59,6 @@ impl<'a> BundleHeader<'a> {
     fn take(&mut self, num: u32, v: Value<'a>) {
         match num {
             1 => self.cpu = v.as_u64() as u32,
-            2 => self.has_events = true,
             3 => self.lost_events = v.as_bool(),
             4 => self.compact_sched = Some(v.bytes()),
             10 => self.previous_bundle_end = Some(v.as_i64()),
@@ -67,27 +73,17 @@ impl<'a> BundleHeader<'a> {
 }
 
 pub fn bundle(ctx: &mut Ctx, b: &[u8]) {
-    // One walk reads the header and notes where the events are; they are
-    // decoded only once the whole bundle has proved readable (a malformed
-    // bundle records nothing, as before).
-    let mut h = BundleHeader::default();
+    // The events are decoded only once the whole bundle has proved readable
+    // (a malformed bundle records nothing).
     let mut events = std::mem::take(&mut ctx.event_scratch);
-    events.clear();
-    for f in Fields::new(b) {
-        let (num, v) = match f {
-            Ok(f) => f,
-            Err(e) => {
-                ctx.event_scratch = events;
-                ctx.malformed(format!("malformed ftrace bundle: {e}"));
-                return;
-            }
-        };
-        if let (2, Value::Bytes(e)) = (num, v) {
-            let start = e.as_ptr() as usize - b.as_ptr() as usize;
-            events.push((start, start + e.len()));
+    let h = match scan_bundle(b, &mut events) {
+        Ok(h) => h,
+        Err(e) => {
+            ctx.event_scratch = events;
+            ctx.malformed(format!("malformed ftrace bundle: {e}"));
+            return;
         }
-        h.take(num, v);
-    }
+    };
     let order = ctx.order();
     let mut first_event_ts = None;
     for &(s, e) in &events {

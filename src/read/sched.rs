@@ -68,9 +68,9 @@ pub fn collect(
         let found: Vec<SchedRecord> = window
             .par_chunks(1024)
             .flat_map_iter(|chunk| {
-                let mut out = Vec::new();
+                let (mut out, mut events) = (Vec::new(), Vec::new());
                 for &(s, e) in chunk {
-                    packet(&data[s..e], &wanted, &mut out, 0, &budget);
+                    packet(&data[s..e], &wanted, &mut out, &mut events, 0, &budget);
                 }
                 out
             })
@@ -84,11 +84,19 @@ pub fn collect(
     out
 }
 
-fn packet(buf: &[u8], wanted: &FxHashSet<i32>, out: &mut Vec<SchedRecord>, depth: u32, budget: &InflateBudget) {
+/// `events` is scratch space for [`bundle`].
+fn packet(
+    buf: &[u8],
+    wanted: &FxHashSet<i32>,
+    out: &mut Vec<SchedRecord>,
+    events: &mut Vec<(usize, usize)>,
+    depth: u32,
+    budget: &InflateBudget,
+) {
     let mut fields = Fields::new(buf);
     while let Some(Ok((num, v))) = fields.next() {
         match (num, v) {
-            (1, Value::Bytes(b)) => bundle(b, wanted, out),
+            (1, Value::Bytes(b)) => bundle(b, wanted, out, events),
             (50, Value::Bytes(b)) | (133, Value::Bytes(b)) if depth < 4 && !budget.exhausted() => {
                 let mut inflated = Vec::new();
                 let ok = if num == 50 {
@@ -100,7 +108,7 @@ fn packet(buf: &[u8], wanted: &FxHashSet<i32>, out: &mut Vec<SchedRecord>, depth
                 };
                 if ok && budget.charge(inflated.len()) {
                     for &(s, e) in &framing::frame(&inflated).packets {
-                        packet(&inflated[s..e], wanted, out, depth + 1, budget);
+                        packet(&inflated[s..e], wanted, out, events, depth + 1, budget);
                     }
                 }
             }
@@ -109,17 +117,13 @@ fn packet(buf: &[u8], wanted: &FxHashSet<i32>, out: &mut Vec<SchedRecord>, depth
     }
 }
 
-fn bundle(b: &[u8], wanted: &FxHashSet<i32>, out: &mut Vec<SchedRecord>) {
-    let Ok(h) = super::ftrace::header(b) else { return };
-    let cpu = h.cpu;
-    let mut fields = Fields::new(b);
-    while let Some(Ok((num, v))) = fields.next() {
-        if let (2, Value::Bytes(e)) = (num, v) {
-            event(e, cpu, wanted, out);
-        }
+fn bundle(b: &[u8], wanted: &FxHashSet<i32>, out: &mut Vec<SchedRecord>, events: &mut Vec<(usize, usize)>) {
+    let Ok(h) = super::ftrace::scan_bundle(b, events) else { return };
+    for &(s, e) in events.iter() {
+        event(&b[s..e], h.cpu, wanted, out);
     }
     if let Some(cs) = h.compact_sched {
-        compact(cs, cpu, wanted, out);
+        compact(cs, h.cpu, wanted, out);
     }
 }
 
