@@ -171,6 +171,8 @@ impl ExportManager {
 pub(crate) struct Staged {
     /// (temporary path, final path)
     files: Vec<(PathBuf, PathBuf)>,
+    /// The final paths in `files`: a name written twice keeps the last bytes.
+    names: std::collections::HashSet<PathBuf>,
 }
 
 impl Staged {
@@ -184,7 +186,9 @@ impl Staged {
         }
         let base = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let tmp = parent.join(format!(".{base}.fpsan-tmp"));
-        self.files.push((tmp.clone(), path.clone()));
+        if self.names.insert(path.clone()) {
+            self.files.push((tmp.clone(), path.clone()));
+        }
         std::fs::write(&tmp, bytes).map_err(|source| ReportError::Io { path, source })
     }
 
