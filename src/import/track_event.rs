@@ -33,8 +33,8 @@ impl TrackEventImporter<'_> {
     /// unknown are skipped with one warning.
     pub(crate) fn run(&mut self, events: Vec<PendingTrackEvent>, meta: &mut TraceMeta, ops: &mut Ops) {
         let mut without_track = 0u64;
-        // Reserved once, as the atrace operations were: doubling would copy
-        // them and leave up to half unused.
+        // Reserved once, as atrace's operations are: growing by doubling
+        // would copy them and leave up to half unused.
         let counters = events.iter().filter(|e| e.kind == TYPE_COUNTER).count();
         ops.slices.reserve(events.len() - counters);
         ops.counters.reserve(counters);

@@ -131,8 +131,7 @@ impl Source {
             return Err(ReadError::Empty { path });
         }
         let file_size = data.len() as u64;
-        let mut source =
-            Source {
+        let mut source = Source {
             path,
             file_size,
             container: Container::Plain,

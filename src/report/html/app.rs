@@ -329,6 +329,6 @@ fn app_charts(a: &AppSummary, charts: &[Chart]) -> Vec<super::view::ChartView> {
         .iter()
         .enumerate()
         .filter(|(_, c)| c.pid == Some(a.pid))
-        .map(|(i, c)| super::chart_view(i, c, c.kind.label().to_string()))
+        .map(|(i, c)| super::chart_view(i, c))
         .collect()
 }

@@ -65,9 +65,9 @@ pub(crate) fn render_html(report: &Report, charts: &[Chart]) -> Result<String, R
 const CHART_SRC: &str = "fpsan-chart:";
 
 /// `c`, the `index`-th chart, as the page shows it.
-fn chart_view(index: usize, c: &Chart, title: String) -> ChartView {
+fn chart_view(index: usize, c: &Chart) -> ChartView {
     ChartView {
-        title,
+        title: c.kind.label().to_string(),
         file_name: c.file_name.clone(),
         width: c.width,
         height: c.height,

@@ -30,7 +30,7 @@ pub(crate) fn page(report: &Report, charts: &[Chart]) -> Page {
             .iter()
             .enumerate()
             .filter(|(_, c)| c.kind == ChartKind::AppsDropLevels)
-            .map(|(i, c)| super::chart_view(i, c, c.kind.label().to_string()))
+            .map(|(i, c)| super::chart_view(i, c))
             .collect(),
         quality: trace_quality(report),
         warnings: report.warnings.to_vec(),
