@@ -31,9 +31,9 @@ pub(crate) fn ops(
     let mut dropped = 0u64;
     let mut last = LastTrack::default();
     // Sized once: growing by doubling would leave up to half unused.
-    let counters = batches.iter().flat_map(|b| &b.atrace).filter(|r| matches!(r.op, AtraceOp::Counter { .. })).count();
+    let counters: usize = batches.iter().map(|b| b.atrace_counters).sum();
     let total: usize = batches.iter().map(|b| b.atrace.len()).sum();
-    ops.slices.reserve(total - counters);
+    ops.slices.reserve(total.saturating_sub(counters));
     ops.counters.reserve(counters);
     // Each batch's records are dropped as soon as they are operations, so
     // the two never both take their full size.

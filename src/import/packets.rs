@@ -4,7 +4,7 @@
 //! trace/ftrace stats, the tracing-started event, track descriptors, and the
 //! track events (kept for later, once every descriptor and clock is known).
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use super::clock::{TraceClocks, BOOTTIME};
 use super::identity::{Identity, NamePriority};
@@ -67,7 +67,7 @@ pub(crate) fn replay(batches: &mut [Batch], id: &mut Identity, meta: &mut TraceM
         id,
         meta,
         sources,
-        seqs: HashMap::new(),
+        seqs: HashMap::default(),
         out: Replay::default(),
         trace_clock: BOOTTIME,
         undated_track_events: 0,

@@ -2,7 +2,7 @@
 //! atrace and track events, ordered by (timestamp, file order), run through a
 //! stack per track; legacy async slices keyed by (process, name, cookie).
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashSet};
 
 use rayon::slice::ParallelSliceMut;
 use rustc_hash::FxHashMap;

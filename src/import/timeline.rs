@@ -4,7 +4,7 @@
 //! time, with trace_processor's strings for the jank type bitmask, present
 //! type, prediction type, severity and jank tag.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use super::clock::TraceClocks;
 use super::identity::Identity;
@@ -211,9 +211,9 @@ pub(crate) fn build(
     }
     recs.sort_unstable_by_key(|r| (r.0, r.1));
     let mut out: Vec<TimelineSlice> = Vec::new();
-    let mut open: HashMap<i64, usize> = HashMap::new();
+    let mut open: HashMap<i64, usize> = HashMap::default();
     // (process, token) → start of the expected surface frame kept for it.
-    let mut expected_surface_kept: HashMap<(Upid, i64), i64> = HashMap::new();
+    let mut expected_surface_kept: HashMap<(Upid, i64), i64> = HashMap::default();
     let mut invalid = 0u64;
     let mut names = Names::default();
     for (ts, _, ev) in recs {

@@ -3,7 +3,7 @@
 //! descriptors that refuse to merge with the thread's atrace track), its
 //! timestamp converted to trace time.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use super::atrace::Ops;
 use super::clock::TraceClocks;

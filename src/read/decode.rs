@@ -297,6 +297,13 @@ impl Ctx {
         }
     }
 
+    /// An atrace record of thread `tid`, next in file order.
+    pub fn push_atrace(&mut self, ts: i64, tid: i32, op: AtraceOp) {
+        self.batch.atrace_counters += usize::from(matches!(op, AtraceOp::Counter { .. }));
+        let order = self.order();
+        self.batch.atrace.push(AtraceRec { ts, order, tid, op });
+    }
+
     #[inline]
     pub fn order(&mut self) -> u64 {
         self.next_order += 1;

@@ -333,8 +333,7 @@ pub fn print(ctx: &mut Ctx, ts: i64, tid: i32, buf: &str) {
     match atrace::parse(buf) {
         ParseOutcome::Point(p) => {
             let op = intern_point(ctx, p);
-            let order = ctx.order();
-            ctx.batch.atrace.push(AtraceRec { ts, order, tid, op });
+            ctx.push_atrace(ts, tid, op);
         }
         ParseOutcome::Ignored => {}
         ParseOutcome::Malformed => ctx.batch.atrace_malformed += 1,
@@ -424,8 +423,7 @@ fn kernel_mark(ctx: &mut Ctx, ts: i64, pid: i32, num: u32, p: &[u8]) {
             return;
         }
     };
-    let order = ctx.order();
-    ctx.batch.atrace.push(AtraceRec { ts, order, tid: pid, op });
+    ctx.push_atrace(ts, pid, op);
 }
 
 /// A kernel comm of a hot event: recorded once per tid per batch (the

@@ -2,7 +2,6 @@
 //! file order, each with an `order` key (batch index, then position) so the
 //! importer can sort by (timestamp, file order) exactly as trace_processor does.
 
-use std::collections::HashMap;
 
 use rustc_hash::FxHashMap;
 
@@ -191,6 +190,9 @@ pub struct Batch {
     pub packets: u64,
     pub compressed_batches: u64,
     pub atrace: Vec<AtraceRec>,
+    /// How many of `atrace` are counters: the importer sizes its two
+    /// operation vectors with it (a capacity hint, not read for anything else).
+    pub atrace_counters: usize,
     pub atrace_malformed: u64,
     pub timeline: Vec<TimelineRec>,
     pub tail: Vec<TailPacket>,
@@ -206,7 +208,7 @@ pub struct Batch {
     /// (sequence, order) of packets flagged `previous_packet_dropped`.
     pub dropped_at: Vec<(u32, u64)>,
     /// Order of the first packet seen per sequence in this batch.
-    pub sequence_first: HashMap<u32, u64>,
+    pub sequence_first: foldhash::HashMap<u32, u64>,
     pub min_ts: Option<i64>,
     pub max_ts: Option<i64>,
     /// Packet timestamps in non-BOOTTIME clocks, converted after decode.
@@ -253,7 +255,7 @@ pub fn bounded_name(s: &str) -> &str {
 /// Per-batch string interner so repeated names share one allocation.
 #[derive(Default)]
 pub struct Interner {
-    map: HashMap<Box<str>, Name>,
+    map: foldhash::HashMap<Box<str>, Name>,
     /// Names longer than [`MAX_NAME_BYTES`] that were cut.
     pub truncated: u64,
 }

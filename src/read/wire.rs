@@ -237,6 +237,7 @@ pub struct PackedVarints<'a> {
 }
 
 impl<'a> PackedVarints<'a> {
+    #[inline(always)]
     pub fn new(buf: &'a [u8]) -> Self {
         PackedVarints { buf, pos: 0, malformed: false }
     }
