@@ -692,8 +692,10 @@ enum PendingKind {
 ///
 /// Streaming: events are generated and encoded 100 ms of trace time at a
 /// time, so memory stays bounded whatever the size. Each CPU switches between
-/// a pool of tasks every 40–60 µs with a sched_waking before each switch;
-/// two windows out of three use compact_sched, the third plain
+/// a pool of tasks every 40–60 µs with a sched_waking before each switch
+/// (the apps' main threads and RenderThreads are in the pools of CPUs 0–5,
+/// so the scheduler pass finds the frame threads in most bundles, as on a
+/// device); two windows out of three use compact_sched, the third plain
 /// sched_switch/sched_waking events. Three apps draw frames continuously at
 /// 60, 90 and 120 Hz (the 120 Hz one with TrackEvent slices instead of
 /// atrace) with SurfaceFlinger FrameTimeline for every frame; the process
@@ -731,6 +733,13 @@ pub fn busy_phone<W: Write>(w: &mut W, target_bytes: u64) -> std::io::Result<u64
         for (tid, comm) in pool.iter().skip(1) {
             b.thread(*tid, 999, comm);
         }
+    }
+    // The frame threads run among the background tasks (added after those
+    // are registered as system_server's): each app's main thread and
+    // RenderThread on a CPU of their own.
+    for (i, a) in apps.iter().enumerate() {
+        pools[2 * i].push((a.pid, a.name[a.name.len() - 15..].to_string()));
+        pools[2 * i + 1].push((a.pid + 20, "RenderThread".to_string()));
     }
     let mut current: Vec<usize> = vec![0; cpus as usize];
     let mut next_switch: Vec<i64> = (0..cpus).map(|c| BUSY_T0 + i64::from(c) * 3 * US).collect();
