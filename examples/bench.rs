@@ -234,7 +234,7 @@ fn phases(path: &Path, mb: f64) -> Res<()> {
         mb / t_decode,
         mb / t_sched,
         trace.slices.len(),
-        trace.sched.len(),
+        trace.sched.iter().map(Vec::len).sum::<usize>(),
         frames.rows.len(),
         apps.len()
     );

@@ -44,20 +44,25 @@ pub struct SchedIndex {
 }
 
 impl SchedIndex {
-    pub fn new(events: &[SchedEvent]) -> SchedIndex {
-        let mut ix = SchedIndex { has_data: !events.is_empty(), ..Default::default() };
-        for e in events {
-            let v = ix.by_tid.entry(e.tid()).or_default();
-            let cur = v.last().map(|x| x.1);
-            let st = match *e {
-                SchedEvent::SwitchIn { .. } => State::Running,
-                SchedEvent::SwitchOut { prev_state, .. } => decode_prev_state(prev_state),
-                // A wakeup of a running task changes nothing.
-                SchedEvent::Waking { .. } if cur == Some(State::Running) => continue,
-                SchedEvent::Waking { .. } => State::Runnable,
-            };
-            if cur != Some(st) {
-                v.push((e.ts(), st));
+    /// From `Trace::sched`: one vector per thread (a vector holding several
+    /// threads, or a thread split over several vectors, gives the same index).
+    pub fn new(threads: &[Vec<SchedEvent>]) -> SchedIndex {
+        let mut ix = SchedIndex { has_data: threads.iter().any(|t| !t.is_empty()), ..Default::default() };
+        // One map lookup per run of a thread's events.
+        for run in threads.iter().flat_map(|t| t.chunk_by(|a, b| a.tid() == b.tid())) {
+            let v = ix.by_tid.entry(run[0].tid()).or_default();
+            for e in run {
+                let cur = v.last().map(|x| x.1);
+                let st = match *e {
+                    SchedEvent::SwitchIn { .. } => State::Running,
+                    SchedEvent::SwitchOut { prev_state, .. } => decode_prev_state(prev_state),
+                    // A wakeup of a running task changes nothing.
+                    SchedEvent::Waking { .. } if cur == Some(State::Running) => continue,
+                    SchedEvent::Waking { .. } => State::Runnable,
+                };
+                if cur != Some(st) {
+                    v.push((e.ts(), st));
+                }
             }
         }
         ix
@@ -235,7 +240,7 @@ mod tests {
             SchedEvent::SwitchOut { ts: 50, tid: 7, cpu: 1, prev_state: 2 },
             SchedEvent::Waking { ts: 60, tid: 7 },
         ];
-        let ix = SchedIndex::new(&ev);
+        let ix = SchedIndex::new(&[ev]);
         // Window [15, 70): running 15–20 (5) + 35–50 (15) = 20; sleeping 20–30 = 10;
         // runnable 30–35 (5) + 60–70 (10) = 15; blocked 50–60 = 10.
         let s = ix.split(7, 15, 70).unwrap();

@@ -121,14 +121,12 @@ pub fn import(decoded: Decoded) -> Trace {
     }
 }
 
-/// The scheduler pass's records as model events.
-pub fn sched_events(records: Vec<SchedRecord>) -> Vec<SchedEvent> {
-    records
-        .into_iter()
-        .map(|r| match r {
-            SchedRecord::SwitchIn { ts, tid, cpu } => SchedEvent::SwitchIn { ts, tid, cpu },
-            SchedRecord::SwitchOut { ts, tid, cpu, prev_state } => SchedEvent::SwitchOut { ts, tid, cpu, prev_state },
-            SchedRecord::Waking { ts, tid } => SchedEvent::Waking { ts, tid },
-        })
-        .collect()
+/// The scheduler pass's records (one vector per thread) as model events.
+pub fn sched_events(threads: Vec<Vec<SchedRecord>>) -> Vec<Vec<SchedEvent>> {
+    let event = |r| match r {
+        SchedRecord::SwitchIn { ts, tid, cpu } => SchedEvent::SwitchIn { ts, tid, cpu },
+        SchedRecord::SwitchOut { ts, tid, cpu, prev_state } => SchedEvent::SwitchOut { ts, tid, cpu, prev_state },
+        SchedRecord::Waking { ts, tid } => SchedEvent::Waking { ts, tid },
+    };
+    threads.into_iter().map(|records| records.into_iter().map(event).collect()).collect()
 }

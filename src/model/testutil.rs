@@ -121,7 +121,10 @@ impl TB {
     }
 
     pub fn sched(&mut self, e: SchedEvent) -> &mut Self {
-        self.t.sched.push(e);
+        match self.t.sched.iter_mut().find(|t| t[0].tid() == e.tid()) {
+            Some(thread) => thread.push(e),
+            None => self.t.sched.push(vec![e]),
+        }
         self
     }
 
@@ -157,7 +160,10 @@ impl TB {
         }
         t.counters.sort_by_key(|c| c.ts);
         t.frame_timeline.sort_by_key(|f| f.ts);
-        t.sched.sort_by_key(|e| e.ts());
+        t.sched.sort_by_key(|t| t[0].tid());
+        for thread in &mut t.sched {
+            thread.sort_by_key(|e| e.ts());
+        }
         t.meta.first_ts = t.slices.first().map(|s| s.ts);
         t.meta.last_ts = t.slices.iter().map(|s| s.end().unwrap_or(s.ts)).max();
         t

@@ -137,17 +137,21 @@ pub fn decode(source: &Source, opts: &ReadOptions) -> Result<Decoded, ReadError>
 }
 
 /// Second pass: sched_switch / sched_waking (and compact_sched) events that
-/// involve the given thread ids, sorted by timestamp.
-pub fn sched_for_threads(source: &Source, tids: &[i32]) -> Result<Vec<SchedRecord>, ReadError> {
+/// involve the given thread ids: one vector per thread that has any (by
+/// tid), each sorted by timestamp (ties in file order).
+pub fn sched_for_threads(source: &Source, tids: &[i32]) -> Result<Vec<Vec<SchedRecord>>, ReadError> {
     if tids.is_empty() {
         return Ok(Vec::new());
     }
+    let release = |offset| source.release_before(offset);
+    let mut threads = sched::ThreadBuckets::new(tids);
     if source.container == Container::SystraceText {
-        let release = |offset| source.release_before(offset);
-        return Ok(systrace::sched_for_threads(source.data(), tids, source::inflate_limit(source.file_size), &release));
+        threads.add(systrace::sched_for_threads(source.data(), tids, source::inflate_limit(source.file_size), &release));
+    } else {
+        let first_pass = source.framing.get().zip(source.sched_map.get().map(Vec::as_slice));
+        sched::collect(source.data(), first_pass, tids, &release, &mut threads);
     }
-    let first_pass = source.framing.get().zip(source.sched_map.get().map(Vec::as_slice));
-    Ok(sched::collect(source.data(), first_pass, tids, &|offset| source.release_before(offset)))
+    Ok(threads.finish())
 }
 
 /// A progress bar on stderr, only when it is a terminal.

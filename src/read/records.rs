@@ -108,6 +108,11 @@ impl SchedRecord {
             SchedRecord::SwitchIn { ts, .. } | SchedRecord::SwitchOut { ts, .. } | SchedRecord::Waking { ts, .. } => ts,
         }
     }
+    pub fn tid(&self) -> i32 {
+        match *self {
+            SchedRecord::SwitchIn { tid, .. } | SchedRecord::SwitchOut { tid, .. } | SchedRecord::Waking { tid, .. } => tid,
+        }
+    }
 }
 
 /// Header facts of one ftrace bundle (for the valid-data start and data loss).

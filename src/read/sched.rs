@@ -25,12 +25,14 @@ const WINDOW_BYTES: usize = 32 << 20;
 /// `first_pass` is the first pass's framing of `data` and its per-batch
 /// scheduler tids (see `Source::sched_map`), when it has them: then only
 /// the batches that name a wanted thread (or that must be scanned) are read.
+/// The records go to `threads` in file order.
 pub fn collect(
     data: &[u8],
     first_pass: Option<(&framing::Framing, &[(usize, Option<Vec<i32>>)])>,
     tids: &[i32],
     done_before: &dyn Fn(usize),
-) -> Vec<SchedRecord> {
+    threads: &mut ThreadBuckets,
+) {
     let wanted: FxHashSet<i32> = tids.iter().copied().collect();
     let own;
     let framing = match first_pass {
@@ -58,16 +60,15 @@ pub fn collect(
         _ => &framing.packets,
     };
     let budget = InflateBudget::for_input(data.len());
-    let mut out: Vec<SchedRecord> = Vec::new();
     let mut rest = packets;
     while !rest.is_empty() {
         let first = rest[0].0;
         let n = rest[..rest.len().min(WINDOW_PACKETS)].partition_point(|p| p.1 - first <= WINDOW_BYTES).max(1);
         let (window, tail) = rest.split_at(n);
         rest = tail;
-        let found: Vec<SchedRecord> = window
+        let found: Vec<Vec<SchedRecord>> = window
             .par_chunks(1024)
-            .flat_map_iter(|chunk| {
+            .map(|chunk| {
                 let (mut out, mut events) = (Vec::new(), Vec::new());
                 for &(s, e) in chunk {
                     packet(&data[s..e], &wanted, &mut out, &mut events, 0, &budget);
@@ -75,13 +76,51 @@ pub fn collect(
                 out
             })
             .collect();
-        out.extend(found);
+        for chunk in found {
+            threads.add(chunk);
+        }
         if let Some(last) = window.last() {
             done_before(last.1);
         }
     }
-    out.sort_by_key(SchedRecord::ts);
-    out
+}
+
+/// Scheduler records, given in file order a chunk at a time, gathered into
+/// one vector per wanted thread. Each record is copied once, into its
+/// thread's vector, and each thread's are sorted on their own, in parallel:
+/// one stable sort of every record by timestamp (then split by thread) took
+/// 0.36 s of a 0.86 s pass on a 1 GB trace, and the copies between them
+/// another 0.2 s.
+pub struct ThreadBuckets {
+    /// The wanted tids, sorted: bucket `k` holds `tids[k]`'s records.
+    tids: Vec<i32>,
+    /// One more bucket than `tids`, for records of no wanted thread (none
+    /// are expected; they are kept rather than lost).
+    buckets: Vec<Vec<SchedRecord>>,
+}
+
+impl ThreadBuckets {
+    pub fn new(tids: &[i32]) -> ThreadBuckets {
+        let mut sorted = tids.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        ThreadBuckets { buckets: vec![Vec::new(); sorted.len() + 1], tids: sorted }
+    }
+
+    /// The next records in file order.
+    pub fn add(&mut self, records: Vec<SchedRecord>) {
+        for r in records {
+            let k = self.tids.binary_search(&r.tid()).unwrap_or(self.tids.len());
+            self.buckets[k].push(r);
+        }
+    }
+
+    /// Every thread that has records, by tid, each by (timestamp, file order).
+    pub fn finish(mut self) -> Vec<Vec<SchedRecord>> {
+        self.buckets.retain(|b| !b.is_empty());
+        self.buckets.par_iter_mut().for_each(|b| b.par_sort_by_key(SchedRecord::ts));
+        self.buckets
+    }
 }
 
 /// `events` is scratch space for [`bundle`].
@@ -191,5 +230,29 @@ fn compact(b: &[u8], cpu: u32, wanted: &FxHashSet<i32>, out: &mut Vec<SchedRecor
         if wanted.contains(&pid) {
             out.push(SchedRecord::Waking { ts: w.ts, tid: pid });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thread_buckets_sort_each_thread_by_time_keeping_file_order_at_ties() {
+        let (a, b) = (20, 10);
+        let sw_in = |ts, tid| SchedRecord::SwitchIn { ts, tid, cpu: 0 };
+        let wake = |ts, tid| SchedRecord::Waking { ts, tid };
+        let mut threads = ThreadBuckets::new(&[a, b, a, 30]);
+        threads.add(vec![sw_in(50, a), wake(40, b), wake(50, a)]);
+        threads.add(vec![sw_in(10, a), wake(99, 7), sw_in(45, b)]);
+        // By tid (10, 20), then the record of no wanted thread; tid 30 has none.
+        assert_eq!(
+            threads.finish(),
+            vec![
+                vec![wake(40, b), sw_in(45, b)],
+                vec![sw_in(10, a), sw_in(50, a), wake(50, a)],
+                vec![wake(99, 7)],
+            ]
+        );
     }
 }

@@ -843,15 +843,18 @@ fn trace_facts_data_loss_and_statistics() {
 fn sched_events_for_chosen_threads() {
     let (_, source) = decoded();
     let got = sched_for_threads(&source, &[APP, BINDER, POOL]).expect("sched");
+    // One vector per thread, by tid (APP < BINDER < POOL), each by time.
     assert_eq!(
         got,
         vec![
-            SchedRecord::SwitchIn { ts: BOOT0 + 300, tid: APP, cpu: 0 },
-            SchedRecord::SwitchIn { ts: BOOT0 + 6_500, tid: POOL, cpu: 1 },
-            SchedRecord::SwitchOut { ts: BOOT0 + 6_600, tid: POOL, cpu: 1, prev_state: 1 },
-            SchedRecord::Waking { ts: BOOT0 + 6_600, tid: BINDER },
+            vec![SchedRecord::SwitchIn { ts: BOOT0 + 300, tid: APP, cpu: 0 }],
+            vec![SchedRecord::Waking { ts: BOOT0 + 6_600, tid: BINDER }],
+            vec![
+                SchedRecord::SwitchIn { ts: BOOT0 + 6_500, tid: POOL, cpu: 1 },
+                SchedRecord::SwitchOut { ts: BOOT0 + 6_600, tid: POOL, cpu: 1, prev_state: 1 },
+            ],
         ]
     );
     let render = sched_for_threads(&source, &[RENDER]).expect("sched");
-    assert_eq!(render, vec![SchedRecord::Waking { ts: BOOT0 + 5_500, tid: RENDER }]);
+    assert_eq!(render, vec![vec![SchedRecord::Waking { ts: BOOT0 + 5_500, tid: RENDER }]]);
 }

@@ -93,17 +93,16 @@ pub fn decode(data: &[u8], max_inflated: u64, done_before: &dyn Fn(usize)) -> Re
 }
 
 /// The scheduler events (sched_switch, sched_waking, sched_wakeup[_new])
-/// of the threads `tids`, by timestamp.
+/// of the threads `tids`, in file order.
 pub fn sched_for_threads(data: &[u8], tids: &[i32], max_inflated: u64, done_before: &dyn Fn(usize)) -> Vec<SchedRecord> {
     let Ok(unpacked) = unpack(data, max_inflated) else { return Vec::new() };
     done_before(data.len());
     let wanted: FxHashSet<i32> = tids.iter().copied().collect();
-    let mut out = in_windows(data, &chunks(&unpacked.ftrace, CHUNK_BYTES), done_before, |_, chunk| {
+    let out = in_windows(data, &chunks(&unpacked.ftrace, CHUNK_BYTES), done_before, |_, chunk| {
         let mut found = Vec::new();
         scan(chunk, |l| sched_records(l, &wanted, &mut found));
         found
     });
-    out.sort_by_key(SchedRecord::ts);
     out
 }
 
