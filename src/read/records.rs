@@ -2,7 +2,6 @@
 //! file order, each with an `order` key (batch index, then position) so the
 //! importer can sort by (timestamp, file order) exactly as trace_processor does.
 
-
 use rustc_hash::FxHashMap;
 
 use std::sync::Arc;
