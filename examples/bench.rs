@@ -200,18 +200,17 @@ fn main() -> Res<()> {
     Ok(())
 }
 
-/// Where the time goes inside one process: framing (sequential), parallel
-/// batch decode, model build, frame-thread selection, scheduler pass, frame
+/// Where the time goes inside one process: reading (framing and the
+/// parallel batch decode, overlapped, keeping the frame threads' scheduler
+/// records), model build, frame-thread selection, scheduler pass, frame
 /// reconstruction.
 fn phases(path: &Path, mb: f64) -> Res<()> {
     let t = Instant::now();
     let source = Source::open(path)?;
-    let framing = read::framing::frame(source.data());
-    let t_frame = t.elapsed().as_secs_f64();
-    let batches = read::decode::decode_all(source.data(), &framing, &|_| {}, &|o| source.release_before(o));
-    let t_decode = t.elapsed().as_secs_f64() - t_frame;
-    let trace = fpsan::import::import(read::Decoded { batches, source: Default::default() });
-    let t_build = t.elapsed().as_secs_f64() - t_frame - t_decode;
+    let decoded = read::decode(&source, &read::ReadOptions { frame_sched: true, ..Default::default() })?;
+    let t_read = t.elapsed().as_secs_f64();
+    let trace = fpsan::import::import(decoded);
+    let t_build = t.elapsed().as_secs_f64() - t_read;
     let mut trace = trace;
     let t = Instant::now();
     let tids = fpsan::frames::frame_threads(&trace);
@@ -229,9 +228,8 @@ fn phases(path: &Path, mb: f64) -> Res<()> {
     let apps = fpsan::metrics::summarize(&df, &frames.why, &opts.metrics)?;
     let t_summary = t.elapsed().as_secs_f64() - t_table;
     println!(
-        "phases   framing {t_frame:.3} s ({:.0} MB/s), decode {t_decode:.3} s ({:.0} MB/s), build {t_build:.3} s, frame threads {t_select:.3} s, sched pass {t_sched:.3} s ({:.0} MB/s), frames {t_frames:.3} s, frames table {t_table:.3} s, summaries {t_summary:.3} s; {} slices, {} sched events kept, {} frames, {} apps",
-        mb / t_frame,
-        mb / t_decode,
+        "phases   read {t_read:.3} s ({:.0} MB/s), build {t_build:.3} s, frame threads {t_select:.3} s, sched pass {t_sched:.3} s ({:.0} MB/s), frames {t_frames:.3} s, frames table {t_table:.3} s, summaries {t_summary:.3} s; {} slices, {} sched events kept, {} frames, {} apps",
+        mb / t_read,
         mb / t_sched,
         trace.slices.len(),
         trace.sched.iter().map(Vec::len).sum::<usize>(),

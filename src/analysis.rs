@@ -148,7 +148,7 @@ pub struct Analysis {
 /// `capture --analyze` and `compare`.
 #[cfg(feature = "analysis")]
 pub fn analyze(path: &Path, opts: &Options) -> Result<Analysis, AnalysisError> {
-    let (source, trace) = open(path, &ReadOptions { progress: opts.progress })?;
+    let (source, trace) = open(path, &ReadOptions { progress: opts.progress, frame_sched: true })?;
     summarize(path, frames_of(&source, trace, opts), opts)
 }
 

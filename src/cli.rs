@@ -280,7 +280,7 @@ fn base_options() -> analysis::Options {
 
 fn open(path: &Path) -> Result<Trace> {
     let progress = std::io::stderr().is_terminal();
-    analysis::load(path, &ReadOptions { progress }).map_err(read_failure)
+    analysis::load(path, &ReadOptions { progress, ..Default::default() }).map_err(read_failure)
 }
 
 fn print_stdout(bytes: &[u8]) -> Result<()> {

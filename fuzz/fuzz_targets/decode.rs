@@ -12,7 +12,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(source) = Source::from_bytes("fuzz.pftrace", data.to_vec()) else {
         return;
     };
-    let Ok(trace) = analysis::decode(&source, &ReadOptions::default()) else {
+    let Ok(trace) = analysis::decode(&source, &ReadOptions { frame_sched: true, ..Default::default() }) else {
         return;
     };
     let tids: Vec<i32> = trace.threads.iter().map(|t| t.tid).take(16).collect();

@@ -9,6 +9,8 @@ use std::io::Read;
 use prost::Message;
 
 use super::framing;
+use super::frame_sched::{Collector, Discovery};
+use std::sync::Arc;
 use super::records::*;
 use super::slim;
 use super::timeline;
@@ -58,75 +60,13 @@ impl InflateBudget {
     }
 }
 
-/// Batches decoded between releases of the mapped pages behind them. The
-/// workers take batches in file order from a shared counter (no barrier
-/// between windows, so a core never idles waiting for the slowest batch of
-/// a window); the pages before the first unfinished batch are released each
-/// time that point moves past another 2 batches of 4 MB, so the mapped file
-/// is resident from about 8 MB behind the batches being decoded to the few
+/// Batches decoded between releases of the mapped pages behind them: the
+/// pages before the first unfinished batch are released each time that
+/// point moves past another 2 batches of 4 MB, so the mapped file is
+/// resident from about 8 MB behind the batches being decoded to the few
 /// framed ahead of them. (8 batches kept 24 MB more resident on a 210 MB
 /// trace, for no measurable speed.)
 const WINDOW_BATCHES: usize = 2;
-
-/// Decode all packets of `data` in parallel. Returns batches in file order.
-/// `done_before(offset)` is called as the decode moves past each window, so
-/// the caller can drop the mapped pages before it from the resident set.
-pub fn decode_all(
-    data: &[u8],
-    framing: &framing::Framing,
-    on_progress: &(dyn Fn(u64) + Sync),
-    done_before: &(dyn Fn(usize) + Sync),
-) -> Vec<Batch> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::sync::{Mutex, OnceLock};
-    let chunks = batch_ranges(&framing.packets);
-    let budget = InflateBudget::for_input(data.len());
-    let n = chunks.len();
-    let slots: Vec<OnceLock<Batch>> = (0..n).map(|_| OnceLock::new()).collect();
-    let next = AtomicUsize::new(0);
-    // (finished flags, first unfinished batch, windows released)
-    let progress = Mutex::new((vec![false; n], 0usize, 0usize));
-    let decode_one = |i: usize| {
-        let range = chunks[i].clone();
-        let packets = &framing.packets[range];
-        let mut ctx = Ctx::new(i as u64);
-        ctx.inflate_budget = budget.clone();
-        for &(s, e) in packets {
-            ctx.packet(&data[s..e], 0);
-        }
-        if let (Some(first), Some(last)) = (packets.first(), packets.last()) {
-            on_progress((last.1 - first.0) as u64);
-        }
-        ctx.finish()
-    };
-    let work = || loop {
-        let i = next.fetch_add(1, Ordering::Relaxed);
-        if i >= n {
-            break;
-        }
-        let batch = decode_one(i);
-        let _ = slots[i].set(batch);
-        let mut p = progress.lock().unwrap_or_else(|e| e.into_inner());
-        let (done, prefix, released) = &mut *p;
-        done[i] = true;
-        while *prefix < n && done[*prefix] {
-            *prefix += 1;
-        }
-        if *prefix / WINDOW_BATCHES > *released || (*prefix == n && *released * WINDOW_BATCHES < n) {
-            *released = prefix.div_ceil(WINDOW_BATCHES);
-            if let Some(end) = chunks[*prefix - 1].end.checked_sub(1).and_then(|j| framing.packets.get(j)) {
-                done_before(end.1);
-            }
-        }
-    };
-    let workers = rayon::current_num_threads().clamp(1, n.max(1));
-    rayon::scope(|s| {
-        for _ in 0..workers {
-            s.spawn(|_| work());
-        }
-    });
-    slots.into_iter().map(|s| s.into_inner().expect("every batch decoded")).collect()
-}
 
 /// Batches framed but not yet taken by a decoding worker, at most.
 const FRAMED_AHEAD: usize = 4;
@@ -140,6 +80,7 @@ const FRAMED_AHEAD: usize = 4;
 /// Returns the framing and the batches in file order.
 pub fn frame_and_decode(
     data: &[u8],
+    discovery: Option<&Arc<Discovery>>,
     on_progress: &(dyn Fn(u64) + Sync),
     done_before: &(dyn Fn(usize) + Sync),
 ) -> (framing::Framing, Vec<Batch>) {
@@ -156,6 +97,7 @@ pub fn frame_and_decode(
         let Ok((i, packets)) = job else { break };
         let mut ctx = Ctx::new(i as u64);
         ctx.inflate_budget = budget.clone();
+        ctx.collect = discovery.map(Discovery::collector);
         for &(s, e) in &packets {
             ctx.packet(&data[s..e], 0);
         }
@@ -218,7 +160,7 @@ pub fn frame_and_decode(
     (framing, batches.into_iter().map(|b| b.expect("every batch decoded")).collect())
 }
 
-/// The packets of each batch [`decode_all`] makes, in order.
+/// The packets of each batch [`frame_and_decode`] makes, in order.
 pub(crate) fn batch_ranges(packets: &[(usize, usize)]) -> Vec<std::ops::Range<usize>> {
     let mut out = Vec::new();
     let mut start = 0;
@@ -257,6 +199,8 @@ pub struct Ctx {
     pub sched_unknown: bool,
     /// Reused by `ftrace::bundle`: the byte ranges of one bundle's events.
     pub event_scratch: Vec<(usize, usize)>,
+    /// Keeps the frame threads' scheduler records (see `read::frame_sched`).
+    pub collect: Option<Collector>,
 }
 
 impl Ctx {
@@ -271,17 +215,20 @@ impl Ctx {
             sched_tids: Vec::new(),
             sched_unknown: false,
             event_scratch: Vec::new(),
+            collect: None,
         }
     }
 
     /// The decoded batch, with the interner's statistics.
     pub fn finish(mut self) -> Batch {
         self.batch.names_truncated = self.interner.truncated;
+        let kept = self.collect.take().map(Collector::finish);
         if !self.sched_unknown && self.batch.malformed_packets == 0 {
             let mut tids = std::mem::take(&mut self.sched_tids);
             tids.sort_unstable();
             tids.dedup();
             self.batch.sched_tids = Some(tids);
+            self.batch.kept_sched = kept;
         }
         self.batch
     }
@@ -299,6 +246,9 @@ impl Ctx {
 
     /// An atrace record of thread `tid`, next in file order.
     pub fn push_atrace(&mut self, ts: i64, tid: i32, op: AtraceOp) {
+        if let (Some(c), AtraceOp::Begin { name, .. }) = (&mut self.collect, &op) {
+            c.atrace_begin(tid, name);
+        }
         self.batch.atrace_counters += usize::from(matches!(op, AtraceOp::Counter { .. }));
         let order = self.order();
         self.batch.atrace.push(AtraceRec { ts, order, tid, op });
@@ -415,6 +365,9 @@ impl Ctx {
         }
         let defaults = defaults.and_then(|b| slim::TracePacketDefaults::decode(b).ok());
         let interned = interned.and_then(|b| slim::InternedData::decode(b).ok()).map(Box::new);
+        if let Some(c) = &mut self.collect {
+            c.tail_packet(&body, interned.as_deref());
+        }
         let order = self.order();
         self.batch.tail.push(TailPacket { order, seq, ts, clock, incremental_state_cleared, defaults, interned, body });
     }

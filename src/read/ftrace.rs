@@ -1,8 +1,9 @@
 //! Ftrace bundles on the hot path: `print` and the kernel
 //! `*_tracing_mark_write` variants become atrace records; sched_switch,
-//! sched_waking, compact_sched and task events only update thread names and
-//! counters here (their full detail is read by the second pass in
-//! `read::sched`, for the threads an analysis asks about).
+//! sched_waking, compact_sched and task events update thread names and
+//! counters here, and give the frame threads' records to `read::frame_sched`
+//! (their full detail is read by the scheduler pass in `read::sched`, for
+//! the threads an analysis asks about).
 
 use super::decode::Ctx;
 use super::records::*;
@@ -87,13 +88,16 @@ pub fn bundle(ctx: &mut Ctx, b: &[u8]) {
     let order = ctx.order();
     let mut first_event_ts = None;
     for &(s, e) in &events {
-        if let Some(ts) = event(ctx, &b[s..e]) {
+        if let Some(ts) = event(ctx, &b[s..e], h.cpu) {
             first_event_ts.get_or_insert(ts);
         }
     }
     ctx.event_scratch = events;
     if let Some(cs) = h.compact_sched {
         if let Some(ts) = compact_sched(ctx, cs) {
+            if let Some(c) = &mut ctx.collect {
+                c.compact(cs, h.cpu);
+            }
             first_event_ts = Some(first_event_ts.map_or(ts, |t: i64| t.min(ts)));
         }
     }
@@ -106,8 +110,8 @@ pub fn bundle(ctx: &mut Ctx, b: &[u8]) {
     });
 }
 
-/// One FtraceEvent. Returns its timestamp.
-fn event(ctx: &mut Ctx, e: &[u8]) -> Option<i64> {
+/// One FtraceEvent of a bundle of `cpu`. Returns its timestamp.
+fn event(ctx: &mut Ctx, e: &[u8], cpu: u32) -> Option<i64> {
     let Envelope { ts, pid, payload, sched_then_other } = match envelope(e) {
         Ok(env) => env,
         Err(err) => {
@@ -135,12 +139,18 @@ fn event(ctx: &mut Ctx, e: &[u8]) -> Option<i64> {
             let sw = switch_fields(p);
             ctx.sched_tid(sw.prev_pid);
             ctx.sched_tid(sw.next_pid);
+            if let Some(c) = &mut ctx.collect {
+                c.switch(e, cpu, sw.prev_pid, sw.next_pid);
+            }
             comm(ctx, ts, sw.next_pid, sw.next_comm);
         }
         ev::SCHED_WAKING | ev::SCHED_WAKEUP | ev::SCHED_WAKEUP_NEW => {
             ctx.batch.sched_events += 1;
             let w = waking_fields(p);
             ctx.sched_tid(w.pid);
+            if let Some(c) = &mut ctx.collect {
+                c.waking(e, cpu, w.pid);
+            }
             comm(ctx, ts, w.pid, w.comm);
         }
         ev::TASK_NEWTASK => {

@@ -4,8 +4,10 @@
 //! (in-stream zlib/zstd batches are inflated and decoded recursively; atrace
 //! text is parsed here, inside the parallel decode; legacy systrace text,
 //! `.ctrace` and HTML in `systrace`). The records go to
-//! `crate::import`, which orders them and builds the model. A second pass
-//! (`sched_for_threads`) re-reads scheduler events for a few threads.
+//! `crate::import`, which orders them and builds the model. The scheduler
+//! pass (`sched_for_threads`) gathers scheduler events for a few threads:
+//! those the first pass kept for the frame threads (`frame_sched`), and the
+//! rest read again from the file.
 
 use std::path::PathBuf;
 
@@ -15,6 +17,7 @@ pub mod atrace;
 mod compact_sched;
 pub mod decode;
 pub mod framing;
+pub mod frame_sched;
 pub mod ftrace;
 pub mod records;
 pub mod sched;
@@ -47,6 +50,11 @@ pub enum ReadError {
 pub struct ReadOptions {
     /// Show a progress bar (only when stderr is a terminal).
     pub progress: bool,
+    /// Keep the scheduler records of the threads that run
+    /// `Choreographer#doFrame` while decoding (see [`frame_sched`]), so that
+    /// [`sched_for_threads`] need not read the trace again for them. Off for
+    /// what never asks for frames (`info`).
+    pub frame_sched: bool,
 }
 
 /// What was learned about the file itself while reading it.
@@ -96,8 +104,10 @@ pub fn decode(source: &Source, opts: &ReadOptions) -> Result<Decoded, ReadError>
         // Framing and decoding overlap (see `decode::frame_and_decode`); a
         // file without packets is refused before anything else is reported.
         let bar = progress_bar(opts.progress, data.len() as u64);
+        let discovery = opts.frame_sched.then(std::sync::Arc::<frame_sched::Discovery>::default);
         let (framing, batches) = decode::frame_and_decode(
             data,
+            discovery.as_ref(),
             &|n| {
                 if let Some(b) = &bar {
                     b.inc(n)
@@ -129,7 +139,12 @@ pub fn decode(source: &Source, opts: &ReadOptions) -> Result<Decoded, ReadError>
         }
         let mut batches = batches;
         let ends = decode::batch_ranges(&framing.packets).into_iter().map(|r| r.end);
-        let _ = source.sched_map.set(ends.zip(batches.iter_mut().map(|b| b.sched_tids.take())).collect());
+        let sched_map = ends.zip(&mut batches).map(|(end, b)| sched::BatchSched {
+            end,
+            tids: b.sched_tids.take(),
+            kept: b.kept_sched.take(),
+        });
+        *source.sched_map.lock().unwrap_or_else(|e| e.into_inner()) = sched_map.collect();
         let _ = source.framing.set(framing);
         batches
     };
@@ -148,7 +163,8 @@ pub fn sched_for_threads(source: &Source, tids: &[i32]) -> Result<Vec<Vec<SchedR
     if source.container == Container::SystraceText {
         threads.add(systrace::sched_for_threads(source.data(), tids, source::inflate_limit(source.file_size), &release));
     } else {
-        let first_pass = source.framing.get().zip(source.sched_map.get().map(Vec::as_slice));
+        let mut sched_map = source.sched_map.lock().unwrap_or_else(|e| e.into_inner());
+        let first_pass = source.framing.get().map(|f| (f, sched_map.as_mut_slice()));
         sched::collect(source.data(), first_pass, tids, &release, &mut threads);
     }
     Ok(threads.finish())

@@ -228,6 +228,9 @@ pub struct Batch {
     /// packets the two passes might read differently, so the scheduler pass
     /// must scan it whatever it looks for.
     pub sched_tids: Option<Vec<i32>>,
+    /// The frame threads' scheduler records kept while decoding (see
+    /// `read::frame_sched`); only with `sched_tids`.
+    pub kept_sched: Option<super::frame_sched::Kept>,
 }
 
 impl Batch {

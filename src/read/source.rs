@@ -64,11 +64,9 @@ pub struct Source {
     /// The top-level packets, kept by the first pass (`read::decode`) so
     /// the scheduler pass does not frame the whole file again.
     pub(crate) framing: std::sync::OnceLock<super::framing::Framing>,
-    /// Per batch of the first pass, in order: the end of its packet range
-    /// (an index into `framing.packets`) and the tids its scheduler events
-    /// name (`None`: must be scanned), so the scheduler pass skips the
-    /// batches without any thread it looks for.
-    pub(crate) sched_map: std::sync::OnceLock<Vec<(usize, Option<Vec<i32>>)>>,
+    /// What the first pass learned of each of its batches, in order, for
+    /// the scheduler pass (empty before the first pass).
+    pub(crate) sched_map: std::sync::Mutex<Vec<super::sched::BatchSched>>,
     /// Where the last [`Source::release_before`] stopped (page-aligned).
     released_to: std::sync::atomic::AtomicUsize,
 }

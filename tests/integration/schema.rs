@@ -610,7 +610,7 @@ fn build_trace() -> PbTrace {
 fn decoded() -> (Trace, Source) {
     let bytes = build_trace().write_to_bytes().expect("serialize");
     let source = Source::from_bytes("schema.pftrace", bytes).expect("source");
-    let trace = decode(&source, &ReadOptions::default()).expect("decode");
+    let trace = decode(&source, &ReadOptions { frame_sched: true, ..Default::default() }).expect("decode");
     (trace, source)
 }
 
