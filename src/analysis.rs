@@ -97,6 +97,9 @@ pub fn frames_of(source: &Source, mut trace: Trace, opts: &Options) -> TraceFram
         }
     }
     let frames = frames::analyze(&trace, &opts.frames);
+    // The frames' thread-state split was their only use; on a busy trace
+    // they are a fifth of the memory still held when the summaries start.
+    trace.sched = Vec::new();
     if frames.quality.repeated_ids > 0 {
         warnings.push(format!(
             "{} frames share their vsync id with another frame of the same process ({} ids repeat, up to {} times each: joined captures or a reboot inside the trace?); each was matched to the RenderThread and FrameTimeline data nearest to it in time",
