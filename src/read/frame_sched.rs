@@ -15,7 +15,9 @@ use std::sync::{Arc, Mutex};
 
 use rustc_hash::FxHashMap;
 
+use super::ftrace::Switch;
 use super::records::{EventName, SchedRecord, TailBody};
+use super::sched;
 use super::slim;
 
 /// `TrackEvent.Type` of a slice's beginning.
@@ -103,7 +105,7 @@ pub struct Collector {
 }
 
 /// A batch's kept records: every scheduler record of `threads` in the batch,
-/// in file order.
+/// by (tid, timestamp, file order).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Kept {
     pub threads: Arc<TidFilter>,
@@ -111,28 +113,21 @@ pub struct Kept {
 }
 
 impl Collector {
-    /// A sched_switch `e` (whole FtraceEvent) of `prev` → `next` on `cpu`,
-    /// read as the scheduler pass reads it when either thread is kept.
+    /// A sched_switch at `ts` on `cpu`.
     #[inline]
-    pub fn switch(&mut self, e: &[u8], cpu: u32, prev: i32, next: i32) {
-        if self.wanted.contains(prev) || self.wanted.contains(next) {
-            super::sched::event(e, cpu, &self.wanted, &mut self.records);
-        }
+    pub(super) fn switch(&mut self, ts: i64, cpu: u32, sw: &Switch) {
+        sched::switch_records(&self.wanted, ts, cpu, sw, &mut self.records);
     }
 
-    /// A sched_waking / sched_wakeup `e` of `pid`.
+    /// A sched_waking / sched_wakeup of `pid` at `ts`.
     #[inline]
-    pub fn waking(&mut self, e: &[u8], cpu: u32, pid: i32) {
-        if self.wanted.contains(pid) {
-            super::sched::event(e, cpu, &self.wanted, &mut self.records);
-        }
+    pub(super) fn waking(&mut self, ts: i64, pid: i32) {
+        sched::waking_record(&self.wanted, ts, pid, &mut self.records);
     }
 
-    /// A well-formed compact_sched of a bundle of `cpu`.
-    pub fn compact(&mut self, cs: &[u8], cpu: u32) {
-        if !self.wanted.is_empty() {
-            super::sched::compact(cs, cpu, &self.wanted, &mut self.records);
-        }
+    /// Where a compact_sched's records go, unless no thread is kept.
+    pub(super) fn compact_target(&mut self) -> Option<(&TidFilter, &mut Vec<SchedRecord>)> {
+        (!self.wanted.is_empty()).then_some((&*self.wanted, &mut self.records))
     }
 
     /// An atrace slice begun by `tid`.
@@ -204,6 +199,9 @@ impl Collector {
                 *threads = Arc::new(TidFilter::new(threads.tids.iter().copied().chain(new)));
             }
         }
+        // Sorted here, while small and in this core's cache, so that the
+        // scheduler pass only merges.
+        self.records.sort_by_key(|r| (r.tid(), r.ts()));
         Kept { threads: self.wanted, records: self.records }
     }
 }

@@ -10,6 +10,7 @@ use super::records::*;
 use super::wire::{lossy, Expect, Fields, Value, WireError};
 use super::atrace::{self, AtracePoint, ParseOutcome};
 use super::compact_sched::{CompactSched, Want};
+use super::sched;
 
 /// FtraceEvent payload field numbers (Perfetto's ftrace_event.proto).
 pub mod ev {
@@ -94,10 +95,7 @@ pub fn bundle(ctx: &mut Ctx, b: &[u8]) {
     }
     ctx.event_scratch = events;
     if let Some(cs) = h.compact_sched {
-        if let Some(ts) = compact_sched(ctx, cs) {
-            if let Some(c) = &mut ctx.collect {
-                c.compact(cs, h.cpu);
-            }
+        if let Some(ts) = compact_sched(ctx, cs, h.cpu) {
             first_event_ts = Some(first_event_ts.map_or(ts, |t: i64| t.min(ts)));
         }
     }
@@ -140,7 +138,7 @@ fn event(ctx: &mut Ctx, e: &[u8], cpu: u32) -> Option<i64> {
             ctx.sched_tid(sw.prev_pid);
             ctx.sched_tid(sw.next_pid);
             if let Some(c) = &mut ctx.collect {
-                c.switch(e, cpu, sw.prev_pid, sw.next_pid);
+                c.switch(ts, cpu, &sw);
             }
             comm(ctx, ts, sw.next_pid, sw.next_comm);
         }
@@ -149,7 +147,7 @@ fn event(ctx: &mut Ctx, e: &[u8], cpu: u32) -> Option<i64> {
             let w = waking_fields(p);
             ctx.sched_tid(w.pid);
             if let Some(c) = &mut ctx.collect {
-                c.waking(e, cpu, w.pid);
+                c.waking(ts, w.pid);
             }
             comm(ctx, ts, w.pid, w.comm);
         }
@@ -472,19 +470,34 @@ pub(super) fn newest_comm(ctx: &mut Ctx, ts: i64, tid: i32, name: &[u8]) {
 }
 
 /// compact_sched on the hot path: the comms of the tasks switched in and
-/// woken, event counts and time bounds. Returns the first timestamp.
-fn compact_sched(ctx: &mut Ctx, b: &[u8]) -> Option<i64> {
+/// woken, event counts and time bounds, and the records of the threads the
+/// batch keeps (see `read::frame_sched`). Returns the first timestamp.
+fn compact_sched(ctx: &mut Ctx, b: &[u8], cpu: u32) -> Option<i64> {
     let cs = CompactSched::parse(b);
     if cs.malformed {
         ctx.malformed("malformed compact_sched".to_string());
         return None;
     }
     ctx.batch.compact_sched = true;
-    let want = Want { prev_state: false, comm: true };
-    let switches = cs.switches(want).map(|s| (s.ts, s.next_pid, s.next_comm));
-    let wakings = cs.wakings(want).map(|w| (w.ts, w.pid, w.comm));
+    let mut collect = ctx.collect.take();
+    let mut keep = collect.as_mut().and_then(|c| c.compact_target()).map(|t| (t, sched::CompactRecords::new(cpu)));
+    let want = Want { prev_state: keep.is_some(), comm: true };
+    let switches = cs.switches(want).map(|s| {
+        if let Some(((wanted, out), records)) = &mut keep {
+            records.switch(wanted, &s, out);
+        }
+        (s.ts, s.next_pid, s.next_comm)
+    });
     let first = compact_column(ctx, switches, None);
-    compact_column(ctx, wakings, first)
+    let wakings = cs.wakings(want).map(|w| {
+        if let Some(((wanted, out), records)) = &mut keep {
+            records.waking(wanted, &w, out);
+        }
+        (w.ts, w.pid, w.comm)
+    });
+    let first = compact_column(ctx, wakings, first);
+    ctx.collect = collect;
+    first
 }
 
 /// One column of (ts, pid, comm): names recorded, events counted, bounds
