@@ -26,7 +26,7 @@ pub enum State {
 /// * D (uninterruptible, incl. `DK`) → blocked;
 /// * anything else (S, T, t, X, Z, P, I idle) → sleeping: off the CPU and not
 ///   waiting for one.
-pub fn decode_prev_state(s: i64) -> State {
+pub fn decode_prev_state(s: u16) -> State {
     if s & 0xFF == 0 {
         State::Runnable
     } else if s & 2 != 0 {

@@ -187,13 +187,18 @@ pub struct TimelineSlice {
 /// Running/Runnable/Sleeping split needs only those.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SchedEvent {
-    /// The thread got a CPU.
-    SwitchIn { ts: i64, tid: i32, cpu: u32 },
-    /// The thread left a CPU in kernel state `prev_state` (0 = preempted, still runnable).
-    SwitchOut { ts: i64, tid: i32, cpu: u32, prev_state: i64 },
+    /// The thread got a CPU (255 stands for any CPU past 254).
+    SwitchIn { ts: i64, tid: i32, cpu: u8 },
+    /// The thread left a CPU in kernel state `prev_state` (its low 16 bits;
+    /// 0 = preempted, still runnable).
+    SwitchOut { ts: i64, tid: i32, cpu: u8, prev_state: u16 },
     /// The thread was woken (sched_waking / sched_wakeup).
     Waking { ts: i64, tid: i32 },
 }
+
+// The same size as `read::records::SchedRecord`, so that the conversion
+// reuses its vectors.
+const _: () = assert!(std::mem::size_of::<SchedEvent>() == 16);
 
 impl SchedEvent {
     pub fn ts(&self) -> i64 {

@@ -297,10 +297,10 @@ pub(super) fn event(e: &[u8], cpu: u32, wanted: &TidFilter, out: &mut Vec<SchedR
 #[inline(always)]
 pub(super) fn switch_records(wanted: &TidFilter, ts: i64, cpu: u32, sw: &ftrace::Switch, out: &mut Vec<SchedRecord>) {
     if wanted.contains(sw.prev_pid) {
-        out.push(SchedRecord::SwitchOut { ts, tid: sw.prev_pid, cpu, prev_state: sw.prev_state });
+        out.push(SchedRecord::switch_out(ts, sw.prev_pid, cpu, sw.prev_state));
     }
     if wanted.contains(sw.next_pid) {
-        out.push(SchedRecord::SwitchIn { ts, tid: sw.next_pid, cpu });
+        out.push(SchedRecord::switch_in(ts, sw.next_pid, cpu));
     }
 }
 
@@ -354,10 +354,10 @@ impl CompactRecords {
             return;
         };
         if let Some(p) = self.prev.filter(|&p| wanted.contains(p)) {
-            out.push(SchedRecord::SwitchOut { ts: s.ts, tid: p, cpu: self.cpu, prev_state: state });
+            out.push(SchedRecord::switch_out(s.ts, p, self.cpu, state));
         }
         if wanted.contains(next) {
-            out.push(SchedRecord::SwitchIn { ts: s.ts, tid: next, cpu: self.cpu });
+            out.push(SchedRecord::switch_in(s.ts, next, self.cpu));
         }
         self.prev = Some(next);
     }
@@ -431,7 +431,7 @@ mod tests {
         #[test]
         fn thread_buckets_equal_one_stable_sort(
             runs in proptest::collection::vec(
-                proptest::collection::vec((0i32..3, 0i64..400, 0u32..4), 0..60), 0..12),
+                proptest::collection::vec((0i32..3, 0i64..400, 0u8..4), 0..60), 0..12),
             drift in 0i64..50,
         ) {
             let mut threads = ThreadBuckets::new(&[0, 1]);

@@ -139,10 +139,10 @@ fn sched_records(l: &Line<'_>, wanted: &FxHashSet<i32>, out: &mut Vec<SchedRecor
                 // A state that is not one (trace_processor stores it as
                 // invalid) reads as preempted: the thread left the CPU.
                 let prev_state = s.prev_state.unwrap_or(0);
-                out.push(SchedRecord::SwitchOut { ts, tid: s.prev_pid, cpu, prev_state });
+                out.push(SchedRecord::switch_out(ts, s.prev_pid, cpu, prev_state));
             }
             if wanted.contains(&s.next_pid) {
-                out.push(SchedRecord::SwitchIn { ts, tid: s.next_pid, cpu });
+                out.push(SchedRecord::switch_in(ts, s.next_pid, cpu));
             }
         }
         Event::SchedWaking(w) | Event::SchedWakeup(w) | Event::SchedWakeupNew(w) if wanted.contains(&w.pid) => {
