@@ -84,22 +84,22 @@ pub fn load(path: &Path, opts: &ReadOptions) -> Result<Trace, ReadError> {
     Ok(open(path, opts)?.1)
 }
 
-/// Rebuild every frame of an opened trace: the scheduler pass for the frame
-/// threads (the "why" needs their Running/Runnable/Sleeping split), then the
-/// frames.
-pub fn frames_of(source: &Source, mut trace: Trace, opts: &Options) -> TraceFrames {
+/// Rebuild every frame of an opened trace, with the scheduler pass for the
+/// frame threads (the "why" needs their Running/Runnable/Sleeping split).
+pub fn frames_of(source: &Source, trace: Trace, opts: &Options) -> TraceFrames {
     let mut warnings = trace.meta.warnings.clone();
-    let tids = frames::frame_threads(&trace);
-    if !tids.is_empty() {
-        match read::sched_for_threads(source, &tids) {
-            Ok(sched) => trace.sched = import::sched_events(sched),
-            Err(e) => warnings.push(format!("no scheduler data for the frame threads: {e}")),
+    let mut sched_failed = None;
+    // The scheduler pass runs beside the rows' reconstruction.
+    let frames = frames::analyze_with(&trace, &opts.frames, |tids| {
+        if tids.is_empty() {
+            return Vec::new();
         }
-    }
-    let frames = frames::analyze(&trace, &opts.frames);
-    // The frames' thread-state split was their only use; on a busy trace
-    // they are a fifth of the memory still held when the summaries start.
-    trace.sched = Vec::new();
+        read::sched_for_threads(source, tids).map(import::sched_events).unwrap_or_else(|e| {
+            sched_failed = Some(format!("no scheduler data for the frame threads: {e}"));
+            Vec::new()
+        })
+    });
+    warnings.extend(sched_failed);
     if frames.quality.repeated_ids > 0 {
         warnings.push(format!(
             "{} frames share their vsync id with another frame of the same process ({} ids repeat, up to {} times each: joined captures or a reboot inside the trace?); each was matched to the RenderThread and FrameTimeline data nearest to it in time",

@@ -84,7 +84,7 @@ mod tests;
 pub use interval::period_of_hz;
 pub use labels::{DropLevel, FramePart, IntervalSource, PerPhase, Phase, VsyncSource};
 
-use crate::model::Trace;
+use crate::model::{SchedEvent, Trace};
 
 /// Knobs for reconstruction.
 #[derive(Debug, Clone)]
@@ -313,7 +313,38 @@ impl FrameQuality {
 
 /// Rebuild every frame of every app in the trace.
 pub fn analyze(trace: &Trace, opts: &FrameOptions) -> FrameAnalysis {
+    rebuild(trace, opts, |_| why::SchedIndex::new(&trace.sched))
+}
+
+/// [`analyze`], with the frame threads' scheduler events from `load_sched`
+/// (given [`frame_threads`]) instead of `Trace::sched`: the load runs beside
+/// the reconstruction of the rows, which does not need it, and its events
+/// are dropped once indexed.
+pub fn analyze_with(
+    trace: &Trace,
+    opts: &FrameOptions,
+    load_sched: impl FnOnce(&[i32]) -> Vec<Vec<SchedEvent>> + Send,
+) -> FrameAnalysis {
+    rebuild(trace, opts, |tids| why::SchedIndex::new(&load_sched(tids)))
+}
+
+fn rebuild(trace: &Trace, opts: &FrameOptions, sched: impl FnOnce(&[i32]) -> why::SchedIndex + Send) -> FrameAnalysis {
     let sel = select::select(trace);
+    let mut tids: Vec<i32> = sel.frames.iter().map(|c| c.tid).collect();
+    tids.sort_unstable();
+    tids.dedup();
+    let (sched, (ix, rows, order, phases_of, quality)) = rayon::join(|| sched(&tids), || rows(trace, &sel, opts));
+    let why = explain(&ix, &rows, &order, &phases_of, &sched, opts);
+    FrameAnalysis { rows, why, quality }
+}
+
+/// Every frame's row (ordered by (pid, ts); `order[i]` is the frame of
+/// `rows[i]`), with what `explain` needs of the way there.
+fn rows<'t>(
+    trace: &'t Trace,
+    sel: &'t select::Selection,
+    opts: &FrameOptions,
+) -> (Indexes<'t>, Vec<FrameRow>, Vec<usize>, Vec<phases::Phases>, FrameQuality) {
     let (windows, repeats) = id_windows(&sel.frames);
     let ix = Indexes::new(trace, &sel.frames, windows);
     let intervals = intervals(&ix, opts);
@@ -347,8 +378,7 @@ pub fn analyze(trace: &Trace, opts: &FrameOptions) -> FrameAnalysis {
     for q in tallies {
         quality.add_counts(q);
     }
-    let why = explain(&ix, &rows, &order, &phases_of, opts);
-    FrameAnalysis { rows, why, quality }
+    (ix, rows, order, phases_of, quality)
 }
 
 /// Pass 1: the interval of every frame, from the first source that has one:
@@ -555,12 +585,13 @@ fn explain(
     rows: &[FrameRow],
     order: &[usize],
     phases_of: &[phases::Phases],
+    sched: &why::SchedIndex,
     opts: &FrameOptions,
 ) -> Vec<FrameWhy> {
     let (trace, frames) = (ix.trace, ix.frames);
     let tracks: HashSet<model::TrackId> = frames.iter().map(|c| trace.slice(c.slice).track).collect();
-    let (top, sched) = rayon::join(|| why::TopLevel::new(trace, &tracks), || why::SchedIndex::new(&trace.sched));
-    let why_ctx = why::WhyContext { trace, top: &top, sched: &sched, blocker_threshold_ns: opts.blocker_threshold_ns };
+    let top = why::TopLevel::new(trace, &tracks);
+    let why_ctx = why::WhyContext { trace, top: &top, sched, blocker_threshold_ns: opts.blocker_threshold_ns };
     // Each janky frame is explained on its own: in parallel, in row order.
     let janky: Vec<usize> = (0..rows.len()).filter(|&i| rows[i].dropped_frames >= 1).collect();
     janky

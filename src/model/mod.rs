@@ -318,9 +318,9 @@ pub struct Trace {
     pub counters: Vec<CounterSample>,
     /// Ordered by (ts, arrival).
     pub frame_timeline: Vec<TimelineSlice>,
-    /// Only for the threads requested (see `analysis::frames_of`, which
-    /// empties it again once the frames are built): one vector per thread,
-    /// each by ts.
+    /// Only for the threads requested, by whoever calls `frames::analyze`
+    /// (`analysis::frames_of` hands the scheduler pass's events to the
+    /// frames directly instead): one vector per thread, each by ts.
     pub sched: Vec<Vec<SchedEvent>>,
     /// Each track's slices in start order, built on the first call of
     /// [`Trace::children`] or [`Trace::descendants`] (so `slices` must not
