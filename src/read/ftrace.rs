@@ -480,22 +480,29 @@ fn compact_sched(ctx: &mut Ctx, b: &[u8], cpu: u32) -> Option<i64> {
     }
     ctx.batch.compact_sched = true;
     let mut collect = ctx.collect.take();
-    let mut keep = collect.as_mut().and_then(|c| c.compact_target()).map(|t| (t, sched::CompactRecords::new(cpu)));
-    let want = Want { prev_state: keep.is_some(), comm: true };
-    let switches = cs.switches(want).map(|s| {
-        if let Some(((wanted, out), records)) = &mut keep {
-            records.switch(wanted, &s, out);
+    let first = match collect.as_mut().and_then(|c| c.compact_target()) {
+        // Two loops, not one with a test per event: without records to keep,
+        // the prev_state column is not even decoded.
+        None => {
+            let want = Want { prev_state: false, comm: true };
+            let first = compact_column(ctx, cs.switches(want).map(|s| (s.ts, s.next_pid, s.next_comm)), None);
+            compact_column(ctx, cs.wakings(want).map(|w| (w.ts, w.pid, w.comm)), first)
         }
-        (s.ts, s.next_pid, s.next_comm)
-    });
-    let first = compact_column(ctx, switches, None);
-    let wakings = cs.wakings(want).map(|w| {
-        if let Some(((wanted, out), records)) = &mut keep {
-            records.waking(wanted, &w, out);
+        Some((wanted, out)) => {
+            let mut records = sched::CompactRecords::new(cpu);
+            let want = Want { prev_state: true, comm: true };
+            let switches = cs.switches(want).map(|s| {
+                records.switch(wanted, &s, out);
+                (s.ts, s.next_pid, s.next_comm)
+            });
+            let first = compact_column(ctx, switches, None);
+            let wakings = cs.wakings(want).map(|w| {
+                records.waking(wanted, &w, out);
+                (w.ts, w.pid, w.comm)
+            });
+            compact_column(ctx, wakings, first)
         }
-        (w.ts, w.pid, w.comm)
-    });
-    let first = compact_column(ctx, wakings, first);
+    };
     ctx.collect = collect;
     first
 }
