@@ -5,12 +5,12 @@
 //! (zlib field 50, zstd field 133) are inflated and decoded recursively.
 
 use std::io::Read;
+use std::sync::Arc;
 
 use prost::Message;
 
 use super::framing;
 use super::frame_sched::{Collector, Discovery};
-use std::sync::Arc;
 use super::records::*;
 use super::slim;
 use super::timeline;
