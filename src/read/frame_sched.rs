@@ -133,7 +133,12 @@ impl Collector {
     /// An atrace slice begun by `tid`.
     #[inline]
     pub fn atrace_begin(&mut self, tid: i32, name: &str) {
-        if name.starts_with(DO_FRAME) && !self.wanted.contains(tid) && !self.found.contains(&tid) {
+        // Bounded: a batch of doFrames on a million threads stays linear.
+        if self.found.len() < MAX_THREADS
+            && name.starts_with(DO_FRAME)
+            && !self.wanted.contains(tid)
+            && !self.found.contains(&tid)
+        {
             self.found.push(tid);
         }
     }
@@ -170,7 +175,7 @@ impl Collector {
 
     /// A TrackEvent slice begun on track `uuid`.
     fn track_event_begin(&mut self, uuid: u64, name: &str) {
-        if name.starts_with(DO_FRAME) && !self.track_frames.contains(&uuid) {
+        if self.track_frames.len() < MAX_THREADS && name.starts_with(DO_FRAME) && !self.track_frames.contains(&uuid) {
             self.track_frames.push(uuid);
         }
     }
@@ -209,6 +214,21 @@ impl Collector {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A hostile batch with a doFrame on each of 200 000 threads: the
+    /// search stays linear and at most 256 threads are kept.
+    #[test]
+    fn a_doframe_on_every_thread_keeps_256_threads() {
+        let discovery = Arc::new(Discovery::default());
+        let mut c = discovery.collector();
+        for tid in 0..200_000 {
+            c.atrace_begin(tid, "Choreographer#doFrame 1");
+            c.thread_track(tid as u64, tid);
+            c.track_event_begin(tid as u64, "Choreographer#doFrame 2");
+        }
+        c.finish();
+        assert_eq!(discovery.collector().finish().threads.tids(), (0..256).collect::<Vec<_>>());
+    }
 
     #[test]
     fn tid_filter_holds_exactly_its_tids() {
