@@ -152,7 +152,9 @@ pub struct Analysis {
 #[cfg(feature = "analysis")]
 pub fn analyze(path: &Path, opts: &Options) -> Result<Analysis, AnalysisError> {
     let (source, trace) = open(path, &ReadOptions { progress: opts.progress, frame_sched: true })?;
-    summarize(path, frames_of(&source, trace, opts), opts)
+    let frames = frames_of(&source, trace, opts);
+    crate::memory::release_freed();
+    summarize(path, frames, opts)
 }
 
 /// Summaries of rebuilt frames, for the apps `opts.filter` keeps.

@@ -123,7 +123,7 @@ pub struct UsageError(pub String);
 
 /// Entry point: returns the process exit status.
 pub fn main() -> i32 {
-    tune_allocator();
+    crate::memory::fix_mmap_threshold();
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
@@ -166,22 +166,6 @@ pub fn main() -> i32 {
             }
         }
         Err(_) => 1,
-    }
-}
-
-/// glibc's malloc raises its mmap threshold each time a large block is
-/// freed (up to 32 MiB). After the first few batches, the decoder's
-/// per-batch records and the report's PNG buffers are then carved from the
-/// per-thread heaps, where small long-lived blocks pin the freed space and it
-/// stays resident. A fixed threshold keeps blocks of 256 KiB and more out of
-/// those heaps and hands them back to the kernel when freed. Measured on the
-/// 210 MB busy trace, `analyze --out`: peak RSS 116 -> 100 MB; on 1 GB,
-/// `info` and `analyze` took the same time, `--out` 2% longer.
-fn tune_allocator() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallopt only sets a malloc parameter; no other thread exists yet.
-    unsafe {
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 256 << 10);
     }
 }
 

@@ -15,6 +15,8 @@ pub mod compare;
 pub mod frames;
 pub mod import;
 #[cfg(feature = "analysis")]
+mod memory;
+#[cfg(feature = "analysis")]
 pub mod metrics;
 pub mod model;
 #[cfg(feature = "analysis")]

@@ -47,10 +47,28 @@ impl SchedIndex {
     /// From `Trace::sched`: one vector per thread (a vector holding several
     /// threads, or a thread split over several vectors, gives the same index).
     pub fn new(threads: &[Vec<SchedEvent>]) -> SchedIndex {
-        let mut ix = SchedIndex { has_data: threads.iter().any(|t| !t.is_empty()), ..Default::default() };
+        let mut ix = SchedIndex::default();
+        for t in threads {
+            ix.add(t);
+        }
+        ix
+    }
+
+    /// [`SchedIndex::new`], freeing each thread's events once indexed (the
+    /// events and the index never both take their full size).
+    pub fn from_owned(threads: Vec<Vec<SchedEvent>>) -> SchedIndex {
+        let mut ix = SchedIndex::default();
+        for t in threads {
+            ix.add(&t);
+        }
+        ix
+    }
+
+    fn add(&mut self, events: &[SchedEvent]) {
+        self.has_data |= !events.is_empty();
         // One map lookup per run of a thread's events.
-        for run in threads.iter().flat_map(|t| t.chunk_by(|a, b| a.tid() == b.tid())) {
-            let v = ix.by_tid.entry(run[0].tid()).or_default();
+        for run in events.chunk_by(|a, b| a.tid() == b.tid()) {
+            let v = self.by_tid.entry(run[0].tid()).or_default();
             for e in run {
                 let cur = v.last().map(|x| x.1);
                 let st = match *e {
@@ -65,7 +83,6 @@ impl SchedIndex {
                 }
             }
         }
-        ix
     }
 
     /// Time in each state over `[from, to)`; time before the thread's first

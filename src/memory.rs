@@ -1,0 +1,35 @@
+//! The process's allocator (glibc's malloc on Linux): a fixed mmap
+//! threshold, set once at start by `cli`, and the freed pages handed back
+//! between stages by `analysis`. On other platforms both do nothing.
+
+/// glibc's malloc raises its mmap threshold each time a large block is
+/// freed (up to 32 MiB). After the first few batches, the decoder's
+/// per-batch records and the report's PNG buffers are then carved from the
+/// per-thread heaps, where small long-lived blocks pin the freed space and it
+/// stays resident. A fixed threshold keeps blocks of 256 KiB and more out of
+/// those heaps and hands them back to the kernel when freed. Measured on the
+/// 210 MB busy trace, `analyze --out`: peak RSS 116 -> 100 MB; on 1 GB,
+/// `info` and `analyze` took the same time, `--out` 2% longer. Call it before
+/// any other thread exists.
+pub fn fix_mmap_threshold() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets a malloc parameter; the caller runs it before
+    // any other thread exists.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 256 << 10);
+    }
+}
+
+/// Give the kernel back the free pages inside glibc's heaps. Blocks under
+/// the mmap threshold that were freed among long-lived ones (the frames
+/// stage's indexes, among the model's names) stay resident otherwise; once
+/// the frames are built, this lowered the 210 MB busy trace's `analyze
+/// --out` peak RSS from 107 to 100 MB, at no measurable cost on 1 GB.
+pub fn release_freed() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free pages to the kernel; it takes
+    // the allocator's own locks.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
