@@ -172,7 +172,11 @@ pub struct FrameAnalysis {
 /// `FrameWhy::thread_state`; load it with `read::sched_for_threads` into
 /// `Trace::sched` before calling [`analyze`]).
 pub fn frame_threads(trace: &Trace) -> Vec<i32> {
-    let mut tids: Vec<i32> = select::select(trace).frames.iter().map(|c| c.tid).collect();
+    threads_of(&select::select(trace))
+}
+
+fn threads_of(sel: &select::Selection) -> Vec<i32> {
+    let mut tids: Vec<i32> = sel.frames.iter().map(|c| c.tid).collect();
     tids.sort_unstable();
     tids.dedup();
     tids
@@ -330,9 +334,7 @@ pub fn analyze_with(
 
 fn rebuild(trace: &Trace, opts: &FrameOptions, sched: impl FnOnce(&[i32]) -> why::SchedIndex + Send) -> FrameAnalysis {
     let sel = select::select(trace);
-    let mut tids: Vec<i32> = sel.frames.iter().map(|c| c.tid).collect();
-    tids.sort_unstable();
-    tids.dedup();
+    let tids = threads_of(&sel);
     let (sched, (ix, rows, order, phases_of, quality)) = rayon::join(|| sched(&tids), || rows(trace, &sel, opts));
     let why = explain(&ix, &rows, &order, &phases_of, &sched, opts);
     FrameAnalysis { rows, why, quality }
