@@ -116,7 +116,7 @@ impl Collector {
     /// A sched_switch at `ts` on `cpu`.
     #[inline]
     pub(super) fn switch(&mut self, ts: i64, cpu: u32, sw: &Switch) {
-        sched::switch_records(&self.wanted, ts, cpu, sw, &mut self.records);
+        sched::switch_records(&self.wanted, ts, cpu, (sw.prev_pid, sw.prev_state, sw.next_pid), &mut self.records);
     }
 
     /// A sched_waking / sched_wakeup of `pid` at `ts`.

@@ -284,7 +284,7 @@ pub(super) fn event(e: &[u8], cpu: u32, wanted: &TidFilter, out: &mut Vec<SchedR
     match payload {
         Some((ev::SCHED_SWITCH, p)) => {
             let sw = ftrace::switch_fields(p);
-            switch_records(wanted, ts, cpu, &sw, out);
+            switch_records(wanted, ts, cpu, (sw.prev_pid, sw.prev_state, sw.next_pid), out);
         }
         Some((ev::SCHED_WAKING | ev::SCHED_WAKEUP | ev::SCHED_WAKEUP_NEW, p)) => {
             waking_record(wanted, ts, ftrace::waking_fields(p).pid, out);
@@ -293,14 +293,22 @@ pub(super) fn event(e: &[u8], cpu: u32, wanted: &TidFilter, out: &mut Vec<SchedR
     }
 }
 
-/// The records of a sched_switch at `ts` on `cpu` (both passes read them so).
+/// The records of a sched_switch at `ts` on `cpu`, from its (prev_pid,
+/// prev_state, next_pid): every reader of sched_switch (both passes over a
+/// Perfetto trace, systrace text) makes them here.
 #[inline(always)]
-pub(super) fn switch_records(wanted: &TidFilter, ts: i64, cpu: u32, sw: &ftrace::Switch, out: &mut Vec<SchedRecord>) {
-    if wanted.contains(sw.prev_pid) {
-        out.push(SchedRecord::switch_out(ts, sw.prev_pid, cpu, sw.prev_state));
+pub(super) fn switch_records(
+    wanted: &TidFilter,
+    ts: i64,
+    cpu: u32,
+    (prev_pid, prev_state, next_pid): (i32, i64, i32),
+    out: &mut Vec<SchedRecord>,
+) {
+    if wanted.contains(prev_pid) {
+        out.push(SchedRecord::switch_out(ts, prev_pid, cpu, prev_state));
     }
-    if wanted.contains(sw.next_pid) {
-        out.push(SchedRecord::switch_in(ts, sw.next_pid, cpu));
+    if wanted.contains(next_pid) {
+        out.push(SchedRecord::switch_in(ts, next_pid, cpu));
     }
 }
 

@@ -31,11 +31,13 @@ use event::{parse_event, Event};
 use line::{scan, Line, ScanStats};
 
 use rayon::prelude::*;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 use super::decode::Ctx;
+use super::frame_sched::TidFilter;
 use super::ftrace::{self, newest_comm};
 use super::records::{Batch, SchedRecord, TailBody, TailPacket};
+use super::sched;
 use super::slim;
 
 /// The text is parsed in pieces of about this size, cut at line ends.
@@ -97,7 +99,7 @@ pub fn decode(data: &[u8], max_inflated: u64, done_before: &dyn Fn(usize)) -> Re
 pub fn sched_for_threads(data: &[u8], tids: &[i32], max_inflated: u64, done_before: &dyn Fn(usize)) -> Vec<SchedRecord> {
     let Ok(unpacked) = unpack(data, max_inflated) else { return Vec::new() };
     done_before(data.len());
-    let wanted: FxHashSet<i32> = tids.iter().copied().collect();
+    let wanted = TidFilter::new(tids.iter().copied());
     let out = in_windows(data, &chunks(&unpacked.ftrace, CHUNK_BYTES), done_before, |_, chunk| {
         let mut found = Vec::new();
         scan(chunk, |l| sched_records(l, &wanted, &mut found));
@@ -131,22 +133,16 @@ fn in_windows<T: Send>(
     out
 }
 
-fn sched_records(l: &Line<'_>, wanted: &FxHashSet<i32>, out: &mut Vec<SchedRecord>) {
+fn sched_records(l: &Line<'_>, wanted: &TidFilter, out: &mut Vec<SchedRecord>) {
     let (ts, cpu) = (l.ts, l.cpu);
     match parse_event(l) {
+        // A state that is not one (trace_processor stores it as invalid)
+        // reads as preempted: the thread left the CPU.
         Event::SchedSwitch(s) => {
-            if wanted.contains(&s.prev_pid) {
-                // A state that is not one (trace_processor stores it as
-                // invalid) reads as preempted: the thread left the CPU.
-                let prev_state = s.prev_state.unwrap_or(0);
-                out.push(SchedRecord::switch_out(ts, s.prev_pid, cpu, prev_state));
-            }
-            if wanted.contains(&s.next_pid) {
-                out.push(SchedRecord::switch_in(ts, s.next_pid, cpu));
-            }
+            sched::switch_records(wanted, ts, cpu, (s.prev_pid, s.prev_state.unwrap_or(0), s.next_pid), out)
         }
-        Event::SchedWaking(w) | Event::SchedWakeup(w) | Event::SchedWakeupNew(w) if wanted.contains(&w.pid) => {
-            out.push(SchedRecord::Waking { ts, tid: w.pid })
+        Event::SchedWaking(w) | Event::SchedWakeup(w) | Event::SchedWakeupNew(w) => {
+            sched::waking_record(wanted, ts, w.pid, out)
         }
         _ => {}
     }
