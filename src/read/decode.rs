@@ -93,37 +93,42 @@ pub fn frame_and_decode(
     // (decoded batches by index, end offset of each finished batch by index,
     // first unfinished batch, windows released)
     let state = Mutex::new((Vec::<Option<Batch>>::new(), Vec::<Option<usize>>::new(), 0usize, 0usize));
-    let work = || loop {
-        let job = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
-        let Ok((i, packets)) = job else { break };
-        let mut ctx = Ctx::new(i as u64);
-        ctx.inflate_budget = budget.clone();
-        ctx.collect = discovery.map(Discovery::collector);
-        for &(s, e) in &packets {
-            ctx.packet(&data[s..e], 0);
-        }
-        if let (Some(first), Some(last)) = (packets.first(), packets.last()) {
-            on_progress((last.1 - first.0) as u64);
-        }
-        let batch = ctx.finish();
-        let end = packets.last().map_or(0, |p| p.1);
-        let mut st = state.lock().unwrap_or_else(|e| e.into_inner());
-        let (batches, ends, prefix, released) = &mut *st;
-        if batches.len() <= i {
-            batches.resize_with(i + 1, || None);
-            ends.resize(i + 1, None);
-        }
-        batches[i] = Some(batch);
-        ends[i] = Some(end);
-        let mut release = None;
-        while let Some(Some(e)) = ends.get(*prefix) {
-            release = Some(*e);
-            *prefix += 1;
-        }
-        if let Some(e) = release {
-            if *prefix / WINDOW_BATCHES > *released {
-                *released = *prefix / WINDOW_BATCHES;
-                done_before(e);
+    let work = || {
+        let mut sizes = BatchSizes::default();
+        loop {
+            let job = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
+            let Ok((i, packets)) = job else { break };
+            let mut ctx = Ctx::new(i as u64);
+            ctx.inflate_budget = budget.clone();
+            ctx.collect = discovery.map(Discovery::collector);
+            sizes.reserve(&mut ctx);
+            for &(s, e) in &packets {
+                ctx.packet(&data[s..e], 0);
+            }
+            if let (Some(first), Some(last)) = (packets.first(), packets.last()) {
+                on_progress((last.1 - first.0) as u64);
+            }
+            let batch = ctx.finish();
+            sizes = BatchSizes::of(&batch);
+            let end = packets.last().map_or(0, |p| p.1);
+            let mut st = state.lock().unwrap_or_else(|e| e.into_inner());
+            let (batches, ends, prefix, released) = &mut *st;
+            if batches.len() <= i {
+                batches.resize_with(i + 1, || None);
+                ends.resize(i + 1, None);
+            }
+            batches[i] = Some(batch);
+            ends[i] = Some(end);
+            let mut release = None;
+            while let Some(Some(e)) = ends.get(*prefix) {
+                release = Some(*e);
+                *prefix += 1;
+            }
+            if let Some(e) = release {
+                if *prefix / WINDOW_BATCHES > *released {
+                    *released = *prefix / WINDOW_BATCHES;
+                    done_before(e);
+                }
             }
         }
     };
@@ -159,6 +164,44 @@ pub fn frame_and_decode(
         done_before(*e);
     }
     (framing, batches.into_iter().map(|b| b.expect("every batch decoded")).collect())
+}
+
+/// How many records of each kind a worker's last batch held: the next batch,
+/// cut from the same stretch of the trace, reserves that much and a quarter
+/// more up front. Grown by doubling instead, each vector was copied into
+/// fresh pages once or twice on the way (a batch's records are a few hundred
+/// KB, above the mmap threshold, see `crate::memory`). Capacity reserved but
+/// not used costs address space, not memory.
+#[derive(Debug, Default, Clone, Copy)]
+struct BatchSizes {
+    atrace: usize,
+    timeline: usize,
+    tail: usize,
+    bundles: usize,
+    kept: usize,
+}
+
+impl BatchSizes {
+    fn of(batch: &Batch) -> BatchSizes {
+        BatchSizes {
+            atrace: batch.atrace.len(),
+            timeline: batch.timeline.len(),
+            tail: batch.tail.len(),
+            bundles: batch.bundles.len(),
+            kept: batch.kept_sched.as_ref().map_or(0, |k| k.records.len()),
+        }
+    }
+
+    fn reserve(&self, ctx: &mut Ctx) {
+        let more = |n: usize| n + n / 4;
+        ctx.batch.atrace.reserve(more(self.atrace));
+        ctx.batch.timeline.reserve(more(self.timeline));
+        ctx.batch.tail.reserve(more(self.tail));
+        ctx.batch.bundles.reserve(more(self.bundles));
+        if let Some(c) = &mut ctx.collect {
+            c.reserve(more(self.kept));
+        }
+    }
 }
 
 /// The packets of each batch [`frame_and_decode`] makes, in order.

@@ -125,6 +125,11 @@ impl Collector {
         sched::waking_record(&self.wanted, ts, pid, &mut self.records);
     }
 
+    /// Room for `n` records.
+    pub(super) fn reserve(&mut self, n: usize) {
+        self.records.reserve(n);
+    }
+
     /// Where a compact_sched's records go, unless no thread is kept.
     pub(super) fn compact_target(&mut self) -> Option<(&TidFilter, &mut Vec<SchedRecord>)> {
         (!self.wanted.is_empty()).then_some((&*self.wanted, &mut self.records))
