@@ -326,16 +326,19 @@ struct PerApp {
 
 /// Summaries of every app in the frames table, most frames first.
 pub fn summarize(frames: &DataFrame, why: &[FrameWhy], opts: &MetricsOptions) -> Result<Vec<AppSummary>, MetricsError> {
-    let mut q = sql::FramesSql::new(frames);
-    let apps = q.run(sql::APP_SUMMARY)?;
+    use sql::{APP_SUMMARY, FPS_WALL, JANK_TYPES, PERCENTILES, PERFDOG, SCENES, VSYNC_SOURCES, WORST_FRAMES};
+    let [apps, pct, wall, jank, vsync, pd, sc, worst] = sql::run_all(
+        frames,
+        [APP_SUMMARY, PERCENTILES, FPS_WALL, JANK_TYPES, VSYNC_SOURCES, PERFDOG, SCENES, WORST_FRAMES],
+    )?;
     let mut per_app = PerApp {
-        percentiles: percentiles(&q.run(sql::PERCENTILES)?)?,
-        windows: wall_windows(&q.run(sql::FPS_WALL)?)?,
-        frame_timeline: counts_by_name(&q.run(sql::JANK_TYPES)?, "jank")?,
-        vsync_sources: counts_by_name(&q.run(sql::VSYNC_SOURCES)?, "vsync_source")?,
-        perfdog: perfdog(&q.run(sql::PERFDOG)?)?,
-        scenes: scenes(&q.run(sql::SCENES)?)?,
-        worst_frames: worst_frames(&q.run(sql::WORST_FRAMES)?, why, opts.worst_frames)?,
+        percentiles: percentiles(&pct)?,
+        windows: wall_windows(&wall)?,
+        frame_timeline: counts_by_name(&jank, "jank")?,
+        vsync_sources: counts_by_name(&vsync, "vsync_source")?,
+        perfdog: perfdog(&pd)?,
+        scenes: scenes(&sc)?,
+        worst_frames: worst_frames(&worst, why, opts.worst_frames)?,
     };
     let mut out = Vec::with_capacity(apps.height());
     for r in sql::Rows::new(&apps).iter() {
