@@ -203,38 +203,60 @@ fn main() -> Res<()> {
 /// Where the time goes inside one process: reading (framing and the
 /// parallel batch decode, overlapped, keeping the frame threads' scheduler
 /// records), model build, frame-thread selection, scheduler pass, frame
-/// reconstruction.
+/// reconstruction, frames table, summaries; each with its wall time and the
+/// minor page faults it took (fresh memory is slow on these VMs).
 fn phases(path: &Path, mb: f64) -> Res<()> {
-    let t = Instant::now();
+    fpsan::memory::fix_mmap_threshold();
+    let mut laps = Laps::start();
     let source = Source::open(path)?;
     let decoded = read::decode(&source, &read::ReadOptions { frame_sched: true, ..Default::default() })?;
-    let t_read = t.elapsed().as_secs_f64();
-    let trace = fpsan::import::import(decoded);
-    let t_build = t.elapsed().as_secs_f64() - t_read;
-    let mut trace = trace;
-    let t = Instant::now();
+    laps.lap("read");
+    let mut trace = fpsan::import::import(decoded);
+    laps.lap("build");
     let tids = fpsan::frames::frame_threads(&trace);
-    let t_select = t.elapsed().as_secs_f64();
+    laps.lap("frame threads");
     let sched = read::sched_for_threads(&source, &tids)?;
-    let t_sched = t.elapsed().as_secs_f64() - t_select;
+    laps.lap("sched pass");
     trace.sched = fpsan::import::sched_events(sched);
-    let t = Instant::now();
-    let frames = fpsan::frames::analyze(&trace, &analysis::Options::default().frames);
-    let t_frames = t.elapsed().as_secs_f64();
-    let t = Instant::now();
     let opts = analysis::Options::default();
+    let frames = fpsan::frames::analyze(&trace, &opts.frames);
+    laps.lap("frames");
     let df = fpsan::metrics::frames_table(&trace, &frames, &opts.filter)?;
-    let t_table = t.elapsed().as_secs_f64();
+    laps.lap("frames table");
     let apps = fpsan::metrics::summarize(&df, &frames.why, &opts.metrics)?;
-    let t_summary = t.elapsed().as_secs_f64() - t_table;
+    laps.lap("summaries");
+    println!("phases   {} MB read at {:.0} MB/s", mb as u64, mb / laps.0[0].1);
+    for (name, secs, faults) in &laps.0 {
+        println!("  {name:<14} {secs:.3} s  {faults:>7} minor faults");
+    }
     println!(
-        "phases   read {t_read:.3} s ({:.0} MB/s), build {t_build:.3} s, frame threads {t_select:.3} s, sched pass {t_sched:.3} s ({:.0} MB/s), frames {t_frames:.3} s, frames table {t_table:.3} s, summaries {t_summary:.3} s; {} slices, {} sched events kept, {} frames, {} apps",
-        mb / t_read,
-        mb / t_sched,
+        "  {} slices, {} sched events kept, {} frames, {} apps",
         trace.slices.len(),
         trace.sched.iter().map(Vec::len).sum::<usize>(),
         frames.rows.len(),
         apps.len()
     );
     Ok(())
+}
+
+/// (phase, wall seconds, minor page faults) per phase, and where the current one began.
+struct Laps(Vec<(&'static str, f64, i64)>, Instant, i64);
+
+impl Laps {
+    fn start() -> Laps {
+        Laps(Vec::new(), Instant::now(), minor_faults())
+    }
+
+    fn lap(&mut self, name: &'static str) {
+        let faults = minor_faults();
+        self.0.push((name, self.1.elapsed().as_secs_f64(), faults - self.2));
+        (self.1, self.2) = (Instant::now(), faults);
+    }
+}
+
+fn minor_faults() -> i64 {
+    // SAFETY: getrusage only writes the struct it is given.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+    ru.ru_minflt
 }

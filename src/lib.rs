@@ -15,7 +15,7 @@ pub mod compare;
 pub mod frames;
 pub mod import;
 #[cfg(feature = "analysis")]
-mod memory;
+pub mod memory;
 #[cfg(feature = "analysis")]
 pub mod metrics;
 pub mod model;

@@ -172,8 +172,8 @@ pub fn apps_df(apps: &[AppSummary]) -> PolarsResult<DataFrame> {
     for level in DropLevel::ALL {
         let l = level.as_str().to_lowercase();
         b = b
-            .col(&format!("{l}_frames"), |a| a.drop_level[level])
-            .col(&format!("{l}_dropped"), |a| a.drop_sum[level]);
+            .col(&format!("{l}_frames"), move |a| a.drop_level[level])
+            .col(&format!("{l}_dropped"), move |a| a.drop_sum[level]);
     }
     b.col("frame_cost_p50", |a| a.frame_cost_ns.p50)
         .col("frame_cost_p90", |a| a.frame_cost_ns.p90)
