@@ -1,6 +1,7 @@
 //! The process's allocator (glibc's malloc on Linux): a fixed mmap
 //! threshold, set once at start by `cli`, and the freed pages handed back
-//! between stages by `analysis`. On other platforms both do nothing.
+//! between stages by `analysis` (on other platforms both do nothing); and
+//! what a command leaves to the kernel at exit instead of freeing it.
 
 /// glibc's malloc raises its mmap threshold each time a large block is
 /// freed (up to 32 MiB). After the first few batches, the decoder's
