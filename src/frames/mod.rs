@@ -229,24 +229,22 @@ struct Repeats {
 /// Windows of every frame: [`Window::ALL`] unless its (pid, id) repeats.
 /// Returns them and how often ids repeat.
 fn id_windows(frames: &[select::Candidate]) -> (Vec<Window>, Repeats) {
-    let mut same: HashMap<(i32, i64), Vec<usize>> = HashMap::new();
-    for (k, c) in frames.iter().enumerate() {
-        if let Some(id) = c.frame_id {
-            same.entry((c.pid, id)).or_default().push(k);
-        }
-    }
+    // (pid, id, frame) sorted: each id's frames together, in selection
+    // order, which is start order (a map of vectors allocated once per frame).
+    let mut same: Vec<(i32, i64, usize)> =
+        frames.iter().enumerate().filter_map(|(k, c)| Some((c.pid, c.frame_id?, k))).collect();
+    same.sort_unstable();
     let mut windows = vec![Window::ALL; frames.len()];
     let mut repeated = Repeats::default();
     let mid = |a: i64, b: i64| a + (b - a) / 2;
-    for ks in same.values().filter(|ks| ks.len() > 1) {
-        repeated.frames += ks.len() as u64;
+    for group in same.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)).filter(|g| g.len() > 1) {
+        repeated.frames += group.len() as u64;
         repeated.ids += 1;
-        repeated.max_uses = repeated.max_uses.max(ks.len() as u64);
-        // Selection order is start order.
-        for (j, &k) in ks.iter().enumerate() {
+        repeated.max_uses = repeated.max_uses.max(group.len() as u64);
+        for (j, &(_, _, k)) in group.iter().enumerate() {
             let ts = frames[k].ts;
-            let from = if j > 0 { mid(frames[ks[j - 1]].ts, ts) } else { i64::MIN };
-            let until = ks.get(j + 1).map_or(i64::MAX, |&n| mid(ts, frames[n].ts));
+            let from = if j > 0 { mid(frames[group[j - 1].2].ts, ts) } else { i64::MIN };
+            let until = group.get(j + 1).map_or(i64::MAX, |&(_, _, n)| mid(ts, frames[n].ts));
             windows[k] = Window { from, until };
         }
     }

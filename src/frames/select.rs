@@ -3,6 +3,8 @@
 //! trace_processor applies to `Choreographer#doFrame <id>` / `DrawFrames <id>`
 //! names, and the count of doFrames cut by the trace bounds.
 
+use std::collections::HashMap;
+
 use crate::model::{Slice, SliceId, Trace, TrackKind, Upid, Utid};
 
 pub const DO_FRAME: &str = "Choreographer#doFrame";
@@ -77,7 +79,7 @@ fn thread_of(trace: &Trace, s: &Slice) -> Option<Utid> {
     }
 }
 
-/// One pass over the slices.
+/// One pass over the slices (in parallel chunks).
 ///
 /// Cut by the trace end: a doFrame with `dur == -1` is excluded and counted.
 /// Cut by the trace start: its `B` was never recorded, so no slice exists;
@@ -88,40 +90,25 @@ fn thread_of(trace: &Trace, s: &Slice) -> Option<Utid> {
 /// cut frame (at most one per thread: only one doFrame can be open when the
 /// trace starts).
 pub fn select(trace: &Trace) -> Selection {
+    use rayon::prelude::*;
+    // Chunks of slices in parallel, joined in slice order: the candidates
+    // concatenated, each thread's first doFrame and first orphan phase
+    // taken from the earliest chunk that has one.
+    let parts: Vec<Part> = trace.slices.par_chunks(SELECT_CHUNK).map(|slices| Part::of(trace, slices)).collect();
     let mut sel = Selection::default();
     // utid -> ts of the first doFrame (complete or cut) on that thread
-    let mut first_do_frame: std::collections::HashMap<Utid, i64> = Default::default();
+    let mut first_do_frame: HashMap<Utid, i64> = HashMap::new();
     // utid -> ts of the first top-level phase slice on that thread
-    let mut first_orphan_phase: std::collections::HashMap<Utid, i64> = Default::default();
-    for s in &trace.slices {
-        let Some(utid) = thread_of(trace, s) else { continue };
-        if s.depth == 0 && s.parent.is_none() && super::Phase::from_slice_name(&s.name).is_some() {
-            first_orphan_phase.entry(utid).or_insert(s.ts);
-            continue;
+    let mut first_orphan_phase: HashMap<Utid, i64> = HashMap::new();
+    for part in parts {
+        sel.frames.extend(part.frames);
+        sel.cut_by_trace_bounds += part.cut_by_trace_bounds;
+        for (utid, ts) in part.first_do_frame {
+            first_do_frame.entry(utid).or_insert(ts);
         }
-        if !is_do_frame_name(&s.name) {
-            continue;
+        for (utid, ts) in part.first_orphan_phase {
+            first_orphan_phase.entry(utid).or_insert(ts);
         }
-        first_do_frame.entry(utid).or_insert(s.ts);
-        if s.dur < 0 {
-            sel.cut_by_trace_bounds += 1;
-            continue;
-        }
-        if s.dur == 0 {
-            continue; // a marker, not a frame
-        }
-        let th = trace.thread(utid);
-        let pid = th.upid.map(|u| trace.process(u).pid).unwrap_or(th.tid);
-        sel.frames.push(Candidate {
-            slice: s.id,
-            ts: s.ts,
-            dur: s.dur,
-            utid,
-            upid: th.upid,
-            tid: th.tid,
-            pid,
-            frame_id: name_id(&s.name),
-        });
     }
     for (utid, ts) in first_orphan_phase {
         if let Some(&first) = first_do_frame.get(&utid) {
@@ -131,6 +118,57 @@ pub fn select(trace: &Trace) -> Selection {
         }
     }
     sel
+}
+
+/// Slices per parallel work item of [`select`].
+const SELECT_CHUNK: usize = 1 << 16;
+
+/// What [`select`] finds in one chunk of slices.
+#[derive(Default)]
+struct Part {
+    frames: Vec<Candidate>,
+    cut_by_trace_bounds: u64,
+    first_do_frame: HashMap<Utid, i64>,
+    first_orphan_phase: HashMap<Utid, i64>,
+}
+
+impl Part {
+    fn of(trace: &Trace, slices: &[Slice]) -> Part {
+        let mut part = Part::default();
+        for s in slices {
+            // The names first: most slices are neither, and need no thread.
+            let orphan_phase = s.depth == 0 && s.parent.is_none() && super::Phase::from_slice_name(&s.name).is_some();
+            if !orphan_phase && !is_do_frame_name(&s.name) {
+                continue;
+            }
+            let Some(utid) = thread_of(trace, s) else { continue };
+            if orphan_phase {
+                part.first_orphan_phase.entry(utid).or_insert(s.ts);
+                continue;
+            }
+            part.first_do_frame.entry(utid).or_insert(s.ts);
+            if s.dur < 0 {
+                part.cut_by_trace_bounds += 1;
+                continue;
+            }
+            if s.dur == 0 {
+                continue; // a marker, not a frame
+            }
+            let th = trace.thread(utid);
+            let pid = th.upid.map(|u| trace.process(u).pid).unwrap_or(th.tid);
+            part.frames.push(Candidate {
+                slice: s.id,
+                ts: s.ts,
+                dur: s.dur,
+                utid,
+                upid: th.upid,
+                tid: th.tid,
+                pid,
+                frame_id: name_id(&s.name),
+            });
+        }
+        part
+    }
 }
 
 #[cfg(test)]
