@@ -44,7 +44,7 @@ pub fn import(decoded: Decoded) -> Trace {
 
     let mut id = identity::Identity::default();
     let mut tracks = tracks::Tracks::default();
-    let packets::Replay { mut clocks, descriptors, track_events, tracing_started, packet_times } =
+    let packets::Replay { mut clocks, descriptors, track_events, track_event_counters, tracing_started, packet_times } =
         packets::replay(&mut batches, &mut id, &mut meta, &mut sources);
     for (t, c, s) in packet_times {
         if let Some(ts) = clocks.to_boottime(c, s, t) {
@@ -68,7 +68,7 @@ pub fn import(decoded: Decoded) -> Trace {
         || slices::SortedOps::sort(atrace_slices),
         || {
             track_event::TrackEventImporter { descriptors: &descriptors, clocks: &mut clocks, id: &mut id, tracks: &mut tracks }
-                .run(track_events, &mut meta, &mut ops)
+                .run(track_events, track_event_counters, &mut meta, &mut ops)
         },
     );
     // The slice tracker touches nothing the rest reads: it runs beside the

@@ -33,6 +33,9 @@ pub(crate) struct Replay {
     pub(crate) clocks: TraceClocks,
     pub(crate) descriptors: HashMap<u64, slim::TrackDescriptor>,
     pub(crate) track_events: Vec<PendingTrackEvent>,
+    /// How many of `track_events` are counters (a capacity hint for the
+    /// operations, counted here so that no pass over the events is needed).
+    pub(crate) track_event_counters: usize,
     /// (timestamp, clock, sequence) of the service's tracing-started event.
     pub(crate) tracing_started: Option<(i64, u32, u32)>,
     /// (timestamp, clock, sequence) of every dated packet: they all count
@@ -268,6 +271,7 @@ impl Replayer<'_> {
             category,
             value: te.value,
         });
+        self.out.track_event_counters += usize::from(te.kind == super::track_event::TYPE_COUNTER);
     }
 
     fn finish(mut self) -> Replay {

@@ -19,7 +19,7 @@ use crate::read::slim::TrackDescriptor;
 const TYPE_SLICE_BEGIN: i32 = 1;
 const TYPE_SLICE_END: i32 = 2;
 const TYPE_INSTANT: i32 = 3;
-const TYPE_COUNTER: i32 = 4;
+pub(crate) const TYPE_COUNTER: i32 = 4;
 
 pub(crate) struct TrackEventImporter<'a> {
     pub(crate) descriptors: &'a HashMap<u64, TrackDescriptor>,
@@ -29,14 +29,13 @@ pub(crate) struct TrackEventImporter<'a> {
 }
 
 impl TrackEventImporter<'_> {
-    /// Turn the pending track events into operations; events whose track is
-    /// unknown are skipped with one warning.
-    pub(crate) fn run(&mut self, events: Vec<PendingTrackEvent>, meta: &mut TraceMeta, ops: &mut Ops) {
+    /// Turn the pending track events (`counters` of them counters) into
+    /// operations; events whose track is unknown are skipped with one warning.
+    pub(crate) fn run(&mut self, events: Vec<PendingTrackEvent>, counters: usize, meta: &mut TraceMeta, ops: &mut Ops) {
         let mut without_track = 0u64;
         // Reserved once, as atrace's operations are: growing by doubling
         // would copy them and leave up to half unused.
-        let counters = events.iter().filter(|e| e.kind == TYPE_COUNTER).count();
-        ops.slices.reserve(events.len() - counters);
+        ops.slices.reserve(events.len().saturating_sub(counters));
         ops.counters.reserve(counters);
         for te in events {
             let Some(ts) = self.clocks.to_boottime(te.clock, te.seq, te.ts) else { continue };
