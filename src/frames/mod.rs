@@ -65,7 +65,9 @@ pub struct FrameRow {
     pub perfetto_overrun_ns: Option<i64>,
 }
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
+
+use foldhash::{HashMap, HashSet};
 
 use rayon::prelude::*;
 
@@ -267,7 +269,7 @@ struct Indexes<'a> {
 
 impl<'a> Indexes<'a> {
     fn new(trace: &'a Trace, frames: &'a [select::Candidate], windows: Vec<Window>) -> Self {
-        let mut slot: HashMap<model::Utid, usize> = HashMap::new();
+        let mut slot: HashMap<model::Utid, usize> = HashMap::default();
         let mut by_thread: Vec<Vec<usize>> = Vec::new();
         for (k, c) in frames.iter().enumerate() {
             let t = *slot.entry(c.utid).or_insert_with(|| {
@@ -425,7 +427,7 @@ fn intervals(ix: &Indexes, opts: &FrameOptions) -> Vec<(i64, IntervalSource)> {
             iv[k] = f;
         }
     }
-    let mut counts: HashMap<i64, usize> = HashMap::new();
+    let mut counts: HashMap<i64, usize> = HashMap::default();
     for (p, _) in iv.iter().flatten() {
         *counts.entry(*p).or_default() += 1;
     }
@@ -484,7 +486,7 @@ fn vsyncs(ix: &Indexes, intervals: &[(i64, IntervalSource)]) -> (Vec<Vsync>, Vec
 fn next_legacy_starts(ix: &Indexes) -> Vec<i64> {
     let frames = ix.frames;
     let mut next_start: Vec<i64> = vec![ix.trace.meta.last_ts.map(|t| t + 1).unwrap_or(i64::MAX); frames.len()];
-    let mut by_pid: HashMap<i32, Vec<usize>> = HashMap::new();
+    let mut by_pid: HashMap<i32, Vec<usize>> = HashMap::default();
     for (k, c) in frames.iter().enumerate() {
         if c.frame_id.is_none() {
             by_pid.entry(c.pid).or_default().push(k);

@@ -3,7 +3,7 @@
 //! [doFrame start, next doFrame start), trace_processor's pre-12 rule
 //! (`_frames_maxsdk_28`).
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use super::select::{name_id, DRAW_FRAME};
 use super::Window;

@@ -3,7 +3,7 @@
 //! trace_processor applies to `Choreographer#doFrame <id>` / `DrawFrames <id>`
 //! names, and the count of doFrames cut by the trace bounds.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use crate::model::{Slice, SliceId, Trace, TrackKind, Upid, Utid};
 
@@ -97,9 +97,9 @@ pub fn select(trace: &Trace) -> Selection {
     let parts: Vec<Part> = trace.slices.par_chunks(SELECT_CHUNK).map(|slices| Part::of(trace, slices)).collect();
     let mut sel = Selection::default();
     // utid -> ts of the first doFrame (complete or cut) on that thread
-    let mut first_do_frame: HashMap<Utid, i64> = HashMap::new();
+    let mut first_do_frame: HashMap<Utid, i64> = HashMap::default();
     // utid -> ts of the first top-level phase slice on that thread
-    let mut first_orphan_phase: HashMap<Utid, i64> = HashMap::new();
+    let mut first_orphan_phase: HashMap<Utid, i64> = HashMap::default();
     for part in parts {
         sel.frames.extend(part.frames);
         sel.cut_by_trace_bounds += part.cut_by_trace_bounds;

@@ -5,7 +5,7 @@
 //! hand-made trace), each doFrame takes only the surface frames inside its
 //! own time window (see `frames::Window`), found by binary search.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use super::Window;
 use crate::model::{TimelineKind, TimelineSlice, Trace};

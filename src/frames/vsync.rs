@@ -2,7 +2,7 @@
 //! SurfaceFlinger's `VSYNC-app` counter edges, Choreographer's `jitterNanos`
 //! counter per process, and the vsync grid fitted to a thread's doFrame starts.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use crate::model::{Trace, TrackKind, Upid};
 

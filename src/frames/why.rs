@@ -3,7 +3,7 @@
 //! its start (the trace-side BlockCanary), and the thread's scheduler-state
 //! split over the frame.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashSet};
 
 use super::labels::{FramePart, PerPhase, Phase};
 use super::select::is_do_frame_name;
@@ -119,8 +119,8 @@ pub struct TopLevel {
 }
 
 impl TopLevel {
-    pub fn new(trace: &Trace, tracks: &std::collections::HashSet<TrackId>) -> TopLevel {
-        let mut by_track: HashMap<TrackId, Vec<SliceId>> = HashMap::new();
+    pub fn new(trace: &Trace, tracks: &HashSet<TrackId>) -> TopLevel {
+        let mut by_track: HashMap<TrackId, Vec<SliceId>> = HashMap::default();
         for s in &trace.slices {
             if s.depth == 0 && tracks.contains(&s.track) {
                 by_track.entry(s.track).or_default().push(s.id);
