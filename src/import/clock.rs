@@ -3,7 +3,7 @@
 //! BOOTTIME by the time the device spent suspended; track events may use
 //! sequence-scoped (id ≥ 64) and incremental clocks.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use crate::read::records::ClockRef;
 
