@@ -8,7 +8,7 @@ use super::identity::Identity;
 use super::slices::{SliceOp, Timed};
 use super::tracks::Tracks;
 use crate::model::{TrackId, TrackKind, TraceMeta};
-use crate::read::records::{AtraceOp, AtraceRec, Batch};
+use crate::read::records::{AtraceOp, Batch};
 
 /// The operations the importers hand to the slice and counter trackers.
 #[derive(Default)]
@@ -36,29 +36,34 @@ pub(crate) fn ops(
     ops.slices.reserve(total.saturating_sub(counters));
     ops.counters.reserve(counters);
     // Each batch's records are dropped as soon as they are operations, so
-    // the two never both take their full size.
-    // Records are taken by value: their names move into the operations.
-    for AtraceRec { ts, order, tid, op } in batches.iter_mut().flat_map(|b| std::mem::take(&mut b.atrace)) {
-        if valid_from.is_some_and(|v| ts < v) {
-            dropped += 1;
-            continue;
+    // the two never both take their full size. Their names move into the
+    // operations; the records are read in place (not moved out one by one).
+    for b in batches.iter_mut() {
+        for rec in &mut b.atrace {
+            let (ts, order, tid) = (rec.ts, rec.order, rec.tid);
+            if valid_from.is_some_and(|v| ts < v) {
+                dropped += 1;
+                continue;
+            }
+            let op = std::mem::replace(&mut rec.op, AtraceOp::End { tgid: 0 });
+            meta.atrace_events += 1;
+            if let AtraceOp::Counter { tgid, name, value } = op {
+                let upid = id.process(tgid as i32);
+                let track = tracks.get(TrackKind::ProcessCounter { upid }, Some(name));
+                ops.counters.push(Timed { ts, order, op: CounterOp { track, value } });
+                continue;
+            }
+            // With no tgid, only a thread seen before can have a slice open: an
+            // end on a thread never seen is the trace's cut start (see slices::build).
+            if matches!(op, AtraceOp::End { tgid: 0 }) && id.known_thread(tid).is_none() {
+                meta.cut_at_start += 1;
+                continue;
+            }
+            if let Some(op) = slice_op(tid, op, id, tracks, &mut last) {
+                ops.slices.push(Timed { ts, order, op });
+            }
         }
-        meta.atrace_events += 1;
-        if let AtraceOp::Counter { tgid, name, value } = op {
-            let upid = id.process(tgid as i32);
-            let track = tracks.get(TrackKind::ProcessCounter { upid }, Some(name));
-            ops.counters.push(Timed { ts, order, op: CounterOp { track, value } });
-            continue;
-        }
-        // With no tgid, only a thread seen before can have a slice open: an
-        // end on a thread never seen is the trace's cut start (see slices::build).
-        if matches!(op, AtraceOp::End { tgid: 0 }) && id.known_thread(tid).is_none() {
-            meta.cut_at_start += 1;
-            continue;
-        }
-        if let Some(op) = slice_op(tid, op, id, tracks, &mut last) {
-            ops.slices.push(Timed { ts, order, op });
-        }
+        b.atrace = Vec::new();
     }
     meta.data_loss.events_before_start = dropped;
 }
@@ -125,6 +130,7 @@ fn slice_op(tid: i32, op: AtraceOp, id: &mut Identity, tracks: &mut Tracks, last
 mod tests {
     use super::*;
     use crate::model::Name;
+    use crate::read::records::AtraceRec;
 
     fn rec(ts: i64, tid: i32, op: AtraceOp) -> AtraceRec {
         AtraceRec { ts, order: ts as u64, tid, op }
