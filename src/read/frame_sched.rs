@@ -211,136 +211,14 @@ impl Collector {
         }
         // Sorted here, while small and in this core's cache, so that the
         // scheduler pass only merges.
-        sort_kept(&self.wanted, &mut self.records);
+        sched::sort_by_thread_then_time(self.wanted.tids(), &mut self.records);
         Kept { threads: self.wanted, records: self.records }
-    }
-}
-
-thread_local! {
-    /// [`sort_kept`]'s second buffer, one per decoding worker: reused from
-    /// batch to batch, its pages are not fresh each time.
-    static SORT_BUFFER: std::cell::RefCell<Vec<SchedRecord>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// Sort a batch's kept records (all of `threads`, in file order) by (tid,
-/// timestamp, file order), as a stable sort on (tid, timestamp) would. A
-/// thread's records are a few dozen runs already in time order (one per
-/// bundle and column), so a stable counting sort on the thread and a
-/// bottom-up merge of each thread's runs replace the general sort, which
-/// was 0.14 s of CPU on the 1 GB busy trace.
-fn sort_kept(threads: &TidFilter, records: &mut [SchedRecord]) {
-    let ranks: Option<Vec<u32>> = records.iter().map(|r| threads.tids.binary_search(&r.tid()).ok().map(|k| k as u32)).collect();
-    let Some(ranks) = ranks else {
-        // Only records of `threads` are kept; anything else is sorted the plain way.
-        records.sort_by_key(|r| (r.tid(), r.ts()));
-        return;
-    };
-    let mut bounds = vec![0usize; threads.tids.len() + 1];
-    for &k in &ranks {
-        bounds[k as usize + 1] += 1;
-    }
-    for k in 1..bounds.len() {
-        bounds[k] += bounds[k - 1];
-    }
-    SORT_BUFFER.with_borrow_mut(|buffer| {
-        buffer.clear();
-        buffer.resize(records.len(), SchedRecord::Waking { ts: 0, tid: 0 });
-        let mut next = bounds.clone();
-        for (r, &k) in records.iter().zip(&ranks) {
-            buffer[next[k as usize]] = *r;
-            next[k as usize] += 1;
-        }
-        for w in bounds.windows(2) {
-            merge_runs_by_time(&mut buffer[w[0]..w[1]], &mut records[w[0]..w[1]]);
-        }
-    });
-}
-
-/// Sort `from` (records of one thread in file order) stably by timestamp
-/// into `to`, merging its ascending runs pairwise, bottom-up; `from` is
-/// left in any order.
-fn merge_runs_by_time(from: &mut [SchedRecord], to: &mut [SchedRecord]) {
-    let len = from.len();
-    // Run k is starts[k]..starts[k + 1].
-    let mut starts: Vec<usize> = std::iter::once(0)
-        .chain((1..len).filter(|&i| from[i].ts() < from[i - 1].ts()))
-        .chain(std::iter::once(len))
-        .collect();
-    let (mut src, mut dst) = (from, to);
-    let mut result_in_to = false;
-    while starts.len() > 2 {
-        let runs = starts.len() - 1;
-        let mut merged = Vec::with_capacity(runs / 2 + 2);
-        for k in (0..runs).step_by(2) {
-            let (lo, mid, hi) = (starts[k], starts[k + 1], starts[(k + 2).min(runs)]);
-            merge(&src[lo..mid], &src[mid..hi], &mut dst[lo..hi]);
-            merged.push(lo);
-        }
-        merged.push(len);
-        starts = merged;
-        std::mem::swap(&mut src, &mut dst);
-        result_in_to = !result_in_to;
-    }
-    if !result_in_to {
-        dst.copy_from_slice(src);
-    }
-}
-
-/// Merge two runs sorted by timestamp into `out`, the left run first on ties.
-fn merge(left: &[SchedRecord], right: &[SchedRecord], out: &mut [SchedRecord]) {
-    let (mut i, mut j) = (0, 0);
-    for slot in out.iter_mut() {
-        if j == right.len() || (i < left.len() && left[i].ts() <= right[j].ts()) {
-            *slot = left[i];
-            i += 1;
-        } else {
-            *slot = right[j];
-            j += 1;
-        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn record((tid, ts, kind): (i32, i64, u8)) -> SchedRecord {
-        match kind {
-            0 => SchedRecord::switch_in(ts, tid, 1),
-            1 => SchedRecord::switch_out(ts, tid, 2, 1),
-            _ => SchedRecord::Waking { ts, tid },
-        }
-    }
-
-    proptest::proptest! {
-        /// The kept records' sort is the stable sort on (tid, timestamp),
-        /// whatever the runs (each chunk comes in time order, as a bundle's
-        /// events do), ties and thread mix.
-        #[test]
-        fn sort_kept_is_the_stable_sort_by_thread_and_time(
-            chunks in proptest::collection::vec(
-                proptest::collection::vec((0i32..3, 0i64..60, 0u8..3), 0..40), 0..12),
-        ) {
-            let mut records = Vec::new();
-            for mut chunk in chunks {
-                chunk.sort_by_key(|c| c.1);
-                records.extend(chunk.into_iter().map(record));
-            }
-            let mut want = records.clone();
-            want.sort_by_key(|r| (r.tid(), r.ts()));
-            let mut got = records.clone();
-            sort_kept(&TidFilter::new(0..3), &mut got);
-            proptest::prop_assert_eq!(got, want);
-        }
-    }
-
-    #[test]
-    fn sort_kept_sorts_records_of_other_threads_the_plain_way() {
-        let mut got: Vec<SchedRecord> = [(9, 5, 2), (1, 7, 0), (9, 1, 1), (1, 7, 2)].into_iter().map(record).collect();
-        sort_kept(&TidFilter::new([1]), &mut got);
-        let want: Vec<SchedRecord> = [(1, 7, 0), (1, 7, 2), (9, 1, 1), (9, 5, 2)].into_iter().map(record).collect();
-        assert_eq!(got, want);
-    }
 
     /// A hostile batch with a doFrame on each of 200 000 threads: the
     /// search stays linear and at most 256 threads are kept.
