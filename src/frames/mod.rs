@@ -329,7 +329,7 @@ pub fn analyze_with(
     opts: &FrameOptions,
     load_sched: impl FnOnce(&[i32]) -> Vec<Vec<SchedEvent>> + Send,
 ) -> FrameAnalysis {
-    rebuild(trace, opts, |tids| why::SchedIndex::from_owned(load_sched(tids)))
+    rebuild(trace, opts, |tids| why::SchedIndex::new(load_sched(tids)))
 }
 
 fn rebuild(trace: &Trace, opts: &FrameOptions, sched: impl FnOnce(&[i32]) -> why::SchedIndex + Send) -> FrameAnalysis {

@@ -44,22 +44,14 @@ pub struct SchedIndex {
 }
 
 impl SchedIndex {
-    /// From `Trace::sched`: one vector per thread (a vector holding several
-    /// threads, or a thread split over several vectors, gives the same index).
-    pub fn new(threads: &[Vec<SchedEvent>]) -> SchedIndex {
+    /// From one vector per thread, as in `Trace::sched` (a vector holding
+    /// several threads, or a thread split over several vectors, gives the
+    /// same index). Vectors given by value are freed once indexed, so the
+    /// events and the index never both take their full size.
+    pub fn new<T: AsRef<[SchedEvent]>>(threads: impl IntoIterator<Item = T>) -> SchedIndex {
         let mut ix = SchedIndex::default();
         for t in threads {
-            ix.add(t);
-        }
-        ix
-    }
-
-    /// [`SchedIndex::new`], freeing each thread's events once indexed (the
-    /// events and the index never both take their full size).
-    pub fn from_owned(threads: Vec<Vec<SchedEvent>>) -> SchedIndex {
-        let mut ix = SchedIndex::default();
-        for t in threads {
-            ix.add(&t);
+            ix.add(t.as_ref());
         }
         ix
     }
