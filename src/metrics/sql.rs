@@ -1,6 +1,6 @@
 //! The SQL the summaries run: the files in `queries/`, compiled in with
 //! `include_str!` and executed with polars' `SQLContext` over the frames
-//! table ([`FramesSql`]), and reading results: whole columns as typed vectors
+//! table, all at once ([`run_all`]), and reading results: whole columns as typed vectors
 //! ([`i64s`], [`f64s`], [`strs`]; the report reads the frames table with them
 //! too) or row by row ([`Rows`]).
 
