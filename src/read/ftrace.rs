@@ -489,18 +489,21 @@ fn compact_sched(ctx: &mut Ctx, b: &[u8], cpu: u32) -> Option<i64> {
             compact_column(ctx, cs.wakings(want).map(|w| (w.ts, w.pid, w.comm)), first)
         }
         Some((wanted, out)) => {
-            let mut records = sched::CompactRecords::new(cpu);
+            let mut records = sched::CompactRecords::new(cpu, out.len());
             let want = Want { prev_state: true, comm: true };
             let switches = cs.switches(want).map(|s| {
                 records.switch(wanted, &s, out);
                 (s.ts, s.next_pid, s.next_comm)
             });
             let first = compact_column(ctx, switches, None);
+            records.wakings_begin(out);
             let wakings = cs.wakings(want).map(|w| {
                 records.waking(wanted, &w, out);
                 (w.ts, w.pid, w.comm)
             });
-            compact_column(ctx, wakings, first)
+            let first = compact_column(ctx, wakings, first);
+            records.finish(out);
+            first
         }
     };
     ctx.collect = collect;
