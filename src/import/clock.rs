@@ -8,6 +8,11 @@ use foldhash::HashMap;
 use crate::read::records::ClockRef;
 
 pub(crate) const BOOTTIME: u32 = 6;
+
+/// Timestamps in `clock` are trace time as they are (0: no clock given).
+pub(crate) fn is_boottime(clock: u32) -> bool {
+    clock == BOOTTIME || clock == 0
+}
 /// Clock ids from 64 to 127 are scoped to one packet sequence.
 fn is_sequence_scoped(clock: u32) -> bool {
     (64..128).contains(&clock)
@@ -41,7 +46,7 @@ impl ClockConverter {
     /// Convert `ts` (in `clock`'s units) to BOOTTIME ns. `None` when no
     /// snapshot relates that clock to BOOTTIME.
     pub(crate) fn to_boottime(&self, clock: u32, seq: u32, ts: i64) -> Option<i64> {
-        if clock == BOOTTIME || clock == 0 {
+        if is_boottime(clock) {
             return Some(ts);
         }
         let scope = if is_sequence_scoped(clock) { seq } else { 0 };

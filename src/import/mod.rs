@@ -44,8 +44,19 @@ pub fn import(decoded: Decoded) -> Trace {
 
     let mut id = identity::Identity::default();
     let mut tracks = tracks::Tracks::default();
-    let packets::Replay { mut clocks, descriptors, track_events, track_event_counters, tracing_started, packet_times } =
-        packets::replay(&mut batches, &mut id, &mut meta, &mut sources);
+    let packets::Replay {
+        mut clocks,
+        descriptors,
+        track_events,
+        track_event_counters,
+        tracing_started,
+        boottime_bounds,
+        packet_times,
+    } = packets::replay(&mut batches, &mut id, &mut meta, &mut sources);
+    if let Some((first, last)) = boottime_bounds {
+        meta.see_ts(first);
+        meta.see_ts(last);
+    }
     for (t, c, s) in packet_times {
         if let Some(ts) = clocks.to_boottime(c, s, t) {
             meta.see_ts(ts);

@@ -6,7 +6,7 @@
 
 use foldhash::HashMap;
 
-use super::clock::{TraceClocks, BOOTTIME};
+use super::clock::{is_boottime, TraceClocks, BOOTTIME};
 use super::identity::{Identity, NamePriority};
 use super::stats::Sources;
 use crate::model::{Name, TraceMeta};
@@ -38,8 +38,11 @@ pub(crate) struct Replay {
     pub(crate) track_event_counters: usize,
     /// (timestamp, clock, sequence) of the service's tracing-started event.
     pub(crate) tracing_started: Option<(i64, u32, u32)>,
-    /// (timestamp, clock, sequence) of every dated packet: they all count
-    /// toward the trace's bounds, as in trace_processor.
+    /// Every dated packet counts toward the trace's bounds, as in
+    /// trace_processor: the earliest and latest of those in trace time
+    /// already, and (timestamp, clock, sequence) of the others, converted
+    /// once every clock snapshot is known.
+    pub(crate) boottime_bounds: Option<(i64, i64)>,
     pub(crate) packet_times: Vec<(i64, u32, u32)>,
 }
 
@@ -102,8 +105,14 @@ impl Replayer<'_> {
                 raw
             }
         });
-        if let Some(t) = ts {
-            self.out.packet_times.push((t, clock, p.seq));
+        match ts {
+            // Most packets (every track event): a million pushes on 1 GB.
+            Some(t) if is_boottime(clock) => {
+                let b = self.out.boottime_bounds.get_or_insert((t, t));
+                *b = (b.0.min(t), b.1.max(t));
+            }
+            Some(t) => self.out.packet_times.push((t, clock, p.seq)),
+            None => {}
         }
         let (seq, order) = (p.seq, p.order);
         match &mut p.body {

@@ -159,6 +159,23 @@ fn build_trace() -> PbTrace {
         se.set_tracing_started(true);
         p.set_service_event(se);
     }));
+    // Two undated-by-ftrace service events that only move the trace's
+    // bounds: one in BOOTTIME before everything, one in MONOTONIC after.
+    packets.push(packet_with(|p| {
+        p.set_timestamp((BOOT0 - 50) as u64);
+        p.set_trusted_packet_sequence_id(1);
+        let mut se = TracingServiceEvent::new();
+        se.set_all_data_sources_started(true);
+        p.set_service_event(se);
+    }));
+    packets.push(packet_with(|p| {
+        p.set_timestamp(mono(BOOT0 + 31_000) as u64);
+        p.set_timestamp_clock_id(BuiltinClock::BUILTIN_CLOCK_MONOTONIC as u32);
+        p.set_trusted_packet_sequence_id(1);
+        let mut se = TracingServiceEvent::new();
+        se.set_tracing_disabled(true);
+        p.set_service_event(se);
+    }));
     packets.push(packet_with(|p| {
         let process = |pid: i32, ppid: i32, uid: Option<i32>, cmdline: &[&str]| process_tree::Process {
             pid: Some(pid),
@@ -808,8 +825,9 @@ fn trace_facts_data_loss_and_statistics() {
     assert_eq!(m.tracing_started_ts, Some(BOOT0 + 100));
     assert_eq!(m.clocks, vec![3, 6]);
     assert_eq!(m.trace_clock, 6);
-    // The span covers every source in BOOTTIME (FrameTimeline converted from MONOTONIC).
-    assert_eq!((m.first_ts, m.last_ts), (Some(BOOT0), Some(BOOT0 + 30_000)));
+    // The span covers every source in BOOTTIME (FrameTimeline and a service
+    // event converted from MONOTONIC), dated long-tail packets included.
+    assert_eq!((m.first_ts, m.last_ts), (Some(BOOT0 - 50), Some(BOOT0 + 31_000)));
     assert_eq!(m.android.build_fingerprint.as_deref(), Some("google/fpsan/test:16/BP1A/1:user/release-keys"));
     assert_eq!(m.android.sdk_version, Some(36));
     assert_eq!(m.android.device.as_deref(), Some("Google"));
