@@ -496,8 +496,16 @@ fn scenes(df: &DataFrame) -> PolarsResult<HashMap<i32, Vec<SceneSummary>>> {
 /// `worst_frames.sql`: the first `limit` janky frames of each pid, worst
 /// first, with their why.
 fn worst_frames(df: &DataFrame, why: &[FrameWhy], limit: usize) -> PolarsResult<HashMap<i32, Vec<WorstFrame>>> {
-    let mut worst = by_pid(df, |r| {
-        Ok(WorstFrame {
+    // Only the first `limit` rows of each pid are read whole: a busy trace
+    // has thousands of janky frames, and reading every one took 12 ms.
+    let mut worst: HashMap<i32, Vec<WorstFrame>> = HashMap::new();
+    for r in sql::Rows::new(df).iter() {
+        let Some(pid) = r.opt_i64("pid")? else { continue };
+        let frames = worst.entry(pid as i32).or_default();
+        if frames.len() >= limit {
+            continue;
+        }
+        frames.push(WorstFrame {
             frame_index: r.i64("frame_index")? as usize,
             ts: r.i64("ts")?,
             frame_id: r.opt_i64("frame_id")?,
@@ -512,14 +520,13 @@ fn worst_frames(df: &DataFrame, why: &[FrameWhy], limit: usize) -> PolarsResult<
             do_frame_dur: r.i64("do_frame_dur")?,
             jank_type: r.opt_str("jank_type")?,
             why: None,
-        })
-    })?;
-    let why_by_index: HashMap<usize, &FrameWhy> = why.iter().map(|w| (w.frame_index, w)).collect();
-    for frames in worst.values_mut() {
-        frames.truncate(limit);
-        for f in frames.iter_mut() {
-            f.why = why_by_index.get(&f.frame_index).map(|w| (*w).clone());
-        }
+        });
+    }
+    let kept: std::collections::HashSet<usize> = worst.values().flatten().map(|f| f.frame_index).collect();
+    let why_by_index: HashMap<usize, &FrameWhy> =
+        why.iter().filter(|w| kept.contains(&w.frame_index)).map(|w| (w.frame_index, w)).collect();
+    for f in worst.values_mut().flatten() {
+        f.why = why_by_index.get(&f.frame_index).map(|w| (*w).clone());
     }
     Ok(worst)
 }
