@@ -308,7 +308,7 @@ pub fn frames_table(trace: &Trace, analysis: &FrameAnalysis, filter: &AppFilter)
         .filter(|(_, r)| filter.matches(r.process.as_deref(), r.pid))
         .unzip();
     let scenes = scene::assign(trace, &rows);
-    Ok(table::frames_df(&rows, &indices, &scenes)?)
+    Ok(table::frames_df(&rows, &indices, scenes)?)
 }
 
 /// Results of the per-group queries, keyed by pid, for [`app_summary`] to take

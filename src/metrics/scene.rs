@@ -98,9 +98,22 @@ fn package_matches(process: &str, pkg: &str) -> bool {
 
 /// One scene per row (see the module doc).
 pub(crate) fn assign(trace: &Trace, rows: &[&FrameRow]) -> Vec<Option<String>> {
+    // Rows come by (pid, ts), so a layer's frames mostly follow each other:
+    // its scene is worked out once per run of them.
+    let mut last: Option<(&str, String)> = None;
     let mut out: Vec<Option<String>> = rows
         .iter()
-        .map(|r| r.layer_name.as_deref().map(scene_from_layer))
+        .map(|r| {
+            let layer = r.layer_name.as_deref()?;
+            match &last {
+                Some((l, scene)) if *l == layer => Some(scene.clone()),
+                _ => {
+                    let scene = scene_from_layer(layer);
+                    last = Some((layer, scene.clone()));
+                    Some(scene)
+                }
+            }
+        })
         .collect();
     if out.iter().all(Option::is_some) {
         return out;

@@ -60,7 +60,7 @@ impl<'r, R: Sync> TableBuilder<'r, R> {
 
 /// Build the frames table. `indices[i]` is the whole-trace index of `rows[i]`
 /// and `scenes[i]` its scene (both must have `rows.len()` entries).
-pub(crate) fn frames_df(rows: &[&FrameRow], indices: &[usize], scenes: &[Option<String>]) -> PolarsResult<DataFrame> {
+pub(crate) fn frames_df(rows: &[&FrameRow], indices: &[usize], scenes: Vec<Option<String>>) -> PolarsResult<DataFrame> {
     debug_assert_eq!(rows.len(), indices.len());
     debug_assert_eq!(rows.len(), scenes.len());
     TableBuilder::new(rows)
@@ -112,6 +112,6 @@ pub(crate) fn frames_df(rows: &[&FrameRow], indices: &[usize], scenes: &[Option<
         .col("was_slow_frame", |r| r.was_slow_frame)
         .col("was_big_jank", |r| r.was_big_jank)
         .col("was_huge_jank", |r| r.was_huge_jank)
-        .values("scene", scenes.to_vec())
+        .values("scene", scenes)
         .build()
 }

@@ -16,7 +16,7 @@ fn df_of(rows: &[FrameRow], scenes: &[Option<&str>]) -> DataFrame {
     } else {
         scenes.iter().map(|s| s.map(String::from)).collect()
     };
-    table::frames_df(&refs, &idx, &sc).unwrap()
+    table::frames_df(&refs, &idx, sc).unwrap()
 }
 
 fn summarize_rows(rows: &[FrameRow]) -> Vec<AppSummary> {
