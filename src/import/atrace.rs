@@ -105,16 +105,16 @@ fn slice_op(tid: i32, op: AtraceOp, id: &mut Identity, tracks: &mut Tracks, last
         AtraceOp::AsyncBegin { tgid, name, cookie } => {
             let upid = id.process(tgid as i32);
             let track = tracks.get(TrackKind::ProcessAsync { upid }, Some(name.clone()));
-            SliceOp::AsyncBegin { track, key: (upid, name.clone(), cookie), name }
+            SliceOp::AsyncBegin { track, key: Box::new((upid, name.clone(), cookie)), name }
         }
         AtraceOp::TrackBegin { tgid, track: track_name, name, cookie } => {
             let upid = id.process(tgid as i32);
             let track = tracks.get(TrackKind::ProcessAsync { upid }, Some(track_name.clone()));
-            SliceOp::AsyncBegin { track, key: (upid, track_name, cookie), name }
+            SliceOp::AsyncBegin { track, key: Box::new((upid, track_name, cookie)), name }
         }
         AtraceOp::AsyncEnd { tgid, name, cookie } | AtraceOp::TrackEnd { tgid, track: name, cookie } => {
             let upid = id.process(tgid as i32);
-            SliceOp::AsyncEnd { key: (upid, name, cookie) }
+            SliceOp::AsyncEnd { key: Box::new((upid, name, cookie)) }
         }
         AtraceOp::TrackInstant { tgid, track, name } => {
             let upid = id.process(tgid as i32);

@@ -22,8 +22,10 @@ pub(crate) enum SliceOp {
     Begin { track: TrackId, name: Name, category: Option<Name> },
     End { track: TrackId },
     Instant { track: TrackId, name: Name, category: Option<Name> },
-    AsyncBegin { track: TrackId, key: AsyncKey, name: Name },
-    AsyncEnd { key: AsyncKey },
+    // Keys boxed: the async operations are few, and inline they made every
+    // operation 72 bytes instead of 56 (a 1 GB trace has 600,000 of them).
+    AsyncBegin { track: TrackId, key: Box<AsyncKey>, name: Name },
+    AsyncEnd { key: Box<AsyncKey> },
 }
 
 /// An operation at (ts, file order): the sort key trace_processor's sorter uses.
@@ -32,6 +34,8 @@ pub(crate) struct Timed<T> {
     pub(crate) order: u64,
     pub(crate) op: T,
 }
+
+const _: () = assert!(std::mem::size_of::<Timed<SliceOp>>() == 56);
 
 /// Slice operations in (timestamp, file order), trace_processor's sorter
 /// order.
@@ -96,6 +100,7 @@ impl SliceTracker {
                 None => self.cut_at_start += 1,
             },
             SliceOp::AsyncBegin { track, key, name } => {
+                let key = *key;
                 // Android's legacy async slices do not nest: a second S for the
                 // same cookie while one is open is ignored (trace_processor's
                 // BeginLegacyUnnestable).
@@ -106,7 +111,7 @@ impl SliceTracker {
                 self.async_begun.insert((key.0, key.1.clone()));
                 self.open_async.insert(key, id);
             }
-            SliceOp::AsyncEnd { key } => match self.open_async.remove(&key) {
+            SliceOp::AsyncEnd { key } => match self.open_async.remove(&*key) {
                 Some(sid) => self.close(sid, ts),
                 None if self.async_begun.contains(&(key.0, key.1)) => loss.unmatched_ends += 1,
                 None => self.cut_at_start += 1,
@@ -202,10 +207,10 @@ mod tests {
     fn an_async_end_before_any_begin_of_its_name_is_the_cut_start() {
         let key = |cookie| -> AsyncKey { (Upid(0), "load".into(), cookie) };
         let ops = vec![
-            at(1, 1, SliceOp::AsyncEnd { key: key(1) }),
-            at(2, 2, SliceOp::AsyncBegin { track: TrackId(1), key: key(2), name: "load".into() }),
-            at(3, 3, SliceOp::AsyncEnd { key: key(2) }),
-            at(4, 4, SliceOp::AsyncEnd { key: key(3) }),
+            at(1, 1, SliceOp::AsyncEnd { key: key(1).into() }),
+            at(2, 2, SliceOp::AsyncBegin { track: TrackId(1), key: key(2).into(), name: "load".into() }),
+            at(3, 3, SliceOp::AsyncEnd { key: key(2).into() }),
+            at(4, 4, SliceOp::AsyncEnd { key: key(3).into() }),
         ];
         let (mut loss, mut cut) = (DataLoss::default(), 0);
         build(one_run(ops), &mut loss, &mut cut);
@@ -223,9 +228,9 @@ mod tests {
     fn async_slices_ignore_a_second_begin_of_an_open_cookie() {
         let key: AsyncKey = (Upid(0), "load".into(), 7);
         let ops = vec![
-            at(1, 1, SliceOp::AsyncBegin { track: TrackId(1), key: key.clone(), name: "load".into() }),
-            at(2, 2, SliceOp::AsyncBegin { track: TrackId(1), key: key.clone(), name: "load".into() }),
-            at(9, 3, SliceOp::AsyncEnd { key }),
+            at(1, 1, SliceOp::AsyncBegin { track: TrackId(1), key: key.clone().into(), name: "load".into() }),
+            at(2, 2, SliceOp::AsyncBegin { track: TrackId(1), key: key.clone().into(), name: "load".into() }),
+            at(9, 3, SliceOp::AsyncEnd { key: key.into() }),
         ];
         let (s, _) = build(one_run(ops), &mut DataLoss::default(), &mut 0);
         assert_eq!(s.iter().map(|s| (s.ts, s.dur)).collect::<Vec<_>>(), [(1, 8)]);
