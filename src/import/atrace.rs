@@ -8,7 +8,7 @@ use super::identity::Identity;
 use super::slices::{SliceOp, Timed};
 use super::tracks::Tracks;
 use crate::model::{TrackId, TrackKind, TraceMeta};
-use crate::read::records::{AtraceOp, Batch};
+use crate::read::records::{AtraceOp, Batch, TrackNames};
 
 /// The operations the importers hand to the slice and counter trackers.
 #[derive(Default)]
@@ -107,7 +107,8 @@ fn slice_op(tid: i32, op: AtraceOp, id: &mut Identity, tracks: &mut Tracks, last
             let track = tracks.get(TrackKind::ProcessAsync { upid }, Some(name.clone()));
             SliceOp::AsyncBegin { track, key: Box::new((upid, name.clone(), cookie)), name }
         }
-        AtraceOp::TrackBegin { tgid, track: track_name, name, cookie } => {
+        AtraceOp::TrackBegin { tgid, names, cookie } => {
+            let TrackNames { track: track_name, name } = *names;
             let upid = id.process(tgid as i32);
             let track = tracks.get(TrackKind::ProcessAsync { upid }, Some(track_name.clone()));
             SliceOp::AsyncBegin { track, key: Box::new((upid, track_name, cookie)), name }
@@ -116,7 +117,8 @@ fn slice_op(tid: i32, op: AtraceOp, id: &mut Identity, tracks: &mut Tracks, last
             let upid = id.process(tgid as i32);
             SliceOp::AsyncEnd { key: Box::new((upid, name, cookie)) }
         }
-        AtraceOp::TrackInstant { tgid, track, name } => {
+        AtraceOp::TrackInstant { tgid, names } => {
+            let TrackNames { track, name } = *names;
             let upid = id.process(tgid as i32);
             id.thread(tid);
             let track = tracks.get(TrackKind::ProcessAsync { upid }, Some(track));

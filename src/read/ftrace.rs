@@ -357,9 +357,11 @@ fn intern_point(ctx: &mut Ctx, p: AtracePoint<'_>) -> AtraceOp {
         AtracePoint::AsyncBegin { tgid, name, cookie } => AtraceOp::AsyncBegin { tgid, name: i(name), cookie },
         AtracePoint::AsyncEnd { tgid, name, cookie } => AtraceOp::AsyncEnd { tgid, name: i(name), cookie },
         AtracePoint::Instant { tgid, name } => AtraceOp::Instant { tgid, name: i(name) },
-        AtracePoint::TrackInstant { tgid, track, name } => AtraceOp::TrackInstant { tgid, track: i(track), name: i(name) },
+        AtracePoint::TrackInstant { tgid, track, name } => {
+            AtraceOp::TrackInstant { tgid, names: Box::new(TrackNames { track: i(track), name: i(name) }) }
+        }
         AtracePoint::TrackBegin { tgid, track, name, cookie } => {
-            AtraceOp::TrackBegin { tgid, track: i(track), name: i(name), cookie }
+            AtraceOp::TrackBegin { tgid, names: Box::new(TrackNames { track: i(track), name: i(name) }), cookie }
         }
         AtracePoint::TrackEnd { tgid, track, cookie } => AtraceOp::TrackEnd { tgid, track: i(track), cookie },
     }
