@@ -79,7 +79,7 @@ pub fn import(decoded: Decoded) -> Trace {
         || slices::SortedOps::sort(atrace_slices),
         || {
             track_event::TrackEventImporter { descriptors: &descriptors, clocks: &mut clocks, id: &mut id, tracks: &mut tracks }
-                .run(track_events, track_event_counters, &mut meta, &mut ops)
+                .run(&mut batches, track_events, track_event_counters, &mut meta, &mut ops)
         },
     );
     // The slice tracker touches nothing the rest reads: it runs beside the

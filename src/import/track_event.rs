@@ -9,10 +9,10 @@ use super::atrace::Ops;
 use super::clock::TraceClocks;
 use super::counters::CounterOp;
 use super::identity::Identity;
-use super::packets::PendingTrackEvent;
 use super::slices::{SliceOp, Timed};
 use super::tracks::Tracks;
 use crate::model::{Name, TrackId, TrackKind, TraceMeta};
+use crate::read::records::{Batch, Categories, EventName, TailBody, TailPacket};
 use crate::read::slim::TrackDescriptor;
 
 /// TrackEvent.Type values.
@@ -20,6 +20,49 @@ const TYPE_SLICE_BEGIN: i32 = 1;
 const TYPE_SLICE_END: i32 = 2;
 const TYPE_INSTANT: i32 = 3;
 pub(crate) const TYPE_COUNTER: i32 = 4;
+
+/// A track event as the replay left it (see `packets`), before its
+/// timestamp is converted and its track resolved.
+pub(crate) struct PendingTrackEvent {
+    pub(crate) ts: i64,
+    pub(crate) clock: u32,
+    pub(crate) seq: u32,
+    pub(crate) order: u64,
+    pub(crate) track_uuid: Option<u64>,
+    /// TrackEvent.Type: 1 begin, 2 end, 3 instant, 4 counter.
+    pub(crate) kind: i32,
+    pub(crate) name: Option<Name>,
+    pub(crate) category: Option<Name>,
+    pub(crate) value: f64,
+}
+
+impl PendingTrackEvent {
+    /// The track event of a replayed tail packet (its names moved out), if
+    /// it is a dated one.
+    fn take(p: &mut TailPacket) -> Option<PendingTrackEvent> {
+        let TailBody::TrackEvent(te) = &mut p.body else { return None };
+        let (Some(ts), Some(clock)) = (p.ts, p.clock) else { return None };
+        let name = match std::mem::replace(&mut te.name, EventName::None) {
+            EventName::Inline(n) => Some(n),
+            _ => None,
+        };
+        let category = match std::mem::replace(&mut te.categories, Categories::None) {
+            Categories::Inline(c) => Some(c),
+            _ => None,
+        };
+        Some(PendingTrackEvent {
+            ts: ts as i64,
+            clock,
+            seq: p.seq,
+            order: p.order,
+            track_uuid: te.track_uuid,
+            kind: te.kind,
+            name,
+            category,
+            value: te.value,
+        })
+    }
+}
 
 pub(crate) struct TrackEventImporter<'a> {
     pub(crate) descriptors: &'a HashMap<u64, TrackDescriptor>,
@@ -29,38 +72,50 @@ pub(crate) struct TrackEventImporter<'a> {
 }
 
 impl TrackEventImporter<'_> {
-    /// Turn the pending track events (`counters` of them counters) into
-    /// operations; events whose track is unknown are skipped with one warning.
-    pub(crate) fn run(&mut self, events: Vec<PendingTrackEvent>, counters: usize, meta: &mut TraceMeta, ops: &mut Ops) {
+    /// Turn the replayed track events of `batches` (`events` of them,
+    /// `counters` of those counters) into operations, freeing the batches'
+    /// tail packets; events whose track is unknown are skipped with one
+    /// warning.
+    pub(crate) fn run(&mut self, batches: &mut [Batch], events: usize, counters: usize, meta: &mut TraceMeta, ops: &mut Ops) {
         let mut without_track = 0u64;
         // Reserved once, as atrace's operations are: growing by doubling
         // would copy them and leave up to half unused.
-        ops.slices.reserve(events.len().saturating_sub(counters));
+        ops.slices.reserve(events.saturating_sub(counters));
         ops.counters.reserve(counters);
-        for te in events {
-            let Some(ts) = self.clocks.to_boottime(te.clock, te.seq, te.ts) else { continue };
-            meta.see_ts(ts);
-            let Some(desc) = te.track_uuid.and_then(|u| self.descriptors.get(&u)) else {
-                without_track += 1;
-                continue;
-            };
-            let track = self.track(desc, &te);
-            let name = te.name.unwrap_or_else(|| Name::from(""));
-            let op = match te.kind {
-                TYPE_SLICE_BEGIN => SliceOp::Begin { track, name, category: te.category },
-                TYPE_SLICE_END => SliceOp::End { track },
-                TYPE_INSTANT => SliceOp::Instant { track, name, category: te.category },
-                TYPE_COUNTER => {
-                    ops.counters.push(Timed { ts, order: te.order, op: CounterOp { track, value: te.value } });
-                    continue;
+        for b in batches.iter_mut() {
+            for p in &mut b.tail {
+                if let Some(te) = PendingTrackEvent::take(p) {
+                    self.event(te, meta, ops, &mut without_track);
                 }
-                _ => continue,
-            };
-            ops.slices.push(Timed { ts, order: te.order, op });
+            }
+            b.tail = Vec::new();
         }
         if without_track > 0 {
             meta.warnings.push(format!("{without_track} track events named no known track and were skipped"));
         }
+    }
+
+    /// One track event's operation.
+    fn event(&mut self, te: PendingTrackEvent, meta: &mut TraceMeta, ops: &mut Ops, without_track: &mut u64) {
+        let Some(ts) = self.clocks.to_boottime(te.clock, te.seq, te.ts) else { return };
+        meta.see_ts(ts);
+        let Some(desc) = te.track_uuid.and_then(|u| self.descriptors.get(&u)) else {
+            *without_track += 1;
+            return;
+        };
+        let track = self.track(desc, &te);
+        let name = te.name.unwrap_or_else(|| Name::from(""));
+        let op = match te.kind {
+            TYPE_SLICE_BEGIN => SliceOp::Begin { track, name, category: te.category },
+            TYPE_SLICE_END => SliceOp::End { track },
+            TYPE_INSTANT => SliceOp::Instant { track, name, category: te.category },
+            TYPE_COUNTER => {
+                ops.counters.push(Timed { ts, order: te.order, op: CounterOp { track, value: te.value } });
+                return;
+            }
+            _ => return,
+        };
+        ops.slices.push(Timed { ts, order: te.order, op });
     }
 
     /// The track an event lands on: its descriptor's thread, else its (or its
