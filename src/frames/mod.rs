@@ -335,8 +335,12 @@ pub fn analyze_with(
 fn rebuild(trace: &Trace, opts: &FrameOptions, sched: impl FnOnce(&[i32]) -> why::SchedIndex + Send) -> FrameAnalysis {
     let sel = select::select(trace);
     let tids = threads_of(&sel);
-    let (sched, (ix, rows, order, phases_of, quality)) = rayon::join(|| sched(&tids), || rows(trace, &sel, opts));
-    let why = explain(&ix, &rows, &order, &phases_of, &sched, opts);
+    // The frame threads' top-level slices (for the blockers) are gathered
+    // beside the scheduler pass, which is done before the rows.
+    let tracks: HashSet<model::TrackId> = sel.frames.iter().map(|c| trace.slice(c.slice).track).collect();
+    let ((sched, top), (ix, rows, order, phases_of, quality)) =
+        rayon::join(|| (sched(&tids), why::TopLevel::new(trace, &tracks)), || rows(trace, &sel, opts));
+    let why = explain(&ix, &rows, &order, &phases_of, &sched, &top, opts);
     FrameAnalysis { rows, why, quality }
 }
 
@@ -588,12 +592,11 @@ fn explain(
     order: &[usize],
     phases_of: &[phases::Phases],
     sched: &why::SchedIndex,
+    top: &why::TopLevel,
     opts: &FrameOptions,
 ) -> Vec<FrameWhy> {
     let (trace, frames) = (ix.trace, ix.frames);
-    let tracks: HashSet<model::TrackId> = frames.iter().map(|c| trace.slice(c.slice).track).collect();
-    let top = why::TopLevel::new(trace, &tracks);
-    let why_ctx = why::WhyContext { trace, top: &top, sched, blocker_threshold_ns: opts.blocker_threshold_ns };
+    let why_ctx = why::WhyContext { trace, top, sched, blocker_threshold_ns: opts.blocker_threshold_ns };
     // Each janky frame is explained on its own: in parallel, in row order.
     let janky: Vec<usize> = (0..rows.len()).filter(|&i| rows[i].dropped_frames >= 1).collect();
     janky
