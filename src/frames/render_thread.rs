@@ -12,7 +12,8 @@ use crate::model::{SliceId, Trace, TrackKind};
 #[derive(Debug, Default)]
 pub struct DrawIndex {
     /// (pid, id) -> DrawFrame slices named `DrawFrame…<space><id>`, by ts.
-    by_id: HashMap<(i32, i64), Vec<SliceId>>,
+    /// (One slice per id nearly always: stored inline, see `timeline::TimelineRefs`.)
+    by_id: HashMap<(i32, i64), smallvec::SmallVec<[SliceId; 1]>>,
     /// pid -> slices named exactly `DrawFrame`, by ts.
     legacy: HashMap<i32, Vec<SliceId>>,
 }

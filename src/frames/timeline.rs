@@ -16,14 +16,20 @@ pub struct SurfaceMatch {
     pub expected: Option<usize>,
     /// Actual surface frames, one per layer, in timeline order (trace_processor
     /// slice id order).
-    pub actuals: Vec<usize>,
+    pub actuals: TimelineRefs,
 }
+
+/// Indices into `Trace::frame_timeline`, stored inline when there is one:
+/// a (pid, token) nearly always has one surface frame of each kind, and a
+/// heap block for each of 47,000 frames took 10 ms to allocate and as long
+/// to free.
+pub type TimelineRefs = smallvec::SmallVec<[usize; 1]>;
 
 /// The surface frames of one (pid, token), each list in timeline (= time) order.
 #[derive(Debug, Default)]
 struct Surfaces {
-    expected: Vec<usize>,
-    actuals: Vec<usize>,
+    expected: TimelineRefs,
+    actuals: TimelineRefs,
 }
 
 #[derive(Debug, Default)]
@@ -65,7 +71,7 @@ impl TimelineIndex {
         let s = self.by_pid_token.get(&(pid, token))?;
         Some(SurfaceMatch {
             expected: window.of(&s.expected, |&i| tl[i].ts).first().copied(),
-            actuals: window.of(&s.actuals, |&i| tl[i].ts).to_vec(),
+            actuals: window.of(&s.actuals, |&i| tl[i].ts).into(),
         })
     }
 
