@@ -20,12 +20,19 @@ pub fn period_of_hz(hz: f64) -> i64 {
     (1e9 / hz).round() as i64
 }
 
+/// [`STANDARD_HZ`]'s periods, worked out once: [`snap`] runs twice per
+/// sample of every series (a few hundred thousand times on a busy trace).
+fn standard_periods() -> &'static [i64; STANDARD_HZ.len()] {
+    static PERIODS: std::sync::LazyLock<[i64; STANDARD_HZ.len()]> =
+        std::sync::LazyLock::new(|| STANDARD_HZ.map(period_of_hz));
+    &PERIODS
+}
+
 /// The nearest standard period when within `tol` (relative) of `p`, else `p`.
 pub fn snap(p: i64, tol: f64) -> i64 {
     let mut best = p;
     let mut best_err = f64::INFINITY;
-    for hz in STANDARD_HZ {
-        let sp = period_of_hz(hz);
+    for &sp in standard_periods() {
         let err = (p - sp).abs() as f64 / sp as f64;
         if err < best_err {
             best_err = err;
@@ -43,7 +50,9 @@ pub fn snap(p: i64, tol: f64) -> i64 {
 /// Skipped vsyncs only make deltas longer (k·I), so the smallest delta is one
 /// period up to noise, and the median of the deltas near it removes the noise.
 fn unit_median(deltas: &[Option<i64>], tol: f64) -> Option<i64> {
-    let mut v: Vec<i64> = deltas.iter().flatten().copied().collect();
+    // A window holds at most 2 × WINDOW deltas: kept on the stack (this runs
+    // twice per sample of every series).
+    let mut v: smallvec::SmallVec<[i64; 2 * WINDOW]> = deltas.iter().flatten().copied().collect();
     if tol >= NOISY {
         // doFrame starts jitter by a good part of a period (a late start then an
         // on-time one are closer than I), so the smallest delta is no anchor.
@@ -52,14 +61,14 @@ fn unit_median(deltas: &[Option<i64>], tol: f64) -> Option<i64> {
         // left out.
         v.sort_unstable();
         let med = *v.get(v.len() / 2)?;
-        v.retain(|&d| d * 2 <= med * 3);
+        v.retain(|d| *d * 2 <= med * 3);
         let mean = v.iter().sum::<i64>() / v.len() as i64;
         return Some(snap(mean, tol));
     }
     let m = *v.iter().min()?;
     // 1.15: tighter than the closest common pair of rates (120/144 = 1.2,
     // 90/120 = 1.33), looser than doFrame start noise (±1 ms at 60 Hz).
-    v.retain(|&d| (d as f64) <= m as f64 * 1.15);
+    v.retain(|d| (*d as f64) <= m as f64 * 1.15);
     v.sort_unstable();
     Some(snap(v[v.len() / 2], tol))
 }
