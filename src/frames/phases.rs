@@ -30,11 +30,15 @@ pub fn phases(trace: &Trace, do_frame: SliceId) -> Phases {
     p
 }
 
+/// A doFrame's phase slices: a handful (the five callback phases and a few
+/// others), kept on the stack; this runs twice per frame.
+pub type PhaseSlices<'t> = smallvec::SmallVec<[&'t crate::model::Slice; 8]>;
+
 /// The doFrame's direct children, where a direct `Choreographer#doFrame -
 /// resynced to …` child is transparent: Android 13+ opens it inside doFrame
 /// around the callbacks, so the phases are its children.
-pub fn phase_slices(trace: &Trace, do_frame: SliceId) -> Vec<&crate::model::Slice> {
-    let mut out = Vec::new();
+pub fn phase_slices(trace: &Trace, do_frame: SliceId) -> PhaseSlices<'_> {
+    let mut out = PhaseSlices::new();
     for c in trace.children(do_frame) {
         if c.name.starts_with(super::select::DO_FRAME) && c.name.contains("resynced") {
             out.extend(trace.children(c.id));

@@ -161,7 +161,8 @@ pub fn dominant(jitter: Option<i64>, phases: &PerPhase<Option<i64>>, do_frame_du
 /// The longest slice nested in the doFrame, other than its phase slices
 /// themselves (those are `dominant_phase`) and nested doFrames.
 pub fn longest_nested(trace: &Trace, do_frame: SliceId) -> Option<(String, i64)> {
-    let phase_ids: Vec<SliceId> = super::phases::phase_slices(trace, do_frame).iter().map(|s| s.id).collect();
+    let phase_ids: smallvec::SmallVec<[SliceId; 8]> =
+        super::phases::phase_slices(trace, do_frame).iter().map(|s| s.id).collect();
     let mut best: Option<(&str, i64)> = None;
     for s in trace.descendants(do_frame) {
         if s.dur < 0 || s.name.starts_with("Choreographer#doFrame") {
