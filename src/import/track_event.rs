@@ -23,17 +23,17 @@ pub(crate) const TYPE_COUNTER: i32 = 4;
 
 /// A track event as the replay left it (see `packets`), before its
 /// timestamp is converted and its track resolved.
-pub(crate) struct PendingTrackEvent {
-    pub(crate) ts: i64,
-    pub(crate) clock: u32,
-    pub(crate) seq: u32,
-    pub(crate) order: u64,
-    pub(crate) track_uuid: Option<u64>,
+struct PendingTrackEvent {
+    ts: i64,
+    clock: u32,
+    seq: u32,
+    order: u64,
+    track_uuid: Option<u64>,
     /// TrackEvent.Type: 1 begin, 2 end, 3 instant, 4 counter.
-    pub(crate) kind: i32,
-    pub(crate) name: Option<Name>,
-    pub(crate) category: Option<Name>,
-    pub(crate) value: f64,
+    kind: i32,
+    name: Option<Name>,
+    category: Option<Name>,
+    value: f64,
 }
 
 impl PendingTrackEvent {
