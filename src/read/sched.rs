@@ -213,9 +213,10 @@ fn append_run(bucket: &mut Bucket, run: &[SchedRecord], scratch: &mut Vec<SchedR
 const SORT_BUFFER_MAX: usize = 1 << 18;
 
 thread_local! {
-    /// [`sort_by_thread_then_time`]'s second buffer, one per thread (the
-    /// decoding workers, the scheduler pass): reused from batch to batch,
-    /// its pages are not fresh each time.
+    /// The second buffer of [`sort_by_thread_then_time`] and of
+    /// [`merge_columns`] (neither runs inside the other), one per thread
+    /// (the decoding workers, the scheduler pass): reused from bundle to
+    /// bundle and batch to batch, its pages are not fresh each time.
     static SORT_BUFFER: std::cell::RefCell<Vec<SchedRecord>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
@@ -256,11 +257,6 @@ pub(super) fn sort_by_thread_then_time(tids: &[i32], records: &mut [SchedRecord]
     });
 }
 
-thread_local! {
-    /// [`merge_columns`]' copy of a bundle's records.
-    static COLUMN_BUFFER: std::cell::RefCell<Vec<SchedRecord>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
 /// A compact_sched bundle's records: `records[..mid]` from its switch
 /// column, `records[mid..]` from its waking column. When each is in time
 /// order (as the kernel writes them) they are merged into one run by time,
@@ -278,7 +274,7 @@ fn merge_columns(records: &mut [SchedRecord], mid: usize) {
     {
         return;
     }
-    COLUMN_BUFFER.with_borrow_mut(|copy| {
+    SORT_BUFFER.with_borrow_mut(|copy| {
         copy.clear();
         copy.extend_from_slice(records);
         let (switches, wakings) = copy.split_at(mid);
