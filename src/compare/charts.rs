@@ -95,7 +95,7 @@ fn cdf_points(runs: &[Run]) -> (Vec<f64>, Vec<(f64, f64)>) {
 
 /// Nearest-rank percentile, as the table prints it.
 fn nearest_rank(sorted: &[f64], q: f64) -> f64 {
-    super::stats::quantile_nearest_rank(&mut sorted.to_vec(), q)
+    super::stats::quantile::quantile_nearest_rank(&mut sorted.to_vec(), q)
 }
 
 fn cdf(root: &Area, c: &Comparison, runs: &[Vec<Run>; 2]) -> DResult {
@@ -226,10 +226,10 @@ fn levels(root: &Area, c: &Comparison, runs: &[Vec<Run>; 2]) -> DResult {
 
 fn fps_runs(root: &Area, c: &Comparison) -> DResult {
     let values: [Vec<f64>; 2] = [&c.before, &c.after].map(|s| s.runs.iter().filter_map(|r| r.fps).collect());
-    let pooled = c.metric("fps").map(|m| [m.before, m.after]).unwrap_or([None, None]);
+    let medians = c.metric("fps").map(|m| [m.before, m.after]).unwrap_or([None, None]);
     let legend = vec![
         item("one dot per run", Swatch::Dot(INK)),
-        item("bar: fps of the side's frames pooled", Swatch::Line(INK)),
+        item("bar: the side's median run", Swatch::Line(INK)),
     ];
     let plot = header(root, "fps per run (Matrix fps)", &subtitle(c), &[legend])?;
     let top = values.iter().flatten().fold(10.0f64, |a, &b| a.max(b)) * 1.15;
@@ -254,7 +254,7 @@ fn fps_runs(root: &Area, c: &Comparison) -> DResult {
             let x = side as f64 + (i as f64 - (n - 1.0) / 2.0) * (0.5 / n);
             Circle::new((x, v), 9, color.filled())
         }))?;
-        if let Some(p) = pooled[side] {
+        if let Some(p) = medians[side] {
             let x = side as f64;
             chart.draw_series(std::iter::once(PathElement::new(
                 vec![(x - 0.32, p), (x + 0.32, p)],

@@ -1,33 +1,66 @@
 //! The comparison itself: for the app and each scene on both sides, every
-//! metric's pooled value per side, per-run values, the hierarchical-bootstrap
-//! interval of the difference, the Mann–Whitney p on per-run values, the
-//! verdict; then the quality warnings and the CI gates. The result is the
-//! JSON document of `--format json` (keys fixed by the issue; NaN is null).
+//! metric's value on each run, the median run per side, the Mann–Whitney test
+//! and the interval of the change on the per-run values, Holm's adjustment
+//! over the headline, the verdict; then the quality warnings and the CI
+//! gates. The result is the JSON document of `--format json`
+//! (docs/compare.md; NaN is null).
+
+use std::collections::HashMap;
 
 use serde::Serialize;
 
-use super::metrics::{self, eval, Frame, Walls, METRICS};
+use super::gate::{GateField, GateInput, GateRule, GateStatus};
+use super::metrics::{eval, Frame, Role, METRICS};
 use super::runs::{Run, Sides};
-use super::stats::{
-    self, bootstrap_deltas_at, coefficient_of_variation, mann_whitney_p, verdict, Direction, GateRule, Verdict,
-};
+use super::stats::decision::{coefficient_of_variation, decide, holm, percent_of, pooled_sd, runs_needed};
+use super::stats::decision::{Evidence, Spread};
+use super::stats::quantile::quantile_linear;
+use super::stats::rank::{mann_whitney, smallest_p, NullU, PMethod};
+use super::stats::{Direction, Verdict};
 
-/// Resamples of the bootstrap (the issue asks for at least 2000).
-pub(crate) const RESAMPLES: usize = 2000;
-/// Mann–Whitney needs this many runs per side; fewer give `p_value: null`.
-pub(crate) const MIN_RUNS_FOR_P: usize = 4;
 /// Run-to-run coefficient of variation of fps above which a side is "noisy".
 const NOISY_CV: f64 = 0.10;
-/// Frames per second of trace may differ this much (relative) between sides.
-const RATE_CHANGE: f64 = 0.20;
+/// The app's drawing time per run may differ this much (relative) between sides.
+const DRAWING_TIME_CHANGE: f64 = 0.20;
+/// Runs of one side whose refresh rates differ by more than this (Hz) are "mixed".
+const REFRESH_TOLERANCE_HZ: f64 = 0.5;
+
+/// What a `--fail-if` gate does on an indicative comparison (`--indicative-gates`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum IndicativeGates {
+    /// Not checked: the comparison describes, it cannot fail a build.
+    #[default]
+    Pass,
+    /// Fail closed: every gate trips (exit 3) until there are runs enough to check it.
+    Fail,
+}
 
 /// The knobs of a comparison.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy, Serialize)]
 pub(crate) struct Settings {
     pub alpha: f64,
+    /// 1 − alpha: the level of every printed interval.
+    pub confidence: f64,
     pub min_change_pct: f64,
-    pub seed: u64,
-    pub resamples: usize,
+    pub indicative_gates: IndicativeGates,
+}
+
+impl Settings {
+    pub(crate) fn new(alpha: f64, min_change_pct: f64, indicative_gates: IndicativeGates) -> Settings {
+        Settings {
+            alpha,
+            confidence: 1.0 - alpha,
+            min_change_pct,
+            indicative_gates,
+        }
+    }
+
+    /// "95% CI", "90% CI", "99.5% CI".
+    pub(crate) fn ci_label(&self) -> String {
+        let pct = format!("{:.3}", self.confidence * 100.0);
+        format!("{}% CI", pct.trim_end_matches('0').trim_end_matches('.'))
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -44,20 +77,47 @@ pub(crate) struct SideJson {
     pub refresh_hz: Option<f64>,
 }
 
+/// Which family a metric's test belongs to (docs/compare.md, "Families").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Family {
+    /// fps, frame cost P90, janky frames: Holm over the three.
+    Headline,
+    /// Every other app metric: its own test at alpha.
+    Secondary,
+    /// A scene's metric: its own test at alpha, for exploring, not for deciding.
+    Exploratory,
+    /// No test.
+    None,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct MetricResult {
     pub metric: &'static str,
     pub unit: &'static str,
     pub direction: Direction,
+    pub family: Family,
+    /// The median run of each side.
     pub before: Option<f64>,
     pub after: Option<f64>,
     pub delta: Option<f64>,
     pub delta_pct: Option<f64>,
-    pub ci95: Option<[f64; 2]>,
+    /// The 1 − alpha interval of the shift after − before (Moses).
+    pub ci: Option<[f64; 2]>,
+    /// The 1 − 2·alpha interval the equivalence decision uses.
+    pub equivalence_ci: Option<[f64; 2]>,
     pub p_value: Option<f64>,
+    /// Holm-adjusted within the family (equal to `p_value` outside the headline).
+    pub p_adjusted: Option<f64>,
+    pub p_method: Option<PMethod>,
     pub verdict: Verdict,
+    /// For inconclusive and indicative verdicts: runs per side likely to resolve it (capped; see docs).
+    pub runs_needed: Option<usize>,
     pub before_runs: Vec<Option<f64>>,
     pub after_runs: Vec<Option<f64>>,
+    /// Which way the rank test saw the change (for gates).
+    #[serde(skip)]
+    pub u_excess: f64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -69,27 +129,65 @@ pub(crate) struct SceneResult {
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct GateResult {
     pub rule: String,
+    pub status: GateStatus,
     pub tripped: bool,
     pub value: Option<f64>,
+    /// Holm-adjusted over the rules on a change; null for budgets.
+    pub p_adjusted: Option<f64>,
+    /// Why a rule was not checked, or why it tripped without a check.
+    pub reason: Option<String>,
 }
 
 /// The whole comparison: the `--format json` document.
 #[derive(Debug, Clone, Serialize)]
-pub(crate) struct Comparison {
-    pub fpsan_version: &'static str,
-    pub app: String,
-    pub before: SideJson,
-    pub after: SideJson,
-    pub indicative: bool,
-    pub metrics: Vec<MetricResult>,
-    pub scenes: Vec<SceneResult>,
-    pub gates: Vec<GateResult>,
-    pub warnings: Vec<String>,
+pub struct Comparison {
+    pub(crate) fpsan_version: &'static str,
+    pub(crate) app: String,
+    pub(crate) settings: Settings,
+    pub(crate) before: SideJson,
+    pub(crate) after: SideJson,
+    /// Too few runs on a side for the test to reach alpha: no verdicts, gates not checked by default.
+    pub(crate) indicative: bool,
+    /// Runs a side from which a test can reach alpha (equal sides).
+    pub(crate) min_runs_per_side: usize,
+    /// The headline word.
+    pub(crate) overall: &'static str,
+    pub(crate) metrics: Vec<MetricResult>,
+    pub(crate) scenes: Vec<SceneResult>,
+    pub(crate) gates: Vec<GateResult>,
+    pub(crate) warnings: Vec<String>,
 }
 
 impl Comparison {
     pub(crate) fn metric(&self, name: &str) -> Option<&MetricResult> {
         self.metrics.iter().find(|m| m.metric == name)
+    }
+
+    /// The verdict on one of the app's metrics (by its JSON name).
+    pub fn verdict(&self, metric: &str) -> Option<Verdict> {
+        self.metric(metric).map(|m| m.verdict)
+    }
+
+    /// The Mann–Whitney p of one of the app's metrics, before any adjustment.
+    pub fn p_value(&self, metric: &str) -> Option<f64> {
+        self.metric(metric).and_then(|m| m.p_value)
+    }
+
+    /// The metric's value on each run of each side (`[before, after]`; runs where it is undefined left out).
+    pub fn per_run(&self, metric: &str) -> Option<[Vec<f64>; 2]> {
+        let m = self.metric(metric)?;
+        let defined = |v: &[Option<f64>]| v.iter().flatten().copied().collect();
+        Some([defined(&m.before_runs), defined(&m.after_runs)])
+    }
+
+    /// Whether any `--fail-if` rule tripped (exit status 3).
+    pub fn gate_tripped(&self) -> bool {
+        self.gates.iter().any(|g| g.tripped)
+    }
+
+    /// The headline word: smoother, less smooth, mixed, no change, no clear change or indicative.
+    pub fn overall(&self) -> &'static str {
+        self.overall
     }
     pub(crate) fn run_counts(&self) -> (usize, usize) {
         (self.before.runs.len(), self.after.runs.len())
@@ -100,35 +198,49 @@ pub(crate) fn finite(x: f64) -> Option<f64> {
     x.is_finite().then_some(x)
 }
 
+/// Whether an exact rank test of `n` against `m` runs can reach `alpha` at all.
+pub(crate) fn testable(n: usize, m: usize, alpha: f64) -> bool {
+    smallest_p(n, m) <= alpha * (1.0 + 1e-12)
+}
+
+/// The fewest runs a side (equal sides) at which the test can reach `alpha`: 4 at 0.05, 5 at 0.01.
+pub(crate) fn min_runs_per_side(alpha: f64) -> usize {
+    (1..).find(|&k| testable(k, k, alpha)).unwrap_or(usize::MAX)
+}
+
 /// Compare the app's runs (and its scenes), apply the gates.
 pub(crate) fn compare(sides: &Sides, rules: &[GateRule], s: &Settings) -> Comparison {
     let [before, after] = &sides.runs;
-    let side_frames = |runs: &[Run]| -> Vec<Vec<Frame>> { runs.iter().map(|r| r.frames.clone()).collect() };
-    let (bf, af) = (side_frames(before), side_frames(after));
-    let walls = Walls {
-        sides: Some([
-            before.iter().map(|r| r.wall_ns).collect(),
-            after.iter().map(|r| r.wall_ns).collect(),
-        ]),
+    let mut bounds = BoundsCache::default();
+    let per_run = |runs: &[Run]| -> Vec<Vec<f64>> {
+        runs.iter()
+            .map(|r| eval(&r.frames.iter().collect::<Vec<_>>(), Some(r.wall_ns)))
+            .collect()
     };
-    let included = included_metrics(&bf, &af, true);
-    let metrics = compare_metrics(&bf, &af, &walls, &included, s, s.seed);
-    let (scenes, scene_warnings) = compare_scenes(before, after, s);
+    let (b_values, a_values) = (per_run(before), per_run(after));
+    let included = included_metrics(before, after, true);
+    let metrics = compare_metrics(&b_values, &a_values, &included, Scope::App, s, &mut bounds);
+    let (scenes, scene_warnings) = compare_scenes(before, after, s, &mut bounds);
     let mut warnings = sides.warnings.clone();
-    warnings.extend(quality_warnings(before, after));
+    warnings.extend(quality_warnings(before, after, &b_values, &a_values));
     warnings.extend(scene_warnings);
+    let indicative = !testable(before.len(), after.len(), s.alpha);
     let mut c = Comparison {
         fpsan_version: env!("CARGO_PKG_VERSION"),
         app: sides.app.clone(),
-        before: side_json(before),
-        after: side_json(after),
-        indicative: before.len() == 1 || after.len() == 1,
+        settings: *s,
+        before: side_json(before, &b_values),
+        after: side_json(after, &a_values),
+        indicative,
+        min_runs_per_side: min_runs_per_side(s.alpha),
+        overall: "",
         metrics,
         scenes,
         gates: Vec::new(),
         warnings,
     };
-    c.gates = rules.iter().map(|r| gate(&c, r)).collect();
+    c.overall = overall(&c);
+    c.gates = gates(&c, rules, s);
     for r in rules {
         if c.metric(&r.metric).is_none() {
             c.warnings.push(format!(
@@ -140,10 +252,27 @@ pub(crate) fn compare(sides: &Sides, rules: &[GateRule], s: &Settings) -> Compar
     c
 }
 
+/// The tie-free null distribution of U per pair of side sizes, computed once.
+#[derive(Default)]
+struct BoundsCache(HashMap<(usize, usize), NullU>);
+
+impl BoundsCache {
+    fn get(&mut self, n: usize, m: usize) -> &NullU {
+        self.0.entry((n, m)).or_insert_with(|| NullU::new(n, m))
+    }
+}
+
+/// The app, or one of its scenes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scope {
+    App,
+    Scene,
+}
+
 /// The metrics both sides can support: `overrun_p90` and `perfetto_jank_pct`
 /// need FrameTimeline on both sides; scenes have no wall time.
-fn included_metrics(before: &[Vec<Frame>], after: &[Vec<Frame>], with_wall: bool) -> Vec<usize> {
-    let has_timeline = |side: &[Vec<Frame>]| side.iter().flatten().any(|f| f.overrun_ns.is_some());
+fn included_metrics(before: &[Run], after: &[Run], with_wall: bool) -> Vec<usize> {
+    let has_timeline = |side: &[Run]| side.iter().flat_map(|r| &r.frames).any(|f| f.overrun_ns.is_some());
     let timeline = has_timeline(before) && has_timeline(after);
     (0..METRICS.len())
         .filter(|&k| match METRICS[k].name {
@@ -154,85 +283,147 @@ fn included_metrics(before: &[Vec<Frame>], after: &[Vec<Frame>], with_wall: bool
         .collect()
 }
 
-/// Bootstrap, per-run values, p and verdict for the `included` metrics.
-fn compare_metrics(
-    before: &[Vec<Frame>],
-    after: &[Vec<Frame>],
-    walls: &Walls,
-    included: &[usize],
-    s: &Settings,
-    seed: u64,
-) -> Vec<MetricResult> {
-    fn slices(side: &[Vec<Frame>]) -> Vec<Vec<&Frame>> {
-        side.iter().map(|r| r.iter().collect()).collect()
-    }
-    let (b_refs, a_refs) = (slices(before), slices(after));
-    let per_run = |refs: &[Vec<&Frame>], side: usize| -> Vec<Vec<f64>> {
-        let wall = |i: usize| walls.sides.as_ref().map(|w| w[side][i]);
-        refs.iter().enumerate().map(|(i, r)| eval(r, wall(i))).collect()
-    };
-    let (b_runs, a_runs) = (per_run(&b_refs, 0), per_run(&a_refs, 1));
-    let b: Vec<&[Frame]> = before.iter().map(Vec::as_slice).collect();
-    let a: Vec<&[Frame]> = after.iter().map(Vec::as_slice).collect();
-    let cis = bootstrap_deltas_at(&b, &a, s.resamples, seed, s.alpha, |r| walls.eval(r));
-    let one_run = before.len() == 1 || after.len() == 1;
-    included
-        .iter()
-        .map(|&k| {
-            let column = |runs: &[Vec<f64>]| -> Vec<f64> { runs.iter().map(|v| v[k]).collect() };
-            let (br, ar) = (column(&b_runs), column(&a_runs));
-            // fps_wall does not vary within a run (the run's wall time is fixed), so the frame-level bootstrap of a
-            // one-run side would give it a zero-width interval: no interval rather than a false certainty.
-            let ci = if METRICS[k].name == "fps_wall" && one_run {
-                None
-            } else {
-                cis[k].ci95
-            };
-            debug_assert_eq!(cis[k].delta(), cis[k].after - cis[k].before);
-            metric_result(k, cis[k].before, cis[k].after, ci, &br, &ar, s)
-        })
-        .collect()
+/// The finite values of column `k` (a run where the metric is undefined is left out of its sample).
+fn column(values: &[Vec<f64>], k: usize) -> Vec<f64> {
+    values.iter().map(|v| v[k]).filter(|v| v.is_finite()).collect()
 }
 
-fn metric_result(
-    k: usize,
-    before: f64,
-    after: f64,
-    ci: Option<(f64, f64)>,
-    before_runs: &[f64],
-    after_runs: &[f64],
+fn median(values: &[f64]) -> f64 {
+    quantile_linear(&mut values.to_vec(), 0.5)
+}
+
+/// Tests, intervals, Holm and verdicts for the `included` metrics, from per-run values (`[run][metric]`).
+fn compare_metrics(
+    before: &[Vec<f64>],
+    after: &[Vec<f64>],
+    included: &[usize],
+    scope: Scope,
     s: &Settings,
+    bounds: &mut BoundsCache,
+) -> Vec<MetricResult> {
+    let mut results: Vec<MetricResult> = included
+        .iter()
+        .map(|&k| describe_and_test(k, column(before, k), column(after, k), scope, s, bounds))
+        .collect();
+    // Holm over the headline's tests; every other family is a single test.
+    let headline: Vec<usize> = (0..results.len())
+        .filter(|&i| results[i].family == Family::Headline)
+        .collect();
+    let adjusted = holm(&headline.iter().map(|&i| results[i].p_value).collect::<Vec<_>>());
+    for (&i, p) in headline.iter().zip(adjusted) {
+        results[i].p_adjusted = p;
+    }
+    let family_size = headline.iter().filter(|&&i| results[i].p_value.is_some()).count().max(1);
+    let min_runs = min_runs_per_side(s.alpha);
+    for (r, &k) in results.iter_mut().zip(included) {
+        let all_runs = |values: &[Vec<f64>]| values.iter().map(|v| finite(v[k])).collect();
+        r.before_runs = all_runs(before);
+        r.after_runs = all_runs(after);
+        let (b, a) = (column(before, k), column(after, k));
+        if r.verdict == Verdict::Inconclusive {
+            r.verdict = match (r.p_adjusted, r.before, r.delta) {
+                (Some(p), Some(bv), Some(d)) => decide(
+                    &Evidence {
+                        direction: r.direction,
+                        before: bv,
+                        delta: d,
+                        p,
+                        u_excess: r.u_excess,
+                        equivalence_ci: r.equivalence_ci.map(|c| (c[0], c[1])),
+                    },
+                    s.alpha,
+                    s.min_change_pct,
+                ),
+                _ => Verdict::Inconclusive,
+            };
+        }
+        if matches!(r.verdict, Verdict::Inconclusive | Verdict::Indicative) {
+            let alpha_test = if r.family == Family::Headline {
+                s.alpha / family_size as f64
+            } else {
+                s.alpha
+            };
+            r.runs_needed = match (r.before, r.delta, pooled_sd(&b, &a)) {
+                (Some(before), Some(delta), Some(sd)) => runs_needed(
+                    Spread { before, delta, sd },
+                    s.alpha,
+                    alpha_test,
+                    s.min_change_pct,
+                    // More than the runs that left it unresolved.
+                    min_runs.max(b.len().min(a.len()) + 1),
+                ),
+                _ => None,
+            };
+            if r.verdict == Verdict::Indicative && r.runs_needed.is_none() {
+                r.runs_needed = Some(min_runs);
+            }
+        }
+    }
+    results
+}
+
+/// One metric's description and test; the verdict is settled after Holm (`Inconclusive` stands for "to decide").
+fn describe_and_test(
+    k: usize,
+    b: Vec<f64>,
+    a: Vec<f64>,
+    scope: Scope,
+    s: &Settings,
+    bounds: &mut BoundsCache,
 ) -> MetricResult {
     let def = &METRICS[k];
+    let (before, after) = (median(&b), median(&a));
     let delta = after - before;
     let delta_pct = if before != 0.0 {
-        delta / before.abs() * 100.0
+        percent_of(before, delta)
     } else {
         f64::NAN
     };
-    let verdict = match ci {
-        Some(ci) => verdict(def.direction, before, delta, ci, s.min_change_pct),
-        None => Verdict::Inconclusive,
+    let family = match (def.role, scope) {
+        (Role::Descriptive, _) => Family::None,
+        (_, Scope::Scene) => Family::Exploratory,
+        (Role::Headline, Scope::App) => Family::Headline,
+        (Role::Secondary, Scope::App) => Family::Secondary,
     };
-    let enough = before_runs.len() >= MIN_RUNS_FOR_P && after_runs.len() >= MIN_RUNS_FOR_P;
-    MetricResult {
+    let mut r = MetricResult {
         metric: def.name,
         unit: def.unit,
         direction: def.direction,
+        family,
         before: finite(before),
         after: finite(after),
         delta: finite(delta),
         delta_pct: finite(delta_pct),
-        ci95: ci.filter(|c| c.0.is_finite() && c.1.is_finite()).map(|c| [c.0, c.1]),
-        p_value: if enough {
-            mann_whitney_p(before_runs, after_runs)
-        } else {
-            None
-        },
-        verdict,
-        before_runs: before_runs.iter().map(|&v| finite(v)).collect(),
-        after_runs: after_runs.iter().map(|&v| finite(v)).collect(),
+        ci: None,
+        equivalence_ci: None,
+        p_value: None,
+        p_adjusted: None,
+        p_method: None,
+        verdict: Verdict::Descriptive,
+        runs_needed: None,
+        before_runs: Vec::new(),
+        after_runs: Vec::new(),
+        u_excess: 0.0,
+    };
+    if family == Family::None {
+        return r;
     }
+    if !testable(b.len(), a.len(), s.alpha) {
+        r.verdict = Verdict::Indicative;
+        return r;
+    }
+    let null = bounds.get(b.len(), a.len());
+    let pair = |c: Option<(f64, f64)>| c.map(|(lo, hi)| [lo, hi]);
+    r.ci = pair(null.interval(&b, &a, s.alpha));
+    r.equivalence_ci = pair(null.interval(&b, &a, (2.0 * s.alpha).min(0.999)));
+    if let Some(t) = mann_whitney(&b, &a, Some(null)) {
+        r.p_value = Some(t.p);
+        r.p_adjusted = Some(t.p);
+        r.p_method = Some(t.method);
+        r.u_excess = t.u_excess;
+    }
+    r.verdict = Verdict::Inconclusive;
+    r
 }
 
 /// Scene names of a side, in order of first appearance.
@@ -248,18 +439,24 @@ fn scene_names(runs: &[Run]) -> Vec<String> {
     names
 }
 
-/// A scene's frames in each run that has it (runs without it are left out).
-fn scene_runs(runs: &[Run], scene: &str) -> Vec<Vec<Frame>> {
+/// Per-run values of a scene: its frames in each run that has it (runs without it are left out).
+fn scene_values(runs: &[Run], scene: &str) -> Vec<Vec<f64>> {
     runs.iter()
         .filter_map(|r| {
             let id = r.scene_names.iter().position(|n| n == scene)? as u32;
-            Some(r.frames.iter().filter(|f| f.scene == id).copied().collect())
+            let frames: Vec<&Frame> = r.frames.iter().filter(|f| f.scene == id).collect();
+            Some(eval(&frames, None))
         })
         .collect()
 }
 
 /// Per-scene comparisons for scenes on both sides; a warning per one-sided scene.
-fn compare_scenes(before: &[Run], after: &[Run], s: &Settings) -> (Vec<SceneResult>, Vec<String>) {
+fn compare_scenes(
+    before: &[Run],
+    after: &[Run],
+    s: &Settings,
+    bounds: &mut BoundsCache,
+) -> (Vec<SceneResult>, Vec<String>) {
     let (bn, an) = (scene_names(before), scene_names(after));
     let mut warnings = Vec::new();
     for (names, other, side) in [(&bn, &an, "before"), (&an, &bn, "after")] {
@@ -267,38 +464,47 @@ fn compare_scenes(before: &[Run], after: &[Run], s: &Settings) -> (Vec<SceneResu
             warnings.push(format!("scene {n} is only on the {side} side; not compared"));
         }
     }
-    let common: Vec<&String> = bn.iter().filter(|n| an.contains(n)).collect();
     // One scene on both sides is the app itself: its rows would repeat the app's.
     if bn.len() < 2 && an.len() < 2 {
         return (Vec::new(), warnings);
     }
-    let results = common
+    let included = included_metrics(before, after, false);
+    let results = bn
         .iter()
-        .enumerate()
-        .map(|(i, name)| {
-            let (b, a) = (scene_runs(before, name), scene_runs(after, name));
-            let included = included_metrics(&b, &a, false);
-            let seed = s.seed.wrapping_add(1 + i as u64);
-            SceneResult {
-                scene: (*name).clone(),
-                metrics: compare_metrics(&b, &a, &Walls::default(), &included, s, seed),
-            }
+        .filter(|n| an.contains(n))
+        .map(|name| SceneResult {
+            scene: name.clone(),
+            metrics: compare_metrics(
+                &scene_values(before, name),
+                &scene_values(after, name),
+                &included,
+                Scope::Scene,
+                s,
+                bounds,
+            ),
         })
         .collect();
     (results, warnings)
 }
 
-fn side_json(runs: &[Run]) -> SideJson {
+/// Index of a metric in [`METRICS`].
+fn metric_index(name: &str) -> usize {
+    METRICS
+        .iter()
+        .position(|m| m.name == name)
+        .unwrap_or_else(|| unreachable!("{name} is one of METRICS"))
+}
+
+fn side_json(runs: &[Run], values: &[Vec<f64>]) -> SideJson {
+    let fps = metric_index("fps");
     let runs_json: Vec<RunJson> = runs
         .iter()
-        .map(|r| {
-            let refs: Vec<&Frame> = r.frames.iter().collect();
-            RunJson {
-                trace: r.trace.clone(),
-                frames: r.frames.len(),
-                fps: finite(eval(&refs, None)[1]),
-                refresh_hz: finite(max_hz(&r.frames)),
-            }
+        .zip(values)
+        .map(|(r, v)| RunJson {
+            trace: r.trace.clone(),
+            frames: r.frames.len(),
+            fps: finite(v[fps]),
+            refresh_hz: finite(max_hz(&r.frames)),
         })
         .collect();
     let hz = runs.iter().map(|r| max_hz(&r.frames)).fold(f64::NAN, f64::max);
@@ -312,29 +518,46 @@ fn max_hz(frames: &[Frame]) -> f64 {
     frames.iter().map(|f| f.refresh_hz).fold(f64::NAN, f64::max)
 }
 
+/// Display time the app's frames covered in one run, Σ (d + 1) · I: the length of what the scenario made
+/// the app draw. Unlike frames per second of trace it does not follow the fps: a smoother build draws
+/// more frames in the same time.
+fn drawing_time_s(run: &Run) -> f64 {
+    run.frames
+        .iter()
+        .map(|f| (f.dropped.max(0) + 1) as f64 * f.interval_ns as f64)
+        .sum::<f64>()
+        / 1e9
+}
+
 /// The checks that say a comparison may mislead.
-fn quality_warnings(before: &[Run], after: &[Run]) -> Vec<String> {
+fn quality_warnings(before: &[Run], after: &[Run], b_values: &[Vec<f64>], a_values: &[Vec<f64>]) -> Vec<String> {
     let mut w = Vec::new();
-    let hz = |runs: &[Run]| runs.iter().map(|r| max_hz(&r.frames)).fold(f64::NAN, f64::max);
-    let (bh, ah) = (hz(before), hz(after));
-    if (bh - ah).abs() > 0.5 {
+    let side_hz = |runs: &[Run]| runs.iter().map(|r| max_hz(&r.frames)).fold(f64::NAN, f64::max);
+    let (bh, ah) = (side_hz(before), side_hz(after));
+    if (bh - ah).abs() > REFRESH_TOLERANCE_HZ {
         w.push(format!(
             "refresh rate differs: before {bh:.0} Hz, after {ah:.0} Hz; fps is compared against each side's own rate \
              (each side's fps is capped at its refresh rate and frame budgets scale with it)"
         ));
     }
-    for (what, get) in [("build fingerprint", 0), ("device", 1)] {
+    for (runs, side) in [(before, "before"), (after, "after")] {
+        let rates: Vec<f64> = runs.iter().map(|r| max_hz(&r.frames)).filter(|v| v.is_finite()).collect();
+        let (lo, hi) = rates
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+        if hi - lo > REFRESH_TOLERANCE_HZ {
+            w.push(format!(
+                "mixed refresh rates on the {side} side: its runs ran at {lo:.0} to {hi:.0} Hz; runs at different rates \
+                 are not alike (fps is capped at each run's rate): record every run at one rate"
+            ));
+        }
+    }
+    for (what, get) in [
+        ("build fingerprint", (|r: &Run| r.fingerprint.clone()) as fn(&Run) -> Option<String>),
+        ("device", |r: &Run| r.device.clone()),
+    ] {
         let values = |runs: &[Run]| -> Vec<String> {
-            let mut v: Vec<String> = runs
-                .iter()
-                .filter_map(|r| {
-                    if get == 0 {
-                        r.fingerprint.clone()
-                    } else {
-                        r.device.clone()
-                    }
-                })
-                .collect();
+            let mut v: Vec<String> = runs.iter().filter_map(get).collect();
             v.sort();
             v.dedup();
             v
@@ -348,28 +571,17 @@ fn quality_warnings(before: &[Run], after: &[Run]) -> Vec<String> {
             ));
         }
     }
-    let rate = |runs: &[Run]| {
-        let frames: usize = runs.iter().map(|r| r.frames.len()).sum();
-        let span: i64 = runs.iter().map(|r| r.trace_span_ns).sum();
-        if span > 0 {
-            frames as f64 / (span as f64 / 1e9)
-        } else {
-            f64::NAN
-        }
-    };
-    let (br, ar) = (rate(before), rate(after));
-    if br > 0.0 && ar.is_finite() && ((ar - br) / br).abs() > RATE_CHANGE {
+    let drawing = |runs: &[Run]| median(&runs.iter().map(drawing_time_s).collect::<Vec<_>>());
+    let (bd, ad) = (drawing(before), drawing(after));
+    if bd > 0.0 && ad.is_finite() && ((ad - bd) / bd).abs() > DRAWING_TIME_CHANGE {
         w.push(format!(
-            "frames per second of trace differs by {:+.0}% (before {br:.1}/s, after {ar:.1}/s): did the scenario change?",
-            (ar - br) / br * 100.0
+            "the app drew for {bd:.1} s per run before and {ad:.1} s after (median run, {:+.0}%): did the scenario change?",
+            (ad - bd) / bd * 100.0
         ));
     }
-    for (runs, side) in [(before, "before"), (after, "after")] {
-        let fps: Vec<f64> = runs
-            .iter()
-            .map(|r| eval(&r.frames.iter().collect::<Vec<_>>(), None)[1])
-            .collect();
-        if let Some(cv) = coefficient_of_variation(&fps) {
+    let fps = metric_index("fps");
+    for (values, side) in [(b_values, "before"), (a_values, "after")] {
+        if let Some(cv) = coefficient_of_variation(&column(values, fps)) {
             if cv > NOISY_CV {
                 w.push(format!(
                     "noisy runs: fps varies {:.0}% run to run on the {side} side (coefficient of variation > 10%); \
@@ -382,51 +594,100 @@ fn quality_warnings(before: &[Run], after: &[Run]) -> Vec<String> {
     w
 }
 
-/// One gate rule against the app-level metrics.
-fn gate(c: &Comparison, rule: &GateRule) -> GateResult {
-    let Some(m) = c.metric(&rule.metric) else {
-        return GateResult {
-            rule: rule.text.clone(),
-            tripped: false,
-            value: None,
-        };
-    };
-    let value = match rule.field {
-        stats::GateField::After => m.after,
-        stats::GateField::Delta => m.delta,
-        stats::GateField::DeltaPct => m.delta_pct,
-    };
-    let nan = f64::NAN;
-    let tripped = rule.tripped(
-        m.after.unwrap_or(nan),
-        m.delta.unwrap_or(nan),
-        m.delta_pct.unwrap_or(nan),
-        m.verdict,
-    );
-    GateResult {
-        rule: rule.text.clone(),
-        tripped,
-        value,
+/// The headline word from the verdicts of fps, frame cost P90 and janky frames.
+fn overall(c: &Comparison) -> &'static str {
+    if c.indicative {
+        return "indicative";
+    }
+    let verdicts: Vec<Verdict> = c
+        .metrics
+        .iter()
+        .filter(|m| m.family == Family::Headline)
+        .map(|m| m.verdict)
+        .collect();
+    let better = verdicts.contains(&Verdict::Better);
+    let worse = verdicts.contains(&Verdict::Worse);
+    match (better, worse) {
+        (true, false) => "smoother",
+        (false, true) => "less smooth",
+        (true, true) => "mixed",
+        _ if !verdicts.is_empty() && verdicts.iter().all(|v| *v == Verdict::Same) => "no change",
+        _ => "no clear change",
     }
 }
 
+/// Every rule against the app-level metrics: Holm over the rules on a change; budgets on the value.
+fn gates(c: &Comparison, rules: &[GateRule], s: &Settings) -> Vec<GateResult> {
+    let metric = |r: &GateRule| c.metric(&r.metric);
+    let change_ps: Vec<Option<f64>> = rules
+        .iter()
+        .map(|r| if r.on_change() { metric(r).and_then(|m| m.p_value) } else { None })
+        .collect();
+    let adjusted = holm(&change_ps);
+    rules
+        .iter()
+        .zip(adjusted)
+        .map(|(rule, p_family)| {
+            let m = metric(rule);
+            let value = m.and_then(|m| match rule.field {
+                GateField::After => m.after,
+                GateField::Delta => m.delta,
+                GateField::DeltaPct => m.delta_pct,
+            });
+            let result = |status: GateStatus, reason: Option<String>| GateResult {
+                rule: rule.text.clone(),
+                status,
+                tripped: status == GateStatus::Tripped,
+                value,
+                p_adjusted: p_family,
+                reason,
+            };
+            let Some(m) = m else {
+                return result(GateStatus::NotChecked, Some(format!("{} is not available for these traces", rule.metric)));
+            };
+            if c.indicative {
+                let (b, a) = c.run_counts();
+                let why = format!(
+                    "indicative comparison ({b} vs {a} runs; a test needs {} a side at alpha {})",
+                    c.min_runs_per_side, s.alpha
+                );
+                return match s.indicative_gates {
+                    IndicativeGates::Pass => result(GateStatus::NotChecked, Some(why)),
+                    IndicativeGates::Fail => result(GateStatus::Tripped, Some(format!("{why}: failing closed"))),
+                };
+            }
+            let nan = f64::NAN;
+            let input = GateInput {
+                after: m.after.unwrap_or(nan),
+                delta: m.delta.unwrap_or(nan),
+                delta_pct: m.delta_pct.unwrap_or(nan),
+                p_family,
+                u_excess: m.u_excess,
+            };
+            if rule.tripped(&input, s.alpha) {
+                result(GateStatus::Tripped, None)
+            } else {
+                result(GateStatus::Ok, None)
+            }
+        })
+        .collect()
+}
+
 /// The stderr line of a tripped rule: the rule, the values, the interval.
-pub(crate) fn tripped_line(c: &Comparison, rule: &GateRule) -> String {
+pub(crate) fn tripped_line(c: &Comparison, rule: &GateRule, gate: &GateResult) -> String {
     let f = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.3}"));
     let Some(m) = c.metric(&rule.metric) else {
         return format!("gate tripped: {}", rule.text);
     };
-    let value = match rule.field {
-        stats::GateField::After => m.after,
-        stats::GateField::Delta => m.delta,
-        stats::GateField::DeltaPct => m.delta_pct,
-    };
+    if let Some(reason) = &gate.reason {
+        return format!("gate tripped: {}: {reason}", rule.text);
+    }
     format!(
-        "gate tripped: {}: {}.{} = {} ({} {}); {} {} → {} (Δ {}, Δ% {}), 95% CI {}, verdict {}",
+        "gate tripped: {}: {}.{} = {} ({} {}); {} {} → {} (Δ {}, Δ% {}), {} {}, p (Holm over the gates) {}, verdict {}",
         rule.text,
         m.metric,
         rule.field.as_str(),
-        f(value),
+        f(gate.value),
         rule.op.as_str(),
         rule.threshold,
         m.metric,
@@ -434,21 +695,13 @@ pub(crate) fn tripped_line(c: &Comparison, rule: &GateRule) -> String {
         f(m.after),
         f(m.delta),
         f(m.delta_pct),
-        m.ci95.map_or("n/a".into(), |c| format!("[{:.3}, {:.3}]", c[0], c[1])),
-        verdict_word(m.verdict)
+        c.settings.ci_label(),
+        m.ci.map_or("n/a".into(), |c| format!("[{:.3}, {:.3}]", c[0], c[1])),
+        f(gate.p_adjusted),
+        m.verdict.word()
     )
 }
 
-pub(crate) fn verdict_word(v: Verdict) -> &'static str {
-    match v {
-        Verdict::Better => "better",
-        Verdict::Worse => "worse",
-        Verdict::Same => "same",
-        Verdict::Inconclusive => "inconclusive",
-    }
-}
-
-/// Metric names a rule may name.
-pub(crate) fn rule_metrics() -> Vec<&'static str> {
-    metrics::names().into_iter().filter(|n| *n != "frames").collect()
-}
+#[cfg(test)]
+#[path = "comparison_tests.rs"]
+mod tests;

@@ -8,8 +8,9 @@ use minijinja::Environment;
 use serde::Serialize;
 
 use super::charts::CompareChart;
-use super::comparison::{verdict_word, Comparison, MetricResult};
-use super::render::{headline, indicative_note, overall, verdict_cell};
+use super::comparison::{Comparison, MetricResult};
+use super::gate::GateStatus;
+use super::render::{cells, headline, indicative_note, overall, signed, value, verdict_cell};
 use super::stats::Verdict;
 use crate::report::ReportError;
 
@@ -64,7 +65,9 @@ struct RunView {
 struct GateView {
     rule: String,
     tripped: bool,
+    state: &'static str,
     value: String,
+    reason: String,
 }
 
 #[derive(Serialize)]
@@ -82,75 +85,52 @@ struct Page {
     ci_label: String,
     charts: Vec<ChartView>,
     runs: Vec<RunView>,
-    resamples: usize,
-    seed: u64,
+    alpha: String,
     min_change: String,
+    min_runs: usize,
 }
 
 fn class(v: Verdict) -> &'static str {
-    verdict_word(v)
-}
-
-fn num(v: Option<f64>, decimals: usize, signed: bool) -> String {
-    match v {
-        Some(v) if signed => format!("{v:+.decimals$}"),
-        Some(v) => format!("{v:.decimals$}"),
-        None => "–".into(),
-    }
-}
-
-fn decimals(unit: &str) -> usize {
-    match unit {
-        "frames" => 0,
-        "fps" | "ms" => 1,
-        _ => 2,
-    }
+    v.word()
 }
 
 fn row(m: &MetricResult) -> Row {
-    let d = decimals(m.unit);
-    let unit = match m.unit {
-        "frames" | "fps" => String::new(),
-        u => format!(" ({u})"),
-    };
+    let [metric, before, after, delta, delta_pct, ci, p, verdict] = cells(m);
     Row {
-        metric: format!("{}{unit}", m.metric),
-        before: num(m.before, d, false),
-        after: num(m.after, d, false),
-        delta: num(m.delta, d, true),
-        delta_pct: m.delta_pct.map_or("–".into(), |p| format!("{p:+.1}%")),
-        ci: m.ci95.map_or("–".into(), |c| {
-            format!("[{}, {}]", num(Some(c[0]), d, true), num(Some(c[1]), d, true))
-        }),
-        p: m.p_value.map_or("–".into(), |p| format!("{p:.3}")),
-        verdict: verdict_cell(m.verdict),
+        metric,
+        before,
+        after,
+        delta,
+        delta_pct,
+        ci,
+        p,
+        verdict,
         class: class(m.verdict),
     }
 }
 
 fn card(c: &Comparison, name: &str, label: &'static str, unit: &str) -> Option<Card> {
     let m = c.metric(name)?;
-    let d = decimals(m.unit);
     Some(Card {
         label,
-        before: format!("{}{unit}", num(m.before, d, false)),
-        after: format!("{}{unit}", num(m.after, d, false)),
+        before: format!("{}{unit}", value(m.before, m.unit)),
+        after: format!("{}{unit}", value(m.after, m.unit)),
         change: m
             .delta_pct
-            .map_or_else(|| format!("Δ {}", num(m.delta, d, true)), |p| format!("{p:+.1}%")),
-        verdict: verdict_cell(m.verdict),
+            .map_or_else(|| format!("Δ {}", signed(m.delta, m.unit)), |p| format!("{p:+.1}%")),
+        verdict: verdict_cell(m),
         class: class(m.verdict),
     })
 }
 
-fn page(c: &Comparison, charts: &[CompareChart], alpha: f64, seed: u64, min_change: f64, resamples: usize) -> Page {
+fn page(c: &Comparison, charts: &[CompareChart]) -> Page {
     let (b, a) = c.run_counts();
     let mut tables = vec![Table {
         title: format!("{} ({b} vs {a} runs)", c.app),
         rows: c.metrics.iter().map(row).collect(),
     }];
     tables.extend(c.scenes.iter().map(|s| Table {
-        title: format!("scene {}", s.scene),
+        title: format!("scene {} (exploratory)", s.scene),
         rows: s.metrics.iter().map(row).collect(),
     }));
     let runs = [("before", &c.before), ("after", &c.after)]
@@ -160,7 +140,7 @@ fn page(c: &Comparison, charts: &[CompareChart], alpha: f64, seed: u64, min_chan
                 side,
                 trace: r.trace.clone(),
                 frames: r.frames,
-                fps: num(r.fps, 1, false),
+                fps: value(r.fps, "fps"),
                 hz: r.refresh_hz.map_or("–".into(), |h| format!("{h:.0} Hz")),
             })
         })
@@ -175,6 +155,7 @@ fn page(c: &Comparison, charts: &[CompareChart], alpha: f64, seed: u64, min_chan
             "smoother" => "better",
             "less smooth" => "worse",
             "no change" => "same",
+            "indicative" => "indicative",
             _ => "inconclusive",
         },
         indicative: indicative_note(c),
@@ -193,12 +174,18 @@ fn page(c: &Comparison, charts: &[CompareChart], alpha: f64, seed: u64, min_chan
             .map(|g| GateView {
                 rule: g.rule.clone(),
                 tripped: g.tripped,
-                value: num(g.value, 3, false),
+                state: match g.status {
+                    GateStatus::Ok => "ok",
+                    GateStatus::Tripped => "TRIPPED",
+                    GateStatus::NotChecked => "not checked",
+                },
+                value: g.value.map_or("–".into(), |v| format!("{v:.3}")),
+                reason: g.reason.clone().unwrap_or_default(),
             })
             .collect(),
         warnings: c.warnings.clone(),
         tables,
-        ci_label: format!("{:.0}% CI", (1.0 - alpha) * 100.0),
+        ci_label: c.settings.ci_label(),
         charts: charts
             .iter()
             .map(|ch| ChartView {
@@ -208,27 +195,20 @@ fn page(c: &Comparison, charts: &[CompareChart], alpha: f64, seed: u64, min_chan
             })
             .collect(),
         runs,
-        resamples,
-        seed,
-        min_change: format!("{min_change}"),
+        alpha: format!("{}", c.settings.alpha),
+        min_change: format!("{}", c.settings.min_change_pct),
+        min_runs: c.min_runs_per_side,
     }
 }
 
 /// The page, HTML-escaped by minijinja (the template's `.html` name turns auto-escaping on).
-pub(crate) fn render(
-    c: &Comparison,
-    charts: &[CompareChart],
-    alpha: f64,
-    seed: u64,
-    min_change: f64,
-    resamples: usize,
-) -> Result<String, ReportError> {
+pub(crate) fn render(c: &Comparison, charts: &[CompareChart]) -> Result<String, ReportError> {
     let mut env = Environment::new();
     env.add_template("compare.html", TEMPLATE)
         .map_err(|e| ReportError::Write(format!("compare template: {e}")))?;
     let tmpl = env
         .get_template("compare.html")
         .map_err(|e| ReportError::Write(e.to_string()))?;
-    tmpl.render(page(c, charts, alpha, seed, min_change, resamples))
+    tmpl.render(page(c, charts))
         .map_err(|e| ReportError::Write(format!("compare template: {e:#}")))
 }

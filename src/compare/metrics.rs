@@ -1,16 +1,15 @@
-//! The metrics `compare` compares, computed in plain Rust over a side's pooled
-//! frames (the bootstrap recomputes them on every resample, so they cannot go
-//! through polars). Each formula is the one `analyze` uses (docs/metrics.md);
-//! a test checks that one run's values equal `analyze`'s summary of it.
+//! The metrics `compare` compares, computed in plain Rust over one run's
+//! frames (one value per run per side is what the statistics take). Each
+//! formula is the one `analyze` uses (docs/metrics.md); a test checks that
+//! one run's values equal `analyze`'s summary of it.
 
-use super::stats::{quantile_nearest_rank, quantiles, Direction, Interpolation, Resample};
+use super::stats::quantile::{quantile_nearest_rank, quantiles, Interpolation};
+use super::stats::Direction;
 use crate::frames::DropLevel;
 
 /// One frame of the compared app, reduced to what the metrics need.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Frame {
-    /// 0 before, 1 after: lets a metric find its side's per-run data.
-    pub side: u8,
     pub ts: i64,
     pub cost_ns: i64,
     pub dropped: i64,
@@ -24,9 +23,8 @@ pub(crate) struct Frame {
 }
 
 impl Frame {
-    pub(crate) fn from_row(side: u8, r: &crate::frames::FrameRow, scene: u32) -> Frame {
+    pub(crate) fn from_row(r: &crate::frames::FrameRow, scene: u32) -> Frame {
         Frame {
-            side,
             ts: r.ts,
             cost_ns: r.frame_cost_ns,
             dropped: r.dropped_frames,
@@ -40,21 +38,53 @@ impl Frame {
     }
 }
 
-/// A compared metric: its JSON name, unit, which way is better, how people read it.
+/// What a metric's comparison may conclude.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// One of the headline's three: tested as a family (Holm).
+    Headline,
+    /// Tested on its own at `--alpha`.
+    Secondary,
+    /// Described only: no test, no verdict, no gate on its change.
+    Descriptive,
+}
+
+/// A compared metric: its JSON name, unit, which way is better, how people read it, what it may conclude.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct MetricDef {
     pub name: &'static str,
     pub unit: &'static str,
     pub direction: Direction,
     pub label: &'static str,
+    pub role: Role,
 }
 
 const fn def(name: &'static str, unit: &'static str, direction: Direction, label: &'static str) -> MetricDef {
+    let role = match direction {
+        Neutral => Role::Descriptive,
+        _ => Role::Secondary,
+    };
     MetricDef {
         name,
         unit,
         direction,
         label,
+        role,
+    }
+}
+
+const fn headline(d: MetricDef) -> MetricDef {
+    MetricDef {
+        role: Role::Headline,
+        ..d
+    }
+}
+
+/// A sample maximum grows with the number of frames and rests on one frame: described, never judged.
+const fn descriptive(d: MetricDef) -> MetricDef {
+    MetricDef {
+        role: Role::Descriptive,
+        ..d
     }
 }
 
@@ -63,14 +93,14 @@ use Direction::{Higher, Lower, Neutral};
 /// Every metric, in output order. [`eval`] returns values in this order.
 pub(crate) const METRICS: &[MetricDef] = &[
     def("frames", "frames", Neutral, "frames"),
-    def("fps", "fps", Higher, "fps"),
+    headline(def("fps", "fps", Higher, "fps")),
     def("fps_wall", "fps", Higher, "fps (wall time)"),
     def("frame_cost_p50", "ms", Lower, "frame cost P50"),
-    def("frame_cost_p90", "ms", Lower, "frame cost P90"),
+    headline(def("frame_cost_p90", "ms", Lower, "frame cost P90")),
     def("frame_cost_p95", "ms", Lower, "frame cost P95"),
     def("frame_cost_p99", "ms", Lower, "frame cost P99"),
-    def("frame_cost_max", "ms", Lower, "frame cost max"),
-    def("jank_pct", "%", Lower, "janky frames"),
+    descriptive(def("frame_cost_max", "ms", Lower, "frame cost max")),
+    headline(def("jank_pct", "%", Lower, "janky frames")),
     def("dropped_per_100", "per 100 frames", Lower, "dropped frames"),
     def("normal_plus_per_1000", "per 1000 frames", Lower, "NORMAL+ frames"),
     def("middle_plus_per_1000", "per 1000 frames", Lower, "MIDDLE+ frames"),
@@ -87,9 +117,14 @@ pub(crate) fn index_of(name: &str) -> Option<usize> {
     METRICS.iter().position(|m| m.name == name)
 }
 
-/// Metric names, for gate rules.
-pub(crate) fn names() -> Vec<&'static str> {
-    METRICS.iter().map(|m| m.name).collect()
+/// Names of the metrics a gate rule may name (all but the frame count).
+pub(crate) fn gateable() -> Vec<&'static str> {
+    METRICS.iter().filter(|m| m.direction != Neutral).map(|m| m.name).collect()
+}
+
+/// Names of the metrics whose change carries no verdict.
+pub(crate) fn descriptive_names() -> Vec<&'static str> {
+    METRICS.iter().filter(|m| m.role == Role::Descriptive).map(|m| m.name).collect()
 }
 
 /// Choreographer logs "Skipped N frames!" from this many skipped frames on.
@@ -110,9 +145,9 @@ fn cost_percentiles(values: &mut [f64]) -> [f64; 5] {
     [q[0], q[1], q[2], q[3], q[4]]
 }
 
-/// All metrics over `frames` in [`METRICS`] order. `wall_ns` is the wall time
-/// of the runs the frames come from (None: `fps_wall` is undefined, as for a
-/// scene). Undefined values are NaN.
+/// All metrics over one run's `frames` in [`METRICS`] order. `wall_ns` is the
+/// run's wall time (None: `fps_wall` is undefined, as for a scene).
+/// Undefined values are NaN.
 pub(crate) fn eval(frames: &[&Frame], wall_ns: Option<i64>) -> Vec<f64> {
     let n = frames.len();
     let paced: i64 = frames.iter().map(|f| (f.dropped + 1) * f.interval_ns).sum();
@@ -174,23 +209,4 @@ pub(crate) fn eval(frames: &[&Frame], wall_ns: Option<i64>) -> Vec<f64> {
             1000.0,
         ),
     ]
-}
-
-/// The per-run wall times of both sides, so a resample can sum the wall time
-/// of the runs it drew.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Walls {
-    /// `[before, after]`, each one entry per run; None for scenes (no wall time).
-    pub sides: Option<[Vec<i64>; 2]>,
-}
-
-impl Walls {
-    /// The metrics of one resample (or of the captured frames).
-    pub(crate) fn eval(&self, r: &Resample<'_, Frame>) -> Vec<f64> {
-        let wall = self.sides.as_ref().and_then(|sides| {
-            let side = &sides[usize::from(r.frames().first()?.side)];
-            Some(r.runs().iter().map(|&i| side[i]).sum())
-        });
-        eval(r.frames(), wall)
-    }
 }

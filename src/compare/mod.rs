@@ -1,15 +1,16 @@
 //! `fpsan compare BEFORE AFTER`: did a change make the UI smoother, by how
 //! much, and can the runs tell? Wiring only: [`runs`] loads both sides
-//! through the one analysis entry point, [`comparison`] computes the metrics
-//! ([`metrics`]), the hierarchical-bootstrap intervals and verdicts
-//! ([`stats`]), warnings and gates, [`render`] prints, [`out`] writes
-//! `--out DIR`. Formulas and sources: docs/compare.md.
+//! through the one analysis entry point, [`comparison`] computes each run's
+//! metrics ([`metrics`]), the tests, intervals and verdicts on the per-run
+//! values ([`stats`]), warnings and gates ([`gate`]), [`render`] prints,
+//! [`out`] writes `--out DIR`. Formulas and sources: docs/compare.md.
 
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 mod charts;
 mod comparison;
+mod gate;
 mod html;
 mod metrics;
 mod out;
@@ -23,7 +24,10 @@ pub use render::CompareFormat;
 
 use crate::analysis;
 use crate::frames::FrameOptions;
-use comparison::{Comparison, Settings, RESAMPLES};
+pub use comparison::{Comparison, IndicativeGates};
+pub use runs::Run;
+pub use stats::Verdict;
+use comparison::Settings;
 use runs::{AppChoice, Side};
 
 /// `fpsan compare` arguments.
@@ -51,7 +55,7 @@ pub struct CompareArgs {
     /// CI gate `METRIC.FIELD OP NUMBER` (FIELD: after, delta, delta_pct; OP: <, <=, >, >=); exit 3 when one trips.
     #[arg(long = "fail-if", value_name = "RULE")]
     pub fail_if: Vec<String>,
-    /// The confidence intervals are 1 − alpha (0.05: 95%).
+    /// Significance level of every test (family-wise over the headline and over the gates); intervals are 1 − alpha.
     #[arg(long, default_value_t = 0.05, value_parser = alpha)]
     pub alpha: f64,
     /// Smallest change (% of before) reported as better or worse; within ± it is "same".
@@ -60,9 +64,9 @@ pub struct CompareArgs {
     /// Force the display refresh rate instead of reading it from the traces.
     #[arg(long, value_name = "F", value_parser = positive)]
     pub refresh_hz: Option<f64>,
-    /// Seed of the bootstrap: the same input and seed give the same output.
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    pub seed: u64,
+    /// With too few runs for a test (indicative): `pass` leaves the gates unchecked, `fail` trips them all (fail closed).
+    #[arg(long, value_enum, default_value_t = IndicativeGates::Pass)]
+    pub indicative_gates: IndicativeGates,
 }
 
 fn parse_f64(s: &str, ok: impl Fn(f64) -> bool, what: &str) -> Result<f64, String> {
@@ -114,10 +118,65 @@ pub struct GateTripped {
 pub struct Timings {
     /// Reading and analysing every run (in parallel).
     pub load: std::time::Duration,
-    /// Metrics, bootstrap intervals, p-values, verdicts, warnings and gates.
+    /// Per-run metrics, tests, intervals, verdicts, warnings and gates.
     pub compare: std::time::Duration,
     /// Printing and `--out`.
     pub output: std::time::Duration,
+}
+
+/// The knobs of a comparison made in memory ([`compare_runs`]).
+#[derive(Debug, Clone)]
+pub struct CompareOptions {
+    pub alpha: f64,
+    pub min_change_pct: f64,
+    pub indicative_gates: IndicativeGates,
+    /// `--fail-if` rules.
+    pub fail_if: Vec<String>,
+}
+
+impl Default for CompareOptions {
+    fn default() -> Self {
+        CompareOptions {
+            alpha: 0.05,
+            min_change_pct: 2.0,
+            indicative_gates: IndicativeGates::Pass,
+            fail_if: Vec::new(),
+        }
+    }
+}
+
+/// One run of a side: analyse the trace at `path` and keep the frames of
+/// `app` (matched as `analyze --app` matches). The error is one line.
+pub fn load_run(path: &Path, opts: &analysis::Options, app: &str) -> Result<Run, String> {
+    runs::load_run(path, opts, app)
+}
+
+/// What `fpsan compare` computes from runs already loaded, without reading
+/// or printing anything (the calibration program, the bindings). A rule that
+/// does not parse is [`CompareError::Usage`].
+pub fn compare_runs(app: &str, before: Vec<Run>, after: Vec<Run>, o: &CompareOptions) -> Result<Comparison, CompareError> {
+    let rules = parse_rules(&o.fail_if)?;
+    let sides = runs::Sides {
+        app: app.to_owned(),
+        runs: [before, after],
+        chosen_note: None,
+        warnings: Vec::new(),
+    };
+    let settings = Settings::new(o.alpha, o.min_change_pct, o.indicative_gates);
+    Ok(comparison::compare(&sides, &rules, &settings))
+}
+
+fn parse_rules(texts: &[String]) -> Result<Vec<gate::GateRule>, CompareError> {
+    let (all, descriptive) = (metrics::gateable(), metrics::descriptive_names());
+    let gateable = gate::Gateable {
+        all: &all,
+        descriptive: &descriptive,
+    };
+    texts
+        .iter()
+        .map(|r| gate::parse_rule(r, gateable))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| CompareError::Usage(e.to_string()))
 }
 
 /// Run `fpsan compare`.
@@ -127,33 +186,30 @@ pub fn run(a: &CompareArgs) -> Result<(), CompareError> {
 
 /// [`run`], returning how long each phase took.
 pub fn run_timed(a: &CompareArgs) -> Result<Timings, CompareError> {
-    let rule_metrics = comparison::rule_metrics();
-    let rules = a
-        .fail_if
-        .iter()
-        .map(|r| stats::parse_rule(r, &rule_metrics))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| CompareError::Usage(e.to_string()))?;
+    let rules = parse_rules(&a.fail_if)?;
     let started = std::time::Instant::now();
     let sides = load_sides(a)?;
     let load = started.elapsed();
-    let settings = Settings {
-        alpha: a.alpha,
-        min_change_pct: a.min_change,
-        seed: a.seed,
-        resamples: RESAMPLES,
-    };
+    let settings = Settings::new(a.alpha, a.min_change, a.indicative_gates);
     let c = comparison::compare(&sides, &rules, &settings);
     let compare = started.elapsed() - load;
     if let Some(dir) = &a.out {
-        let written = out::write(dir, &c, &sides, &settings)?;
+        let written = out::write(dir, &c, &sides)?;
         eprintln!("fpsan: wrote {} files to {}", written.len(), dir.display());
     }
     print(a.format, &c)?;
     let output = started.elapsed() - load - compare;
+    if c.indicative && !rules.is_empty() && a.indicative_gates == IndicativeGates::Pass {
+        let (b, af) = c.run_counts();
+        eprintln!(
+            "fpsan: gates not checked: the comparison is indicative ({b} vs {af} runs; a test needs {} a side at alpha {}); \
+             record more runs, or pass --indicative-gates fail to fail closed",
+            c.min_runs_per_side, a.alpha
+        );
+    }
     let tripped: Vec<String> = (c.gates.iter().zip(&rules))
         .filter(|(g, _)| g.tripped)
-        .map(|(_, r)| comparison::tripped_line(&c, r))
+        .map(|(g, r)| comparison::tripped_line(&c, r, g))
         .collect();
     if tripped.is_empty() {
         Ok(Timings { load, compare, output })

@@ -8,15 +8,15 @@ use std::path::{Path, PathBuf};
 
 use polars::prelude::{Column, DataFrame};
 
-use super::comparison::{Comparison, Settings};
+use super::comparison::Comparison;
 use super::runs::Sides;
 use super::{charts, html, render};
 use crate::report::{parquet::parquet_bytes, ReportError};
 
 /// Render everything, then write it into `dir` (created if needed).
-pub(crate) fn write(dir: &Path, c: &Comparison, sides: &Sides, s: &Settings) -> Result<Vec<PathBuf>, ReportError> {
+pub(crate) fn write(dir: &Path, c: &Comparison, sides: &Sides) -> Result<Vec<PathBuf>, ReportError> {
     let drawn = charts::render(c, &sides.runs)?;
-    let page = html::render(c, &drawn, s.alpha, s.seed, s.min_change_pct, s.resamples)?;
+    let page = html::render(c, &drawn)?;
     let mut files: Vec<(String, Vec<u8>)> = drawn.into_iter().map(|ch| (ch.file_name, ch.png)).collect();
     files.push(("compare.html".into(), page.into_bytes()));
     files.push(("compare.json".into(), render::json(c)?));

@@ -3,8 +3,9 @@
 //! aligned text (colour on a terminal only), GitHub Markdown, or the JSON
 //! document.
 
-use super::comparison::{verdict_word, Comparison, MetricResult};
-use super::metrics::METRICS;
+use super::comparison::{Comparison, Family, MetricResult};
+use super::stats::decision::RUNS_NEEDED_CAP;
+use super::gate::GateStatus;
 use super::stats::Verdict;
 
 /// `--format` of `fpsan compare`.
@@ -25,11 +26,11 @@ fn decimals(unit: &str) -> usize {
     }
 }
 
-fn value(v: Option<f64>, unit: &str) -> String {
+pub(crate) fn value(v: Option<f64>, unit: &str) -> String {
     v.map_or("–".into(), |v| format!("{v:.*}", decimals(unit)))
 }
 
-fn signed(v: Option<f64>, unit: &str) -> String {
+pub(crate) fn signed(v: Option<f64>, unit: &str) -> String {
     v.map_or("–".into(), |v| format!("{v:+.*}", decimals(unit)))
 }
 
@@ -38,13 +39,15 @@ fn pct(v: Option<f64>) -> String {
 }
 
 fn ci(m: &MetricResult) -> String {
-    m.ci95.map_or("–".into(), |c| {
+    m.ci.map_or("–".into(), |c| {
         format!("[{}, {}]", signed(Some(c[0]), m.unit), signed(Some(c[1]), m.unit))
     })
 }
 
+/// The p the verdict used: Holm-adjusted for the headline (marked `*`).
 fn p(m: &MetricResult) -> String {
-    m.p_value.map_or("–".into(), |p| format!("{p:.3}"))
+    let mark = if m.family == Family::Headline { "*" } else { "" };
+    m.p_adjusted.map_or("–".into(), |p| format!("{p:.3}{mark}"))
 }
 
 fn label(m: &MetricResult) -> String {
@@ -52,30 +55,23 @@ fn label(m: &MetricResult) -> String {
         "frames" | "fps" => String::new(),
         u => format!(" ({u})"),
     };
-    let name = METRICS.iter().find(|d| d.name == m.metric).map_or(m.metric, |d| d.name);
-    format!("{name}{unit}")
+    format!("{}{unit}", m.metric)
 }
 
-/// `better ↑`.
-pub(crate) fn verdict_cell(v: Verdict) -> String {
-    format!("{} {}", verdict_word(v), v.symbol())
+/// `better ↑`, `inconclusive ? (≈12 runs)`.
+pub(crate) fn verdict_cell(m: &MetricResult) -> String {
+    let v = m.verdict;
+    let needed = match m.runs_needed {
+        Some(n) if n > RUNS_NEEDED_CAP => format!(" (>{RUNS_NEEDED_CAP} runs)"),
+        Some(n) => format!(" (≈{n} runs)"),
+        None => String::new(),
+    };
+    format!("{} {}{needed}", v.word(), v.symbol())
 }
 
-/// The overall word from fps, frame cost P90 and janky frames.
+/// The overall word (see `comparison::overall`).
 pub(crate) fn overall(c: &Comparison) -> &'static str {
-    let verdicts: Vec<Verdict> = ["fps", "frame_cost_p90", "jank_pct"]
-        .iter()
-        .filter_map(|n| c.metric(n).map(|m| m.verdict))
-        .collect();
-    let better = verdicts.contains(&Verdict::Better);
-    let worse = verdicts.contains(&Verdict::Worse);
-    match (better, worse) {
-        (true, false) => "smoother",
-        (false, true) => "less smooth",
-        (true, true) => "mixed",
-        _ if verdicts.iter().all(|v| *v == Verdict::Same) => "no change",
-        _ => "no clear change",
-    }
+    c.overall
 }
 
 /// `fps 28.1 → 50.4 (+79%)`.
@@ -106,27 +102,38 @@ pub(crate) fn headline(c: &Comparison) -> String {
     .flatten()
     .collect();
     let (b, a) = c.run_counts();
-    let marker = if c.indicative { ", indicative" } else { "" };
     format!(
-        "{}: {} — {}  ({b} vs {a} runs{marker})",
+        "{}: {} — {}  ({b} vs {a} runs)",
         c.app,
         overall(c),
         parts.join(", ")
     )
 }
 
-/// The line that says a verdict rests on one run.
+/// The line that says the comparison only describes.
 pub(crate) fn indicative_note(c: &Comparison) -> Option<String> {
     let (b, a) = c.run_counts();
-    match (b, a) {
-        (1, 1) => Some("1 run per side: frame-level only; repeat runs for a verdict".into()),
-        (1, _) => Some("1 run on the before side: frame-level only there; repeat runs for a verdict".into()),
-        (_, 1) => Some("1 run on the after side: frame-level only there; repeat runs for a verdict".into()),
-        _ => None,
-    }
+    c.indicative.then(|| {
+        format!(
+            "indicative: {b} vs {a} runs cannot show a change at alpha {} (a test needs {} runs a side); \
+             these numbers describe the captures, no verdict is given and no gate is checked",
+            c.settings.alpha, c.min_runs_per_side
+        )
+    })
 }
 
-fn cells(m: &MetricResult) -> [String; 8] {
+/// The line under the table that says how to read it.
+fn legend(c: &Comparison) -> String {
+    format!(
+        "before/after: median run; {}: of the shift after − before over the runs; \
+         p: Mann–Whitney on per-run values (* Holm-adjusted over the headline); verdict at alpha {}, min change {}%",
+        c.settings.ci_label(),
+        c.settings.alpha,
+        c.settings.min_change_pct
+    )
+}
+
+pub(crate) fn cells(m: &MetricResult) -> [String; 8] {
     [
         label(m),
         value(m.before, m.unit),
@@ -135,11 +142,13 @@ fn cells(m: &MetricResult) -> [String; 8] {
         pct(m.delta_pct),
         ci(m),
         p(m),
-        verdict_cell(m.verdict),
+        verdict_cell(m),
     ]
 }
 
-const HEAD: [&str; 8] = ["metric", "before", "after", "Δ", "Δ%", "95% CI", "p", "verdict"];
+fn table_head(c: &Comparison) -> [String; 8] {
+    ["metric", "before", "after", "Δ", "Δ%", &c.settings.ci_label(), "p", "verdict"].map(String::from)
+}
 
 fn colour(v: Verdict) -> &'static str {
     match v {
@@ -147,16 +156,17 @@ fn colour(v: Verdict) -> &'static str {
         Verdict::Worse => "\x1b[31m",
         Verdict::Same => "\x1b[2m",
         Verdict::Inconclusive => "\x1b[33m",
+        Verdict::Indicative | Verdict::Descriptive => "",
     }
 }
 
 /// One aligned text table.
-fn text_table(out: &mut String, title: &str, metrics: &[MetricResult], color: bool) {
+fn text_table(out: &mut String, head: &[String; 8], title: &str, metrics: &[MetricResult], color: bool) {
     let rows: Vec<[String; 8]> = metrics.iter().map(cells).collect();
     let width = |k: usize| {
         rows.iter()
             .map(|r| r[k].chars().count())
-            .chain([HEAD[k].chars().count()])
+            .chain([head[k].chars().count()])
             .max()
             .unwrap_or(0)
     };
@@ -184,7 +194,7 @@ fn text_table(out: &mut String, title: &str, metrics: &[MetricResult], color: bo
         }
         out.push('\n');
     };
-    line(&HEAD.map(String::from), out, None);
+    line(head, out, None);
     for (r, m) in rows.iter().zip(metrics) {
         line(r, out, Some(m.verdict));
     }
@@ -211,11 +221,15 @@ pub(crate) fn table(c: &Comparison, color: bool) -> String {
     }
     out.push('\n');
     let (b, a) = c.run_counts();
-    text_table(&mut out, &format!("{} ({b} vs {a} runs)", c.app), &c.metrics, color);
+    let head = table_head(c);
+    text_table(&mut out, &head, &format!("{} ({b} vs {a} runs)", c.app), &c.metrics, color);
     for s in &c.scenes {
         out.push('\n');
-        text_table(&mut out, &format!("scene {}", s.scene), &s.metrics, color);
+        text_table(&mut out, &head, &format!("scene {} (exploratory)", s.scene), &s.metrics, color);
     }
+    out.push('\n');
+    out.push_str(&legend(c));
+    out.push('\n');
     gates_and_warnings(&mut out, c, "", "  - ");
     out
 }
@@ -224,9 +238,14 @@ fn gates_and_warnings(out: &mut String, c: &Comparison, heading: &str, bullet: &
     if !c.gates.is_empty() {
         out.push_str(&format!("\n{heading}gates:\n"));
         for g in &c.gates {
-            let state = if g.tripped { "TRIPPED" } else { "ok" };
+            let state = match g.status {
+                GateStatus::Ok => "ok",
+                GateStatus::Tripped => "TRIPPED",
+                GateStatus::NotChecked => "not checked",
+            };
             let v = g.value.map_or("n/a".into(), |v| format!("{v:.3}"));
-            out.push_str(&format!("{bullet}{state}: `{}` (value {v})\n", g.rule));
+            let why = g.reason.as_ref().map_or(String::new(), |r| format!("; {r}"));
+            out.push_str(&format!("{bullet}{state}: `{}` (value {v}{why})\n", g.rule));
         }
     }
     if !c.warnings.is_empty() {
@@ -241,9 +260,9 @@ fn md_escape(s: &str) -> String {
     s.replace('|', "\\|")
 }
 
-fn md_table(out: &mut String, title: &str, metrics: &[MetricResult]) {
+fn md_table(out: &mut String, head: &[String; 8], title: &str, metrics: &[MetricResult]) {
     out.push_str(&format!("\n#### {}\n\n", md_escape(title)));
-    out.push_str("| metric | before | after | Δ | Δ% | 95% CI | p | verdict |\n");
+    out.push_str(&format!("| {} |\n", head.join(" | ")));
     out.push_str("|---|---:|---:|---:|---:|---|---:|---|\n");
     for m in metrics {
         let c = cells(m).map(|s| md_escape(&s));
@@ -258,10 +277,12 @@ pub(crate) fn markdown(c: &Comparison) -> String {
         out.push_str(&format!("\n_{n}_\n"));
     }
     let (b, a) = c.run_counts();
-    md_table(&mut out, &format!("{} ({b} vs {a} runs)", c.app), &c.metrics);
+    let head = table_head(c);
+    md_table(&mut out, &head, &format!("{} ({b} vs {a} runs)", c.app), &c.metrics);
     for s in &c.scenes {
-        md_table(&mut out, &format!("scene {}", s.scene), &s.metrics);
+        md_table(&mut out, &head, &format!("scene {} (exploratory)", s.scene), &s.metrics);
     }
+    out.push_str(&format!("\n_{}_\n", md_escape(&legend(c))));
     gates_and_warnings(&mut out, c, "#### ", "- ");
     out
 }

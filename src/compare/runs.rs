@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use polars::prelude::{BooleanChunked, DataFrame, NewChunkedArray};
-use rayon::prelude::*;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::metrics::Frame;
 use super::CompareError;
@@ -32,7 +32,7 @@ impl Side {
             Side::After => "after",
         }
     }
-    pub(crate) fn index(self) -> u8 {
+    pub(crate) fn index(self) -> usize {
         match self {
             Side::Before => 0,
             Side::After => 1,
@@ -49,7 +49,6 @@ pub(crate) struct Loaded {
     pub rows: Vec<FrameRow>,
     /// Scene of each row (`(unknown)` when the frame has none).
     pub scenes: Vec<String>,
-    pub trace_span_ns: i64,
     pub fingerprint: Option<String>,
     pub device: Option<String>,
     /// The frames table of every app, kept only for `frames.parquet`.
@@ -57,22 +56,31 @@ pub(crate) struct Loaded {
     pub warnings: Vec<String>,
 }
 
-/// One run of the compared app.
-#[derive(Debug)]
-pub(crate) struct Run {
+/// One run of the compared app: its frames and the facts of its trace.
+#[derive(Debug, Clone)]
+pub struct Run {
     /// The trace file, as given.
-    pub trace: String,
-    pub frames: Vec<Frame>,
+    pub(crate) trace: String,
+    pub(crate) frames: Vec<Frame>,
     /// Scene names, indexed by `Frame::scene`.
-    pub scene_names: Vec<String>,
+    pub(crate) scene_names: Vec<String>,
     /// From the first frame's start to max(ts + I): `analyze`'s fps_wall span.
-    pub wall_ns: i64,
-    pub first_ts: i64,
-    pub trace_span_ns: i64,
-    pub fingerprint: Option<String>,
-    pub device: Option<String>,
+    pub(crate) wall_ns: i64,
+    pub(crate) first_ts: i64,
+    pub(crate) fingerprint: Option<String>,
+    pub(crate) device: Option<String>,
     /// The app's rows of the frames table (with `--out`).
-    pub frames_df: Option<DataFrame>,
+    pub(crate) frames_df: Option<DataFrame>,
+}
+
+impl Run {
+    /// One of `compare`'s metrics (by its JSON name) on this run alone; None when undefined.
+    pub fn value(&self, metric: &str) -> Option<f64> {
+        let k = super::metrics::METRICS.iter().position(|m| m.name == metric)?;
+        let frames: Vec<&Frame> = self.frames.iter().collect();
+        let v = super::metrics::eval(&frames, Some(self.wall_ns))[k];
+        v.is_finite().then_some(v)
+    }
 }
 
 /// How the compared app is chosen.
@@ -109,8 +117,14 @@ pub(crate) fn list_traces(side: Side, path: &Path) -> Result<Vec<PathBuf>, Compa
     Ok(files)
 }
 
-/// Analyse every run of both sides in parallel. Failures come back as
-/// warnings, in run order.
+/// Analyse every run of both sides, one run per core at a time. Failures
+/// come back as warnings, in run order.
+///
+/// The runs are shared out to plain threads, not to a rayon parallel
+/// iterator: each analysis is itself parallel (rayon), and a rayon worker
+/// that waits inside one analysis steals and starts another on the same
+/// stack, so hundreds of runs nested that way overflowed it. Plain threads
+/// block instead, and at most one analysis per core is alive at a time.
 pub(crate) fn load_all(
     sides: [(Side, Vec<PathBuf>); 2],
     opts: &analysis::Options,
@@ -122,37 +136,80 @@ pub(crate) fn load_all(
         .flat_map(|(side, paths)| paths.into_iter().map(move |p| (side, p)))
         .collect();
     let bar = progress.then(|| progress_bar(jobs.len() as u64));
-    let results: Vec<(Side, Result<Loaded, String>)> = jobs
-        .into_par_iter()
-        .map(|(side, path)| {
-            let r = analysis::analyze(&path, opts)
-                .map(|a| reduce(&path, a, keep_df))
-                .map_err(|e| {
-                    format!(
-                        "{} run {} left out: {}",
-                        side.name(),
-                        path.display(),
-                        one_line(&e.to_string())
-                    )
-                });
-            if let Some(b) = &bar {
-                b.inc(1);
-            }
-            (side, r)
-        })
-        .collect();
+    let load = |(side, path): &(Side, PathBuf)| {
+        let r = analysis::analyze(path, opts)
+            .map(|a| reduce(path, a, keep_df))
+            .map_err(|e| {
+                format!(
+                    "{} run {} left out: {}",
+                    side.name(),
+                    path.display(),
+                    one_line(&e.to_string())
+                )
+            });
+        if let Some(b) = &bar {
+            b.inc(1);
+        }
+        r
+    };
+    let results = each_on_a_core(&jobs, load);
     if let Some(b) = bar {
         b.finish_and_clear();
     }
     let mut out: [Vec<Loaded>; 2] = [Vec::new(), Vec::new()];
     let mut warnings = Vec::new();
-    for (side, r) in results {
+    for ((side, _), r) in jobs.iter().zip(results) {
         match r {
-            Ok(l) => out[usize::from(side.index())].push(l),
+            Ok(l) => out[side.index()].push(l),
             Err(w) => warnings.push(w),
         }
     }
     (out, warnings)
+}
+
+/// `work` on every job, on as many threads as there are cores, results in
+/// job order.
+fn each_on_a_core<J: Sync, R: Send>(jobs: &[J], work: impl Fn(&J) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(jobs.len())
+        .max(1);
+    let next = AtomicUsize::new(0);
+    let mut done: Vec<(usize, R)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                std::thread::Builder::new()
+                    // The main thread's size: an analysis was written for it.
+                    .stack_size(8 << 20)
+                    .spawn_scoped(scope, || {
+                        let mut mine = Vec::new();
+                        loop {
+                            let i = next.fetch_add(1, Ordering::Relaxed);
+                            let Some(job) = jobs.get(i) else { break };
+                            mine.push((i, work(job)));
+                        }
+                        mine
+                    })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| match w {
+                Ok(handle) => handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                Err(_) => Vec::new(),
+            })
+            .collect()
+    });
+    // A thread that could not be spawned left its share: do it here.
+    let mut seen = vec![false; jobs.len()];
+    for (i, _) in &done {
+        seen[*i] = true;
+    }
+    for (i, job) in jobs.iter().enumerate().filter(|(i, _)| !seen[*i]) {
+        done.push((i, work(job)));
+    }
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, r)| r).collect()
 }
 
 fn one_line(s: &str) -> String {
@@ -168,6 +225,15 @@ fn progress_bar(len: u64) -> indicatif::ProgressBar {
     bar
 }
 
+/// Analyse one trace and keep the frames of `app` (matched as `analyze --app`
+/// matches); the error is one line.
+pub(crate) fn load_run(path: &Path, opts: &analysis::Options, app: &str) -> Result<Run, String> {
+    let a = analysis::analyze(path, opts).map_err(|e| one_line(&e.to_string()))?;
+    let loaded = reduce(path, a, false);
+    app_run(&loaded, &Matcher::Filter(AppFilter::Package(app.to_owned())))
+        .ok_or_else(|| format!("{} has no frames of {app}", path.display()))
+}
+
 /// Keep the frames, their scenes and the trace facts; drop the trace.
 fn reduce(path: &Path, a: Analysis, keep_df: bool) -> Loaded {
     let scene_of: BTreeMap<i64, String> = sql::i64s(&a.frames_df, "frame_index")
@@ -178,13 +244,11 @@ fn reduce(path: &Path, a: Analysis, keep_df: bool) -> Loaded {
     let scenes = (0..a.frames.rows.len())
         .map(|i| scene_of.get(&(i as i64)).cloned().unwrap_or_else(|| "(unknown)".into()))
         .collect();
-    let trace_span_ns = a.trace.span_ns();
     let android = a.trace.meta.android.clone();
     Loaded {
         path: path.to_path_buf(),
         rows: a.frames.rows,
         scenes,
-        trace_span_ns,
         fingerprint: android.build_fingerprint,
         device: android.device,
         frames_df: keep_df.then_some(a.frames_df),
@@ -292,7 +356,7 @@ pub(crate) fn select(choice: &AppChoice, loaded: [Vec<Loaded>; 2]) -> Result<Sid
     for (k, side) in [Side::Before, Side::After].into_iter().enumerate() {
         let apps = apps_of(&loaded[k]);
         for l in &loaded[k] {
-            match app_run(side, l, &matchers[k]) {
+            match app_run(l, &matchers[k]) {
                 Some(run) => runs[k].push(run),
                 None => warnings.push(format!(
                     "{} run {} has no frames of {app}; left out",
@@ -327,7 +391,7 @@ pub(crate) fn select(choice: &AppChoice, loaded: [Vec<Loaded>; 2]) -> Result<Sid
 }
 
 /// The app's frames of one loaded trace, or None when it has none.
-fn app_run(side: Side, l: &Loaded, m: &Matcher) -> Option<Run> {
+fn app_run(l: &Loaded, m: &Matcher) -> Option<Run> {
     let mut names: Vec<String> = Vec::new();
     let mut frames = Vec::new();
     let mut keep = Vec::with_capacity(l.rows.len());
@@ -341,7 +405,7 @@ fn app_run(side: Side, l: &Loaded, m: &Matcher) -> Option<Run> {
             names.push(scene.clone());
             names.len() - 1
         });
-        frames.push(Frame::from_row(side.index(), row, id as u32));
+        frames.push(Frame::from_row(row, id as u32));
     }
     let first_ts = frames.iter().map(|f| f.ts).min()?;
     let wall_end = frames.iter().map(|f| f.ts + f.interval_ns).max().unwrap_or(first_ts);
@@ -355,7 +419,6 @@ fn app_run(side: Side, l: &Loaded, m: &Matcher) -> Option<Run> {
         scene_names: names,
         wall_ns: wall_end - first_ts,
         first_ts,
-        trace_span_ns: l.trace_span_ns,
         fingerprint: l.fingerprint.clone(),
         device: l.device.clone(),
         frames_df,

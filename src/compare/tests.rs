@@ -4,10 +4,12 @@
 
 use std::path::PathBuf;
 
-use super::comparison::{compare, Settings};
-use super::metrics::{eval, index_of, Frame, Walls, METRICS};
+use super::comparison::{compare, tripped_line, IndicativeGates, Settings};
+use super::gate::{parse_rule, GateRule, GateStatus, Gateable};
+use super::metrics::{self, eval, index_of, Frame, METRICS};
 use super::runs::{Run, Sides};
-use super::stats::{parse_rule, Resample, Verdict};
+use super::stats::rank::PMethod;
+use super::stats::Verdict;
 use crate::analysis::{self, Options};
 
 fn demo() -> PathBuf {
@@ -30,7 +32,7 @@ fn one_run_metrics_equal_analyze_summary() {
         .rows
         .iter()
         .filter(|r| r.pid == app.pid)
-        .map(|r| Frame::from_row(0, r, 0))
+        .map(|r| Frame::from_row(r, 0))
         .collect();
     let refs: Vec<&Frame> = frames.iter().collect();
     let v = eval(&refs, Some(app.wall_end_ts - app.first_ts));
@@ -80,19 +82,18 @@ fn one_run_metrics_equal_analyze_summary() {
     assert_eq!(v.len(), METRICS.len());
 }
 
-/// A run of `n` frames at 60 Hz, every `every`-th dropping `dropped` frames.
-fn run(side: u8, n: usize, every: usize, dropped: i64, cost_jitter: i64) -> Run {
-    const I: i64 = 16_666_667;
+/// A run of `n` frames at `hz`, every `every`-th dropping `dropped` frames.
+fn run_at(hz: f64, n: usize, every: usize, dropped: i64, cost_jitter: i64) -> Run {
+    let interval = (1e9 / hz).round() as i64;
     let frames: Vec<Frame> = (0..n)
         .map(|k| {
             let d = if every > 0 && k % every == 0 { dropped } else { 0 };
             Frame {
-                side,
-                ts: k as i64 * I,
-                cost_ns: d * I + 5_000_000 + (k as i64 * 7919 % 1000) * cost_jitter,
+                ts: k as i64 * interval,
+                cost_ns: d * interval + 5_000_000 + (k as i64 * 7919 % 1000) * cost_jitter,
                 dropped: d,
-                interval_ns: I,
-                refresh_hz: 1e9 / I as f64,
+                interval_ns: interval,
+                refresh_hz: 1e9 / interval as f64,
                 skipped: 0,
                 overrun_ns: None,
                 was_jank: None,
@@ -101,10 +102,9 @@ fn run(side: u8, n: usize, every: usize, dropped: i64, cost_jitter: i64) -> Run 
         })
         .collect();
     Run {
-        trace: format!("run-{side}-{every}.pftrace"),
-        wall_ns: n as i64 * I,
+        trace: format!("run-{every}.pftrace"),
+        wall_ns: n as i64 * interval,
         first_ts: 0,
-        trace_span_ns: n as i64 * I,
         frames,
         scene_names: vec!["(unknown)".into()],
         fingerprint: None,
@@ -113,13 +113,12 @@ fn run(side: u8, n: usize, every: usize, dropped: i64, cost_jitter: i64) -> Run 
     }
 }
 
+fn run(n: usize, every: usize, dropped: i64, cost_jitter: i64) -> Run {
+    run_at(60.0, n, every, dropped, cost_jitter)
+}
+
 fn settings() -> Settings {
-    Settings {
-        alpha: 0.05,
-        min_change_pct: 2.0,
-        seed: 1,
-        resamples: 2000,
-    }
+    Settings::new(0.05, 2.0, IndicativeGates::Pass)
 }
 
 fn sides(before: Vec<Run>, after: Vec<Run>) -> Sides {
@@ -131,17 +130,41 @@ fn sides(before: Vec<Run>, after: Vec<Run>) -> Sides {
     }
 }
 
+/// `k` janky runs (every 4th–… frame drops 3) and `k` smooth ones (every 60th–… drops 1).
+fn janky(k: usize) -> Vec<Run> {
+    (0..k).map(|i| run(600, 4 + i, 3, 1000)).collect()
+}
+fn smooth(k: usize) -> Vec<Run> {
+    (0..k).map(|i| run(600, 60 + i, 1, 1000)).collect()
+}
+
+fn rules(texts: &[&str]) -> Vec<GateRule> {
+    let (all, descriptive) = (metrics::gateable(), metrics::descriptive_names());
+    let g = Gateable {
+        all: &all,
+        descriptive: &descriptive,
+    };
+    texts.iter().map(|r| parse_rule(r, g).expect(r)).collect()
+}
+
 #[test]
 fn janky_to_smooth_is_better_and_json_keys_are_fixed() {
-    let before = (0..4).map(|k| run(0, 600, 4 + k, 3, 1000)).collect();
-    let after = (0..4).map(|k| run(1, 600, 60 + k, 1, 1000)).collect();
-    let c = compare(&sides(before, after), &[], &settings());
-    for name in ["fps", "jank_pct", "dropped_per_100"] {
+    let c = compare(&sides(janky(5), smooth(5)), &[], &settings());
+    for name in ["fps", "frame_cost_p90", "jank_pct", "dropped_per_100"] {
         assert_eq!(c.metric(name).expect(name).verdict, Verdict::Better, "{name}");
     }
-    // 4 vs 4 runs fully separated: the exact Mann–Whitney p is 2/70.
-    assert_eq!(c.metric("fps").and_then(|m| m.p_value), Some(2.0 / 70.0));
+    // 5 vs 5 runs fully separated: the exact Mann–Whitney p is 2/252; Holm over the headline's three: 3 · 2/252.
+    let fps = c.metric("fps").expect("fps");
+    assert_eq!((fps.p_value, fps.p_method), (Some(2.0 / 252.0), Some(PMethod::Exact)));
+    assert!((fps.p_adjusted.unwrap() - 6.0 / 252.0).abs() < 1e-15);
+    assert_eq!(c.metric("dropped_per_100").and_then(|m| m.p_adjusted), Some(2.0 / 252.0));
     assert!(!c.indicative);
+    assert_eq!((c.overall, c.min_runs_per_side), ("smoother", 4));
+    // Described only: the frame count and the sample maximum.
+    for name in ["frames", "frame_cost_max"] {
+        let m = c.metric(name).expect(name);
+        assert_eq!((m.verdict, m.p_value, m.ci), (Verdict::Descriptive, None, None), "{name}");
+    }
     // No FrameTimeline: no overrun or Perfetto metrics.
     assert!(c.metric("overrun_p90").is_none() && c.metric("perfetto_jank_pct").is_none());
     let json: serde_json::Value = serde_json::from_slice(&super::render::json(&c).expect("json")).expect("parse");
@@ -154,35 +177,48 @@ fn janky_to_smooth_is_better_and_json_keys_are_fixed() {
     let top = vec![
         "fpsan_version",
         "app",
+        "settings",
         "before",
         "after",
         "indicative",
+        "min_runs_per_side",
+        "overall",
         "metrics",
         "scenes",
         "gates",
         "warnings",
     ];
     assert_eq!(keys(&json), sorted(top));
+    assert_eq!(
+        keys(&json["settings"]),
+        sorted(vec!["alpha", "confidence", "min_change_pct", "indicative_gates"])
+    );
     let metric = vec![
         "metric",
         "unit",
         "direction",
+        "family",
         "before",
         "after",
         "delta",
         "delta_pct",
-        "ci95",
+        "ci",
+        "equivalence_ci",
         "p_value",
+        "p_adjusted",
+        "p_method",
         "verdict",
+        "runs_needed",
         "before_runs",
         "after_runs",
     ];
     let m = &json["metrics"][1];
     assert_eq!(keys(m), sorted(metric));
     assert_eq!(
-        (m["metric"].as_str(), m["direction"].as_str()),
-        (Some("fps"), Some("higher"))
+        (m["metric"].as_str(), m["direction"].as_str(), m["family"].as_str()),
+        (Some("fps"), Some("higher"), Some("headline"))
     );
+    assert_eq!(m["before_runs"].as_array().map(Vec::len), Some(5));
     assert_eq!(
         keys(&json["before"]["runs"][0]),
         sorted(vec!["trace", "frames", "fps", "refresh_hz"])
@@ -191,59 +227,61 @@ fn janky_to_smooth_is_better_and_json_keys_are_fixed() {
 }
 
 #[test]
-fn same_runs_are_not_better_or_worse_and_same_seed_same_output() {
-    let mk = |side| (0..3).map(|k| run(side, 600, 10 + k, 2, 1000)).collect::<Vec<_>>();
-    let c1 = compare(&sides(mk(0), mk(1)), &[], &settings());
+fn the_same_runs_are_never_better_or_worse_and_output_is_deterministic() {
+    let mk = || (0..5).map(|k| run(600, 10 + k, 2, 1000)).collect::<Vec<_>>();
+    let c1 = compare(&sides(mk(), mk()), &[], &settings());
     for m in &c1.metrics {
         assert_eq!(m.delta, Some(0.0), "{}", m.metric);
         assert!(
-            matches!(m.verdict, Verdict::Same | Verdict::Inconclusive),
+            matches!(m.verdict, Verdict::Same | Verdict::Inconclusive | Verdict::Descriptive),
             "{}: {:?}",
             m.metric,
             m.verdict
         );
     }
-    let c2 = compare(&sides(mk(0), mk(1)), &[], &settings());
+    let c2 = compare(&sides(mk(), mk()), &[], &settings());
     assert_eq!(super::render::json(&c1).unwrap(), super::render::json(&c2).unwrap());
 }
 
 #[test]
-fn one_run_per_side_is_indicative_and_fps_wall_has_no_interval() {
-    let c = compare(
-        &sides(vec![run(0, 600, 5, 3, 1000)], vec![run(1, 600, 50, 1, 1000)]),
-        &[],
-        &settings(),
-    );
-    assert!(c.indicative);
-    let wall = c.metric("fps_wall").expect("fps_wall");
-    assert_eq!((wall.ci95, wall.verdict), (None, Verdict::Inconclusive));
-    assert_eq!(c.metric("fps").map(|m| m.verdict), Some(Verdict::Better));
-    assert_eq!(c.metric("fps").and_then(|m| m.p_value), None);
-    let table = super::render::table(&c, false);
-    assert!(
-        table.contains("1 run per side: frame-level only; repeat runs for a verdict"),
-        "{table}"
-    );
+fn too_few_runs_are_indicative() {
+    for (b, a) in [(1, 1), (3, 3), (1, 5)] {
+        let c = compare(&sides(janky(b), smooth(a)), &[], &settings());
+        assert!(c.indicative, "{b} vs {a}");
+        assert_eq!(c.overall, "indicative");
+        for m in &c.metrics {
+            assert!(matches!(m.verdict, Verdict::Indicative | Verdict::Descriptive), "{}", m.metric);
+            assert_eq!((m.p_value, m.ci), (None, None), "{}", m.metric);
+        }
+        let table = super::render::table(&c, false);
+        assert!(
+            table.contains(&format!("indicative: {b} vs {a} runs cannot show a change at alpha 0.05")),
+            "{table}"
+        );
+    }
+    // The description is still there: medians and deltas.
+    let c = compare(&sides(janky(1), smooth(1)), &[], &settings());
+    assert!(c.metric("fps").and_then(|m| m.delta).is_some_and(|d| d > 0.0));
+    // 4 vs 4 and 3 vs 5 can reach 0.05: decided.
+    assert!(!compare(&sides(janky(4), smooth(4)), &[], &settings()).indicative);
+    assert!(!compare(&sides(janky(3), smooth(5)), &[], &settings()).indicative);
 }
 
 #[test]
-fn gates_trip_only_on_worse_deltas_or_budgets() {
-    let known = super::comparison::rule_metrics();
-    let rules: Vec<_> = [
+fn gates_trip_only_on_significant_changes_or_budgets() {
+    let rules = rules(&[
         "fps.delta_pct < -5",
         "fps.delta_pct < -99",
         "jank_pct.after > 5",
         "frozen_per_1000.after > 0",
-    ]
-    .iter()
-    .map(|r| parse_rule(r, &known).expect(r))
-    .collect();
-    let smooth = (0..3).map(|k| run(0, 600, 60 + k, 1, 1000)).collect();
-    let janky = (0..3).map(|k| run(1, 600, 4 + k, 3, 1000)).collect();
-    let c = compare(&sides(smooth, janky), &rules, &settings());
+    ]);
+    let c = compare(&sides(smooth(5), janky(5)), &rules, &settings());
     let tripped: Vec<bool> = c.gates.iter().map(|g| g.tripped).collect();
     assert_eq!(tripped, [true, false, true, false]);
-    let line = super::comparison::tripped_line(&c, &rules[0]);
+    // Holm over the two rules on a change: 2 · 2/252.
+    assert!((c.gates[0].p_adjusted.unwrap() - 4.0 / 252.0).abs() < 1e-15);
+    assert_eq!(c.gates[2].p_adjusted, None);
+    let line = tripped_line(&c, &rules[0], &c.gates[0]);
     assert!(
         line.starts_with("gate tripped: fps.delta_pct < -5: fps.delta_pct = -"),
         "{line}"
@@ -252,31 +290,64 @@ fn gates_trip_only_on_worse_deltas_or_budgets() {
         line.contains("(< -5); fps ") && line.contains("95% CI [") && line.ends_with("verdict worse"),
         "{line}"
     );
-    assert!(parse_rule("frames.after > 1", &known).is_err(), "frames is never gated");
 }
 
 #[test]
-fn walls_sum_the_drawn_runs_of_the_right_side() {
-    let before = [run(0, 10, 0, 0, 0), run(0, 20, 0, 0, 0)];
-    let after = [run(1, 30, 0, 0, 0)];
-    let walls = Walls {
-        sides: Some([
-            before.iter().map(|r| r.wall_ns).collect(),
-            after.iter().map(|r| r.wall_ns).collect(),
-        ]),
-    };
-    let b: Vec<&[Frame]> = before.iter().map(|r| r.frames.as_slice()).collect();
-    let a: Vec<&[Frame]> = after.iter().map(|r| r.frames.as_slice()).collect();
-    let k = index_of("fps_wall").expect("fps_wall");
-    let out = super::stats::bootstrap_deltas(&b, &a, 200, 3, |r: &Resample<'_, Frame>| walls.eval(r));
-    // Every run draws frames = its own length, at one frame per interval: fps_wall is the refresh rate exactly
-    // whichever runs are drawn, so the interval has zero width.
-    let hz = 1e9 / 16_666_667.0;
+fn gates_on_an_indicative_comparison() {
+    let rules = rules(&["fps.delta_pct < -5", "jank_pct.after > 5"]);
+    // 1 vs 1, far worse: by default no gate is checked ...
+    let c = compare(&sides(smooth(1), janky(1)), &rules, &settings());
+    assert!(c.indicative);
+    for g in &c.gates {
+        assert_eq!((g.status, g.tripped), (GateStatus::NotChecked, false), "{}", g.rule);
+        assert!(g.reason.as_deref().is_some_and(|r| r.starts_with("indicative comparison (1 vs 1 runs")));
+    }
+    // ... and failing closed trips every one, saying why.
+    let closed = Settings::new(0.05, 2.0, IndicativeGates::Fail);
+    let c = compare(&sides(smooth(1), smooth(1)), &rules, &closed);
+    assert!(c.gates.iter().all(|g| g.tripped && g.status == GateStatus::Tripped));
+    let line = tripped_line(&c, &rules[0], &c.gates[0]);
+    assert!(line.ends_with(": failing closed"), "{line}");
+}
+
+#[test]
+fn two_hundred_runs_a_side_finish_with_a_p_value() {
+    let side = |offset: usize| (0..200).map(|k| run(120, 5 + (k + offset) % 7, 1, 10)).collect::<Vec<_>>();
+    let t = std::time::Instant::now();
+    let c = compare(&sides(side(0), side(3)), &[], &settings());
+    eprintln!("200 vs 200 runs: {:?}", t.elapsed());
+    for m in c.metrics.iter().filter(|m| m.verdict != Verdict::Descriptive) {
+        assert!(m.p_value.is_some_and(f64::is_finite), "{}", m.metric);
+        assert_eq!(m.p_method, Some(PMethod::Normal), "{}", m.metric);
+        assert!(m.ci.is_some(), "{}", m.metric);
+    }
+}
+
+#[test]
+fn warnings_for_mixed_rates_and_a_changed_scenario() {
+    let mut before = smooth(4);
+    before[3] = run_at(120.0, 1200, 60, 1, 1000);
+    let c = compare(&sides(before, smooth(4)), &[], &settings());
     assert!(
-        (out[k].before - hz).abs() < 1e-9 && (out[k].after - hz).abs() < 1e-9,
+        c.warnings.iter().any(|w| w.starts_with("mixed refresh rates on the before side: its runs ran at 60 to 120 Hz")),
         "{:?}",
-        out[k]
+        c.warnings
     );
-    let (lo, hi) = out[k].ci95.expect("interval");
-    assert!(lo.abs() < 1e-9 && hi.abs() < 1e-9, "{lo} {hi}");
+    // Half as long a scenario: the app drew for 5 s, not 10.
+    let short: Vec<Run> = (0..4).map(|i| run(300, 60 + i, 1, 1000)).collect();
+    let c = compare(&sides(smooth(4), short), &[], &settings());
+    assert!(
+        c.warnings.iter().any(|w| w.contains("did the scenario change?") && w.contains("(median run, -50%)")),
+        "{:?}",
+        c.warnings
+    );
+}
+
+#[test]
+fn printed_confidence_follows_alpha() {
+    let s = Settings::new(0.1, 2.0, IndicativeGates::Pass);
+    let c = compare(&sides(janky(5), smooth(5)), &[], &s);
+    let table = super::render::table(&c, false);
+    assert!(table.contains("90% CI") && !table.contains("95%"), "{table}");
+    assert!(super::render::markdown(&c).contains("| 90% CI |"));
 }

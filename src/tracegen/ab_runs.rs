@@ -4,8 +4,10 @@
 //!
 //! Two runs with the same [`RunSpec`] but different seeds are two captures
 //! of the same build: same distributions, different draws, plus a per-run
-//! "device state" factor on the jank rate (runs really differ run to run,
-//! which is why `compare` resamples runs before frames).
+//! device effect e = exp(N(0, σ)) (thermal state, background load): the run
+//! has e times as many slow and blocked frames, each √e times as long in
+//! dropped frames. Runs really differ run to run, which is why `compare`
+//! takes the run, not the frame, as its unit.
 //!
 //! Each frame: `Choreographer#doFrame <id>` on the main thread with
 //! `animation`, `traversal` and `commit` children; `DrawFrames <id>` on
@@ -36,8 +38,10 @@ pub struct RunSpec {
     pub refresh_hz: f64,
     /// Trace length; frames are drawn the whole time.
     pub secs: f64,
-    /// Probability that a frame is janky (before the per-run factor).
+    /// Probability that a frame is janky (before the per-run device effect).
     pub jank_prob: f64,
+    /// σ of the log-normal per-run device effect (0: every run alike).
+    pub device_sigma: f64,
     /// Activities visited one after the other, equal time each (scenes).
     pub scenes: Vec<String>,
     /// Android build fingerprint in the SystemInfo packet.
@@ -52,11 +56,16 @@ impl RunSpec {
             refresh_hz: 60.0,
             secs: 10.0,
             jank_prob,
+            device_sigma: DEVICE_SIGMA,
             scenes: vec![format!("{AB_APP}.ListActivity"), format!("{AB_APP}.DetailActivity")],
             fingerprint: "google/ab_device/ab:14/AP1A.240305.019/11445699:user/release-keys".into(),
         }
     }
 }
+
+/// σ of the per-run device effect of [`RunSpec::new`]: a run's slow and
+/// blocked frames vary by a factor 0.74–1.35 (±1 σ) around the build's rate.
+pub const DEVICE_SIGMA: f64 = 0.3;
 
 /// Main thread comm: the last 15 characters of the package name.
 fn main_comm() -> &'static str {
@@ -75,9 +84,9 @@ pub fn app_run(spec: &RunSpec) -> Vec<u8> {
         .thread(AB_RENDER_TID, AB_PID, "RenderThread");
     b.system_info(&spec.fingerprint, 34);
     let mut rng = XorShift::new(spec.seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0xab);
-    // Per-run device state: the same build janks 0.75–1.25× as often from run to run.
-    let factor = 0.75 + rng.range(0, 500) as f64 / 1000.0;
-    let jank_prob = (spec.jank_prob * factor).clamp(0.0, 1.0);
+    let device = (spec.device_sigma * standard_normal(&mut rng)).exp();
+    let jank_prob = (spec.jank_prob * device).clamp(0.0, 1.0);
+    let jank_size = device.sqrt();
     let period = (1e9 / spec.refresh_hz).round() as i64;
     let end_ts = T0 + (spec.secs * 1e9) as i64;
     let scene_ns = ((end_ts - T0) / spec.scenes.len().max(1) as i64).max(1);
@@ -87,7 +96,7 @@ pub fn app_run(spec: &RunSpec) -> Vec<u8> {
     while vsync < end_ts {
         let scene = &spec.scenes[(((vsync - T0) / scene_ns) as usize).min(spec.scenes.len() - 1)];
         let janky = (rng.next_u64() % 1_000_000) as f64 / 1e6 < jank_prob;
-        let work = frame_work(&mut rng, period, janky);
+        let work = frame_work(&mut rng, period, janky, jank_size);
         token += 2;
         level ^= 1;
         b.atrace_counter(vsync, SF_APP_TID, SF_PID, "VSYNC-app", level);
@@ -107,8 +116,17 @@ pub fn app_run(spec: &RunSpec) -> Vec<u8> {
     b.build(&BuildOptions::default())
 }
 
-/// Vsync to commit end of one frame.
-fn frame_work(rng: &mut XorShift, period: i64, janky: bool) -> i64 {
+/// A standard normal draw (Box–Muller on two uniforms of the builder's own
+/// generator, so a seed gives the same trace on every platform).
+fn standard_normal(rng: &mut XorShift) -> f64 {
+    let uniform = |rng: &mut XorShift| ((rng.next_u64() >> 11) as f64 + 0.5) / (1u64 << 53) as f64;
+    let (u1, u2) = (uniform(rng), uniform(rng));
+    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+}
+
+/// Vsync to commit end of one frame: a janky one drops 1–4 frames (slow),
+/// one in ten 9–30 (blocked), times the run's `size` factor.
+fn frame_work(rng: &mut XorShift, period: i64, janky: bool, size: f64) -> i64 {
     if !janky {
         return rng.range(period / 4, period * 3 / 5);
     }
@@ -117,6 +135,7 @@ fn frame_work(rng: &mut XorShift, period: i64, janky: bool) -> i64 {
     } else {
         rng.range(1, 4)
     };
+    let dropped = ((dropped as f64 * size).round() as i64).max(1);
     dropped * period + rng.range(2 * MS, 6 * MS)
 }
 
