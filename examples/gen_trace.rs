@@ -4,16 +4,17 @@
 //! cargo run --release --example gen_trace -- demo testdata/demo.pftrace
 //! cargo run --release --example gen_trace -- busy OUT SIZE_MB
 //! cargo run --release --example gen_trace -- systrace OUT SIZE_MB
+//! cargo run --release --example gen_trace -- run OUT SEED JANK   (one run for `compare`, tracegen::ab_runs)
 //! ```
 
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use fpsan::tracegen::{scenarios, systrace};
+use fpsan::tracegen::{ab_runs, scenarios, systrace};
 
 fn usage() -> ExitCode {
-    eprintln!("usage: gen_trace demo OUT | gen_trace busy OUT SIZE_MB | gen_trace systrace OUT SIZE_MB");
+    eprintln!("usage: gen_trace demo OUT | gen_trace busy OUT SIZE_MB | gen_trace systrace OUT SIZE_MB | gen_trace run OUT SEED JANK");
     ExitCode::from(2)
 }
 
@@ -23,6 +24,11 @@ fn main() -> ExitCode {
     let result = match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
         ["demo", out] => {
             let bytes = scenarios::demo_scroll().build(&scenarios::demo_build_options());
+            std::fs::write(out, &bytes).map(|()| bytes.len() as u64)
+        }
+        ["run", out, seed, jank] => {
+            let (Ok(seed), Ok(jank)) = (seed.parse::<u64>(), jank.parse::<f64>()) else { return usage() };
+            let bytes = ab_runs::app_run(&ab_runs::RunSpec::new(seed, jank));
             std::fs::write(out, &bytes).map(|()| bytes.len() as u64)
         }
         [kind @ ("busy" | "systrace"), out, size_mb] => {

@@ -12,12 +12,14 @@ use serde::Serialize;
 use super::gate::{GateField, GateInput, GateRule, GateStatus};
 use super::metrics::{eval, Frame, Role, METRICS};
 use super::runs::{Run, Sides};
-use super::stats::decision::{coefficient_of_variation, decide, holm, percent_of, pooled_sd, runs_needed};
+use super::stats::decision::{coefficient_of_variation, decide, holm, percent_of, pooled_sd, primary_then_holm, runs_needed};
 use super::stats::decision::{Evidence, Spread};
 use super::stats::quantile::quantile_linear;
 use super::stats::rank::{mann_whitney, smallest_p, NullU, PMethod};
 use super::stats::{Direction, Verdict};
 
+/// The headline's primary metric: tested first, at alpha.
+const PRIMARY: &str = "fps";
 /// Run-to-run coefficient of variation of fps above which a side is "noisy".
 const NOISY_CV: f64 = 0.10;
 /// The app's drawing time per run may differ this much (relative) between sides.
@@ -81,7 +83,7 @@ pub(crate) struct SideJson {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub(crate) enum Family {
-    /// fps, frame cost P90, janky frames: Holm over the three.
+    /// fps, then frame cost P90 and janky frames by Holm once fps is decided.
     Headline,
     /// Every other app metric: its own test at alpha.
     Secondary,
@@ -107,7 +109,7 @@ pub(crate) struct MetricResult {
     /// The 1 − 2·alpha interval the equivalence decision uses.
     pub equivalence_ci: Option<[f64; 2]>,
     pub p_value: Option<f64>,
-    /// Holm-adjusted within the family (equal to `p_value` outside the headline).
+    /// Adjusted within the family (the headline's hierarchy; equal to `p_value` outside it).
     pub p_adjusted: Option<f64>,
     pub p_method: Option<PMethod>,
     pub verdict: Verdict,
@@ -305,15 +307,25 @@ fn compare_metrics(
         .iter()
         .map(|&k| describe_and_test(k, column(before, k), column(after, k), scope, s, bounds))
         .collect();
-    // Holm over the headline's tests; every other family is a single test.
+    // The headline is tested as a hierarchy: fps first, then the other two by Holm once fps is decided;
+    // every other family is a single test.
     let headline: Vec<usize> = (0..results.len())
         .filter(|&i| results[i].family == Family::Headline)
         .collect();
-    let adjusted = holm(&headline.iter().map(|&i| results[i].p_value).collect::<Vec<_>>());
-    for (&i, p) in headline.iter().zip(adjusted) {
+    let primary = headline.iter().copied().find(|&i| results[i].metric == PRIMARY);
+    let others: Vec<usize> = headline.iter().copied().filter(|&i| Some(i) != primary).collect();
+    let (first, rest) = primary_then_holm(
+        primary.and_then(|i| results[i].p_value),
+        &others.iter().map(|&i| results[i].p_value).collect::<Vec<_>>(),
+    );
+    if let Some(i) = primary {
+        results[i].p_adjusted = first;
+    }
+    for (&i, p) in others.iter().zip(rest) {
         results[i].p_adjusted = p;
     }
-    let family_size = headline.iter().filter(|&&i| results[i].p_value.is_some()).count().max(1);
+    // Holm's first step among the others, in the worst case: their level for the runs-needed estimate.
+    let others_tested = others.iter().filter(|&&i| results[i].p_value.is_some()).count().max(1);
     let min_runs = min_runs_per_side(s.alpha);
     for (r, &k) in results.iter_mut().zip(included) {
         let all_runs = |values: &[Vec<f64>]| values.iter().map(|v| finite(v[k])).collect();
@@ -338,8 +350,8 @@ fn compare_metrics(
             };
         }
         if matches!(r.verdict, Verdict::Inconclusive | Verdict::Indicative) {
-            let alpha_test = if r.family == Family::Headline {
-                s.alpha / family_size as f64
+            let alpha_test = if r.family == Family::Headline && r.metric != PRIMARY {
+                s.alpha / others_tested as f64
             } else {
                 s.alpha
             };

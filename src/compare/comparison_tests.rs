@@ -60,8 +60,8 @@ fn zero_on_both_sides_is_not_same() {
 
 #[test]
 fn headline_is_one_family() {
-    // 5 vs 5 runs fully separated on all three: each p is 2/C(10, 5) = 2/252; Holm multiplies the smallest by
-    // three, and with equal p values the running maximum keeps 3 · 2/252 = 0.0238 for all: all three better.
+    // 5 vs 5 runs fully separated on all three: each p is 2/C(10, 5) = 2/252. fps, first, keeps it; the other
+    // two, by Holm among themselves, 2 · 2/252 (then the maximum with fps's): all three better.
     let up: Vec<f64> = (0..5).map(f64::from).collect();
     let down: Vec<f64> = (0..5).map(|i| 100.0 - f64::from(i)).collect();
     let names = ["fps", "frame_cost_p90", "jank_pct", "dropped_per_100"];
@@ -69,23 +69,33 @@ fn headline_is_one_family() {
     let a = rows(&names, &[down.clone(), up.clone(), up.clone(), up.clone()]);
     let included: Vec<usize> = names.iter().map(|n| metric_index(n)).collect();
     let r = compare_metrics(&b, &a, &included, Scope::App, &settings(), &mut BoundsCache::default());
-    for m in &r[..3] {
+    for (m, adjusted) in r[..3].iter().zip([2.0 / 252.0, 4.0 / 252.0, 4.0 / 252.0]) {
         assert_eq!(m.family, Family::Headline);
         assert_eq!(m.p_value, Some(2.0 / 252.0), "{}", m.metric);
-        assert!((m.p_adjusted.unwrap() - 6.0 / 252.0).abs() < 1e-15, "{}", m.metric);
+        assert!((m.p_adjusted.unwrap() - adjusted).abs() < 1e-15, "{}", m.metric);
         assert_eq!(m.verdict, Verdict::Better, "{}", m.metric);
     }
     // A secondary metric is its own family: unadjusted.
     assert_eq!((r[3].family, r[3].p_adjusted), (Family::Secondary, Some(2.0 / 252.0)));
 
-    // At 4 vs 4 the smallest p, 2/70, times three is past 0.05: nothing is decided, though each test alone
-    // would be significant; the estimate says more runs.
+    // At 4 vs 4 each p is 2/70 = 0.029: fps, first, is decided; the other two by Holm need 2 · 2/70 = 0.057,
+    // past 0.05: inconclusive, though each test alone would be significant; the estimate says more runs.
     let (b4, a4) = (rows(&names, &vec![up[..4].to_vec(); 4]), rows(&names, &vec![down[..4].to_vec(); 4]));
     let r = compare_metrics(&b4, &a4, &included, Scope::App, &settings(), &mut BoundsCache::default());
-    assert!((r[0].p_adjusted.unwrap() - 6.0 / 70.0).abs() < 1e-15);
-    assert_eq!(r[0].verdict, Verdict::Inconclusive);
-    assert!(r[0].runs_needed.is_some_and(|n| n >= 5), "{:?}", r[0].runs_needed);
+    assert_eq!((r[0].p_adjusted, r[0].verdict), (Some(2.0 / 70.0), Verdict::Better));
+    assert!((r[1].p_adjusted.unwrap() - 4.0 / 70.0).abs() < 1e-15);
+    assert_eq!(r[1].verdict, Verdict::Inconclusive);
+    assert!(r[1].runs_needed.is_some_and(|n| n >= 5), "{:?}", r[1].runs_needed);
     assert_eq!(r[3].verdict, Verdict::Worse, "a secondary metric at its own alpha");
+
+    // When fps is not significant, the other two are not decided whatever their own p: fps's p caps theirs.
+    let flat: Vec<f64> = vec![50.0, 51.0, 52.0, 53.0, 54.0];
+    let b = rows(&names, &[flat.clone(), down.clone(), down.clone(), down.clone()]);
+    let a = rows(&names, &[flat.clone(), up.clone(), up.clone(), up.clone()]);
+    let r = compare_metrics(&b, &a, &included, Scope::App, &settings(), &mut BoundsCache::default());
+    assert_eq!(r[0].p_value, Some(1.0));
+    assert_eq!((r[1].p_adjusted, r[1].verdict), (Some(1.0), Verdict::Inconclusive));
+    assert_eq!(r[3].verdict, Verdict::Better, "secondary: its own test");
 }
 
 #[test]

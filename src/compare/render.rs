@@ -44,7 +44,7 @@ fn ci(m: &MetricResult) -> String {
     })
 }
 
-/// The p the verdict used: Holm-adjusted for the headline (marked `*`).
+/// The p the verdict used: adjusted in the headline's hierarchy (marked `*`).
 fn p(m: &MetricResult) -> String {
     let mark = if m.family == Family::Headline { "*" } else { "" };
     m.p_adjusted.map_or("–".into(), |p| format!("{p:.3}{mark}"))
@@ -126,7 +126,7 @@ pub(crate) fn indicative_note(c: &Comparison) -> Option<String> {
 fn legend(c: &Comparison) -> String {
     format!(
         "before/after: median run; {}: of the shift after − before over the runs; \
-         p: Mann–Whitney on per-run values (* Holm-adjusted over the headline); verdict at alpha {}, min change {}%",
+         p: Mann–Whitney on per-run values (* adjusted: fps first, then Holm); verdict at alpha {}, min change {}%",
         c.settings.ci_label(),
         c.settings.alpha,
         c.settings.min_change_pct

@@ -144,6 +144,22 @@ pub(crate) fn holm(ps: &[Option<f64>]) -> Vec<Option<f64>> {
     out
 }
 
+/// Adjusted p values of a family tested as a hierarchy: the primary hypothesis first at α, then the others by
+/// Holm's step-down at α, only once the primary is rejected (a fixed sequence with Holm in its second step:
+/// Maurer, Hothorn & Lehmacher 1995, "Multiple comparisons in drug clinical trials and preclinical assays:
+/// a-priori ordered hypotheses"; Westfall & Krishen 2001, "Optimally weighted, fixed sequence and gatekeeper
+/// multiple testing procedures", J. Stat. Plan. Inference 99). The primary keeps its own p; another's
+/// adjusted p is max(primary's p, its Holm-adjusted p among the others), so rejecting where it is ≤ α is the
+/// procedure, and the family-wise error stays at α. Without a primary test the others are plain Holm.
+pub(crate) fn primary_then_holm(primary: Option<f64>, others: &[Option<f64>]) -> (Option<f64>, Vec<Option<f64>>) {
+    let primary = primary.filter(|p| p.is_finite());
+    let adjusted = holm(others)
+        .into_iter()
+        .map(|p| p.map(|p| primary.map_or(p, |first| p.max(first))))
+        .collect();
+    (primary, adjusted)
+}
+
 /// Asymptotic relative efficiency of the rank test against the t test under normal errors (3/π), by which
 /// a t-test sample size is divided for Mann–Whitney (Noether 1987, "Sample size determination for some
 /// common nonparametric tests", JASA 82(398)).

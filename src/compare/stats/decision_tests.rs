@@ -80,6 +80,26 @@ fn holm_step_down() {
 }
 
 #[test]
+fn primary_first_then_holm() {
+    // fps 0.01 first; the others 0.02 and 0.04 by Holm: 2 · 0.02 = 0.04, max(0.04, 0.04) = 0.04.
+    assert_eq!(
+        primary_then_holm(Some(0.01), &[Some(0.02), Some(0.04)]),
+        (Some(0.01), vec![Some(0.04), Some(0.04)])
+    );
+    // A primary that is not significant caps the others: they are decided only after it.
+    assert_eq!(
+        primary_then_holm(Some(0.3), &[Some(0.001), Some(0.002)]),
+        (Some(0.3), vec![Some(0.3), Some(0.3)])
+    );
+    // Without a primary test, plain Holm.
+    assert_eq!(
+        primary_then_holm(None, &[Some(0.01), Some(0.04)]),
+        (None, vec![Some(0.02), Some(0.04)])
+    );
+    assert_eq!(primary_then_holm(Some(f64::NAN), &[None]), (None, vec![None]));
+}
+
+#[test]
 fn runs_needed_by_hand() {
     // A 10% change (5 of 50) seen with run-to-run sd 5, headline family of 3 at alpha 0.05:
     // 2 · (z(1 − 0.05/6) + z(0.8))² · 25 / (25 · 3/π) = 21.93 (Python's statistics.NormalDist) → 22.

@@ -133,22 +133,55 @@ fn exact_p(a: &[f64], b: &[f64]) -> f64 {
     // Counting subsets of the smaller side is cheaper, and the two-sided p is the same for either side.
     let (small, large) = if b.len() < a.len() { (b, a) } else { (a, b) };
     let ranked = Ranked::new(small, large);
-    let counts = rank_sum_counts(&ranked.ranks, small.len());
+    if ranked.tie_sizes.len() == 1 {
+        // Every value tied: every split has the same sum.
+        return 1.0;
+    }
     let w = ranked.first_sum as usize;
-    let total: u128 = counts.iter().sum();
-    let at_most: u128 = counts.iter().take(w + 1).sum();
-    let at_least: u128 = counts.iter().skip(w).sum();
+    // u64 counts are half the work of u128 ones and hold every subset count while C(N, n) < 2⁶³.
+    if smallest_p(small.len(), large.len()) > 2.0 / 2f64.powi(63) {
+        two_sided(&rank_sum_counts::<u64>(&ranked.ranks, small.len()), w)
+    } else {
+        two_sided(&rank_sum_counts::<u128>(&ranked.ranks, small.len()), w)
+    }
+}
+
+/// An exact subset count.
+trait Count: Copy + Default + Ord + std::ops::AddAssign + std::iter::Sum + std::ops::Add<Output = Self> {
+    const ONE: Self;
+    fn to_f64(self) -> f64;
+}
+
+impl Count for u64 {
+    const ONE: Self = 1;
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+}
+
+impl Count for u128 {
+    const ONE: Self = 1;
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+}
+
+/// p = min(1, 2 · min(P(W ≤ w), P(W ≥ w))) from the counts of every rank sum.
+fn two_sided<C: Count>(counts: &[C], w: usize) -> f64 {
+    let total: C = counts.iter().copied().sum();
+    let at_most: C = counts.iter().take(w + 1).copied().sum();
+    let at_least: C = counts.iter().skip(w).copied().sum();
     let tail = at_most.min(at_least);
-    ((2 * tail) as f64 / total as f64).min(1.0)
+    ((tail + tail).to_f64() / total.to_f64()).min(1.0)
 }
 
 /// `counts[s]` = number of `n`-element subsets of `ranks` whose sum is `s`.
-fn rank_sum_counts(ranks: &[u32], n: usize) -> Vec<u128> {
+fn rank_sum_counts<C: Count>(ranks: &[u32], n: usize) -> Vec<C> {
     let max_sum: usize = ranks.iter().map(|&r| r as usize).sum();
     let width = max_sum + 1;
     // table[k * width + s]: k-element subsets of the ranks seen so far summing to s (0/1 knapsack, k descending).
-    let mut table = vec![0u128; (n + 1) * width];
-    table[0] = 1;
+    let mut table = vec![C::default(); (n + 1) * width];
+    table[0] = C::ONE;
     let mut reach = 0;
     for (i, &r) in ranks.iter().enumerate() {
         let r = r as usize;
@@ -194,7 +227,7 @@ impl NullU {
         let cdf = exact.then(|| {
             // Doubled ranks 2, 4, …, 2N: subset sums are 2W; U = W − n(n + 1)/2.
             let ranks: Vec<u32> = (1..=(n + m) as u32).map(|r| 2 * r).collect();
-            let counts = rank_sum_counts(&ranks, n);
+            let counts = rank_sum_counts::<u128>(&ranks, n);
             let total: u128 = counts.iter().sum();
             let w_min = n * (n + 1);
             let mut running = 0u128;
