@@ -43,7 +43,8 @@ struct Args {
 }
 
 fn parse_args() -> Res<Args> {
-    let mut a = Args { shape: "busy-phone".into(), mb: 1024, runs: 3, bin: None, only: Vec::new(), phases: false, path: None };
+    let mut a =
+        Args { shape: "busy-phone".into(), mb: 1024, runs: 3, bin: None, only: Vec::new(), phases: false, path: None };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
         let mut val = || it.next().ok_or_else(|| format!("{arg} needs a value"));
@@ -142,7 +143,9 @@ fn find_bin(a: &Args) -> Res<PathBuf> {
     let exe = std::env::current_exe()?;
     let bin = exe.parent().and_then(Path::parent).map(|d| d.join("fpsan")).ok_or("no binary directory")?;
     if !bin.exists() {
-        return Err(format!("{} is missing: run `cargo build --release` first, or pass --bin PATH", bin.display()).into());
+        return Err(
+            format!("{} is missing: run `cargo build --release` first, or pass --bin PATH", bin.display()).into()
+        );
     }
     Ok(bin)
 }

@@ -49,12 +49,7 @@ struct Args {
 }
 
 fn args() -> Args {
-    let mut a = Args {
-        comparisons: 1000,
-        pool: 1000,
-        sizes: vec![1, 2, 3, 5, 10, 30],
-        seed: 1,
-    };
+    let mut a = Args { comparisons: 1000, pool: 1000, sizes: vec![1, 2, 3, 5, 10, 30], seed: 1 };
     let argv: Vec<String> = std::env::args().skip(1).collect();
     let value = |i: usize| argv.get(i + 1).cloned().unwrap_or_default();
     for (i, arg) in argv.iter().enumerate() {
@@ -140,10 +135,13 @@ fn u_cdf(n: usize, m: usize) -> Vec<f64> {
     let counts = &prev[m];
     let total: f64 = counts.iter().sum();
     let mut run = 0.0;
-    let cdf: Vec<f64> = counts.iter().map(|c| {
-        run += c;
-        run / total
-    }).collect();
+    let cdf: Vec<f64> = counts
+        .iter()
+        .map(|c| {
+            run += c;
+            run / total
+        })
+        .collect();
     debug_assert_eq!(cdf.len(), top + 1);
     cdf
 }
@@ -154,7 +152,13 @@ fn mw(before: &[f64], after: &[f64], cdf: &[f64]) -> (f64, bool) {
     let mut u = 0.0f64;
     for a in after {
         for b in before {
-            u += if a > b { 1.0 } else if a == b { 0.5 } else { 0.0 };
+            u += if a > b {
+                1.0
+            } else if a == b {
+                0.5
+            } else {
+                0.0
+            };
         }
     }
     let top = cdf.len() - 1;
@@ -206,17 +210,17 @@ fn main() {
         })
         .collect();
     std::fs::remove_dir_all(&dir).ok();
-    eprintln!("pools: 4 × {} runs (and 3 pilots of {pilot}) generated and analysed in {:.1} s", a.pool, t.elapsed().as_secs_f64());
+    eprintln!(
+        "pools: 4 × {} runs (and 3 pilots of {pilot}) generated and analysed in {:.1} s",
+        a.pool,
+        t.elapsed().as_secs_f64()
+    );
 
-    let options = CompareOptions {
-        fail_if: GATES.iter().map(|g| g.to_string()).collect(),
-        ..CompareOptions::default()
-    };
-    let wide_margin = CompareOptions {
-        min_change_pct: 10.0,
-        ..options.clone()
-    };
-    let compare = |before: Vec<Run>, after: Vec<Run>| compare::compare_runs(AB_APP, before, after, &options).expect("compare");
+    let options =
+        CompareOptions { fail_if: GATES.iter().map(|g| g.to_string()).collect(), ..CompareOptions::default() };
+    let wide_margin = CompareOptions { min_change_pct: 10.0, ..options.clone() };
+    let compare =
+        |before: Vec<Run>, after: Vec<Run>| compare::compare_runs(AB_APP, before, after, &options).expect("compare");
     let pick = |pool: &[Run], idx: &[usize]| -> Vec<Run> { idx.iter().map(|&i| pool[i].clone()).collect() };
 
     // The realised fps change of each build: medians of the pools' per-run fps.

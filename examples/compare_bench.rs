@@ -50,11 +50,7 @@ fn main() {
     let tmp = std::env::temp_dir().join(format!("fpsan-compare-bench-{}", std::process::id()));
     let t = Instant::now();
     let paths = generate(&tmp, runs, mb).expect("generate traces");
-    eprintln!(
-        "generated {} traces of {mb} MB in {:.1} s",
-        paths.len(),
-        secs(t.elapsed())
-    );
+    eprintln!("generated {} traces of {mb} MB in {:.1} s", paths.len(), secs(t.elapsed()));
 
     let t = Instant::now();
     for p in &paths {

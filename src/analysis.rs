@@ -38,10 +38,7 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Options {
-            frames: FrameOptions {
-                refresh_hz: None,
-                blocker_threshold_ns: blocker_threshold_ns(DEFAULT_BLOCKER_MS),
-            },
+            frames: FrameOptions { refresh_hz: None, blocker_threshold_ns: blocker_threshold_ns(DEFAULT_BLOCKER_MS) },
             progress: false,
             require_frames: true,
             #[cfg(feature = "analysis")]

@@ -19,11 +19,7 @@ use crate::read::{ReadError, ReadOptions};
 use crate::report::{self, info, ExportManager, Report, StdoutFormat};
 
 #[derive(Debug, Parser)]
-#[command(
-    name = "fpsan",
-    version,
-    about = "Measure and explain Android UI smoothness from Perfetto traces"
-)]
+#[command(name = "fpsan", version, about = "Measure and explain Android UI smoothness from Perfetto traces")]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -140,10 +136,7 @@ pub fn main() -> i32 {
             .map(|s| s.to_string())
             .or_else(|| p.payload().downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown panic".into());
-        let at = p
-            .location()
-            .map(|l| format!(" at {}:{}", l.file(), l.line()))
-            .unwrap_or_default();
+        let at = p.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
         eprintln!("fpsan: internal error: {}{at}; please report it", one_line(&msg));
     }));
     match std::panic::catch_unwind(|| run(cli)) {
@@ -190,10 +183,7 @@ fn one_line(s: &str) -> String {
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| {
-        c.downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-    })
+    e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
 }
 
 /// Dispatch a parsed command line.
@@ -269,9 +259,7 @@ fn open(path: &Path) -> Result<Trace> {
 
 fn print_stdout(bytes: &[u8]) -> Result<()> {
     let mut out = std::io::stdout().lock();
-    out.write_all(bytes)
-        .and_then(|_| out.flush())
-        .context("cannot write to stdout")
+    out.write_all(bytes).and_then(|_| out.flush()).context("cannot write to stdout")
 }
 
 fn warn(msg: &str) {
@@ -383,11 +371,7 @@ mod tests {
     #[test]
     fn error_line_shows_each_cause_once() {
         let io = std::io::Error::new(std::io::ErrorKind::AlreadyExists, "File exists");
-        let e: anyhow::Error = crate::report::ReportError::OutDir {
-            path: PathBuf::from("/tmp/x"),
-            source: io,
-        }
-        .into();
+        let e: anyhow::Error = crate::report::ReportError::OutDir { path: PathBuf::from("/tmp/x"), source: io }.into();
         assert_eq!(error_line(&e), "cannot create output directory /tmp/x: File exists");
         let e = anyhow!("outer\nsecond line").context("ctx");
         assert_eq!(error_line(&e), "ctx: outer second line");
@@ -408,13 +392,7 @@ mod tests {
         let e = Cli::try_parse_from(["fpsan", "analyze", "t", "--refresh-hz", "-5"]).unwrap_err();
         assert_eq!(e.exit_code(), 2);
         let c = Cli::try_parse_from(["fpsan", "query", "t", "--file", "q.sql", "--format", "csv"]).unwrap();
-        assert!(matches!(
-            c.command,
-            Command::Query(QueryArgs {
-                format: QueryFormat::Csv,
-                ..
-            })
-        ));
+        assert!(matches!(c.command, Command::Query(QueryArgs { format: QueryFormat::Csv, .. })));
         assert!(Cli::try_parse_from(["fpsan", "query", "t", "SELECT 1", "--file", "q.sql"]).is_err());
     }
 }

@@ -24,6 +24,6 @@ pub mod query;
 pub mod read;
 #[cfg(feature = "analysis")]
 pub mod report;
-pub mod tracegen;
 #[cfg(test)]
 pub(crate) mod testutil;
+pub mod tracegen;

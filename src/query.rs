@@ -14,15 +14,7 @@ use crate::metrics::AppSummary;
 use crate::model::{Process, Slice, Thread, Trace, Track, TrackId};
 
 /// Every table `fpsan query` knows.
-const TABLES: [&str; 7] = [
-    "slice",
-    "counter",
-    "thread",
-    "process",
-    "frame_timeline",
-    "frames",
-    "apps",
-];
+const TABLES: [&str; 7] = ["slice", "counter", "thread", "process", "frame_timeline", "frames", "apps"];
 
 #[derive(Debug, thiserror::Error)]
 pub enum QueryError {
@@ -102,12 +94,8 @@ fn counter_df(trace: &Trace) -> PolarsResult<DataFrame> {
         .col("ts", |c| c.ts)
         .col("value", |c| c.value)
         .col("name", |c| track(c.track).and_then(|t| t.name.as_deref()))
-        .col("pid", |c| {
-            track(c.track).and_then(|_| trace.track_process(c.track)).map(|p| p.pid)
-        })
-        .col("tid", |c| {
-            track(c.track).and_then(|_| trace.track_thread(c.track)).map(|t| t.tid)
-        })
+        .col("pid", |c| track(c.track).and_then(|_| trace.track_process(c.track)).map(|p| p.pid))
+        .col("tid", |c| track(c.track).and_then(|_| trace.track_thread(c.track)).map(|t| t.tid))
         .col("track", |c| c.track.0 as i64)
         .build()
 }
@@ -117,9 +105,7 @@ fn thread_df(trace: &Trace) -> PolarsResult<DataFrame> {
     TableBuilder::new(&trace.threads)
         .col("utid", |t| t.utid.0 as i64)
         .col("tid", |t| t.tid)
-        .col("pid", |t| {
-            t.upid.and_then(|u| trace.processes.get(u.index())).map(|p| p.pid)
-        })
+        .col("pid", |t| t.upid.and_then(|u| trace.processes.get(u.index())).map(|p| p.pid))
         .col("name", |t| t.name.as_deref())
         .build()
 }
@@ -225,59 +211,32 @@ pub fn run(
             },
             _ => continue,
         }
-        .map_err(|e| QueryError::Table {
-            table,
-            message: one_line(&e),
-        })?;
+        .map_err(|e| QueryError::Table { table, message: one_line(&e) })?;
         ctx.register(table, df.lazy());
     }
     let mut ctx = ctx;
-    ctx.execute(sql)
-        .and_then(|lf| lf.collect())
-        .map_err(|e| QueryError::Sql(one_line(&e)))
+    ctx.execute(sql).and_then(|lf| lf.collect()).map_err(|e| QueryError::Sql(one_line(&e)))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::{
-        CounterSample, Process, Slice, SliceId, Thread, TimelineKind, TimelineSlice, Track, TrackId, TrackKind, Upid, Utid,
+        CounterSample, Process, Slice, SliceId, Thread, TimelineKind, TimelineSlice, Track, TrackId, TrackKind, Upid,
+        Utid,
     };
     use std::sync::Arc;
 
     fn trace() -> Trace {
         let mut t = Trace::default();
-        t.processes = vec![Process {
-            upid: Upid(0),
-            pid: 42,
-            name: Some(Arc::from("com.a")),
-            ..Default::default()
-        }];
+        t.processes = vec![Process { upid: Upid(0), pid: 42, name: Some(Arc::from("com.a")), ..Default::default() }];
         t.threads = vec![
-            Thread {
-                utid: Utid(0),
-                tid: 42,
-                upid: Some(Upid(0)),
-                name: Some(Arc::from("com.a")),
-            },
-            Thread {
-                utid: Utid(1),
-                tid: 43,
-                upid: Some(Upid(0)),
-                name: Some(Arc::from("RenderThread")),
-            },
+            Thread { utid: Utid(0), tid: 42, upid: Some(Upid(0)), name: Some(Arc::from("com.a")) },
+            Thread { utid: Utid(1), tid: 43, upid: Some(Upid(0)), name: Some(Arc::from("RenderThread")) },
         ];
         t.tracks = vec![
-            Track {
-                id: TrackId(0),
-                name: None,
-                kind: TrackKind::Thread { utid: Utid(0) },
-            },
-            Track {
-                id: TrackId(1),
-                name: None,
-                kind: TrackKind::Thread { utid: Utid(1) },
-            },
+            Track { id: TrackId(0), name: None, kind: TrackKind::Thread { utid: Utid(0) } },
+            Track { id: TrackId(1), name: None, kind: TrackKind::Thread { utid: Utid(1) } },
             Track {
                 id: TrackId(2),
                 name: Some(Arc::from("VSYNC-app")),
@@ -300,16 +259,8 @@ mod tests {
             sl(2, 160, 20, "DrawFrames 7", 1, 0, None),
         ];
         t.counters = vec![
-            CounterSample {
-                ts: 90,
-                value: 1.0,
-                track: TrackId(2),
-            },
-            CounterSample {
-                ts: 106,
-                value: 0.0,
-                track: TrackId(2),
-            },
+            CounterSample { ts: 90, value: 1.0, track: TrackId(2) },
+            CounterSample { ts: 106, value: 0.0, track: TrackId(2) },
         ];
         t.frame_timeline = vec![TimelineSlice {
             kind: TimelineKind::ActualSurface,
@@ -360,26 +311,14 @@ mod tests {
     #[test]
     fn counters_threads_processes_timeline() {
         let t = trace();
-        let c = run(
-            &t,
-            None,
-            None,
-            "SELECT name, pid, SUM(value) AS v FROM counter GROUP BY name, pid",
-        )
-        .unwrap();
+        let c = run(&t, None, None, "SELECT name, pid, SUM(value) AS v FROM counter GROUP BY name, pid").unwrap();
         assert_eq!(c.height(), 1);
         assert_eq!(c.column("v").unwrap().f64().unwrap().get(0), Some(1.0));
         let th = run(&t, None, None, "SELECT tid FROM thread WHERE pid = 42 ORDER BY tid").unwrap();
         assert_eq!(th.height(), 2);
         let p = run(&t, None, None, "SELECT name FROM process").unwrap();
         assert_eq!(p.column("name").unwrap().str().unwrap().get(0), Some("com.a"));
-        let ft = run(
-            &t,
-            None,
-            None,
-            "SELECT kind, surface, token, jank_type FROM frame_timeline",
-        )
-        .unwrap();
+        let ft = run(&t, None, None, "SELECT kind, surface, token, jank_type FROM frame_timeline").unwrap();
         assert_eq!(ft.column("kind").unwrap().str().unwrap().get(0), Some("actual"));
         assert_eq!(ft.column("surface").unwrap().bool().unwrap().get(0), Some(true));
     }

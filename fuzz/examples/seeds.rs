@@ -19,9 +19,7 @@ use fpsan::tracegen::{scenarios, ActualFrame, BuildOptions, Compression, TraceBu
 const MAX_SEED: u64 = 256 << 10;
 
 fn small_app(b: &mut TraceBuilder) {
-    b.process(100, "com.example.app")
-        .thread(100, 100, "example.app")
-        .thread(101, 100, "RenderThread");
+    b.process(100, "com.example.app").thread(100, 100, "example.app").thread(101, 100, "RenderThread");
     b.process(600, "/system/bin/surfaceflinger").thread(612, 600, "app");
     let period = 16_666_667;
     for k in 0..6i64 {
@@ -30,13 +28,7 @@ fn small_app(b: &mut TraceBuilder) {
         b.atrace_begin(vsync + 100_000, 100, 100, &format!("Choreographer#doFrame {}", 500 + k));
         b.slice(vsync + 200_000, 1_000_000, 100, 100, "traversal");
         b.atrace_end(vsync + 5_000_000 + k * 3_000_000, 100, 100);
-        b.slice(
-            vsync + 6_000_000,
-            2_000_000,
-            101,
-            100,
-            &format!("DrawFrames {}", 500 + k),
-        );
+        b.slice(vsync + 6_000_000, 2_000_000, 101, 100, &format!("DrawFrames {}", 500 + k));
         b.expected_surface_frame(vsync, Some(vsync + period), 500 + k, 900 + k, 100, "com.example.app#0");
         let f = ActualFrame {
             token: 500 + k,
@@ -64,10 +56,7 @@ fn main() {
         fs::create_dir_all(d).expect("create corpus dir");
     }
     let mut traces: Vec<(String, Vec<u8>)> = Vec::new();
-    for (i, compression) in [Compression::None, Compression::Zlib, Compression::Zstd]
-        .into_iter()
-        .enumerate()
-    {
+    for (i, compression) in [Compression::None, Compression::Zlib, Compression::Zstd].into_iter().enumerate() {
         for compact_sched in [false, true] {
             let mut b = TraceBuilder::new();
             small_app(&mut b);
@@ -83,16 +72,10 @@ fn main() {
             traces.push((format!("tracegen-{i}-{compact_sched}.pftrace"), b.build(&opts)));
         }
     }
-    traces.push((
-        "tracegen-empty.pftrace".into(),
-        TraceBuilder::new().build(&BuildOptions::default()),
-    ));
+    traces.push(("tracegen-empty.pftrace".into(), TraceBuilder::new().build(&BuildOptions::default())));
     let demo = scenarios::demo_scroll().build(&scenarios::demo_build_options());
     // The demo is 400 KB: its head is still a valid (truncated) trace.
-    traces.push((
-        "demo-head.pftrace".into(),
-        demo[..demo.len().min(MAX_SEED as usize)].to_vec(),
-    ));
+    traces.push(("demo-head.pftrace".into(), demo[..demo.len().min(MAX_SEED as usize)].to_vec()));
     for p in [
         root.join("tests/fake_adb/tiny.pftrace"),
         root.join("tests/fake_adb/ok.pftrace"),
@@ -100,10 +83,7 @@ fn main() {
     ] {
         if let Ok(bytes) = fs::read(&p) {
             let n = bytes.len().min(MAX_SEED as usize);
-            traces.push((
-                p.file_name().unwrap().to_string_lossy().into_owned(),
-                bytes[..n].to_vec(),
-            ));
+            traces.push((p.file_name().unwrap().to_string_lossy().into_owned(), bytes[..n].to_vec()));
         }
     }
     let mut lines: Vec<String> = [
@@ -153,10 +133,5 @@ fn main() {
     for (i, l) in lines.iter().enumerate() {
         fs::write(atrace.join(format!("line-{i}")), l).expect("write seed");
     }
-    eprintln!(
-        "wrote {} trace seeds and {} atrace lines under {}",
-        traces.len(),
-        lines.len(),
-        out.display()
-    );
+    eprintln!("wrote {} trace seeds and {} atrace lines under {}", traces.len(), lines.len(), out.display());
 }

@@ -12,11 +12,7 @@ fuzz_target!(|data: &[u8]| {
     let outcome = parse(&line);
     // Trailing newlines and NULs are stripped, so they never change the parse.
     let padded = format!("{line}\n\0\n");
-    assert_eq!(
-        parse(&padded),
-        outcome,
-        "trailing \\n/\\0 changed the parse of {line:?}"
-    );
+    assert_eq!(parse(&padded), outcome, "trailing \\n/\\0 changed the parse of {line:?}");
     if let ParseOutcome::Point(p) = &outcome {
         // Names borrow from the (stripped) line or are the empty-name placeholder.
         let _ = format!("{p:?}");

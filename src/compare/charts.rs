@@ -37,33 +37,17 @@ pub(crate) fn render(c: &Comparison, runs: &[Vec<Run>; 2]) -> Result<Vec<Compare
     use rayon::prelude::*;
     type Draw<'a> = Box<dyn Fn(&Area) -> DResult + Send + Sync + 'a>;
     let jobs: Vec<(&str, &str, Draw)> = vec![
-        (
-            "cdf",
-            "Frame cost CDF, before vs after",
-            Box::new(|a: &Area| cdf(a, c, runs)),
-        ),
-        (
-            "drop-levels",
-            "Drop-level rates per 1000 frames",
-            Box::new(|a: &Area| levels(a, c, runs)),
-        ),
+        ("cdf", "Frame cost CDF, before vs after", Box::new(|a: &Area| cdf(a, c, runs))),
+        ("drop-levels", "Drop-level rates per 1000 frames", Box::new(|a: &Area| levels(a, c, runs))),
         ("fps-runs", "fps per run", Box::new(|a: &Area| fps_runs(a, c))),
-        (
-            "fps-wall",
-            "fps_wall over time, first run of each side",
-            Box::new(|a: &Area| fps_wall(a, c, runs)),
-        ),
+        ("fps-wall", "fps_wall over time, first run of each side", Box::new(|a: &Area| fps_wall(a, c, runs))),
     ];
     jobs.into_par_iter()
         .map(|(slug, title, draw)| {
             let file_name = format!("charts/compare-{slug}.png");
             let png = render_png(W, H, |root| draw(root))
                 .map_err(|e| ReportError::Write(format!("cannot draw {file_name}: {e}")))?;
-            Ok(CompareChart {
-                file_name,
-                title: title.to_string(),
-                png,
-            })
+            Ok(CompareChart { file_name, title: title.to_string(), png })
         })
         .collect()
 }
@@ -83,10 +67,7 @@ fn cdf_points(runs: &[Run]) -> (Vec<f64>, Vec<(f64, f64)>) {
     costs.sort_by(f64::total_cmp);
     let n = costs.len();
     let step = (n / 2000).max(1);
-    let mut pts: Vec<(f64, f64)> = (0..n)
-        .step_by(step)
-        .map(|i| (costs[i], (i + 1) as f64 / n as f64))
-        .collect();
+    let mut pts: Vec<(f64, f64)> = (0..n).step_by(step).map(|i| (costs[i], (i + 1) as f64 / n as f64)).collect();
     if let Some(&last) = costs.last() {
         pts.push((last, 1.0));
     }
@@ -108,13 +89,8 @@ fn cdf(root: &Area, c: &Comparison, runs: &[Vec<Run>; 2]) -> DResult {
     let plot = header(root, "Frame cost CDF (vsync → end of commit)", &subtitle(c), &[legend])?;
     let all = sides.iter().flat_map(|s| s.0.iter().copied());
     let (lo, hi) = all.fold((f64::INFINITY, 0.0f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
-    let (lo, hi) = if lo.is_finite() {
-        ((lo * 0.8).max(0.05), (hi * 1.25).max(lo * 2.0))
-    } else {
-        (0.1, 100.0)
-    };
-    let mut chart = plot_frame(&plot)
-        .build_cartesian_2d((lo..hi).log_scale(), 0f64..1.02)?;
+    let (lo, hi) = if lo.is_finite() { ((lo * 0.8).max(0.05), (hi * 1.25).max(lo * 2.0)) } else { (0.1, 100.0) };
+    let mut chart = plot_frame(&plot).build_cartesian_2d((lo..hi).log_scale(), 0f64..1.02)?;
     mesh_style(&mut chart)
         .x_label_formatter(&|v: &f64| crate::report::format::fmt_ms_tick(*v))
         .y_label_formatter(&|v: &f64| format!("{:.0}%", v * 100.0))
@@ -177,15 +153,9 @@ fn levels(root: &Area, c: &Comparison, runs: &[Vec<Run>; 2]) -> DResult {
         item("pale bar: before", Swatch::Box(tint(MUTED, 0.35))),
         item("solid bar: after (colour = drop level)", Swatch::Box(MUTED)),
     ];
-    let plot = header(
-        root,
-        "Drop levels per 1000 frames (Matrix levels)",
-        &subtitle(c),
-        &[legend],
-    )?;
+    let plot = header(root, "Drop levels per 1000 frames (Matrix levels)", &subtitle(c), &[legend])?;
     let top = rates.iter().flatten().fold(1.0f64, |a, &b| a.max(b)) * 1.2;
-    let mut chart = plot_frame(&plot)
-        .build_cartesian_2d(-0.6f64..3.6, 0f64..top)?;
+    let mut chart = plot_frame(&plot).build_cartesian_2d(-0.6f64..3.6, 0f64..top)?;
     let names = ["NORMAL (3–8)", "MIDDLE (9–23)", "HIGH (24–41)", "FROZEN (≥ 42)"];
     let xf = |v: &f64| {
         let k = v.round();
@@ -205,20 +175,13 @@ fn levels(root: &Area, c: &Comparison, runs: &[Vec<Run>; 2]) -> DResult {
     for (side, r) in rates.iter().enumerate() {
         for (k, &v) in r.iter().enumerate() {
             let color = LEVEL_COLORS[k + 1];
-            let (x0, x1) = if side == 0 {
-                (k as f64 - 0.38, k as f64 - 0.02)
-            } else {
-                (k as f64 + 0.02, k as f64 + 0.38)
-            };
+            let (x0, x1) =
+                if side == 0 { (k as f64 - 0.38, k as f64 - 0.02) } else { (k as f64 + 0.02, k as f64 + 0.38) };
             let fill = if side == 0 { tint(color, 0.35) } else { color };
             chart.draw_series(std::iter::once(Rectangle::new([(x0, 0.0), (x1, v)], fill.filled())))?;
             let (px, py) = chart.backend_coord(&((x0 + x1) / 2.0, v));
             let label = format!("{} {v:.1}", if side == 0 { "before" } else { "after" });
-            root.draw_text(
-                &label,
-                &anchored(NOTE_PX, &INK, HPos::Center, VPos::Bottom),
-                (px, py - 4),
-            )?;
+            root.draw_text(&label, &anchored(NOTE_PX, &INK, HPos::Center, VPos::Bottom), (px, py - 4))?;
         }
     }
     Ok(())
@@ -227,25 +190,16 @@ fn levels(root: &Area, c: &Comparison, runs: &[Vec<Run>; 2]) -> DResult {
 fn fps_runs(root: &Area, c: &Comparison) -> DResult {
     let values: [Vec<f64>; 2] = [&c.before, &c.after].map(|s| s.runs.iter().filter_map(|r| r.fps).collect());
     let medians = c.metric("fps").map(|m| [m.before, m.after]).unwrap_or([None, None]);
-    let legend = vec![
-        item("one dot per run", Swatch::Dot(INK)),
-        item("bar: the side's median run", Swatch::Line(INK)),
-    ];
+    let legend = vec![item("one dot per run", Swatch::Dot(INK)), item("bar: the side's median run", Swatch::Line(INK))];
     let plot = header(root, "fps per run (Matrix fps)", &subtitle(c), &[legend])?;
     let top = values.iter().flatten().fold(10.0f64, |a, &b| a.max(b)) * 1.15;
-    let mut chart = plot_frame(&plot)
-        .build_cartesian_2d(-0.7f64..1.7, 0f64..top)?;
+    let mut chart = plot_frame(&plot).build_cartesian_2d(-0.7f64..1.7, 0f64..top)?;
     let xf = |v: &f64| match v.round() as i64 {
         0 if (v - 0.0).abs() < 1e-6 => "before".to_string(),
         1 if (v - 1.0).abs() < 1e-6 => "after".to_string(),
         _ => String::new(),
     };
-    mesh_style(&mut chart)
-        .disable_x_mesh()
-        .x_labels(3)
-        .x_label_formatter(&xf)
-        .y_desc("fps")
-        .draw()?;
+    mesh_style(&mut chart).disable_x_mesh().x_labels(3).x_label_formatter(&xf).y_desc("fps").draw()?;
     for (side, vals) in values.iter().enumerate() {
         let color = if side == 0 { BEFORE } else { AFTER };
         let n = vals.len().max(1) as f64;
@@ -261,11 +215,7 @@ fn fps_runs(root: &Area, c: &Comparison) -> DResult {
                 INK.stroke_width(3),
             )))?;
             let (px, py) = chart.backend_coord(&(x + 0.34, p));
-            root.draw_text(
-                &format!("{p:.1}"),
-                &anchored(NOTE_PX, &INK, HPos::Left, VPos::Center),
-                (px, py),
-            )?;
+            root.draw_text(&format!("{p:.1}"), &anchored(NOTE_PX, &INK, HPos::Left, VPos::Center), (px, py))?;
         }
     }
     Ok(())
@@ -295,20 +245,11 @@ fn fps_wall(root: &Area, c: &Comparison, runs: &[Vec<Run>; 2]) -> DResult {
         item(format!("before: {}", name(0)), Swatch::Line(BEFORE)),
         item(format!("after: {}", name(1)), Swatch::Line(AFTER)),
     ];
-    let plot = header(
-        root,
-        "fps_wall over time (frames in each 1 s window)",
-        &subtitle(c),
-        &[legend],
-    )?;
+    let plot = header(root, "fps_wall over time (frames in each 1 s window)", &subtitle(c), &[legend])?;
     let x1 = windows.iter().flatten().map(|w| w.1).fold(1.0f64, f64::max);
     let top = windows.iter().flatten().map(|w| w.2).fold(10.0f64, f64::max) * 1.15;
-    let mut chart = plot_frame(&plot)
-        .build_cartesian_2d(0f64..x1, 0f64..top)?;
-    mesh_style(&mut chart)
-        .x_desc("seconds since the run's first frame")
-        .y_desc("frames per second")
-        .draw()?;
+    let mut chart = plot_frame(&plot).build_cartesian_2d(0f64..x1, 0f64..top)?;
+    mesh_style(&mut chart).x_desc("seconds since the run's first frame").y_desc("frames per second").draw()?;
     for (k, w) in windows.iter().enumerate() {
         let color = if k == 0 { BEFORE } else { AFTER };
         let steps = w.iter().flat_map(|&(a, b, f)| [(a, f), (b, f)]);
@@ -319,7 +260,5 @@ fn fps_wall(root: &Area, c: &Comparison, runs: &[Vec<Run>; 2]) -> DResult {
 
 /// The file name of a trace path.
 pub(crate) fn short_name(path: &str) -> String {
-    std::path::Path::new(path)
-        .file_name()
-        .map_or(path.to_string(), |n| n.to_string_lossy().into_owned())
+    std::path::Path::new(path).file_name().map_or(path.to_string(), |n| n.to_string_lossy().into_owned())
 }

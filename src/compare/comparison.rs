@@ -12,7 +12,9 @@ use serde::Serialize;
 use super::gate::{GateField, GateInput, GateRule, GateStatus};
 use super::metrics::{eval, Frame, Role, METRICS};
 use super::runs::{Run, Sides};
-use super::stats::decision::{coefficient_of_variation, decide, holm, percent_of, pooled_sd, primary_then_holm, runs_needed};
+use super::stats::decision::{
+    coefficient_of_variation, decide, holm, percent_of, pooled_sd, primary_then_holm, runs_needed,
+};
 use super::stats::decision::{Evidence, Spread};
 use super::stats::quantile::quantile_linear;
 use super::stats::rank::{mann_whitney, smallest_p, NullU, PMethod};
@@ -50,12 +52,7 @@ pub(crate) struct Settings {
 
 impl Settings {
     pub(crate) fn new(alpha: f64, min_change_pct: f64, indicative_gates: IndicativeGates) -> Settings {
-        Settings {
-            alpha,
-            confidence: 1.0 - alpha,
-            min_change_pct,
-            indicative_gates,
-        }
+        Settings { alpha, confidence: 1.0 - alpha, min_change_pct, indicative_gates }
     }
 
     /// "95% CI", "90% CI", "99.5% CI".
@@ -215,9 +212,7 @@ pub(crate) fn compare(sides: &Sides, rules: &[GateRule], s: &Settings) -> Compar
     let [before, after] = &sides.runs;
     let mut bounds = BoundsCache::default();
     let per_run = |runs: &[Run]| -> Vec<Vec<f64>> {
-        runs.iter()
-            .map(|r| eval(&r.frames.iter().collect::<Vec<_>>(), Some(r.wall_ns)))
-            .collect()
+        runs.iter().map(|r| eval(&r.frames.iter().collect::<Vec<_>>(), Some(r.wall_ns))).collect()
     };
     let (b_values, a_values) = (per_run(before), per_run(after));
     let included = included_metrics(before, after, true);
@@ -245,10 +240,8 @@ pub(crate) fn compare(sides: &Sides, rules: &[GateRule], s: &Settings) -> Compar
     c.gates = gates(&c, rules, s);
     for r in rules {
         if c.metric(&r.metric).is_none() {
-            c.warnings.push(format!(
-                "gate rule `{}`: {} is not available for these traces; not checked",
-                r.text, r.metric
-            ));
+            c.warnings
+                .push(format!("gate rule `{}`: {} is not available for these traces; not checked", r.text, r.metric));
         }
     }
     c
@@ -303,15 +296,22 @@ fn compare_metrics(
     s: &Settings,
     bounds: &mut BoundsCache,
 ) -> Vec<MetricResult> {
-    let mut results: Vec<MetricResult> = included
-        .iter()
-        .map(|&k| describe_and_test(k, column(before, k), column(after, k), scope, s, bounds))
-        .collect();
-    // The headline is tested as a hierarchy: fps first, then the other two by Holm once fps is decided;
-    // every other family is a single test.
-    let headline: Vec<usize> = (0..results.len())
-        .filter(|&i| results[i].family == Family::Headline)
-        .collect();
+    let mut results: Vec<MetricResult> =
+        included.iter().map(|&k| describe_and_test(k, column(before, k), column(after, k), scope, s, bounds)).collect();
+    let others_tested = adjust_headline(&mut results);
+    for (r, &k) in results.iter_mut().zip(included) {
+        let all_runs = |values: &[Vec<f64>]| values.iter().map(|v| finite(v[k])).collect();
+        r.before_runs = all_runs(before);
+        r.after_runs = all_runs(after);
+        settle(r, &column(before, k), &column(after, k), others_tested, s);
+    }
+    results
+}
+
+/// The headline is tested as a hierarchy: fps first, then the other two by Holm once fps is decided; every
+/// other family is a single test. Returns how many of the other two were tested.
+fn adjust_headline(results: &mut [MetricResult]) -> usize {
+    let headline: Vec<usize> = (0..results.len()).filter(|&i| results[i].family == Family::Headline).collect();
     let primary = headline.iter().copied().find(|&i| results[i].metric == PRIMARY);
     let others: Vec<usize> = headline.iter().copied().filter(|&i| Some(i) != primary).collect();
     let (first, rest) = primary_then_holm(
@@ -324,57 +324,57 @@ fn compare_metrics(
     for (&i, p) in others.iter().zip(rest) {
         results[i].p_adjusted = p;
     }
-    // Holm's first step among the others, in the worst case: their level for the runs-needed estimate.
-    let others_tested = others.iter().filter(|&&i| results[i].p_value.is_some()).count().max(1);
-    let min_runs = min_runs_per_side(s.alpha);
-    for (r, &k) in results.iter_mut().zip(included) {
-        let all_runs = |values: &[Vec<f64>]| values.iter().map(|v| finite(v[k])).collect();
-        r.before_runs = all_runs(before);
-        r.after_runs = all_runs(after);
-        let (b, a) = (column(before, k), column(after, k));
-        if r.verdict == Verdict::Inconclusive {
-            r.verdict = match (r.p_adjusted, r.before, r.delta) {
-                (Some(p), Some(bv), Some(d)) => decide(
-                    &Evidence {
-                        direction: r.direction,
-                        before: bv,
-                        delta: d,
-                        p,
-                        u_excess: r.u_excess,
-                        equivalence_ci: r.equivalence_ci.map(|c| (c[0], c[1])),
-                    },
-                    s.alpha,
-                    s.min_change_pct,
-                ),
-                _ => Verdict::Inconclusive,
-            };
-        }
-        if matches!(r.verdict, Verdict::Inconclusive | Verdict::Indicative) {
-            let alpha_test = if r.family == Family::Headline && r.metric != PRIMARY {
-                s.alpha / others_tested as f64
-            } else {
-                s.alpha
-            };
-            r.runs_needed = match (r.before, r.delta, pooled_sd(&b, &a)) {
-                (Some(before), Some(delta), Some(sd)) => runs_needed(
-                    Spread { before, delta, sd },
-                    s.alpha,
-                    alpha_test,
-                    s.min_change_pct,
-                    // More than the runs that left it unresolved.
-                    min_runs.max(b.len().min(a.len()) + 1),
-                ),
-                _ => None,
-            };
-            if r.verdict == Verdict::Indicative && r.runs_needed.is_none() {
-                r.runs_needed = Some(min_runs);
-            }
-        }
-    }
-    results
+    others.iter().filter(|&&i| results[i].p_value.is_some()).count()
 }
 
-/// One metric's description and test; the verdict is settled after Holm (`Inconclusive` stands for "to decide").
+/// The verdict of a tested metric (from its adjusted p), and for an unresolved one the runs likely to
+/// resolve it. `b` and `a` are its per-run values; `others_tested` the headline tests after fps.
+fn settle(r: &mut MetricResult, b: &[f64], a: &[f64], others_tested: usize, s: &Settings) {
+    if r.verdict == Verdict::Inconclusive {
+        r.verdict = match (r.p_adjusted, r.before, r.delta) {
+            (Some(p), Some(before), Some(delta)) => decide(
+                &Evidence {
+                    direction: r.direction,
+                    before,
+                    delta,
+                    p,
+                    u_excess: r.u_excess,
+                    equivalence_ci: r.equivalence_ci.map(|c| (c[0], c[1])),
+                },
+                s.alpha,
+                s.min_change_pct,
+            ),
+            _ => Verdict::Inconclusive,
+        };
+    }
+    if !matches!(r.verdict, Verdict::Inconclusive | Verdict::Indicative) {
+        return;
+    }
+    // Holm's first step among the others, in the worst case, is their level.
+    let alpha_test = if r.family == Family::Headline && r.metric != PRIMARY {
+        s.alpha / others_tested.max(1) as f64
+    } else {
+        s.alpha
+    };
+    let min_runs = min_runs_per_side(s.alpha);
+    r.runs_needed = match (r.before, r.delta, pooled_sd(b, a)) {
+        (Some(before), Some(delta), Some(sd)) => runs_needed(
+            Spread { before, delta, sd },
+            s.alpha,
+            alpha_test,
+            s.min_change_pct,
+            // More than the runs that left it unresolved.
+            min_runs.max(b.len().min(a.len()) + 1),
+        ),
+        _ => None,
+    };
+    if r.verdict == Verdict::Indicative && r.runs_needed.is_none() {
+        r.runs_needed = Some(min_runs);
+    }
+}
+
+/// One metric's description and test; the verdict is settled after the family's adjustment (`Inconclusive`
+/// stands for "to decide").
 fn describe_and_test(
     k: usize,
     b: Vec<f64>,
@@ -386,11 +386,7 @@ fn describe_and_test(
     let def = &METRICS[k];
     let (before, after) = (median(&b), median(&a));
     let delta = after - before;
-    let delta_pct = if before != 0.0 {
-        percent_of(before, delta)
-    } else {
-        f64::NAN
-    };
+    let delta_pct = if before != 0.0 { percent_of(before, delta) } else { f64::NAN };
     let family = match (def.role, scope) {
         (Role::Descriptive, _) => Family::None,
         (_, Scope::Scene) => Family::Exploratory,
@@ -501,10 +497,7 @@ fn compare_scenes(
 
 /// Index of a metric in [`METRICS`].
 fn metric_index(name: &str) -> usize {
-    METRICS
-        .iter()
-        .position(|m| m.name == name)
-        .unwrap_or_else(|| unreachable!("{name} is one of METRICS"))
+    METRICS.iter().position(|m| m.name == name).unwrap_or_else(|| unreachable!("{name} is one of METRICS"))
 }
 
 fn side_json(runs: &[Run], values: &[Vec<f64>]) -> SideJson {
@@ -520,10 +513,7 @@ fn side_json(runs: &[Run], values: &[Vec<f64>]) -> SideJson {
         })
         .collect();
     let hz = runs.iter().map(|r| max_hz(&r.frames)).fold(f64::NAN, f64::max);
-    SideJson {
-        runs: runs_json,
-        refresh_hz: finite(hz),
-    }
+    SideJson { runs: runs_json, refresh_hz: finite(hz) }
 }
 
 fn max_hz(frames: &[Frame]) -> f64 {
@@ -534,11 +524,7 @@ fn max_hz(frames: &[Frame]) -> f64 {
 /// the app draw. Unlike frames per second of trace it does not follow the fps: a smoother build draws
 /// more frames in the same time.
 fn drawing_time_s(run: &Run) -> f64 {
-    run.frames
-        .iter()
-        .map(|f| (f.dropped.max(0) + 1) as f64 * f.interval_ns as f64)
-        .sum::<f64>()
-        / 1e9
+    run.frames.iter().map(|f| (f.dropped.max(0) + 1) as f64 * f.interval_ns as f64).sum::<f64>() / 1e9
 }
 
 /// The checks that say a comparison may mislead.
@@ -554,9 +540,7 @@ fn quality_warnings(before: &[Run], after: &[Run], b_values: &[Vec<f64>], a_valu
     }
     for (runs, side) in [(before, "before"), (after, "after")] {
         let rates: Vec<f64> = runs.iter().map(|r| max_hz(&r.frames)).filter(|v| v.is_finite()).collect();
-        let (lo, hi) = rates
-            .iter()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+        let (lo, hi) = rates.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)));
         if hi - lo > REFRESH_TOLERANCE_HZ {
             w.push(format!(
                 "mixed refresh rates on the {side} side: its runs ran at {lo:.0} to {hi:.0} Hz; runs at different rates \
@@ -576,11 +560,7 @@ fn quality_warnings(before: &[Run], after: &[Run], b_values: &[Vec<f64>], a_valu
         };
         let (b, a) = (values(before), values(after));
         if !b.is_empty() && !a.is_empty() && b != a {
-            w.push(format!(
-                "{what} differs: before {}, after {}",
-                b.join(" | "),
-                a.join(" | ")
-            ));
+            w.push(format!("{what} differs: before {}, after {}", b.join(" | "), a.join(" | ")));
         }
     }
     let drawing = |runs: &[Run]| median(&runs.iter().map(drawing_time_s).collect::<Vec<_>>());
@@ -611,12 +591,7 @@ fn overall(c: &Comparison) -> &'static str {
     if c.indicative {
         return "indicative";
     }
-    let verdicts: Vec<Verdict> = c
-        .metrics
-        .iter()
-        .filter(|m| m.family == Family::Headline)
-        .map(|m| m.verdict)
-        .collect();
+    let verdicts: Vec<Verdict> = c.metrics.iter().filter(|m| m.family == Family::Headline).map(|m| m.verdict).collect();
     let better = verdicts.contains(&Verdict::Better);
     let worse = verdicts.contains(&Verdict::Worse);
     match (better, worse) {
@@ -631,10 +606,8 @@ fn overall(c: &Comparison) -> &'static str {
 /// Every rule against the app-level metrics: Holm over the rules on a change; budgets on the value.
 fn gates(c: &Comparison, rules: &[GateRule], s: &Settings) -> Vec<GateResult> {
     let metric = |r: &GateRule| c.metric(&r.metric);
-    let change_ps: Vec<Option<f64>> = rules
-        .iter()
-        .map(|r| if r.on_change() { metric(r).and_then(|m| m.p_value) } else { None })
-        .collect();
+    let change_ps: Vec<Option<f64>> =
+        rules.iter().map(|r| if r.on_change() { metric(r).and_then(|m| m.p_value) } else { None }).collect();
     let adjusted = holm(&change_ps);
     rules
         .iter()
@@ -655,7 +628,10 @@ fn gates(c: &Comparison, rules: &[GateRule], s: &Settings) -> Vec<GateResult> {
                 reason,
             };
             let Some(m) = m else {
-                return result(GateStatus::NotChecked, Some(format!("{} is not available for these traces", rule.metric)));
+                return result(
+                    GateStatus::NotChecked,
+                    Some(format!("{} is not available for these traces", rule.metric)),
+                );
             };
             if c.indicative {
                 let (b, a) = c.run_counts();

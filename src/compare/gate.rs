@@ -75,11 +75,7 @@ pub(crate) enum RuleError {
     #[error("gate rule `{rule}`: `{number}` is not a finite number; {grammar}", grammar = RULE_GRAMMAR)]
     BadNumber { rule: String, number: String },
     #[error("gate rule `{rule}`: unknown metric `{metric}`; known metrics: {known}")]
-    UnknownMetric {
-        rule: String,
-        metric: String,
-        known: String,
-    },
+    UnknownMetric { rule: String, metric: String, known: String },
     #[error(
         "gate rule `{rule}`: {metric} carries no verdict (a sample maximum moves with the number of frames), \
          so a change in it cannot be gated; gate `{metric}.after` as a budget instead"
@@ -119,47 +115,24 @@ pub(crate) fn parse_rule(s: &str, metrics: Gateable<'_>) -> Result<GateRule, Rul
         "delta" => GateField::Delta,
         "delta_pct" => GateField::DeltaPct,
         _ => {
-            return Err(RuleError::UnknownField {
-                rule,
-                field: one_line(field),
-            });
+            return Err(RuleError::UnknownField { rule, field: one_line(field) });
         }
     };
     let number = number.trim();
     let threshold = match number.parse::<f64>() {
         Ok(t) if t.is_finite() => t,
         _ => {
-            return Err(RuleError::BadNumber {
-                rule,
-                number: one_line(number),
-            });
+            return Err(RuleError::BadNumber { rule, number: one_line(number) });
         }
     };
     if !known_metrics.contains(&metric) {
-        let known = if known_metrics.is_empty() {
-            "(none)".to_owned()
-        } else {
-            known_metrics.join(", ")
-        };
-        return Err(RuleError::UnknownMetric {
-            rule,
-            metric: one_line(metric),
-            known,
-        });
+        let known = if known_metrics.is_empty() { "(none)".to_owned() } else { known_metrics.join(", ") };
+        return Err(RuleError::UnknownMetric { rule, metric: one_line(metric), known });
     }
     if field != GateField::After && metrics.descriptive.contains(&metric) {
-        return Err(RuleError::NoVerdict {
-            rule,
-            metric: metric.to_owned(),
-        });
+        return Err(RuleError::NoVerdict { rule, metric: metric.to_owned() });
     }
-    Ok(GateRule {
-        text: text.to_owned(),
-        metric: metric.to_owned(),
-        field,
-        op,
-        threshold,
-    })
+    Ok(GateRule { text: text.to_owned(), metric: metric.to_owned(), field, op, threshold })
 }
 
 /// Escapes control characters so an error quoting user input stays on one line.

@@ -1,10 +1,7 @@
 use super::*;
 
 const METRICS: &[&str] = &["fps", "jank_pct", "frozen_per_1000", "p99_ms", "frame_cost_max"];
-const GATEABLE: Gateable<'static> = Gateable {
-    all: METRICS,
-    descriptive: &["frame_cost_max"],
-};
+const GATEABLE: Gateable<'static> = Gateable { all: METRICS, descriptive: &["frame_cost_max"] };
 
 fn rule(s: &str) -> GateRule {
     match parse_rule(s, GATEABLE) {
@@ -27,18 +24,9 @@ fn parse_valid_rules() {
         }
     );
     let parts = |r: GateRule| (r.metric, r.field, r.op, r.threshold);
-    assert_eq!(
-        parts(rule("frozen_per_1000.after>0")),
-        ("frozen_per_1000".into(), GateField::After, GateOp::Gt, 0.0)
-    );
-    assert_eq!(
-        parts(rule("jank_pct.after >= 5.5")),
-        ("jank_pct".into(), GateField::After, GateOp::Ge, 5.5)
-    );
-    assert_eq!(
-        parts(rule("  p99_ms.delta<=+2.5e1\t")),
-        ("p99_ms".into(), GateField::Delta, GateOp::Le, 25.0)
-    );
+    assert_eq!(parts(rule("frozen_per_1000.after>0")), ("frozen_per_1000".into(), GateField::After, GateOp::Gt, 0.0));
+    assert_eq!(parts(rule("jank_pct.after >= 5.5")), ("jank_pct".into(), GateField::After, GateOp::Ge, 5.5));
+    assert_eq!(parts(rule("  p99_ms.delta<=+2.5e1\t")), ("p99_ms".into(), GateField::Delta, GateOp::Le, 25.0));
     assert_eq!(rule("  p99_ms.delta<=+2.5e1\t").text, "p99_ms.delta<=+2.5e1");
     assert_eq!((GateOp::Ge.as_str(), GateField::DeltaPct.as_str()), (">=", "delta_pct"));
 }
@@ -47,40 +35,18 @@ fn parse_valid_rules() {
 fn parse_errors() {
     let err = |s: &str| parse_rule(s, GATEABLE).err();
     let syntax = |s: &str| Some(RuleError::Syntax { rule: s.trim().into() });
-    for bad in [
-        "",
-        "fps.delta_pct",
-        "fps < 5",
-        ".after < 5",
-        "fps. < 5",
-        "fps.after = 5",
-        "fps.after == 5",
-    ] {
+    for bad in ["", "fps.delta_pct", "fps < 5", ".after < 5", "fps. < 5", "fps.after = 5", "fps.after == 5"] {
         assert_eq!(err(bad), syntax(bad), "{bad:?}");
     }
     assert_eq!(err("fps .after < 5"), syntax("fps .after < 5"));
     assert_eq!(
         err("fps.before < 5"),
-        Some(RuleError::UnknownField {
-            rule: "fps.before < 5".into(),
-            field: "before".into()
-        })
+        Some(RuleError::UnknownField { rule: "fps.before < 5".into(), field: "before".into() })
     );
     for (bad, number) in [("fps.after <", ""), ("fps.after < x", "x"), ("fps.after <= = 5", "= 5")] {
-        assert_eq!(
-            err(bad),
-            Some(RuleError::BadNumber {
-                rule: bad.into(),
-                number: number.into()
-            })
-        );
+        assert_eq!(err(bad), Some(RuleError::BadNumber { rule: bad.into(), number: number.into() }));
     }
-    for bad in [
-        "fps.after < nan",
-        "fps.after < inf",
-        "fps.after > -infinity",
-        "fps.after < 1e999",
-    ] {
+    for bad in ["fps.after < nan", "fps.after < inf", "fps.after > -infinity", "fps.after < 1e999"] {
         assert!(matches!(err(bad), Some(RuleError::BadNumber { .. })), "{bad}");
     }
     assert_eq!(
@@ -120,10 +86,7 @@ fn parse_error_messages() {
 fn a_change_in_a_sample_maximum_is_refused() {
     assert_eq!(
         parse_rule("frame_cost_max.delta_pct > 10", GATEABLE).err(),
-        Some(RuleError::NoVerdict {
-            rule: "frame_cost_max.delta_pct > 10".into(),
-            metric: "frame_cost_max".into()
-        })
+        Some(RuleError::NoVerdict { rule: "frame_cost_max.delta_pct > 10".into(), metric: "frame_cost_max".into() })
     );
     // Its value is a budget.
     assert_eq!(rule("frame_cost_max.after > 700").field, GateField::After);
@@ -144,7 +107,7 @@ fn tripped_table() {
         ("fps.delta_pct < -5", 50.0, -5.0, -8.0, Some(0.01), -4.0, true),
         ("fps.delta_pct < -5", 50.0, -5.0, -8.0, Some(0.05), -4.0, true), // p ≤ alpha
         ("fps.delta_pct < -5", 50.0, -5.0, -8.0, Some(0.051), -4.0, false), // not significant
-        ("fps.delta_pct < -5", 50.0, -5.0, -8.0, None, -4.0, false), // not tested
+        ("fps.delta_pct < -5", 50.0, -5.0, -8.0, None, -4.0, false),      // not tested
         ("fps.delta_pct < -5", 50.0, -5.0, -8.0, Some(0.01), 4.0, false), // the ranks say up
         ("fps.delta_pct < -5", 50.0, -3.0, -5.0, Some(0.01), -4.0, false), // −5 is not < −5
         ("fps.delta_pct < -5", 50.0, -5.0, nan, Some(0.01), -4.0, false),

@@ -96,17 +96,7 @@ fn class(v: Verdict) -> &'static str {
 
 fn row(m: &MetricResult) -> Row {
     let [metric, before, after, delta, delta_pct, ci, p, verdict] = cells(m);
-    Row {
-        metric,
-        before,
-        after,
-        delta,
-        delta_pct,
-        ci,
-        p,
-        verdict,
-        class: class(m.verdict),
-    }
+    Row { metric, before, after, delta, delta_pct, ci, p, verdict, class: class(m.verdict) }
 }
 
 fn card(c: &Comparison, name: &str, label: &'static str, unit: &str) -> Option<Card> {
@@ -115,9 +105,7 @@ fn card(c: &Comparison, name: &str, label: &'static str, unit: &str) -> Option<C
         label,
         before: format!("{}{unit}", value(m.before, m.unit)),
         after: format!("{}{unit}", value(m.after, m.unit)),
-        change: m
-            .delta_pct
-            .map_or_else(|| format!("Δ {}", signed(m.delta, m.unit)), |p| format!("{p:+.1}%")),
+        change: m.delta_pct.map_or_else(|| format!("Δ {}", signed(m.delta, m.unit)), |p| format!("{p:+.1}%")),
         verdict: verdict_cell(m),
         class: class(m.verdict),
     })
@@ -125,10 +113,8 @@ fn card(c: &Comparison, name: &str, label: &'static str, unit: &str) -> Option<C
 
 fn page(c: &Comparison, charts: &[CompareChart]) -> Page {
     let (b, a) = c.run_counts();
-    let mut tables = vec![Table {
-        title: format!("{} ({b} vs {a} runs)", c.app),
-        rows: c.metrics.iter().map(row).collect(),
-    }];
+    let mut tables =
+        vec![Table { title: format!("{} ({b} vs {a} runs)", c.app), rows: c.metrics.iter().map(row).collect() }];
     tables.extend(c.scenes.iter().map(|s| Table {
         title: format!("scene {} (exploratory)", s.scene),
         rows: s.metrics.iter().map(row).collect(),
@@ -204,11 +190,7 @@ fn page(c: &Comparison, charts: &[CompareChart]) -> Page {
 /// The page, HTML-escaped by minijinja (the template's `.html` name turns auto-escaping on).
 pub(crate) fn render(c: &Comparison, charts: &[CompareChart]) -> Result<String, ReportError> {
     let mut env = Environment::new();
-    env.add_template("compare.html", TEMPLATE)
-        .map_err(|e| ReportError::Write(format!("compare template: {e}")))?;
-    let tmpl = env
-        .get_template("compare.html")
-        .map_err(|e| ReportError::Write(e.to_string()))?;
-    tmpl.render(page(c, charts))
-        .map_err(|e| ReportError::Write(format!("compare template: {e:#}")))
+    env.add_template("compare.html", TEMPLATE).map_err(|e| ReportError::Write(format!("compare template: {e}")))?;
+    let tmpl = env.get_template("compare.html").map_err(|e| ReportError::Write(e.to_string()))?;
+    tmpl.render(page(c, charts)).map_err(|e| ReportError::Write(format!("compare template: {e:#}")))
 }

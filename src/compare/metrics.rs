@@ -64,28 +64,16 @@ const fn def(name: &'static str, unit: &'static str, direction: Direction, label
         Neutral => Role::Descriptive,
         _ => Role::Secondary,
     };
-    MetricDef {
-        name,
-        unit,
-        direction,
-        label,
-        role,
-    }
+    MetricDef { name, unit, direction, label, role }
 }
 
 const fn headline(d: MetricDef) -> MetricDef {
-    MetricDef {
-        role: Role::Headline,
-        ..d
-    }
+    MetricDef { role: Role::Headline, ..d }
 }
 
 /// A sample maximum grows with the number of frames and rests on one frame: described, never judged.
 const fn descriptive(d: MetricDef) -> MetricDef {
-    MetricDef {
-        role: Role::Descriptive,
-        ..d
-    }
+    MetricDef { role: Role::Descriptive, ..d }
 }
 
 use Direction::{Higher, Lower, Neutral};
@@ -153,27 +141,14 @@ pub(crate) fn eval(frames: &[&Frame], wall_ns: Option<i64>) -> Vec<f64> {
     let paced: i64 = frames.iter().map(|f| (f.dropped + 1) * f.interval_ns).sum();
     let max_hz = frames.iter().map(|f| f.refresh_hz).fold(f64::NAN, f64::max);
     // Matrix's fps without its 60 cap, capped at the app's highest refresh rate (app_summary.sql).
-    let fps = if paced > 0 {
-        max_hz.min(1e9 * n as f64 / paced as f64)
-    } else {
-        f64::NAN
-    };
+    let fps = if paced > 0 { max_hz.min(1e9 * n as f64 / paced as f64) } else { f64::NAN };
     let fps_wall = match wall_ns {
         Some(w) if w > 0 && n > 0 => n as f64 / (w as f64 / 1e9),
         _ => f64::NAN,
     };
     let mut costs: Vec<f64> = frames.iter().map(|f| f.cost_ns as f64).collect();
-    let cost = if n > 0 {
-        cost_percentiles(&mut costs)
-    } else {
-        [f64::NAN; 5]
-    };
-    let level_at_least = |l: DropLevel| {
-        frames
-            .iter()
-            .filter(|f| DropLevel::from_dropped(f.dropped) >= l)
-            .count()
-    };
+    let cost = if n > 0 { cost_percentiles(&mut costs) } else { [f64::NAN; 5] };
+    let level_at_least = |l: DropLevel| frames.iter().filter(|f| DropLevel::from_dropped(f.dropped) >= l).count();
     let dropped: i64 = frames.iter().map(|f| f.dropped.max(0)).sum();
     let mut overruns: Vec<f64> = frames.iter().filter_map(|f| f.overrun_ns).map(|v| v as f64).collect();
     let overrun_p90 = quantile_nearest_rank(&mut overruns, 0.9);
@@ -189,24 +164,13 @@ pub(crate) fn eval(frames: &[&Frame], wall_ns: Option<i64>) -> Vec<f64> {
         ms(cost[3]),
         ms(cost[4]),
         rate(frames.iter().filter(|f| f.dropped >= 1).count(), n, 100.0),
-        if n == 0 {
-            f64::NAN
-        } else {
-            100.0 * dropped as f64 / n as f64
-        },
+        if n == 0 { f64::NAN } else { 100.0 * dropped as f64 / n as f64 },
         rate(level_at_least(DropLevel::Normal), n, 1000.0),
         rate(level_at_least(DropLevel::Middle), n, 1000.0),
         rate(level_at_least(DropLevel::High), n, 1000.0),
         rate(level_at_least(DropLevel::Frozen), n, 1000.0),
         rate(perfetto_jank, overruns.len(), 100.0),
         ms(overrun_p90),
-        rate(
-            frames
-                .iter()
-                .filter(|f| f.skipped >= SKIPPED_FRAME_WARNING_LIMIT)
-                .count(),
-            n,
-            1000.0,
-        ),
+        rate(frames.iter().filter(|f| f.skipped >= SKIPPED_FRAME_WARNING_LIMIT).count(), n, 1000.0),
     ]
 }

@@ -24,11 +24,11 @@ pub use render::CompareFormat;
 
 use crate::analysis;
 use crate::frames::FrameOptions;
+use comparison::Settings;
 pub use comparison::{Comparison, IndicativeGates};
 pub use runs::Run;
-pub use stats::Verdict;
-use comparison::Settings;
 use runs::{AppChoice, Side};
+pub use stats::Verdict;
 
 /// `fpsan compare` arguments.
 #[derive(Debug, Clone, clap::Args)]
@@ -154,24 +154,21 @@ pub fn load_run(path: &Path, opts: &analysis::Options, app: &str) -> Result<Run,
 /// What `fpsan compare` computes from runs already loaded, without reading
 /// or printing anything (the calibration program, the bindings). A rule that
 /// does not parse is [`CompareError::Usage`].
-pub fn compare_runs(app: &str, before: Vec<Run>, after: Vec<Run>, o: &CompareOptions) -> Result<Comparison, CompareError> {
+pub fn compare_runs(
+    app: &str,
+    before: Vec<Run>,
+    after: Vec<Run>,
+    o: &CompareOptions,
+) -> Result<Comparison, CompareError> {
     let rules = parse_rules(&o.fail_if)?;
-    let sides = runs::Sides {
-        app: app.to_owned(),
-        runs: [before, after],
-        chosen_note: None,
-        warnings: Vec::new(),
-    };
+    let sides = runs::Sides { app: app.to_owned(), runs: [before, after], chosen_note: None, warnings: Vec::new() };
     let settings = Settings::new(o.alpha, o.min_change_pct, o.indicative_gates);
     Ok(comparison::compare(&sides, &rules, &settings))
 }
 
 fn parse_rules(texts: &[String]) -> Result<Vec<gate::GateRule>, CompareError> {
     let (all, descriptive) = (metrics::gateable(), metrics::descriptive_names());
-    let gateable = gate::Gateable {
-        all: &all,
-        descriptive: &descriptive,
-    };
+    let gateable = gate::Gateable { all: &all, descriptive: &descriptive };
     texts
         .iter()
         .map(|r| gate::parse_rule(r, gateable))
@@ -225,10 +222,7 @@ fn load_sides(a: &CompareArgs) -> Result<runs::Sides, CompareError> {
         (Side::After, runs::list_traces(Side::After, &a.after)?),
     ];
     let opts = analysis::Options {
-        frames: FrameOptions {
-            refresh_hz: a.refresh_hz,
-            ..analysis::Options::default().frames
-        },
+        frames: FrameOptions { refresh_hz: a.refresh_hz, ..analysis::Options::default().frames },
         ..Default::default()
     };
     let progress = std::io::stderr().is_terminal();
@@ -236,10 +230,7 @@ fn load_sides(a: &CompareArgs) -> Result<runs::Sides, CompareError> {
     for (k, side) in [Side::Before, Side::After].into_iter().enumerate() {
         if loaded[k].is_empty() {
             let why = load_warnings.join("; ");
-            return Err(CompareError::Input(format!(
-                "the {} side has no usable run: {why}",
-                side.name()
-            )));
+            return Err(CompareError::Input(format!("the {} side has no usable run: {why}", side.name())));
         }
     }
     let choice = match (&a.app, a.pid_before, a.pid_after) {
@@ -267,7 +258,5 @@ fn print(format: CompareFormat, c: &Comparison) -> Result<(), CompareError> {
         }
     };
     let mut out = std::io::stdout().lock();
-    out.write_all(&bytes)
-        .and_then(|_| out.flush())
-        .map_err(CompareError::Stdout)
+    out.write_all(&bytes).and_then(|_| out.flush()).map_err(CompareError::Stdout)
 }

@@ -23,10 +23,7 @@ pub(crate) fn write(dir: &Path, c: &Comparison, sides: &Sides) -> Result<Vec<Pat
     if let Some(df) = all_frames(sides)? {
         files.push(("frames.parquet".into(), parquet_bytes(&df)?));
     }
-    std::fs::create_dir_all(dir).map_err(|source| ReportError::OutDir {
-        path: dir.to_path_buf(),
-        source,
-    })?;
+    std::fs::create_dir_all(dir).map_err(|source| ReportError::OutDir { path: dir.to_path_buf(), source })?;
     let mut staged = crate::report::Staged::default();
     for (name, bytes) in files {
         staged.write(dir, &name, &bytes)?;
@@ -58,4 +55,3 @@ fn all_frames(sides: &Sides) -> Result<Option<DataFrame>, ReportError> {
     }
     Ok(stacked)
 }
-

@@ -4,8 +4,8 @@
 //! document.
 
 use super::comparison::{Comparison, Family, MetricResult};
-use super::stats::decision::RUNS_NEEDED_CAP;
 use super::gate::GateStatus;
+use super::stats::decision::RUNS_NEEDED_CAP;
 use super::stats::Verdict;
 
 /// `--format` of `fpsan compare`.
@@ -39,9 +39,7 @@ fn pct(v: Option<f64>) -> String {
 }
 
 fn ci(m: &MetricResult) -> String {
-    m.ci.map_or("–".into(), |c| {
-        format!("[{}, {}]", signed(Some(c[0]), m.unit), signed(Some(c[1]), m.unit))
-    })
+    m.ci.map_or("–".into(), |c| format!("[{}, {}]", signed(Some(c[0]), m.unit), signed(Some(c[1]), m.unit)))
 }
 
 /// The p the verdict used: adjusted in the headline's hierarchy (marked `*`).
@@ -84,11 +82,7 @@ fn headline_part(c: &Comparison, name: &str, what: &str, unit: &str) -> Option<S
     let v = |x: Option<f64>| x.map_or("–".into(), |x| format!("{x:.1}"));
     // "12.5% → 1.7%", "41.2 → 16.3 ms".
     let (each, end) = if unit == "%" { ("%", "") } else { ("", unit) };
-    Some(format!(
-        "{what} {}{each} → {}{each}{end}{change}",
-        v(m.before),
-        v(m.after)
-    ))
+    Some(format!("{what} {}{each} → {}{each}{end}{change}", v(m.before), v(m.after)))
 }
 
 /// `com.example.app: smoother — fps 28.1 → 50.4 (+79%), … (3 vs 3 runs)`.
@@ -102,12 +96,7 @@ pub(crate) fn headline(c: &Comparison) -> String {
     .flatten()
     .collect();
     let (b, a) = c.run_counts();
-    format!(
-        "{}: {} — {}  ({b} vs {a} runs)",
-        c.app,
-        overall(c),
-        parts.join(", ")
-    )
+    format!("{}: {} — {}  ({b} vs {a} runs)", c.app, overall(c), parts.join(", "))
 }
 
 /// The line that says the comparison only describes.
@@ -163,13 +152,8 @@ fn colour(v: Verdict) -> &'static str {
 /// One aligned text table.
 fn text_table(out: &mut String, head: &[String; 8], title: &str, metrics: &[MetricResult], color: bool) {
     let rows: Vec<[String; 8]> = metrics.iter().map(cells).collect();
-    let width = |k: usize| {
-        rows.iter()
-            .map(|r| r[k].chars().count())
-            .chain([head[k].chars().count()])
-            .max()
-            .unwrap_or(0)
-    };
+    let width =
+        |k: usize| rows.iter().map(|r| r[k].chars().count()).chain([head[k].chars().count()]).max().unwrap_or(0);
     let widths: Vec<usize> = (0..8).map(width).collect();
     out.push_str(title);
     out.push('\n');

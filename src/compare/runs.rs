@@ -131,22 +131,13 @@ pub(crate) fn load_all(
     keep_df: bool,
     progress: bool,
 ) -> ([Vec<Loaded>; 2], Vec<String>) {
-    let jobs: Vec<(Side, PathBuf)> = sides
-        .into_iter()
-        .flat_map(|(side, paths)| paths.into_iter().map(move |p| (side, p)))
-        .collect();
+    let jobs: Vec<(Side, PathBuf)> =
+        sides.into_iter().flat_map(|(side, paths)| paths.into_iter().map(move |p| (side, p))).collect();
     let bar = progress.then(|| progress_bar(jobs.len() as u64));
     let load = |(side, path): &(Side, PathBuf)| {
         let r = analysis::analyze(path, opts)
             .map(|a| reduce(path, a, keep_df))
-            .map_err(|e| {
-                format!(
-                    "{} run {} left out: {}",
-                    side.name(),
-                    path.display(),
-                    one_line(&e.to_string())
-                )
-            });
+            .map_err(|e| format!("{} run {} left out: {}", side.name(), path.display(), one_line(&e.to_string())));
         if let Some(b) = &bar {
             b.inc(1);
         }
@@ -170,10 +161,7 @@ pub(crate) fn load_all(
 /// `work` on every job, on as many threads as there are cores, results in
 /// job order.
 fn each_on_a_core<J: Sync, R: Send>(jobs: &[J], work: impl Fn(&J) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(jobs.len())
-        .max(1);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(jobs.len()).max(1);
     let next = AtomicUsize::new(0);
     let mut done: Vec<(usize, R)> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
@@ -358,11 +346,9 @@ pub(crate) fn select(choice: &AppChoice, loaded: [Vec<Loaded>; 2]) -> Result<Sid
         for l in &loaded[k] {
             match app_run(l, &matchers[k]) {
                 Some(run) => runs[k].push(run),
-                None => warnings.push(format!(
-                    "{} run {} has no frames of {app}; left out",
-                    side.name(),
-                    l.path.display()
-                )),
+                None => {
+                    warnings.push(format!("{} run {} has no frames of {app}; left out", side.name(), l.path.display()))
+                }
             }
         }
         if runs[k].is_empty() {
@@ -373,21 +359,12 @@ pub(crate) fn select(choice: &AppChoice, loaded: [Vec<Loaded>; 2]) -> Result<Sid
             )));
         }
         for l in &loaded[k] {
-            warnings.extend(
-                l.warnings
-                    .iter()
-                    .map(|w| format!("{}: {}", l.path.display(), one_line(w))),
-            );
+            warnings.extend(l.warnings.iter().map(|w| format!("{}: {}", l.path.display(), one_line(w))));
         }
     }
     let chosen_note = matches!(choice, AppChoice::Auto)
         .then(|| format!("comparing {app}: the app with the most frames on both sides (choose with --app)"));
-    Ok(Sides {
-        app,
-        runs,
-        chosen_note,
-        warnings,
-    })
+    Ok(Sides { app, runs, chosen_note, warnings })
 }
 
 /// The app's frames of one loaded trace, or None when it has none.

@@ -27,13 +27,7 @@ fn sql_value(a: &analysis::Analysis, sql: &str) -> f64 {
 fn one_run_metrics_equal_analyze_summary() {
     let a = analysis::analyze(&demo(), &Options::default()).expect("demo analyses");
     let app = &a.apps[0];
-    let frames: Vec<Frame> = a
-        .frames
-        .rows
-        .iter()
-        .filter(|r| r.pid == app.pid)
-        .map(|r| Frame::from_row(r, 0))
-        .collect();
+    let frames: Vec<Frame> = a.frames.rows.iter().filter(|r| r.pid == app.pid).map(|r| Frame::from_row(r, 0)).collect();
     let refs: Vec<&Frame> = frames.iter().collect();
     let v = eval(&refs, Some(app.wall_end_ts - app.first_ts));
     let get = |name: &str| v[index_of(name).expect(name)];
@@ -55,15 +49,9 @@ fn one_run_metrics_equal_analyze_summary() {
         ("middle_plus_per_1000", at_least(2)),
         ("high_plus_per_1000", at_least(3)),
         ("frozen_per_1000", at_least(4)),
-        (
-            "perfetto_jank_pct",
-            100.0 * app.jank.perfetto.jank as f64 / app.jank.perfetto.frames_with_data as f64,
-        ),
+        ("perfetto_jank_pct", 100.0 * app.jank.perfetto.jank as f64 / app.jank.perfetto.frames_with_data as f64),
         ("overrun_p90", ms(app.overrun_ns.p90)),
-        (
-            "skipped_events",
-            1000.0 * app.jank.choreographer.skipped_frame_events as f64 / n,
-        ),
+        ("skipped_events", 1000.0 * app.jank.choreographer.skipped_frame_events as f64 / n),
     ];
     for (name, want) in expected {
         assert_eq!(get(name), want, "{name}");
@@ -122,12 +110,7 @@ fn settings() -> Settings {
 }
 
 fn sides(before: Vec<Run>, after: Vec<Run>) -> Sides {
-    Sides {
-        app: "com.example.app".into(),
-        runs: [before, after],
-        chosen_note: None,
-        warnings: Vec::new(),
-    }
+    Sides { app: "com.example.app".into(), runs: [before, after], chosen_note: None, warnings: Vec::new() }
 }
 
 /// `k` janky runs (every 4th–… frame drops 3) and `k` smooth ones (every 60th–… drops 1).
@@ -140,10 +123,7 @@ fn smooth(k: usize) -> Vec<Run> {
 
 fn rules(texts: &[&str]) -> Vec<GateRule> {
     let (all, descriptive) = (metrics::gateable(), metrics::descriptive_names());
-    let g = Gateable {
-        all: &all,
-        descriptive: &descriptive,
-    };
+    let g = Gateable { all: &all, descriptive: &descriptive };
     texts.iter().map(|r| parse_rule(r, g).expect(r)).collect()
 }
 
@@ -192,10 +172,7 @@ fn janky_to_smooth_is_better_and_json_keys_are_fixed() {
         "warnings",
     ];
     assert_eq!(keys(&json), sorted(top));
-    assert_eq!(
-        keys(&json["settings"]),
-        sorted(vec!["alpha", "confidence", "min_change_pct", "indicative_gates"])
-    );
+    assert_eq!(keys(&json["settings"]), sorted(vec!["alpha", "confidence", "min_change_pct", "indicative_gates"]));
     let metric = vec![
         "metric",
         "unit",
@@ -222,10 +199,7 @@ fn janky_to_smooth_is_better_and_json_keys_are_fixed() {
         (Some("fps"), Some("higher"), Some("headline"))
     );
     assert_eq!(m["before_runs"].as_array().map(Vec::len), Some(5));
-    assert_eq!(
-        keys(&json["before"]["runs"][0]),
-        sorted(vec!["trace", "frames", "fps", "refresh_hz"])
-    );
+    assert_eq!(keys(&json["before"]["runs"][0]), sorted(vec!["trace", "frames", "fps", "refresh_hz"]));
     assert_eq!(keys(&json["before"]), sorted(vec!["runs", "refresh_hz"]));
 }
 
@@ -257,10 +231,7 @@ fn too_few_runs_are_indicative() {
             assert_eq!((m.p_value, m.ci), (None, None), "{}", m.metric);
         }
         let table = super::render::table(&c, false);
-        assert!(
-            table.contains(&format!("indicative: {b} vs {a} runs cannot show a change at alpha 0.05")),
-            "{table}"
-        );
+        assert!(table.contains(&format!("indicative: {b} vs {a} runs cannot show a change at alpha 0.05")), "{table}");
     }
     // The description is still there: medians and deltas.
     let c = compare(&sides(janky(1), smooth(1)), &[], &settings());
@@ -272,12 +243,8 @@ fn too_few_runs_are_indicative() {
 
 #[test]
 fn gates_trip_only_on_significant_changes_or_budgets() {
-    let rules = rules(&[
-        "fps.delta_pct < -5",
-        "fps.delta_pct < -99",
-        "jank_pct.after > 5",
-        "frozen_per_1000.after > 0",
-    ]);
+    let rules =
+        rules(&["fps.delta_pct < -5", "fps.delta_pct < -99", "jank_pct.after > 5", "frozen_per_1000.after > 0"]);
     let c = compare(&sides(smooth(5), janky(5)), &rules, &settings());
     let tripped: Vec<bool> = c.gates.iter().map(|g| g.tripped).collect();
     assert_eq!(tripped, [true, false, true, false]);
@@ -285,14 +252,8 @@ fn gates_trip_only_on_significant_changes_or_budgets() {
     assert!((c.gates[0].p_adjusted.unwrap() - 4.0 / 252.0).abs() < 1e-15);
     assert_eq!(c.gates[2].p_adjusted, None);
     let line = tripped_line(&c, &rules[0], &c.gates[0]);
-    assert!(
-        line.starts_with("gate tripped: fps.delta_pct < -5: fps.delta_pct = -"),
-        "{line}"
-    );
-    assert!(
-        line.contains("(< -5); fps ") && line.contains("95% CI [") && line.ends_with("verdict worse"),
-        "{line}"
-    );
+    assert!(line.starts_with("gate tripped: fps.delta_pct < -5: fps.delta_pct = -"), "{line}");
+    assert!(line.contains("(< -5); fps ") && line.contains("95% CI [") && line.ends_with("verdict worse"), "{line}");
 }
 
 #[test]
@@ -332,7 +293,9 @@ fn warnings_for_mixed_rates_and_a_changed_scenario() {
     before[3] = run_at(120.0, 1200, 60, 1, 1000);
     let c = compare(&sides(before, smooth(4)), &[], &settings());
     assert!(
-        c.warnings.iter().any(|w| w.starts_with("mixed refresh rates on the before side: its runs ran at 60 to 120 Hz")),
+        c.warnings
+            .iter()
+            .any(|w| w.starts_with("mixed refresh rates on the before side: its runs ran at 60 to 120 Hz")),
         "{:?}",
         c.warnings
     );

@@ -186,7 +186,8 @@ mod tests {
     #[test]
     fn steady_rate_with_skips() {
         // 60 Hz vsyncs with every third one missing: deltas 16.67 and 33.3 ms.
-        let ts: Vec<i64> = grid(0, 1e9 / 60.0, 30).into_iter().enumerate().filter(|(k, _)| k % 3 != 2).map(|x| x.1).collect();
+        let ts: Vec<i64> =
+            grid(0, 1e9 / 60.0, 30).into_iter().enumerate().filter(|(k, _)| k % 3 != 2).map(|x| x.1).collect();
         let s = PeriodSeries::new(ts, 0.01);
         assert!(s.period.iter().all(|p| *p == Some(P60)));
     }

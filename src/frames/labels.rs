@@ -229,7 +229,8 @@ mod tests {
             assert_eq!(DropLevel::ALL[l.index()], l);
             assert_eq!(DropLevel::parse(l.as_str()), Some(l));
         }
-        for v in [VsyncSource::FrameTimeline, VsyncSource::VsyncApp, VsyncSource::JitterCounter, VsyncSource::Estimated] {
+        for v in [VsyncSource::FrameTimeline, VsyncSource::VsyncApp, VsyncSource::JitterCounter, VsyncSource::Estimated]
+        {
             assert_eq!(serde_json::to_value(v).unwrap(), v.as_str());
         }
         for p in Phase::ALL {

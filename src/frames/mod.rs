@@ -77,11 +77,11 @@ mod perfetto_compat;
 mod phases;
 mod render_thread;
 mod select;
+#[cfg(test)]
+mod tests;
 mod timeline;
 mod vsync;
 mod why;
-#[cfg(test)]
-mod tests;
 
 pub use interval::period_of_hz;
 pub use labels::{DropLevel, FramePart, IntervalSource, PerPhase, Phase, VsyncSource};
@@ -395,12 +395,8 @@ fn intervals(ix: &Indexes, opts: &FrameOptions) -> Vec<(i64, IntervalSource)> {
     let (trace, frames) = (ix.trace, ix.frames);
     // Every app's expected surface frame starts (exact app-vsync times, all
     // apps share the grid) and the VSYNC-app edges.
-    let mut ft_starts: Vec<i64> = trace
-        .frame_timeline
-        .iter()
-        .filter(|t| t.kind == model::TimelineKind::ExpectedSurface)
-        .map(|t| t.ts)
-        .collect();
+    let mut ft_starts: Vec<i64> =
+        trace.frame_timeline.iter().filter(|t| t.kind == model::TimelineKind::ExpectedSurface).map(|t| t.ts).collect();
     ft_starts.sort_unstable();
     let ft_series = interval::PeriodSeries::new(ft_starts, 0.01);
     let va_series = interval::PeriodSeries::new(ix.counters.vsync_app.clone(), 0.03);

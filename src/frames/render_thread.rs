@@ -59,11 +59,7 @@ impl DrawIndex {
                 finished = true;
             }
         }
-        Draw {
-            ts: ids.iter().map(|&i| trace.slice(i).ts).min(),
-            dur: finished.then_some(dur),
-            count: ids.len() as i64,
-        }
+        Draw { ts: ids.iter().map(|&i| trace.slice(i).ts).min(), dur: finished.then_some(dur), count: ids.len() as i64 }
     }
 
     /// DrawFrames of `(pid, frame id)`.

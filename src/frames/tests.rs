@@ -1,8 +1,8 @@
 //! Unit tests of `analyze` on hand-built traces (see `model::testutil`). Every
 //! expected value is worked out in the comments.
 
-use crate::model::testutil::TB;
 use super::*;
+use crate::model::testutil::TB;
 use crate::model::SchedEvent;
 
 const P: i64 = 16_666_667; // 60 Hz
@@ -28,7 +28,15 @@ fn android12() -> Trace {
         .slice(100, ts1 + 1_500_000, 6_000_000, "traversal")
         .slice(100, ts1 + 8_000_000, 1_000_000, "commit")
         .slice(101, ts1 + 9_000_000, 4_000_000, "DrawFrames 1");
-    b.expected_surface(100, 1, v(1), P).actual_surface(100, 1, v(1), 14_000_000, "com.app/Main#0", "None", "On-time Present");
+    b.expected_surface(100, 1, v(1), P).actual_surface(
+        100,
+        1,
+        v(1),
+        14_000_000,
+        "com.app/Main#0",
+        "None",
+        "On-time Present",
+    );
 
     // F2, token 2: ts2 = v2 + 0.5 ms, only a traversal; two DrawFrames, two layers.
     let ts2 = v(2) + 500_000;
@@ -42,9 +50,12 @@ fn android12() -> Trace {
 
     // The other app drew the same vsync id 2.
     let o = v(2) + 2_000_000;
-    b.slice(200, o, 5_000_000, "Choreographer#doFrame 2")
-        .slice(200, o + 1_000_000, 3_000_000, "traversal")
-        .slice(201, o + 4_000_000, 2_000_000, "DrawFrames 2");
+    b.slice(200, o, 5_000_000, "Choreographer#doFrame 2").slice(200, o + 1_000_000, 3_000_000, "traversal").slice(
+        201,
+        o + 4_000_000,
+        2_000_000,
+        "DrawFrames 2",
+    );
     b.expected_surface(200, 2, v(2), P).actual_surface(200, 2, v(2), 12_000_000, "Other#0", "None", "On-time Present");
 
     // F3, token 3: starts 2 ms late, commit 40 ms in: the commit correction fires.
@@ -66,8 +77,15 @@ fn android12() -> Trace {
         .slice(100, ts6 + 1_000_000, 5_000_000, "measure")
         .slice(100, ts6 + 25_000_000, 2_000_000, "commit")
         .slice(101, ts6 + 29_000_000, 10_000_000, "DrawFrames 6");
-    b.expected_surface(100, 6, v(6), P)
-        .actual_surface(100, 6, v(6), 75_000_000, "com.app/Main#0", "App Deadline Missed", "Late Present");
+    b.expected_surface(100, 6, v(6), P).actual_surface(
+        100,
+        6,
+        v(6),
+        75_000_000,
+        "com.app/Main#0",
+        "App Deadline Missed",
+        "Late Present",
+    );
     b.sched(SchedEvent::SwitchIn { ts: v(6), tid: 100, cpu: 0 })
         .sched(SchedEvent::SwitchOut { ts: v(6) + 38_000_000, tid: 100, cpu: 0, prev_state: 1 })
         .sched(SchedEvent::Waking { ts: v(6) + 39_000_000, tid: 100 })
@@ -142,16 +160,31 @@ fn android12_layers_draw_frames_and_two_apps() {
     let a = analyze(&android12(), &FrameOptions::default());
     // F2: ts2 = v2 + 0.5 ms = 1_033_833_334.
     let r = &a.rows[1];
-    assert_eq!((r.frame_id, r.ts, r.vsync_ts, r.jitter_ns), (Some(2), 1_033_833_334, Some(1_033_333_334), Some(500_000)));
-    assert_eq!((r.input_dur, r.animation_dur, r.insets_animation_dur, r.traversal_dur, r.commit_dur), (None, None, None, Some(5_000_000), None));
-    assert_eq!((r.commit_ts, r.commit_jitter_ns, r.commit_corrected, r.corrected_frame_time_ns), (None, None, false, Some(1_033_333_334)));
+    assert_eq!(
+        (r.frame_id, r.ts, r.vsync_ts, r.jitter_ns),
+        (Some(2), 1_033_833_334, Some(1_033_333_334), Some(500_000))
+    );
+    assert_eq!(
+        (r.input_dur, r.animation_dur, r.insets_animation_dur, r.traversal_dur, r.commit_dur),
+        (None, None, None, Some(5_000_000), None)
+    );
+    assert_eq!(
+        (r.commit_ts, r.commit_jitter_ns, r.commit_corrected, r.corrected_frame_time_ns),
+        (None, None, false, Some(1_033_333_334))
+    );
     // Two DrawFrames 2 of pid 100: 3 ms + 2 ms, first at ts2 + 7 ms.
     assert_eq!((r.draw_frame_ts, r.draw_frame_dur, r.draw_frame_count), (Some(1_040_833_334), Some(5_000_000), 2));
     // Two layers: the first actual (A#0, 20 ms) is the frame's.
     assert_eq!((r.layer_name.as_deref(), r.layer_count), (Some("A#0"), 2));
-    assert_eq!((r.jank_type.as_deref(), r.present_type.as_deref()), (Some("App Deadline Missed"), Some("Late Present")));
+    assert_eq!(
+        (r.jank_type.as_deref(), r.present_type.as_deref()),
+        (Some("App Deadline Missed"), Some("Late Present"))
+    );
     // overrun = (v2 + 20 ms) − v3 = 1_053_333_334 − 1_050_000_001.
-    assert_eq!((r.actual_end, r.expected_end, r.overrun_ns), (Some(1_053_333_334), Some(1_050_000_001), Some(3_333_333)));
+    assert_eq!(
+        (r.actual_end, r.expected_end, r.overrun_ns),
+        (Some(1_053_333_334), Some(1_050_000_001), Some(3_333_333))
+    );
     // cpu = 0 + 8 ms + 5 ms.
     assert_eq!((r.app_vsync_delay, r.cpu_time, r.ui_time), (Some(0), Some(13_000_000), Some(8_000_000)));
     assert_eq!((r.was_jank, r.was_slow_frame), (Some(true), None));
@@ -186,7 +219,10 @@ fn android12_commit_correction_and_skipped_frames() {
     assert_eq!((r.frame_cost_ns, r.dropped_frames, r.drop_level.as_str()), (47_000_000, 2, "BEST"));
     // No DrawFrames 3, no actual: Perfetto has no app_vsync_delay; cpu falls back to ui + 5 ms.
     assert_eq!((r.draw_frame_count, r.draw_frame_dur, r.actual_ts, r.layer_count), (0, None, None, 0));
-    assert_eq!((r.app_vsync_delay, r.cpu_time, r.ui_time, r.perfetto_overrun_ns, r.was_jank), (None, Some(50_000_000), Some(45_000_000), None, None));
+    assert_eq!(
+        (r.app_vsync_delay, r.cpu_time, r.ui_time, r.perfetto_overrun_ns, r.was_jank),
+        (None, Some(50_000_000), Some(45_000_000), None, None)
+    );
     assert_eq!(r.overrun_ns, None);
 
     // F6: v6 = 1_100_000_002, ts6 = v6 + 40 ms = 1_140_000_002.
@@ -194,11 +230,17 @@ fn android12_commit_correction_and_skipped_frames() {
     // skipped = 40_000_000 / P = 2; frame time = ts6 − 40_000_000 % P = ts6 − 6_666_666.
     assert_eq!((r.jitter_ns, r.skipped_frames, r.frame_time_ns), (Some(40_000_000), 2, Some(1_133_333_336)));
     // commit jitter = 1_165_000_002 − 1_133_333_336 = 31_666_666 < 2·I: not corrected.
-    assert_eq!((r.commit_jitter_ns, r.commit_corrected, r.corrected_frame_time_ns), (Some(31_666_666), false, Some(1_133_333_336)));
+    assert_eq!(
+        (r.commit_jitter_ns, r.commit_corrected, r.corrected_frame_time_ns),
+        (Some(31_666_666), false, Some(1_133_333_336))
+    );
     // cost = 40 + 30 = 70 ms; 70_000_000 / P = 4 → NORMAL.
     assert_eq!((r.frame_cost_ns, r.dropped_frames, r.drop_level.as_str()), (70_000_000, 4, "NORMAL"));
     // overrun = (v6 + 75 ms) − v7 = 1_175_000_002 − 1_116_666_669; cpu = 0 + 30 + 10 ms.
-    assert_eq!((r.overrun_ns, r.cpu_time, r.was_jank, r.was_slow_frame, r.was_big_jank), (Some(58_333_333), Some(40_000_000), Some(true), Some(true), None));
+    assert_eq!(
+        (r.overrun_ns, r.cpu_time, r.was_jank, r.was_slow_frame, r.was_big_jank),
+        (Some(58_333_333), Some(40_000_000), Some(true), Some(true), None)
+    );
     assert_eq!(r.perfetto_overrun_ns, Some(58_333_333));
 }
 
@@ -211,7 +253,7 @@ fn android12_why_and_quality() {
     assert_eq!((w.frame_index, w.dominant_phase.as_str(), w.dominant_phase_ns), (2, "traversal", 38_000_000));
     assert_eq!((w.longest_slice.as_deref(), w.longest_slice_ns), (Some("draw"), Some(30_000_000)));
     assert!(w.blockers.is_empty()); // the 6 ms binder call is under the threshold
-    // Sched data exists but none for tid 100 before v6: nothing known.
+                                    // Sched data exists but none for tid 100 before v6: nothing known.
     assert_eq!(w.thread_state, Some(ThreadStateSplit::default()));
     let w = &a.why[1];
     assert_eq!((w.frame_index, w.dominant_phase.as_str(), w.dominant_phase_ns), (3, "start_jitter", 40_000_000));
@@ -266,13 +308,22 @@ fn android11_vsync_app_and_draw_frame_by_time() {
     assert_eq!(a.rows.len(), 2);
     let r = &a.rows[0];
     // G1 = t2 + 0.8 ms = 2_034_133_334; the latest edge before it is t2.
-    assert_eq!((r.frame_id, r.vsync_ts, r.vsync_source.map(|v| v.as_str())), (None, Some(2_033_333_334), Some("vsync_app")));
+    assert_eq!(
+        (r.frame_id, r.vsync_ts, r.vsync_source.map(|v| v.as_str())),
+        (None, Some(2_033_333_334), Some("vsync_app"))
+    );
     assert_eq!((r.frame_interval_ns, r.interval_source.as_str(), r.jitter_ns), (P, "vsync_app", Some(800_000)));
-    assert_eq!((r.input_dur, r.traversal_dur, r.commit_dur, r.commit_jitter_ns), (Some(1_000_000), Some(4_000_000), Some(400_000), Some(6_300_000)));
+    assert_eq!(
+        (r.input_dur, r.traversal_dur, r.commit_dur, r.commit_jitter_ns),
+        (Some(1_000_000), Some(4_000_000), Some(400_000), Some(6_300_000))
+    );
     // Both DrawFrames start in [G1, G2): 3 + 1 ms.
     assert_eq!((r.draw_frame_ts, r.draw_frame_dur, r.draw_frame_count), (Some(2_039_133_334), Some(4_000_000), 2));
     // No id: every Perfetto column is NULL, as in its stdlib.
-    assert_eq!((r.app_vsync_delay, r.cpu_time, r.ui_time, r.perfetto_overrun_ns, r.was_jank), (None, None, None, None, None));
+    assert_eq!(
+        (r.app_vsync_delay, r.cpu_time, r.ui_time, r.perfetto_overrun_ns, r.was_jank),
+        (None, None, None, None, None)
+    );
     assert_eq!(r.overrun_ns, None);
     assert_eq!((r.expected_ts, r.actual_ts, r.layer_count), (None, None, 0));
 
@@ -281,7 +332,10 @@ fn android11_vsync_app_and_draw_frame_by_time() {
     assert_eq!((r.vsync_ts, r.jitter_ns, r.skipped_frames), (Some(2_083_333_335), Some(40_000_000), 2));
     // frame time = G2 − 40_000_000 % P = G2 − 6_666_666; commit at G2 + 7 ms:
     // 2_130_333_335 − 2_116_666_669 = 13_666_666.
-    assert_eq!((r.frame_time_ns, r.commit_jitter_ns, r.commit_corrected), (Some(2_116_666_669), Some(13_666_666), false));
+    assert_eq!(
+        (r.frame_time_ns, r.commit_jitter_ns, r.commit_corrected),
+        (Some(2_116_666_669), Some(13_666_666), false)
+    );
     // cost = 40 + 10 = 50 ms; 50_000_000 / P = 2 (3·P = 50_000_001).
     assert_eq!((r.frame_cost_ns, r.dropped_frames), (50_000_000, 2));
     assert_eq!((r.draw_frame_ts, r.draw_frame_count), (Some(2_132_333_335), 1));
@@ -321,12 +375,18 @@ fn jitter_counter_then_estimated_grid() {
     assert!(a.rows.iter().all(|r| r.frame_interval_ns == P && r.interval_source.as_str() == "do_frame_grid"));
     let r = &a.rows[1];
     // vsync = sample ts − value = the true vsync T5 + P.
-    assert_eq!((r.vsync_ts, r.vsync_source.map(|v| v.as_str()), r.jitter_ns), (Some(T5 + P), Some("jitter_counter"), Some(900_000)));
+    assert_eq!(
+        (r.vsync_ts, r.vsync_source.map(|v| v.as_str()), r.jitter_ns),
+        (Some(T5 + P), Some("jitter_counter"), Some(900_000))
+    );
     // Frame 4 has no commit, hence no counter: the fitted grid. The earliest
     // start offset in the window is 0.9 ms after the vsync, so the grid sits at
     // vsync + 0.9 ms: vsync = T5 + 4P + 0.9 ms and jitter = 2 − 0.9 = 1.1 ms.
     let r = &a.rows[4];
-    assert_eq!((r.vsync_ts, r.vsync_source.map(|v| v.as_str()), r.jitter_ns), (Some(T5 + 4 * P + 900_000), Some("estimated"), Some(1_100_000)));
+    assert_eq!(
+        (r.vsync_ts, r.vsync_source.map(|v| v.as_str()), r.jitter_ns),
+        (Some(T5 + 4 * P + 900_000), Some("estimated"), Some(1_100_000))
+    );
     assert_eq!(
         a.quality.vsync_sources,
         BTreeMap::from([("estimated".to_string(), 1), ("jitter_counter".to_string(), 7)])
@@ -341,7 +401,10 @@ fn no_vsync_source_at_all() {
     let a = analyze(&b.build(), &FrameOptions::default());
     let r = &a.rows[0];
     // Nothing measures I: the fallback 60 Hz, counted as `default`.
-    assert_eq!((r.vsync_ts, r.vsync_source.clone(), r.frame_interval_ns, r.interval_source.as_str()), (None, None, P, "default"));
+    assert_eq!(
+        (r.vsync_ts, r.vsync_source.clone(), r.frame_interval_ns, r.interval_source.as_str()),
+        (None, None, P, "default")
+    );
     // cost = do_frame_dur; 40_000_000 / P = 2.
     assert_eq!((r.jitter_ns, r.frame_time_ns, r.frame_cost_ns, r.dropped_frames), (None, None, 40_000_000, 2));
     assert_eq!(a.why[0].dominant_phase.as_str(), "other");
@@ -415,8 +478,12 @@ fn perfetto_overrun_reads_display_frames_with_the_same_number() {
     let mut b = TB::new();
     b.process(1000, "com.android.systemui").thread(1000, 1000, "ui").thread(1555, 1000, "RenderThread");
     b.process(1050, "/system/bin/surfaceflinger");
-    b.slice(1000, 800_000_000, 2_000_000, "Choreographer#doFrame 160")
-        .slice(1555, 801_000_000, 1_000_000, "DrawFrames 160");
+    b.slice(1000, 800_000_000, 2_000_000, "Choreographer#doFrame 160").slice(
+        1555,
+        801_000_000,
+        1_000_000,
+        "DrawFrames 160",
+    );
     b.expected_surface(1000, 160, 800_000_000, 20_000_000);
     b.expected_display(1050, 160, 1_070_000_000, 16_000_000).actual_display(1050, 160, 1_070_000_000, 16_000_000);
     let a = analyze(&b.build(), &FrameOptions::default());
@@ -438,7 +505,11 @@ fn perfetto_overrun_reads_display_frames_with_the_same_number() {
 fn perfetto_jank_cuj_reference() {
     const M: i64 = 1_000_000;
     let mut b = TB::new();
-    b.process(1000, "com.android.systemui").thread(1000, 1000, "com.android.systemui").thread(1555, 1000, "RenderThread");
+    b.process(1000, "com.android.systemui").thread(1000, 1000, "com.android.systemui").thread(
+        1555,
+        1000,
+        "RenderThread",
+    );
     b.process(1050, "/system/bin/surfaceflinger").thread(1050, 1050, "surfaceflinger");
     // (vsync, doFrame start, end, DrawFrames start, end)
     let frames: [(i64, i64, i64, i64, i64); 15] = [
@@ -467,9 +538,12 @@ fn perfetto_jank_cuj_reference() {
         }
     }
     b.slice(1555, 108 * M, 6 * M, "DrawFrames 90").slice(1555, 208 * M, 6 * M, "DrawFrames 100");
-    b.slice(1000, 9 * M, 10 * M, "binder transaction")
-        .slice(1000, 500 * M, 49_500_000, "binder transaction")
-        .slice(1000, 600 * M, 8_049_000, "binder transaction");
+    b.slice(1000, 9 * M, 10 * M, "binder transaction").slice(1000, 500 * M, 49_500_000, "binder transaction").slice(
+        1000,
+        600 * M,
+        8_049_000,
+        "binder transaction",
+    );
     // Display frames of SurfaceFlinger: token 100 + app token.
     for (tok, ts, exp, act) in [
         (10, 1000 * M, 16 * M, 16 * M),
@@ -534,11 +608,7 @@ fn perfetto_jank_cuj_reference() {
         let (id, overrun, cpu, ui, flags, delay, draw, count) = w;
         assert_eq!(r.frame_id, Some(id));
         assert_eq!((r.perfetto_overrun_ns, r.cpu_time, r.ui_time), (Some(overrun), Some(cpu), Some(ui)), "frame {id}");
-        assert_eq!(
-            [r.was_jank, r.was_slow_frame, r.was_big_jank, r.was_huge_jank],
-            flags.map(t),
-            "frame {id}"
-        );
+        assert_eq!([r.was_jank, r.was_slow_frame, r.was_big_jank, r.was_huge_jank], flags.map(t), "frame {id}");
         assert_eq!((r.app_vsync_delay, r.draw_frame_dur, r.draw_frame_count), (delay, Some(draw), count), "frame {id}");
     }
     // Layers: 60, 110 and 130 have two actual surface frames; 160 none.
@@ -600,8 +670,12 @@ fn repeated_vsync_ids_match_within_their_own_recording() {
         for token in 1..=3i64 {
             let vsync = v(token) + r * GAP;
             let ts = vsync + MS;
-            b.slice(100, ts, 5 * MS, &format!("Choreographer#doFrame {token}"))
-                .slice(101, ts + 6 * MS, (r + 1) * MS, &format!("DrawFrames {token}"));
+            b.slice(100, ts, 5 * MS, &format!("Choreographer#doFrame {token}")).slice(
+                101,
+                ts + 6 * MS,
+                (r + 1) * MS,
+                &format!("DrawFrames {token}"),
+            );
             b.expected_surface(100, token, vsync, P).actual_surface(
                 100,
                 token,

@@ -7,7 +7,7 @@ use super::counters::CounterOp;
 use super::identity::Identity;
 use super::slices::{SliceOp, Timed};
 use super::tracks::Tracks;
-use crate::model::{TrackId, TrackKind, TraceMeta};
+use crate::model::{TraceMeta, TrackId, TrackKind};
 use crate::read::records::{AtraceOp, Batch, TrackNames};
 
 /// The operations the importers hand to the slice and counter trackers.
@@ -97,7 +97,9 @@ impl LastTrack {
 /// The slice operation of thread `tid`'s record `op` (`None` for a counter).
 fn slice_op(tid: i32, op: AtraceOp, id: &mut Identity, tracks: &mut Tracks, last: &mut LastTrack) -> Option<SliceOp> {
     Some(match op {
-        AtraceOp::Begin { tgid, name } => SliceOp::Begin { track: last.get(tid, tgid, id, tracks), name, category: None },
+        AtraceOp::Begin { tgid, name } => {
+            SliceOp::Begin { track: last.get(tid, tgid, id, tracks), name, category: None }
+        }
         AtraceOp::End { tgid } => SliceOp::End { track: last.get(tid, tgid, id, tracks) },
         AtraceOp::Instant { tgid, name } => {
             SliceOp::Instant { track: last.get(tid, tgid, id, tracks), name, category: None }

@@ -78,8 +78,13 @@ pub fn import(decoded: Decoded) -> Trace {
     let (atrace_slices, ()) = rayon::join(
         || slices::SortedOps::sort(atrace_slices),
         || {
-            track_event::TrackEventImporter { descriptors: &descriptors, clocks: &mut clocks, id: &mut id, tracks: &mut tracks }
-                .run(&mut batches, track_events, track_event_counters, &mut meta, &mut ops)
+            track_event::TrackEventImporter {
+                descriptors: &descriptors,
+                clocks: &mut clocks,
+                id: &mut id,
+                tracks: &mut tracks,
+            }
+            .run(&mut batches, track_events, track_event_counters, &mut meta, &mut ops)
         },
     );
     // The slice tracker touches nothing the rest reads: it runs beside the

@@ -107,7 +107,16 @@ impl SliceTracker {
                 if self.open_async.contains_key(&key) {
                     return;
                 }
-                let id = self.push(Slice { id: SliceId(0), ts, dur: -1, name, category: None, track, depth: 0, parent: None });
+                let id = self.push(Slice {
+                    id: SliceId(0),
+                    ts,
+                    dur: -1,
+                    name,
+                    category: None,
+                    track,
+                    depth: 0,
+                    parent: None,
+                });
                 self.async_begun.insert((key.0, key.1.clone()));
                 self.open_async.insert(key, id);
             }

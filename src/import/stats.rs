@@ -58,10 +58,12 @@ pub(crate) fn tally(batches: &[Batch], meta: &mut TraceMeta, sources: &mut Sourc
     }
     meta.data_loss.packets_dropped_sequences = dropped_packets(batches);
     if names_truncated > 0 {
-        meta.warnings.push(format!("{names_truncated} names longer than {MAX_NAME_BYTES} bytes were cut to that length"));
+        meta.warnings
+            .push(format!("{names_truncated} names longer than {MAX_NAME_BYTES} bytes were cut to that length"));
     }
     if malformed_packets > 0 {
-        meta.warnings.push(format!("{malformed_packets} malformed packets or events were skipped: {}", errors.join("; ")));
+        meta.warnings
+            .push(format!("{malformed_packets} malformed packets or events were skipped: {}", errors.join("; ")));
     }
 }
 
@@ -93,11 +95,8 @@ fn dropped_packets(batches: &[Batch]) -> u64 {
             *e = (*e).min(o);
         }
     }
-    batches
-        .iter()
-        .flat_map(|b| &b.dropped_at)
-        .filter(|(seq, o)| sequence_first.get(seq).is_some_and(|f| o > f))
-        .count() as u64
+    batches.iter().flat_map(|b| &b.dropped_at).filter(|(seq, o)| sequence_first.get(seq).is_some_and(|f| o > f)).count()
+        as u64
 }
 
 /// The latest `previous_bundle_end` over the CPUs' first bundles: before it,

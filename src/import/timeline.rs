@@ -82,7 +82,8 @@ fn display_frame_janky(jank: i32) -> bool {
     use jank_bits::*;
     jank != UNSPECIFIED
         && jank != NONE
-        && jank & (SF_SCHEDULING | PREDICTION_ERROR | DISPLAY_HAL | SF_CPU_DEADLINE_MISSED | SF_GPU_DEADLINE_MISSED) != 0
+        && jank & (SF_SCHEDULING | PREDICTION_ERROR | DISPLAY_HAL | SF_CPU_DEADLINE_MISSED | SF_GPU_DEADLINE_MISSED)
+            != 0
 }
 
 /// App-side causes (trace_processor's SurfaceFrameJanky).

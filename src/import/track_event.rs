@@ -11,7 +11,7 @@ use super::counters::CounterOp;
 use super::identity::Identity;
 use super::slices::{SliceOp, Timed};
 use super::tracks::Tracks;
-use crate::model::{Name, TrackId, TrackKind, TraceMeta};
+use crate::model::{Name, TraceMeta, TrackId, TrackKind};
 use crate::read::records::{Batch, Categories, EventName, TailBody, TailPacket};
 use crate::read::slim::TrackDescriptor;
 
@@ -76,7 +76,14 @@ impl TrackEventImporter<'_> {
     /// `counters` of those counters) into operations, freeing the batches'
     /// tail packets; events whose track is unknown are skipped with one
     /// warning.
-    pub(crate) fn run(&mut self, batches: &mut [Batch], events: usize, counters: usize, meta: &mut TraceMeta, ops: &mut Ops) {
+    pub(crate) fn run(
+        &mut self,
+        batches: &mut [Batch],
+        events: usize,
+        counters: usize,
+        meta: &mut TraceMeta,
+        ops: &mut Ops,
+    ) {
         let mut without_track = 0u64;
         // Reserved once, as atrace's operations are: growing by doubling
         // would copy them and leave up to half unused.

@@ -56,10 +56,7 @@ pub struct MetricsOptions {
 
 impl Default for MetricsOptions {
     fn default() -> Self {
-        MetricsOptions {
-            category: Category::Normal,
-            worst_frames: 10,
-        }
+        MetricsOptions { category: Category::Normal, worst_frames: 10 }
     }
 }
 
@@ -291,22 +288,13 @@ pub struct AppSummary {
 /// category's minimum (≥ 55, or ≥ 25 for games, maps and video).
 fn green_alliance(category: Category, fps: f64) -> GreenAlliance {
     let min_fps = category.green_alliance_min_fps();
-    GreenAlliance {
-        category,
-        min_fps,
-        fps,
-        pass: fps >= min_fps,
-    }
+    GreenAlliance { category, min_fps, fps, pass: fps >= min_fps }
 }
 
 /// The frames of `analysis` kept by `filter`, as the frames table (with scenes).
 pub fn frames_table(trace: &Trace, analysis: &FrameAnalysis, filter: &AppFilter) -> Result<DataFrame, MetricsError> {
-    let (indices, rows): (Vec<usize>, Vec<&FrameRow>) = analysis
-        .rows
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| filter.matches(r.process.as_deref(), r.pid))
-        .unzip();
+    let (indices, rows): (Vec<usize>, Vec<&FrameRow>) =
+        analysis.rows.iter().enumerate().filter(|(_, r)| filter.matches(r.process.as_deref(), r.pid)).unzip();
     let scenes = scene::assign(trace, &rows);
     Ok(table::frames_df(&rows, &indices, scenes)?)
 }
@@ -420,22 +408,11 @@ fn levels(r: &sql::Row, suffix: &str) -> PolarsResult<Levels> {
 fn percentiles(df: &DataFrame) -> PolarsResult<HashMap<i32, [Percentiles; 3]>> {
     let read = |r: &sql::Row, base: &str| -> PolarsResult<Percentiles> {
         let g = |p: &str| r.opt_i64(&format!("{base}_{p}"));
-        Ok(Percentiles {
-            p50: g("p50")?,
-            p90: g("p90")?,
-            p95: g("p95")?,
-            p99: g("p99")?,
-            max: g("max")?,
-        })
+        Ok(Percentiles { p50: g("p50")?, p90: g("p90")?, p95: g("p95")?, p99: g("p99")?, max: g("max")? })
     };
-    let rows = by_pid(df, |r| {
-        Ok([read(r, "frame_cost")?, read(r, "do_frame_dur")?, read(r, "overrun_ns")?])
-    })?;
+    let rows = by_pid(df, |r| Ok([read(r, "frame_cost")?, read(r, "do_frame_dur")?, read(r, "overrun_ns")?]))?;
     // One row per pid; were there more, the last would count.
-    Ok(rows
-        .into_iter()
-        .filter_map(|(pid, v)| Some((pid, v.last().copied()?)))
-        .collect())
+    Ok(rows.into_iter().filter_map(|(pid, v)| Some((pid, v.last().copied()?))).collect())
 }
 
 /// `fps_wall.sql`: (window, frames) per pid.
@@ -466,12 +443,7 @@ pub(crate) fn fps_windows(first_ts: i64, wall_end_ts: i64, counts: &[(i64, i64)]
             let end = (start + SEC).min(wall_end_ts);
             let seconds = (end - start) as f64 / 1e9;
             let frames = count.get(&k).copied().unwrap_or(0);
-            FpsWindow {
-                start_ts: start,
-                seconds,
-                frames,
-                fps: frames as f64 / seconds,
-            }
+            FpsWindow { start_ts: start, seconds, frames, fps: frames as f64 / seconds }
         })
         .collect()
 }
@@ -512,11 +484,7 @@ fn worst_frames(df: &DataFrame, why: &[FrameWhy], limit: usize) -> PolarsResult<
             scene: r.opt_str("scene")?,
             frame_cost_ns: r.i64("frame_cost_ns")?,
             dropped_frames: r.i64("dropped_frames")?,
-            drop_level: r
-                .opt_str("drop_level")?
-                .as_deref()
-                .and_then(DropLevel::parse)
-                .unwrap_or_default(),
+            drop_level: r.opt_str("drop_level")?.as_deref().and_then(DropLevel::parse).unwrap_or_default(),
             do_frame_dur: r.i64("do_frame_dur")?,
             jank_type: r.opt_str("jank_type")?,
             why: None,
@@ -535,10 +503,7 @@ fn worst_frames(df: &DataFrame, why: &[FrameWhy], limit: usize) -> PolarsResult<
 /// pid; rows with a null name are left out.
 fn counts_by_name(df: &DataFrame, key: &str) -> PolarsResult<HashMap<i32, BTreeMap<String, i64>>> {
     let rows = by_pid(df, |r| Ok((r.opt_str(key)?, r.i64("frames")?)))?;
-    Ok(rows
-        .into_iter()
-        .map(|(pid, v)| (pid, v.into_iter().filter_map(|(k, n)| Some((k?, n))).collect()))
-        .collect())
+    Ok(rows.into_iter().map(|(pid, v)| (pid, v.into_iter().filter_map(|(k, n)| Some((k?, n))).collect())).collect())
 }
 
 /// `perfdog.sql`: PerfDog's counts and stutter per pid.
@@ -550,18 +515,11 @@ fn perfdog(df: &DataFrame) -> PolarsResult<HashMap<i32, PerfDog>> {
             big_jank: r.i64("big_jank")?,
             jank_time_ns,
             total_time_ns,
-            stutter: if total_time_ns > 0 {
-                jank_time_ns as f64 / total_time_ns as f64
-            } else {
-                0.0
-            },
+            stutter: if total_time_ns > 0 { jank_time_ns as f64 / total_time_ns as f64 } else { 0.0 },
         })
     })?;
     // One row per pid; were there more, the last would count.
-    Ok(rows
-        .into_iter()
-        .filter_map(|(pid, mut v)| Some((pid, v.pop()?)))
-        .collect())
+    Ok(rows.into_iter().filter_map(|(pid, mut v)| Some((pid, v.pop()?))).collect())
 }
 
 /// The jank vocabularies of one app: Perfetto's, vitals and Choreographer's

@@ -70,13 +70,10 @@ fn labels_from_markers(mut markers: Vec<(i64, Marker)>) -> Vec<(i64, Option<Stri
     }
     let mut out = Vec::with_capacity(markers.len() + 1);
     // Before the first marker: the first window named before any boundary.
-    let head = markers
-        .iter()
-        .take_while(|(_, m)| *m != Marker::Boundary)
-        .find_map(|(_, m)| match m {
-            Marker::Window(n) => Some(n.clone()),
-            Marker::Boundary => None,
-        });
+    let head = markers.iter().take_while(|(_, m)| *m != Marker::Boundary).find_map(|(_, m)| match m {
+        Marker::Window(n) => Some(n.clone()),
+        Marker::Boundary => None,
+    });
     out.push((i64::MIN, head));
     let mut current: Option<String> = out[0].1.clone();
     for (i, (ts, m)) in markers.iter().enumerate() {
@@ -150,16 +147,11 @@ pub(crate) fn assign(trace: &Trace, rows: &[&FrameRow]) -> Vec<Option<String>> {
         if name == "activityStart" || name == "activityResume" {
             markers.entry(p.pid).or_default().push((s.ts, Marker::Boundary));
         } else if let Some(w) = vri_name(name) {
-            markers
-                .entry(p.pid)
-                .or_default()
-                .push((s.ts, Marker::Window(w.to_string())));
+            markers.entry(p.pid).or_default().push((s.ts, Marker::Window(w.to_string())));
         }
     }
-    let labels: HashMap<i32, Vec<(i64, Option<String>)>> = markers
-        .into_iter()
-        .map(|(pid, m)| (pid, labels_from_markers(m)))
-        .collect();
+    let labels: HashMap<i32, Vec<(i64, Option<String>)>> =
+        markers.into_iter().map(|(pid, m)| (pid, labels_from_markers(m))).collect();
     for (r, scene) in rows.iter().zip(out.iter_mut()) {
         if scene.is_some() {
             continue;
@@ -185,16 +177,10 @@ mod tests {
             scene_from_layer("TX - com.example.app/com.example.app.MainActivity#1234"),
             "com.example.app/.MainActivity"
         );
-        assert_eq!(
-            scene_from_layer("com.example.app/org.other.Act#0"),
-            "com.example.app/org.other.Act"
-        );
+        assert_eq!(scene_from_layer("com.example.app/org.other.Act#0"), "com.example.app/org.other.Act");
         assert_eq!(scene_from_layer("StatusBar#12"), "StatusBar");
         assert_eq!(scene_from_layer("Name#tag"), "Name#tag");
-        assert_eq!(
-            scene_from_layer("SurfaceView[com.a/com.a.B]#3"),
-            "SurfaceView[com.a/com.a.B]"
-        );
+        assert_eq!(scene_from_layer("SurfaceView[com.a/com.a.B]#3"), "SurfaceView[com.a/com.a.B]");
     }
 
     #[test]
@@ -215,10 +201,7 @@ mod tests {
             (70, Window("B".into())),
             (90, Boundary),
         ]);
-        assert_eq!(
-            l,
-            vec![(i64::MIN, Some("A".into())), (50, Some("B".into())), (90, None)]
-        );
+        assert_eq!(l, vec![(i64::MIN, Some("A".into())), (50, Some("B".into())), (90, None)]);
     }
 
     use crate::model::{Process, Slice, Thread, Track};
@@ -228,36 +211,13 @@ mod tests {
         // track 0: main thread of pid 100 (com.a); track 1: system_server async.
         let mut t = Trace::default();
         t.processes = vec![
-            Process {
-                upid: Upid(0),
-                pid: 100,
-                name: Some(Arc::from("com.a")),
-                ..Default::default()
-            },
-            Process {
-                upid: Upid(1),
-                pid: 1000,
-                name: Some(Arc::from("system_server")),
-                ..Default::default()
-            },
+            Process { upid: Upid(0), pid: 100, name: Some(Arc::from("com.a")), ..Default::default() },
+            Process { upid: Upid(1), pid: 1000, name: Some(Arc::from("system_server")), ..Default::default() },
         ];
-        t.threads = vec![Thread {
-            utid: Utid(0),
-            tid: 100,
-            upid: Some(Upid(0)),
-            name: Some(Arc::from("com.a")),
-        }];
+        t.threads = vec![Thread { utid: Utid(0), tid: 100, upid: Some(Upid(0)), name: Some(Arc::from("com.a")) }];
         t.tracks = vec![
-            Track {
-                id: TrackId(0),
-                name: None,
-                kind: TrackKind::Thread { utid: Utid(0) },
-            },
-            Track {
-                id: TrackId(1),
-                name: None,
-                kind: TrackKind::ProcessAsync { upid: Upid(1) },
-            },
+            Track { id: TrackId(0), name: None, kind: TrackKind::Thread { utid: Utid(0) } },
+            Track { id: TrackId(1), name: None, kind: TrackKind::ProcessAsync { upid: Upid(1) } },
         ];
         t.slices = slices
             .iter()
@@ -289,13 +249,7 @@ mod tests {
             layer_name: layer.map(String::from),
             ..crate::testutil::frame(100, ts, crate::testutil::I60, 0)
         };
-        let rows = [
-            mk(1, None),
-            mk(20, None),
-            mk(105, None),
-            mk(200, None),
-            mk(300, Some("com.a/com.a.Other#3")),
-        ];
+        let rows = [mk(1, None), mk(20, None), mk(105, None), mk(200, None), mk(300, Some("com.a/com.a.Other#3"))];
         let refs: Vec<&FrameRow> = rows.iter().collect();
         assert_eq!(
             assign(&trace, &refs),

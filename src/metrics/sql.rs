@@ -18,10 +18,7 @@ pub(crate) struct NamedQuery {
 
 macro_rules! query {
     ($name:literal) => {
-        NamedQuery {
-            name: $name,
-            sql: include_str!(concat!("../../queries/", $name, ".sql")),
-        }
+        NamedQuery { name: $name, sql: include_str!(concat!("../../queries/", $name, ".sql")) }
     };
 }
 
@@ -68,11 +65,7 @@ pub fn f64s(df: &DataFrame, name: &str) -> PolarsResult<Vec<Option<f64>>> {
 /// A result column as `Option<String>` per row.
 pub fn strs(df: &DataFrame, name: &str) -> PolarsResult<Vec<Option<String>>> {
     let c = df.column(name)?.cast(&DataType::String)?;
-    Ok(c.as_materialized_series()
-        .str()?
-        .iter()
-        .map(|s| s.map(str::to_string))
-        .collect())
+    Ok(c.as_materialized_series().str()?.iter().map(|s| s.map(str::to_string)).collect())
 }
 
 /// Row-wise reading of a query result: `for r in Rows::new(&df).iter() {
@@ -94,10 +87,7 @@ struct Cast {
 
 impl<'a> Rows<'a> {
     pub(crate) fn new(df: &'a DataFrame) -> Rows<'a> {
-        Rows {
-            df,
-            cast: (0..df.width()).map(|_| Cast::default()).collect(),
-        }
+        Rows { df, cast: (0..df.width()).map(|_| Cast::default()).collect() }
     }
 
     pub(crate) fn iter(&self) -> impl Iterator<Item = Row<'_>> {

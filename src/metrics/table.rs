@@ -23,10 +23,7 @@ pub(crate) struct TableBuilder<'r, R> {
 
 impl<'r, R: Sync> TableBuilder<'r, R> {
     pub(crate) fn new(rows: &'r [R]) -> Self {
-        TableBuilder {
-            rows,
-            columns: Vec::new(),
-        }
+        TableBuilder { rows, columns: Vec::new() }
     }
 
     /// Append column `name` with `f(row)` for every row.
@@ -35,8 +32,7 @@ impl<'r, R: Sync> TableBuilder<'r, R> {
         Series: NamedFrom<Vec<T>, [T]>,
     {
         let (rows, name) = (self.rows, PlSmallStr::from(name));
-        self.columns
-            .push(Box::new(move || Column::new(name, rows.iter().map(f).collect::<Vec<T>>())));
+        self.columns.push(Box::new(move || Column::new(name, rows.iter().map(f).collect::<Vec<T>>())));
         self
     }
 

@@ -11,11 +11,8 @@ const I120: i64 = 8_333_333;
 fn df_of(rows: &[FrameRow], scenes: &[Option<&str>]) -> DataFrame {
     let refs: Vec<&FrameRow> = rows.iter().collect();
     let idx: Vec<usize> = (0..rows.len()).collect();
-    let sc: Vec<Option<String>> = if scenes.is_empty() {
-        vec![None; rows.len()]
-    } else {
-        scenes.iter().map(|s| s.map(String::from)).collect()
-    };
+    let sc: Vec<Option<String>> =
+        if scenes.is_empty() { vec![None; rows.len()] } else { scenes.iter().map(|s| s.map(String::from)).collect() };
     table::frames_df(&refs, &idx, sc).unwrap()
 }
 
@@ -30,11 +27,7 @@ fn close(a: f64, b: f64) -> bool {
 #[test]
 fn fps_is_frames_over_paced_vsyncs() {
     // dropped [0, 1, 0] at 60 Hz: Σ(d+1)·I = 4·16_666_667 = 66_666_668 ns.
-    let rows = [
-        frame(1, 0, I60, 5 * MS),
-        frame(1, 20 * MS, I60, 20 * MS),
-        frame(1, 50 * MS, I60, 3 * MS),
-    ];
+    let rows = [frame(1, 0, I60, 5 * MS), frame(1, 20 * MS, I60, 20 * MS), frame(1, 50 * MS, I60, 3 * MS)];
     let s = &summarize_rows(&rows)[0];
     assert_eq!(s.frames, 3);
     assert_eq!(s.paced_ns, 66_666_668);
@@ -57,11 +50,7 @@ fn fps_is_capped_at_the_refresh_rate() {
 #[test]
 fn fps_with_mixed_intervals() {
     // 120 Hz dropped 1 (2·8_333_333) + 60 Hz dropped 0 + 120 Hz dropped 0 = 41_666_666 ns.
-    let rows = [
-        frame(1, 0, I120, 9 * MS),
-        frame(1, 30 * MS, I60, 2 * MS),
-        frame(1, 60 * MS, I120, 2 * MS),
-    ];
+    let rows = [frame(1, 0, I120, 9 * MS), frame(1, 30 * MS, I60, 2 * MS), frame(1, 60 * MS, I120, 2 * MS)];
     let s = &summarize_rows(&rows)[0];
     assert_eq!(s.paced_ns, 41_666_666);
     assert!(close(s.fps, 3e9 / 41_666_666.0), "{}", s.fps);
@@ -90,11 +79,8 @@ fn drop_levels_at_the_boundaries() {
 #[test]
 fn nearest_rank_percentiles() {
     let costs = [5, 1, 9, 3, 7, 2, 8, 4, 10, 6];
-    let mut rows: Vec<FrameRow> = costs
-        .iter()
-        .enumerate()
-        .map(|(k, &c)| frame(1, k as i64 * 100 * MS, I60, c * MS))
-        .collect();
+    let mut rows: Vec<FrameRow> =
+        costs.iter().enumerate().map(|(k, &c)| frame(1, k as i64 * 100 * MS, I60, c * MS)).collect();
     // overrun: non-null values sorted [-3, 4, 10] (n = 3).
     for (r, o) in rows.iter_mut().zip([Some(-3), None, Some(4), Some(10)]) {
         r.overrun_ns = o.map(|v| v * MS);
@@ -147,19 +133,13 @@ fn percentile_ranks_on_20_values() {
 #[test]
 fn fps_wall_windows() {
     let i = 10 * MS;
-    let rows: Vec<FrameRow> = [0, 500, 900, 1200, 2500]
-        .iter()
-        .map(|&t| frame(1, t * MS, i, MS))
-        .collect();
+    let rows: Vec<FrameRow> = [0, 500, 900, 1200, 2500].iter().map(|&t| frame(1, t * MS, i, MS)).collect();
     let s = &summarize_rows(&rows)[0];
     // wall end = 2500 ms + 10 ms; windows [0,1) [1,2) [2,2.51).
     assert_eq!(s.wall_end_ts, 2510 * MS);
     let tl = &s.fps_wall_timeline;
     assert_eq!(tl.len(), 3);
-    assert_eq!(
-        (tl[0].start_ts, tl[0].frames, tl[0].seconds, tl[0].fps),
-        (0, 3, 1.0, 3.0)
-    );
+    assert_eq!((tl[0].start_ts, tl[0].frames, tl[0].seconds, tl[0].fps), (0, 3, 1.0, 3.0));
     assert_eq!((tl[1].start_ts, tl[1].frames, tl[1].fps), (1000 * MS, 1, 1.0));
     assert_eq!((tl[2].start_ts, tl[2].frames), (2000 * MS, 1));
     assert!(close(tl[2].seconds, 0.51));
@@ -179,16 +159,7 @@ fn fps_windows_with_an_empty_window() {
 fn perfdog_jank_bigjank_stutter() {
     // (vsync ms, present ms) → frame time = present − max(prev present, vsync):
     // 30, 20, 20, 20, 100 (Jank: > 2·60/3 and > 83.33), 20, 150 (Jank + BigJank), 10.
-    let fr = [
-        (0, 30),
-        (20, 50),
-        (40, 70),
-        (60, 90),
-        (80, 190),
-        (180, 210),
-        (1000, 1150),
-        (1160, 1170),
-    ];
+    let fr = [(0, 30), (20, 50), (40, 70), (60, 90), (80, 190), (180, 210), (1000, 1150), (1160, 1170)];
     let rows: Vec<FrameRow> = fr
         .iter()
         .map(|&(v, p)| {
@@ -267,23 +238,11 @@ fn green_alliance_thresholds() {
     assert!(green_alliance(Category::Map, 30.0).pass);
     assert_eq!(green_alliance(Category::Map, 30.0).min_fps, 25.0);
     // Through summarize: 3 frames at 60 Hz with one dropped → 45 fps.
-    let rows = [
-        frame(1, 0, I60, MS),
-        frame(1, 20 * MS, I60, 20 * MS),
-        frame(1, 60 * MS, I60, MS),
-    ];
+    let rows = [frame(1, 0, I60, MS), frame(1, 20 * MS, I60, 20 * MS), frame(1, 60 * MS, I60, MS)];
     let df = df_of(&rows, &[]);
     let normal = summarize(&df, &[], &MetricsOptions::default()).unwrap();
     assert!(!normal[0].green_alliance.pass);
-    let game = summarize(
-        &df,
-        &[],
-        &MetricsOptions {
-            category: Category::Game,
-            worst_frames: 10,
-        },
-    )
-    .unwrap();
+    let game = summarize(&df, &[], &MetricsOptions { category: Category::Game, worst_frames: 10 }).unwrap();
     assert!(game[0].green_alliance.pass);
     assert_eq!(game[0].green_alliance.category, Category::Game);
 }
@@ -296,36 +255,24 @@ fn choreographer_perfetto_and_timeline_vocabularies() {
     }
     // Perfetto's per-frame metrics exist where its (token-only) overrun does; its was_* flags
     // are true or NULL, never false (`iif(cond, 1, NULL)`).
-    for (r, (j, overrun)) in rows.iter_mut().zip([
-        (Some(true), Some(5)),
-        (None, Some(-2)),
-        (None, None),
-        (Some(true), Some(9)),
-    ]) {
+    for (r, (j, overrun)) in
+        rows.iter_mut().zip([(Some(true), Some(5)), (None, Some(-2)), (None, None), (Some(true), Some(9))])
+    {
         r.was_jank = j;
         r.perfetto_overrun_ns = overrun;
     }
     rows[0].was_huge_jank = Some(true);
-    for (r, t) in rows.iter_mut().zip([
-        Some("App Deadline Missed, Buffer Stuffing"),
-        Some("None"),
-        Some("Buffer Stuffing"),
-        None,
-    ]) {
+    for (r, t) in
+        rows.iter_mut().zip([Some("App Deadline Missed, Buffer Stuffing"), Some("None"), Some("Buffer Stuffing"), None])
+    {
         r.jank_type = t.map(String::from);
         r.actual_ts = t.map(|_| 1);
     }
     let s = &summarize_rows(&rows)[0];
     let c = &s.jank.choreographer;
-    assert_eq!(
-        (c.skipped_frame_events, c.skipped_frames, c.max_skipped_frames),
-        (2, 75, 45)
-    );
+    assert_eq!((c.skipped_frame_events, c.skipped_frames, c.max_skipped_frames), (2, 75, 45));
     let p = &s.jank.perfetto;
-    assert_eq!(
-        (p.frames_with_data, p.jank, p.slow, p.big_jank, p.huge_jank),
-        (3, 2, 0, 0, 1)
-    );
+    assert_eq!((p.frames_with_data, p.jank, p.slow, p.big_jank, p.huge_jank), (3, 2, 0, 0, 1));
     let ft: Vec<(&str, i64)> = s.jank.frame_timeline.iter().map(|(k, v)| (k.as_str(), *v)).collect();
     assert_eq!(ft, [("App Deadline Missed", 1), ("Buffer Stuffing", 2), ("None", 1)]);
     assert_eq!(s.quality.without_timeline, 1);
@@ -368,19 +315,8 @@ fn apps_most_frames_first_with_worst_frames_and_why() {
         thread_state: None,
     };
     let df = df_of(&rows, &[]);
-    let apps = summarize(
-        &df,
-        &[why.clone()],
-        &MetricsOptions {
-            category: Category::Normal,
-            worst_frames: 2,
-        },
-    )
-    .unwrap();
-    assert_eq!(
-        apps.iter().map(|a| (a.pid, a.frames)).collect::<Vec<_>>(),
-        [(3, 3), (7, 2)]
-    );
+    let apps = summarize(&df, &[why.clone()], &MetricsOptions { category: Category::Normal, worst_frames: 2 }).unwrap();
+    assert_eq!(apps.iter().map(|a| (a.pid, a.frames)).collect::<Vec<_>>(), [(3, 3), (7, 2)]);
     assert_eq!(apps[0].process.as_deref(), Some("app3"));
     let w = &apps[0].worst_frames;
     assert_eq!(w.iter().map(|w| w.frame_index).collect::<Vec<_>>(), [4, 3]);

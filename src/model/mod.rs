@@ -78,13 +78,21 @@ pub struct Thread {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum TrackKind {
     /// Synchronous slices and instants of one thread.
-    Thread { utid: Utid },
+    Thread {
+        utid: Utid,
+    },
     /// Async slices (`S`/`F`, `G`/`H`, `N`) of one process, one track per name.
-    ProcessAsync { upid: Upid },
+    ProcessAsync {
+        upid: Upid,
+    },
     /// A counter owned by a process (atrace `C`, e.g. `VSYNC-app` in surfaceflinger).
-    ProcessCounter { upid: Upid },
+    ProcessCounter {
+        upid: Upid,
+    },
     /// A counter owned by a thread (track_event counters on a thread track).
-    ThreadCounter { utid: Utid },
+    ThreadCounter {
+        utid: Utid,
+    },
     /// Anything not attached to a process or thread.
     Global,
     GlobalCounter,
@@ -208,7 +216,9 @@ impl SchedEvent {
     }
     pub fn tid(&self) -> i32 {
         match *self {
-            SchedEvent::SwitchIn { tid, .. } | SchedEvent::SwitchOut { tid, .. } | SchedEvent::Waking { tid, .. } => tid,
+            SchedEvent::SwitchIn { tid, .. } | SchedEvent::SwitchOut { tid, .. } | SchedEvent::Waking { tid, .. } => {
+                tid
+            }
         }
     }
 }

@@ -203,12 +203,18 @@ mod tests {
             Counter { tgid: 3209, name: "TransfersBytesPendingOnDisk-value", value: 0 }
         );
         assert_eq!(point("I|4820|instant"), Instant { tgid: 4820, name: "instant" });
-        assert_eq!(point("N|1938|track_name|instant_name"), TrackInstant { tgid: 1938, track: "track_name", name: "instant_name" });
+        assert_eq!(
+            point("N|1938|track_name|instant_name"),
+            TrackInstant { tgid: 1938, track: "track_name", name: "instant_name" }
+        );
         assert_eq!(
             point("G|1339|track_name|slice_name|789"),
             TrackBegin { tgid: 1339, track: "track_name", name: "slice_name", cookie: 789 }
         );
-        assert_eq!(point("H|6890|track_name|slice_name|135"), TrackEnd { tgid: 6890, track: "track_name", cookie: 135 });
+        assert_eq!(
+            point("H|6890|track_name|slice_name|135"),
+            TrackEnd { tgid: 6890, track: "track_name", cookie: 135 }
+        );
         assert_eq!(point("H|6890|track_name|135"), TrackEnd { tgid: 6890, track: "track_name", cookie: 135 });
     }
 
@@ -234,9 +240,24 @@ mod tests {
 
     #[test]
     fn malformed_lines() {
-        for bad in ["", "B", "B|x|name", "C|1|name", "C|1|name|x", "C|1||5", "S|1|name", "S|1|name|", "I|1|", "N|1|t|", "G|1|t|n|",
-            "H|1|t|x", "T|1|name|1", "U|1|name|1", "random text", "|1|x"]
-        {
+        for bad in [
+            "",
+            "B",
+            "B|x|name",
+            "C|1|name",
+            "C|1|name|x",
+            "C|1||5",
+            "S|1|name",
+            "S|1|name|",
+            "I|1|",
+            "N|1|t|",
+            "G|1|t|n|",
+            "H|1|t|x",
+            "T|1|name|1",
+            "U|1|name|1",
+            "random text",
+            "|1|x",
+        ] {
             assert_eq!(parse(bad), ParseOutcome::Malformed, "{bad:?}");
         }
         assert_eq!(parse("trace_event_clock_sync: parent_ts=1.0"), ParseOutcome::Ignored);

@@ -9,13 +9,13 @@ use std::sync::Arc;
 
 use prost::Message;
 
-use super::framing;
 use super::frame_sched::{Collector, Discovery};
+use super::framing;
+use super::ftrace;
 use super::records::*;
 use super::slim;
 use super::timeline;
 use super::wire::{Fields, Value};
-use super::ftrace;
 
 pub const COMM_CACHE: usize = 4096;
 /// Target size of one parallel batch.

@@ -30,7 +30,11 @@ pub fn frame_releasing(buf: &[u8], done_before: &dyn Fn(usize)) -> Framing {
 
 /// [`frame_releasing`], calling `on_packet(packets so far)` after each packet
 /// is found, so a consumer can start on the packets before framing ends.
-pub fn frame_streaming(buf: &[u8], done_before: &dyn Fn(usize), on_packet: &mut dyn FnMut(&[(usize, usize)])) -> Framing {
+pub fn frame_streaming(
+    buf: &[u8],
+    done_before: &dyn Fn(usize),
+    on_packet: &mut dyn FnMut(&[(usize, usize)]),
+) -> Framing {
     let mut out = Framing { packets: Vec::with_capacity(buf.len() / 512), ..Default::default() };
     let mut pos = 0usize;
     let mut next_release = RELEASE_EVERY;
@@ -85,7 +89,12 @@ pub fn frame_streaming(buf: &[u8], done_before: &dyn Fn(usize), on_packet: &mut 
                 }
             }
             _ => {
-                stop(&mut out, format!("byte {start} is not a packet header (wire type {wire}): the rest of the file is not a trace"));
+                stop(
+                    &mut out,
+                    format!(
+                        "byte {start} is not a packet header (wire type {wire}): the rest of the file is not a trace"
+                    ),
+                );
                 break;
             }
         }

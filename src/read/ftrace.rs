@@ -5,12 +5,12 @@
 //! (their full detail is read by the scheduler pass in `read::sched`, for
 //! the threads an analysis asks about).
 
-use super::decode::Ctx;
-use super::records::*;
-use super::wire::{lossy, Expect, Fields, Value, WireError};
 use super::atrace::{self, AtracePoint, ParseOutcome};
 use super::compact_sched::{CompactSched, Want};
+use super::decode::Ctx;
+use super::records::*;
 use super::sched;
+use super::wire::{lossy, Expect, Fields, Value, WireError};
 
 /// FtraceEvent payload field numbers (Perfetto's ftrace_event.proto).
 pub mod ev {
@@ -370,24 +370,37 @@ fn intern_point(ctx: &mut Ctx, p: AtracePoint<'_>) -> AtraceOp {
 /// The kernel's atrace look-alikes, mapped as trace_processor's ftrace parser
 /// does (ParseKernelTracingMarkWrite / ParseZeroEvent).
 fn kernel_mark(ctx: &mut Ctx, ts: i64, pid: i32, num: u32, p: &[u8]) {
-    let (mut f_pid, mut name, mut trace_name, mut kind, mut value, mut begin) = (0i32, &[][..], &[][..], None::<u64>, 0i64, None::<bool>);
+    let (mut f_pid, mut name, mut trace_name, mut kind, mut value, mut begin) =
+        (0i32, &[][..], &[][..], None::<u64>, 0i64, None::<bool>);
     let mut flag = 0i32;
     for f in Fields::new(p).flatten() {
         match (num, f.0) {
-            (ev::TRACING_MARK_WRITE, 1) | (ev::SDE_TRACING_MARK_WRITE, 1) | (ev::DPU_TRACING_MARK_WRITE, 1) | (ev::G2D_TRACING_MARK_WRITE, 1) => {
-                f_pid = f.1.as_i32()
+            (ev::TRACING_MARK_WRITE, 1)
+            | (ev::SDE_TRACING_MARK_WRITE, 1)
+            | (ev::DPU_TRACING_MARK_WRITE, 1)
+            | (ev::G2D_TRACING_MARK_WRITE, 1) => f_pid = f.1.as_i32(),
+            (ev::TRACING_MARK_WRITE, 2) | (ev::SDE_TRACING_MARK_WRITE, 2) | (ev::DPU_TRACING_MARK_WRITE, 2) => {
+                trace_name = f.1.bytes()
             }
-            (ev::TRACING_MARK_WRITE, 2) | (ev::SDE_TRACING_MARK_WRITE, 2) | (ev::DPU_TRACING_MARK_WRITE, 2) => trace_name = f.1.bytes(),
-            (ev::TRACING_MARK_WRITE, 3) | (ev::SDE_TRACING_MARK_WRITE, 5) | (ev::DPU_TRACING_MARK_WRITE, 3) => begin = Some(f.1.as_bool()),
-            (ev::SDE_TRACING_MARK_WRITE, 3) | (ev::DPU_TRACING_MARK_WRITE, 5) | (ev::G2D_TRACING_MARK_WRITE, 5) | (ev::MALI_TRACING_MARK_WRITE, 3) | (ev::LWIS_TRACING_MARK_WRITE, 2) => {
-                kind = Some(f.1.as_u64())
+            (ev::TRACING_MARK_WRITE, 3) | (ev::SDE_TRACING_MARK_WRITE, 5) | (ev::DPU_TRACING_MARK_WRITE, 3) => {
+                begin = Some(f.1.as_bool())
             }
-            (ev::SDE_TRACING_MARK_WRITE, 4) | (ev::DPU_TRACING_MARK_WRITE, 6) | (ev::G2D_TRACING_MARK_WRITE, 6) | (ev::MALI_TRACING_MARK_WRITE, 4) | (ev::LWIS_TRACING_MARK_WRITE, 5) | (ev::ZERO, 4) => {
-                value = f.1.as_i64()
-            }
-            (ev::DPU_TRACING_MARK_WRITE, 4) | (ev::G2D_TRACING_MARK_WRITE, 4) | (ev::MALI_TRACING_MARK_WRITE, 1) | (ev::LWIS_TRACING_MARK_WRITE, 4) | (ev::ZERO, 2) => {
-                name = f.1.bytes()
-            }
+            (ev::SDE_TRACING_MARK_WRITE, 3)
+            | (ev::DPU_TRACING_MARK_WRITE, 5)
+            | (ev::G2D_TRACING_MARK_WRITE, 5)
+            | (ev::MALI_TRACING_MARK_WRITE, 3)
+            | (ev::LWIS_TRACING_MARK_WRITE, 2) => kind = Some(f.1.as_u64()),
+            (ev::SDE_TRACING_MARK_WRITE, 4)
+            | (ev::DPU_TRACING_MARK_WRITE, 6)
+            | (ev::G2D_TRACING_MARK_WRITE, 6)
+            | (ev::MALI_TRACING_MARK_WRITE, 4)
+            | (ev::LWIS_TRACING_MARK_WRITE, 5)
+            | (ev::ZERO, 4) => value = f.1.as_i64(),
+            (ev::DPU_TRACING_MARK_WRITE, 4)
+            | (ev::G2D_TRACING_MARK_WRITE, 4)
+            | (ev::MALI_TRACING_MARK_WRITE, 1)
+            | (ev::LWIS_TRACING_MARK_WRITE, 4)
+            | (ev::ZERO, 2) => name = f.1.bytes(),
             (ev::MALI_TRACING_MARK_WRITE, 2) | (ev::LWIS_TRACING_MARK_WRITE, 3) | (ev::ZERO, 3) => f_pid = f.1.as_i32(),
             (ev::ZERO, 1) => flag = f.1.as_i32(),
             _ => {}
@@ -614,7 +627,10 @@ mod tests {
         let payload = bytes(&switch());
         assert_eq!(canonical_event(&canonical), Some((1_234_567_890_123, 1001, ev::SCHED_SWITCH, &payload[..])));
         let env = envelope(&canonical).expect("well-formed");
-        assert_eq!((env.ts, env.pid, env.payload, env.sched_then_other), (1_234_567_890_123, 1001, Some((4, &payload[..])), false));
+        assert_eq!(
+            (env.ts, env.pid, env.payload, env.sched_then_other),
+            (1_234_567_890_123, 1001, Some((4, &payload[..])), false)
+        );
         // A payload with a two-byte tag (sched_waking, field 20).
         let mut w = SchedWakingFtraceEvent::new();
         w.set_comm("RenderThread".into());

@@ -16,8 +16,8 @@ use records::{Batch, SchedRecord};
 pub mod atrace;
 mod compact_sched;
 pub mod decode;
-pub mod framing;
 pub mod frame_sched;
+pub mod framing;
 pub mod ftrace;
 pub mod records;
 pub mod sched;
@@ -93,7 +93,9 @@ pub fn decode(source: &Source, opts: &ReadOptions) -> Result<Decoded, ReadError>
     let batches = if source.container == Container::SystraceText {
         let release = |offset| source.release_before(offset);
         let text = systrace::decode(data, source::inflate_limit(source.file_size), &release).map_err(|e| match e {
-            systrace::UnpackError::NoTraceData { .. } => ReadError::NotATrace { path: source.path.clone(), why: e.to_string() },
+            systrace::UnpackError::NoTraceData { .. } => {
+                ReadError::NotATrace { path: source.path.clone(), why: e.to_string() }
+            }
             _ => ReadError::Corrupt { path: source.path.clone(), why: e.to_string() },
         })?;
         meta.container = text.format.container_name();
@@ -161,7 +163,12 @@ pub fn sched_for_threads(source: &Source, tids: &[i32]) -> Result<Vec<Vec<SchedR
     let release = |offset| source.release_before(offset);
     let mut threads = sched::ThreadBuckets::new(tids);
     if source.container == Container::SystraceText {
-        threads.add(systrace::sched_for_threads(source.data(), tids, source::inflate_limit(source.file_size), &release));
+        threads.add(systrace::sched_for_threads(
+            source.data(),
+            tids,
+            source::inflate_limit(source.file_size),
+            &release,
+        ));
     } else {
         let mut sched_map = source.sched_map.lock().unwrap_or_else(|e| e.into_inner());
         let first_pass = source.framing.get().map(|f| (f, sched_map.as_mut_slice()));

@@ -73,7 +73,9 @@ pub enum TimelineEvent {
         prediction_type: Option<i32>,
         jank_severity_type: Option<i32>,
     },
-    End { cookie: i64 },
+    End {
+        cookie: i64,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -132,7 +134,9 @@ impl SchedRecord {
     }
     pub fn tid(&self) -> i32 {
         match *self {
-            SchedRecord::SwitchIn { tid, .. } | SchedRecord::SwitchOut { tid, .. } | SchedRecord::Waking { tid, .. } => tid,
+            SchedRecord::SwitchIn { tid, .. }
+            | SchedRecord::SwitchOut { tid, .. }
+            | SchedRecord::Waking { tid, .. } => tid,
         }
     }
 }

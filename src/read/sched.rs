@@ -7,13 +7,13 @@ use std::io::Read;
 
 use rayon::prelude::*;
 
+use super::compact_sched::{self, CompactSched, Want};
 use super::decode::{InflateBudget, MAX_INFLATED_PACKET};
+use super::frame_sched::{Kept, TidFilter};
 use super::framing;
 use super::ftrace::{self, ev};
-use super::wire::{Fields, Value};
-use super::compact_sched::{self, CompactSched, Want};
-use super::frame_sched::{Kept, TidFilter};
 use super::records::SchedRecord;
+use super::wire::{Fields, Value};
 
 /// Packets scanned in parallel before the mapped pages behind them are
 /// released: at most this many, spanning at most [`WINDOW_BYTES`].
@@ -76,7 +76,9 @@ pub fn collect(
             continue;
         }
         let covered = b.tids.is_some()
-            && b.kept.as_ref().is_some_and(|k| wanted.tids().iter().filter(|t| named(t)).all(|&t| k.threads.contains(t)));
+            && b.kept
+                .as_ref()
+                .is_some_and(|k| wanted.tids().iter().filter(|t| named(t)).all(|&t| k.threads.contains(t)));
         match b.kept.take().filter(|_| covered) {
             Some(Kept { records, .. }) => {
                 scan(&std::mem::take(&mut pending), threads);
@@ -464,7 +466,14 @@ pub(super) struct CompactRecords {
 impl CompactRecords {
     /// The records of a bundle of `cpu`, pushed onto `out` from `out_len` on.
     pub(super) fn new(cpu: u32, out_len: usize) -> CompactRecords {
-        CompactRecords { cpu, prev: None, switches_whole: true, wakings_whole: true, switches_at: out_len, wakings_at: out_len }
+        CompactRecords {
+            cpu,
+            prev: None,
+            switches_whole: true,
+            wakings_whole: true,
+            switches_at: out_len,
+            wakings_at: out_len,
+        }
     }
 
     /// The switch column is done; the waking column's records come next.
@@ -593,7 +602,13 @@ mod tests {
             map.iter().filter(|b| b.kept.as_ref().is_some_and(|k| k.threads.tids() == main_threads)).count()
         };
         let batches = source.sched_map.lock().expect("lock").len();
-        let kept_threads: Vec<_> = source.sched_map.lock().expect("lock").iter().map(|b| b.kept.as_ref().map(|k| k.threads.tids().to_vec())).collect();
+        let kept_threads: Vec<_> = source
+            .sched_map
+            .lock()
+            .expect("lock")
+            .iter()
+            .map(|b| b.kept.as_ref().map(|k| k.threads.tids().to_vec()))
+            .collect();
         assert!(batches >= 5 && covered(&source.sched_map.lock().expect("lock")) >= batches - 3, "{kept_threads:?}");
         let kept = read::sched_for_threads(&source, &main_threads).expect("sched");
         assert_eq!(covered(&source.sched_map.lock().expect("lock")), 0, "taken by the pass that used them");

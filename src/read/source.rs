@@ -181,7 +181,8 @@ impl Source {
             if !range.is_empty() {
                 // SAFETY: the map is read-only and file-backed; dropped pages are
                 // re-read from the page cache if touched again.
-                let _ = unsafe { m.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, range.start, range.len()) };
+                let _ =
+                    unsafe { m.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, range.start, range.len()) };
             }
         }
         #[cfg(not(unix))]
@@ -214,9 +215,7 @@ fn inflate(path: &Path, reader: impl Read, limit: u64) -> Result<(Vec<u8>, bool)
         // A cut-off compressed file: analyse what inflated, the framing pass
         // reports the damage. Nothing inflated at all means it is unusable.
         Err(e) if !out.is_empty() && is_truncation(&e) => cut = true,
-        Err(e) => {
-            return Err(ReadError::Corrupt { path: path.to_path_buf(), why: format!("cannot decompress: {e}") })
-        }
+        Err(e) => return Err(ReadError::Corrupt { path: path.to_path_buf(), why: format!("cannot decompress: {e}") }),
     }
     if out.len() as u64 > limit {
         return Err(ReadError::Corrupt {

@@ -3,9 +3,9 @@
 //! their FrameEnd by cookie in `crate::import`.
 
 use super::decode::Ctx;
+use super::records::TimelineStart;
 use super::records::*;
 use super::wire::{lossy, Fields, Value};
-use super::records::TimelineStart;
 
 pub fn event(ctx: &mut Ctx, b: &[u8], ts: i64, clock: ClockRef) {
     let mut parsed = None;

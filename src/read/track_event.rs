@@ -85,9 +85,7 @@ pub fn decode(ctx: &mut Ctx, b: &[u8]) -> Result<TrackEventRec, WireError> {
             Categories::Inline(ctx.interner.intern(&all.join(",")))
         }
         (None, Some(only)) if category_iids.rest.is_empty() => Categories::Interned(only),
-        (None, Some(first)) => {
-            Categories::InternedList(std::iter::once(first).chain(category_iids.rest).collect())
-        }
+        (None, Some(first)) => Categories::InternedList(std::iter::once(first).chain(category_iids.rest).collect()),
         (None, None) => Categories::None,
     };
     Ok(TrackEventRec { kind, track_uuid, name, categories, value: double.unwrap_or(counter.unwrap_or(0) as f64) })

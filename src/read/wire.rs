@@ -288,18 +288,11 @@ mod tests {
     #[test]
     fn fields_of_each_wire_type() {
         // field 1 varint 150; field 2 bytes "hi"; field 3 fixed64 7; field 4 fixed32 9
-        let msg = [
-            0x08, 0x96, 0x01, 0x12, 0x02, b'h', b'i', 0x19, 7, 0, 0, 0, 0, 0, 0, 0, 0x25, 9, 0, 0, 0,
-        ];
+        let msg = [0x08, 0x96, 0x01, 0x12, 0x02, b'h', b'i', 0x19, 7, 0, 0, 0, 0, 0, 0, 0, 0x25, 9, 0, 0, 0];
         let got: Vec<_> = Fields::new(&msg).collect::<Result<_, _>>().unwrap();
         assert_eq!(
             got,
-            vec![
-                (1, Value::Varint(150)),
-                (2, Value::Bytes(b"hi")),
-                (3, Value::Fixed64(7)),
-                (4, Value::Fixed32(9))
-            ]
+            vec![(1, Value::Varint(150)), (2, Value::Bytes(b"hi")), (3, Value::Fixed64(7)), (4, Value::Fixed32(9))]
         );
     }
 

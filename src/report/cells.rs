@@ -42,29 +42,14 @@ pub(crate) fn column_cells(col: &Column) -> PolarsResult<(Kind, Vec<Cell>)> {
     if dt.is_integer() {
         // u64 beyond i64::MAX does not occur in fpsan's tables.
         let c = col.cast(&DataType::Int64)?;
-        let v = c
-            .as_materialized_series()
-            .i64()?
-            .iter()
-            .map(|v| v.map_or(Cell::Null, Cell::Int))
-            .collect();
+        let v = c.as_materialized_series().i64()?.iter().map(|v| v.map_or(Cell::Null, Cell::Int)).collect();
         Ok((Kind::Int, v))
     } else if dt.is_float() {
         let c = col.cast(&DataType::Float64)?;
-        let v = c
-            .as_materialized_series()
-            .f64()?
-            .iter()
-            .map(|v| v.map_or(Cell::Null, Cell::Float))
-            .collect();
+        let v = c.as_materialized_series().f64()?.iter().map(|v| v.map_or(Cell::Null, Cell::Float)).collect();
         Ok((Kind::Float, v))
     } else if dt.is_bool() {
-        let v = col
-            .as_materialized_series()
-            .bool()?
-            .iter()
-            .map(|v| v.map_or(Cell::Null, Cell::Bool))
-            .collect();
+        let v = col.as_materialized_series().bool()?.iter().map(|v| v.map_or(Cell::Null, Cell::Bool)).collect();
         Ok((Kind::Bool, v))
     } else if dt == &DataType::String {
         let v = col
@@ -144,10 +129,7 @@ impl serde::Serialize for JsonRows {
 
 /// `df` as a JSON array of row objects (column order kept).
 pub fn json_rows(df: &DataFrame) -> PolarsResult<JsonRows> {
-    Ok(JsonRows {
-        cols: table_cells(df)?,
-        height: df.height(),
-    })
+    Ok(JsonRows { cols: table_cells(df)?, height: df.height() })
 }
 
 /// `df` as CSV with a header row; null is an empty field.
@@ -208,23 +190,12 @@ pub(crate) fn text_table<H: AsRef<str>>(headers: &[H], rows: &[Vec<String>], rig
 pub fn df_text(df: &DataFrame) -> PolarsResult<String> {
     let cols = table_cells(df)?;
     let headers: Vec<String> = cols.iter().map(|(n, _, _)| n.clone()).collect();
-    let right: Vec<bool> = cols
-        .iter()
-        .map(|(_, k, _)| matches!(k, Kind::Int | Kind::Float))
-        .collect();
+    let right: Vec<bool> = cols.iter().map(|(_, k, _)| matches!(k, Kind::Int | Kind::Float)).collect();
     let rows: Vec<Vec<String>> = (0..df.height())
-        .map(|i| {
-            cols.iter()
-                .map(|(_, _, c)| if c[i] == Cell::Null { "null".into() } else { c[i].text() })
-                .collect()
-        })
+        .map(|i| cols.iter().map(|(_, _, c)| if c[i] == Cell::Null { "null".into() } else { c[i].text() }).collect())
         .collect();
     let mut s = text_table(&headers, &rows, &right);
-    s.push_str(&format!(
-        "({} row{})\n",
-        df.height(),
-        if df.height() == 1 { "" } else { "s" }
-    ));
+    s.push_str(&format!("({} row{})\n", df.height(), if df.height() == 1 { "" } else { "s" }));
     Ok(s)
 }
 
@@ -250,10 +221,7 @@ mod tests {
     fn csv_quotes_and_nulls() {
         let mut out = Vec::new();
         write_csv(&df(), &mut out).unwrap();
-        assert_eq!(
-            String::from_utf8(out).unwrap(),
-            "a,b,c,d,e\n1,\"x,y\",true,1.5,7\n,z,,2,8\n"
-        );
+        assert_eq!(String::from_utf8(out).unwrap(), "a,b,c,d,e\n1,\"x,y\",true,1.5,7\n,z,,2,8\n");
     }
 
     #[test]

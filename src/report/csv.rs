@@ -9,9 +9,6 @@ impl Exporter for CsvExporter {
     fn export(&self, report: &Report) -> Result<Vec<Artifact>, ReportError> {
         let mut bytes = Vec::new();
         cells::write_csv(report.frames, &mut bytes)?;
-        Ok(vec![Artifact {
-            file_name: "frames.csv".into(),
-            bytes,
-        }])
+        Ok(vec![Artifact { file_name: "frames.csv".into(), bytes }])
     }
 }

@@ -25,20 +25,10 @@ impl Analysed {
     /// Summarise `rows` and `why` of the apps `filter` selects (default
     /// metrics options, default reconstruction quality).
     pub fn new(trace: Trace, rows: Vec<FrameRow>, why: Vec<FrameWhy>, filter: &AppFilter) -> Analysed {
-        let analysis = FrameAnalysis {
-            rows,
-            why,
-            quality: Default::default(),
-        };
+        let analysis = FrameAnalysis { rows, why, quality: Default::default() };
         let frames = metrics::frames_table(&trace, &analysis, filter).unwrap();
         let apps = metrics::summarize(&frames, &analysis.why, &MetricsOptions::default()).unwrap();
-        Analysed {
-            trace,
-            analysis,
-            frames,
-            apps,
-            warnings: Vec::new(),
-        }
+        Analysed { trace, analysis, frames, apps, warnings: Vec::new() }
     }
 
     pub fn with_warnings(mut self, warnings: &[&str]) -> Analysed {
@@ -85,21 +75,17 @@ pub(crate) fn two_apps() -> Analysed {
     for k in 0..5i64 {
         rows.push(app_frame(200, "com.other", 1_200_000_000 + k * 20 * MS, 5 * MS, k));
     }
-    let why = [
-        (10usize, Phase::Traversal),
-        (20, Phase::Traversal),
-        (25, Phase::Animation),
-    ]
-    .iter()
-    .map(|&(i, phase)| FrameWhy {
-        frame_index: i,
-        dominant_phase: FramePart::Phase(phase),
-        dominant_phase_ns: rows[i].traversal_dur.unwrap_or(0),
-        longest_slice: Some(format!("RV OnBindView {i}")),
-        longest_slice_ns: Some(rows[i].traversal_dur.unwrap_or(0) - MS),
-        blockers: vec![],
-        thread_state: None,
-    })
-    .collect();
+    let why = [(10usize, Phase::Traversal), (20, Phase::Traversal), (25, Phase::Animation)]
+        .iter()
+        .map(|&(i, phase)| FrameWhy {
+            frame_index: i,
+            dominant_phase: FramePart::Phase(phase),
+            dominant_phase_ns: rows[i].traversal_dur.unwrap_or(0),
+            longest_slice: Some(format!("RV OnBindView {i}")),
+            longest_slice_ns: Some(rows[i].traversal_dur.unwrap_or(0) - MS),
+            blockers: vec![],
+            thread_state: None,
+        })
+        .collect();
     Analysed::new(trace, rows, why, &AppFilter::All).with_warnings(&["a warning"])
 }

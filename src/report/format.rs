@@ -108,11 +108,7 @@ pub(crate) fn fmt_count(n: i64) -> String {
 
 /// `name value` pairs joined by `, `: `chunks_discarded 3, ftrace_overrun 1`.
 pub(crate) fn fmt_pairs<K: std::fmt::Display, V: std::fmt::Display>(items: impl IntoIterator<Item = (K, V)>) -> String {
-    items
-        .into_iter()
-        .map(|(k, v)| format!("{k} {v}"))
-        .collect::<Vec<_>>()
-        .join(", ")
+    items.into_iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ")
 }
 
 /// `59.6`.
@@ -154,10 +150,7 @@ pub(crate) fn fmt_rates(hz: impl IntoIterator<Item = f64>) -> Option<String> {
     if rates.is_empty() {
         return None;
     }
-    Some(format!(
-        "{} Hz",
-        rates.iter().map(|r| r.to_string()).collect::<Vec<_>>().join("/")
-    ))
+    Some(format!("{} Hz", rates.iter().map(|r| r.to_string()).collect::<Vec<_>>().join("/")))
 }
 
 // ---------------------------------------------------------------------------
@@ -184,13 +177,7 @@ pub(crate) fn app_slug(app: &AppSummary) -> String {
         .as_deref()
         .unwrap_or("pid")
         .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
-                c
-            } else {
-                '_'
-            }
-        })
+        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') { c } else { '_' })
         .collect();
     format!("{name}-{}", app.pid)
 }
@@ -306,10 +293,7 @@ mod tests {
         assert_eq!(container_name(""), "plain");
         assert_eq!(fmt_ms_tick(16.0), "16");
         assert_eq!(fmt_ms_tick(2.5), "2.5");
-        assert_eq!(
-            (fmt_secs_tick(2.34, 9.0), fmt_secs_tick(2.34, 10.0)),
-            ("2.3".into(), "2".into())
-        );
+        assert_eq!((fmt_secs_tick(2.34, 9.0), fmt_secs_tick(2.34, 10.0)), ("2.3".into(), "2".into()));
         assert_eq!(android_version(Some(36), None).as_deref(), Some("Android 16 (API 36)"));
         assert_eq!(android_version(Some(32), None).as_deref(), Some("Android 12L (API 32)"));
         assert_eq!(android_version(Some(99), None).as_deref(), Some("API 99"));
@@ -333,9 +317,6 @@ mod tests {
             ("com.a:remote/x".into(), "com.a:remote/x", "com.a_remote_x-42".into())
         );
         a.process = None;
-        assert_eq!(
-            (app_name(&a), process_name(&a), app_slug(&a)),
-            ("pid 42".into(), "?", "pid-42".into())
-        );
+        assert_eq!((app_name(&a), process_name(&a), app_slug(&a)), ("pid 42".into(), "?", "pid-42".into()));
     }
 }

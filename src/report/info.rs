@@ -155,23 +155,13 @@ pub(crate) fn data_loss_items(d: &DataLoss) -> Vec<(&'static str, u64)> {
 /// Text form for the terminal.
 pub fn render_text(i: &Info) -> String {
     let mut o = String::new();
-    let _ = writeln!(
-        o,
-        "file          {} ({} bytes, {})",
-        i.path,
-        i.file_size,
-        container_name(&i.container)
-    );
+    let _ = writeln!(o, "file          {} ({} bytes, {})", i.path, i.file_size, container_name(&i.container));
     // A systrace capture has lines in one clock, no packets or clock ids.
     let systrace = crate::model::is_systrace_container(&i.container);
     if systrace {
         let _ = writeln!(o, "lines         {} ftrace events", i.ftrace_events);
     } else {
-        let _ = writeln!(
-            o,
-            "packets       {} ({} compressed batches)",
-            i.packets, i.compressed_batches
-        );
+        let _ = writeln!(o, "packets       {} ({} compressed batches)", i.packets, i.compressed_batches);
     }
     let _ = writeln!(o, "span          {:.3} s", i.span_ns as f64 / 1e9);
     if !systrace {
@@ -180,11 +170,7 @@ pub fn render_text(i: &Info) -> String {
     }
     let _ = writeln!(o, "data sources  {}", i.data_sources.join(", "));
     if let Some(sdk) = i.android.sdk_version {
-        let _ = writeln!(
-            o,
-            "android       sdk {sdk} {}",
-            i.android.build_fingerprint.as_deref().unwrap_or("")
-        );
+        let _ = writeln!(o, "android       sdk {sdk} {}", i.android.build_fingerprint.as_deref().unwrap_or(""));
     }
     let _ = writeln!(
         o,
@@ -229,11 +215,7 @@ pub fn render_text(i: &Info) -> String {
         })
         .collect();
     o.push('\n');
-    o.push_str(&super::cells::text_table(
-        &headers,
-        &rows,
-        &[true, false, true, true, true, true],
-    ));
+    o.push_str(&super::cells::text_table(&headers, &rows, &[true, false, true, true, true, true]));
     o
 }
 
@@ -261,11 +243,8 @@ mod tests {
             .slice(5, 7, 1, "Choreographer#doFrame 10")
             .build();
         let i = info(&t);
-        let rows: Vec<(i32, u64, u64, u64)> = i
-            .processes
-            .iter()
-            .map(|p| (p.pid, p.threads, p.do_frame_count, p.draw_frame_count))
-            .collect();
+        let rows: Vec<(i32, u64, u64, u64)> =
+            i.processes.iter().map(|p| (p.pid, p.threads, p.do_frame_count, p.draw_frame_count)).collect();
         assert_eq!(rows, [(5, 1, 3, 0), (10, 2, 2, 2)]);
         assert_eq!(i.slices, 8);
     }

@@ -54,11 +54,7 @@ pub(crate) fn document<'a>(report: &Report<'a>, include_frames: bool) -> Result<
         trace: trace_json(report),
         apps: report.apps,
         quality: report.quality,
-        frames: if include_frames {
-            Some(cells::json_rows(report.frames)?)
-        } else {
-            None
-        },
+        frames: if include_frames { Some(cells::json_rows(report.frames)?) } else { None },
         warnings: report.warnings,
     })
 }
@@ -67,9 +63,6 @@ impl Exporter for JsonExporter {
     fn export(&self, report: &Report) -> Result<Vec<Artifact>, ReportError> {
         let mut bytes = serde_json::to_vec_pretty(&document(report, self.include_frames)?)?;
         bytes.push(b'\n');
-        Ok(vec![Artifact {
-            file_name: self.file_name.into(),
-            bytes,
-        }])
+        Ok(vec![Artifact { file_name: self.file_name.into(), bytes }])
     }
 }

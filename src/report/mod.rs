@@ -71,9 +71,7 @@ impl Report<'_> {
     /// Where times on the HTML page and the charts start: the trace start,
     /// else the first frame of any app (0 without apps).
     pub(crate) fn origin_ts(&self) -> i64 {
-        self.meta
-            .first_ts
-            .unwrap_or_else(|| self.apps.iter().map(|a| a.first_ts).min().unwrap_or(0))
+        self.meta.first_ts.unwrap_or_else(|| self.apps.iter().map(|a| a.first_ts).min().unwrap_or(0))
     }
 }
 
@@ -95,10 +93,7 @@ pub(crate) trait Exporter {
 pub(crate) fn stdout_exporter(format: StdoutFormat) -> Box<dyn Exporter> {
     match format {
         StdoutFormat::Table => Box::new(table::TableExporter),
-        StdoutFormat::Json => Box::new(json::JsonExporter {
-            file_name: "summary.json",
-            include_frames: true,
-        }),
+        StdoutFormat::Json => Box::new(json::JsonExporter { file_name: "summary.json", include_frames: true }),
         StdoutFormat::Csv => Box::new(csv::CsvExporter),
     }
 }
@@ -129,10 +124,7 @@ impl Default for ExportManager {
         let mut m = ExportManager { exporters: Vec::new() };
         m.add(Box::new(parquet::ParquetExporter));
         m.add(Box::new(csv::CsvExporter));
-        m.add(Box::new(json::JsonExporter {
-            file_name: "summary.json",
-            include_frames: false,
-        }));
+        m.add(Box::new(json::JsonExporter { file_name: "summary.json", include_frames: false }));
         m.add(Box::new(html::HtmlExporter::default()));
         m
     }
@@ -151,10 +143,7 @@ impl ExportManager {
     /// every exporter has succeeded, so a failed run leaves neither half a
     /// file nor half a report under the real names.
     pub fn write(&self, dir: &Path, report: &Report) -> Result<Vec<PathBuf>, ReportError> {
-        std::fs::create_dir_all(dir).map_err(|source| ReportError::OutDir {
-            path: dir.to_path_buf(),
-            source,
-        })?;
+        std::fs::create_dir_all(dir).map_err(|source| ReportError::OutDir { path: dir.to_path_buf(), source })?;
         let mut staged = Staged::default();
         for e in &self.exporters {
             for a in e.export(report)? {

@@ -24,10 +24,7 @@ pub(crate) fn record_batch(df: &DataFrame) -> Result<RecordBatch, ReportError> {
             Kind::Int => (
                 DataType::Int64,
                 Arc::new(
-                    cells
-                        .iter()
-                        .map(|c| if let Cell::Int(v) = c { Some(*v) } else { None })
-                        .collect::<Int64Array>(),
+                    cells.iter().map(|c| if let Cell::Int(v) = c { Some(*v) } else { None }).collect::<Int64Array>(),
                 ),
             ),
             Kind::Float => (
@@ -42,10 +39,7 @@ pub(crate) fn record_batch(df: &DataFrame) -> Result<RecordBatch, ReportError> {
             Kind::Bool => (
                 DataType::Boolean,
                 Arc::new(
-                    cells
-                        .iter()
-                        .map(|c| if let Cell::Bool(v) = c { Some(*v) } else { None })
-                        .collect::<BooleanArray>(),
+                    cells.iter().map(|c| if let Cell::Bool(v) = c { Some(*v) } else { None }).collect::<BooleanArray>(),
                 ),
             ),
             Kind::Str => (
@@ -77,10 +71,7 @@ pub(crate) fn parquet_bytes(df: &DataFrame) -> Result<Vec<u8>, ReportError> {
 
 impl Exporter for ParquetExporter {
     fn export(&self, report: &Report) -> Result<Vec<Artifact>, ReportError> {
-        Ok(vec![Artifact {
-            file_name: "frames.parquet".into(),
-            bytes: parquet_bytes(report.frames)?,
-        }])
+        Ok(vec![Artifact { file_name: "frames.parquet".into(), bytes: parquet_bytes(report.frames)? }])
     }
 }
 
@@ -112,33 +103,13 @@ mod tests {
         assert_eq!(batches.len(), 1);
         let b = &batches[0];
         assert_eq!(b.num_rows(), 3);
-        let v = b
-            .column_by_name("vsync_ts")
-            .unwrap()
-            .as_any()
-            .downcast_ref::<Int64Array>()
-            .unwrap();
+        let v = b.column_by_name("vsync_ts").unwrap().as_any().downcast_ref::<Int64Array>().unwrap();
         assert_eq!((v.value(0), v.is_null(1), v.value(2)), (10, true, 30));
-        let s = b
-            .column_by_name("scene")
-            .unwrap()
-            .as_any()
-            .downcast_ref::<StringArray>()
-            .unwrap();
+        let s = b.column_by_name("scene").unwrap().as_any().downcast_ref::<StringArray>().unwrap();
         assert_eq!((s.value(0), s.is_null(1)), ("a", true));
-        let j = b
-            .column_by_name("was_jank")
-            .unwrap()
-            .as_any()
-            .downcast_ref::<BooleanArray>()
-            .unwrap();
+        let j = b.column_by_name("was_jank").unwrap().as_any().downcast_ref::<BooleanArray>().unwrap();
         assert_eq!((j.value(0), j.value(1), j.is_null(2)), (true, false, true));
-        let p = b
-            .column_by_name("pid")
-            .unwrap()
-            .as_any()
-            .downcast_ref::<Int64Array>()
-            .unwrap();
+        let p = b.column_by_name("pid").unwrap().as_any().downcast_ref::<Int64Array>().unwrap();
         assert_eq!(p.values().to_vec(), vec![1, 2, 3]);
     }
 }

@@ -17,12 +17,7 @@ fn indent(table: &str) -> String {
 }
 
 fn levels_line(count: &Levels, sum: &Levels) -> String {
-    count
-        .iter()
-        .zip(sum.values())
-        .map(|((level, c), s)| format!("{level} {c} ({s})"))
-        .collect::<Vec<_>>()
-        .join("  ")
+    count.iter().zip(sum.values()).map(|((level, c), s)| format!("{level} {c} ({s})")).collect::<Vec<_>>().join("  ")
 }
 
 fn summary_table(apps: &[AppSummary]) -> String {
@@ -55,11 +50,7 @@ fn summary_table(apps: &[AppSummary]) -> String {
                 fmt_opt_ms_value(a.frame_cost_ns.p90),
                 fmt_opt_ms_value(a.frame_cost_ns.p99),
                 fmt_opt_ms_value(a.frame_cost_ns.max),
-                format!(
-                    "{} (≥ {})",
-                    if a.green_alliance.pass { "pass" } else { "FAIL" },
-                    a.green_alliance.min_fps
-                ),
+                format!("{} (≥ {})", if a.green_alliance.pass { "pass" } else { "FAIL" }, a.green_alliance.min_fps),
             ]
         })
         .collect();
@@ -70,11 +61,7 @@ fn summary_table(apps: &[AppSummary]) -> String {
 /// One app's block under the summary table, one line or sub-table per section.
 fn app_details(out: &mut String, a: &AppSummary, trace_start: i64) {
     let _ = writeln!(out, "\n{} (pid {})", process_name(a), a.pid);
-    let _ = writeln!(
-        out,
-        "  drop levels    {}   [frames (dropped frames)]",
-        levels_line(&a.drop_level, &a.drop_sum)
-    );
+    let _ = writeln!(out, "  drop levels    {}   [frames (dropped frames)]", levels_line(&a.drop_level, &a.drop_sum));
     jank_lines(out, &a.jank);
     let _ = writeln!(
         out,
@@ -124,9 +111,7 @@ fn jank_lines(out: &mut String, j: &Jank) {
         fmt_pct(v.slow_pct),
         v.frozen,
         fmt_small_pct(v.frozen_pct),
-        vitals_excessive(v)
-            .map(|e| format!("  excessive {e}"))
-            .unwrap_or_default()
+        vitals_excessive(v).map(|e| format!("  excessive {e}")).unwrap_or_default()
     );
     let d = &j.perfdog;
     let _ = writeln!(
@@ -145,43 +130,22 @@ fn jank_lines(out: &mut String, j: &Jank) {
 }
 
 fn scenes_table(scenes: &[SceneSummary]) -> String {
-    let headers = [
-        "scene", "frames", "fps", "dropped", "BEST", "NORMAL", "MIDDLE", "HIGH", "FROZEN", "p90 ms",
-    ];
+    let headers = ["scene", "frames", "fps", "dropped", "BEST", "NORMAL", "MIDDLE", "HIGH", "FROZEN", "p90 ms"];
     let rows: Vec<Vec<String>> = scenes
         .iter()
         .map(|s| {
-            let mut r = vec![
-                s.scene.clone(),
-                s.frames.to_string(),
-                fmt_fps(s.fps),
-                s.dropped_frames.to_string(),
-            ];
+            let mut r = vec![s.scene.clone(), s.frames.to_string(), fmt_fps(s.fps), s.dropped_frames.to_string()];
             r.extend(s.drop_level.values().iter().map(|v| v.to_string()));
             r.push(fmt_opt_ms_value(s.frame_cost_p90));
             r
         })
         .collect();
-    text_table(
-        &headers,
-        &rows,
-        &[false, true, true, true, true, true, true, true, true, true],
-    )
+    text_table(&headers, &rows, &[false, true, true, true, true, true, true, true, true, true])
 }
 
 /// The worst frames; times are seconds from `trace_start`.
 fn worst_table(worst: &[WorstFrame], trace_start: i64) -> String {
-    let headers = [
-        "at s",
-        "frame_id",
-        "cost ms",
-        "dropped",
-        "level",
-        "phase",
-        "phase ms",
-        "longest slice",
-        "why else",
-    ];
+    let headers = ["at s", "frame_id", "cost ms", "dropped", "level", "phase", "phase ms", "longest slice", "why else"];
     let rows: Vec<Vec<String>> = worst
         .iter()
         .map(|w| {
@@ -199,23 +163,14 @@ fn worst_table(worst: &[WorstFrame], trace_start: i64) -> String {
             ]
         })
         .collect();
-    text_table(
-        &headers,
-        &rows,
-        &[true, true, true, true, false, false, true, false, false],
-    )
+    text_table(&headers, &rows, &[true, true, true, true, false, false, true, false, false])
 }
 
 /// Phase, phase ms, longest slice and "why else" (thread state, first
 /// blocker; the FrameTimeline jank type when the frame has no why).
 fn why_cells(w: &WorstFrame) -> [String; 4] {
     let Some(y) = &w.why else {
-        return [
-            NONE_ASCII.into(),
-            NONE_ASCII.into(),
-            NONE_ASCII.into(),
-            w.jank_type.clone().unwrap_or_default(),
-        ];
+        return [NONE_ASCII.into(), NONE_ASCII.into(), NONE_ASCII.into(), w.jank_type.clone().unwrap_or_default()];
     };
     let mut other = Vec::new();
     if let Some(t) = &y.thread_state {
@@ -235,12 +190,7 @@ fn why_cells(w: &WorstFrame) -> [String; 4] {
         (Some(n), None) => n.clone(),
         _ => NONE_ASCII.into(),
     };
-    [
-        y.dominant_phase.to_string(),
-        fmt_ms_value(y.dominant_phase_ns),
-        longest,
-        other.join("; "),
-    ]
+    [y.dominant_phase.to_string(), fmt_ms_value(y.dominant_phase_ns), longest, other.join("; ")]
 }
 
 /// The whole terminal report.
@@ -279,9 +229,6 @@ pub(crate) fn render(report: &Report) -> String {
 
 impl Exporter for TableExporter {
     fn export(&self, report: &Report) -> Result<Vec<Artifact>, ReportError> {
-        Ok(vec![Artifact {
-            file_name: "summary.txt".into(),
-            bytes: render(report).into_bytes(),
-        }])
+        Ok(vec![Artifact { file_name: "summary.txt".into(), bytes: render(report).into_bytes() }])
     }
 }

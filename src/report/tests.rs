@@ -25,11 +25,7 @@ fn analysis() -> (Trace, Vec<FrameRow>, Vec<FrameWhy>) {
         draw_frame_count: 0,
         ..frame(pid, k * 100_000_000, I60, cost)
     };
-    let rows = vec![
-        mk(1, "com.a", 0, 5_000_000),
-        mk(1, "com.a", 1, 60_000_000),
-        mk(2, "com.b", 0, 5_000_000),
-    ];
+    let rows = vec![mk(1, "com.a", 0, 5_000_000), mk(1, "com.a", 1, 60_000_000), mk(2, "com.b", 0, 5_000_000)];
     let why = vec![FrameWhy {
         frame_index: 1,
         dominant_phase: FramePart::Phase(Phase::Traversal),
@@ -51,9 +47,7 @@ fn with_report<T>(filter: AppFilter, f: impl FnOnce(&Report) -> T) -> T {
 
 #[test]
 fn table_output() {
-    let s = with_report(AppFilter::All, |r| {
-        String::from_utf8(render_stdout(StdoutFormat::Table, r).unwrap()).unwrap()
-    });
+    let s = with_report(AppFilter::All, |r| String::from_utf8(render_stdout(StdoutFormat::Table, r).unwrap()).unwrap());
     assert!(s.starts_with("trace t.pftrace"), "{s}");
     assert!(s.contains("com.a (pid 1)") && s.contains("com.b (pid 2)"), "{s}");
     assert!(s.contains("traversal") && s.contains("inflate (45.0 ms)"), "{s}");
@@ -74,10 +68,7 @@ fn json_document() {
     assert_eq!(apps[0]["process"], "com.a");
     assert_eq!(apps[0]["frames"], 2);
     assert_eq!(apps[0]["dropped_frames"], 3);
-    assert_eq!(
-        apps[0]["drop_level"],
-        serde_json::json!({"BEST": 1, "NORMAL": 1, "MIDDLE": 0, "HIGH": 0, "FROZEN": 0})
-    );
+    assert_eq!(apps[0]["drop_level"], serde_json::json!({"BEST": 1, "NORMAL": 1, "MIDDLE": 0, "HIGH": 0, "FROZEN": 0}));
     assert_eq!(apps[0]["drop_sum"]["NORMAL"], 3);
     assert_eq!(apps[0]["worst_frames"][0]["why"]["dominant_phase"], "traversal");
     let frames = v["frames"].as_array().unwrap();
@@ -89,19 +80,12 @@ fn json_document() {
 
 #[test]
 fn csv_is_the_frames_table() {
-    let s = with_report(AppFilter::Pid(2), |r| {
-        String::from_utf8(render_stdout(StdoutFormat::Csv, r).unwrap()).unwrap()
-    });
+    let s =
+        with_report(AppFilter::Pid(2), |r| String::from_utf8(render_stdout(StdoutFormat::Csv, r).unwrap()).unwrap());
     let mut lines = s.lines();
-    assert!(lines
-        .next()
-        .unwrap()
-        .starts_with("frame_index,process,pid,tid,thread,frame_id,ts,do_frame_dur,vsync_ts,"));
+    assert!(lines.next().unwrap().starts_with("frame_index,process,pid,tid,thread,frame_id,ts,do_frame_dur,vsync_ts,"));
     let row = lines.next().unwrap();
-    assert!(
-        row.starts_with("2,com.b,2,2,,,0,5000000,0,estimated,16666667,"),
-        "{row}"
-    );
+    assert!(row.starts_with("2,com.b,2,2,,,0,5000000,0,estimated,16666667,"), "{row}");
     assert!(lines.next().is_none());
 }
 
@@ -112,42 +96,23 @@ fn out_dir_files_and_errors() {
     std::fs::write(dir.path().join("keep.txt"), "mine").unwrap();
     let out = dir.path().join("out");
     let written = with_report(AppFilter::All, |r| ExportManager::default().write(&out, r).unwrap());
-    let names: Vec<String> = written
-        .iter()
-        .map(|p| p.strip_prefix(&out).unwrap().to_string_lossy().into_owned())
-        .collect();
+    let names: Vec<String> =
+        written.iter().map(|p| p.strip_prefix(&out).unwrap().to_string_lossy().into_owned()).collect();
     assert_eq!(&names[..3], ["frames.parquet", "frames.csv", "summary.json"]);
     // Then the charts (src/report/charts) and the HTML report.
-    assert!(
-        names[3..names.len() - 1]
-            .iter()
-            .all(|n| n.starts_with("charts/") && n.ends_with(".png")),
-        "{names:?}"
-    );
+    assert!(names[3..names.len() - 1].iter().all(|n| n.starts_with("charts/") && n.ends_with(".png")), "{names:?}");
     assert_eq!(names.last().unwrap(), "report.html");
     assert_eq!(std::fs::read_to_string(dir.path().join("keep.txt")).unwrap(), "mine");
-    let mut leftovers: Vec<String> = std::fs::read_dir(&out)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
+    let mut leftovers: Vec<String> =
+        std::fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     leftovers.sort();
-    assert_eq!(
-        leftovers,
-        ["charts", "frames.csv", "frames.parquet", "report.html", "summary.json"]
-    );
-    assert_eq!(
-        std::fs::read_dir(out.join("charts")).unwrap().count(),
-        names.len() - 4,
-        "no temporary files left"
-    );
+    assert_eq!(leftovers, ["charts", "frames.csv", "frames.parquet", "report.html", "summary.json"]);
+    assert_eq!(std::fs::read_dir(out.join("charts")).unwrap().count(), names.len() - 4, "no temporary files left");
     let summary: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
     assert!(summary.get("frames").is_none());
     assert_eq!(summary["apps"].as_array().unwrap().len(), 2);
     let f = std::fs::File::open(out.join("frames.parquet")).unwrap();
-    let reader = ::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f)
-        .unwrap()
-        .build()
-        .unwrap();
+    let reader = ::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f).unwrap().build().unwrap();
     let batches: Vec<arrow_array::RecordBatch> = reader.map(|b| b.unwrap()).collect();
     assert_eq!(batches.iter().map(|b| b.num_rows()).sum::<usize>(), 3);
     let cost = batches[0]
@@ -157,16 +122,11 @@ fn out_dir_files_and_errors() {
         .downcast_ref::<arrow_array::Int64Array>()
         .unwrap()
         .clone();
-    assert_eq!(
-        (0..cost.len()).map(|i| cost.value(i)).collect::<Vec<_>>(),
-        [5_000_000, 60_000_000, 5_000_000]
-    );
+    assert_eq!((0..cost.len()).map(|i| cost.value(i)).collect::<Vec<_>>(), [5_000_000, 60_000_000, 5_000_000]);
 
     // A directory that cannot be created.
     let blocked = dir.path().join("keep.txt").join("sub");
-    let err = with_report(AppFilter::All, |r| {
-        ExportManager::default().write(&blocked, r).unwrap_err()
-    });
+    let err = with_report(AppFilter::All, |r| ExportManager::default().write(&blocked, r).unwrap_err());
     assert!(matches!(err, ReportError::OutDir { .. }), "{err}");
     assert!(!err.to_string().contains('\n'));
 }
@@ -176,10 +136,7 @@ fn exporters_are_pluggable() {
     struct Hello;
     impl Exporter for Hello {
         fn export(&self, r: &Report) -> Result<Vec<Artifact>, ReportError> {
-            Ok(vec![Artifact {
-                file_name: "hello.txt".into(),
-                bytes: format!("{} apps", r.apps.len()).into_bytes(),
-            }])
+            Ok(vec![Artifact { file_name: "hello.txt".into(), bytes: format!("{} apps", r.apps.len()).into_bytes() }])
         }
     }
     let dir = tempfile::tempdir().unwrap();

@@ -75,13 +75,9 @@ fn main_comm() -> &'static str {
 /// The serialised trace of one run.
 pub fn app_run(spec: &RunSpec) -> Vec<u8> {
     let mut b = TraceBuilder::new();
-    b.process(1, "/system/bin/init")
-        .process(SF_PID, SF_PROCESS)
-        .thread(SF_PID, SF_PID, "surfaceflinger");
+    b.process(1, "/system/bin/init").process(SF_PID, SF_PROCESS).thread(SF_PID, SF_PID, "surfaceflinger");
     b.thread(SF_APP_TID, SF_PID, "app");
-    b.process(AB_PID, AB_APP)
-        .thread(AB_PID, AB_PID, main_comm())
-        .thread(AB_RENDER_TID, AB_PID, "RenderThread");
+    b.process(AB_PID, AB_APP).thread(AB_PID, AB_PID, main_comm()).thread(AB_RENDER_TID, AB_PID, "RenderThread");
     b.system_info(&spec.fingerprint, 34);
     let mut rng = XorShift::new(spec.seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0xab);
     let device = (spec.device_sigma * standard_normal(&mut rng)).exp();
@@ -100,17 +96,7 @@ pub fn app_run(spec: &RunSpec) -> Vec<u8> {
         token += 2;
         level ^= 1;
         b.atrace_counter(vsync, SF_APP_TID, SF_PID, "VSYNC-app", level);
-        let done = frame(
-            &mut b,
-            &mut rng,
-            Frame {
-                vsync,
-                period,
-                work,
-                token,
-                scene,
-            },
-        );
+        let done = frame(&mut b, &mut rng, Frame { vsync, period, work, token, scene });
         vsync += period * ((done - vsync) / period + 1);
     }
     b.build(&BuildOptions::default())
@@ -130,11 +116,7 @@ fn frame_work(rng: &mut XorShift, period: i64, janky: bool, size: f64) -> i64 {
     if !janky {
         return rng.range(period / 4, period * 3 / 5);
     }
-    let dropped = if rng.range(0, 9) == 0 {
-        rng.range(9, 30)
-    } else {
-        rng.range(1, 4)
-    };
+    let dropped = if rng.range(0, 9) == 0 { rng.range(9, 30) } else { rng.range(1, 4) };
     let dropped = ((dropped as f64 * size).round() as i64).max(1);
     dropped * period + rng.range(2 * MS, 6 * MS)
 }

@@ -362,7 +362,11 @@ impl StreamEncoder {
                 // in order (interned names are defined before use).
                 let key = self.producer_keys.entry(p).or_insert(i64::MIN);
                 *key = (*key).max(last);
-                units.push(Unit { key: *key, order: units.len(), body: UnitBody::Others { producer: p, range: start..end } });
+                units.push(Unit {
+                    key: *key,
+                    order: units.len(),
+                    body: UnitBody::Others { producer: p, range: start..end },
+                });
                 start = end;
             }
         }
@@ -494,7 +498,14 @@ impl StreamEncoder {
         self.batch_packets = 0;
     }
 
-    fn write_bundle(&mut self, b: &TraceBuilder, cpu: u32, evs: &[FtraceRec], prev_end: Option<i64>, out: &mut Vec<u8>) {
+    fn write_bundle(
+        &mut self,
+        b: &TraceBuilder,
+        cpu: u32,
+        evs: &[FtraceRec],
+        prev_end: Option<i64>,
+        out: &mut Vec<u8>,
+    ) {
         let seq = self.cpu_seq(cpu);
         let compact = self.opts.compact_sched;
         let mut scratch = std::mem::take(&mut self.scratch);

@@ -16,10 +16,10 @@
 //! or HTML. [`scenarios`] holds the demo scroll and the streaming `busy_phone`
 //! generator.
 
+pub mod ab_runs;
 mod encode;
 mod pb;
 pub mod scenarios;
-pub mod ab_runs;
 pub mod systrace;
 #[cfg(test)]
 mod tests;

@@ -136,7 +136,10 @@ pub struct DemoFrame {
 enum Plan {
     Normal,
     /// doFrame cost `n` intervals + 4 ms, extra time in `heavy`.
-    Long { n: i64, heavy: Heavy },
+    Long {
+        n: i64,
+        heavy: Heavy,
+    },
     /// doFrame starts 3 intervals + 6 ms late; cost 4 intervals + 4 ms.
     LateStart,
     Stuffing,
@@ -263,7 +266,10 @@ fn demo_plan() -> Vec<(i64, Plan, bool)> {
             237,
             150,
             50,
-            &[(30, Plan::Long { n: 30, heavy: Heavy::InflateBlocked }), (90, Plan::Long { n: 50, heavy: Heavy::Layout })],
+            &[
+                (30, Plan::Long { n: 30, heavy: Heavy::InflateBlocked }),
+                (90, Plan::Long { n: 50, heavy: Heavy::Layout }),
+            ],
         ),
     ];
     for (start, frames, with_input, special) in scrolls {
@@ -392,8 +398,9 @@ fn demo_into(b: &mut TraceBuilder) -> Vec<DemoFrame> {
         let vsync = demo_vsync_ts(k);
         let frame_id = demo_frame_id(k);
         let bind = (idx % 4 == 1).then(|| rng.range(800 * US, 1_800 * US));
-        let inflate = (idx % 12 == 7 || matches!(plan, Plan::Long { heavy: Heavy::BindInflate | Heavy::InflateBlocked, .. }))
-            .then(|| rng.range(600 * US, 1_400 * US));
+        let inflate = (idx % 12 == 7
+            || matches!(plan, Plan::Long { heavy: Heavy::BindInflate | Heavy::InflateBlocked, .. }))
+        .then(|| rng.range(600 * US, 1_400 * US));
         let bind = bind.or(matches!(plan, Plan::Long { heavy: Heavy::BindInflate, .. }).then_some(1_000 * US));
         let d = Draws {
             jitter: rng.range(300 * US, 900 * US),
@@ -459,7 +466,8 @@ fn demo_into(b: &mut TraceBuilder) -> Vec<DemoFrame> {
         for s in &slices {
             b.slice(s.ts, s.end - s.ts, main, pid, &s.name);
         }
-        let heavy_slice = heavy.map(|(h, _)| slices.iter().find(|s| s.name == h.slice_name()).expect("heavy slice laid out"));
+        let heavy_slice =
+            heavy.map(|(h, _)| slices.iter().find(|s| s.name == h.slice_name()).expect("heavy slice laid out"));
         match heavy {
             Some((Heavy::BindInflate, _)) => {
                 // Preempted by a kworker for 3 ms in the middle of onBindView.
@@ -559,7 +567,11 @@ fn demo_into(b: &mut TraceBuilder) -> Vec<DemoFrame> {
             dur,
             frame_cost_ns: cost,
             dropped_frames: cost / DEMO_I_MAX,
-            skipped_frames: if start_jitter >= DEMO_FRAME_INTERVAL_NS { start_jitter / DEMO_FRAME_INTERVAL_NS } else { 0 },
+            skipped_frames: if start_jitter >= DEMO_FRAME_INTERVAL_NS {
+                start_jitter / DEMO_FRAME_INTERVAL_NS
+            } else {
+                0
+            },
             has_input,
             jank,
             expected_end,
@@ -708,15 +720,33 @@ pub fn busy_phone<W: Write>(w: &mut W, target_bytes: u64) -> std::io::Result<u64
     let mut rng = XorShift::new(0xb05e_9b0e);
 
     let mut apps = vec![
-        BusyApp { pid: 5001, name: "com.example.feed", period: 16_666_667, track_events: false, next_vsync: 0, frame: 0 },
-        BusyApp { pid: 5101, name: "com.example.maps", period: 11_111_111, track_events: false, next_vsync: 0, frame: 0 },
+        BusyApp {
+            pid: 5001,
+            name: "com.example.feed",
+            period: 16_666_667,
+            track_events: false,
+            next_vsync: 0,
+            frame: 0,
+        },
+        BusyApp {
+            pid: 5101,
+            name: "com.example.maps",
+            period: 11_111_111,
+            track_events: false,
+            next_vsync: 0,
+            frame: 0,
+        },
         BusyApp { pid: 5201, name: "com.example.game", period: 8_333_333, track_events: true, next_vsync: 0, frame: 0 },
     ];
     b.process(1, "/system/bin/init").process(SF_PID, SF_PROCESS).thread(SF_PID, SF_PID, "surfaceflinger");
     b.thread(SF_APP_TID, SF_PID, "app");
     for a in &mut apps {
         a.next_vsync = BUSY_T0 + a.period;
-        b.process(a.pid, a.name).thread(a.pid, a.pid, &a.name[a.name.len() - 15..]).thread(a.pid + 20, a.pid, "RenderThread");
+        b.process(a.pid, a.name).thread(a.pid, a.pid, &a.name[a.name.len() - 15..]).thread(
+            a.pid + 20,
+            a.pid,
+            "RenderThread",
+        );
     }
     // Background tasks each CPU rotates through (system services, kworkers).
     let mut pools: Vec<Vec<(i32, String)>> = Vec::new();
@@ -951,7 +981,8 @@ pub fn repeated_recording_sized<W: Write>(w: &mut W, target_bytes: u64) -> std::
 }
 
 fn repeated_recording_until<W: Write>(w: &mut W, mut done: impl FnMut(u64, u64) -> bool) -> std::io::Result<u64> {
-    let opts = BuildOptions { cpus: REPEAT_CPUS, events_per_bundle: 256, compact_sched: true, ..BuildOptions::default() };
+    let opts =
+        BuildOptions { cpus: REPEAT_CPUS, events_per_bundle: 256, compact_sched: true, ..BuildOptions::default() };
     let mut enc = StreamEncoder::new(opts);
     let mut b = TraceBuilder::new();
     let (pid, main, rt) = (REPEAT_PID, REPEAT_PID, REPEAT_RENDER_TID);

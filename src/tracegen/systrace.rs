@@ -159,10 +159,13 @@ impl TraceBuilder {
 
     /// catapult's `PROCESS DUMP` block: toybox `ps -A` rows, then `ps -AT` threads.
     fn process_dump(&self) -> String {
-        let mut out = String::from("PROCESS DUMP\nUSER           PID  PPID     VSZ    RSS WCHAN  PC S NAME                        COMM\n");
+        let mut out = String::from(
+            "PROCESS DUMP\nUSER           PID  PPID     VSZ    RSS WCHAN  PC S NAME                        COMM\n",
+        );
         for p in &self.processes {
             let comm = self.thread_name(p.pid).map_or_else(|| kernel_comm(&p.name), kernel_comm);
-            let _ = writeln!(out, "u0_a42       {:>5}   600 1234567 89012 SyS_epoll_wait 0 S {:<27} {comm}", p.pid, p.name);
+            let _ =
+                writeln!(out, "u0_a42       {:>5}   600 1234567 89012 SyS_epoll_wait 0 S {:<27} {comm}", p.pid, p.name);
         }
         out.push_str("USER           PID   TID CMD\n");
         for t in &self.threads {
@@ -216,7 +219,8 @@ fn kernel_comm(name: &str) -> String {
 
 /// A kernel ≥ 4.14 `prev_state` mask in the letters ftrace prints.
 fn state_letters(mask: i64) -> String {
-    const LETTERS: [(i64, char); 8] = [(1, 'S'), (2, 'D'), (4, 'T'), (8, 't'), (16, 'X'), (32, 'Z'), (64, 'P'), (128, 'I')];
+    const LETTERS: [(i64, char); 8] =
+        [(1, 'S'), (2, 'D'), (4, 'T'), (8, 't'), (16, 'X'), (32, 'Z'), (64, 'P'), (128, 'I')];
     let letters: String = LETTERS.iter().filter(|(bit, _)| mask & bit != 0).map(|&(_, c)| c).collect();
     match (letters.is_empty(), mask & 256 != 0) {
         (true, true) => "R+".to_string(),

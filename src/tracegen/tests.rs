@@ -114,7 +114,16 @@ fn sched_switch_and_waking_fields() {
                 ));
             } else if e.has_sched_waking() {
                 let w = e.sched_waking();
-                wk.push((e.timestamp(), bu.cpu(), e.pid(), w.comm().to_owned(), w.pid(), w.prio(), w.success(), w.target_cpu()));
+                wk.push((
+                    e.timestamp(),
+                    bu.cpu(),
+                    e.pid(),
+                    w.comm().to_owned(),
+                    w.pid(),
+                    w.prio(),
+                    w.success(),
+                    w.target_cpu(),
+                ));
             } else if e.has_task_rename() {
                 let r = e.task_rename();
                 rn.push((e.timestamp(), bu.cpu(), e.pid(), r.pid(), r.oldcomm().to_owned(), r.newcomm().to_owned()));
@@ -130,10 +139,7 @@ fn sched_switch_and_waking_fields() {
     );
     assert_eq!(
         wk,
-        vec![
-            (50, 3, 0, "kworker/3:0".into(), 77, 120, 1, 3),
-            (150, 3, 4242, "RenderThread".into(), 4260, 120, 1, 1),
-        ]
+        vec![(50, 3, 0, "kworker/3:0".into(), 77, 120, 1, 3), (150, 3, 4242, "RenderThread".into(), 4260, 120, 1, 1),]
     );
     // 4281 % 4 == 1
     assert_eq!(rn, vec![(300, 1, 4281, 4281, "Thread-2".into(), "bg-decoder".into())]);
@@ -204,7 +210,8 @@ fn per_cpu_bundles_are_interleaved_not_globally_sorted() {
     for v in per_cpu.values() {
         assert!(v.windows(2).all(|w| w[0] <= w[1]), "each CPU stays ordered");
     }
-    let sizes: Vec<usize> = ps.iter().filter(|p| p.has_ftrace_events()).map(|p| p.ftrace_events().event.len()).collect();
+    let sizes: Vec<usize> =
+        ps.iter().filter(|p| p.has_ftrace_events()).map(|p| p.ftrace_events().event.len()).collect();
     assert!(sizes.iter().all(|&n| n <= 8));
     // 100/8 -> 13 bundles, 20/8 -> 3 bundles.
     assert_eq!(sizes.len(), 16);
@@ -237,7 +244,15 @@ fn frame_timeline_packets() {
     b.actual_display_frame(
         17_100,
         Some(21_000),
-        ActualFrame { token: 45, pid: 600, present_type: 1, on_time_finish: true, jank_type: 1, prediction_type: 2, ..Default::default() },
+        ActualFrame {
+            token: 45,
+            pid: 600,
+            present_type: 1,
+            on_time_finish: true,
+            jank_type: 1,
+            prediction_type: 2,
+            ..Default::default()
+        },
     );
     let ps = packets(&b.build(&BuildOptions::default()));
     let ft: Vec<_> = ps.iter().filter(|p| p.has_frame_timeline_event()).collect();
@@ -300,7 +315,8 @@ fn zlib_and_zstd_batches_decompress_to_the_plain_trace() {
                 flate2::read::ZlibDecoder::new(p.compressed_packets()).read_to_end(&mut raw).expect("zlib");
             } else {
                 assert!(!p.has_compressed_packets());
-                let Some(protobuf::UnknownValueRef::LengthDelimited(z)) = p.special_fields.unknown_fields().get(133) else {
+                let Some(protobuf::UnknownValueRef::LengthDelimited(z)) = p.special_fields.unknown_fields().get(133)
+                else {
                     panic!("field 133 missing")
                 };
                 raw = zstd::stream::decode_all(z).expect("zstd");
@@ -327,7 +343,10 @@ fn prelude_process_tree_clock_snapshot_service_event_system_info() {
     assert_eq!(ps[0].timestamp(), 3_000, "min of events and tracing_started");
     let pt = ps[0].process_tree();
     assert_eq!(pt.processes.len(), 1);
-    assert_eq!((pt.processes[0].pid(), pt.processes[0].cmdline.clone()), (600, vec!["/system/bin/surfaceflinger".to_owned()]));
+    assert_eq!(
+        (pt.processes[0].pid(), pt.processes[0].cmdline.clone()),
+        (600, vec!["/system/bin/surfaceflinger".to_owned()])
+    );
     assert_eq!((pt.threads[0].tid(), pt.threads[0].tgid(), pt.threads[0].name()), (612, 600, "app"));
     assert!(ps[0].first_packet_on_sequence());
 
@@ -406,7 +425,12 @@ fn track_event_slices_with_interned_names() {
 #[test]
 fn first_bundle_previous_end_and_sequence_spread() {
     let b = sample_builder();
-    let opts = BuildOptions { first_bundle_previous_end: true, sequences: 3, events_per_bundle: 16, ..BuildOptions::default() };
+    let opts = BuildOptions {
+        first_bundle_previous_end: true,
+        sequences: 3,
+        events_per_bundle: 16,
+        ..BuildOptions::default()
+    };
     let ps = packets(&b.build(&opts));
     let mut seen_cpu = HashSet::new();
     for p in ps.iter().filter(|p| p.has_ftrace_events()) {
@@ -498,11 +522,14 @@ fn demo_scroll_matches_its_documented_ground_truth() {
                 assert_eq!(f.dropped_frames, 0);
             }
         }
-        assert_eq!(f.jitter_counter_ts - f.jitter_counter_value, if f.skipped_frames > 0 {
-            f.ts - (f.ts - f.vsync_ts) % scenarios::DEMO_FRAME_INTERVAL_NS
-        } else {
-            f.vsync_ts
-        });
+        assert_eq!(
+            f.jitter_counter_ts - f.jitter_counter_value,
+            if f.skipped_frames > 0 {
+                f.ts - (f.ts - f.vsync_ts) % scenarios::DEMO_FRAME_INTERVAL_NS
+            } else {
+                f.vsync_ts
+            }
+        );
     }
 }
 

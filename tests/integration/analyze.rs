@@ -21,10 +21,7 @@ fn assert_one_line(stderr: &[u8]) -> String {
     let s = String::from_utf8_lossy(stderr).to_string();
     let lines: Vec<&str> = s.lines().filter(|l| !l.trim().is_empty()).collect();
     assert_eq!(lines.len(), 1, "stderr should be one line: {s:?}");
-    assert!(
-        !s.contains("panicked") && !s.contains("backtrace") && !s.contains("internal error"),
-        "{s}"
-    );
+    assert!(!s.contains("panicked") && !s.contains("backtrace") && !s.contains("internal error"), "{s}");
     s
 }
 
@@ -77,10 +74,7 @@ const SPEC_COLUMNS: &[&str] = &[
 
 #[test]
 fn missing_file_is_exit_1_one_line() {
-    let out = fpsan()
-        .args(["analyze", "/nonexistent/trace.pftrace"])
-        .output()
-        .unwrap();
+    let out = fpsan().args(["analyze", "/nonexistent/trace.pftrace"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let e = assert_one_line(&out.stderr);
     assert!(e.contains("/nonexistent/trace.pftrace"), "{e}");
@@ -130,24 +124,11 @@ fn usage_errors_are_exit_2() {
 #[test]
 fn app_without_frames_names_the_apps_with_frames() {
     let Some(t) = frames_trace() else { return };
-    let out = fpsan()
-        .arg("analyze")
-        .arg(&t)
-        .args(["--app", "com.example.nope"])
-        .output()
-        .unwrap();
+    let out = fpsan().arg("analyze").arg(&t).args(["--app", "com.example.nope"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let e = assert_one_line(&out.stderr);
-    assert!(
-        e.contains("com.example.nope") && e.contains("com.android.systemui"),
-        "{e}"
-    );
-    let out = fpsan()
-        .arg("analyze")
-        .arg(&t)
-        .args(["--pid", "999999"])
-        .output()
-        .unwrap();
+    assert!(e.contains("com.example.nope") && e.contains("com.android.systemui"), "{e}");
+    let out = fpsan().arg("analyze").arg(&t).args(["--pid", "999999"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert_one_line(&out.stderr);
 }
@@ -155,12 +136,7 @@ fn app_without_frames_names_the_apps_with_frames() {
 #[test]
 fn json_document_shape() {
     let Some(t) = frames_trace() else { return };
-    let out = fpsan()
-        .arg("analyze")
-        .arg(&t)
-        .args(["--format", "json"])
-        .output()
-        .unwrap();
+    let out = fpsan().arg("analyze").arg(&t).args(["--format", "json"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is one JSON document");
     for k in ["fpsan_version", "trace", "apps", "frames", "warnings"] {
@@ -170,29 +146,15 @@ fn json_document_shape() {
     let apps = doc["apps"].as_array().unwrap();
     let app = &apps[0];
     assert_eq!(app["process"], "com.android.systemui");
-    for k in [
-        "pid",
-        "process",
-        "frames",
-        "fps",
-        "fps_wall",
-        "refresh_hz",
-        "drop_level",
-        "drop_sum",
-        "dropped_frames",
-    ] {
+    for k in ["pid", "process", "frames", "fps", "fps_wall", "refresh_hz", "drop_level", "drop_sum", "dropped_frames"] {
         assert!(app.get(k).is_some(), "apps[0] missing {k}");
     }
     assert_eq!(app["frames"], 15);
-    let levels: i64 = ["BEST", "NORMAL", "MIDDLE", "HIGH", "FROZEN"]
-        .iter()
-        .map(|l| app["drop_level"][l].as_i64().unwrap())
-        .sum();
+    let levels: i64 =
+        ["BEST", "NORMAL", "MIDDLE", "HIGH", "FROZEN"].iter().map(|l| app["drop_level"][l].as_i64().unwrap()).sum();
     assert_eq!(levels, 15);
-    let sums: i64 = ["BEST", "NORMAL", "MIDDLE", "HIGH", "FROZEN"]
-        .iter()
-        .map(|l| app["drop_sum"][l].as_i64().unwrap())
-        .sum();
+    let sums: i64 =
+        ["BEST", "NORMAL", "MIDDLE", "HIGH", "FROZEN"].iter().map(|l| app["drop_sum"][l].as_i64().unwrap()).sum();
     assert_eq!(sums, app["dropped_frames"].as_i64().unwrap());
     let frames = doc["frames"].as_array().unwrap();
     let total: i64 = apps.iter().map(|a| a["frames"].as_i64().unwrap()).sum();
@@ -200,11 +162,8 @@ fn json_document_shape() {
     for c in SPEC_COLUMNS {
         assert!(frames[0].get(*c).is_some(), "frames[0] missing {c}");
     }
-    let dropped: i64 = frames
-        .iter()
-        .filter(|f| f["pid"] == app["pid"])
-        .map(|f| f["dropped_frames"].as_i64().unwrap())
-        .sum();
+    let dropped: i64 =
+        frames.iter().filter(|f| f["pid"] == app["pid"]).map(|f| f["dropped_frames"].as_i64().unwrap()).sum();
     assert_eq!(dropped, app["dropped_frames"].as_i64().unwrap());
     assert!(app["fps"].as_f64().unwrap() <= app["refresh_hz"].as_f64().unwrap() + 1e-9);
 }
@@ -212,22 +171,13 @@ fn json_document_shape() {
 #[test]
 fn app_selection_and_table_output() {
     let Some(t) = frames_trace() else { return };
-    let out = fpsan()
-        .arg("analyze")
-        .arg(&t)
-        .args(["--app", "com.android.systemui"])
-        .output()
-        .unwrap();
+    let out = fpsan().arg("analyze").arg(&t).args(["--app", "com.android.systemui"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let s = String::from_utf8(out.stdout).unwrap();
     assert!(s.contains("com.android.systemui") && s.contains("BEST"), "{s}");
     // With --app only that app is summarised.
-    let out = fpsan()
-        .arg("analyze")
-        .arg(&t)
-        .args(["--app", "com.android.systemui", "--format", "json"])
-        .output()
-        .unwrap();
+    let out =
+        fpsan().arg("analyze").arg(&t).args(["--app", "com.android.systemui", "--format", "json"]).output().unwrap();
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["apps"].as_array().unwrap().len(), 1);
 }
@@ -235,21 +185,14 @@ fn app_selection_and_table_output() {
 #[test]
 fn csv_header_is_the_frames_table() {
     let Some(t) = frames_trace() else { return };
-    let out = fpsan()
-        .arg("analyze")
-        .arg(&t)
-        .args(["--format", "csv"])
-        .output()
-        .unwrap();
+    let out = fpsan().arg("analyze").arg(&t).args(["--format", "csv"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let s = String::from_utf8(out.stdout).unwrap();
     let mut lines = s.lines();
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
     // SPEC columns in SPEC order (extra columns allowed around them).
-    let positions: Vec<usize> = SPEC_COLUMNS
-        .iter()
-        .map(|c| header.iter().position(|h| h == c).unwrap_or_else(|| panic!("no {c}")))
-        .collect();
+    let positions: Vec<usize> =
+        SPEC_COLUMNS.iter().map(|c| header.iter().position(|h| h == c).unwrap_or_else(|| panic!("no {c}"))).collect();
     assert!(positions.windows(2).all(|w| w[0] < w[1]), "{header:?}");
     assert!(header.contains(&"scene"));
     assert_eq!(lines.count(), 15);
@@ -265,14 +208,8 @@ fn out_dir_files() {
     std::fs::write(out_dir.join("mine.txt"), "keep me").unwrap();
     std::fs::write(out_dir.join("frames.csv"), "stale").unwrap();
     for _ in 0..2 {
-        let out = fpsan()
-            .arg("analyze")
-            .arg(&t)
-            .arg("--out")
-            .arg(&out_dir)
-            .args(["--format", "json"])
-            .output()
-            .unwrap();
+        let out =
+            fpsan().arg("analyze").arg(&t).arg("--out").arg(&out_dir).args(["--format", "json"]).output().unwrap();
         assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
         serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("stdout stays one JSON document");
     }
@@ -284,10 +221,7 @@ fn out_dir_files() {
     assert_eq!(summary["apps"][0]["frames"], 15);
 
     let file = std::fs::File::open(out_dir.join("frames.parquet")).unwrap();
-    let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
-        .unwrap()
-        .build()
-        .unwrap();
+    let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file).unwrap().build().unwrap();
     let batches: Vec<arrow_array::RecordBatch> = reader.map(|b| b.unwrap()).collect();
     let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
     assert_eq!(rows, 15);
@@ -299,23 +233,13 @@ fn out_dir_files() {
     let ts: Vec<i64> = batches
         .iter()
         .flat_map(|b| {
-            let a = b
-                .column_by_name("ts")
-                .unwrap()
-                .as_any()
-                .downcast_ref::<arrow_array::Int64Array>()
-                .unwrap()
-                .clone();
+            let a = b.column_by_name("ts").unwrap().as_any().downcast_ref::<arrow_array::Int64Array>().unwrap().clone();
             (0..a.len()).map(move |i| a.value(i))
         })
         .collect();
     let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
     let ts_col = header.iter().position(|h| *h == "ts").unwrap();
-    let csv_ts: Vec<i64> = csv
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').nth(ts_col).unwrap().parse().unwrap())
-        .collect();
+    let csv_ts: Vec<i64> = csv.lines().skip(1).map(|l| l.split(',').nth(ts_col).unwrap().parse().unwrap()).collect();
     assert_eq!(ts, csv_ts);
 }
 
@@ -325,13 +249,7 @@ fn unwritable_out_dir_is_one_line() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("a_file");
     std::fs::write(&file, "x").unwrap();
-    let out = fpsan()
-        .arg("analyze")
-        .arg(&t)
-        .arg("--out")
-        .arg(file.join("sub"))
-        .output()
-        .unwrap();
+    let out = fpsan().arg("analyze").arg(&t).arg("--out").arg(file.join("sub")).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let e = assert_one_line(&out.stderr);
     assert!(e.contains("a_file"), "{e}");
@@ -345,18 +263,8 @@ fn real_trace_by_package_and_comm() {
     // The package name selects the app whether the trace names it by its
     // cmdline or only by its 15-char kernel comm ("etto.binderspam").
     for app in ["com.example.perfetto.binderspam"] {
-        let out = fpsan()
-            .arg("analyze")
-            .arg(&t)
-            .args(["--app", app, "--format", "json"])
-            .output()
-            .unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{app}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out = fpsan().arg("analyze").arg(&t).args(["--app", app, "--format", "json"]).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{app}: {}", String::from_utf8_lossy(&out.stderr));
         let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         let apps = doc["apps"].as_array().unwrap();
         assert_eq!(apps.len(), 1);
@@ -377,25 +285,15 @@ fn query_tables_and_formats() {
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v[0]["n"], 15);
-    let out = fpsan()
-        .arg("query")
-        .arg(&t)
-        .arg("SELECT pid, frames FROM apps")
-        .args(["--format", "csv"])
-        .output()
-        .unwrap();
+    let out =
+        fpsan().arg("query").arg(&t).arg("SELECT pid, frames FROM apps").args(["--format", "csv"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let s = String::from_utf8(out.stdout).unwrap();
     assert!(s.starts_with("pid,frames\n") && s.contains(",15\n"), "{s}");
     let q = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("queries/app_summary.sql");
     let out = fpsan().arg("query").arg(&t).arg("--file").arg(&q).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-    let out = fpsan()
-        .arg("query")
-        .arg(&t)
-        .arg("SELEC broken FROM slice")
-        .output()
-        .unwrap();
+    let out = fpsan().arg("query").arg(&t).arg("SELEC broken FROM slice").output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert_one_line(&out.stderr);
 }
@@ -407,12 +305,7 @@ fn long_package_matches_its_kernel_comm() {
     let Some(t) = real_trace("real-pixel8-lynx_vital_timestamp.pftrace") else {
         return;
     };
-    let out = fpsan()
-        .arg("analyze")
-        .arg(&t)
-        .args(["--app", "com.lynx.explorer", "--format", "json"])
-        .output()
-        .unwrap();
+    let out = fpsan().arg("analyze").arg(&t).args(["--app", "com.lynx.explorer", "--format", "json"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let apps = doc["apps"].as_array().unwrap();

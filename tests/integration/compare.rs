@@ -30,13 +30,7 @@ struct Out {
 }
 
 fn compare(before: &Path, after: &Path, extra: &[&str]) -> Out {
-    let out = fpsan()
-        .arg("compare")
-        .arg(before)
-        .arg(after)
-        .args(extra)
-        .output()
-        .unwrap();
+    let out = fpsan().arg("compare").arg(before).arg(after).args(extra).output().unwrap();
     Out {
         code: out.status.code(),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -53,15 +47,8 @@ fn json(before: &Path, after: &Path, extra: &[&str]) -> Value {
 }
 
 fn verdict(doc: &Value, metric: &str) -> String {
-    let m = doc["metrics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["metric"] == metric);
-    m.unwrap_or_else(|| panic!("no {metric}"))["verdict"]
-        .as_str()
-        .unwrap()
-        .to_string()
+    let m = doc["metrics"].as_array().unwrap().iter().find(|m| m["metric"] == metric);
+    m.unwrap_or_else(|| panic!("no {metric}"))["verdict"].as_str().unwrap().to_string()
 }
 
 /// 5 janky runs and 5 smooth runs of the same 60 Hz scenario (5 a side: the
@@ -98,11 +85,7 @@ fn janky_to_smooth_is_better_and_back_is_worse_with_gates() {
     assert!(out.stdout.contains("less smooth"), "{}", out.stdout);
     let gate_lines: Vec<&str> = out.stderr.lines().filter(|l| l.contains("gate tripped")).collect();
     assert_eq!(gate_lines.len(), 1, "{}", out.stderr);
-    assert!(
-        gate_lines[0].contains("fps.delta_pct < -5") && gate_lines[0].contains("CI"),
-        "{}",
-        gate_lines[0]
-    );
+    assert!(gate_lines[0].contains("fps.delta_pct < -5") && gate_lines[0].contains("CI"), "{}", gate_lines[0]);
     let out = compare(&smooth, &janky, &["--fail-if", "fps.delta_pct < -99"]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
 }
@@ -129,16 +112,16 @@ fn one_run_per_side_is_indicative() {
     assert_eq!(doc["overall"], "indicative");
     assert_eq!(verdict(&doc, "fps"), "indicative");
     let out = compare(&before, &after, &[]);
-    assert!(
-        out.stdout.contains("indicative: 1 vs 1 runs cannot show a change at alpha 0.05"),
-        "{}",
-        out.stdout
-    );
+    assert!(out.stdout.contains("indicative: 1 vs 1 runs cannot show a change at alpha 0.05"), "{}", out.stdout);
     // A gate on it is not checked (stderr says so) unless the user asks to fail closed.
     let gate = ["--fail-if", "fps.delta_pct > 5"];
     let out = compare(&before, &after, &gate);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
-    assert!(out.stderr.contains("fpsan: gates not checked: the comparison is indicative (1 vs 1 runs"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("fpsan: gates not checked: the comparison is indicative (1 vs 1 runs"),
+        "{}",
+        out.stderr
+    );
     let out = compare(&before, &after, &[gate[0], gate[1], "--indicative-gates", "fail"]);
     assert_eq!(out.code, Some(3), "{}", out.stderr);
     assert!(out.stderr.contains("failing closed"), "{}", out.stderr);
@@ -149,10 +132,7 @@ fn one_run_per_side_is_indicative() {
 #[test]
 fn many_runs_a_side_finish() {
     let tmp = tempfile::tempdir().unwrap();
-    let short = |seed, jank| RunSpec {
-        secs: 2.0,
-        ..RunSpec::new(seed, jank)
-    };
+    let short = |seed, jank| RunSpec { secs: 2.0, ..RunSpec::new(seed, jank) };
     let a = runs(tmp.path(), "a", 100, 45, |s| short(s, 0.1));
     let b = runs(tmp.path(), "b", 200, 45, |s| short(s, 0.1));
     let doc = json(&a, &b, &[]);
@@ -166,29 +146,13 @@ fn many_runs_a_side_finish() {
 fn refresh_rate_change_is_a_warning() {
     let tmp = tempfile::tempdir().unwrap();
     let at60 = runs(tmp.path(), "60", 41, 2, |s| RunSpec::new(s, SMOOTH));
-    let at120 = runs(tmp.path(), "120", 51, 2, |s| RunSpec {
-        refresh_hz: 120.0,
-        ..RunSpec::new(s, SMOOTH)
-    });
+    let at120 = runs(tmp.path(), "120", 51, 2, |s| RunSpec { refresh_hz: 120.0, ..RunSpec::new(s, SMOOTH) });
     let doc = json(&at60, &at120, &[]);
     // 1e9 / 16_666_667 and 1e9 / 8_333_333: the intervals are whole nanoseconds.
     let hz = |side: &str| doc[side]["refresh_hz"].as_f64().unwrap();
-    assert!(
-        (hz("before") - 60.0).abs() < 1e-3 && (hz("after") - 120.0).abs() < 1e-3,
-        "{doc}"
-    );
-    let warnings: Vec<&str> = doc["warnings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(Value::as_str)
-        .collect();
-    assert!(
-        warnings
-            .iter()
-            .any(|w| w.starts_with("refresh rate differs: before 60 Hz, after 120 Hz")),
-        "{warnings:?}"
-    );
+    assert!((hz("before") - 60.0).abs() < 1e-3 && (hz("after") - 120.0).abs() < 1e-3, "{doc}");
+    let warnings: Vec<&str> = doc["warnings"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+    assert!(warnings.iter().any(|w| w.starts_with("refresh rate differs: before 60 Hz, after 120 Hz")), "{warnings:?}");
 }
 
 #[test]
@@ -197,16 +161,11 @@ fn bad_rules_exit_2_and_list_the_metrics() {
     let one = runs(tmp.path(), "one", 61, 1, |s| RunSpec::new(s, SMOOTH));
     let out = compare(&one, &one, &["--fail-if", "fps.delta_pct <> 5"]);
     assert_eq!(out.code, Some(2), "{}", out.stderr);
-    assert!(
-        out.stderr.contains("does not parse") || out.stderr.contains("not a finite number"),
-        "{}",
-        out.stderr
-    );
+    assert!(out.stderr.contains("does not parse") || out.stderr.contains("not a finite number"), "{}", out.stderr);
     let out = compare(&one, &one, &["--fail-if", "fsp.after < 5"]);
     assert_eq!(out.code, Some(2), "{}", out.stderr);
     assert!(
-        out.stderr
-            .contains("unknown metric `fsp`; known metrics: fps, fps_wall, frame_cost_p50"),
+        out.stderr.contains("unknown metric `fsp`; known metrics: fps, fps_wall, frame_cost_p50"),
         "{}",
         out.stderr
     );
@@ -231,18 +190,13 @@ fn unusable_input_exits_1_with_one_line() {
     std::fs::write(empty.join("a.pftrace"), "junk").unwrap();
     let out = compare(&good, &empty, &[]);
     assert_eq!(out.code, Some(1), "{}", out.stderr);
-    assert!(
-        out.stderr.contains("after side has no usable run") && out.stderr.contains("a.pftrace"),
-        "{}",
-        out.stderr
-    );
+    assert!(out.stderr.contains("after side has no usable run") && out.stderr.contains("a.pftrace"), "{}", out.stderr);
     assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
 
     let out = compare(&good, &good, &["--app", "com.example.absent"]);
     assert_eq!(out.code, Some(1), "{}", out.stderr);
     assert!(
-        out.stderr
-            .contains("com.example.absent has no frames on the before side; apps there: com.example.compare ("),
+        out.stderr.contains("com.example.absent has no frames on the before side; apps there: com.example.compare ("),
         "{}",
         out.stderr
     );
@@ -255,14 +209,8 @@ fn markdown_is_a_github_table() {
     let (janky, smooth) = janky_and_smooth(tmp.path());
     let out = compare(&janky, &smooth, &["--format", "markdown"]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
-    assert!(
-        out.stdout.starts_with(&format!("**{AB_APP}: smoother — fps ")),
-        "{}",
-        out.stdout
-    );
-    assert!(out
-        .stdout
-        .contains("| metric | before | after | Δ | Δ% | 95% CI | p | verdict |"));
+    assert!(out.stdout.starts_with(&format!("**{AB_APP}: smoother — fps ")), "{}", out.stdout);
+    assert!(out.stdout.contains("| metric | before | after | Δ | Δ% | 95% CI | p | verdict |"));
     assert!(out.stdout.contains("| `fps` |"), "{}", out.stdout);
 }
 
@@ -284,13 +232,7 @@ fn out_dir_has_html_charts_json_and_parquet() {
     let doc: Value = serde_json::from_slice(&std::fs::read(dir.join("compare.json")).unwrap()).unwrap();
     let frames: u64 = ["before", "after"]
         .iter()
-        .flat_map(|s| {
-            doc[s]["runs"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|r| r["frames"].as_u64().unwrap())
-        })
+        .flat_map(|s| doc[s]["runs"].as_array().unwrap().iter().map(|r| r["frames"].as_u64().unwrap()))
         .sum();
     check_parquet(&dir.join("frames.parquet"), frames);
     if let Some(chromium) = crate::report::chromium() {
@@ -343,11 +285,7 @@ fn real_before_after_pairs() {
         let out = compare(&before, &after, &["--app", app]);
         assert_eq!(out.code, Some(0), "{pair}: {}", out.stderr);
         assert!(out.stdout.starts_with(&format!("{app}: ")), "{pair}: {}", out.stdout);
-        assert!(
-            out.stdout.contains("indicative: 1 vs 1 runs cannot show a change"),
-            "{pair}: {}",
-            out.stdout
-        );
+        assert!(out.stdout.contains("indicative: 1 vs 1 runs cannot show a change"), "{pair}: {}", out.stdout);
         let head = |o: &Out| o.stdout.lines().next().unwrap_or("").to_string();
         println!("{pair}: {}\n{pair} (auto): {}", head(&out), head(&auto));
     }

@@ -354,11 +354,8 @@ fn threads_with_processes(c: &Case) -> Result<Vec<Row>, String> {
 /// stdlib `slices.self_dur`: duration minus the direct children's, by name.
 fn self_durations(c: &Case) -> Result<Vec<Row>, String> {
     let t = c.load()?;
-    let mut rows: Vec<(String, i64)> = t
-        .slices
-        .iter()
-        .map(|s| (s.name.to_string(), s.dur - t.children(s.id).map(|ch| ch.dur).sum::<i64>()))
-        .collect();
+    let mut rows: Vec<(String, i64)> =
+        t.slices.iter().map(|s| (s.name.to_string(), s.dur - t.children(s.id).map(|ch| ch.dur).sum::<i64>())).collect();
     rows.sort();
     Ok(rows.into_iter().map(|(n, d)| vec![n, int(d)]).collect())
 }
@@ -403,12 +400,11 @@ enum Outcome {
 
 fn run_case(case: &Case) -> Outcome {
     type Keep = Option<fn(&Row) -> bool>;
-    let (compute, keep, note): (Compute, Keep, Option<&str>) =
-        match mapping(&case.name) {
-            Mapping::Skip(why) => return Outcome::Skip(why.to_string()),
-            Mapping::Rows(f) => (f, None, None),
-            Mapping::Partial(f, keep, note) => (f, Some(keep), Some(note)),
-        };
+    let (compute, keep, note): (Compute, Keep, Option<&str>) = match mapping(&case.name) {
+        Mapping::Skip(why) => return Outcome::Skip(why.to_string()),
+        Mapping::Rows(f) => (f, None, None),
+        Mapping::Partial(f, keep, note) => (f, Some(keep), Some(note)),
+    };
     let (header, mut expected) = match case.expected() {
         Ok(e) => e,
         Err(e) => return Outcome::Fail(format!("cannot read the expected output: {e}")),

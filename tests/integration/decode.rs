@@ -101,9 +101,7 @@ fn independent(bytes: &[u8], prefixes: &[&'static str]) -> Independent {
     for p in &packets {
         if p.has_ftrace_events() {
             let b = p.ftrace_events();
-            first_bundle.entry(b.cpu()).or_insert(
-                b.previous_bundle_end_timestamp.or(b.last_read_event_timestamp),
-            );
+            first_bundle.entry(b.cpu()).or_insert(b.previous_bundle_end_timestamp.or(b.last_read_event_timestamp));
         }
     }
     let valid_from = first_bundle.values().flatten().max().copied().unwrap_or(0);

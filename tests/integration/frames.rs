@@ -6,8 +6,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use fpsan::frames::{analyze, FrameOptions, FrameRow};
 use fpsan::analysis::load;
+use fpsan::frames::{analyze, FrameOptions, FrameRow};
 use fpsan::read::ReadOptions;
 
 use crate::util::shared;
@@ -19,13 +19,7 @@ fn read_expected(path: &Path) -> Vec<BTreeMap<String, Option<String>>> {
     let cells = |l: &str| -> Vec<String> { l.split(',').map(|c| c.trim_matches('"').to_string()).collect() };
     let header = cells(lines.next().expect("header"));
     lines
-        .map(|l| {
-            header
-                .iter()
-                .cloned()
-                .zip(cells(l).into_iter().map(|c| (c != "[NULL]").then_some(c)))
-                .collect()
-        })
+        .map(|l| header.iter().cloned().zip(cells(l).into_iter().map(|c| (c != "[NULL]").then_some(c))).collect())
         .collect()
 }
 
@@ -131,7 +125,17 @@ fn android12_frames_through_the_decoder() {
     b.actual_surface_frame(
         v1,
         Some(v1 + 14_000_000),
-        ActualFrame { token: 1, display_frame_token: 101, pid: 100, layer: "com.app/Main#0".into(), present_type: 1, on_time_finish: true, jank_type: 1, prediction_type: 1, ..Default::default() },
+        ActualFrame {
+            token: 1,
+            display_frame_token: 101,
+            pid: 100,
+            layer: "com.app/Main#0".into(),
+            present_type: 1,
+            on_time_finish: true,
+            jank_type: 1,
+            prediction_type: 1,
+            ..Default::default()
+        },
     );
     // Frame 4: vsync V0 + 4P, a 37 ms binder call, starts 40 ms late, 30 ms.
     let v4 = V0 + 4 * P;
@@ -146,28 +150,58 @@ fn android12_frames_through_the_decoder() {
     b.actual_surface_frame(
         v4,
         Some(v4 + 75_000_000),
-        ActualFrame { token: 4, display_frame_token: 104, pid: 100, layer: "com.app/Main#0".into(), present_type: 2, jank_type: 64, prediction_type: 1, ..Default::default() },
+        ActualFrame {
+            token: 4,
+            display_frame_token: 104,
+            pid: 100,
+            layer: "com.app/Main#0".into(),
+            present_type: 2,
+            jank_type: 64,
+            prediction_type: 1,
+            ..Default::default()
+        },
     );
     let a = analyze(&roundtrip(&b), &FrameOptions::default());
     assert_eq!(a.rows.len(), 2);
     let r = &a.rows[0];
     assert_eq!((r.process.as_deref(), r.pid, r.tid, r.frame_id), (Some("com.app"), 100, 100, Some(1)));
-    assert_eq!((r.ts, r.do_frame_dur, r.vsync_ts, r.vsync_source.map(|v| v.as_str())), (ts1, 10_000_000, Some(v1), Some("frame_timeline")));
+    assert_eq!(
+        (r.ts, r.do_frame_dur, r.vsync_ts, r.vsync_source.map(|v| v.as_str())),
+        (ts1, 10_000_000, Some(v1), Some("frame_timeline"))
+    );
     // Expected starts V0+P and V0+4P are 3P = 50_000_001 apart, beyond the
     // plausible spacing: nothing measures I there, so the frames' own doFrame
     // grid has 2 starts (no estimate) and the fallback applies.
     assert_eq!(r.frame_interval_ns, P);
-    assert_eq!((r.jitter_ns, r.input_dur, r.traversal_dur, r.commit_dur, r.commit_ts), (Some(1_000_000), Some(500_000), Some(6_000_000), Some(1_000_000), Some(ts1 + 8_000_000)));
+    assert_eq!(
+        (r.jitter_ns, r.input_dur, r.traversal_dur, r.commit_dur, r.commit_ts),
+        (Some(1_000_000), Some(500_000), Some(6_000_000), Some(1_000_000), Some(ts1 + 8_000_000))
+    );
     assert_eq!((r.draw_frame_ts, r.draw_frame_dur, r.draw_frame_count), (Some(ts1 + 9_000_000), Some(4_000_000), 1));
     // overrun = (v1 + 14 ms) − (v1 + P) = −2_666_667; cpu = 0 + 10 + 4 ms.
-    assert_eq!((r.overrun_ns, r.app_vsync_delay, r.cpu_time, r.was_jank), (Some(-2_666_667), Some(0), Some(14_000_000), None));
-    assert_eq!((r.jank_type.as_deref(), r.present_type.as_deref(), r.layer_name.as_deref()), (Some("None"), Some("On-time Present"), Some("com.app/Main#0")));
+    assert_eq!(
+        (r.overrun_ns, r.app_vsync_delay, r.cpu_time, r.was_jank),
+        (Some(-2_666_667), Some(0), Some(14_000_000), None)
+    );
+    assert_eq!(
+        (r.jank_type.as_deref(), r.present_type.as_deref(), r.layer_name.as_deref()),
+        (Some("None"), Some("On-time Present"), Some("com.app/Main#0"))
+    );
     let r = &a.rows[1];
     // jitter 40 ms: skipped 40_000_000 / P = 2; cost 70 ms → 4 dropped.
-    assert_eq!((r.jitter_ns, r.skipped_frames, r.frame_cost_ns, r.dropped_frames, r.drop_level.as_str()), (Some(40_000_000), 2, 70_000_000, 4, "NORMAL"));
-    assert_eq!((r.jank_type.as_deref(), r.present_type.as_deref()), (Some("App Deadline Missed"), Some("Late Present")));
+    assert_eq!(
+        (r.jitter_ns, r.skipped_frames, r.frame_cost_ns, r.dropped_frames, r.drop_level.as_str()),
+        (Some(40_000_000), 2, 70_000_000, 4, "NORMAL")
+    );
+    assert_eq!(
+        (r.jank_type.as_deref(), r.present_type.as_deref()),
+        (Some("App Deadline Missed"), Some("Late Present"))
+    );
     // overrun = 75 ms − P = 58_333_333; cpu = 0 + 30 + 10 = 40 ms > 20 ms.
-    assert_eq!((r.overrun_ns, r.cpu_time, r.was_jank, r.was_slow_frame), (Some(58_333_333), Some(40_000_000), Some(true), Some(true)));
+    assert_eq!(
+        (r.overrun_ns, r.cpu_time, r.was_jank, r.was_slow_frame),
+        (Some(58_333_333), Some(40_000_000), Some(true), Some(true))
+    );
     assert_eq!(a.why.len(), 1);
     assert_eq!(a.why[0].dominant_phase.as_str(), "start_jitter");
     assert_eq!(a.why[0].blockers.len(), 1);
@@ -196,7 +230,10 @@ fn android11_frames_through_the_decoder() {
     let a = analyze(&roundtrip(&b), &FrameOptions::default());
     assert_eq!(a.rows.len(), 2);
     let r = &a.rows[0];
-    assert_eq!((r.frame_id, r.vsync_ts, r.vsync_source.map(|v| v.as_str()), r.frame_interval_ns), (None, Some(t(2)), Some("vsync_app"), P));
+    assert_eq!(
+        (r.frame_id, r.vsync_ts, r.vsync_source.map(|v| v.as_str()), r.frame_interval_ns),
+        (None, Some(t(2)), Some("vsync_app"), P)
+    );
     assert_eq!((r.draw_frame_ts, r.draw_frame_count), (Some(g1 + 5_000_000), 1));
     let r = &a.rows[1];
     // No edge in (t5, g2]: t5 delivered it; jitter 40 ms → 2 skipped; cost 50 ms → 2 dropped.
@@ -208,8 +245,8 @@ fn android11_frames_through_the_decoder() {
 /// The committed demo trace against the generator's own ground truth.
 #[test]
 fn demo_trace_matches_its_ground_truth() {
-    use fpsan::frames::frame_threads;
     use fpsan::analysis::decode;
+    use fpsan::frames::frame_threads;
     use fpsan::import::sched_events;
     use fpsan::read::{sched_for_threads, Source};
     use fpsan::tracegen::scenarios::{demo_scroll_frames, DemoJank, DEMO_APP_PID};
@@ -230,11 +267,23 @@ fn demo_trace_matches_its_ground_truth() {
     for ((idx, r), f) in rows.iter().zip(&truth) {
         let id = f.frame_id;
         assert_eq!((r.frame_id, r.ts, r.do_frame_dur), (Some(id), f.ts, f.dur), "frame {id}");
-        assert_eq!((r.vsync_ts, r.vsync_source.map(|v| v.as_str())), (Some(f.vsync_ts), Some("frame_timeline")), "frame {id}");
+        assert_eq!(
+            (r.vsync_ts, r.vsync_source.map(|v| v.as_str())),
+            (Some(f.vsync_ts), Some("frame_timeline")),
+            "frame {id}"
+        );
         assert!((16_666_666..=16_666_667).contains(&r.frame_interval_ns), "frame {id}: {}", r.frame_interval_ns);
-        assert_eq!((r.frame_cost_ns, r.dropped_frames, r.skipped_frames), (f.frame_cost_ns, f.dropped_frames, f.skipped_frames), "frame {id}");
+        assert_eq!(
+            (r.frame_cost_ns, r.dropped_frames, r.skipped_frames),
+            (f.frame_cost_ns, f.dropped_frames, f.skipped_frames),
+            "frame {id}"
+        );
         assert_eq!((r.expected_end, r.actual_end), (Some(f.expected_end), Some(f.actual_end)), "frame {id}");
-        assert_eq!((r.draw_frame_ts, r.draw_frame_dur, r.draw_frame_count), (Some(f.draw_frame_ts), Some(f.draw_frame_dur), 1), "frame {id}");
+        assert_eq!(
+            (r.draw_frame_ts, r.draw_frame_dur, r.draw_frame_count),
+            (Some(f.draw_frame_ts), Some(f.draw_frame_dur), 1),
+            "frame {id}"
+        );
         assert_eq!(r.commit_ts, Some(f.commit_ts), "frame {id}");
         assert_eq!(r.input_dur.is_some(), f.has_input, "frame {id}");
         assert_eq!(r.jank_type.as_deref(), Some(jank_name(f.jank_type)), "frame {id}");

@@ -23,8 +23,7 @@ fn check(name: &str, got: &[u8]) {
         std::fs::write(&path, got).expect("write golden file");
         return;
     }
-    let want = std::fs::read(&path)
-        .unwrap_or_else(|e| panic!("{}: {e}; create it with {BLESS}=1", path.display()));
+    let want = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}; create it with {BLESS}=1", path.display()));
     if want != got {
         let (want, got) = (String::from_utf8_lossy(&want), String::from_utf8_lossy(got));
         let first = want.lines().zip(got.lines()).position(|(a, b)| a != b);

@@ -94,18 +94,11 @@ fn zeros_compressed<W: Write>(mut enc: W, n: u64) -> W {
 }
 
 fn zlib_zeros(n: u64) -> Vec<u8> {
-    zeros_compressed(
-        flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast()),
-        n,
-    )
-    .finish()
-    .unwrap()
+    zeros_compressed(flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast()), n).finish().unwrap()
 }
 
 fn zstd_zeros(n: u64) -> Vec<u8> {
-    zeros_compressed(zstd::stream::write::Encoder::new(Vec::new(), 1).unwrap(), n)
-        .finish()
-        .unwrap()
+    zeros_compressed(zstd::stream::write::Encoder::new(Vec::new(), 1).unwrap(), n).finish().unwrap()
 }
 
 fn gzip(bytes: &[u8]) -> Vec<u8> {
@@ -127,11 +120,7 @@ impl XorShift {
 fn is_root() -> bool {
     std::fs::read_to_string("/proc/self/status")
         .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("Uid:"))
-                .map(|l| l.split_whitespace().nth(1) == Some("0"))
-        })
+        .and_then(|s| s.lines().find(|l| l.starts_with("Uid:")).map(|l| l.split_whitespace().nth(1) == Some("0")))
         .unwrap_or(false)
 }
 
@@ -148,22 +137,12 @@ fn peak_rss_kib(case: &str) -> u64 {
     let _guard = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let exe = std::env::current_exe().unwrap();
     let out = Command::new(exe)
-        .args([
-            "hostile::child_case",
-            "--exact",
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
+        .args(["hostile::child_case", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
         .env(CASE_ENV, case)
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "case {case} failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "case {case} failed:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
     let kib = stdout
         .lines()
         .find_map(|l| l.split_once("FPSAN_PEAK_KIB=").map(|(_, v)| v))
@@ -196,12 +175,9 @@ fn child_case() {
 /// file): concatenated members of 16 MiB of zeros, 17 of them.
 fn case_file_bomb(kind: &str) {
     let member = match kind {
-        "gzip" => zeros_compressed(
-            flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best()),
-            16 << 20,
-        )
-        .finish()
-        .unwrap(),
+        "gzip" => zeros_compressed(flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best()), 16 << 20)
+            .finish()
+            .unwrap(),
         _ => zstd_zeros(16 << 20),
     };
     let bomb: Vec<u8> = std::iter::repeat_n(&member[..], 17).flatten().copied().collect();
@@ -246,18 +222,13 @@ fn case_million_unmatched_begins() {
     text.push_str("# tracer: nop\n");
     for i in 0..1_000_000u64 {
         let (s, us) = (1 + i / 1_000_000, i % 1_000_000);
-        text.push_str(&format!(
-            "app-100 (100) [000] .... {s}.{us:06}: tracing_mark_write: B|100|slice {i}\n"
-        ));
+        text.push_str(&format!("app-100 (100) [000] .... {s}.{us:06}: tracing_mark_write: B|100|slice {i}\n"));
     }
     let t = load_bytes("unmatched.txt", text.into_bytes()).unwrap();
     assert_eq!(t.slices.len(), MAX_SLICE_DEPTH);
     assert!(t.slices.iter().all(|s| s.dur == -1));
     assert_eq!(t.slices.last().unwrap().depth as usize, MAX_SLICE_DEPTH - 1);
-    assert_eq!(
-        t.slices.last().unwrap().name.as_ref(),
-        format!("slice {}", MAX_SLICE_DEPTH - 1)
-    );
+    assert_eq!(t.slices.last().unwrap().name.as_ref(), format!("slice {}", MAX_SLICE_DEPTH - 1));
     assert!(
         warnings(&t).contains(
             "999488 slices nested deeper than 512 levels on one thread or track were dropped (unmatched B events?)"
@@ -278,11 +249,7 @@ fn case_ten_million_char_name() {
     assert_eq!(t.slices.len(), 1);
     assert_eq!(t.slices[0].name.len(), MAX_NAME_BYTES);
     assert_eq!(t.slices[0].dur, 1_000);
-    assert!(
-        warnings(&t).contains("1 names longer than 4096 bytes were cut to that length"),
-        "{:?}",
-        t.meta.warnings
-    );
+    assert!(warnings(&t).contains("1 names longer than 4096 bytes were cut to that length"), "{:?}", t.meta.warnings);
 }
 
 const MIB: u64 = 1024;
@@ -356,17 +323,10 @@ fn random_bytes() {
 #[test]
 fn text_file() {
     let dir = tempfile::tempdir().unwrap();
-    let p = write_temp(
-        &dir,
-        "notes.txt",
-        "just some notes, nothing to see here\n".repeat(50).as_bytes(),
-    );
+    let p = write_temp(&dir, "notes.txt", "just some notes, nothing to see here\n".repeat(50).as_bytes());
     assert_eq!(
         error_line(load(&p)),
-        format!(
-            "{} is not a Perfetto trace (it is a text file, not a Perfetto protobuf or systrace)",
-            p.display()
-        )
+        format!("{} is not a Perfetto trace (it is a text file, not a Perfetto protobuf or systrace)", p.display())
     );
 }
 
@@ -397,10 +357,7 @@ fn huge_declared_length() {
 #[test]
 fn a_directory() {
     let dir = tempfile::tempdir().unwrap();
-    assert_eq!(
-        error_line(load(dir.path())),
-        format!("{} is a directory, not a trace file", dir.path().display())
-    );
+    assert_eq!(error_line(load(dir.path())), format!("{} is a directory, not a trace file", dir.path().display()));
 }
 
 #[test]
@@ -428,10 +385,7 @@ fn an_unreadable_file() {
         );
     } else {
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o000)).unwrap();
-        assert_eq!(
-            error_line(load(&p)),
-            format!("cannot read {}: Permission denied (os error 13)", p.display())
-        );
+        assert_eq!(error_line(load(&p)), format!("cannot read {}: Permission denied (os error 13)", p.display()));
     }
 }
 
@@ -457,17 +411,9 @@ fn a_fifo_is_refused_not_waited_on() {
 /// `fpsan ARGS`: (exit status, stdout, stderr), failing the test after 60 s
 /// (a hang is a bug too).
 fn fpsan_run(args: &[&std::ffi::OsStr]) -> (i32, String, String) {
-    let out = crate::util::fpsan()
-        .args(args)
-        .timeout(std::time::Duration::from_secs(60))
-        .output()
-        .unwrap();
+    let out = crate::util::fpsan().args(args).timeout(std::time::Duration::from_secs(60)).output().unwrap();
     let code = out.status.code().expect("fpsan was killed (timeout?)");
-    (
-        code,
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    (code, String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
 #[test]
@@ -476,24 +422,13 @@ fn cli_unusable_inputs_exit_1_with_one_line() {
     let empty = write_temp(&dir, "empty.pftrace", b"");
     let text = write_temp(&dir, "notes.txt", "not a trace at all\n".repeat(20).as_bytes());
     let mut rng = XorShift(77);
-    let random: Vec<u8> = std::iter::once(0x42)
-        .chain((0..4096).map(|_| rng.next() as u8))
-        .collect();
+    let random: Vec<u8> = std::iter::once(0x42).chain((0..4096).map(|_| rng.next() as u8)).collect();
     let random = write_temp(&dir, "random.bin", &random);
-    let member = zeros_compressed(
-        flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best()),
-        16 << 20,
-    )
-    .finish()
-    .unwrap();
-    let bomb = write_temp(
-        &dir,
-        "bomb.gz",
-        &std::iter::repeat_n(&member[..], 17)
-            .flatten()
-            .copied()
-            .collect::<Vec<u8>>(),
-    );
+    let member = zeros_compressed(flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best()), 16 << 20)
+        .finish()
+        .unwrap();
+    let bomb =
+        write_temp(&dir, "bomb.gz", &std::iter::repeat_n(&member[..], 17).flatten().copied().collect::<Vec<u8>>());
     let fifo = dir.path().join("pipe");
     let have_fifo = Command::new("mkfifo").arg(&fifo).status().is_ok_and(|s| s.success());
     let missing = dir.path().join("missing.pftrace");
@@ -527,21 +462,12 @@ fn cli_a_truncated_trace_is_analysed_with_a_warning() {
     let bytes = demo();
     let dir = tempfile::tempdir().unwrap();
     let cut = write_temp(&dir, "cut.pftrace", &bytes[..bytes.len() - 400]);
-    let (code, stdout, stderr) = fpsan_run(&[
-        "analyze".as_ref(),
-        cut.as_os_str(),
-        "--format".as_ref(),
-        "json".as_ref(),
-    ]);
+    let (code, stdout, stderr) =
+        fpsan_run(&["analyze".as_ref(), cut.as_os_str(), "--format".as_ref(), "json".as_ref()]);
     assert_eq!(code, 0, "{stderr}");
     let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     let warnings = json["warnings"].as_array().unwrap();
-    assert!(
-        warnings
-            .iter()
-            .any(|w| w.as_str().unwrap().contains("the file is truncated")),
-        "{warnings:?}"
-    );
+    assert!(warnings.iter().any(|w| w.as_str().unwrap().contains("the file is truncated")), "{warnings:?}");
     assert!(!json["frames"].as_array().unwrap().is_empty());
     assert!(stderr.lines().all(|l| l.starts_with("fpsan: warning: ")), "{stderr}");
     assert!(stderr.contains("the file is truncated"), "{stderr}");
@@ -556,30 +482,18 @@ fn demo() -> Vec<u8> {
 #[test]
 fn truncated_gzip_and_zstd_are_analysed_up_to_the_cut() {
     let full = load_bytes("demo", demo()).unwrap();
-    let compressed = [
-        ("gzip", gzip(&demo())),
-        ("zstd", zstd::encode_all(&demo()[..], 3).unwrap()),
-    ];
+    let compressed = [("gzip", gzip(&demo())), ("zstd", zstd::encode_all(&demo()[..], 3).unwrap())];
     for (kind, bytes) in compressed {
         let cut = bytes[..bytes.len() / 2].to_vec();
         let t = load_bytes(&format!("demo.{kind}"), cut).unwrap();
         assert_eq!(t.meta.container, kind);
-        assert!(
-            !t.slices.is_empty() && t.slices.len() < full.slices.len(),
-            "{kind}: {} slices",
-            t.slices.len()
-        );
+        assert!(!t.slices.is_empty() && t.slices.len() < full.slices.len(), "{kind}: {} slices", t.slices.len());
         let w = warnings(&t);
         assert!(
-            w.starts_with(&format!(
-                "the {kind} stream ends early: the file was cut (interrupted pull?); "
-            )),
+            w.starts_with(&format!("the {kind} stream ends early: the file was cut (interrupted pull?); ")),
             "{kind}: {w}"
         );
-        assert!(
-            w.contains("bytes inflated and were analysed, the rest is lost"),
-            "{kind}: {w}"
-        );
+        assert!(w.contains("bytes inflated and were analysed, the rest is lost"), "{kind}: {w}");
     }
 }
 
@@ -645,19 +559,13 @@ fn rec(ts: i64, order: u64, tid: i32, op: AtraceOp) -> AtraceRec {
 }
 
 fn begin(name: &str) -> AtraceOp {
-    AtraceOp::Begin {
-        tgid: 100,
-        name: name.into(),
-    }
+    AtraceOp::Begin { tgid: 100, name: name.into() }
 }
 
 #[test]
 fn timestamps_at_the_i64_limits_saturate() {
     let batch = Batch {
-        atrace: vec![
-            rec(-5, 1, 100, begin("outer")),
-            rec(i64::MAX, 2, 100, AtraceOp::End { tgid: 100 }),
-        ],
+        atrace: vec![rec(-5, 1, 100, begin("outer")), rec(i64::MAX, 2, 100, AtraceOp::End { tgid: 100 })],
         renames: vec![(i64::MAX, 3, 100, "renamed".into())],
         min_ts: Some(i64::MIN + 1),
         max_ts: Some(i64::MAX),
@@ -676,10 +584,7 @@ fn timestamps_at_the_i64_limits_saturate() {
 fn frame_timeline_at_the_i64_limits() {
     // Just inside the ±(i64::MAX - 10 s) window trace_processor accepts.
     let near = i64::MAX - 10_000_000_001;
-    let clock = ClockRef {
-        explicit: Some(6),
-        seq: 1,
-    };
+    let clock = ClockRef { explicit: Some(6), seq: 1 };
     let start = TimelineEvent::Start {
         start: TimelineStart::ExpectedSurface,
         cookie: 1,
@@ -696,24 +601,9 @@ fn frame_timeline_at_the_i64_limits() {
     };
     let batch = Batch {
         timeline: vec![
-            TimelineRec {
-                ts: -near,
-                clock,
-                order: 1,
-                event: start.clone(),
-            },
-            TimelineRec {
-                ts: 0,
-                clock,
-                order: 2,
-                event: start,
-            },
-            TimelineRec {
-                ts: near,
-                clock,
-                order: 3,
-                event: TimelineEvent::End { cookie: 1 },
-            },
+            TimelineRec { ts: -near, clock, order: 1, event: start.clone() },
+            TimelineRec { ts: 0, clock, order: 2, event: start },
+            TimelineRec { ts: near, clock, order: 3, event: TimelineEvent::End { cookie: 1 } },
         ],
         ..Default::default()
     };
@@ -726,26 +616,16 @@ fn frame_timeline_at_the_i64_limits() {
 
 #[test]
 fn slices_deeper_than_the_limit_are_dropped_and_ends_match_trace_processor() {
-    let mut atrace: Vec<AtraceRec> = (0..600)
-        .map(|i| rec(i, i as u64, 100, begin(&format!("s{i}"))))
-        .collect();
+    let mut atrace: Vec<AtraceRec> = (0..600).map(|i| rec(i, i as u64, 100, begin(&format!("s{i}")))).collect();
     atrace.extend((0..600).map(|i| rec(1000 + i, 1000 + i as u64, 100, AtraceOp::End { tgid: 100 })));
-    let t = build(
-        vec![Batch {
-            atrace,
-            ..Default::default()
-        }]);
+    let t = build(vec![Batch { atrace, ..Default::default() }]);
     assert_eq!(t.slices.len(), 512);
     // As in trace_processor, the Es of the dropped Bs close the deepest open
     // slices first; the last 88 find nothing open.
     assert_eq!(t.slices[511].dur, 489);
     assert_eq!(t.slices[0].dur, 1511);
     assert_eq!(t.meta.data_loss.unmatched_ends, 88);
-    assert!(
-        warnings(&t).contains("88 slices nested deeper than 512 levels"),
-        "{:?}",
-        t.meta.warnings
-    );
+    assert!(warnings(&t).contains("88 slices nested deeper than 512 levels"), "{:?}", t.meta.warnings);
 }
 
 #[test]
@@ -758,11 +638,7 @@ fn an_end_without_its_begin_is_counted_not_fatal() {
         rec(20, 3, 100, AtraceOp::End { tgid: 100 }),
         rec(30, 4, 100, AtraceOp::End { tgid: 100 }),
     ];
-    let t = build(
-        vec![Batch {
-            atrace,
-            ..Default::default()
-        }]);
+    let t = build(vec![Batch { atrace, ..Default::default() }]);
     assert_eq!(t.slices.len(), 1);
     assert_eq!((t.slices[0].ts, t.slices[0].dur), (10, 10));
     assert_eq!((t.meta.data_loss.unmatched_ends, t.meta.cut_at_start), (1, 1));

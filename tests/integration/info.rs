@@ -40,10 +40,8 @@ fn json_keys_and_processes() {
     assert_eq!(procs[0]["do_frame_count"], 15);
     assert!(procs[0]["draw_frame_count"].as_u64().unwrap() >= 15);
     // Sorted by do_frame_count desc, then pid.
-    let keys: Vec<(i64, i64)> = procs
-        .iter()
-        .map(|p| (-p["do_frame_count"].as_i64().unwrap(), p["pid"].as_i64().unwrap()))
-        .collect();
+    let keys: Vec<(i64, i64)> =
+        procs.iter().map(|p| (-p["do_frame_count"].as_i64().unwrap(), p["pid"].as_i64().unwrap())).collect();
     let mut sorted = keys.clone();
     sorted.sort();
     assert_eq!(keys, sorted);
@@ -76,8 +74,5 @@ fn bad_input_is_exit_1_one_line() {
 #[test]
 fn usage_errors_are_exit_2() {
     assert_eq!(fpsan().arg("info").output().unwrap().status.code(), Some(2));
-    assert_eq!(
-        fpsan().args(["info", "x", "--yaml"]).output().unwrap().status.code(),
-        Some(2)
-    );
+    assert_eq!(fpsan().args(["info", "x", "--yaml"]).output().unwrap().status.code(), Some(2));
 }

@@ -4,6 +4,7 @@
 
 mod util;
 
+mod analyze;
 mod capture;
 mod compare;
 mod conformance;
@@ -12,7 +13,6 @@ mod frames;
 mod golden;
 mod hostile;
 mod info;
-mod analyze;
 mod repeated;
 mod report;
 mod schema;

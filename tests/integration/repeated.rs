@@ -25,7 +25,8 @@ fn every_frame_matches_its_own_recording() {
 
     let plan = scenarios::repeat_frames();
     let span = scenarios::repeat_span_ns(&plan);
-    let (source, trace) = analysis::open(&path, &ReadOptions { frame_sched: true, ..Default::default() }).expect("open");
+    let (source, trace) =
+        analysis::open(&path, &ReadOptions { frame_sched: true, ..Default::default() }).expect("open");
     let done = analysis::frames_of(&source, trace, &Options::default());
     let a = &done.frames;
     assert_eq!(a.rows.len(), K as usize * REPEAT_FRAMES);
@@ -104,10 +105,12 @@ fn scheduler_pass_skipping_batches_finds_what_a_full_scan_finds() {
     let busy = dir.path().join("busy.pftrace");
     scenarios::busy_phone(&mut std::fs::File::create(&busy).expect("create"), 12 << 20).expect("generate");
     for path in [repeated, busy, crate::util::testdata("demo.pftrace")] {
-        let (source, trace) = analysis::open(&path, &ReadOptions { frame_sched: true, ..Default::default() }).expect("open");
+        let (source, trace) =
+            analysis::open(&path, &ReadOptions { frame_sched: true, ..Default::default() }).expect("open");
         let fresh = Source::open(&path).expect("open");
         let frame_threads = fpsan::frames::frame_threads(&trace);
-        for tids in [frame_threads.clone(), vec![0], vec![1100, 1003], vec![99_999], vec![REPEAT_PID, 5001, 5021, 1010]] {
+        for tids in [frame_threads.clone(), vec![0], vec![1100, 1003], vec![99_999], vec![REPEAT_PID, 5001, 5021, 1010]]
+        {
             let skipping = read::sched_for_threads(&source, &tids).expect("sched");
             let full = read::sched_for_threads(&fresh, &tids).expect("sched");
             assert_eq!(skipping, full, "{} {tids:?}", path.display());

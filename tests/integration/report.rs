@@ -62,14 +62,7 @@ fn analysis() -> (Trace, FrameAnalysis) {
                 expected_end: Some(ts - MS + 2 * I),
                 actual_end: Some(ts + dur + 12 * MS),
                 overrun_ns: Some(dur + 13 * MS - 2 * I),
-                present_type: Some(
-                    if dur + 13 * MS > 2 * I {
-                        "Late Present"
-                    } else {
-                        "On-time Present"
-                    }
-                    .into(),
-                ),
+                present_type: Some(if dur + 13 * MS > 2 * I { "Late Present" } else { "On-time Present" }.into()),
                 jank_type: Some(if d > 0 { "App Deadline Missed" } else { "None" }.into()),
                 layer_name: Some("com.example.app/com.example.app.MainActivity#0".into()),
                 layer_count: 1,
@@ -89,14 +82,7 @@ fn analysis() -> (Trace, FrameAnalysis) {
             thread_state: None,
         })
         .collect();
-    (
-        trace,
-        FrameAnalysis {
-            rows,
-            why,
-            quality: Default::default(),
-        },
-    )
+    (trace, FrameAnalysis { rows, why, quality: Default::default() })
 }
 
 fn write_out(dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
@@ -123,10 +109,8 @@ fn out_dir_has_charts_and_html() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
     let written = write_out(&out).unwrap();
-    let rel: Vec<String> = written
-        .iter()
-        .map(|p| p.strip_prefix(&out).unwrap().to_string_lossy().into_owned())
-        .collect();
+    let rel: Vec<String> =
+        written.iter().map(|p| p.strip_prefix(&out).unwrap().to_string_lossy().into_owned()).collect();
     for kind in ["timeline", "distribution", "fps", "drop-levels", "janky", "present"] {
         let name = format!("charts/com.example.app-321-{kind}.png");
         assert!(rel.contains(&name), "{name} missing from {rel:?}");
@@ -149,13 +133,8 @@ fn existing_dir_overwrites_only_fpsan_files() {
     std::fs::write(out.join("charts/com.example.app-321-fps.png"), "stale").unwrap();
     write_out(&out).unwrap();
     assert_eq!(std::fs::read_to_string(out.join("notes.txt")).unwrap(), "mine");
-    assert_eq!(
-        std::fs::read_to_string(out.join("charts/my-sketch.png")).unwrap(),
-        "mine too"
-    );
-    assert!(std::fs::read_to_string(out.join("report.html"))
-        .unwrap()
-        .starts_with("<!DOCTYPE html>"));
+    assert_eq!(std::fs::read_to_string(out.join("charts/my-sketch.png")).unwrap(), "mine too");
+    assert!(std::fs::read_to_string(out.join("report.html")).unwrap().starts_with("<!DOCTYPE html>"));
     assert!(is_png(&out.join("charts/com.example.app-321-fps.png")));
     // No temporary files left behind.
     for d in [out.clone(), out.join("charts")] {
@@ -237,11 +216,7 @@ pub(crate) fn render(chromium: &Path, html: &Path, height: u32) -> Rendered {
         .arg(format!("file://{}", html.display()))
         .output()
         .expect("run chromium");
-    assert!(
-        shot.is_file(),
-        "no screenshot; chromium said: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(shot.is_file(), "no screenshot; chromium said: {}", String::from_utf8_lossy(&out.stderr));
     let dec = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&shot).unwrap()));
     let mut reader = dec.read_info().unwrap();
     let mut buf = vec![0; reader.output_buffer_size()];
@@ -268,12 +243,7 @@ pub(crate) fn render(chromium: &Path, html: &Path, height: u32) -> Rendered {
             page_requests.push(url.to_string());
         }
     }
-    Rendered {
-        width: info.width,
-        height: info.height,
-        rgb,
-        page_requests,
-    }
+    Rendered { width: info.width, height: info.height, rgb, page_requests }
 }
 
 fn count_near(rgb: &[u8], c: (u8, u8, u8), tol: i32) -> usize {
@@ -293,14 +263,8 @@ fn check_rendered(r: &Rendered) {
     let non_white = r.rgb.chunks_exact(3).filter(|p| p.iter().any(|&v| v < 235)).count();
     assert!(non_white > n / 20, "page looks blank: {non_white} of {n} pixels drawn");
     // The charts' colours: BEST green (level strip, histogram) and the traversal orange.
-    assert!(
-        count_near(&r.rgb, (67, 160, 71), 3) > 2_000,
-        "no BEST green: charts not shown"
-    );
-    assert!(
-        count_near(&r.rgb, (242, 142, 43), 3) > 2_000,
-        "no traversal orange: charts not shown"
-    );
+    assert!(count_near(&r.rgb, (67, 160, 71), 3) > 2_000, "no BEST green: charts not shown");
+    assert!(count_near(&r.rgb, (242, 142, 43), 3) > 2_000, "no traversal orange: charts not shown");
 }
 
 #[test]
@@ -317,11 +281,7 @@ fn chromium_renders_the_report_offline() {
     )
     .unwrap();
     let c = render(&chromium, &canary, 600);
-    assert!(
-        c.page_requests.iter().any(|u| u.contains("fpsan-canary.invalid/a.png")),
-        "{:?}",
-        c.page_requests
-    );
+    assert!(c.page_requests.iter().any(|u| u.contains("fpsan-canary.invalid/a.png")), "{:?}", c.page_requests);
 
     let r = render(&chromium, &tmp.path().join("report.html"), 4000);
     check_rendered(&r);
@@ -331,21 +291,12 @@ fn chromium_renders_the_report_offline() {
 fn demo_trace_report_in_chromium() {
     let tmp = tempfile::tempdir().unwrap();
     let t = std::time::Instant::now();
-    let out = fpsan()
-        .arg("analyze")
-        .arg(testdata("demo.pftrace"))
-        .arg("--out")
-        .arg(tmp.path())
-        .output()
-        .unwrap();
+    let out = fpsan().arg("analyze").arg(testdata("demo.pftrace")).arg("--out").arg(tmp.path()).output().unwrap();
     let took = t.elapsed();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     eprintln!("analyze --out on the demo trace: {took:?}");
     for kind in ["timeline", "distribution", "fps", "drop-levels", "janky", "present"] {
-        assert!(
-            is_png(&tmp.path().join(format!("charts/com.example.scroll-4242-{kind}.png"))),
-            "{kind}"
-        );
+        assert!(is_png(&tmp.path().join(format!("charts/com.example.scroll-4242-{kind}.png"))), "{kind}");
     }
     let html = std::fs::read_to_string(tmp.path().join("report.html")).unwrap();
     assert_eq!(fpsan::report::html::external_references(&html), Vec::<String>::new());

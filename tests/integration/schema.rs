@@ -34,13 +34,15 @@ use perfetto_protos::trace::Trace as PbTrace;
 use perfetto_protos::trace_packet::TracePacket;
 use perfetto_protos::trace_packet_defaults::TracePacketDefaults;
 use perfetto_protos::trace_stats::{trace_stats::BufferStats, TraceStats};
-use perfetto_protos::track_descriptor::TrackDescriptor;
-use perfetto_protos::track_event::{track_event::Type as TeType, EventCategory, EventName, TrackEvent, TrackEventDefaults};
 use perfetto_protos::tracing_service_event::TracingServiceEvent;
+use perfetto_protos::track_descriptor::TrackDescriptor;
+use perfetto_protos::track_event::{
+    track_event::Type as TeType, EventCategory, EventName, TrackEvent, TrackEventDefaults,
+};
 use protobuf::{EnumOrUnknown, Message, MessageField};
 
-use fpsan::model::{TimelineKind, Trace, TrackKind};
 use fpsan::analysis::decode;
+use fpsan::model::{TimelineKind, Trace, TrackKind};
 use fpsan::read::records::SchedRecord;
 use fpsan::read::{sched_for_threads, ReadOptions, Source};
 
@@ -138,7 +140,10 @@ fn build_trace() -> PbTrace {
             ..Default::default()
         };
         let mut cs = ClockSnapshot {
-            clocks: vec![clock(BuiltinClock::BUILTIN_CLOCK_BOOTTIME, BOOT0), clock(BuiltinClock::BUILTIN_CLOCK_MONOTONIC, MONO0)],
+            clocks: vec![
+                clock(BuiltinClock::BUILTIN_CLOCK_BOOTTIME, BOOT0),
+                clock(BuiltinClock::BUILTIN_CLOCK_MONOTONIC, MONO0),
+            ],
             ..Default::default()
         };
         cs.set_primary_trace_clock(BuiltinClock::BUILTIN_CLOCK_BOOTTIME);
@@ -427,10 +432,8 @@ fn build_trace() -> PbTrace {
         }),
     );
     first.set_incremental_state_cleared(true);
-    first.trace_packet_defaults = MessageField::some(TracePacketDefaults {
-        timestamp_clock_id: Some(monotonic),
-        ..Default::default()
-    });
+    first.trace_packet_defaults =
+        MessageField::some(TracePacketDefaults { timestamp_clock_id: Some(monotonic), ..Default::default() });
     packets.push(first);
     packets.push(ftl(
         mono(BOOT0),
@@ -553,7 +556,11 @@ fn build_trace() -> PbTrace {
         |_| {},
     ));
     // Ends on the default track; this writer lost packets before this one.
-    packets.push(track_event(BOOT0 + 11_800, |te| te.set_type(TeType::TYPE_SLICE_END), |p| p.set_previous_packet_dropped(true)));
+    packets.push(track_event(
+        BOOT0 + 11_800,
+        |te| te.set_type(TeType::TYPE_SLICE_END),
+        |p| p.set_previous_packet_dropped(true),
+    ));
     packets.push(track_event(BOOT0 + 12_000, |te| te.set_type(TeType::TYPE_SLICE_END), |_| {}));
     packets.push(track_event(
         BOOT0 + 12_500,
@@ -717,7 +724,9 @@ fn processes_and_threads_with_names_by_priority() {
     let mut procs: Vec<ProcRow> = t
         .processes
         .iter()
-        .map(|p| (p.pid, p.name.as_deref().map(String::from), p.cmdline.as_deref().map(String::from), p.parent_pid, p.uid))
+        .map(|p| {
+            (p.pid, p.name.as_deref().map(String::from), p.cmdline.as_deref().map(String::from), p.parent_pid, p.uid)
+        })
         .collect();
     procs.sort();
     assert_eq!(
@@ -754,7 +763,18 @@ fn processes_and_threads_with_names_by_priority() {
 #[test]
 fn frame_timeline_strings_and_monotonic_to_boottime() {
     let (t, _) = decoded();
-    type Row = (TimelineKind, i64, i64, i64, Option<i64>, i32, Option<String>, [Option<String>; 5], Option<bool>, Option<bool>);
+    type Row = (
+        TimelineKind,
+        i64,
+        i64,
+        i64,
+        Option<i64>,
+        i32,
+        Option<String>,
+        [Option<String>; 5],
+        Option<bool>,
+        Option<bool>,
+    );
     let got: Vec<Row> = t
         .frame_timeline
         .iter()
@@ -779,7 +799,18 @@ fn frame_timeline_strings_and_monotonic_to_boottime() {
     assert_eq!(
         got,
         vec![
-            (TimelineKind::ExpectedSurface, BOOT0, 16_000, 42, Some(100), APP, layer.clone(), [None, None, None, None, None], None, None),
+            (
+                TimelineKind::ExpectedSurface,
+                BOOT0,
+                16_000,
+                42,
+                Some(100),
+                APP,
+                layer.clone(),
+                [None, None, None, None, None],
+                None,
+                None
+            ),
             (
                 TimelineKind::ActualSurface,
                 BOOT0,
@@ -792,7 +823,18 @@ fn frame_timeline_strings_and_monotonic_to_boottime() {
                 Some(false),
                 Some(true)
             ),
-            (TimelineKind::ExpectedDisplay, BOOT0 + 10_000, 16_000, 100, Some(100), SF, None, [None, None, None, None, None], None, None),
+            (
+                TimelineKind::ExpectedDisplay,
+                BOOT0 + 10_000,
+                16_000,
+                100,
+                Some(100),
+                SF,
+                None,
+                [None, None, None, None, None],
+                None,
+                None
+            ),
             (
                 TimelineKind::ActualDisplay,
                 BOOT0 + 10_500,

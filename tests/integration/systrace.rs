@@ -201,7 +201,9 @@ fn begins_by_pid(text: &str) -> std::collections::BTreeMap<i32, (usize, usize)> 
 
 #[test]
 fn real_atrace_text_frames_match_an_independent_count() {
-    for (file, frames_of_app) in [("real-atrace-catapult-decompressed.txt", 18926), ("real-atrace-flashlight-sample.txt", 2507)] {
+    for (file, frames_of_app) in
+        [("real-atrace-catapult-decompressed.txt", 18926), ("real-atrace-flashlight-sample.txt", 2507)]
+    {
         let Some(path) = shared(&format!("traces/{file}")) else { return };
         let text = std::fs::read_to_string(&path).expect("read");
         let want = begins_by_pid(&text);
@@ -215,7 +217,10 @@ fn real_atrace_text_frames_match_an_independent_count() {
                 // Every doFrame begin is a frame, except one cut by the trace end.
                 let n = got.get(pid).map_or(0, |g| g.0);
                 let cut = a.frames.quality.cut_by_trace_bounds as usize;
-                assert!(n + cut == *do_frames && n > 0, "{file} pid {pid}: {n} frames + {cut} cut vs {do_frames} doFrame begins");
+                assert!(
+                    n + cut == *do_frames && n > 0,
+                    "{file} pid {pid}: {n} frames + {cut} cut vs {do_frames} doFrame begins"
+                );
             }
         }
         // DrawFrame per process: the frames matched to one add up to the
@@ -249,7 +254,11 @@ fn ends_before_first_begin(text: &str) -> u64 {
 fn unreadable_legacy_captures_get_one_clear_line() {
     let dir = tempfile::tempdir().expect("tempdir");
     let cases: [(&str, &[u8], &str); 3] = [
-        ("page.html", b"<!DOCTYPE html><html><body>hello</body></html>\n", "the HTML file holds no systrace data blocks"),
+        (
+            "page.html",
+            b"<!DOCTYPE html><html><body>hello</body></html>\n",
+            "the HTML file holds no systrace data blocks",
+        ),
         ("bad.ctrace", b"TRACE:\n\x78\x9c\x01\x02garbage", "the compressed trace is damaged ("),
         ("header-only.txt", b"# tracer: nop\n#\n", "no trace events found"),
     ];

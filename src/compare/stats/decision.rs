@@ -109,11 +109,7 @@ pub(crate) fn decide(e: &Evidence, alpha: f64, min_change_pct: f64) -> Verdict {
     let min = min_change_pct.abs();
     let agree = e.delta != 0.0 && e.u_excess != 0.0 && (e.delta > 0.0) == (e.u_excess > 0.0);
     if e.p <= alpha && agree && percent_of(e.before, e.delta).abs() >= min {
-        return if (e.delta > 0.0) == up_is_better {
-            Verdict::Better
-        } else {
-            Verdict::Worse
-        };
+        return if (e.delta > 0.0) == up_is_better { Verdict::Better } else { Verdict::Worse };
     }
     let equivalent = e.before != 0.0
         && e.equivalence_ci.is_some_and(|(lo, hi)| {
@@ -153,10 +149,7 @@ pub(crate) fn holm(ps: &[Option<f64>]) -> Vec<Option<f64>> {
 /// procedure, and the family-wise error stays at α. Without a primary test the others are plain Holm.
 pub(crate) fn primary_then_holm(primary: Option<f64>, others: &[Option<f64>]) -> (Option<f64>, Vec<Option<f64>>) {
     let primary = primary.filter(|p| p.is_finite());
-    let adjusted = holm(others)
-        .into_iter()
-        .map(|p| p.map(|p| primary.map_or(p, |first| p.max(first))))
-        .collect();
+    let adjusted = holm(others).into_iter().map(|p| p.map(|p| primary.map_or(p, |first| p.max(first)))).collect();
     (primary, adjusted)
 }
 
@@ -189,7 +182,13 @@ pub(crate) struct Spread {
 /// Normal-theory sizes (Chow, Shao & Wang 2008, *Sample Size Calculations in Clinical Research*, §3.2) over
 /// the rank test's efficiency. `None` when the spread is unknown or zero or before is 0; at least
 /// `min_runs`, at most [`RUNS_NEEDED_CAP`] + 1 (read as "more than the cap").
-pub(crate) fn runs_needed(s: Spread, alpha: f64, alpha_test: f64, min_change_pct: f64, min_runs: usize) -> Option<usize> {
+pub(crate) fn runs_needed(
+    s: Spread,
+    alpha: f64,
+    alpha_test: f64,
+    min_change_pct: f64,
+    min_runs: usize,
+) -> Option<usize> {
     if !(s.sd.is_finite() && s.sd > 0.0 && s.before.is_finite() && s.before != 0.0 && s.delta.is_finite()) {
         return None;
     }

@@ -3,14 +3,7 @@
 use super::*;
 
 fn evidence(direction: Direction, before: f64, delta: f64, p: f64, u: f64, eq: Option<(f64, f64)>) -> Evidence {
-    Evidence {
-        direction,
-        before,
-        delta,
-        p,
-        u_excess: u,
-        equivalence_ci: eq,
-    }
+    Evidence { direction, before, delta, p, u_excess: u, equivalence_ci: eq }
 }
 
 #[test]
@@ -29,7 +22,16 @@ fn decision_table() {
         ("p just above alpha", Higher, 50.0, 5.0, 0.050_001, 3.0, Some((-1.0, 9.0)), Inconclusive),
         ("change exactly the margin", Higher, 50.0, 1.0, 0.01, 3.0, None, Better),
         ("significant and small, interval in the margin", Higher, 50.0, 0.5, 0.01, 3.0, Some((0.2, 0.8)), Same),
-        ("significant and small, interval past the margin", Higher, 50.0, 0.5, 0.01, 3.0, Some((0.2, 1.5)), Inconclusive),
+        (
+            "significant and small, interval past the margin",
+            Higher,
+            50.0,
+            0.5,
+            0.01,
+            3.0,
+            Some((0.2, 1.5)),
+            Inconclusive,
+        ),
         ("equivalent, not significant", Lower, 50.0, 0.1, 0.6, 0.5, Some((-0.5, 0.6)), Same),
         ("interval on the margin's edges", Lower, 50.0, 0.0, 1.0, 0.0, Some((-1.0, 1.0)), Same),
         ("neither", Higher, 50.0, 3.0, 0.3, 2.0, Some((-2.0, 8.0)), Inconclusive),
@@ -82,20 +84,11 @@ fn holm_step_down() {
 #[test]
 fn primary_first_then_holm() {
     // fps 0.01 first; the others 0.02 and 0.04 by Holm: 2 · 0.02 = 0.04, max(0.04, 0.04) = 0.04.
-    assert_eq!(
-        primary_then_holm(Some(0.01), &[Some(0.02), Some(0.04)]),
-        (Some(0.01), vec![Some(0.04), Some(0.04)])
-    );
+    assert_eq!(primary_then_holm(Some(0.01), &[Some(0.02), Some(0.04)]), (Some(0.01), vec![Some(0.04), Some(0.04)]));
     // A primary that is not significant caps the others: they are decided only after it.
-    assert_eq!(
-        primary_then_holm(Some(0.3), &[Some(0.001), Some(0.002)]),
-        (Some(0.3), vec![Some(0.3), Some(0.3)])
-    );
+    assert_eq!(primary_then_holm(Some(0.3), &[Some(0.001), Some(0.002)]), (Some(0.3), vec![Some(0.3), Some(0.3)]));
     // Without a primary test, plain Holm.
-    assert_eq!(
-        primary_then_holm(None, &[Some(0.01), Some(0.04)]),
-        (None, vec![Some(0.02), Some(0.04)])
-    );
+    assert_eq!(primary_then_holm(None, &[Some(0.01), Some(0.04)]), (None, vec![Some(0.02), Some(0.04)]));
     assert_eq!(primary_then_holm(Some(f64::NAN), &[None]), (None, vec![None]));
 }
 
@@ -103,19 +96,11 @@ fn primary_first_then_holm() {
 fn runs_needed_by_hand() {
     // A 10% change (5 of 50) seen with run-to-run sd 5, headline family of 3 at alpha 0.05:
     // 2 · (z(1 − 0.05/6) + z(0.8))² · 25 / (25 · 3/π) = 21.93 (Python's statistics.NormalDist) → 22.
-    let s = Spread {
-        before: 50.0,
-        delta: 5.0,
-        sd: 5.0,
-    };
+    let s = Spread { before: 50.0, delta: 5.0, sd: 5.0 };
     assert_eq!(runs_needed(s, 0.05, 0.05 / 3.0, 2.0, 4), Some(22));
     // A 0.2 change within a margin of 1 (2% of 50), sd 1: equivalence needs the interval within ±1:
     // 2 · (z(0.95) + z(0.8))² · 1 / (0.8² · 3/π) = 20.23 → 21.
-    let s = Spread {
-        before: 50.0,
-        delta: 0.2,
-        sd: 1.0,
-    };
+    let s = Spread { before: 50.0, delta: 0.2, sd: 1.0 };
     assert_eq!(runs_needed(s, 0.05, 0.05, 2.0, 4), Some(21));
     // Never fewer than asked for; capped; unknown without a spread or a base.
     assert_eq!(runs_needed(Spread { sd: 0.01, ..s }, 0.05, 0.05, 2.0, 6), Some(6));
@@ -123,11 +108,7 @@ fn runs_needed_by_hand() {
     assert_eq!(runs_needed(Spread { sd: 0.0, ..s }, 0.05, 0.05, 2.0, 4), None);
     assert_eq!(runs_needed(Spread { before: 0.0, ..s }, 0.05, 0.05, 2.0, 4), None);
     // A change as large as the margin asks for significance, not equivalence.
-    let at_margin = Spread {
-        before: 50.0,
-        delta: 1.0,
-        sd: 1.0,
-    };
+    let at_margin = Spread { before: 50.0, delta: 1.0, sd: 1.0 };
     assert!(runs_needed(at_margin, 0.05, 0.05, 2.0, 4).is_some());
 }
 
@@ -165,4 +146,3 @@ fn coefficient_of_variation_values() {
     assert_eq!(coefficient_of_variation(&[1.0, f64::NAN]), None);
     assert_eq!(coefficient_of_variation(&[f64::MAX, f64::MAX]), None); // the sum overflows
 }
-

@@ -11,5 +11,5 @@ pub(crate) mod decision;
 pub(crate) mod quantile;
 pub(crate) mod rank;
 
-pub use decision::Verdict;
 pub(crate) use decision::Direction;
+pub use decision::Verdict;

@@ -5,18 +5,9 @@ use rand_chacha::ChaCha8Rng;
 #[test]
 fn nearest_rank_matches_fpsan_summaries() {
     // The cases of fpsan's metrics tests (`nearest_rank_percentiles`, `percentile_ranks_on_20_values`).
-    let q = |v: &[f64]| {
-        quantiles(
-            &mut v.to_vec(),
-            &[0.5, 0.9, 0.95, 0.99, 1.0],
-            Interpolation::NearestRank,
-        )
-    };
+    let q = |v: &[f64]| quantiles(&mut v.to_vec(), &[0.5, 0.9, 0.95, 0.99, 1.0], Interpolation::NearestRank);
     // n = 10: ranks ⌈5⌉ = 5, ⌈9⌉ = 9, ⌈9.5⌉ = 10, ⌈9.9⌉ = 10.
-    assert_eq!(
-        q(&[5.0, 1.0, 9.0, 3.0, 7.0, 2.0, 8.0, 4.0, 10.0, 6.0]),
-        [5.0, 9.0, 10.0, 10.0, 10.0]
-    );
+    assert_eq!(q(&[5.0, 1.0, 9.0, 3.0, 7.0, 2.0, 8.0, 4.0, 10.0, 6.0]), [5.0, 9.0, 10.0, 10.0, 10.0]);
     // n = 3: ranks ⌈1.5⌉ = 2, ⌈2.7⌉ = 3, 3, 3.
     assert_eq!(q(&[-3.0, 4.0, 10.0]), [4.0, 10.0, 10.0, 10.0, 10.0]);
     // 1..=20: ranks 10, 18, 19, 20.
@@ -51,10 +42,7 @@ fn quantile_edge_cases() {
     }
     // Requested order is kept, duplicates included.
     let mut v: Vec<f64> = (1..=20).map(f64::from).collect();
-    assert_eq!(
-        quantiles(&mut v, &[1.0, 0.5, 0.9, 0.5], Interpolation::NearestRank),
-        [20.0, 10.0, 18.0, 10.0]
-    );
+    assert_eq!(quantiles(&mut v, &[1.0, 0.5, 0.9, 0.5], Interpolation::NearestRank), [20.0, 10.0, 18.0, 10.0]);
 }
 
 #[test]

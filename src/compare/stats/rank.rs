@@ -95,11 +95,8 @@ struct Ranked {
 
 impl Ranked {
     fn new(first: &[f64], second: &[f64]) -> Ranked {
-        let mut pooled: Vec<(f64, bool)> = first
-            .iter()
-            .map(|&v| (v, true))
-            .chain(second.iter().map(|&v| (v, false)))
-            .collect();
+        let mut pooled: Vec<(f64, bool)> =
+            first.iter().map(|&v| (v, true)).chain(second.iter().map(|&v| (v, false))).collect();
         pooled.sort_by(|x, y| x.0.total_cmp(&y.0));
         let mut ranks = Vec::with_capacity(pooled.len());
         let mut tie_sizes = Vec::new();
@@ -119,11 +116,7 @@ impl Ranked {
             tie_sizes.push(end - start);
             start = end;
         }
-        Ranked {
-            ranks,
-            first_sum,
-            tie_sizes,
-        }
+        Ranked { ranks, first_sum, tie_sizes }
     }
 }
 

@@ -95,10 +95,7 @@ fn brute_force_p(a: &[f64], b: &[f64]) -> f64 {
         if mask.count_ones() as usize != a.len() {
             continue;
         }
-        let s: usize = (0..pooled.len())
-            .filter(|i| mask & (1 << i) != 0)
-            .map(|i| ranks[i])
-            .sum();
+        let s: usize = (0..pooled.len()).filter(|i| mask & (1 << i) != 0).map(|i| ranks[i]).sum();
         total += 1;
         le += u32::from(s <= w);
         ge += u32::from(s >= w);

@@ -303,4 +303,3 @@ fn keep_whole_lines(text: &mut Vec<u8>) {
     let keep = memchr::memrchr(b'\n', text).map_or(0, |i| i + 1);
     text.truncate(keep);
 }
-

@@ -156,4 +156,3 @@ fn toolbox_row(line: &str, toks: &[(usize, &str)], threads: bool, processes: &mu
     processes.insert(a);
     Some(DumpEntry { pid: a, tid: None, ppid: Some(b), name, is_thread: false })
 }
-

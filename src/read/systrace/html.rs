@@ -263,4 +263,3 @@ fn decode_base64(text: &[u8]) -> Option<Vec<u8>> {
     let compact: Vec<u8> = text.iter().copied().filter(|c| !c.is_ascii_whitespace()).collect();
     LENIENT.decode(compact).ok()
 }
-

@@ -336,4 +336,3 @@ pub(super) fn trim_start(b: &[u8]) -> &[u8] {
 pub(super) fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     memmem::find(haystack, needle).is_some()
 }
-

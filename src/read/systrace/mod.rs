@@ -96,7 +96,12 @@ pub fn decode(data: &[u8], max_inflated: u64, done_before: &dyn Fn(usize)) -> Re
 
 /// The scheduler events (sched_switch, sched_waking, sched_wakeup[_new])
 /// of the threads `tids`, in file order.
-pub fn sched_for_threads(data: &[u8], tids: &[i32], max_inflated: u64, done_before: &dyn Fn(usize)) -> Vec<SchedRecord> {
+pub fn sched_for_threads(
+    data: &[u8],
+    tids: &[i32],
+    max_inflated: u64,
+    done_before: &dyn Fn(usize),
+) -> Vec<SchedRecord> {
     let Ok(unpacked) = unpack(data, max_inflated) else { return Vec::new() };
     done_before(data.len());
     let wanted = TidFilter::new(tids.iter().copied());

@@ -45,11 +45,7 @@ fn layout(f: &FontRef<'static>, size: f64, text: &str) -> Laid {
         x += sf.h_advance(id);
         prev = Some(id);
     }
-    Laid {
-        glyphs,
-        width: x,
-        height: ascent - sf.descent(),
-    }
+    Laid { glyphs, width: x, height: ascent - sf.descent() }
 }
 
 /// `BitMapBackend` with correct text (see the module doc).
@@ -59,9 +55,7 @@ pub(crate) struct ChartBackend<'a> {
 
 impl<'a> ChartBackend<'a> {
     pub(crate) fn with_buffer(buf: &'a mut [u8], size: (u32, u32)) -> Self {
-        ChartBackend {
-            inner: BitMapBackend::with_buffer(buf, size),
-        }
+        ChartBackend { inner: BitMapBackend::with_buffer(buf, size) }
     }
 }
 
@@ -166,10 +160,7 @@ impl DrawingBackend for ChartBackend<'_> {
                 let (x, y) = trans.transform(b.min.x as i32 + gx as i32 + dx, b.min.y as i32 + gy as i32 + dy);
                 let (x, y) = (pos.0 + x, pos.1 + y);
                 if x >= 0 && y >= 0 && x < bw as i32 && y < bh as i32 {
-                    let c = BackendColor {
-                        alpha: color.alpha * cov.min(1.0) as f64,
-                        rgb: color.rgb,
-                    };
+                    let c = BackendColor { alpha: color.alpha * cov.min(1.0) as f64, rgb: color.rgb };
                     result = self.inner.draw_pixel((x, y), c);
                 }
             });

@@ -112,12 +112,8 @@ pub(crate) fn app_frames(frames: &DataFrame, pid: i32) -> Result<Vec<Frame>, Pol
         i("traversal_dur")?,
         i("commit_dur")?,
     );
-    let (draw_ts, draw_dur, actual_end, overrun) = (
-        i("draw_frame_ts")?,
-        i("draw_frame_dur")?,
-        i("actual_end")?,
-        i("overrun_ns")?,
-    );
+    let (draw_ts, draw_dur, actual_end, overrun) =
+        (i("draw_frame_ts")?, i("draw_frame_dur")?, i("actual_end")?, i("overrun_ns")?);
     let level = sql::strs(frames, "drop_level")?;
     let present = sql::strs(frames, "present_type")?;
     let mut out: Vec<Frame> = (0..frames.height())
@@ -154,13 +150,8 @@ pub(crate) fn app_frames(frames: &DataFrame, pid: i32) -> Result<Vec<Frame>, Pol
 
 /// "60 Hz", or "60/120 Hz" when the app ran at several rates (rounded to 1 Hz).
 pub(crate) fn refresh_label(frames: &[Frame], fallback_hz: f64) -> String {
-    fmt_rates(
-        frames
-            .iter()
-            .filter(|f| f.interval_ns > 0)
-            .map(|f| 1e9 / f.interval_ns as f64),
-    )
-    .unwrap_or_else(|| fmt_hz(fallback_hz))
+    fmt_rates(frames.iter().filter(|f| f.interval_ns > 0).map(|f| 1e9 / f.interval_ns as f64))
+        .unwrap_or_else(|| fmt_hz(fallback_hz))
 }
 
 /// The frame interval most frames ran at (the smallest on a tie); 0 without frames.
@@ -171,12 +162,7 @@ pub(crate) fn common_interval(frames: &[Frame]) -> i64 {
     }
     // BTreeMap iterates in ascending interval, and max_by_key keeps the last maximum:
     // iterate in reverse so the smallest interval wins a tie.
-    counts
-        .iter()
-        .rev()
-        .max_by_key(|(_, n)| **n)
-        .map(|(i, _)| *i)
-        .unwrap_or(0)
+    counts.iter().rev().max_by_key(|(_, n)| **n).map(|(i, _)| *i).unwrap_or(0)
 }
 
 // ---------------------------------------------------------------------------
@@ -200,10 +186,7 @@ pub(crate) fn worst_window(frames: &[Frame], width: usize) -> usize {
         return 0;
     }
     let key = |f: &Frame| (f.dropped_frames, f.frame_cost_ns);
-    let (mut d, mut c) = frames[..width]
-        .iter()
-        .map(key)
-        .fold((0i64, 0i64), |a, k| (a.0 + k.0, a.1 + k.1));
+    let (mut d, mut c) = frames[..width].iter().map(key).fold((0i64, 0i64), |a, k| (a.0 + k.0, a.1 + k.1));
     let (mut best, mut best_key) = (0, (d, c));
     for s in 1..=frames.len() - width {
         let (out, inn) = (key(&frames[s - 1]), key(&frames[s + width - 1]));
@@ -222,12 +205,7 @@ pub(crate) fn timeline(frames: &[Frame], max_bars: usize) -> TimelineData {
     let zoomed = frames.len() > max_bars;
     let start = if zoomed { worst_window(frames, max_bars) } else { 0 };
     let end = if zoomed { start + max_bars } else { frames.len() };
-    TimelineData {
-        start,
-        total_frames: frames.len(),
-        zoomed,
-        bars: frames[start..end].to_vec(),
-    }
+    TimelineData { start, total_frames: frames.len(), zoomed, bars: frames[start..end].to_vec() }
 }
 
 // ---------------------------------------------------------------------------
@@ -293,29 +271,15 @@ pub(crate) fn distribution(frames: &[Frame], pct: &Percentiles) -> Distribution 
         .collect();
     for f in frames {
         let n = f.dropped_frames.max(0) + 1;
-        if let Some(b) = buckets
-            .iter_mut()
-            .find(|b| n >= b.intervals && b.last.is_none_or(|h| n <= h))
-        {
+        if let Some(b) = buckets.iter_mut().find(|b| n >= b.intervals && b.last.is_none_or(|h| n <= h)) {
             b.frames += 1;
         }
     }
     let mut costs: Vec<i64> = frames.iter().map(|f| f.frame_cost_ns).collect();
     costs.sort_unstable();
     let total = costs.len() as f64;
-    let cdf = costs
-        .iter()
-        .enumerate()
-        .map(|(i, &c)| (ns_to_ms(c), (i + 1) as f64 / total))
-        .collect();
-    Distribution {
-        buckets,
-        cdf,
-        p50: pct.p50,
-        p90: pct.p90,
-        p99: pct.p99,
-        max: pct.max,
-    }
+    let cdf = costs.iter().enumerate().map(|(i, &c)| (ns_to_ms(c), (i + 1) as f64 / total)).collect();
+    Distribution { buckets, cdf, p50: pct.p50, p90: pct.p90, p99: pct.p99, max: pct.max }
 }
 
 // ---------------------------------------------------------------------------
@@ -356,13 +320,7 @@ pub(crate) fn fps(app: &AppSummary, frames: &[Frame], origin_ts: i64) -> FpsData
         windows: app
             .fps_wall_timeline
             .iter()
-            .map(|w| {
-                (
-                    secs_since(w.start_ts, origin_ts),
-                    secs_since(w.start_ts, origin_ts) + w.seconds,
-                    w.fps,
-                )
-            })
+            .map(|w| (secs_since(w.start_ts, origin_ts), secs_since(w.start_ts, origin_ts) + w.seconds, w.fps))
             .collect(),
         refresh_hz: app.refresh_hz,
         idle: idle_gaps(frames)
@@ -374,10 +332,7 @@ pub(crate) fn fps(app: &AppSummary, frames: &[Frame], origin_ts: i64) -> FpsData
             .filter(|f| f.dropped_frames >= 1)
             .map(|f| (secs_since(f.ts, origin_ts), f.level, f.dropped_frames))
             .collect(),
-        span: (
-            secs_since(app.first_ts, origin_ts),
-            secs_since(app.wall_end_ts, origin_ts),
-        ),
+        span: (secs_since(app.first_ts, origin_ts), secs_since(app.wall_end_ts, origin_ts)),
     }
 }
 
@@ -411,11 +366,7 @@ pub(crate) fn drop_levels(app: &AppSummary, max_groups: usize) -> Vec<LevelGroup
     }
     scenes.sort_by(|a, b| b.frames.cmp(&a.frames).then(a.first_ts.cmp(&b.first_ts)));
     let room = max_groups.saturating_sub(1).max(1);
-    let (shown, rest) = if scenes.len() > room {
-        scenes.split_at(room - 1)
-    } else {
-        (&scenes[..], &[][..])
-    };
+    let (shown, rest) = if scenes.len() > room { scenes.split_at(room - 1) } else { (&scenes[..], &[][..]) };
     for s in shown {
         out.push(LevelGroup {
             name: s.scene.clone(),
@@ -425,12 +376,8 @@ pub(crate) fn drop_levels(app: &AppSummary, max_groups: usize) -> Vec<LevelGroup
         });
     }
     if !rest.is_empty() {
-        let mut g = LevelGroup {
-            name: format!("{} other scenes", rest.len()),
-            frames: 0,
-            counts: [0; 5],
-            sums: [0; 5],
-        };
+        let mut g =
+            LevelGroup { name: format!("{} other scenes", rest.len()), frames: 0, counts: [0; 5], sums: [0; 5] };
         for s in rest {
             g.frames += s.frames;
             for k in 0..5 {
@@ -495,28 +442,18 @@ pub(crate) fn janky(app: &AppSummary, frames: &[Frame], origin_ts: i64) -> Janky
             })
         })
         .collect();
-    JankyData {
-        rows,
-        janky_frames: frames.iter().filter(|f| f.dropped_frames >= 1).count(),
-    }
+    JankyData { rows, janky_frames: frames.iter().filter(|f| f.dropped_frames >= 1).count() }
 }
 
 // ---------------------------------------------------------------------------
 // 6. FrameTimeline present times
 
 /// Colour classes of `present_type`.
-pub(crate) const PRESENT_CLASSES: [&str; 5] = [
-    "On-time Present",
-    "Late Present",
-    "Early Present",
-    "Dropped Frame",
-    "other",
-];
+pub(crate) const PRESENT_CLASSES: [&str; 5] =
+    ["On-time Present", "Late Present", "Early Present", "Dropped Frame", "other"];
 
 pub(crate) fn present_class(present_type: Option<&str>) -> usize {
-    present_type
-        .and_then(|p| PRESENT_CLASSES[..4].iter().position(|c| *c == p))
-        .unwrap_or(4)
+    present_type.and_then(|p| PRESENT_CLASSES[..4].iter().position(|c| *c == p)).unwrap_or(4)
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -584,11 +521,7 @@ pub(crate) fn y_cap(values: &[f64], interval_ms: f64) -> f64 {
     let mut s: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
     s.sort_by(f64::total_cmp);
     let max = s.last().copied().unwrap_or(0.0);
-    let p90 = if s.is_empty() {
-        0.0
-    } else {
-        s[((s.len() as f64 * 0.9).ceil() as usize).clamp(1, s.len()) - 1]
-    };
+    let p90 = if s.is_empty() { 0.0 } else { s[((s.len() as f64 * 0.9).ceil() as usize).clamp(1, s.len()) - 1] };
     let cap = (4.0 * interval_ms).max(1.5 * p90);
     let top = max.min(cap).max(2.2 * interval_ms);
     let top = if top > 0.0 { top } else { 1.0 };

@@ -88,13 +88,7 @@ pub(crate) struct ChartOptions {
 
 impl Default for ChartOptions {
     fn default() -> Self {
-        ChartOptions {
-            max_apps: 6,
-            max_bars: 120,
-            max_level_groups: 7,
-            width: 1600,
-            height: 900,
-        }
+        ChartOptions { max_apps: 6, max_bars: 120, max_level_groups: 7, width: 1600, height: 900 }
     }
 }
 
@@ -171,10 +165,7 @@ impl Planned {
 
 fn plan_app(app: &AppSummary, frames: &[Frame], origin_ts: i64, o: &ChartOptions) -> Vec<Planned> {
     let slug = app_slug(app);
-    let h = Heading {
-        app: app_name(app),
-        refresh: data::refresh_label(frames, app.refresh_hz),
-    };
+    let h = Heading { app: app_name(app), refresh: data::refresh_label(frames, app.refresh_hz) };
     let mut out = Vec::new();
     let mut push = |kind: ChartKind, height: u32, job: Job| {
         out.push(Planned {
@@ -186,19 +177,11 @@ fn plan_app(app: &AppSummary, frames: &[Frame], origin_ts: i64, o: &ChartOptions
             job,
         })
     };
-    push(
-        ChartKind::Timeline,
-        o.height,
-        Job::Timeline(h.clone(), data::timeline(frames, o.max_bars), origin_ts),
-    );
+    push(ChartKind::Timeline, o.height, Job::Timeline(h.clone(), data::timeline(frames, o.max_bars), origin_ts));
     push(
         ChartKind::Distribution,
         o.height * 8 / 9,
-        Job::Distribution(
-            h.clone(),
-            data::distribution(frames, &app.frame_cost_ns),
-            app.frame_interval_ns,
-        ),
+        Job::Distribution(h.clone(), data::distribution(frames, &app.frame_cost_ns), app.frame_interval_ns),
     );
     push(
         ChartKind::Fps,
@@ -213,11 +196,7 @@ fn plan_app(app: &AppSummary, frames: &[Frame], origin_ts: i64, o: &ChartOptions
     );
     let janky = data::janky(app, frames, origin_ts);
     if !janky.rows.is_empty() {
-        push(
-            ChartKind::Janky,
-            draw::janky_height(janky.rows.len()),
-            Job::Janky(h.clone(), janky),
-        );
+        push(ChartKind::Janky, draw::janky_height(janky.rows.len()), Job::Janky(h.clone(), janky));
     }
     if let Some(p) = data::present(frames, app.frame_interval_ns, origin_ts) {
         push(ChartKind::Present, o.height, Job::Present(h.clone(), p));
@@ -265,13 +244,7 @@ impl ChartsExporter {
 
     /// The charts as `charts/*.png` artefacts, in report order.
     pub(crate) fn artifacts(charts: Vec<Chart>) -> Vec<Artifact> {
-        charts
-            .into_iter()
-            .map(|c| Artifact {
-                file_name: c.file_name,
-                bytes: c.png,
-            })
-            .collect()
+        charts.into_iter().map(|c| Artifact { file_name: c.file_name, bytes: c.png }).collect()
     }
 }
 

@@ -109,10 +109,7 @@ pub(crate) struct LegendItem {
 }
 
 pub(crate) fn item(label: impl Into<String>, swatch: Swatch) -> LegendItem {
-    LegendItem {
-        label: label.into(),
-        swatch,
-    }
+    LegendItem { label: label.into(), swatch }
 }
 
 const PAD_X: i32 = 28;

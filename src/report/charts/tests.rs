@@ -36,16 +36,8 @@ fn frame(ts: i64, cost: i64) -> Frame {
 
 #[test]
 fn segments_clamp_and_fill() {
-    let s = segments(
-        Some(2 * MS),
-        [Some(MS), None, None, Some(8 * MS), Some(MS / 2)],
-        12 * MS,
-        Some(3 * MS),
-    );
-    assert_eq!(
-        s,
-        [2 * MS, MS, 0, 0, 8 * MS, MS / 2, 12 * MS - MS - 8 * MS - MS / 2, 3 * MS]
-    );
+    let s = segments(Some(2 * MS), [Some(MS), None, None, Some(8 * MS), Some(MS / 2)], 12 * MS, Some(3 * MS));
+    assert_eq!(s, [2 * MS, MS, 0, 0, 8 * MS, MS / 2, 12 * MS - MS - 8 * MS - MS / 2, 3 * MS]);
     // Negative jitter counts as 0; phases longer than doFrame leave no "other".
     let s = segments(Some(-5), [Some(10), None, None, Some(10), None], 15, None);
     assert_eq!(s, [0, 10, 0, 0, 10, 0, 0, 0]);
@@ -67,11 +59,7 @@ fn app_frames_reads_the_table() {
     assert_eq!(f10.level, crate::frames::DropLevel::Normal);
     // jitter 1, input 0.5, animation 1, traversal 59 − 3 = 56, commit 1, other 59 − 58.5 = 0.5, RT 3.
     assert_eq!(f10.segments, [MS, MS / 2, MS, 0, 56 * MS, MS, MS / 2, 3 * MS]);
-    assert_eq!(
-        f10.segments[..RENDER].iter().sum::<i64>(),
-        60 * MS,
-        "start jitter + doFrame"
-    );
+    assert_eq!(f10.segments[..RENDER].iter().sum::<i64>(), 60 * MS, "start jitter + doFrame");
     assert_eq!(f10.total_ns(), 63 * MS);
     assert_eq!(f10.draw_end, Some(1_500_000_000 + 59 * MS + 3 * MS));
     assert_eq!(f10.actual_end, None);
@@ -115,22 +103,9 @@ fn worst_window_and_timeline() {
 #[test]
 fn distribution_buckets_and_cdf() {
     // d = 0, 0, 1, 2, 8, 9, 23, 24, 41, 42, 100 → n = d + 1.
-    let costs: Vec<i64> = [0i64, 0, 1, 2, 8, 9, 23, 24, 41, 42, 100]
-        .iter()
-        .map(|d| d * I + MS)
-        .collect();
-    let f: Vec<Frame> = costs
-        .iter()
-        .enumerate()
-        .map(|(k, &c)| frame(k as i64 * 1_000 * MS, c))
-        .collect();
-    let pct = Percentiles {
-        p50: Some(7),
-        p90: Some(8),
-        p95: None,
-        p99: Some(9),
-        max: Some(10),
-    };
+    let costs: Vec<i64> = [0i64, 0, 1, 2, 8, 9, 23, 24, 41, 42, 100].iter().map(|d| d * I + MS).collect();
+    let f: Vec<Frame> = costs.iter().enumerate().map(|(k, &c)| frame(k as i64 * 1_000 * MS, c)).collect();
+    let pct = Percentiles { p50: Some(7), p90: Some(8), p95: None, p99: Some(9), max: Some(10) };
     let d = distribution(&f, &pct);
     let got: Vec<(&str, i64)> = d.buckets.iter().map(|b| (b.label.as_str(), b.frames)).collect();
     assert_eq!(
@@ -241,14 +216,7 @@ fn janky_rows_follow_worst_frames() {
     let got: Vec<(i64, f64, Option<&str>, Option<i64>)> = j
         .rows
         .iter()
-        .map(|r| {
-            (
-                r.frame.frame_index,
-                r.t,
-                r.dominant_phase.map(crate::frames::FramePart::as_str),
-                r.longest_ns,
-            )
-        })
+        .map(|r| (r.frame.frame_index, r.t, r.dominant_phase.map(crate::frames::FramePart::as_str), r.longest_ns))
         .collect();
     assert_eq!(
         got,
@@ -266,10 +234,7 @@ fn janky_rows_follow_worst_frames() {
 fn present_intervals() {
     // Vsyncs at 0, I, 2I (back to back), then 500 ms later (after idle), then a
     // frame whose vsync came before the previous present (it was waiting).
-    let mut f: Vec<Frame> = [0, I, 2 * I, 500 * MS, 500 * MS + 40 * MS]
-        .iter()
-        .map(|&ts| frame(ts, 5 * MS))
-        .collect();
+    let mut f: Vec<Frame> = [0, I, 2 * I, 500 * MS, 500 * MS + 40 * MS].iter().map(|&ts| frame(ts, 5 * MS)).collect();
     let ends = [20 * MS, 37 * MS, 54 * MS, 520 * MS, 600 * MS];
     for (k, e) in ends.iter().enumerate() {
         f[k].actual_end = Some(*e);
@@ -283,11 +248,8 @@ fn present_intervals() {
     with_none.push(frame(900 * MS, 5 * MS));
     let p = present(&with_none, I, 0).unwrap();
     assert_eq!(p.interval_ns, I);
-    let got: Vec<(Option<i64>, Option<i64>, usize)> = p
-        .points
-        .iter()
-        .map(|x| (x.interval_ns, x.overrun_ns, x.class))
-        .collect();
+    let got: Vec<(Option<i64>, Option<i64>, usize)> =
+        p.points.iter().map(|x| (x.interval_ns, x.overrun_ns, x.class)).collect();
     assert_eq!(
         got,
         vec![
@@ -351,9 +313,7 @@ fn has_color(rgb: &[u8], c: plotters::style::RGBColor, at_least: usize) -> bool 
 
 /// Variance of the grey level: a blank or flat image is ~0.
 fn variance(rgb: &[u8]) -> f64 {
-    let g: Vec<f64> = pixels(rgb)
-        .map(|(r, g, b)| (r as f64 + g as f64 + b as f64) / 3.0)
-        .collect();
+    let g: Vec<f64> = pixels(rgb).map(|(r, g, b)| (r as f64 + g as f64 + b as f64) / 3.0).collect();
     let mean = g.iter().sum::<f64>() / g.len() as f64;
     g.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / g.len() as f64
 }
@@ -387,14 +347,7 @@ fn every_chart_renders() {
         assert!(variance(&rgb) > 200.0, "{}: variance {}", c.file_name, variance(&rgb));
         // The title is drawn: dark text pixels in the top band.
         let title_band = &rgb[..(w * 50 * 3) as usize];
-        assert!(
-            pixels(title_band)
-                .filter(|&(r, g, b)| r < 90 && g < 90 && b < 90)
-                .count()
-                > 300,
-            "{}",
-            c.file_name
-        );
+        assert!(pixels(title_band).filter(|&(r, g, b)| r < 90 && g < 90 && b < 90).count() > 300, "{}", c.file_name);
         // Mostly white background, not a blur of colour.
         let white = pixels(&rgb).filter(|&p| p == (255, 255, 255)).count();
         assert!(white * 3 > (w * h) as usize, "{}", c.file_name);

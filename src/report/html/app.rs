@@ -30,11 +30,7 @@ pub(crate) fn app_view(report: &Report, a: &AppSummary, charts: &[Chart], origin
         high: counts[3],
         frozen_text: fmt_count(counts[4]),
         high_text: fmt_count(counts[3]),
-        janky: format!(
-            "{} of {} frames dropped ≥ 3 frames",
-            fmt_count(janky),
-            fmt_count(a.frames)
-        ),
+        janky: format!("{} of {} frames dropped ≥ 3 frames", fmt_count(janky), fmt_count(a.frames)),
         summary: summary(a, refresh),
         levels_total: levels_total(a),
         levels: level_rows(a),
@@ -66,11 +62,7 @@ fn category_name(c: Category) -> &'static str {
 
 /// `Green Alliance, ordinary app: fps ≥ 55.0`.
 fn verdict_rule(g: &GreenAlliance) -> String {
-    format!(
-        "Green Alliance, {} app: fps ≥ {}",
-        category_name(g.category),
-        fmt_fps(g.min_fps)
-    )
+    format!("Green Alliance, {} app: fps ≥ {}", category_name(g.category), fmt_fps(g.min_fps))
 }
 
 /// CSS class of a drop level's colour: `lv-best`.
@@ -126,10 +118,7 @@ fn levels_total(a: &AppSummary) -> LevelRow {
 fn percentile_row(metric: &str, p: &Percentiles) -> PercentileRow {
     PercentileRow {
         metric: metric.into(),
-        values: [p.p50, p.p90, p.p95, p.p99, p.max]
-            .into_iter()
-            .map(fmt_opt_ms)
-            .collect(),
+        values: [p.p50, p.p90, p.p95, p.p99, p.max].into_iter().map(fmt_opt_ms).collect(),
     }
 }
 
@@ -220,10 +209,7 @@ fn vitals_fields(a: &AppSummary) -> Vec<Field> {
     let v = &a.jank.vitals;
     vec![
         field("slow", format!("{} ({})", fmt_count(v.slow), fmt_pct(v.slow_pct))),
-        field(
-            "frozen",
-            format!("{} ({})", fmt_count(v.frozen), fmt_small_pct(v.frozen_pct)),
-        ),
+        field("frozen", format!("{} ({})", fmt_count(v.frozen), fmt_small_pct(v.frozen_pct))),
         field("excessive", vitals_excessive(v).unwrap_or("no")),
     ]
 }
@@ -251,11 +237,7 @@ fn choreographer_fields(a: &AppSummary) -> Vec<Field> {
 // Worst frames
 
 fn worst_rows(a: &AppSummary, origin_ts: i64) -> Vec<WorstRow> {
-    a.worst_frames
-        .iter()
-        .enumerate()
-        .map(|(k, w)| worst_row(k + 1, w, origin_ts))
-        .collect()
+    a.worst_frames.iter().enumerate().map(|(k, w)| worst_row(k + 1, w, origin_ts)).collect()
 }
 
 fn worst_row(rank: usize, w: &WorstFrame, origin_ts: i64) -> WorstRow {
@@ -301,11 +283,7 @@ fn thread_state(y: &FrameWhy) -> Option<String> {
 
 /// `GC (9.0 ms); binder (2.0 ms)`; empty without blockers.
 fn blockers(y: &FrameWhy) -> String {
-    y.blockers
-        .iter()
-        .map(|b| format!("{} ({})", b.name, fmt_ms(b.dur)))
-        .collect::<Vec<_>>()
-        .join("; ")
+    y.blockers.iter().map(|b| format!("{} ({})", b.name, fmt_ms(b.dur))).collect::<Vec<_>>().join("; ")
 }
 
 // ---------------------------------------------------------------------------
@@ -315,20 +293,12 @@ fn quality(a: &AppSummary) -> Vec<Field> {
     let q = &a.quality;
     let with_share = |n: i64| format!("{} ({})", fmt_count(n), fmt_share(n, a.frames));
     vec![
-        field(
-            "vsync sources",
-            fmt_pairs(q.vsync_sources.iter().map(|(k, v)| (k, fmt_count(*v)))),
-        ),
+        field("vsync sources", fmt_pairs(q.vsync_sources.iter().map(|(k, v)| (k, fmt_count(*v))))),
         field("frames without RenderThread", with_share(q.without_render_thread)),
         field("frames without FrameTimeline", with_share(q.without_timeline)),
     ]
 }
 
 fn app_charts(a: &AppSummary, charts: &[Chart]) -> Vec<super::view::ChartView> {
-    charts
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| c.pid == Some(a.pid))
-        .map(|(i, c)| super::chart_view(i, c))
-        .collect()
+    charts.iter().enumerate().filter(|(_, c)| c.pid == Some(a.pid)).map(|(i, c)| super::chart_view(i, c)).collect()
 }

@@ -34,10 +34,7 @@ impl Exporter for HtmlExporter {
         let charts = self.charts.draw(report)?;
         let html = render_html(report, &charts)?;
         let mut out = ChartsExporter::artifacts(charts);
-        out.push(Artifact {
-            file_name: "report.html".into(),
-            bytes: html.into_bytes(),
-        });
+        out.push(Artifact { file_name: "report.html".into(), bytes: html.into_bytes() });
         Ok(out)
     }
 }
@@ -46,14 +43,10 @@ impl Exporter for HtmlExporter {
 pub(crate) fn render_html(report: &Report, charts: &[Chart]) -> Result<String, ReportError> {
     let mut env = Environment::new();
     // The `.html` name turns on HTML auto-escaping for every value.
-    env.add_template("report.html", TEMPLATE)
-        .map_err(|e| ReportError::Write(format!("report template: {e}")))?;
-    let tmpl = env
-        .get_template("report.html")
-        .map_err(|e| ReportError::Write(e.to_string()))?;
-    let page = tmpl
-        .render(page::page(report, charts))
-        .map_err(|e| ReportError::Write(format!("report template: {e:#}")))?;
+    env.add_template("report.html", TEMPLATE).map_err(|e| ReportError::Write(format!("report template: {e}")))?;
+    let tmpl = env.get_template("report.html").map_err(|e| ReportError::Write(e.to_string()))?;
+    let page =
+        tmpl.render(page::page(report, charts)).map_err(|e| ReportError::Write(format!("report template: {e:#}")))?;
     Ok(inline_charts(&page, charts))
 }
 
@@ -109,21 +102,12 @@ fn inline_charts(page: &str, charts: &[Chart]) -> String {
 /// anchor. Empty for every report fpsan writes (it must open offline).
 pub fn external_references(html: &str) -> Vec<String> {
     let lower = html.to_lowercase();
-    let mut found: Vec<String> = [
-        "<script",
-        "<link",
-        "<iframe",
-        "<object",
-        "<embed",
-        "@import",
-        "url(",
-        "srcset",
-        "http-equiv",
-    ]
-    .into_iter()
-    .filter(|bad| lower.contains(bad))
-    .map(String::from)
-    .collect();
+    let mut found: Vec<String> =
+        ["<script", "<link", "<iframe", "<object", "<embed", "@import", "url(", "srcset", "http-equiv"]
+            .into_iter()
+            .filter(|bad| lower.contains(bad))
+            .map(String::from)
+            .collect();
     for attr in ["src=", "href=", "action=", "poster="] {
         for part in lower.split(attr).skip(1) {
             let v = part.trim_start_matches(['"', '\'']);

@@ -21,11 +21,7 @@ pub(crate) fn page(report: &Report, charts: &[Chart]) -> Page {
         title,
         fpsan_version: env!("CARGO_PKG_VERSION").into(),
         header: header(report),
-        apps: report
-            .apps
-            .iter()
-            .map(|a| app_view(report, a, charts, origin_ts))
-            .collect(),
+        apps: report.apps.iter().map(|a| app_view(report, a, charts, origin_ts)).collect(),
         overview_charts: charts
             .iter()
             .enumerate()
@@ -44,10 +40,7 @@ fn header(report: &Report) -> Vec<Field> {
     let m = report.meta;
     let mut header = vec![
         field("trace", m.path.clone()),
-        field(
-            "file",
-            format!("{}, {}", fmt_size(m.file_size), container_name(&m.container)),
-        ),
+        field("file", format!("{}, {}", fmt_size(m.file_size), container_name(&m.container))),
     ];
     if let Some(d) = &m.android.device {
         header.push(field("device", d.clone()));
@@ -62,12 +55,7 @@ fn header(report: &Report) -> Vec<Field> {
     ));
     header.push(field(
         "apps",
-        report
-            .apps
-            .iter()
-            .map(|a| format!("{} (pid {})", app_name(a), a.pid))
-            .collect::<Vec<_>>()
-            .join(", "),
+        report.apps.iter().map(|a| format!("{} (pid {})", app_name(a), a.pid)).collect::<Vec<_>>().join(", "),
     ));
     header.push(field("refresh rates", trace_refresh(report)));
     header.push(field("duration", fmt_duration(report.span_ns)));
@@ -88,29 +76,17 @@ fn trace_quality(report: &Report) -> Vec<Field> {
     let q = report.quality;
     let count = |n: u64| fmt_count(n as i64);
     let mut quality = vec![
-        field(
-            "data sources",
-            if m.data_sources.is_empty() {
-                NONE.into()
-            } else {
-                m.data_sources.join(", ")
-            },
-        ),
-        if m.is_systrace() { field("ftrace lines", count(m.ftrace_events)) } else { field("packets", count(m.packets)) },
-        field(
-            "atrace events",
-            format!("{} ({} malformed)", count(m.atrace_events), count(m.atrace_malformed)),
-        ),
+        field("data sources", if m.data_sources.is_empty() { NONE.into() } else { m.data_sources.join(", ") }),
+        if m.is_systrace() {
+            field("ftrace lines", count(m.ftrace_events))
+        } else {
+            field("packets", count(m.packets))
+        },
+        field("atrace events", format!("{} ({} malformed)", count(m.atrace_events), count(m.atrace_malformed))),
         field("FrameTimeline events", count(m.frame_timeline_events)),
         field("scheduler events", count(m.sched_events)),
-        field(
-            "vsync sources (all frames)",
-            fmt_pairs(q.vsync_sources.iter().map(|(k, v)| (k, count(*v)))),
-        ),
-        field(
-            "frame interval sources",
-            fmt_pairs(q.interval_sources.iter().map(|(k, v)| (k, count(*v)))),
-        ),
+        field("vsync sources (all frames)", fmt_pairs(q.vsync_sources.iter().map(|(k, v)| (k, count(*v))))),
+        field("frame interval sources", fmt_pairs(q.interval_sources.iter().map(|(k, v)| (k, count(*v))))),
         field("frames without RenderThread", count(q.without_render_thread)),
         field("frames without FrameTimeline", count(q.without_timeline)),
         field("doFrames cut by the trace bounds", count(q.cut_by_trace_bounds)),
@@ -118,11 +94,7 @@ fn trace_quality(report: &Report) -> Vec<Field> {
     let loss = info::data_loss_items(&m.data_loss);
     quality.push(field(
         "data loss",
-        if loss.is_empty() {
-            "none reported".into()
-        } else {
-            fmt_pairs(loss.iter().map(|(k, v)| (k, count(*v))))
-        },
+        if loss.is_empty() { "none reported".into() } else { fmt_pairs(loss.iter().map(|(k, v)| (k, count(*v)))) },
     ));
     if m.cut_at_start > 0 {
         quality.push(field(
@@ -140,10 +112,7 @@ fn trace_quality(report: &Report) -> Vec<Field> {
 
 /// The terms the page uses and how each is computed.
 fn definitions() -> Vec<Definition> {
-    let d = |t: &str, f: &str| Definition {
-        term: t.into(),
-        formula: f.into(),
-    };
+    let d = |t: &str, f: &str| Definition { term: t.into(), formula: f.into() };
     vec![
         d("I (frame interval)", "the vsync period in force for the frame, read from the trace (FrameTimeline, VSYNC-app or the doFrame grid); refresh rate = 1e9 / I"),
         d("frame cost", "vsync-to-commit-end: ts + do_frame_dur − vsync_ts (the doFrame duration when the vsync is unknown)"),

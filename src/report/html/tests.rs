@@ -35,11 +35,7 @@ fn small() -> Analysed {
         dominant_phase_ns: 40 * MS,
         longest_slice: Some("inflate".into()),
         longest_slice_ns: Some(12_340_000),
-        blockers: vec![crate::frames::Blocker {
-            name: "GC".into(),
-            ts: 0,
-            dur: 9 * MS,
-        }],
+        blockers: vec![crate::frames::Blocker { name: "GC".into(), ts: 0, dur: 9 * MS }],
         thread_state: Some(ThreadStateSplit {
             running_ns: 20 * MS,
             runnable_ns: 5 * MS,
@@ -82,11 +78,8 @@ fn numbers_for_people() {
             ("scenes", "1"),
         ]
     );
-    let levels: Vec<(&str, &str, &str, &str)> = a
-        .levels
-        .iter()
-        .map(|l| (l.name.as_str(), l.frames.as_str(), l.share.as_str(), l.dropped.as_str()))
-        .collect();
+    let levels: Vec<(&str, &str, &str, &str)> =
+        a.levels.iter().map(|l| (l.name.as_str(), l.frames.as_str(), l.share.as_str(), l.dropped.as_str())).collect();
     assert_eq!(
         levels,
         vec![
@@ -97,19 +90,10 @@ fn numbers_for_people() {
             ("FROZEN", "0", "0.0%", "0"),
         ]
     );
-    assert_eq!(
-        (a.levels_total.frames.as_str(), a.levels_total.share.as_str()),
-        ("4", "100.0%")
-    );
+    assert_eq!((a.levels_total.frames.as_str(), a.levels_total.share.as_str()), ("4", "100.0%"));
     // Nearest rank over 5, 5, 5, 60 ms (doFrame: 1 ms less each).
-    assert_eq!(
-        a.percentiles[0].values,
-        ["5.0 ms", "60.0 ms", "60.0 ms", "60.0 ms", "60.0 ms"]
-    );
-    assert_eq!(
-        a.percentiles[1].values,
-        ["4.0 ms", "59.0 ms", "59.0 ms", "59.0 ms", "59.0 ms"]
-    );
+    assert_eq!(a.percentiles[0].values, ["5.0 ms", "60.0 ms", "60.0 ms", "60.0 ms", "60.0 ms"]);
+    assert_eq!(a.percentiles[1].values, ["4.0 ms", "59.0 ms", "59.0 ms", "59.0 ms", "59.0 ms"]);
     assert_eq!(a.percentiles[2].values, ["–", "–", "–", "–", "–"]);
     let vitals = &a.vocabularies[2];
     assert_eq!(vitals.name, "Android vitals");
@@ -118,21 +102,12 @@ fn numbers_for_people() {
     assert_eq!(a.vocabularies[0].fields[0].value, "0 (needs FrameTimeline)");
     let w = &a.worst[0];
     assert_eq!(
-        (
-            w.at.as_str(),
-            w.frame_id.as_str(),
-            w.cost.as_str(),
-            w.dropped.as_str(),
-            w.level.as_str()
-        ),
+        (w.at.as_str(), w.frame_id.as_str(), w.cost.as_str(), w.dropped.as_str(), w.level.as_str()),
         ("1.200 s", "1002", "60.0 ms", "3", "NORMAL")
     );
     assert_eq!(w.phase, "start jitter 40.0 ms");
     assert_eq!(w.longest, "inflate (12.3 ms)");
-    assert_eq!(
-        w.thread_state,
-        "Running 20.0 ms · Runnable 5.0 ms · Sleeping 30.0 ms · Blocked 4.0 ms"
-    );
+    assert_eq!(w.thread_state, "Running 20.0 ms · Runnable 5.0 ms · Sleeping 30.0 ms · Blocked 4.0 ms");
     assert_eq!(w.blockers, "GC (9.0 ms)");
     assert_eq!(a.scenes[0].scene, "com.a/.MainActivity");
     assert_eq!(a.scenes[0].levels, ["3", "1", "0", "0", "0"]);
@@ -154,7 +129,10 @@ fn numbers_for_people() {
     let q: Vec<(&str, &str)> = p.quality.iter().map(|f| (f.label.as_str(), f.value.as_str())).collect();
     assert!(q.contains(&("data sources", "ftrace, atrace")), "{q:?}");
     assert!(q.contains(&("data loss", "chunks_discarded 1,234")), "{q:?}");
-    assert!(q.contains(&("slice ends before their thread's first begin", "3 (the trace starts mid-slice; not data loss)")), "{q:?}");
+    assert!(
+        q.contains(&("slice ends before their thread's first begin", "3 (the trace starts mid-slice; not data loss)")),
+        "{q:?}"
+    );
     assert!(q.contains(&("vsync sources (all frames)", "–")), "{q:?}");
 }
 
@@ -205,10 +183,7 @@ fn fixture_page_renders() {
     assert_eq!(p.apps[1].charts.len(), 4);
     assert_eq!(p.overview_charts.len(), 1);
     assert_eq!(p.header.iter().find(|f| f.label == "device").unwrap().value, "Pixel 9");
-    assert_eq!(
-        p.header.iter().find(|f| f.label == "Android").unwrap().value,
-        "Android 16 (API 36)"
-    );
+    assert_eq!(p.header.iter().find(|f| f.label == "Android").unwrap().value, "Android 16 (API 36)");
     assert_eq!(p.apps[0].high_text, "1");
     let html = render_html(&r, &charts).unwrap();
     assert_eq!(external_references(&html), Vec::<String>::new());
@@ -226,7 +201,8 @@ fn charts_are_spliced_only_where_the_template_put_them() {
         png: png.to_vec(),
     };
     let charts = [chart(b"zero"), chart(b"one")];
-    let page = r#"<img src="fpsan-chart:1" alt="a"><p>fpsan-chart:0</p><img src="fpsan-chart:7"><img src="fpsan-chart:0">"#;
+    let page =
+        r#"<img src="fpsan-chart:1" alt="a"><p>fpsan-chart:0</p><img src="fpsan-chart:7"><img src="fpsan-chart:0">"#;
     assert_eq!(
         inline_charts(page, &charts),
         r#"<img src="data:image/png;base64,b25l" alt="a"><p>fpsan-chart:0</p><img src="fpsan-chart:7"><img src="data:image/png;base64,emVybw==">"#

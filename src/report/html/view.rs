@@ -12,10 +12,7 @@ pub(crate) struct Field {
 }
 
 pub(crate) fn field(label: &str, value: impl Into<String>) -> Field {
-    Field {
-        label: label.into(),
-        value: value.into(),
-    }
+    Field { label: label.into(), value: value.into() }
 }
 
 /// A chart inlined in the page.

@@ -32,10 +32,7 @@ pub(crate) fn distribution(root: &Area, h: &Heading, d: &Distribution, interval_
     );
     let mut legend = level_legend("histogram bars by drop level:");
     legend.push(item("CDF", Swatch::Line(FPS_LINE)));
-    legend.push(item(
-        format!("1 interval ({})", fmt_ms(interval_ns)),
-        Swatch::Line(BUDGET_1X),
-    ));
+    legend.push(item(format!("1 interval ({})", fmt_ms(interval_ns)), Swatch::Line(BUDGET_1X)));
     let plot = header(root, &h.title("Frame cost distribution"), &subtitle, &[legend])?;
     let (w, _) = plot.dim_in_pixel();
     let (left, right) = plot.split_horizontally((w as f64 * 0.47) as i32);
@@ -81,26 +78,13 @@ fn histogram(root: &Area, area: &Area, d: &Distribution) -> DResult {
         .x_desc("vsync intervals the frame took (dropped frames + 1)")
         .y_desc("frames (log scale)")
         .draw()?;
-    hist.draw_series(
-        d.buckets
-            .iter()
-            .enumerate()
-            .filter(|(_, b)| b.frames > 0)
-            .map(|(k, b)| {
-                let level = DropLevel::from_dropped(b.intervals - 1).index();
-                Rectangle::new(
-                    [(k as f64 - 0.38, 0.5), (k as f64 + 0.38, b.frames as f64)],
-                    LEVEL_COLORS[level].filled(),
-                )
-            }),
-    )?;
+    hist.draw_series(d.buckets.iter().enumerate().filter(|(_, b)| b.frames > 0).map(|(k, b)| {
+        let level = DropLevel::from_dropped(b.intervals - 1).index();
+        Rectangle::new([(k as f64 - 0.38, 0.5), (k as f64 + 0.38, b.frames as f64)], LEVEL_COLORS[level].filled())
+    }))?;
     for (k, b) in d.buckets.iter().enumerate() {
         let (px, py) = hist.backend_coord(&(k as f64, (b.frames as f64).max(0.5)));
-        root.draw_text(
-            &b.frames.to_string(),
-            &anchored(NOTE_PX, &INK, HPos::Center, VPos::Bottom),
-            (px, py - 4),
-        )?;
+        root.draw_text(&b.frames.to_string(), &anchored(NOTE_PX, &INK, HPos::Center, VPos::Bottom), (px, py - 4))?;
     }
     Ok(())
 }
@@ -114,15 +98,10 @@ fn cdf(root: &Area, area: &Area, d: &Distribution, interval_ns: i64) -> DResult 
     let lo = (cost_min.min(i_ms) * 0.7).max(0.1);
     let hi = cost_max.max(2.0 * i_ms) * 1.3;
     let mut chart = cdf_axes(area, lo, hi)?;
-    chart.draw_series(std::iter::once(PathElement::new(
-        vec![(i_ms, 0.0), (i_ms, 100.0)],
-        BUDGET_1X.stroke_width(2),
-    )))?;
-    let marks: [Mark; 3] = [
-        ("P50", d.p50, RGBColor(90, 90, 90)),
-        ("P90", d.p90, LEVEL_COLORS[2]),
-        ("P99", d.p99, LEVEL_COLORS[3]),
-    ];
+    chart
+        .draw_series(std::iter::once(PathElement::new(vec![(i_ms, 0.0), (i_ms, 100.0)], BUDGET_1X.stroke_width(2))))?;
+    let marks: [Mark; 3] =
+        [("P50", d.p50, RGBColor(90, 90, 90)), ("P90", d.p90, LEVEL_COLORS[2]), ("P99", d.p99, LEVEL_COLORS[3])];
     for (_, v, c) in &marks {
         if let Some(v) = v {
             let x = ms(*v).clamp(lo, hi);
@@ -148,9 +127,7 @@ fn cdf(root: &Area, area: &Area, d: &Distribution, interval_ns: i64) -> DResult 
 }
 
 fn cdf_axes<'a, 'b>(area: &'a Area<'b>, lo: f64, hi: f64) -> DResult<Plot<'a, 'b, CdfCoord>> {
-    let mut chart = plot_frame(area)
-        .margin_top(16)
-        .build_cartesian_2d((lo..hi).log_scale(), 0f64..100.0)?;
+    let mut chart = plot_frame(area).margin_top(16).build_cartesian_2d((lo..hi).log_scale(), 0f64..100.0)?;
     let xf = |v: &f64| fmt_ms_tick(*v);
     let yf = |v: &f64| format!("{v:.0}%");
     mesh_style(&mut chart)
@@ -177,19 +154,11 @@ fn mark_labels(root: &Area, chart: &Plot<CdfCoord>, marks: &[Mark], lo: f64, hi:
         let (tw, _) = root.estimate_text_size(&label, &style)?;
         let flip = px + 8 + tw as i32 > right_edge;
         let (tx, style, x_lo, x_hi) = if flip {
-            (
-                px - 6,
-                anchored(NOTE_PX + 1, c, HPos::Right, VPos::Center),
-                px - 10 - tw as i32,
-                px - 3,
-            )
+            (px - 6, anchored(NOTE_PX + 1, c, HPos::Right, VPos::Center), px - 10 - tw as i32, px - 3)
         } else {
             (px + 6, style, px + 3, px + 10 + tw as i32)
         };
-        root.draw(&Rectangle::new(
-            [(x_lo, py - 12), (x_hi, py + 12)],
-            WHITE.mix(0.9).filled(),
-        ))?;
+        root.draw(&Rectangle::new([(x_lo, py - 12), (x_hi, py + 12)], WHITE.mix(0.9).filled()))?;
         root.draw_text(&label, &style, (tx, py))?;
     }
     Ok(())

@@ -21,13 +21,7 @@ pub(crate) fn fps(root: &Area, h: &Heading, d: &FpsData, summary_fps: f64, fps_w
     let plot = header(root, &h.title("FPS over time"), &subtitle, &legend(d))?;
 
     let x0 = d.windows.first().map(|w| w.0).unwrap_or(d.span.0).min(d.span.0);
-    let x1 = d
-        .windows
-        .last()
-        .map(|w| w.1)
-        .unwrap_or(d.span.1)
-        .max(d.span.1)
-        .max(x0 + 1e-3);
+    let x1 = d.windows.last().map(|w| w.1).unwrap_or(d.span.1).max(d.span.1).max(x0 + 1e-3);
     // A little room so a marker at the very start or end is not cut in half.
     let pad = (x1 - x0) * 0.012;
     let (x0, x1) = (x0 - pad, x1 + pad);
@@ -49,19 +43,13 @@ fn legend(d: &FpsData) -> [Vec<LegendItem>; 2] {
         ),
     ];
     let mut marks = vec![item("janky frame, by drop level:", Swatch::Caption)];
-    marks.extend(
-        DropLevel::ALL
-            .iter()
-            .zip(LEVEL_COLORS)
-            .map(|(l, c)| item(l.as_str(), Swatch::Dot(c))),
-    );
+    marks.extend(DropLevel::ALL.iter().zip(LEVEL_COLORS).map(|(l, c)| item(l.as_str(), Swatch::Dot(c))));
     [series, marks]
 }
 
 /// Seconds since the trace start across, frames per second up.
 fn axes<'a, 'b>(plot: &'a Area<'b>, x0: f64, x1: f64, ymax: f64) -> DResult<Plot<'a, 'b>> {
-    let mut chart = plot_frame(plot)
-        .build_cartesian_2d(x0..x1, 0f64..ymax)?;
+    let mut chart = plot_frame(plot).build_cartesian_2d(x0..x1, 0f64..ymax)?;
     let xf = |v: &f64| fmt_secs_tick(*v, x1 - x0);
     let yf = |v: &f64| format!("{v:.0}");
     mesh_style(&mut chart)
@@ -78,17 +66,14 @@ fn axes<'a, 'b>(plot: &'a Area<'b>, x0: f64, x1: f64, ymax: f64) -> DResult<Plot
 /// The per-window fill, idle shading over it, the FPS line and the refresh rate.
 fn series(chart: &mut Plot, d: &FpsData, x0: f64, x1: f64, ymax: f64) -> DResult {
     chart.draw_series(
-        d.windows
-            .iter()
-            .map(|&(a, b, f)| Rectangle::new([(a, 0.0), (b, f)], tint(FPS_LINE, 0.35).filled())),
+        d.windows.iter().map(|&(a, b, f)| Rectangle::new([(a, 0.0), (b, f)], tint(FPS_LINE, 0.35).filled())),
     )?;
     // Idle on top of the fill, translucent, so it reads over the whole height.
-    chart.draw_series(d.idle.iter().map(|&(a, b)| {
-        Rectangle::new(
-            [(a.max(x0), 0.0), (b.min(x1), ymax)],
-            IDLE_SHADE.mix(IDLE_ALPHA).filled(),
-        )
-    }))?;
+    chart.draw_series(
+        d.idle
+            .iter()
+            .map(|&(a, b)| Rectangle::new([(a.max(x0), 0.0), (b.min(x1), ymax)], IDLE_SHADE.mix(IDLE_ALPHA).filled())),
+    )?;
     chart.draw_series(LineSeries::new(
         d.windows.iter().flat_map(|&(a, b, f)| [(a, f), (b, f)]),
         FPS_LINE.stroke_width(3),
@@ -109,11 +94,7 @@ fn janky_marks(chart: &mut Plot, d: &FpsData, ymax: f64) -> DResult {
     let mut janky: Vec<&(f64, DropLevel, i64)> = d.janky.iter().collect();
     janky.sort_by_key(|j| j.1);
     chart.draw_series(janky.iter().map(|&&(t, level, _)| {
-        Circle::new(
-            (t, band),
-            5 + level.index() as u32,
-            LEVEL_COLORS[level.index()].mix(0.9).filled(),
-        )
+        Circle::new((t, band), 5 + level.index() as u32, LEVEL_COLORS[level.index()].mix(0.9).filled())
     }))?;
     Ok(())
 }

@@ -24,30 +24,16 @@ pub(crate) fn janky(root: &Area, h: &Heading, d: &JankyData) -> DResult {
         d.janky_frames
     );
     let interval = d.rows.iter().map(|x| x.frame.interval_ns).min().unwrap_or(0);
-    let plot = header(
-        root,
-        &h.title("Janky frames and why"),
-        &subtitle,
-        &[segment_legend(), budget_legend(interval, "")],
-    )?;
-    let xmax = d
-        .rows
-        .iter()
-        .map(|x| ms(x.frame.total_ns()))
-        .fold(ms(2 * interval), f64::max)
-        * 1.12;
+    let plot =
+        header(root, &h.title("Janky frames and why"), &subtitle, &[segment_legend(), budget_legend(interval, "")])?;
+    let xmax = d.rows.iter().map(|x| ms(x.frame.total_ns())).fold(ms(2 * interval), f64::max) * 1.12;
     let mut chart = axes(&plot, xmax, r)?;
     let line = |m: i64| {
         let x = ms(m * interval);
         vec![(x, 0.0), (x, r as f64)]
     };
     chart.draw_series(std::iter::once(PathElement::new(line(1), BUDGET_1X.stroke_width(2))))?;
-    chart.draw_series(std::iter::once(DashedPathElement::new(
-        line(2),
-        10,
-        6,
-        BUDGET_2X.stroke_width(2),
-    )))?;
+    chart.draw_series(std::iter::once(DashedPathElement::new(line(2), 10, 6, BUDGET_2X.stroke_width(2))))?;
     let right_edge = chart.backend_coord(&(xmax, 0.0)).0;
     for (i, row) in d.rows.iter().enumerate() {
         // Row i spans y = r − i − 0.1 (top) down to 0.42 below it.
@@ -59,10 +45,7 @@ pub(crate) fn janky(root: &Area, h: &Heading, d: &JankyData) -> DResult {
         row_label(root, &chart, row, i + 1, (top + bottom) / 2.0)?;
         if i > 0 {
             let y = (r - i) as f64;
-            chart.draw_series(std::iter::once(PathElement::new(
-                vec![(0.0, y), (xmax, y)],
-                GRID.stroke_width(1),
-            )))?;
+            chart.draw_series(std::iter::once(PathElement::new(vec![(0.0, y), (xmax, y)], GRID.stroke_width(1))))?;
         }
     }
     Ok(())
@@ -96,10 +79,7 @@ fn bar(chart: &mut Plot, row: &JankyRow, top: f64, bottom: f64) -> DResult<f64> 
     let mut rects = Vec::new();
     for (s, &v) in row.frame.segments.iter().enumerate() {
         if v > 0 {
-            rects.push(Rectangle::new(
-                [(x, bottom), (x + ms(v), top)],
-                SEGMENT_COLORS[s].filled(),
-            ));
+            rects.push(Rectangle::new([(x, bottom), (x + ms(v), top)], SEGMENT_COLORS[s].filled()));
             x += ms(v);
         }
     }
@@ -112,28 +92,16 @@ fn bar(chart: &mut Plot, row: &JankyRow, top: f64, bottom: f64) -> DResult<f64> 
 fn cost_label(root: &Area, chart: &Plot, row: &JankyRow, at: (f64, f64), right_edge: i32) -> DResult {
     let f = &row.frame;
     let (px, py) = chart.backend_coord(&at);
-    let total = format!(
-        "cost {} · {} dropped ({})",
-        fmt_ms(f.frame_cost_ns),
-        f.dropped_frames,
-        f.level
-    );
+    let total = format!("cost {} · {} dropped ({})", fmt_ms(f.frame_cost_ns), f.dropped_frames, f.level);
     let style = anchored(NOTE_PX, &INK, HPos::Left, VPos::Center);
     let (tw, th) = root.estimate_text_size(&total, &style)?;
     if px + 8 + tw as i32 > right_edge {
         // No room after the bar: inside it, right-aligned, on a white box.
         root.draw(&Rectangle::new(
-            [
-                (px - tw as i32 - 12, py - th as i32 / 2 - 3),
-                (px - 4, py + th as i32 / 2 + 3),
-            ],
+            [(px - tw as i32 - 12, py - th as i32 / 2 - 3), (px - 4, py + th as i32 / 2 + 3)],
             WHITE.mix(0.9).filled(),
         ))?;
-        root.draw_text(
-            &total,
-            &anchored(NOTE_PX, &INK, HPos::Right, VPos::Center),
-            (px - 8, py),
-        )?;
+        root.draw_text(&total, &anchored(NOTE_PX, &INK, HPos::Right, VPos::Center), (px - 8, py))?;
     } else {
         root.draw_text(&total, &style, (px + 6, py))?;
     }
@@ -147,10 +115,7 @@ fn why_label(root: &Area, chart: &Plot, row: &JankyRow, bottom: f64) -> DResult 
     let why_style = anchored(NOTE_PX + 1, &INK, HPos::Left, VPos::Center);
     let (ww, wh) = root.estimate_text_size(&why, &why_style)?;
     root.draw(&Rectangle::new(
-        [
-            (qx + 1, qy - wh as i32 / 2 - 2),
-            (qx + 8 + ww as i32, qy + wh as i32 / 2 + 2),
-        ],
+        [(qx + 1, qy - wh as i32 / 2 - 2), (qx + 8 + ww as i32, qy + wh as i32 / 2 + 2)],
         WHITE.mix(0.9).filled(),
     ))?;
     root.draw_text(&why, &why_style, (qx + 4, qy))?;
@@ -161,10 +126,7 @@ fn why_label(root: &Area, chart: &Plot, row: &JankyRow, bottom: f64) -> DResult 
 fn row_label(root: &Area, chart: &Plot, row: &JankyRow, rank: usize, y: f64) -> DResult {
     let f = &row.frame;
     let (lx, ly) = chart.backend_coord(&(0.0, y));
-    root.draw(&Rectangle::new(
-        [(lx - 184, ly - 9), (lx - 170, ly + 9)],
-        LEVEL_COLORS[f.level.index()].filled(),
-    ))?;
+    root.draw(&Rectangle::new([(lx - 184, ly - 9), (lx - 170, ly + 9)], LEVEL_COLORS[f.level.index()].filled()))?;
     root.draw_text(
         &format!("#{rank} at {:.3} s", row.t),
         &anchored(TICK_PX, &INK, HPos::Left, VPos::Center),

@@ -44,11 +44,7 @@ fn level_panel(root: &Area, area: &Area, groups: &[LevelGroup], sums: bool, name
             let yc = top - (k as f64 + 0.43) * bar;
             let (px, py) = chart.backend_coord(&(v as f64, yc));
             let color = if v == 0 { MUTED } else { INK };
-            root.draw_text(
-                &v.to_string(),
-                &anchored(NOTE_PX, &color, HPos::Left, VPos::Center),
-                (px + 5, py),
-            )?;
+            root.draw_text(&v.to_string(), &anchored(NOTE_PX, &color, HPos::Left, VPos::Center), (px + 5, py))?;
         }
         if gi > 0 {
             let y = (g - gi) as f64;

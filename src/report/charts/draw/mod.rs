@@ -54,31 +54,19 @@ impl Heading {
 /// `prefix` and a box per drop level, in the level colours.
 fn level_legend(prefix: &str) -> Vec<LegendItem> {
     let mut v = vec![item(prefix, Swatch::Caption)];
-    v.extend(
-        DropLevel::ALL
-            .iter()
-            .zip(LEVEL_COLORS)
-            .map(|(l, c)| item(l.as_str(), Swatch::Box(c))),
-    );
+    v.extend(DropLevel::ALL.iter().zip(LEVEL_COLORS).map(|(l, c)| item(l.as_str(), Swatch::Box(c))));
     v
 }
 
 /// A box per bar segment ([`SEGMENTS`]), in the segment colours.
 fn segment_legend() -> Vec<LegendItem> {
-    SEGMENTS
-        .iter()
-        .zip(SEGMENT_COLORS)
-        .map(|(s, c)| item(*s, Swatch::Box(c)))
-        .collect()
+    SEGMENTS.iter().zip(SEGMENT_COLORS).map(|(s, c)| item(*s, Swatch::Box(c))).collect()
 }
 
 /// The 1× and 2× frame-interval lines; `note` follows the 1× interval.
 fn budget_legend(interval_ns: i64, note: &str) -> Vec<LegendItem> {
     vec![
-        item(
-            format!("1× frame interval ({}{note})", fmt_ms(interval_ns)),
-            Swatch::Line(BUDGET_1X),
-        ),
+        item(format!("1× frame interval ({}{note})", fmt_ms(interval_ns)), Swatch::Line(BUDGET_1X)),
         item(format!("2× ({})", fmt_ms(2 * interval_ns)), Swatch::Line(BUDGET_2X)),
     ]
 }

@@ -17,23 +17,10 @@ pub(crate) fn present(root: &Area, h: &Heading, d: &PresentData) -> DResult {
         d.points.len()
     );
     let mut legend = vec![item("present type:", Swatch::Caption)];
-    legend.extend(
-        data::PRESENT_CLASSES
-            .iter()
-            .zip(PRESENT_COLORS)
-            .map(|(n, c)| item(*n, Swatch::Dot(c))),
-    );
-    legend.push(item(
-        format!("1× frame interval ({})", fmt_ms(d.interval_ns)),
-        Swatch::Line(BUDGET_1X),
-    ));
+    legend.extend(data::PRESENT_CLASSES.iter().zip(PRESENT_COLORS).map(|(n, c)| item(*n, Swatch::Dot(c))));
+    legend.push(item(format!("1× frame interval ({})", fmt_ms(d.interval_ns)), Swatch::Line(BUDGET_1X)));
     legend.push(item("2×", Swatch::Line(BUDGET_2X)));
-    let plot = header(
-        root,
-        &h.title("FrameTimeline present intervals and overrun"),
-        &subtitle,
-        &[legend],
-    )?;
+    let plot = header(root, &h.title("FrameTimeline present intervals and overrun"), &subtitle, &[legend])?;
     let (_, ph) = plot.dim_in_pixel();
     let (top, bottom) = plot.split_vertically((ph as f64 * 0.52) as i32);
 
@@ -66,10 +53,7 @@ fn intervals_panel(area: &Area, d: &PresentData, x0: f64, x1: f64) -> DResult {
         .y_label_formatter(&yf)
         .y_desc("present interval (ms)")
         .draw()?;
-    chart.draw_series(std::iter::once(PathElement::new(
-        vec![(x0, i_ms), (x1, i_ms)],
-        BUDGET_1X.stroke_width(2),
-    )))?;
+    chart.draw_series(std::iter::once(PathElement::new(vec![(x0, i_ms), (x1, i_ms)], BUDGET_1X.stroke_width(2))))?;
     chart.draw_series(DashedLineSeries::new(
         vec![(x0, 2.0 * i_ms), (x1, 2.0 * i_ms)],
         10,
@@ -85,8 +69,7 @@ fn overrun_panel(area: &Area, d: &PresentData, x0: f64, x1: f64) -> DResult {
     let over: Vec<f64> = d.points.iter().filter_map(|p| p.overrun_ns.map(ms)).collect();
     let lo = over.iter().cloned().fold(-0.5 * i_ms, f64::min) * 1.1;
     let hi = data::y_cap(&over.iter().map(|v| v.max(0.0)).collect::<Vec<_>>(), i_ms);
-    let mut chart = plot_frame(area)
-        .build_cartesian_2d(x0..x1, lo..hi)?;
+    let mut chart = plot_frame(area).build_cartesian_2d(x0..x1, lo..hi)?;
     let xf = |v: &f64| fmt_secs_tick(*v, x1 - x0);
     let yf = |v: &f64| fmt_ms_tick(*v);
     mesh_style(&mut chart)
@@ -97,10 +80,7 @@ fn overrun_panel(area: &Area, d: &PresentData, x0: f64, x1: f64) -> DResult {
         .x_desc("present time since the trace start (s)")
         .y_desc("overrun: end − deadline (ms)")
         .draw()?;
-    chart.draw_series(std::iter::once(PathElement::new(
-        vec![(x0, 0.0), (x1, 0.0)],
-        INK.stroke_width(1),
-    )))?;
+    chart.draw_series(std::iter::once(PathElement::new(vec![(x0, 0.0), (x1, 0.0)], INK.stroke_width(1))))?;
     points(&mut chart, d, |p| p.overrun_ns, hi)
 }
 
@@ -109,11 +89,7 @@ fn overrun_panel(area: &Area, d: &PresentData, x0: f64, x1: f64) -> DResult {
 fn points(chart: &mut Plot, d: &PresentData, value: impl Fn(&PresentPoint) -> Option<i64>, cap: f64) -> DResult {
     chart.draw_series(d.points.iter().filter_map(|p| {
         let v = ms(value(p)?);
-        Some(Circle::new(
-            (p.t, v.min(cap * 0.985)),
-            4,
-            PRESENT_COLORS[p.class].filled(),
-        ))
+        Some(Circle::new((p.t, v.min(cap * 0.985)), 4, PRESENT_COLORS[p.class].filled()))
     }))?;
     chart.draw_series(d.points.iter().filter_map(|p| {
         let v = ms(value(p)?);

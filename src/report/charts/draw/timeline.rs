@@ -28,21 +28,11 @@ pub(crate) fn timeline(root: &Area, h: &Heading, d: &TimelineData, origin_ts: i6
     segments.insert(0, item("bar:", Swatch::Caption));
     let mut row2 = budget_legend(interval, per_frame(&d.bars));
     row2.extend(level_legend("strip under each bar = drop level:"));
-    let plot = header(
-        root,
-        &h.title("Frame timeline"),
-        &subtitle(d, origin_ts),
-        &[segments, row2],
-    )?;
+    let plot = header(root, &h.title("Frame timeline"), &subtitle(d, origin_ts), &[segments, row2])?;
 
     let totals: Vec<f64> = d.bars.iter().map(|f| ms(f.total_ns())).collect();
     let ymax = data::y_cap(&totals, ms(interval));
-    let s = Scale {
-        first: (d.start + 1) as f64,
-        half: if n > 60 { 0.42 } else { 0.36 },
-        strip: ymax * 0.07,
-        ymax,
-    };
+    let s = Scale { first: (d.start + 1) as f64, half: if n > 60 { 0.42 } else { 0.36 }, strip: ymax * 0.07, ymax };
     let mut chart = axes(&plot, n, &s)?;
     bars(&mut chart, &d.bars, &s)?;
     budget_lines(&mut chart, &d.bars, &s)?;
@@ -66,10 +56,7 @@ fn subtitle(d: &TimelineData, origin_ts: i64) -> String {
             t1
         )
     } else {
-        format!(
-            "all {} frames, {:.2}–{:.2} s; bar = vsync → end of the frame's work",
-            d.total_frames, t0, t1
-        )
+        format!("all {} frames, {:.2}–{:.2} s; bar = vsync → end of the frame's work", d.total_frames, t0, t1)
     }
 }
 
