@@ -307,7 +307,8 @@ fn analyze(a: &AnalyzeArgs) -> Result<()> {
         let written = ExportManager::default().write(dir, &report)?;
         eprintln!("fpsan: wrote {} files to {}", written.len(), dir.display());
     }
-    print_stdout(&report::render_stdout(a.format, &report)?)
+    let out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    Ok(report::write_stdout(a.format, &report, out)?)
 }
 
 fn info_cmd(a: &InfoArgs) -> Result<()> {

@@ -228,12 +228,14 @@ mod tests {
     use std::sync::Arc;
 
     fn trace() -> Trace {
-        let mut t = Trace::default();
-        t.processes = vec![Process { upid: Upid(0), pid: 42, name: Some(Arc::from("com.a")), ..Default::default() }];
-        t.threads = vec![
-            Thread { utid: Utid(0), tid: 42, upid: Some(Upid(0)), name: Some(Arc::from("com.a")) },
-            Thread { utid: Utid(1), tid: 43, upid: Some(Upid(0)), name: Some(Arc::from("RenderThread")) },
-        ];
+        let mut t = Trace {
+            processes: vec![Process { upid: Upid(0), pid: 42, name: Some(Arc::from("com.a")), ..Default::default() }],
+            threads: vec![
+                Thread { utid: Utid(0), tid: 42, upid: Some(Upid(0)), name: Some(Arc::from("com.a")) },
+                Thread { utid: Utid(1), tid: 43, upid: Some(Upid(0)), name: Some(Arc::from("RenderThread")) },
+            ],
+            ..Default::default()
+        };
         t.tracks = vec![
             Track { id: TrackId(0), name: None, kind: TrackKind::Thread { utid: Utid(0) } },
             Track { id: TrackId(1), name: None, kind: TrackKind::Thread { utid: Utid(1) } },

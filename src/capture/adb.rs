@@ -199,6 +199,24 @@ fn is_executable(path: &Path) -> bool {
     }
 }
 
+/// `spawn`, retried briefly on ETXTBSY: the program file is still open for
+/// writing somewhere (adb being replaced by an SDK update, or a freshly
+/// written script whose descriptor another thread's fork inherited for an
+/// instant). The condition clears by itself within milliseconds.
+fn spawn_retrying_busy(cmd: &mut Command) -> std::io::Result<std::process::Child> {
+    const ETXTBSY: i32 = 26;
+    let mut tries = 0;
+    loop {
+        match cmd.spawn() {
+            Err(e) if e.raw_os_error() == Some(ETXTBSY) && tries < 20 => {
+                tries += 1;
+                std::thread::sleep(Duration::from_millis(25));
+            }
+            other => return other,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -229,23 +247,5 @@ mod tests {
         assert_eq!(out.detail(), "error: a; b");
         let out = AdbOutput { status: Some(3), stdout: String::new(), stderr: String::new() };
         assert_eq!(out.detail(), "exit status 3");
-    }
-}
-
-/// `spawn`, retried briefly on ETXTBSY: the program file is still open for
-/// writing somewhere (adb being replaced by an SDK update, or a freshly
-/// written script whose descriptor another thread's fork inherited for an
-/// instant). The condition clears by itself within milliseconds.
-fn spawn_retrying_busy(cmd: &mut Command) -> std::io::Result<std::process::Child> {
-    const ETXTBSY: i32 = 26;
-    let mut tries = 0;
-    loop {
-        match cmd.spawn() {
-            Err(e) if e.raw_os_error() == Some(ETXTBSY) && tries < 20 => {
-                tries += 1;
-                std::thread::sleep(Duration::from_millis(25));
-            }
-            other => return other,
-        }
     }
 }

@@ -118,7 +118,13 @@ fn cdf(root: &Area, c: &Comparison, runs: &[Vec<Run>; 2]) -> DResult {
             // Labels point away from the other side's mark at the same
             // quantile, so the two never run into each other.
             let other = marks.get(1 - k).map_or(f64::NAN, |o| o[m]);
-            let (h, dx) = if v < other || (!(v > other) && k == 0) { (HPos::Right, -6) } else { (HPos::Left, 6) };
+            // Left of the other side's mark when smaller; on a tie or no other mark, before goes left.
+            let left = match v.partial_cmp(&other) {
+                Some(std::cmp::Ordering::Less) => true,
+                Some(std::cmp::Ordering::Greater) => false,
+                Some(std::cmp::Ordering::Equal) | None => k == 0,
+            };
+            let (h, dx) = if left { (HPos::Right, -6) } else { (HPos::Left, 6) };
             root.draw_text(
                 &format!("{side} {name} {v:.1} ms"),
                 &anchored(NOTE_PX, &color, h, VPos::Center),

@@ -207,7 +207,7 @@ impl Window {
     const ALL: Window = Window { from: i64::MIN, until: i64::MAX };
 
     /// The items of `sorted` (ordered by `ts`) that start in `[from, until)`.
-    pub(crate) fn of<'s, T>(self, sorted: &'s [T], ts: impl Fn(&T) -> i64) -> &'s [T] {
+    pub(crate) fn of<T>(self, sorted: &[T], ts: impl Fn(&T) -> i64) -> &[T] {
         if self == Window::ALL {
             return sorted;
         }

@@ -402,7 +402,7 @@ fn no_vsync_source_at_all() {
     let r = &a.rows[0];
     // Nothing measures I: the fallback 60 Hz, counted as `default`.
     assert_eq!(
-        (r.vsync_ts, r.vsync_source.clone(), r.frame_interval_ns, r.interval_source.as_str()),
+        (r.vsync_ts, r.vsync_source, r.frame_interval_ns, r.interval_source.as_str()),
         (None, None, P, "default")
     );
     // cost = do_frame_dur; 40_000_000 / P = 2.

@@ -143,15 +143,17 @@ mod tests {
     #[test]
     fn records_become_operations_on_the_right_tracks() {
         let n = |s: &str| Name::from(s);
-        let mut b = Batch::default();
-        b.atrace = vec![
-            rec(1, 11, AtraceOp::Begin { tgid: 10, name: n("doFrame") }),
-            rec(2, 11, AtraceOp::Counter { tgid: 10, name: n("jitter"), value: 5.0 }),
-            rec(3, 11, AtraceOp::End { tgid: 10 }),
-            // An end without tgid from a thread never seen: the trace's cut start.
-            rec(4, 99, AtraceOp::End { tgid: 0 }),
-            rec(5, 12, AtraceOp::AsyncBegin { tgid: 10, name: n("load"), cookie: 3 }),
-        ];
+        let b = Batch {
+            atrace: vec![
+                rec(1, 11, AtraceOp::Begin { tgid: 10, name: n("doFrame") }),
+                rec(2, 11, AtraceOp::Counter { tgid: 10, name: n("jitter"), value: 5.0 }),
+                rec(3, 11, AtraceOp::End { tgid: 10 }),
+                // An end without tgid from a thread never seen: the trace's cut start.
+                rec(4, 99, AtraceOp::End { tgid: 0 }),
+                rec(5, 12, AtraceOp::AsyncBegin { tgid: 10, name: n("load"), cookie: 3 }),
+            ],
+            ..Default::default()
+        };
         let (mut id, mut tracks, mut meta, mut ops_out) =
             (Identity::default(), Tracks::default(), TraceMeta::default(), Ops::default());
         ops(&mut [b], Some(2), &mut id, &mut tracks, &mut meta, &mut ops_out);

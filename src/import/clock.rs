@@ -20,9 +20,12 @@ fn is_sequence_scoped(clock: u32) -> bool {
 
 #[derive(Debug, Default)]
 pub(crate) struct ClockConverter {
-    /// (clock, scope) → sorted (clock value, boottime value, ns per unit).
-    points: HashMap<(u32, u32), Vec<(i64, i64, i64)>>,
+    /// (clock, scope) → its snapshot points.
+    points: HashMap<(u32, u32), Points>,
 }
+
+/// One clock's snapshot points: (clock value, boottime value, ns per unit), sorted by clock value.
+type Points = Vec<(i64, i64, i64)>;
 
 impl ClockConverter {
     /// Add one snapshot. `seq` scopes clocks 64..127.
@@ -71,7 +74,7 @@ pub(crate) struct TraceClocks {
 
 impl TraceClocks {
     /// `ts` in `clock` (scoped to sequence `seq`) as trace time.
-    pub(crate) fn to_boottime(&mut self, clock: u32, seq: u32, ts: i64) -> Option<i64> {
+    pub(crate) fn boottime_of(&mut self, clock: u32, seq: u32, ts: i64) -> Option<i64> {
         let r = self.converter.to_boottime(clock, seq, ts);
         self.unconvertible += r.is_none() as u64;
         r
@@ -81,7 +84,7 @@ impl TraceClocks {
     /// sequence's default.
     pub(crate) fn record_to_boottime(&mut self, c: ClockRef, ts: i64) -> Option<i64> {
         let clock = c.explicit.or_else(|| self.seq_default.get(&c.seq).copied()).unwrap_or(BOOTTIME);
-        self.to_boottime(clock, c.seq, ts)
+        self.boottime_of(clock, c.seq, ts)
     }
 }
 

@@ -58,13 +58,13 @@ pub fn import(decoded: Decoded) -> Trace {
         meta.see_ts(last);
     }
     for (t, c, s) in packet_times {
-        if let Some(ts) = clocks.to_boottime(c, s, t) {
+        if let Some(ts) = clocks.boottime_of(c, s, t) {
             meta.see_ts(ts);
         }
     }
     // Ftrace data counts from the later of tracing_started and the point
     // where every CPU's buffer is complete.
-    meta.tracing_started_ts = tracing_started.and_then(|(t, c, s)| clocks.to_boottime(c, s, t));
+    meta.tracing_started_ts = tracing_started.and_then(|(t, c, s)| clocks.boottime_of(c, s, t));
     let valid_from = match (stats::ftrace_complete_from(&batches), meta.tracing_started_ts) {
         (Some(a), Some(b)) => Some(a.max(b)),
         (a, b) => a.or(b),

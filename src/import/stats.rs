@@ -151,10 +151,11 @@ mod tests {
 
     #[test]
     fn ftrace_is_complete_from_the_latest_first_bundle_end() {
-        let mut a = Batch::default();
-        a.bundles = vec![bundle(0, 5, Some(100)), bundle(1, 2, Some(300)), bundle(1, 9, Some(900))];
-        let mut b = Batch::default();
-        b.bundles = vec![bundle(0, 1, Some(50))];
+        let a = Batch {
+            bundles: vec![bundle(0, 5, Some(100)), bundle(1, 2, Some(300)), bundle(1, 9, Some(900))],
+            ..Default::default()
+        };
+        let b = Batch { bundles: vec![bundle(0, 1, Some(50))], ..Default::default() };
         // CPU 0's first bundle is order 1 (end 50), CPU 1's is order 2 (end 300).
         assert_eq!(ftrace_complete_from(&[a, b]), Some(300));
         assert_eq!(ftrace_complete_from(&[]), None);
@@ -162,29 +163,26 @@ mod tests {
 
     #[test]
     fn a_sequences_first_packet_flagged_dropped_is_not_loss() {
-        let mut a = Batch::default();
+        let mut a = Batch { dropped_at: vec![(1, 10), (1, 20)], ..Default::default() };
         a.sequence_first.insert(1, 10);
-        a.dropped_at = vec![(1, 10), (1, 20)];
-        let mut b = Batch::default();
+        let mut b = Batch { dropped_at: vec![(2, 30), (3, 40)], ..Default::default() };
         b.sequence_first.insert(2, 30);
-        b.dropped_at = vec![(2, 30), (3, 40)];
         // (1,10) and (2,30) open their sequences; (3,40) has no known first.
         assert_eq!(dropped_packets(&[a, b]), 1);
     }
 
     #[test]
     fn tally_sums_counts_and_names_sources_in_order() {
-        let mut a = Batch::default();
-        a.packets = 3;
-        a.ftrace_events = 2;
-        a.malformed_packets = 1;
-        a.errors = vec!["bad varint".into()];
-        a.min_ts = Some(5);
-        a.max_ts = Some(9);
-        let mut b = Batch::default();
-        b.packets = 4;
-        b.compact_sched = true;
-        b.sched_events = 7;
+        let a = Batch {
+            packets: 3,
+            ftrace_events: 2,
+            malformed_packets: 1,
+            errors: vec!["bad varint".into()],
+            min_ts: Some(5),
+            max_ts: Some(9),
+            ..Default::default()
+        };
+        let b = Batch { packets: 4, compact_sched: true, sched_events: 7, ..Default::default() };
         let (mut meta, mut sources) = (TraceMeta::default(), Sources::default());
         tally(&[a, b], &mut meta, &mut sources);
         assert_eq!((meta.packets, meta.ftrace_events, meta.sched_events), (7, 2, 7));

@@ -104,7 +104,7 @@ impl TrackEventImporter<'_> {
 
     /// One track event's operation.
     fn event(&mut self, te: PendingTrackEvent, meta: &mut TraceMeta, ops: &mut Ops, without_track: &mut u64) {
-        let Some(ts) = self.clocks.to_boottime(te.clock, te.seq, te.ts) else { return };
+        let Some(ts) = self.clocks.boottime_of(te.clock, te.seq, te.ts) else { return };
         meta.see_ts(ts);
         let Some(desc) = te.track_uuid.and_then(|u| self.descriptors.get(&u)) else {
             *without_track += 1;

@@ -209,16 +209,18 @@ mod tests {
 
     fn trace_with(slices: &[(i64, &str, u32)]) -> Trace {
         // track 0: main thread of pid 100 (com.a); track 1: system_server async.
-        let mut t = Trace::default();
-        t.processes = vec![
-            Process { upid: Upid(0), pid: 100, name: Some(Arc::from("com.a")), ..Default::default() },
-            Process { upid: Upid(1), pid: 1000, name: Some(Arc::from("system_server")), ..Default::default() },
-        ];
-        t.threads = vec![Thread { utid: Utid(0), tid: 100, upid: Some(Upid(0)), name: Some(Arc::from("com.a")) }];
-        t.tracks = vec![
-            Track { id: TrackId(0), name: None, kind: TrackKind::Thread { utid: Utid(0) } },
-            Track { id: TrackId(1), name: None, kind: TrackKind::ProcessAsync { upid: Upid(1) } },
-        ];
+        let mut t = Trace {
+            processes: vec![
+                Process { upid: Upid(0), pid: 100, name: Some(Arc::from("com.a")), ..Default::default() },
+                Process { upid: Upid(1), pid: 1000, name: Some(Arc::from("system_server")), ..Default::default() },
+            ],
+            threads: vec![Thread { utid: Utid(0), tid: 100, upid: Some(Upid(0)), name: Some(Arc::from("com.a")) }],
+            tracks: vec![
+                Track { id: TrackId(0), name: None, kind: TrackKind::Thread { utid: Utid(0) } },
+                Track { id: TrackId(1), name: None, kind: TrackKind::ProcessAsync { upid: Upid(1) } },
+            ],
+            ..Default::default()
+        };
         t.slices = slices
             .iter()
             .enumerate()

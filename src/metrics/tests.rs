@@ -315,7 +315,9 @@ fn apps_most_frames_first_with_worst_frames_and_why() {
         thread_state: None,
     };
     let df = df_of(&rows, &[]);
-    let apps = summarize(&df, &[why.clone()], &MetricsOptions { category: Category::Normal, worst_frames: 2 }).unwrap();
+    let apps =
+        summarize(&df, std::slice::from_ref(&why), &MetricsOptions { category: Category::Normal, worst_frames: 2 })
+            .unwrap();
     assert_eq!(apps.iter().map(|a| (a.pid, a.frames)).collect::<Vec<_>>(), [(3, 3), (7, 2)]);
     assert_eq!(apps[0].process.as_deref(), Some("app3"));
     let w = &apps[0].worst_frames;

@@ -7,12 +7,15 @@ use super::wire::read_varint;
 #[derive(Debug, Default)]
 pub struct Framing {
     /// Byte ranges of the packets' payloads.
-    pub packets: Vec<(usize, usize)>,
+    pub packets: Vec<ByteRange>,
     /// Bytes after the last whole packet that could not be framed.
     pub trailing_bytes: usize,
     /// Why framing stopped early, if it did.
     pub stop_reason: Option<String>,
 }
+
+/// A packet payload's (start, end) byte offsets in the trace.
+pub type ByteRange = (usize, usize);
 
 /// Frame the packets of a serialized `Trace`.
 pub fn frame(buf: &[u8]) -> Framing {
@@ -30,11 +33,7 @@ pub fn frame_releasing(buf: &[u8], done_before: &dyn Fn(usize)) -> Framing {
 
 /// [`frame_releasing`], calling `on_packet(packets so far)` after each packet
 /// is found, so a consumer can start on the packets before framing ends.
-pub fn frame_streaming(
-    buf: &[u8],
-    done_before: &dyn Fn(usize),
-    on_packet: &mut dyn FnMut(&[(usize, usize)]),
-) -> Framing {
+pub fn frame_streaming(buf: &[u8], done_before: &dyn Fn(usize), on_packet: &mut dyn FnMut(&[ByteRange])) -> Framing {
     let mut out = Framing { packets: Vec::with_capacity(buf.len() / 512), ..Default::default() };
     let mut pos = 0usize;
     let mut next_release = RELEASE_EVERY;

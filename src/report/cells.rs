@@ -3,6 +3,7 @@
 //! conversion per column instead of per-cell `AnyValue` handling everywhere.
 
 use polars::prelude::*;
+use serde::Serialize;
 
 /// One value of a result table.
 #[derive(Debug, Clone, PartialEq)]
@@ -85,16 +86,70 @@ pub(crate) fn table_cells(df: &DataFrame) -> PolarsResult<Vec<(String, Kind, Vec
         .collect()
 }
 
+/// One column, typed once, read cell by cell as it is serialised.
+enum View {
+    Int(Int64Chunked),
+    Float(Float64Chunked),
+    Bool(BooleanChunked),
+    Str(StringChunked),
+    /// Null columns, lists and other nested values: their cells (polars' text form).
+    Cells(Vec<Cell>),
+}
+
+impl View {
+    fn of(col: &Column) -> PolarsResult<View> {
+        let dt = col.dtype();
+        Ok(if dt.is_integer() {
+            View::Int(col.cast(&DataType::Int64)?.as_materialized_series().i64()?.clone())
+        } else if dt.is_float() {
+            View::Float(col.cast(&DataType::Float64)?.as_materialized_series().f64()?.clone())
+        } else if dt.is_bool() {
+            View::Bool(col.as_materialized_series().bool()?.clone())
+        } else if dt == &DataType::String {
+            View::Str(col.as_materialized_series().str()?.clone())
+        } else {
+            View::Cells(column_cells(col)?.1)
+        })
+    }
+
+    fn serialize_at<S: serde::Serializer>(&self, i: usize, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            View::Int(c) => c.get(i).map_or(Cell::Null, Cell::Int).serialize(s),
+            View::Float(c) => c.get(i).map_or(Cell::Null, Cell::Float).serialize(s),
+            View::Bool(c) => c.get(i).map_or(Cell::Null, Cell::Bool).serialize(s),
+            View::Str(c) => match c.get(i) {
+                Some(v) => s.serialize_str(v),
+                None => s.serialize_none(),
+            },
+            View::Cells(c) => c[i].serialize(s),
+        }
+    }
+}
+
 /// A table's rows, serialised as a JSON array of objects whose keys keep the
-/// column order (serde_json's `Value` would sort them).
+/// column order (serde_json's `Value` would sort them). Cells are read from
+/// the columns as they are written, so a large table is never copied into a
+/// second form first.
 pub struct JsonRows {
-    cols: Vec<(String, Kind, Vec<Cell>)>,
+    cols: Vec<(String, View)>,
     height: usize,
 }
 
 struct JsonRow<'a> {
     rows: &'a JsonRows,
     index: usize,
+}
+
+/// One cell of a column, serialised in place.
+struct At<'a> {
+    view: &'a View,
+    index: usize,
+}
+
+impl serde::Serialize for At<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.view.serialize_at(self.index, s)
+    }
 }
 
 impl serde::Serialize for Cell {
@@ -114,8 +169,8 @@ impl serde::Serialize for JsonRow<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
         let mut m = s.serialize_map(Some(self.rows.cols.len()))?;
-        for (name, _, cells) in &self.rows.cols {
-            m.serialize_entry(name, &cells[self.index])?;
+        for (name, view) in &self.rows.cols {
+            m.serialize_entry(name, &At { view, index: self.index })?;
         }
         m.end()
     }
@@ -129,7 +184,8 @@ impl serde::Serialize for JsonRows {
 
 /// `df` as a JSON array of row objects (column order kept).
 pub fn json_rows(df: &DataFrame) -> PolarsResult<JsonRows> {
-    Ok(JsonRows { cols: table_cells(df)?, height: df.height() })
+    let cols = df.columns().iter().map(|c| Ok((c.name().to_string(), View::of(c)?))).collect::<PolarsResult<_>>()?;
+    Ok(JsonRows { cols, height: df.height() })
 }
 
 /// `df` as CSV with a header row; null is an empty field.

@@ -59,10 +59,20 @@ pub(crate) fn document<'a>(report: &Report<'a>, include_frames: bool) -> Result<
     })
 }
 
+/// The document written into `w` as it is serialised, then a newline. A
+/// failed write keeps its `io::Error` (a closed pipe is not an error to report).
+pub(crate) fn write<W: std::io::Write>(report: &Report, include_frames: bool, w: &mut W) -> Result<(), ReportError> {
+    let doc = document(report, include_frames)?;
+    serde_json::to_writer_pretty(&mut *w, &doc)
+        .map_err(std::io::Error::from)
+        .and_then(|()| w.write_all(b"\n"))
+        .map_err(ReportError::Stdout)
+}
+
 impl Exporter for JsonExporter {
     fn export(&self, report: &Report) -> Result<Vec<Artifact>, ReportError> {
-        let mut bytes = serde_json::to_vec_pretty(&document(report, self.include_frames)?)?;
-        bytes.push(b'\n');
+        let mut bytes = Vec::new();
+        write(report, self.include_frames, &mut bytes)?;
         Ok(vec![Artifact { file_name: self.file_name.into(), bytes }])
     }
 }

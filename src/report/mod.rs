@@ -38,6 +38,8 @@ pub enum ReportError {
     Polars(#[from] PolarsError),
     #[error("cannot encode output: {0}")]
     Write(String),
+    #[error("cannot write to stdout: {0}")]
+    Stdout(#[source] std::io::Error),
 }
 
 impl From<::csv::Error> for ReportError {
@@ -111,6 +113,16 @@ pub enum StdoutFormat {
 pub fn render_stdout(format: StdoutFormat, report: &Report) -> Result<Vec<u8>, ReportError> {
     let artifacts = stdout_exporter(format).export(report)?;
     Ok(artifacts.into_iter().flat_map(|a| a.bytes).collect())
+}
+
+/// Write `report` for stdout into `w`. JSON is written as it is serialised, so
+/// a trace with many frames never holds its whole document in memory.
+pub fn write_stdout<W: std::io::Write>(format: StdoutFormat, report: &Report, mut w: W) -> Result<(), ReportError> {
+    match format {
+        StdoutFormat::Json => json::write(report, true, &mut w)?,
+        other => w.write_all(&render_stdout(other, report)?).map_err(ReportError::Stdout)?,
+    }
+    w.flush().map_err(ReportError::Stdout)
 }
 
 /// The exporters run for `--out DIR`.
