@@ -8,10 +8,9 @@
 /// per-batch records and the report's PNG buffers are then carved from the
 /// per-thread heaps, where small long-lived blocks pin the freed space and it
 /// stays resident. A fixed threshold keeps blocks of 256 KiB and more out of
-/// those heaps and hands them back to the kernel when freed. Measured on the
-/// 210 MB busy trace, `analyze --out`: peak RSS 116 -> 100 MB; on 1 GB,
-/// `info` and `analyze` took the same time, `--out` 2% longer. Call it before
-/// any other thread exists.
+/// those heaps and hands them back to the kernel when freed: a lower peak RSS
+/// for `analyze --out` at no measurable cost in time (`examples/bench.rs`
+/// prints both). Call it before any other thread exists.
 pub fn fix_mmap_threshold() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt only sets a malloc parameter; the caller runs it before
@@ -24,8 +23,7 @@ pub fn fix_mmap_threshold() {
 /// Give the kernel back the free pages inside glibc's heaps. Blocks under
 /// the mmap threshold that were freed among long-lived ones (the frames
 /// stage's indexes, among the model's names) stay resident otherwise; once
-/// the frames are built, this lowered the 210 MB busy trace's `analyze
-/// --out` peak RSS from 107 to 100 MB, at no measurable cost on 1 GB.
+/// the frames are built, releasing them lowers `analyze --out`'s peak RSS.
 pub fn release_freed() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only returns free pages to the kernel; it takes

@@ -42,7 +42,7 @@ pub struct FrameRow {
     pub actual_ts: Option<i64>,
     pub actual_end: Option<i64>,
     /// `actual_end − expected_end` of the app's own surface frame (same pid,
-    /// token = frame_id), as SPEC §3 defines it.
+    /// token = frame_id), as docs/frames.md defines it.
     pub overrun_ns: Option<i64>,
     pub jank_type: Option<String>,
     pub present_type: Option<String>,

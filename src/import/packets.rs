@@ -67,8 +67,8 @@ pub(crate) fn replay(batches: &mut [Batch], id: &mut Identity, meta: &mut TraceM
         trace_clock: BOOTTIME,
         undated_track_events: 0,
     };
-    // Replayed in place: a packet is 152 bytes, and moving each out of its
-    // vector and into `packet` took 8 of the 52 ms this step took on 1 GB.
+    // Replayed in place: a packet is large, and moving each out of its vector
+    // was a sizeable share of this serial step.
     for b in batches.iter_mut() {
         for p in &mut b.tail {
             r.packet(p);
@@ -94,7 +94,8 @@ impl Replayer<'_> {
             }
         });
         match ts {
-            // Most packets (every track event): a million pushes on 1 GB.
+            // Most packets (every track event): fold them into the bounds
+            // rather than queue each for conversion.
             Some(t) if is_boottime(clock) => {
                 let b = self.out.boottime_bounds.get_or_insert((t, t));
                 *b = (b.0.min(t), b.1.max(t));
@@ -254,8 +255,8 @@ impl Replayer<'_> {
     /// A dated track event's parts that depend on its sequence's state at
     /// this point, resolved in place: its name and categories (inline after
     /// this), its track (the sequence's default when it names none). Left in
-    /// its packet, not copied out: on 1 GB the copies were 41 MB of fresh
-    /// memory written by this serial step.
+    /// its packet, not copied out: copies would be fresh memory written by
+    /// this serial step.
     fn track_event(&mut self, seq: u32, te: &mut TrackEventRec) {
         let st = self.seqs.entry(seq).or_default();
         te.name = match std::mem::replace(&mut te.name, EventName::None) {

@@ -33,8 +33,8 @@ pub(crate) const WORST_FRAMES: NamedQuery = query!("worst_frames");
 
 /// Run `queries` over the frames table (registered as `frames`), all at
 /// once: on a small table a query is mostly serial planning and grouping,
-/// and one query per core ran the eight of the summaries in 40% less time
-/// than one after another (1 GB busy trace, 47,000 frames: 55-85 -> 50 ms).
+/// so one query per core beats running them one after another
+/// (`examples/bench.rs --phases` shows the summaries' share).
 pub(crate) fn run_all<const N: usize>(frames: &DataFrame, queries: [NamedQuery; N]) -> PolarsResult<[DataFrame; N]> {
     use rayon::prelude::*;
     let results: Vec<DataFrame> = queries
