@@ -33,6 +33,10 @@ pub struct Options {
     pub filter: crate::metrics::AppFilter,
     #[cfg(feature = "analysis")]
     pub metrics: crate::metrics::MetricsOptions,
+    /// Compute the per-app summaries (`Analysis::apps`); `compare`, which
+    /// computes its own metrics per run, turns this off.
+    #[cfg(feature = "analysis")]
+    pub summaries: bool,
 }
 
 impl Default for Options {
@@ -45,6 +49,8 @@ impl Default for Options {
             filter: crate::metrics::AppFilter::All,
             #[cfg(feature = "analysis")]
             metrics: crate::metrics::MetricsOptions::default(),
+            #[cfg(feature = "analysis")]
+            summaries: true,
         }
     }
 }
@@ -140,6 +146,7 @@ pub struct Analysis {
     pub frames: FrameAnalysis,
     /// The frames of the apps `Options::filter` keeps, with their scenes.
     pub frames_df: polars::prelude::DataFrame,
+    /// Per-app summaries; empty when `Options::summaries` is off.
     pub apps: Vec<crate::metrics::AppSummary>,
     pub warnings: Vec<String>,
 }
@@ -171,7 +178,7 @@ fn summarize(path: &Path, tf: TraceFrames, opts: &Options) -> Result<Analysis, A
         });
     }
     let frames_df = metrics::frames_table(&trace, &frames, filter)?;
-    let apps = metrics::summarize(&frames_df, &frames.why, &opts.metrics)?;
+    let apps = if opts.summaries { metrics::summarize(&frames_df, &frames.why, &opts.metrics)? } else { Vec::new() };
     Ok(Analysis { trace, frames, frames_df, apps, warnings })
 }
 

@@ -223,6 +223,8 @@ fn load_sides(a: &CompareArgs) -> Result<runs::Sides, CompareError> {
     ];
     let opts = analysis::Options {
         frames: FrameOptions { refresh_hz: a.refresh_hz, ..analysis::Options::default().frames },
+        // compare computes its metrics per run itself; the scenes come with the frames table.
+        summaries: false,
         ..Default::default()
     };
     let progress = std::io::stderr().is_terminal();

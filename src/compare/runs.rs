@@ -216,7 +216,8 @@ fn progress_bar(len: u64) -> indicatif::ProgressBar {
 /// Analyse one trace and keep the frames of `app` (matched as `analyze --app`
 /// matches); the error is one line.
 pub(crate) fn load_run(path: &Path, opts: &analysis::Options, app: &str) -> Result<Run, String> {
-    let a = analysis::analyze(path, opts).map_err(|e| one_line(&e.to_string()))?;
+    let opts = analysis::Options { summaries: false, ..opts.clone() };
+    let a = analysis::analyze(path, &opts).map_err(|e| one_line(&e.to_string()))?;
     let loaded = reduce(path, a, false);
     app_run(&loaded, &Matcher::Filter(AppFilter::Package(app.to_owned())))
         .ok_or_else(|| format!("{} has no frames of {app}", path.display()))
