@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use fpsan::analysis::{self, Options};
-use fpsan::compare::{self, CompareArgs, CompareFormat};
+use fpsan::compare::{self, CompareFormat, CompareRequest};
 use fpsan::tracegen::scenarios;
 
 fn generate(dir: &Path, runs: usize, mb: u64) -> std::io::Result<Vec<PathBuf>> {
@@ -58,17 +58,16 @@ fn main() {
     }
     let sequential = t.elapsed();
 
-    let a = CompareArgs {
+    let a = CompareRequest {
         before: tmp.join("before"),
         after: tmp.join("after"),
         app: None,
-        pid_before: None,
-        pid_after: None,
+        pids: None,
         out: None,
         format: CompareFormat::Json,
         fail_if: Vec::new(),
         alpha: 0.05,
-        min_change: 2.0,
+        min_change_pct: 2.0,
         refresh_hz: None,
         indicative_gates: compare::IndicativeGates::Pass,
     };

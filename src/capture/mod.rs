@@ -25,30 +25,23 @@ use std::time::Duration;
 
 pub use check::{CheckedTrace, Loader, TraceFacts};
 
-/// `fpsan capture` arguments.
-#[derive(clap::Args, Debug, Clone)]
-pub struct CaptureArgs {
+/// What `fpsan capture` is asked to do (the command line is `cli`'s).
+#[derive(Debug, Clone)]
+pub struct CaptureRequest {
     /// Package name of the app to trace (e.g. com.example.app).
-    #[arg(long, value_name = "PKG")]
     pub app: String,
     /// How long to trace, in seconds.
-    #[arg(long, default_value_t = 30, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=86_400))]
     pub secs: u32,
     /// Where to write the trace (default: PKG-<date>.pftrace; a directory
     /// gets that name inside it).
-    #[arg(short = 'o', long = "out", value_name = "FILE")]
     pub out: Option<PathBuf>,
     /// Device serial (as in `adb devices`); default: ANDROID_SERIAL, or the only device.
-    #[arg(long, value_name = "SERIAL")]
     pub serial: Option<String>,
     /// Trace buffer size on the device, in MB (default: 5 MB per second, 16-256).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=4096))]
     pub buffer_mb: Option<u32>,
     /// Analyze the trace right after capturing it.
-    #[arg(long)]
     pub analyze: bool,
     /// Print the TraceConfig and the perfetto command, touch no device.
-    #[arg(long)]
     pub dry_run: bool,
 }
 
@@ -224,7 +217,7 @@ fn install_ctrlc() -> Arc<AtomicBool> {
 /// `fpsan capture`. Returns `None` for `--dry-run` (the config is printed).
 /// On success prints the trace path on stdout. `loader` reads the pulled
 /// trace for the check.
-pub fn run(args: &CaptureArgs, loader: Loader) -> Result<Option<CaptureOutcome>, CaptureError> {
+pub fn run(args: &CaptureRequest, loader: Loader) -> Result<Option<CaptureOutcome>, CaptureError> {
     if args.dry_run {
         print!("{}", dry_run_text(args)?);
         return Ok(None);
@@ -246,7 +239,7 @@ pub fn run(args: &CaptureArgs, loader: Loader) -> Result<Option<CaptureOutcome>,
 }
 
 /// [`run`] in a given environment (no printing of the path, no handler).
-pub fn run_with(args: &CaptureArgs, env: &CaptureEnv) -> Result<Option<CaptureOutcome>, CaptureError> {
+pub fn run_with(args: &CaptureRequest, env: &CaptureEnv) -> Result<Option<CaptureOutcome>, CaptureError> {
     validate(args)?;
     if args.dry_run {
         return Ok(None);
@@ -256,7 +249,7 @@ pub fn run_with(args: &CaptureArgs, env: &CaptureEnv) -> Result<Option<CaptureOu
 
 /// The `--dry-run` output: the text-proto TraceConfig with a header saying
 /// how it is sent.
-pub fn dry_run_text(args: &CaptureArgs) -> Result<String, CaptureError> {
+pub fn dry_run_text(args: &CaptureRequest) -> Result<String, CaptureError> {
     validate(args)?;
     let config = config::build(&args.app, args.secs, args.buffer_mb);
     let bytes = config::encode(&config);
@@ -271,7 +264,7 @@ pub fn dry_run_text(args: &CaptureArgs) -> Result<String, CaptureError> {
 
 /// Checks that need no device. The package name goes into device shell
 /// command lines, so it is held to Android's package-name alphabet.
-pub fn validate(args: &CaptureArgs) -> Result<(), CaptureError> {
+pub fn validate(args: &CaptureRequest) -> Result<(), CaptureError> {
     if !is_package_name(&args.app) {
         return Err(CaptureError::BadPackage { app: args.app.clone() });
     }

@@ -30,7 +30,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use super::adb::{Adb, SHORT_TIMEOUT};
 use super::check::{check_with, CheckedTrace};
 use super::device::{self, SerialSource, TRACED_DEFAULT_ON_SDK, TRACED_PROP};
-use super::{config, locate_adb, output_path, CaptureArgs, CaptureEnv, CaptureError, CaptureOutcome};
+use super::{config, locate_adb, output_path, CaptureEnv, CaptureError, CaptureOutcome, CaptureRequest};
 
 /// Where perfetto may write on every Android version it ships with (its
 /// SELinux domain cannot write elsewhere on user builds).
@@ -461,7 +461,7 @@ fn prepare_output(local: &Path, part: &Path) -> Result<(), CaptureError> {
 }
 
 /// The whole capture (device checks included).
-pub(crate) fn capture(args: &CaptureArgs, env: &CaptureEnv) -> Result<CaptureOutcome, CaptureError> {
+pub(crate) fn capture(args: &CaptureRequest, env: &CaptureEnv) -> Result<CaptureOutcome, CaptureError> {
     let app = args.app.as_str();
     let config = config::build(app, args.secs, args.buffer_mb);
     let main_mb = config::buffer_mb(args.secs, args.buffer_mb);

@@ -30,7 +30,7 @@ const DRAWING_TIME_CHANGE: f64 = 0.20;
 const REFRESH_TOLERANCE_HZ: f64 = 0.5;
 
 /// What a `--fail-if` gate does on an indicative comparison (`--indicative-gates`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum IndicativeGates {
     /// Not checked: the comparison describes, it cannot fail a build.

@@ -30,62 +30,28 @@ pub use runs::Run;
 use runs::{AppChoice, Side};
 pub use stats::Verdict;
 
-/// `fpsan compare` arguments.
-#[derive(Debug, Clone, clap::Args)]
-pub struct CompareArgs {
+/// What `fpsan compare` is asked to do (the command line is `cli`'s; its
+/// options are documented in docs/compare.md).
+#[derive(Debug, Clone)]
+pub struct CompareRequest {
     /// The "before" trace file, or a directory of repeated runs.
     pub before: PathBuf,
     /// The "after" trace file, or a directory of repeated runs.
     pub after: PathBuf,
-    /// The app to compare (same matching as `analyze --app`); default: the app with most frames on both sides.
-    #[arg(long, conflicts_with_all = ["pid_before", "pid_after"])]
+    /// The app to compare (as `analyze --app` matches); None: the app with most frames on both sides.
     pub app: Option<String>,
-    /// The app's process id in the "before" runs.
-    #[arg(long, value_name = "N", requires = "pid_after")]
-    pub pid_before: Option<i32>,
-    /// The app's process id in the "after" runs.
-    #[arg(long, value_name = "M", requires = "pid_before")]
-    pub pid_after: Option<i32>,
-    /// Also write compare.html, charts/*.png, compare.json and frames.parquet into DIR.
-    #[arg(long, value_name = "DIR")]
+    /// The app's process ids on each side, instead of `app`.
+    pub pids: Option<(i32, i32)>,
+    /// Also write compare.html, charts/*.png, compare.json and frames.parquet there.
     pub out: Option<PathBuf>,
-    /// What to print on stdout.
-    #[arg(long, value_enum, default_value_t = CompareFormat::Table)]
     pub format: CompareFormat,
-    /// CI gate `METRIC.FIELD OP NUMBER` (FIELD: after, delta, delta_pct; OP: <, <=, >, >=); exit 3 when one trips.
-    #[arg(long = "fail-if", value_name = "RULE")]
+    /// `--fail-if` rules.
     pub fail_if: Vec<String>,
-    /// Significance level of every test (family-wise over the headline and over the gates); intervals are 1 − alpha.
-    #[arg(long, default_value_t = 0.05, value_parser = alpha)]
     pub alpha: f64,
-    /// Smallest change (% of before) reported as better or worse; within ± it is "same".
-    #[arg(long, value_name = "PCT", default_value_t = 2.0, value_parser = non_negative)]
-    pub min_change: f64,
+    pub min_change_pct: f64,
     /// Force the display refresh rate instead of reading it from the traces.
-    #[arg(long, value_name = "F", value_parser = positive)]
     pub refresh_hz: Option<f64>,
-    /// With too few runs for a test (indicative): `pass` leaves the gates unchecked, `fail` trips them all (fail closed).
-    #[arg(long, value_enum, default_value_t = IndicativeGates::Pass)]
     pub indicative_gates: IndicativeGates,
-}
-
-fn parse_f64(s: &str, ok: impl Fn(f64) -> bool, what: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(v) if v.is_finite() && ok(v) => Ok(v),
-        _ => Err(format!("expected {what}, got `{s}`")),
-    }
-}
-
-fn alpha(s: &str) -> Result<f64, String> {
-    parse_f64(s, |v| v > 0.0 && v < 1.0, "a number between 0 and 1")
-}
-
-fn non_negative(s: &str) -> Result<f64, String> {
-    parse_f64(s, |v| v >= 0.0, "a number ≥ 0")
-}
-
-fn positive(s: &str) -> Result<f64, String> {
-    parse_f64(s, |v| v > 0.0, "a positive number")
 }
 
 /// Why `compare` did not finish with status 0.
@@ -177,17 +143,17 @@ fn parse_rules(texts: &[String]) -> Result<Vec<gate::GateRule>, CompareError> {
 }
 
 /// Run `fpsan compare`.
-pub fn run(a: &CompareArgs) -> Result<(), CompareError> {
+pub fn run(a: &CompareRequest) -> Result<(), CompareError> {
     run_timed(a).map(|_| ())
 }
 
 /// [`run`], returning how long each phase took.
-pub fn run_timed(a: &CompareArgs) -> Result<Timings, CompareError> {
+pub fn run_timed(a: &CompareRequest) -> Result<Timings, CompareError> {
     let rules = parse_rules(&a.fail_if)?;
     let started = std::time::Instant::now();
     let sides = load_sides(a)?;
     let load = started.elapsed();
-    let settings = Settings::new(a.alpha, a.min_change, a.indicative_gates);
+    let settings = Settings::new(a.alpha, a.min_change_pct, a.indicative_gates);
     let c = comparison::compare(&sides, &rules, &settings);
     let compare = started.elapsed() - load;
     if let Some(dir) = &a.out {
@@ -216,7 +182,7 @@ pub fn run_timed(a: &CompareArgs) -> Result<Timings, CompareError> {
 }
 
 /// Both sides analysed, the app chosen, each run reduced to its frames.
-fn load_sides(a: &CompareArgs) -> Result<runs::Sides, CompareError> {
+fn load_sides(a: &CompareRequest) -> Result<runs::Sides, CompareError> {
     let sides = [
         (Side::Before, runs::list_traces(Side::Before, &a.before)?),
         (Side::After, runs::list_traces(Side::After, &a.after)?),
@@ -235,10 +201,10 @@ fn load_sides(a: &CompareArgs) -> Result<runs::Sides, CompareError> {
             return Err(CompareError::Input(format!("the {} side has no usable run: {why}", side.name())));
         }
     }
-    let choice = match (&a.app, a.pid_before, a.pid_after) {
-        (Some(pkg), _, _) => AppChoice::Package(pkg.clone()),
-        (None, Some(b), Some(af)) => AppChoice::Pids(b, af),
-        _ => AppChoice::Auto,
+    let choice = match (&a.app, a.pids) {
+        (Some(pkg), _) => AppChoice::Package(pkg.clone()),
+        (None, Some((b, af))) => AppChoice::Pids(b, af),
+        (None, None) => AppChoice::Auto,
     };
     let mut sides = runs::select(&choice, loaded)?;
     sides.warnings.splice(0..0, load_warnings);

@@ -9,7 +9,7 @@ use super::stats::decision::RUNS_NEEDED_CAP;
 use super::stats::Verdict;
 
 /// `--format` of `fpsan compare`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum CompareFormat {
     #[default]
     Table,

@@ -26,7 +26,7 @@ pub enum MetricsError {
 }
 
 /// App category for the Green Alliance verdict.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Category {
     #[default]

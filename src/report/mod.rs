@@ -101,7 +101,7 @@ pub(crate) fn stdout_exporter(format: StdoutFormat) -> Box<dyn Exporter> {
 }
 
 /// `--format` of `fpsan analyze`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum StdoutFormat {
     #[default]
     Table,

@@ -19,7 +19,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use fpsan::capture::{self, CaptureArgs, CaptureEnv, CaptureError, CaptureOutcome};
+use fpsan::capture::{self, CaptureEnv, CaptureError, CaptureOutcome, CaptureRequest};
 
 use protobuf::Message as _;
 
@@ -235,8 +235,8 @@ impl Fake {
         self.dir.path().join("out.pftrace")
     }
 
-    fn args(&self, secs: u32) -> CaptureArgs {
-        CaptureArgs {
+    fn args(&self, secs: u32) -> CaptureRequest {
+        CaptureRequest {
             app: APP.to_string(),
             secs,
             out: Some(self.out()),
@@ -247,7 +247,7 @@ impl Fake {
         }
     }
 
-    fn run(&self, args: &CaptureArgs) -> Result<Option<CaptureOutcome>, CaptureError> {
+    fn run(&self, args: &CaptureRequest) -> Result<Option<CaptureOutcome>, CaptureError> {
         capture::run_with(args, &self.env())
     }
 
@@ -781,8 +781,8 @@ data_sources {
 duration_ms: 30000
 "#;
 
-fn args_for(secs: u32, buffer_mb: Option<u32>) -> CaptureArgs {
-    CaptureArgs { app: APP.into(), secs, out: None, serial: None, buffer_mb, analyze: false, dry_run: true }
+fn args_for(secs: u32, buffer_mb: Option<u32>) -> CaptureRequest {
+    CaptureRequest { app: APP.into(), secs, out: None, serial: None, buffer_mb, analyze: false, dry_run: true }
 }
 
 #[test]
@@ -863,7 +863,7 @@ fn child_capture_for_pipe_test() {
     if std::env::var_os("FPSAN_CAPTURE_CHILD_RUN").is_some() {
         // The real entry point: $ADB, ANDROID_SERIAL, the reader, the path on stdout.
         assert_eq!(std::env::var_os("ADB"), Some(adb));
-        let args = CaptureArgs {
+        let args = CaptureRequest {
             app: APP.into(),
             secs: 1,
             out: Some(out.clone()),
@@ -884,7 +884,7 @@ fn child_capture_for_pipe_test() {
     env.stamp = STAMP.into();
     env.poll = Duration::from_millis(100);
     env.loader = loader();
-    let args = CaptureArgs {
+    let args = CaptureRequest {
         app: APP.into(),
         secs: 1,
         out: Some(out),
@@ -997,7 +997,7 @@ fn real_adb_without_a_device() {
         std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
     let env = CaptureEnv::detached(wrapper, STAMP, loader());
-    let args = CaptureArgs {
+    let args = CaptureRequest {
         app: APP.into(),
         secs: 1,
         out: Some(dir.path().join("t.pftrace")),

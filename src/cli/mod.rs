@@ -18,6 +18,13 @@ use crate::query;
 use crate::read::{ReadError, ReadOptions};
 use crate::report::{self, info, ExportManager, Report, StdoutFormat};
 
+mod capture_args;
+mod compare_args;
+mod value_enums;
+
+pub use capture_args::CaptureArgs;
+pub use compare_args::CompareArgs;
+
 #[derive(Debug, Parser)]
 #[command(name = "fpsan", version, about = "Measure and explain Android UI smoothness from Perfetto traces")]
 pub struct Cli {
@@ -35,9 +42,9 @@ pub enum Command {
     /// frame_timeline, frames, apps).
     Query(QueryArgs),
     /// Record a trace of an app on a device over adb (`--analyze` analyses it).
-    Capture(crate::capture::CaptureArgs),
+    Capture(CaptureArgs),
     /// Compare before/after traces (files or directories of repeated runs): did the UI get smoother?
-    Compare(crate::compare::CompareArgs),
+    Compare(CompareArgs),
 }
 
 #[derive(Debug, Args)]
@@ -198,9 +205,9 @@ pub fn run(cli: Cli) -> Result<()> {
 }
 
 /// `compare`: its usage errors exit 2, a tripped gate 3 (see `main`).
-fn compare_cmd(a: &crate::compare::CompareArgs) -> Result<()> {
+fn compare_cmd(a: &CompareArgs) -> Result<()> {
     use crate::compare::CompareError;
-    crate::compare::run(a).map_err(|e| match e {
+    crate::compare::run(&a.into()).map_err(|e| match e {
         CompareError::Usage(m) => anyhow::Error::new(UsageError(m)),
         CompareError::Gate(g) => anyhow::Error::new(g),
         other => other.into(),
@@ -209,8 +216,8 @@ fn compare_cmd(a: &crate::compare::CompareArgs) -> Result<()> {
 
 /// `capture` prints the pulled trace's path itself; `--analyze` then runs
 /// `analyze` on it for the captured app.
-fn capture_cmd(a: &crate::capture::CaptureArgs) -> Result<()> {
-    let Some(outcome) = crate::capture::run(a, analysis::trace_facts)? else { return Ok(()) };
+fn capture_cmd(a: &CaptureArgs) -> Result<()> {
+    let Some(outcome) = crate::capture::run(&a.into(), analysis::trace_facts)? else { return Ok(()) };
     if !outcome.analyze {
         return Ok(());
     }

@@ -1,0 +1,49 @@
+//! The command line of `fpsan capture`, turned into the library's
+//! [`CaptureRequest`].
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::capture::CaptureRequest;
+
+/// `fpsan capture` arguments.
+#[derive(Args, Debug, Clone)]
+pub struct CaptureArgs {
+    /// Package name of the app to trace (e.g. com.example.app).
+    #[arg(long, value_name = "PKG")]
+    pub app: String,
+    /// How long to trace, in seconds.
+    #[arg(long, default_value_t = 30, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=86_400))]
+    pub secs: u32,
+    /// Where to write the trace (default: PKG-<date>.pftrace; a directory
+    /// gets that name inside it).
+    #[arg(short = 'o', long = "out", value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Device serial (as in `adb devices`); default: ANDROID_SERIAL, or the only device.
+    #[arg(long, value_name = "SERIAL")]
+    pub serial: Option<String>,
+    /// Trace buffer size on the device, in MB (default: 5 MB per second, 16-256).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub buffer_mb: Option<u32>,
+    /// Analyze the trace right after capturing it.
+    #[arg(long)]
+    pub analyze: bool,
+    /// Print the TraceConfig and the perfetto command, touch no device.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+impl From<&CaptureArgs> for CaptureRequest {
+    fn from(a: &CaptureArgs) -> Self {
+        CaptureRequest {
+            app: a.app.clone(),
+            secs: a.secs,
+            out: a.out.clone(),
+            serial: a.serial.clone(),
+            buffer_mb: a.buffer_mb,
+            analyze: a.analyze,
+            dry_run: a.dry_run,
+        }
+    }
+}

@@ -1,0 +1,73 @@
+//! The command line of `fpsan compare` (docs/compare.md), turned into the
+//! library's [`CompareRequest`].
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::{non_negative_f64, positive_f64};
+use crate::compare::{CompareFormat, CompareRequest, IndicativeGates};
+
+/// `fpsan compare` arguments.
+#[derive(Debug, Clone, Args)]
+pub struct CompareArgs {
+    /// The "before" trace file, or a directory of repeated runs.
+    pub before: PathBuf,
+    /// The "after" trace file, or a directory of repeated runs.
+    pub after: PathBuf,
+    /// The app to compare (same matching as `analyze --app`); default: the app with most frames on both sides.
+    #[arg(long, conflicts_with_all = ["pid_before", "pid_after"])]
+    pub app: Option<String>,
+    /// The app's process id in the "before" runs.
+    #[arg(long, value_name = "N", requires = "pid_after")]
+    pub pid_before: Option<i32>,
+    /// The app's process id in the "after" runs.
+    #[arg(long, value_name = "M", requires = "pid_before")]
+    pub pid_after: Option<i32>,
+    /// Also write compare.html, charts/*.png, compare.json and frames.parquet into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// What to print on stdout.
+    #[arg(long, value_enum, default_value_t = CompareFormat::Table)]
+    pub format: CompareFormat,
+    /// CI gate `METRIC.FIELD OP NUMBER` (FIELD: after, delta, delta_pct; OP: <, <=, >, >=); exit 3 when one trips.
+    #[arg(long = "fail-if", value_name = "RULE")]
+    pub fail_if: Vec<String>,
+    /// Significance level of every test (family-wise over the headline and over the gates); intervals are 1 − alpha.
+    #[arg(long, default_value_t = 0.05, value_parser = alpha)]
+    pub alpha: f64,
+    /// Smallest change (% of before) reported as better or worse; within ± it is "same".
+    #[arg(long, value_name = "PCT", default_value_t = 2.0, value_parser = non_negative_f64)]
+    pub min_change: f64,
+    /// Force the display refresh rate instead of reading it from the traces.
+    #[arg(long, value_name = "F", value_parser = positive_f64)]
+    pub refresh_hz: Option<f64>,
+    /// With too few runs for a test (indicative): `pass` leaves the gates unchecked, `fail` trips them all (fail closed).
+    #[arg(long, value_enum, default_value_t = IndicativeGates::Pass)]
+    pub indicative_gates: IndicativeGates,
+}
+
+fn alpha(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v > 0.0 && v < 1.0 => Ok(v),
+        _ => Err(format!("expected a number between 0 and 1, got `{s}`")),
+    }
+}
+
+impl From<&CompareArgs> for CompareRequest {
+    fn from(a: &CompareArgs) -> Self {
+        CompareRequest {
+            before: a.before.clone(),
+            after: a.after.clone(),
+            app: a.app.clone(),
+            pids: a.pid_before.zip(a.pid_after),
+            out: a.out.clone(),
+            format: a.format,
+            fail_if: a.fail_if.clone(),
+            alpha: a.alpha,
+            min_change_pct: a.min_change,
+            refresh_hz: a.refresh_hz,
+            indicative_gates: a.indicative_gates,
+        }
+    }
+}
