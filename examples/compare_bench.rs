@@ -70,9 +70,11 @@ fn main() {
         min_change_pct: 2.0,
         refresh_hz: None,
         indicative_gates: compare::IndicativeGates::Pass,
+        color: false,
+        progress: false,
     };
     let t = Instant::now();
-    let timings = compare::run_timed(&a).expect("compare");
+    let timings = compare::run(&a).expect("compare").timings;
     let total = t.elapsed();
     let _ = std::fs::remove_dir_all(&tmp);
 

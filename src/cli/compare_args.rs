@@ -68,6 +68,8 @@ impl From<&CompareArgs> for CompareRequest {
             min_change_pct: a.min_change,
             refresh_hz: a.refresh_hz,
             indicative_gates: a.indicative_gates,
+            color: false,
+            progress: false,
         }
     }
 }

@@ -152,7 +152,7 @@ pub fn main() -> i32 {
             if is_broken_pipe(&e) {
                 return 0;
             }
-            if let Some(g) = e.downcast_ref::<crate::compare::GateTripped>() {
+            if let Some(g) = e.downcast_ref::<GateTripped>() {
                 for line in &g.lines {
                     eprintln!("fpsan: {}", one_line(line));
                 }
@@ -206,12 +206,33 @@ pub fn run(cli: Cli) -> Result<()> {
 
 /// `compare`: its usage errors exit 2, a tripped gate 3 (see `main`).
 fn compare_cmd(a: &CompareArgs) -> Result<()> {
-    use crate::compare::CompareError;
-    crate::compare::run(&a.into()).map_err(|e| match e {
+    use crate::compare::{CompareError, CompareRequest};
+    let request = CompareRequest {
+        color: std::io::stdout().is_terminal(),
+        progress: std::io::stderr().is_terminal(),
+        ..CompareRequest::from(a)
+    };
+    let outcome = crate::compare::run(&request).map_err(|e| match e {
         CompareError::Usage(m) => anyhow::Error::new(UsageError(m)),
-        CompareError::Gate(g) => anyhow::Error::new(g),
         other => other.into(),
-    })
+    })?;
+    for note in &outcome.notes {
+        eprintln!("fpsan: {}", one_line(note));
+    }
+    print_stdout(&outcome.stdout)?;
+    if outcome.tripped.is_empty() {
+        Ok(())
+    } else {
+        Err(GateTripped { lines: outcome.tripped }.into())
+    }
+}
+
+/// `compare --fail-if` rules that tripped, one stderr line each: exit 3
+/// (after the output was printed).
+#[derive(Debug, thiserror::Error)]
+#[error("{}", lines.join("; "))]
+struct GateTripped {
+    lines: Vec<String>,
 }
 
 /// `capture` prints the pulled trace's path itself; `--analyze` then runs

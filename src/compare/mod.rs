@@ -5,7 +5,6 @@
 //! values ([`stats`]), warnings and gates ([`gate`]), [`render`] prints,
 //! [`out`] writes `--out DIR`. Formulas and sources: docs/compare.md.
 
-use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 mod charts;
@@ -52,6 +51,10 @@ pub struct CompareRequest {
     /// Force the display refresh rate instead of reading it from the traces.
     pub refresh_hz: Option<f64>,
     pub indicative_gates: IndicativeGates,
+    /// Colour the table (a terminal).
+    pub color: bool,
+    /// A progress bar over the runs on stderr (a terminal).
+    pub progress: bool,
 }
 
 /// Why `compare` did not finish with status 0.
@@ -65,18 +68,6 @@ pub enum CompareError {
     Input(String),
     #[error(transparent)]
     Report(#[from] crate::report::ReportError),
-    #[error("cannot write to stdout: {0}")]
-    Stdout(std::io::Error),
-    /// At least one `--fail-if` rule tripped: exit 3 (the output was printed).
-    #[error(transparent)]
-    Gate(#[from] GateTripped),
-}
-
-/// `--fail-if` rules that tripped, one stderr line each.
-#[derive(Debug, thiserror::Error)]
-#[error("{}", lines.join("; "))]
-pub struct GateTripped {
-    pub lines: Vec<String>,
 }
 
 /// Wall time of the phases of one `compare` (the benchmark prints them).
@@ -86,7 +77,7 @@ pub struct Timings {
     pub load: std::time::Duration,
     /// Per-run metrics, tests, intervals, verdicts, warnings and gates.
     pub compare: std::time::Duration,
-    /// Printing and `--out`.
+    /// `--out` and rendering the output.
     pub output: std::time::Duration,
 }
 
@@ -142,47 +133,59 @@ fn parse_rules(texts: &[String]) -> Result<Vec<gate::GateRule>, CompareError> {
         .map_err(|e| CompareError::Usage(e.to_string()))
 }
 
-/// Run `fpsan compare`.
-pub fn run(a: &CompareRequest) -> Result<(), CompareError> {
-    run_timed(a).map(|_| ())
+/// What `fpsan compare` produced, for `cli` to print: the output, the lines
+/// for stderr (in order, without the `fpsan: ` prefix), the tripped gates.
+#[derive(Debug)]
+pub struct Outcome {
+    pub stdout: Vec<u8>,
+    pub notes: Vec<String>,
+    /// One line per tripped `--fail-if` rule: exit status 3 after printing.
+    pub tripped: Vec<String>,
+    pub timings: Timings,
 }
 
-/// [`run`], returning how long each phase took.
-pub fn run_timed(a: &CompareRequest) -> Result<Timings, CompareError> {
+/// Run `fpsan compare`: load, compare, write `--out`, render the output.
+/// Nothing is printed here; `cli` prints the [`Outcome`].
+pub fn run(a: &CompareRequest) -> Result<Outcome, CompareError> {
     let rules = parse_rules(&a.fail_if)?;
     let started = std::time::Instant::now();
-    let sides = load_sides(a)?;
+    let mut notes = Vec::new();
+    let sides = load_sides(a, &mut notes)?;
     let load = started.elapsed();
     let settings = Settings::new(a.alpha, a.min_change_pct, a.indicative_gates);
     let c = comparison::compare(&sides, &rules, &settings);
     let compare = started.elapsed() - load;
     if let Some(dir) = &a.out {
         let written = out::write(dir, &c, &sides)?;
-        eprintln!("fpsan: wrote {} files to {}", written.len(), dir.display());
+        notes.push(format!("wrote {} files to {}", written.len(), dir.display()));
     }
-    print(a.format, &c)?;
+    if a.format == CompareFormat::Json {
+        // The table and Markdown list the warnings; JSON keeps stdout for the document.
+        notes.extend(c.warnings.iter().map(|w| format!("warning: {w}")));
+    }
+    let stdout = match a.format {
+        CompareFormat::Table => render::table(&c, a.color).into_bytes(),
+        CompareFormat::Markdown => render::markdown(&c).into_bytes(),
+        CompareFormat::Json => render::json(&c).map_err(|e| CompareError::Report(e.into()))?,
+    };
     let output = started.elapsed() - load - compare;
     if c.indicative && !rules.is_empty() && a.indicative_gates == IndicativeGates::Pass {
         let (b, af) = c.run_counts();
-        eprintln!(
-            "fpsan: gates not checked: the comparison is indicative ({b} vs {af} runs; a test needs {} a side at alpha {}); \
+        notes.push(format!(
+            "gates not checked: the comparison is indicative ({b} vs {af} runs; a test needs {} a side at alpha {}); \
              record more runs, or pass --indicative-gates fail to fail closed",
             c.min_runs_per_side, a.alpha
-        );
+        ));
     }
-    let tripped: Vec<String> = (c.gates.iter().zip(&rules))
+    let tripped = (c.gates.iter().zip(&rules))
         .filter(|(g, _)| g.tripped)
         .map(|(g, r)| comparison::tripped_line(&c, r, g))
         .collect();
-    if tripped.is_empty() {
-        Ok(Timings { load, compare, output })
-    } else {
-        Err(GateTripped { lines: tripped }.into())
-    }
+    Ok(Outcome { stdout, notes, tripped, timings: Timings { load, compare, output } })
 }
 
 /// Both sides analysed, the app chosen, each run reduced to its frames.
-fn load_sides(a: &CompareRequest) -> Result<runs::Sides, CompareError> {
+fn load_sides(a: &CompareRequest, notes: &mut Vec<String>) -> Result<runs::Sides, CompareError> {
     let sides = [
         (Side::Before, runs::list_traces(Side::Before, &a.before)?),
         (Side::After, runs::list_traces(Side::After, &a.after)?),
@@ -193,8 +196,7 @@ fn load_sides(a: &CompareRequest) -> Result<runs::Sides, CompareError> {
         summaries: false,
         ..Default::default()
     };
-    let progress = std::io::stderr().is_terminal();
-    let (loaded, load_warnings) = runs::load_all(sides, &opts, a.out.is_some(), progress);
+    let (loaded, load_warnings) = runs::load_all(sides, &opts, a.out.is_some(), a.progress);
     for (k, side) in [Side::Before, Side::After].into_iter().enumerate() {
         if loaded[k].is_empty() {
             let why = load_warnings.join("; ");
@@ -208,23 +210,6 @@ fn load_sides(a: &CompareRequest) -> Result<runs::Sides, CompareError> {
     };
     let mut sides = runs::select(&choice, loaded)?;
     sides.warnings.splice(0..0, load_warnings);
-    if let Some(note) = &sides.chosen_note {
-        eprintln!("fpsan: {note}");
-    }
+    notes.extend(sides.chosen_note.clone());
     Ok(sides)
-}
-
-fn print(format: CompareFormat, c: &Comparison) -> Result<(), CompareError> {
-    let bytes = match format {
-        CompareFormat::Table => render::table(c, std::io::stdout().is_terminal()).into_bytes(),
-        CompareFormat::Markdown => render::markdown(c).into_bytes(),
-        CompareFormat::Json => {
-            for w in &c.warnings {
-                eprintln!("fpsan: warning: {w}");
-            }
-            render::json(c).map_err(|e| CompareError::Report(crate::report::ReportError::from(e)))?
-        }
-    };
-    let mut out = std::io::stdout().lock();
-    out.write_all(&bytes).and_then(|_| out.flush()).map_err(CompareError::Stdout)
 }
