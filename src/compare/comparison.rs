@@ -9,8 +9,8 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use super::gate::{GateField, GateInput, GateRule, GateStatus};
-use super::metrics::{eval, Frame, Role, METRICS};
+use super::gate::{GateInput, GateRule, GateStatus};
+use super::metrics::{eval, index_of, Frame, Role, METRICS};
 use super::runs::{Run, Sides};
 use super::stats::decision::{
     coefficient_of_variation, decide, holm, percent_of, pooled_sd, primary_then_holm, runs_needed,
@@ -296,14 +296,16 @@ fn compare_metrics(
     s: &Settings,
     bounds: &mut BoundsCache,
 ) -> Vec<MetricResult> {
+    // Each metric's sample on each side: the runs where it is defined.
+    let samples: Vec<[Vec<f64>; 2]> = included.iter().map(|&k| [column(before, k), column(after, k)]).collect();
     let mut results: Vec<MetricResult> =
-        included.iter().map(|&k| describe_and_test(k, column(before, k), column(after, k), scope, s, bounds)).collect();
+        included.iter().zip(&samples).map(|(&k, [b, a])| describe_and_test(k, b, a, scope, s, bounds)).collect();
     let others_tested = adjust_headline(&mut results);
-    for (r, &k) in results.iter_mut().zip(included) {
+    for ((r, &k), [b, a]) in results.iter_mut().zip(included).zip(&samples) {
         let all_runs = |values: &[Vec<f64>]| values.iter().map(|v| finite(v[k])).collect();
         r.before_runs = all_runs(before);
         r.after_runs = all_runs(after);
-        settle(r, &column(before, k), &column(after, k), others_tested, s);
+        settle(r, b, a, others_tested, s);
     }
     results
 }
@@ -377,14 +379,14 @@ fn settle(r: &mut MetricResult, b: &[f64], a: &[f64], others_tested: usize, s: &
 /// stands for "to decide").
 fn describe_and_test(
     k: usize,
-    b: Vec<f64>,
-    a: Vec<f64>,
+    b: &[f64],
+    a: &[f64],
     scope: Scope,
     s: &Settings,
     bounds: &mut BoundsCache,
 ) -> MetricResult {
     let def = &METRICS[k];
-    let (before, after) = (median(&b), median(&a));
+    let (before, after) = (median(b), median(a));
     let delta = after - before;
     let delta_pct = if before != 0.0 { percent_of(before, delta) } else { f64::NAN };
     let family = match (def.role, scope) {
@@ -422,9 +424,9 @@ fn describe_and_test(
     }
     let null = bounds.get(b.len(), a.len());
     let pair = |c: Option<(f64, f64)>| c.map(|(lo, hi)| [lo, hi]);
-    r.ci = pair(null.interval(&b, &a, s.alpha));
-    r.equivalence_ci = pair(null.interval(&b, &a, (2.0 * s.alpha).min(0.999)));
-    if let Some(t) = mann_whitney(&b, &a, Some(null)) {
+    r.ci = pair(null.interval(b, a, s.alpha));
+    r.equivalence_ci = pair(null.interval(b, a, (2.0 * s.alpha).min(0.999)));
+    if let Some(t) = mann_whitney(b, a, Some(null)) {
         r.p_value = Some(t.p);
         r.p_adjusted = Some(t.p);
         r.p_method = Some(t.method);
@@ -495,9 +497,9 @@ fn compare_scenes(
     (results, warnings)
 }
 
-/// Index of a metric in [`METRICS`].
+/// Index of one of [`METRICS`], named in this module.
 fn metric_index(name: &str) -> usize {
-    METRICS.iter().position(|m| m.name == name).unwrap_or_else(|| unreachable!("{name} is one of METRICS"))
+    index_of(name).unwrap_or_else(|| unreachable!("{name} is one of METRICS"))
 }
 
 fn side_json(runs: &[Run], values: &[Vec<f64>]) -> SideJson {
@@ -614,11 +616,7 @@ fn gates(c: &Comparison, rules: &[GateRule], s: &Settings) -> Vec<GateResult> {
         .zip(adjusted)
         .map(|(rule, p_family)| {
             let m = metric(rule);
-            let value = m.and_then(|m| match rule.field {
-                GateField::After => m.after,
-                GateField::Delta => m.delta,
-                GateField::DeltaPct => m.delta_pct,
-            });
+            let value = m.and_then(|m| rule.field.pick(m.after, m.delta, m.delta_pct));
             let result = |status: GateStatus, reason: Option<String>| GateResult {
                 rule: rule.text.clone(),
                 status,

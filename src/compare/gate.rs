@@ -1,6 +1,8 @@
 //! The CI gate rules of `compare` (`--fail-if 'fps.delta_pct < -5'`): their grammar, and when one trips
 //! (docs/compare.md, "CI gate").
 
+use super::stats::decision::ranks_agree;
+
 /// Which number of a compared metric a gate rule tests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum GateField {
@@ -13,6 +15,15 @@ pub(crate) enum GateField {
 }
 
 impl GateField {
+    /// This field's value among a metric's three.
+    pub(crate) fn pick<T>(self, after: T, delta: T, delta_pct: T) -> T {
+        match self {
+            GateField::After => after,
+            GateField::Delta => delta,
+            GateField::DeltaPct => delta_pct,
+        }
+    }
+
     pub(crate) fn as_str(self) -> &'static str {
         match self {
             GateField::After => "after",
@@ -173,19 +184,14 @@ impl GateRule {
     /// Noise that happens to cross the threshold never fails a build. A rule on `after` is a budget and trips on
     /// the value alone. Non-finite values never trip.
     pub(crate) fn tripped(&self, g: &GateInput, alpha: f64) -> bool {
-        let value = match self.field {
-            GateField::After => g.after,
-            GateField::Delta => g.delta,
-            GateField::DeltaPct => g.delta_pct,
-        };
+        let value = self.field.pick(g.after, g.delta, g.delta_pct);
         if !(value.is_finite() && self.op.holds(value, self.threshold)) {
             return false;
         }
         if !self.on_change() {
             return true;
         }
-        let agree = g.delta != 0.0 && g.u_excess != 0.0 && (g.delta > 0.0) == (g.u_excess > 0.0);
-        agree && g.p_family.is_some_and(|p| p <= alpha)
+        ranks_agree(g.delta, g.u_excess) && g.p_family.is_some_and(|p| p <= alpha)
     }
 }
 
@@ -198,6 +204,17 @@ pub(crate) enum GateStatus {
     Tripped,
     /// Not checked: the comparison is indicative, or the traces lack the metric.
     NotChecked,
+}
+
+impl GateStatus {
+    /// As the table and the HTML page print it.
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            GateStatus::Ok => "ok",
+            GateStatus::Tripped => "TRIPPED",
+            GateStatus::NotChecked => "not checked",
+        }
+    }
 }
 
 #[cfg(test)]

@@ -9,7 +9,6 @@ use serde::Serialize;
 
 use super::charts::CompareChart;
 use super::comparison::{Comparison, MetricResult};
-use super::gate::GateStatus;
 use super::render::{cells, headline, indicative_note, overall, signed, value, verdict_cell};
 use super::stats::Verdict;
 use crate::report::ReportError;
@@ -160,11 +159,7 @@ fn page(c: &Comparison, charts: &[CompareChart]) -> Page {
             .map(|g| GateView {
                 rule: g.rule.clone(),
                 tripped: g.tripped,
-                state: match g.status {
-                    GateStatus::Ok => "ok",
-                    GateStatus::Tripped => "TRIPPED",
-                    GateStatus::NotChecked => "not checked",
-                },
+                state: g.status.label(),
                 value: g.value.map_or("–".into(), |v| format!("{v:.3}")),
                 reason: g.reason.clone().unwrap_or_default(),
             })

@@ -99,8 +99,7 @@ pub(crate) const METRICS: &[MetricDef] = &[
     def("skipped_events", "per 1000 frames", Lower, "Skipped-frames events"),
 ];
 
-/// Index of a metric in [`METRICS`].
-#[cfg(test)]
+/// Index of a metric in [`METRICS`] by its JSON name.
 pub(crate) fn index_of(name: &str) -> Option<usize> {
     METRICS.iter().position(|m| m.name == name)
 }

@@ -4,7 +4,6 @@
 //! document.
 
 use super::comparison::{Comparison, Family, MetricResult};
-use super::gate::GateStatus;
 use super::stats::decision::RUNS_NEEDED_CAP;
 use super::stats::Verdict;
 
@@ -222,11 +221,7 @@ fn gates_and_warnings(out: &mut String, c: &Comparison, heading: &str, bullet: &
     if !c.gates.is_empty() {
         out.push_str(&format!("\n{heading}gates:\n"));
         for g in &c.gates {
-            let state = match g.status {
-                GateStatus::Ok => "ok",
-                GateStatus::Tripped => "TRIPPED",
-                GateStatus::NotChecked => "not checked",
-            };
+            let state = g.status.label();
             let v = g.value.map_or("n/a".into(), |v| format!("{v:.3}"));
             let why = g.reason.as_ref().map_or(String::new(), |r| format!("; {r}"));
             out.push_str(&format!("{bullet}{state}: `{}` (value {v}{why})\n", g.rule));

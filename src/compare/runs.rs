@@ -76,7 +76,7 @@ pub struct Run {
 impl Run {
     /// One of `compare`'s metrics (by its JSON name) on this run alone; None when undefined.
     pub fn value(&self, metric: &str) -> Option<f64> {
-        let k = super::metrics::METRICS.iter().position(|m| m.name == metric)?;
+        let k = super::metrics::index_of(metric)?;
         let frames: Vec<&Frame> = self.frames.iter().collect();
         let v = super::metrics::eval(&frames, Some(self.wall_ns))[k];
         v.is_finite().then_some(v)

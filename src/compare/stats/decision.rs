@@ -75,6 +75,12 @@ pub(crate) struct Evidence {
     pub equivalence_ci: Option<(f64, f64)>,
 }
 
+/// Whether the medians' change `delta` and the rank test's direction `u_excess` (U of after minus its null
+/// mean) point the same, non-zero way.
+pub(crate) fn ranks_agree(delta: f64, u_excess: f64) -> bool {
+    delta != 0.0 && u_excess != 0.0 && (delta > 0.0) == (u_excess > 0.0)
+}
+
 /// `x` in percent of |before|; when before is 0 a non-zero change is an infinite percentage.
 pub(crate) fn percent_of(before: f64, x: f64) -> f64 {
     if before == 0.0 {
@@ -107,8 +113,7 @@ pub(crate) fn decide(e: &Evidence, alpha: f64, min_change_pct: f64) -> Verdict {
         return Verdict::Inconclusive;
     }
     let min = min_change_pct.abs();
-    let agree = e.delta != 0.0 && e.u_excess != 0.0 && (e.delta > 0.0) == (e.u_excess > 0.0);
-    if e.p <= alpha && agree && percent_of(e.before, e.delta).abs() >= min {
+    if e.p <= alpha && ranks_agree(e.delta, e.u_excess) && percent_of(e.before, e.delta).abs() >= min {
         return if (e.delta > 0.0) == up_is_better { Verdict::Better } else { Verdict::Worse };
     }
     let equivalent = e.before != 0.0
@@ -233,8 +238,7 @@ pub(crate) fn coefficient_of_variation(values: &[f64]) -> Option<f64> {
     if mean == 0.0 || !mean.is_finite() {
         return None;
     }
-    let squares: f64 = values.iter().map(|v| (v - mean) * (v - mean)).sum();
-    let cv = (squares / (n - 1.0)).sqrt() / mean.abs();
+    let cv = pooled_sd(values, &[])? / mean.abs();
     cv.is_finite().then_some(cv)
 }
 

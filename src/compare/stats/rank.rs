@@ -76,7 +76,7 @@ pub(crate) fn mann_whitney(before: &[f64], after: &[f64], null: Option<&NullU>) 
         let tail = cdf[u].min(cdf[n * m - u]);
         ((2.0 * tail).min(1.0), PMethod::Exact)
     } else if n <= EXACT_MAX_PER_SIDE && m <= EXACT_MAX_PER_SIDE {
-        (exact_p(after, before), PMethod::Exact)
+        (exact_p(&ranks, m, n), PMethod::Exact)
     } else {
         (normal_p(n, m, u_excess, &ranks.tie_sizes), PMethod::Normal)
     };
@@ -122,20 +122,26 @@ impl Ranked {
 
 /// Exact two-sided p: the rank sum `W` of one side against its distribution over all ways of choosing which
 /// pooled values belong to that side, given the pooled midranks. p = min(1, 2 · min(P(W ≤ w), P(W ≥ w))).
-fn exact_p(a: &[f64], b: &[f64]) -> f64 {
-    // Counting subsets of the smaller side is cheaper, and the two-sided p is the same for either side.
-    let (small, large) = if b.len() < a.len() { (b, a) } else { (a, b) };
-    let ranked = Ranked::new(small, large);
+///
+/// `ranked` pools the `first` (its `first_sum`) and `second` sides, of `first_len` and `second_len` values.
+fn exact_p(ranked: &Ranked, first_len: usize, second_len: usize) -> f64 {
     if ranked.tie_sizes.len() == 1 {
         // Every value tied: every split has the same sum.
         return 1.0;
     }
-    let w = ranked.first_sum as usize;
-    // u64 counts are half the work of u128 ones and hold every subset count while C(N, n) < 2⁶³.
-    if smallest_p(small.len(), large.len()) > 2.0 / 2f64.powi(63) {
-        two_sided(&rank_sum_counts::<u64>(&ranked.ranks, small.len()), w)
+    // Counting subsets of the smaller side is cheaper, and the two-sided p is the same for either side; the
+    // counts depend only on the pooled ranks, the smaller side's sum is the rest of the total if it is second.
+    let small = first_len.min(second_len);
+    let w = if first_len <= second_len {
+        ranked.first_sum
     } else {
-        two_sided(&rank_sum_counts::<u128>(&ranked.ranks, small.len()), w)
+        ranked.ranks.iter().map(|&r| u64::from(r)).sum::<u64>() - ranked.first_sum
+    } as usize;
+    // u64 counts are half the work of u128 ones and hold every subset count while C(N, n) < 2⁶³.
+    if smallest_p(first_len, second_len) > 2.0 / 2f64.powi(63) {
+        two_sided(&rank_sum_counts::<u64>(&ranked.ranks, small), w)
+    } else {
+        two_sided(&rank_sum_counts::<u128>(&ranked.ranks, small), w)
     }
 }
 

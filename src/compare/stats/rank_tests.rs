@@ -175,7 +175,7 @@ fn normal_approximation_is_close_to_exact_at_the_switch() {
                 .collect()
         };
         let (a, b) = (draw(0.0), draw(shift));
-        let exact = exact_p(&a, &b);
+        let exact = exact_p(&Ranked::new(&a, &b), 50, 50);
         if !(0.01..=0.1).contains(&exact) {
             continue;
         }
