@@ -5,7 +5,7 @@
 //! gates. The result is the JSON document of `--format json`
 //! (docs/compare.md; NaN is null).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
@@ -437,27 +437,27 @@ fn describe_and_test(
 }
 
 /// Scene names of a side, in order of first appearance.
-fn scene_names(runs: &[Run]) -> Vec<String> {
-    let mut names: Vec<String> = Vec::new();
-    for r in runs {
-        for n in &r.scene_names {
-            if !names.contains(n) {
-                names.push(n.clone());
+fn scene_names(runs: &[Run]) -> Vec<&str> {
+    let mut seen = HashSet::new();
+    runs.iter().flat_map(|r| r.scene_names.iter().map(String::as_str)).filter(|n| seen.insert(*n)).collect()
+}
+
+/// Each run's frames grouped by scene name, in one pass over the run.
+fn by_scene(runs: &[Run]) -> Vec<HashMap<&str, Vec<&Frame>>> {
+    runs.iter()
+        .map(|r| {
+            let mut groups: HashMap<&str, Vec<&Frame>> = HashMap::new();
+            for f in &r.frames {
+                groups.entry(r.scene_names[f.scene as usize].as_str()).or_default().push(f);
             }
-        }
-    }
-    names
+            groups
+        })
+        .collect()
 }
 
 /// Per-run values of a scene: its frames in each run that has it (runs without it are left out).
-fn scene_values(runs: &[Run], scene: &str) -> Vec<Vec<f64>> {
-    runs.iter()
-        .filter_map(|r| {
-            let id = r.scene_names.iter().position(|n| n == scene)? as u32;
-            let frames: Vec<&Frame> = r.frames.iter().filter(|f| f.scene == id).collect();
-            Some(eval(&frames, None))
-        })
-        .collect()
+fn scene_values(groups: &[HashMap<&str, Vec<&Frame>>], scene: &str) -> Vec<Vec<f64>> {
+    groups.iter().filter_map(|g| Some(eval(g.get(scene)?, None))).collect()
 }
 
 /// Per-scene comparisons for scenes on both sides; a warning per one-sided scene.
@@ -468,9 +468,10 @@ fn compare_scenes(
     bounds: &mut BoundsCache,
 ) -> (Vec<SceneResult>, Vec<String>) {
     let (bn, an) = (scene_names(before), scene_names(after));
+    let (b_set, a_set): (HashSet<&str>, HashSet<&str>) = (bn.iter().copied().collect(), an.iter().copied().collect());
     let mut warnings = Vec::new();
-    for (names, other, side) in [(&bn, &an, "before"), (&an, &bn, "after")] {
-        for n in names.iter().filter(|n| !other.contains(n)) {
+    for (names, other, side) in [(&bn, &a_set, "before"), (&an, &b_set, "after")] {
+        for n in names.iter().filter(|n| !other.contains(*n)) {
             warnings.push(format!("scene {n} is only on the {side} side; not compared"));
         }
     }
@@ -478,15 +479,16 @@ fn compare_scenes(
     if bn.len() < 2 && an.len() < 2 {
         return (Vec::new(), warnings);
     }
+    let (b_groups, a_groups) = (by_scene(before), by_scene(after));
     let included = included_metrics(before, after, false);
     let results = bn
         .iter()
-        .filter(|n| an.contains(n))
+        .filter(|n| a_set.contains(*n))
         .map(|name| SceneResult {
-            scene: name.clone(),
+            scene: name.to_string(),
             metrics: compare_metrics(
-                &scene_values(before, name),
-                &scene_values(after, name),
+                &scene_values(&b_groups, name),
+                &scene_values(&a_groups, name),
                 &included,
                 Scope::Scene,
                 s,

@@ -6,7 +6,7 @@
 //! out; then the compared app is picked and each run is reduced to that app's
 //! frames.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use polars::prelude::{BooleanChunked, DataFrame, NewChunkedArray};
@@ -371,6 +371,8 @@ pub(crate) fn select(choice: &AppChoice, loaded: [Vec<Loaded>; 2]) -> Result<Sid
 /// The app's frames of one loaded trace, or None when it has none.
 fn app_run(l: &Loaded, m: &Matcher) -> Option<Run> {
     let mut names: Vec<String> = Vec::new();
+    // A trace may name thousands of layers: ids by hash, not by scanning the names.
+    let mut ids: HashMap<&str, u32> = HashMap::new();
     let mut frames = Vec::new();
     let mut keep = Vec::with_capacity(l.rows.len());
     for (row, scene) in l.rows.iter().zip(&l.scenes) {
@@ -379,11 +381,11 @@ fn app_run(l: &Loaded, m: &Matcher) -> Option<Run> {
         if !matched {
             continue;
         }
-        let id = names.iter().position(|n| n == scene).unwrap_or_else(|| {
+        let id = *ids.entry(scene).or_insert_with(|| {
             names.push(scene.clone());
-            names.len() - 1
+            names.len() as u32 - 1
         });
-        frames.push(Frame::from_row(row, id as u32));
+        frames.push(Frame::from_row(row, id));
     }
     let first_ts = frames.iter().map(|f| f.ts).min()?;
     let wall_end = frames.iter().map(|f| f.ts + f.interval_ns).max().unwrap_or(first_ts);
