@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 
 use divan::counter::BytesCount;
 use divan::{black_box, Bencher};
-use fpsan::read::{self, atrace, framing, ReadOptions, Source};
+use fpsan::read::{self, atrace, framing, Source};
 use fpsan::tracegen::{scenarios, systrace};
 
 fn main() {
@@ -80,7 +80,7 @@ fn perfetto_framing(b: Bencher) {
 fn decode(b: Bencher, name: &str, bytes: &'static [u8]) {
     b.counter(BytesCount::of_slice(bytes))
         .with_inputs(|| Source::from_bytes(name, bytes.to_vec()).expect("source"))
-        .bench_refs(|source| black_box(read::decode(source, &ReadOptions { progress: false, frame_sched: true })));
+        .bench_refs(|source| black_box(read::decode(source, &fpsan::analysis::frame_read_options(false))));
 }
 
 #[divan::bench(sample_count = 10)]

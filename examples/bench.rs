@@ -212,13 +212,13 @@ fn phases(path: &Path, mb: f64) -> Res<()> {
     fpsan::memory::fix_mmap_threshold();
     let mut laps = Laps::start();
     let source = Source::open(path)?;
-    let decoded = read::decode(&source, &read::ReadOptions { frame_sched: true, ..Default::default() })?;
+    let (decoded, mut sched) = read::decode(&source, &analysis::frame_read_options(false))?;
     laps.lap("read");
     let mut trace = fpsan::import::import(decoded);
     laps.lap("build");
     let tids = fpsan::frames::frame_threads(&trace);
     laps.lap("frame threads");
-    let sched = read::sched_for_threads(&source, &tids)?;
+    let sched = sched.threads(&source, &tids);
     laps.lap("sched pass");
     trace.sched = fpsan::import::sched_events(sched);
     let opts = analysis::Options::default();

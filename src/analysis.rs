@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use crate::frames::{self, FrameAnalysis, FrameOptions};
 use crate::import;
 use crate::model::Trace;
-use crate::read::{self, ReadError, ReadOptions, Source};
+use crate::read::{self, ReadError, ReadOptions, SchedPass, Source};
 
 /// Main-thread slices at least this long before a frame's start are blockers
 /// (the trace-side BlockCanary), unless `--blocker-ms` says otherwise.
@@ -61,48 +61,55 @@ impl Default for Options {
 pub struct TraceFrames {
     pub trace: Trace,
     pub frames: FrameAnalysis,
-    /// The reader's warnings, and the scheduler pass's if it failed.
+    /// The reader's warnings, and what rebuilding the frames noticed.
     pub warnings: Vec<String>,
 }
 
-/// Read an opened trace and import it into the model.
-pub fn decode(source: &Source, opts: &ReadOptions) -> Result<Trace, ReadError> {
-    let trace = import::import(read::decode(source, opts)?);
+/// How every analysis that rebuilds frames reads a trace: the frame
+/// threads' scheduler records are kept while decoding.
+pub fn frame_read_options(progress: bool) -> ReadOptions {
+    ReadOptions { progress, keep_sched_of_slices: Some(frames::DO_FRAME) }
+}
+
+/// Read an opened trace and import it into the model; the scheduler pass
+/// for it comes with it.
+pub fn decode(source: &Source, opts: &ReadOptions) -> Result<(Trace, SchedPass), ReadError> {
+    let (decoded, sched) = read::decode(source, opts)?;
+    let trace = import::import(decoded);
     if trace.meta.packets == 0 && trace.slices.is_empty() && trace.meta.ftrace_events == 0 {
         return Err(ReadError::NotATrace { path: source.path.clone(), why: "no trace events found".to_string() });
     }
-    Ok(trace)
+    Ok((trace, sched))
+}
+
+/// An opened, read and imported trace file; the source stays open for the
+/// scheduler pass.
+pub struct Opened {
+    pub source: Source,
+    pub sched: SchedPass,
+    pub trace: Trace,
 }
 
 /// Open, read and import a trace file (what `info` and `query` without frame
-/// tables need); the source stays open for the scheduler pass.
-pub fn open(path: &Path, opts: &ReadOptions) -> Result<(Source, Trace), ReadError> {
+/// tables need).
+pub fn open(path: &Path, opts: &ReadOptions) -> Result<Opened, ReadError> {
     let source = Source::open(path)?;
-    let trace = decode(&source, opts)?;
-    Ok((source, trace))
+    let (trace, sched) = decode(&source, opts)?;
+    Ok(Opened { source, sched, trace })
 }
 
 /// Open, read and import a trace file.
 pub fn load(path: &Path, opts: &ReadOptions) -> Result<Trace, ReadError> {
-    Ok(open(path, opts)?.1)
+    Ok(open(path, opts)?.trace)
 }
 
 /// Rebuild every frame of an opened trace, with the scheduler pass for the
 /// frame threads (the "why" needs their Running/Runnable/Sleeping split).
-pub fn frames_of(source: &Source, trace: Trace, opts: &Options) -> TraceFrames {
+pub fn frames_of(opened: Opened, opts: &Options) -> TraceFrames {
+    let Opened { source, mut sched, trace } = opened;
     let mut warnings = trace.meta.warnings.clone();
-    let mut sched_failed = None;
     // The scheduler pass runs beside the rows' reconstruction.
-    let frames = frames::analyze_with(&trace, &opts.frames, |tids| {
-        if tids.is_empty() {
-            return Vec::new();
-        }
-        read::sched_for_threads(source, tids).map(import::sched_events).unwrap_or_else(|e| {
-            sched_failed = Some(format!("no scheduler data for the frame threads: {e}"));
-            Vec::new()
-        })
-    });
-    warnings.extend(sched_failed);
+    let frames = frames::analyze_with(&trace, &opts.frames, |tids| import::sched_events(sched.threads(&source, tids)));
     if frames.quality.repeated_ids > 0 {
         warnings.push(format!(
             "{} frames share their vsync id with another frame of the same process ({} ids repeat, up to {} times each: joined captures or a reboot inside the trace?); each was matched to the RenderThread and FrameTimeline data nearest to it in time",
@@ -155,8 +162,7 @@ pub struct Analysis {
 /// `capture --analyze` and `compare`.
 #[cfg(feature = "analysis")]
 pub fn analyze(path: &Path, opts: &Options) -> Result<Analysis, AnalysisError> {
-    let (source, trace) = open(path, &ReadOptions { progress: opts.progress, frame_sched: true })?;
-    let frames = frames_of(&source, trace, opts);
+    let frames = frames_of(open(path, &frame_read_options(opts.progress))?, opts);
     crate::memory::release_freed();
     summarize(path, frames, opts)
 }

@@ -5,16 +5,16 @@
 #![no_main]
 
 use fpsan::analysis::{self, Options};
-use fpsan::read::{ReadOptions, Source};
+use fpsan::read::Source;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(source) = Source::from_bytes("fuzz.pftrace", data.to_vec()) else {
         return;
     };
-    let Ok(trace) = analysis::decode(&source, &ReadOptions { frame_sched: true, ..Default::default() }) else {
+    let Ok((trace, mut sched)) = analysis::decode(&source, &analysis::frame_read_options(false)) else {
         return;
     };
-    let done = analysis::frames_of(&source, trace, &Options::default());
+    let done = analysis::frames_of(analysis::Opened { source, sched, trace }, &Options::default());
     let _ = format!("{:?}", done.frames);
 });

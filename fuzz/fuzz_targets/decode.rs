@@ -1,21 +1,22 @@
 //! The framing pass and the parallel decoder on arbitrary bytes
 //! (`read::Source::from_bytes` + `analysis::decode`), then the second,
-//! scheduler pass and the model accessors over whatever was decoded.
+//! scheduler pass (with the first pass's plan and without) and the model accessors over whatever was decoded.
 //! Bad input must give an error or a partial model, never a panic.
 #![no_main]
 
 use fpsan::analysis;
-use fpsan::read::{self, ReadOptions, Source};
+use fpsan::read::{self, Source};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(source) = Source::from_bytes("fuzz.pftrace", data.to_vec()) else {
         return;
     };
-    let Ok(trace) = analysis::decode(&source, &ReadOptions { frame_sched: true, ..Default::default() }) else {
+    let Ok((trace, mut sched)) = analysis::decode(&source, &analysis::frame_read_options(false)) else {
         return;
     };
     let tids: Vec<i32> = trace.threads.iter().map(|t| t.tid).take(16).collect();
+    let _ = sched.threads(&source, &tids);
     let _ = read::sched_for_threads(&source, &tids);
     fpsan_fuzz_check::model(&trace);
 });

@@ -85,6 +85,7 @@ mod why;
 
 pub use interval::period_of_hz;
 pub use labels::{DropLevel, FramePart, IntervalSource, PerPhase, Phase, VsyncSource};
+pub use select::DO_FRAME;
 
 use crate::model::{SchedEvent, Trace};
 

@@ -175,13 +175,6 @@ impl Part {
 mod tests {
     use super::*;
 
-    /// The reader keeps the scheduler records of the threads whose slices
-    /// start with its own copy of the name (it cannot import this stage).
-    #[test]
-    fn the_reader_looks_for_the_same_name() {
-        assert_eq!(DO_FRAME, crate::read::frame_sched::DO_FRAME);
-    }
-
     #[test]
     fn cast_int_like_sqlite() {
         assert_eq!(sqlite_cast_int("123"), 123);

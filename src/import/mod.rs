@@ -33,7 +33,7 @@ pub fn import(decoded: Decoded) -> Trace {
     let mut meta = TraceMeta {
         path: source.path,
         file_size: source.file_size,
-        container: source.container.to_string(),
+        container: source.container,
         warnings: source.warnings,
         ..Default::default()
     };

@@ -277,7 +277,7 @@ impl Replayer<'_> {
         };
         te.track_uuid = te.track_uuid.or(st.default_track);
         self.out.track_events += 1;
-        self.out.track_event_counters += usize::from(te.kind == super::track_event::TYPE_COUNTER);
+        self.out.track_event_counters += usize::from(te.kind == crate::read::records::TrackEventKind::Counter);
     }
 
     fn finish(mut self) -> Replay {

@@ -12,14 +12,8 @@ use super::identity::Identity;
 use super::slices::{SliceOp, Timed};
 use super::tracks::Tracks;
 use crate::model::{Name, TraceMeta, TrackId, TrackKind};
-use crate::read::records::{Batch, Categories, EventName, TailBody, TailPacket};
+use crate::read::records::{Batch, Categories, EventName, TailBody, TailPacket, TrackEventKind};
 use crate::read::slim::TrackDescriptor;
-
-/// TrackEvent.Type values.
-const TYPE_SLICE_BEGIN: i32 = 1;
-const TYPE_SLICE_END: i32 = 2;
-const TYPE_INSTANT: i32 = 3;
-pub(crate) const TYPE_COUNTER: i32 = 4;
 
 /// A track event as the replay left it (see `packets`), before its
 /// timestamp is converted and its track resolved.
@@ -29,8 +23,7 @@ struct PendingTrackEvent {
     seq: u32,
     order: u64,
     track_uuid: Option<u64>,
-    /// TrackEvent.Type: 1 begin, 2 end, 3 instant, 4 counter.
-    kind: i32,
+    kind: TrackEventKind,
     name: Option<Name>,
     category: Option<Name>,
     value: f64,
@@ -113,14 +106,14 @@ impl TrackEventImporter<'_> {
         let track = self.track(desc, &te);
         let name = te.name.unwrap_or_else(|| Name::from(""));
         let op = match te.kind {
-            TYPE_SLICE_BEGIN => SliceOp::Begin { track, name, category: te.category },
-            TYPE_SLICE_END => SliceOp::End { track },
-            TYPE_INSTANT => SliceOp::Instant { track, name, category: te.category },
-            TYPE_COUNTER => {
+            TrackEventKind::SliceBegin => SliceOp::Begin { track, name, category: te.category },
+            TrackEventKind::SliceEnd => SliceOp::End { track },
+            TrackEventKind::Instant => SliceOp::Instant { track, name, category: te.category },
+            TrackEventKind::Counter => {
                 ops.counters.push(Timed { ts, order: te.order, op: CounterOp { track, value: te.value } });
                 return;
             }
-            _ => return,
+            TrackEventKind::Unspecified => return,
         };
         ops.slices.push(Timed { ts, order: te.order, op });
     }
@@ -135,7 +128,7 @@ impl TrackEventImporter<'_> {
             let parent = desc.parent_uuid.and_then(|pu| self.descriptors.get(&pu));
             parent.and_then(|p| p.process.as_ref()).and_then(|p| p.pid)
         });
-        let is_counter = desc.counter.is_some() || te.kind == TYPE_COUNTER;
+        let is_counter = desc.counter.is_some() || te.kind == TrackEventKind::Counter;
         match (owner_thread, owner_pid, is_counter) {
             (Some((pid, tid)), _, true) => {
                 let utid = self.id.thread_in(tid, pid);

@@ -228,8 +228,8 @@ impl SchedEvent {
 pub struct TraceMeta {
     pub path: String,
     pub file_size: u64,
-    /// `plain`, `gzip` or `zstd` (whole-file compression).
-    pub container: String,
+    /// How the trace was stored.
+    pub container: Container,
     /// Top-level packets plus the packets inside compressed batches.
     pub packets: u64,
     pub compressed_batches: u64,
@@ -257,17 +257,58 @@ pub struct TraceMeta {
     pub warnings: Vec<String>,
 }
 
-/// Whether a `TraceMeta::container` name is a legacy systrace capture's
-/// (`systrace text`, `systrace ctrace`, `systrace html`).
-pub fn is_systrace_container(container: &str) -> bool {
-    container.starts_with("systrace")
+/// How a trace file was stored: a Perfetto protobuf trace (whole-file
+/// compression undone) or a legacy systrace capture. Named in `info`, the
+/// report and JSON as [`Container::as_str`] says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+pub enum Container {
+    #[default]
+    #[serde(rename = "plain")]
+    Plain,
+    #[serde(rename = "gzip")]
+    Gzip,
+    #[serde(rename = "zstd")]
+    Zstd,
+    /// atrace / ftrace text.
+    #[serde(rename = "systrace text")]
+    SystraceText,
+    /// `TRACE:` then a zlib stream (`atrace -z`, `traceconv ctrace`).
+    #[serde(rename = "systrace ctrace")]
+    SystraceCtrace,
+    /// A systrace HTML report.
+    #[serde(rename = "systrace html")]
+    SystraceHtml,
+}
+
+impl Container {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Container::Plain => "plain",
+            Container::Gzip => "gzip",
+            Container::Zstd => "zstd",
+            Container::SystraceText => "systrace text",
+            Container::SystraceCtrace => "systrace ctrace",
+            Container::SystraceHtml => "systrace html",
+        }
+    }
+
+    /// A legacy systrace capture: ftrace lines, no packets.
+    pub fn is_systrace(self) -> bool {
+        matches!(self, Container::SystraceText | Container::SystraceCtrace | Container::SystraceHtml)
+    }
+}
+
+impl std::fmt::Display for Container {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 impl TraceMeta {
     /// A legacy systrace capture (text, `.ctrace`, HTML): it has ftrace
     /// lines, no packets.
     pub fn is_systrace(&self) -> bool {
-        is_systrace_container(&self.container)
+        self.container.is_systrace()
     }
 
     /// What the trace is made of, counted: `12 packets` or `1042 ftrace lines`.

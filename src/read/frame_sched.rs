@@ -4,8 +4,9 @@
 //! them in a second pass decodes every ftrace bundle of the trace again
 //! (0.5 s of 1.8 s on a 1 GB busy trace). So while the first pass decodes a
 //! batch it also keeps the records of the threads known, when the batch
-//! began, to run `Choreographer#doFrame` (atrace writers, and the threads of
-//! TrackEvent tracks); a thread found later is kept from the batches begun
+//! began, to begin a slice named as the caller says (`frames` says
+//! `Choreographer#doFrame`: atrace writers, and the threads of TrackEvent
+//! tracks); a thread found later is kept from the batches begun
 //! after that. The scheduler pass (`sched::collect`) takes a batch's kept
 //! records when they cover every thread it is asked about and reads the
 //! batch again otherwise, so what it returns never depends on when, or
@@ -15,17 +16,9 @@ use std::sync::{Arc, Mutex};
 
 use rustc_hash::FxHashMap;
 
-use super::ftrace::Switch;
-use super::records::{EventName, SchedRecord, TailBody};
-use super::sched;
+use super::records::{EventName, Kept, SchedRecord, TailBody, TidFilter, TrackEventKind};
 use super::slim;
-
-/// `TrackEvent.Type` of a slice's beginning.
-const TRACK_EVENT_BEGIN: i32 = 1;
-
-/// The name every frame's slice begins with (`frames::select` decides which
-/// of them are frames; keeping a few threads too many costs only memory).
-pub const DO_FRAME: &str = "Choreographer#doFrame";
+use super::thread_records::{sort_by_thread_then_time, switch_records, waking_record};
 
 /// At most this many threads are kept; a hostile trace with a doFrame on
 /// every thread gets the second pass for the rest.
@@ -33,41 +26,12 @@ const MAX_THREADS: usize = 256;
 /// At most this many TrackEvent thread tracks are remembered.
 const MAX_TRACKS: usize = 1 << 16;
 
-/// A set of tids, tested once or twice per scheduler event: a 64-bit mask of
-/// `tid % 64` turns most tids away before the binary search.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct TidFilter {
-    mask: u64,
-    tids: Vec<i32>,
-}
-
-impl TidFilter {
-    pub fn new(tids: impl IntoIterator<Item = i32>) -> TidFilter {
-        let mut tids: Vec<i32> = tids.into_iter().collect();
-        tids.sort_unstable();
-        tids.dedup();
-        let mask = tids.iter().fold(0u64, |m, &t| m | 1 << (t as u32 % 64));
-        TidFilter { mask, tids }
-    }
-
-    #[inline]
-    pub fn contains(&self, tid: i32) -> bool {
-        self.mask >> (tid as u32 % 64) & 1 != 0 && self.tids.binary_search(&tid).is_ok()
-    }
-
-    /// The tids, sorted.
-    pub fn tids(&self) -> &[i32] {
-        &self.tids
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.tids.is_empty()
-    }
-}
-
 /// What the decoding workers have found so far, shared between them.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Discovery {
+    /// A thread that begins a slice whose name starts with this is kept
+    /// (keeping a few threads too many costs only memory).
+    slice_prefix: &'static str,
     /// The threads whose records a batch begun now keeps.
     threads: Mutex<Arc<TidFilter>>,
     /// TrackEvent track uuid → the thread its descriptor names.
@@ -75,6 +39,11 @@ pub struct Discovery {
 }
 
 impl Discovery {
+    /// Keep the threads that begin slices named `slice_prefix…`.
+    pub fn new(slice_prefix: &'static str) -> Arc<Discovery> {
+        Arc::new(Discovery { slice_prefix, threads: Default::default(), thread_tracks: Default::default() })
+    }
+
     /// The collector of a batch about to be decoded.
     pub fn collector(self: &Arc<Self>) -> Collector {
         let wanted = self.threads.lock().unwrap_or_else(|e| e.into_inner()).clone();
@@ -104,34 +73,26 @@ pub struct Collector {
     track_frames: Vec<u64>,
 }
 
-/// A batch's kept records: every scheduler record of `threads` in the batch,
-/// by (tid, timestamp, file order).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Kept {
-    pub threads: Arc<TidFilter>,
-    pub records: Vec<SchedRecord>,
-}
-
 impl Collector {
-    /// A sched_switch at `ts` on `cpu`.
+    /// A sched_switch at `ts` on `cpu`, its (prev_pid, prev_state, next_pid).
     #[inline]
-    pub(super) fn switch(&mut self, ts: i64, cpu: u32, sw: &Switch) {
-        sched::switch_records(&self.wanted, ts, cpu, (sw.prev_pid, sw.prev_state, sw.next_pid), &mut self.records);
+    pub(crate) fn switch(&mut self, ts: i64, cpu: u32, switch: (i32, i64, i32)) {
+        switch_records(&self.wanted, ts, cpu, switch, &mut self.records);
     }
 
     /// A sched_waking / sched_wakeup of `pid` at `ts`.
     #[inline]
-    pub(super) fn waking(&mut self, ts: i64, pid: i32) {
-        sched::waking_record(&self.wanted, ts, pid, &mut self.records);
+    pub(crate) fn waking(&mut self, ts: i64, pid: i32) {
+        waking_record(&self.wanted, ts, pid, &mut self.records);
     }
 
     /// Room for `n` records.
-    pub(super) fn reserve(&mut self, n: usize) {
+    pub(crate) fn reserve(&mut self, n: usize) {
         self.records.reserve(n);
     }
 
     /// Where a compact_sched's records go, unless no thread is kept.
-    pub(super) fn compact_target(&mut self) -> Option<(&TidFilter, &mut Vec<SchedRecord>)> {
+    pub(crate) fn compact_target(&mut self) -> Option<(&TidFilter, &mut Vec<SchedRecord>)> {
         (!self.wanted.is_empty()).then_some((&*self.wanted, &mut self.records))
     }
 
@@ -140,7 +101,7 @@ impl Collector {
     pub fn atrace_begin(&mut self, tid: i32, name: &str) {
         // Bounded: a batch of doFrames on a million threads stays linear.
         if self.found.len() < MAX_THREADS
-            && name.starts_with(DO_FRAME)
+            && name.starts_with(self.discovery.slice_prefix)
             && !self.wanted.contains(tid)
             && !self.found.contains(&tid)
         {
@@ -158,7 +119,7 @@ impl Collector {
                     self.thread_track(uuid, tid);
                 }
             }
-            TailBody::TrackEvent(te) if te.kind == TRACK_EVENT_BEGIN => {
+            TailBody::TrackEvent(te) if te.kind == TrackEventKind::SliceBegin => {
                 let name = match &te.name {
                     EventName::Inline(n) => Some(&**n),
                     EventName::Interned(iid) => interned
@@ -180,7 +141,10 @@ impl Collector {
 
     /// A TrackEvent slice begun on track `uuid`.
     fn track_event_begin(&mut self, uuid: u64, name: &str) {
-        if self.track_frames.len() < MAX_THREADS && name.starts_with(DO_FRAME) && !self.track_frames.contains(&uuid) {
+        if self.track_frames.len() < MAX_THREADS
+            && name.starts_with(self.discovery.slice_prefix)
+            && !self.track_frames.contains(&uuid)
+        {
             self.track_frames.push(uuid);
         }
     }
@@ -203,15 +167,15 @@ impl Collector {
         }
         if !self.found.is_empty() {
             let mut threads = self.discovery.threads.lock().unwrap_or_else(|e| e.into_inner());
-            let room = MAX_THREADS.saturating_sub(threads.tids.len());
+            let room = MAX_THREADS.saturating_sub(threads.tids().len());
             let new: Vec<i32> = self.found.iter().copied().filter(|&t| !threads.contains(t)).take(room).collect();
             if !new.is_empty() {
-                *threads = Arc::new(TidFilter::new(threads.tids.iter().copied().chain(new)));
+                *threads = Arc::new(TidFilter::new(threads.tids().iter().copied().chain(new)));
             }
         }
         // Sorted here, while small and in this core's cache, so that the
         // scheduler pass only merges.
-        sched::sort_by_thread_then_time(self.wanted.tids(), &mut self.records);
+        sort_by_thread_then_time(self.wanted.tids(), &mut self.records);
         Kept { threads: self.wanted, records: self.records }
     }
 }
@@ -224,7 +188,7 @@ mod tests {
     /// search stays linear and at most 256 threads are kept.
     #[test]
     fn a_doframe_on_every_thread_keeps_256_threads() {
-        let discovery = Arc::new(Discovery::default());
+        let discovery = Discovery::new("Choreographer#doFrame");
         let mut c = discovery.collector();
         for tid in 0..200_000 {
             c.atrace_begin(tid, "Choreographer#doFrame 1");
@@ -236,18 +200,8 @@ mod tests {
     }
 
     #[test]
-    fn tid_filter_holds_exactly_its_tids() {
-        let f = TidFilter::new([70, 6, -3, 6]);
-        assert_eq!(f.tids(), [-3, 6, 70]);
-        assert!(f.contains(6) && f.contains(70) && f.contains(-3));
-        // 134 shares 6's mask bit; 7 does not.
-        assert!(!f.contains(134) && !f.contains(7) && !f.contains(0));
-        assert!(TidFilter::default().is_empty() && !TidFilter::default().contains(0));
-    }
-
-    #[test]
     fn threads_found_by_a_batch_are_kept_by_the_batches_begun_after_it() {
-        let discovery = Arc::new(Discovery::default());
+        let discovery = Discovery::new("Choreographer#doFrame");
         let mut first = discovery.collector();
         let concurrent = discovery.collector();
         first.atrace_begin(10, "Choreographer#doFrame 5");

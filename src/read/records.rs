@@ -141,6 +141,46 @@ impl SchedRecord {
     }
 }
 
+/// A set of tids, tested once or twice per scheduler event: a 64-bit mask of
+/// `tid % 64` turns most tids away before the binary search.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TidFilter {
+    mask: u64,
+    tids: Vec<i32>,
+}
+
+impl TidFilter {
+    pub fn new(tids: impl IntoIterator<Item = i32>) -> TidFilter {
+        let mut tids: Vec<i32> = tids.into_iter().collect();
+        tids.sort_unstable();
+        tids.dedup();
+        let mask = tids.iter().fold(0u64, |m, &t| m | 1 << (t as u32 % 64));
+        TidFilter { mask, tids }
+    }
+
+    #[inline]
+    pub fn contains(&self, tid: i32) -> bool {
+        self.mask >> (tid as u32 % 64) & 1 != 0 && self.tids.binary_search(&tid).is_ok()
+    }
+
+    /// The tids, sorted.
+    pub fn tids(&self) -> &[i32] {
+        &self.tids
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tids.is_empty()
+    }
+}
+
+/// A batch's kept scheduler records (see `read::frame_sched`): every
+/// scheduler record of `threads` in the batch, by (tid, timestamp, file order).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Kept {
+    pub threads: Arc<TidFilter>,
+    pub records: Vec<SchedRecord>,
+}
+
 /// Header facts of one ftrace bundle (for the valid-data start and data loss).
 #[derive(Debug, Clone, Copy)]
 pub struct BundleInfo {
@@ -186,13 +226,36 @@ pub enum TailBody {
 /// given by iid left for the sequence's state to resolve.
 #[derive(Debug, Clone)]
 pub struct TrackEventRec {
-    /// TrackEvent.Type: 1 begin, 2 end, 3 instant, 4 counter (0 absent).
-    pub kind: i32,
+    pub kind: TrackEventKind,
     pub track_uuid: Option<u64>,
     pub name: EventName,
     pub categories: Categories,
     /// `double_counter_value`, else `counter_value`, else 0.
     pub value: f64,
+}
+
+/// What a track event is (`TrackEvent.Type`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrackEventKind {
+    /// Absent, 0, or a value this reader does not know: the event is skipped.
+    Unspecified,
+    SliceBegin,
+    SliceEnd,
+    Instant,
+    Counter,
+}
+
+impl TrackEventKind {
+    /// The kind of a `TrackEvent.type` value.
+    pub fn from_type(value: i32) -> TrackEventKind {
+        match value {
+            1 => TrackEventKind::SliceBegin,
+            2 => TrackEventKind::SliceEnd,
+            3 => TrackEventKind::Instant,
+            4 => TrackEventKind::Counter,
+            _ => TrackEventKind::Unspecified,
+        }
+    }
 }
 
 /// A track event's name: its own string, or an iid of the sequence's
@@ -257,7 +320,7 @@ pub struct Batch {
     pub sched_tids: Option<Vec<i32>>,
     /// The frame threads' scheduler records kept while decoding (see
     /// `read::frame_sched`); only with `sched_tids`.
-    pub kept_sched: Option<super::frame_sched::Kept>,
+    pub kept_sched: Option<Kept>,
 }
 
 impl Batch {
@@ -307,11 +370,27 @@ impl Interner {
         self.map.insert(s.into(), n.clone());
         n
     }
+
+    /// A name given as bytes (from the kernel or any process), invalid
+    /// UTF-8 replaced.
+    pub fn intern_bytes(&mut self, b: &[u8]) -> Name {
+        self.intern(&String::from_utf8_lossy(b))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tid_filter_holds_exactly_its_tids() {
+        let f = TidFilter::new([70, 6, -3, 6]);
+        assert_eq!(f.tids(), [-3, 6, 70]);
+        assert!(f.contains(6) && f.contains(70) && f.contains(-3));
+        // 134 shares 6's mask bit; 7 does not.
+        assert!(!f.contains(134) && !f.contains(7) && !f.contains(0));
+        assert!(TidFilter::default().is_empty() && !TidFilter::default().contains(0));
+    }
 
     #[test]
     fn sched_records_keep_the_states_low_bits_and_stop_the_cpu_at_255() {

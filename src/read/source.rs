@@ -1,6 +1,7 @@
-//! Opening a trace file: refuse what is not a trace with a clear reason,
-//! memory-map plain protobuf files, and inflate whole-file gzip / zstd into
-//! memory (bounded, so a decompression bomb is refused, not obeyed).
+//! Opening a trace file: refuse what is not a file with a clear reason,
+//! memory-map it, and inflate whole-file gzip / zstd into memory (bounded,
+//! see `inflate`, so a decompression bomb is refused, not obeyed). Which
+//! format the bytes are is decided by `read::decode`.
 
 use std::fs::File;
 use std::io::Read;
@@ -8,42 +9,15 @@ use std::path::{Path, PathBuf};
 
 use memmap2::Mmap;
 
-use super::ReadError;
+use super::error::ReadError;
+use super::inflate::{self, INFLATED_FILE_FLOOR, MAX_INFLATE_RATIO};
 
-/// Whole-file compression never inflates past this (a real trace compresses
-/// 5–15×; this allows any trace a 24 GB machine can analyse).
-pub const MAX_INFLATED_FILE: u64 = 16 << 30;
-/// Below [`MAX_INFLATED_FILE`], a compressed file may inflate to this much,
-/// or [`MAX_INFLATE_RATIO`] times its own size when that is more. A real
-/// trace never compresses 256×; a gzip/zstd bomb does (1000× and more), and
-/// is refused before it holds gigabytes of memory.
-pub const INFLATED_FILE_FLOOR: u64 = 256 << 20;
-pub const MAX_INFLATE_RATIO: u64 = 256;
-
-/// How far a compressed file of `compressed` bytes may inflate.
-pub fn inflate_limit(compressed: u64) -> u64 {
-    INFLATED_FILE_FLOOR.max(compressed.saturating_mul(MAX_INFLATE_RATIO)).min(MAX_INFLATED_FILE)
-}
-
-/// How the file was stored.
+/// How the file was stored (whole-file compression).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Container {
-    Plain,
+pub enum Compression {
+    None,
     Gzip,
     Zstd,
-    /// Legacy systrace / ftrace text (also inside a systrace HTML file).
-    SystraceText,
-}
-
-impl Container {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Container::Plain => "plain",
-            Container::Gzip => "gzip",
-            Container::Zstd => "zstd",
-            Container::SystraceText => "systrace",
-        }
-    }
 }
 
 enum Bytes {
@@ -56,17 +30,11 @@ enum Bytes {
 pub struct Source {
     pub path: PathBuf,
     pub file_size: u64,
-    pub container: Container,
+    pub compression: Compression,
     /// The whole-file gzip/zstd stream ended early (an interrupted pull): the
     /// bytes that inflated are analysed, with a warning.
     pub compressed_truncated: bool,
     bytes: Bytes,
-    /// The top-level packets, kept by the first pass (`read::decode`) so
-    /// the scheduler pass does not frame the whole file again.
-    pub(crate) framing: std::sync::OnceLock<super::framing::Framing>,
-    /// What the first pass learned of each of its batches, in order, for
-    /// the scheduler pass (empty before the first pass).
-    pub(crate) sched_map: std::sync::Mutex<Vec<super::sched::BatchSched>>,
     /// Where the last [`Source::release_before`] stopped (page-aligned).
     released_to: std::sync::atomic::AtomicUsize,
 }
@@ -97,29 +65,25 @@ impl Source {
         #[cfg(unix)]
         let _ = map.advise(memmap2::Advice::Sequential);
         let head = &map[..map.len().min(4)];
-        let limit = inflate_limit(file_size);
-        let (container, (bytes, compressed_truncated)) = if head.starts_with(&[0x1f, 0x8b]) {
+        let limit = inflate::file_limit(file_size);
+        let (compression, (bytes, compressed_truncated)) = if head.starts_with(&[0x1f, 0x8b]) {
             let (v, cut) = inflate(path, flate2::read::MultiGzDecoder::new(&map[..]), limit)?;
-            (Container::Gzip, (Bytes::Owned(v), cut))
+            (Compression::Gzip, (Bytes::Owned(v), cut))
         } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
             let dec = zstd::stream::read::Decoder::with_buffer(&map[..]).map_err(io)?;
             let (v, cut) = inflate(path, dec, limit)?;
-            (Container::Zstd, (Bytes::Owned(v), cut))
+            (Compression::Zstd, (Bytes::Owned(v), cut))
         } else {
-            (Container::Plain, (Bytes::Mapped(map), false))
+            (Compression::None, (Bytes::Mapped(map), false))
         };
-        let mut source = Source {
+        Ok(Source {
             path: path.to_path_buf(),
             file_size,
-            container,
+            compression,
             compressed_truncated,
             bytes,
-            framing: Default::default(),
-            sched_map: Default::default(),
             released_to: Default::default(),
-        };
-        source.container = sniff(&source)?;
-        Ok(source)
+        })
     }
 
     /// A source over bytes already in memory (tests, fuzzing).
@@ -132,28 +96,25 @@ impl Source {
         let mut source = Source {
             path,
             file_size,
-            container: Container::Plain,
+            compression: Compression::None,
             compressed_truncated: false,
             bytes: Bytes::Owned(data),
-            framing: Default::default(),
-            sched_map: Default::default(),
             released_to: Default::default(),
         };
-        let limit = inflate_limit(file_size);
+        let limit = inflate::file_limit(file_size);
         if source.data().starts_with(&[0x1f, 0x8b]) {
             let (inflated, cut) = inflate(&source.path, flate2::read::MultiGzDecoder::new(source.data()), limit)?;
             source.bytes = Bytes::Owned(inflated);
-            source.container = Container::Gzip;
+            source.compression = Compression::Gzip;
             source.compressed_truncated = cut;
         } else if source.data().starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
             let dec = zstd::stream::read::Decoder::with_buffer(source.data())
                 .map_err(|e| ReadError::Io { path: source.path.clone(), source: e })?;
             let (inflated, cut) = inflate(&source.path, dec, limit)?;
             source.bytes = Bytes::Owned(inflated);
-            source.container = Container::Zstd;
+            source.compression = Compression::Zstd;
             source.compressed_truncated = cut;
         }
-        source.container = sniff(&source)?;
         Ok(source)
     }
 
@@ -204,7 +165,7 @@ fn newly_released(previous: usize, end: usize) -> std::ops::Range<usize> {
 }
 
 /// Inflate a whole-file stream, refusing to grow past `limit` (see
-/// [`inflate_limit`]) and keeping what inflated before a truncated end (an
+/// [`inflate::file_limit`]) and keeping what inflated before a truncated end (an
 /// interrupted pull). Returns the bytes and whether the stream was cut.
 fn inflate(path: &Path, reader: impl Read, limit: u64) -> Result<(Vec<u8>, bool), ReadError> {
     let mut out = Vec::new();
@@ -236,26 +197,6 @@ fn inflate(path: &Path, reader: impl Read, limit: u64) -> Result<(Vec<u8>, bool)
 
 fn is_truncation(e: &std::io::Error) -> bool {
     matches!(e.kind(), std::io::ErrorKind::UnexpectedEof | std::io::ErrorKind::InvalidInput | std::io::ErrorKind::Other)
-}
-
-/// Decide between a protobuf trace and systrace text, or refuse the file.
-fn sniff(source: &Source) -> Result<Container, ReadError> {
-    let data = source.data();
-    let not_a_trace = |why: &str| ReadError::NotATrace { path: source.path.clone(), why: why.to_string() };
-    match data.first() {
-        // Trace.packet (field 1, length-delimited) always comes first.
-        Some(0x0a) => Ok(source.container),
-        Some(_) if super::systrace::sniff(data) => Ok(Container::SystraceText),
-        Some(_) => {
-            let printable = data.iter().take(512).filter(|b| b.is_ascii_graphic() || b.is_ascii_whitespace()).count();
-            if printable * 10 >= data.len().min(512) * 9 {
-                Err(not_a_trace("it is a text file, not a Perfetto protobuf or systrace"))
-            } else {
-                Err(not_a_trace(&format!("it starts with byte 0x{:02x}; a Perfetto trace starts with 0x0a", data[0])))
-            }
-        }
-        None => Err(ReadError::Empty { path: source.path.clone() }),
-    }
 }
 
 #[cfg(test)]

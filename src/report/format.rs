@@ -182,15 +182,6 @@ pub(crate) fn app_slug(app: &AppSummary) -> String {
     format!("{name}-{}", app.pid)
 }
 
-/// The trace's container (`gzip`, `zstd`), `plain` when uncompressed.
-pub(crate) fn container_name(container: &str) -> &str {
-    if container.is_empty() {
-        "plain"
-    } else {
-        container
-    }
-}
-
 /// A frame part in words: `start jitter`, `traversal`.
 pub(crate) fn part_words(part: FramePart) -> String {
     part.as_str().replace('_', " ")
@@ -290,7 +281,6 @@ mod tests {
         assert_eq!(fmt_rates([120.2, 60.0, 59.9]).as_deref(), Some("60/120 Hz"));
         assert_eq!(fmt_rates([]), None);
         assert_eq!(fmt_pairs([("a", 1), ("b", 2)]), "a 1, b 2");
-        assert_eq!(container_name(""), "plain");
         assert_eq!(fmt_ms_tick(16.0), "16");
         assert_eq!(fmt_ms_tick(2.5), "2.5");
         assert_eq!((fmt_secs_tick(2.34, 9.0), fmt_secs_tick(2.34, 10.0)), ("2.3".into(), "2".into()));

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::format::{container_name, fmt_pairs};
+use super::format::fmt_pairs;
 use crate::model::{AndroidInfo, DataLoss, Trace, TrackKind};
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -25,7 +25,7 @@ pub struct ProcessInfo {
 pub struct Info {
     pub path: String,
     pub file_size: u64,
-    pub container: String,
+    pub container: crate::model::Container,
     pub packets: u64,
     pub compressed_batches: u64,
     pub span_ns: i64,
@@ -110,7 +110,7 @@ pub fn info(trace: &Trace) -> Info {
     Info {
         path: m.path.clone(),
         file_size: m.file_size,
-        container: m.container.clone(),
+        container: m.container,
         packets: m.packets,
         compressed_batches: m.compressed_batches,
         span_ns: trace.span_ns(),
@@ -155,9 +155,9 @@ pub(crate) fn data_loss_items(d: &DataLoss) -> Vec<(&'static str, u64)> {
 /// Text form for the terminal.
 pub fn render_text(i: &Info) -> String {
     let mut o = String::new();
-    let _ = writeln!(o, "file          {} ({} bytes, {})", i.path, i.file_size, container_name(&i.container));
+    let _ = writeln!(o, "file          {} ({} bytes, {})", i.path, i.file_size, i.container);
     // A systrace capture has lines in one clock, no packets or clock ids.
-    let systrace = crate::model::is_systrace_container(&i.container);
+    let systrace = i.container.is_systrace();
     if systrace {
         let _ = writeln!(o, "lines         {} ftrace events", i.ftrace_events);
     } else {

@@ -202,7 +202,7 @@ pub(crate) fn render(report: &Report) -> String {
         "trace {}  ({} {}, {:.2} s, {})",
         m.path,
         fmt_size(m.file_size),
-        container_name(&m.container),
+        m.container,
         report.span_ns as f64 / 1e9,
         m.records()
     );

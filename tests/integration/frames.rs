@@ -252,7 +252,7 @@ fn demo_trace_matches_its_ground_truth() {
     use fpsan::tracegen::scenarios::{demo_scroll_frames, DemoJank, DEMO_APP_PID};
 
     let src = Source::open(&crate::util::testdata("demo.pftrace")).expect("open");
-    let mut trace = decode(&src, &ReadOptions::default()).expect("decode");
+    let (mut trace, _) = decode(&src, &ReadOptions::default()).expect("decode");
     trace.sched = sched_events(sched_for_threads(&src, &frame_threads(&trace)).expect("sched"));
     let a = analyze(&trace, &FrameOptions::default());
     let rows: Vec<(usize, &FrameRow)> = a.rows.iter().enumerate().filter(|(_, r)| r.pid == DEMO_APP_PID).collect();

@@ -6,7 +6,6 @@
 
 use fpsan::analysis::{self, Options};
 use fpsan::frames::VsyncSource;
-use fpsan::read::ReadOptions;
 use fpsan::tracegen::scenarios::{self, REPEAT_FRAMES, REPEAT_PID, REPEAT_T0};
 
 use crate::util::fpsan;
@@ -25,9 +24,8 @@ fn every_frame_matches_its_own_recording() {
 
     let plan = scenarios::repeat_frames();
     let span = scenarios::repeat_span_ns(&plan);
-    let (source, trace) =
-        analysis::open(&path, &ReadOptions { frame_sched: true, ..Default::default() }).expect("open");
-    let done = analysis::frames_of(&source, trace, &Options::default());
+    let opened = analysis::open(&path, &analysis::frame_read_options(false)).expect("open");
+    let done = analysis::frames_of(opened, &Options::default());
     let a = &done.frames;
     assert_eq!(a.rows.len(), K as usize * REPEAT_FRAMES);
     assert_eq!(a.quality.cut_by_trace_bounds, 0);
@@ -105,13 +103,12 @@ fn scheduler_pass_skipping_batches_finds_what_a_full_scan_finds() {
     let busy = dir.path().join("busy.pftrace");
     scenarios::busy_phone(&mut std::fs::File::create(&busy).expect("create"), 12 << 20).expect("generate");
     for path in [repeated, busy, crate::util::testdata("demo.pftrace")] {
-        let (source, trace) =
-            analysis::open(&path, &ReadOptions { frame_sched: true, ..Default::default() }).expect("open");
+        let mut opened = analysis::open(&path, &analysis::frame_read_options(false)).expect("open");
         let fresh = Source::open(&path).expect("open");
-        let frame_threads = fpsan::frames::frame_threads(&trace);
+        let frame_threads = fpsan::frames::frame_threads(&opened.trace);
         for tids in [frame_threads.clone(), vec![0], vec![1100, 1003], vec![99_999], vec![REPEAT_PID, 5001, 5021, 1010]]
         {
-            let skipping = read::sched_for_threads(&source, &tids).expect("sched");
+            let skipping = opened.sched.threads(&opened.source, &tids);
             let full = read::sched_for_threads(&fresh, &tids).expect("sched");
             assert_eq!(skipping, full, "{} {tids:?}", path.display());
         }

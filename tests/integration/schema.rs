@@ -44,7 +44,7 @@ use protobuf::{EnumOrUnknown, Message, MessageField};
 use fpsan::analysis::decode;
 use fpsan::model::{TimelineKind, Trace, TrackKind};
 use fpsan::read::records::SchedRecord;
-use fpsan::read::{sched_for_threads, ReadOptions, Source};
+use fpsan::read::{sched_for_threads, Source};
 
 /// BOOTTIME and MONOTONIC at the clock snapshot: MONOTONIC runs 100 ms behind
 /// (the device slept that long since boot).
@@ -634,7 +634,7 @@ fn build_trace() -> PbTrace {
 fn decoded() -> (Trace, Source) {
     let bytes = build_trace().write_to_bytes().expect("serialize");
     let source = Source::from_bytes("schema.pftrace", bytes).expect("source");
-    let trace = decode(&source, &ReadOptions { frame_sched: true, ..Default::default() }).expect("decode");
+    let (trace, _) = decode(&source, &fpsan::analysis::frame_read_options(false)).expect("decode");
     (trace, source)
 }
 

@@ -3,95 +3,17 @@
 //! and `traceconv ctrace` write it), or systrace HTML (handed to `html`).
 
 use std::borrow::Cow;
-use std::fmt;
-use std::io::Read;
 
-use flate2::{Decompress, FlushDecompress, Status};
 use memchr::memmem;
 
-use super::dump::ProcessDump;
 use super::html::{unescape_js_lines, unpack_html};
 use super::line::{contains, lines, parse_line, parse_line_bytes, trim_start};
-
-/// How the capture was stored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    /// ftrace / atrace text, possibly after adb's `TRACE:` preamble.
-    Text,
-    /// `TRACE:` then a zlib (or gzip) stream: `atrace -z`, `traceconv ctrace`.
-    Ctrace,
-    /// A systrace HTML report.
-    Html,
-}
-
-impl Format {
-    /// How `info` names the container.
-    pub fn container_name(self) -> &'static str {
-        match self {
-            Format::Text => "systrace text",
-            Format::Ctrace => "systrace ctrace",
-            Format::Html => "systrace html",
-        }
-    }
-}
-
-/// What [`unpack`] found in a capture.
-#[derive(Debug)]
-pub struct Unpacked<'a> {
-    pub format: Format,
-    /// The ftrace text: borrowed from the input when it is one piece of it,
-    /// owned when it had to be inflated, decoded or joined from several blocks.
-    pub ftrace: Cow<'a, [u8]>,
-    /// The `ps` listings of an HTML report, in file order (later is newer).
-    pub process_dump: ProcessDump,
-    /// One short description per HTML block that was not used (JSON from
-    /// other agents, cgroup dumps, …), for the caller to mention.
-    pub skipped: Vec<String>,
-    /// Damage that was worked around (a cut stream, trailing bytes, …).
-    pub warnings: Vec<String>,
-}
-
-impl<'a> Unpacked<'a> {
-    pub(super) fn new(format: Format, ftrace: Cow<'a, [u8]>) -> Self {
-        Unpacked { format, ftrace, process_dump: ProcessDump::default(), skipped: Vec::new(), warnings: Vec::new() }
-    }
-}
-
-/// Why a capture cannot be read at all.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum UnpackError {
-    /// An HTML report without any ftrace text; `found` names its other blocks.
-    NoTraceData { found: Vec<String> },
-    /// The compressed stream is damaged before any text came out of it.
-    Corrupt(String),
-    /// Inflating would pass the caller's limit (a decompression bomb?).
-    TooLarge { limit: u64 },
-}
-
-impl fmt::Display for UnpackError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            UnpackError::NoTraceData { found } if found.is_empty() => {
-                write!(f, "the HTML file holds no systrace data blocks")
-            }
-            UnpackError::NoTraceData { found } => {
-                write!(f, "the HTML file holds no ftrace text, only: {}", found.join("; "))
-            }
-            // `why` reads on from "the compressed trace": "is damaged (…)", "ends early".
-            UnpackError::Corrupt(why) => write!(f, "the compressed trace {why}"),
-            UnpackError::TooLarge { limit } => {
-                write!(f, "the trace inflates past {} MiB; refusing (decompression bomb?)", limit >> 20)
-            }
-        }
-    }
-}
-
-impl std::error::Error for UnpackError {}
+use super::streams::{inflate_gzip, inflate_zlib_streams, is_zlib_header, UnpackError, Unpacked, GZIP_MAGIC};
+use crate::model::Container;
 
 /// How far into the file adb's `TRACE:` preamble may end (trace_processor
 /// looks 128 bytes far; adb's progress text can be longer).
 const MARKER_WINDOW: usize = 4096;
-pub(super) const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
 /// Split a capture into its ftrace text and process dump. `max_inflated`
 /// bounds what decompression may produce (see fpsan's `inflate_limit`).
@@ -110,7 +32,7 @@ pub fn unpack(data: &[u8], max_inflated: u64) -> Result<Unpacked<'_>, UnpackErro
     // A trace copied out of an old HTML report keeps its JavaScript escapes.
     let escaped = lines(body).next().is_some_and(|l| l.ends_with(b"\\n\\"));
     let text = if escaped { Cow::Owned(unescape_js_lines(body)) } else { Cow::Borrowed(body) };
-    Ok(Unpacked::new(Format::Text, text))
+    Ok(Unpacked::new(Container::SystraceText, text))
 }
 
 /// Whether a file's first bytes (4 KiB suffice) look like a capture
@@ -140,16 +62,6 @@ fn find_trace_marker(data: &[u8]) -> Option<(usize, &'static [u8])> {
         return None;
     }
     Some((at + 6 + line_end.len(), line_end))
-}
-
-/// RFC 1950 header: deflate method, window ≤ 32 KiB, check bits, no preset dictionary.
-fn is_zlib_header(b: &[u8]) -> bool {
-    match b {
-        [cmf, flg, ..] => {
-            cmf & 0x0f == 8 && cmf >> 4 <= 7 && flg & 0x20 == 0 && ((u16::from(*cmf) << 8) | u16::from(*flg)) % 31 == 0
-        }
-        _ => false,
-    }
 }
 
 /// A zlib stream with no `TRACE:` before it: only the headers zlib writes
@@ -184,7 +96,7 @@ fn unpack_ctrace<'a>(body: &[u8], line_end: &[u8], max: u64) -> Result<Unpacked<
         }
     }
     let (text, warnings) = result?;
-    let mut out = Unpacked::new(Format::Ctrace, Cow::Owned(text));
+    let mut out = Unpacked::new(Container::SystraceCtrace, Cow::Owned(text));
     out.warnings = warnings;
     Ok(out)
 }
@@ -212,94 +124,4 @@ pub(super) fn undo_crlf(data: &[u8], pattern: &[u8]) -> Vec<u8> {
     }
     out.extend_from_slice(rest);
     out
-}
-
-/// How one zlib stream ended.
-enum End {
-    Stream,
-    Cut(String),
-}
-
-/// Inflate zlib streams back to back (trace_processor restarts its
-/// decompressor after each one), stopping at bytes that start no stream.
-fn inflate_zlib_streams(mut input: &[u8], max: u64, warnings: &mut Vec<String>) -> Result<Vec<u8>, UnpackError> {
-    let mut out = Vec::new();
-    loop {
-        let (consumed, end) = inflate_zlib(input, &mut out, max)?;
-        input = &input[consumed..];
-        match end {
-            End::Stream if is_zlib_header(input) => continue,
-            End::Stream => {
-                // adb may add a line end; anything more is reported, not parsed.
-                let junk = trim_start(input).len();
-                if junk > 0 {
-                    warnings.push(format!("ignored {junk} bytes after the end of the compressed trace"));
-                }
-                return Ok(out);
-            }
-            End::Cut(why) if out.is_empty() => return Err(UnpackError::Corrupt(why)),
-            End::Cut(why) => {
-                keep_whole_lines(&mut out);
-                warnings.push(format!(
-                    "the compressed trace {why} after {} bytes of text (an interrupted capture?); \
-                     kept the complete lines before that point",
-                    out.len()
-                ));
-                return Ok(out);
-            }
-        }
-    }
-}
-
-/// Inflate one zlib stream from the start of `input`, appending to `out`.
-/// Returns the input bytes it used and how it ended.
-fn inflate_zlib(input: &[u8], out: &mut Vec<u8>, max: u64) -> Result<(usize, End), UnpackError> {
-    let mut z = Decompress::new(true);
-    loop {
-        if out.len() == out.capacity() {
-            let len = out.len() as u64;
-            let room = max.saturating_add(1) - len;
-            out.reserve_exact(len.clamp(1 << 16, 1 << 28).min(room) as usize);
-        }
-        let (in_before, out_before) = (z.total_in(), z.total_out());
-        let result = z.decompress_vec(&input[in_before as usize..], out, FlushDecompress::None);
-        let consumed = z.total_in() as usize;
-        if out.len() as u64 > max {
-            return Err(UnpackError::TooLarge { limit: max });
-        }
-        match result {
-            Ok(Status::StreamEnd) => return Ok((consumed, End::Stream)),
-            Err(e) => return Ok((consumed, End::Cut(format!("is damaged ({e})")))),
-            Ok(_) if z.total_in() == in_before && z.total_out() == out_before => {
-                return Ok((consumed, End::Cut("ends early".to_string())));
-            }
-            Ok(_) => {}
-        }
-    }
-}
-
-pub(super) fn inflate_gzip(input: &[u8], max: u64, warnings: &mut Vec<String>) -> Result<Vec<u8>, UnpackError> {
-    let mut out = Vec::new();
-    let result = flate2::read::MultiGzDecoder::new(input).take(max.saturating_add(1)).read_to_end(&mut out);
-    if out.len() as u64 > max {
-        return Err(UnpackError::TooLarge { limit: max });
-    }
-    match result {
-        Ok(_) => Ok(out),
-        Err(e) if out.is_empty() => Err(UnpackError::Corrupt(format!("is damaged ({e})"))),
-        Err(e) => {
-            keep_whole_lines(&mut out);
-            warnings.push(format!(
-                "the gzip data ends early or is damaged ({e}); kept the {} bytes of complete lines before that",
-                out.len()
-            ));
-            Ok(out)
-        }
-    }
-}
-
-/// Drop a last line the stream cut in half: its arguments would be wrong.
-fn keep_whole_lines(text: &mut Vec<u8>) {
-    let keep = memchr::memrchr(b'\n', text).map_or(0, |i| i + 1);
-    text.truncate(keep);
 }

@@ -8,9 +8,10 @@ use std::borrow::Cow;
 use base64::Engine as _;
 use memchr::{memchr, memmem};
 
-use super::container::{inflate_gzip, Format, UnpackError, Unpacked, GZIP_MAGIC};
 use super::dump::{parse_process_dump, ProcessDump};
 use super::line::{contains, lines, parse_line_bytes, trim_start};
+use super::streams::{inflate_gzip, UnpackError, Unpacked, GZIP_MAGIC};
+use crate::model::Container;
 
 /// catapult writes the viewer's own scripts first and the data after this.
 const BEGIN_TRACE: &[u8] = b"<!-- BEGIN TRACE -->";
@@ -159,7 +160,7 @@ impl<'a> HtmlParts<'a> {
         if self.dump.junk_lines > 0 {
             self.warnings.push(format!("process dump: skipped {} lines that are not ps rows", self.dump.junk_lines));
         }
-        let mut out = Unpacked::new(Format::Html, join_blocks(self.ftrace));
+        let mut out = Unpacked::new(Container::SystraceHtml, join_blocks(self.ftrace));
         out.process_dump = self.dump;
         out.skipped = self.skipped;
         out.warnings = self.warnings;

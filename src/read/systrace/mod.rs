@@ -19,11 +19,13 @@ mod dump;
 mod event;
 mod html;
 mod line;
+mod streams;
 #[cfg(test)]
 mod tests;
 
-pub use container::{sniff, Format, UnpackError};
+pub use container::sniff;
 pub use line::parse_line;
+pub use streams::UnpackError;
 
 use container::unpack;
 use dump::ProcessDump;
@@ -33,22 +35,62 @@ use line::{scan, Line, ScanStats};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use super::decode::Ctx;
-use super::frame_sched::TidFilter;
-use super::ftrace::{self, newest_comm};
-use super::records::{Batch, SchedRecord, TailBody, TailPacket};
-use super::sched;
-use super::slim;
+use super::batch::BatchBuilder;
+use super::error::ReadError;
+use super::format::{Decoded, Format, ReadOptions, SchedPass, SchedScan, SourceFacts};
+use super::records::{Batch, SchedRecord, TailBody, TailPacket, TidFilter};
+use super::source::Source;
+use super::thread_records::{switch_records, waking_record, ThreadBuckets};
+use super::{inflate, slim};
+use crate::model::Container;
 
 /// The text is parsed in pieces of about this size, cut at line ends.
 const CHUNK_BYTES: usize = 4 << 20;
 /// Pieces parsed together before the mapped pages behind them are released.
 const WINDOW_CHUNKS: usize = 16;
 
+/// Legacy systrace captures, as an input format.
+pub struct Systrace;
+
+impl Format for Systrace {
+    fn sniff(&self, data: &[u8]) -> bool {
+        sniff(data)
+    }
+
+    fn decode(&self, source: &Source, _: &ReadOptions) -> Result<(Decoded, SchedPass), ReadError> {
+        let release = |offset| source.release_before(offset);
+        let text = decode(source.data(), inflate::file_limit(source.file_size), &release).map_err(|e| match e {
+            UnpackError::NoTraceData { .. } => ReadError::NotATrace { path: source.path.clone(), why: e.to_string() },
+            _ => ReadError::Corrupt { path: source.path.clone(), why: e.to_string() },
+        })?;
+        let facts = SourceFacts {
+            ftrace_lost_events: text.lost_events,
+            warnings: text.warnings,
+            ..SourceFacts::of(source, text.container)
+        };
+        Ok((Decoded { batches: text.batches, source: facts }, self.sched_pass()))
+    }
+
+    fn sched_pass(&self) -> SchedPass {
+        SchedPass(Box::new(SchedText))
+    }
+}
+
+/// The scheduler pass over a capture: the text is read again (the first
+/// pass keeps nothing for it; legacy captures are small).
+struct SchedText;
+
+impl SchedScan for SchedText {
+    fn scan(&mut self, source: &Source, tids: &[i32], threads: &mut ThreadBuckets) {
+        let release = |offset| source.release_before(offset);
+        threads.add(sched_for_threads(source.data(), tids, inflate::file_limit(source.file_size), &release));
+    }
+}
+
 /// What [`decode`] made of a capture.
 #[derive(Debug)]
 pub struct Text {
-    pub format: Format,
+    pub container: Container,
     /// The process dump's process tree first, then one batch per chunk.
     pub batches: Vec<Batch>,
     /// `CPU:n [LOST m EVENTS]` notes: events the kernel ring buffer lost
@@ -91,7 +133,7 @@ pub fn decode(data: &[u8], max_inflated: u64, done_before: &dyn Fn(usize)) -> Re
     if lossy_lines > 0 {
         warnings.push(format!("{lossy_lines} lines were not UTF-8; their bad bytes were replaced"));
     }
-    Ok(Text { format: unpacked.format, batches, lost_events, warnings })
+    Ok(Text { container: unpacked.format, batches, lost_events, warnings })
 }
 
 /// The scheduler events (sched_switch, sched_waking, sched_wakeup[_new])
@@ -144,10 +186,10 @@ fn sched_records(l: &Line<'_>, wanted: &TidFilter, out: &mut Vec<SchedRecord>) {
         // A state that is not one (trace_processor stores it as invalid)
         // reads as preempted: the thread left the CPU.
         Event::SchedSwitch(s) => {
-            sched::switch_records(wanted, ts, cpu, (s.prev_pid, s.prev_state.unwrap_or(0), s.next_pid), out)
+            switch_records(wanted, ts, cpu, (s.prev_pid, s.prev_state.unwrap_or(0), s.next_pid), out)
         }
         Event::SchedWaking(w) | Event::SchedWakeup(w) | Event::SchedWakeupNew(w) => {
-            sched::waking_record(wanted, ts, w.pid, out)
+            waking_record(wanted, ts, w.pid, out)
         }
         _ => {}
     }
@@ -173,34 +215,30 @@ fn chunks(text: &[u8], size: usize) -> Vec<&[u8]> {
 /// trace_processor does, except ftrace's `<...>` for "unknown"), and its
 /// tgid column places the thread in its process.
 fn decode_chunk(index: u64, text: &[u8]) -> (Batch, ScanStats) {
-    let mut ctx = Ctx::new(index);
+    let mut ctx = BatchBuilder::new(index);
     let mut tgids: FxHashMap<i32, i32> = FxHashMap::default();
     let stats = scan(text, |l| {
         ctx.batch.ftrace_events += 1;
         ctx.batch.see_ts(l.ts);
         if l.comm != "<...>" {
-            newest_comm(&mut ctx, l.ts, l.tid, l.comm.as_bytes());
+            ctx.newest_comm(l.ts, l.tid, l.comm.as_bytes());
         }
         if let Some(tgid) = l.tgid.filter(|&t| t > 0) {
             tgids.entry(l.tid).or_insert(tgid);
         }
         match parse_event(l) {
-            Event::Print(payload) => ftrace::print(&mut ctx, l.ts, l.tid, payload),
+            Event::Print(payload) => ctx.atrace_text(l.ts, l.tid, payload),
             Event::SchedSwitch(s) => {
                 ctx.batch.sched_events += 1;
-                newest_comm(&mut ctx, l.ts, s.prev_pid, s.prev_comm.as_bytes());
-                newest_comm(&mut ctx, l.ts, s.next_pid, s.next_comm.as_bytes());
+                ctx.newest_comm(l.ts, s.prev_pid, s.prev_comm.as_bytes());
+                ctx.newest_comm(l.ts, s.next_pid, s.next_comm.as_bytes());
             }
             Event::SchedWaking(w) | Event::SchedWakeup(w) | Event::SchedWakeupNew(w) => {
                 ctx.batch.sched_events += 1;
-                newest_comm(&mut ctx, l.ts, w.pid, w.comm.as_bytes());
+                ctx.newest_comm(l.ts, w.pid, w.comm.as_bytes());
             }
-            Event::TaskNewtask(t) => newest_comm(&mut ctx, l.ts, t.pid, t.comm.as_bytes()),
-            Event::TaskRename(r) => {
-                let name = ctx.interner.intern(r.new_comm);
-                let order = ctx.order();
-                ctx.batch.renames.push((l.ts, order, r.pid, name));
-            }
+            Event::TaskNewtask(t) => ctx.newest_comm(l.ts, t.pid, t.comm.as_bytes()),
+            Event::TaskRename(r) => ctx.rename(l.ts, r.pid, r.new_comm.as_bytes()),
             Event::Malformed => ctx.malformed(format!("a {} line whose arguments do not parse", l.event)),
             Event::ProcessFree(_) | Event::ProcessExit(_) | Event::Other => {}
         }
@@ -220,7 +258,7 @@ fn decode_chunk(index: u64, text: &[u8]) -> (Batch, ScanStats) {
 /// The HTML's `ps` listing as a process tree: a process row names its
 /// process (argv[0], as a cmdline does), a thread row its thread.
 fn dump_batch(dump: &ProcessDump) -> Batch {
-    let mut ctx = Ctx::new(0);
+    let mut ctx = BatchBuilder::new(0);
     if dump.entries.is_empty() {
         return ctx.finish();
     }
@@ -243,7 +281,7 @@ fn dump_batch(dump: &ProcessDump) -> Batch {
     ctx.finish()
 }
 
-fn push_tree(ctx: &mut Ctx, tree: slim::ProcessTree) {
+fn push_tree(ctx: &mut BatchBuilder, tree: slim::ProcessTree) {
     let order = ctx.order();
     ctx.batch.tail.push(TailPacket {
         order,

@@ -1,9 +1,11 @@
 use std::borrow::Cow;
 
-use super::container::{sniff, undo_crlf, unpack, Format, UnpackError};
+use super::container::{sniff, undo_crlf, unpack};
 use super::dump::{parse_process_dump, DumpEntry, ProcessDump};
 use super::event::*;
 use super::line::{contains, lines, parse_line, scan, Line, ScanStats};
+use super::streams::UnpackError;
+use crate::model::Container;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::time::Instant;
@@ -431,7 +433,7 @@ fn count_by_words(text: &str) -> BTreeMap<String, usize> {
 fn check_capture(data: &[u8]) -> (ScanStats, Vec<Line<'static>>, BTreeMap<String, usize>) {
     assert!(sniff(data));
     let unpacked = unpack(data, 1 << 30).unwrap();
-    assert_eq!(unpacked.format, Format::Text);
+    assert_eq!(unpacked.format, Container::SystraceText);
     assert!(matches!(unpacked.ftrace, Cow::Borrowed(_)));
     assert!(unpacked.warnings.is_empty() && unpacked.skipped.is_empty());
     let mut by_event: BTreeMap<String, usize> = BTreeMap::new();
@@ -506,7 +508,7 @@ fn html_with_ftrace_dump_and_json() {
     let page =
         html(&[trace_data(FTRACE_CRLF), trace_data(dump), trace_data("{\"traceEvents\": [], \"metadata\": {}}\r\n")]);
     let u = unpack(page.as_bytes(), 1 << 20).unwrap();
-    assert_eq!(u.format, Format::Html);
+    assert_eq!(u.format, Container::SystraceHtml);
     assert!(matches!(u.ftrace, Cow::Borrowed(_)));
     assert_eq!(&u.ftrace[..], FTRACE_CRLF.as_bytes());
     let p = |pid, ppid, name: &str| DumpEntry { pid, tid: None, ppid: Some(ppid), name: name.into(), is_thread: false };
@@ -602,9 +604,9 @@ fn html_variants() {
     assert!(matches!(unpack(b"<html><body>hi</body></html>", 1 << 20), Err(UnpackError::NoTraceData { .. })));
     // Text starting with "<idle>" or "<...>" is text, even when its first line is damaged.
     let text = b"<idle>-0     [000]  0.002188: tracing_mark_write: E|77\n";
-    assert_eq!(unpack(text, 1 << 20).unwrap().format, Format::Text);
+    assert_eq!(unpack(text, 1 << 20).unwrap().format, Container::SystraceText);
     let text = b"<...>-1 (-----) [000] ...1 1.0\n<...>-1 (-----) [000] ...1 1.000001: tracing_mark_write: E|1\n";
-    assert_eq!(unpack(text, 1 << 20).unwrap().format, Format::Text);
+    assert_eq!(unpack(text, 1 << 20).unwrap().format, Container::SystraceText);
 }
 
 #[test]
@@ -632,7 +634,7 @@ fn html_2012_inline_javascript() {
 </html>
 "#;
     let u = unpack(page.as_bytes(), 1 << 20).unwrap();
-    assert_eq!(u.format, Format::Html);
+    assert_eq!(u.format, Container::SystraceHtml);
     let text = std::str::from_utf8(&u.ftrace).unwrap();
     assert!(text.starts_with("# tracer: nop\n#\n#            TASK-PID"));
     assert!(text.ends_with("InputReader-419   [000] 50262.538578: 0: C|360|iq|1\n         \n"));
@@ -678,7 +680,7 @@ fn sniffing() {
 #[test]
 fn plain_text_is_borrowed() {
     let u = unpack(TEXT.as_bytes(), 0).unwrap();
-    assert_eq!((u.format, &u.ftrace[..]), (Format::Text, TEXT.as_bytes()));
+    assert_eq!((u.format, &u.ftrace[..]), (Container::SystraceText, TEXT.as_bytes()));
     assert!(matches!(u.ftrace, Cow::Borrowed(b) if b.as_ptr() == TEXT.as_ptr()));
     let with_preamble = format!("capturing trace... done\nTRACE:\n{TEXT}");
     assert_eq!(&unpack(with_preamble.as_bytes(), 0).unwrap().ftrace[..], TEXT.as_bytes());
@@ -717,7 +719,11 @@ fn ctrace_round_trips() {
     ];
     for (i, file) in files.iter().enumerate() {
         let u = unpack(file, 1 << 20).unwrap_or_else(|e| panic!("file {i}: {e}"));
-        assert_eq!((u.format, u.ftrace.len(), u.warnings.len()), (Format::Ctrace, text.len(), 0), "file {i}");
+        assert_eq!(
+            (u.format, u.ftrace.len(), u.warnings.len()),
+            (Container::SystraceCtrace, text.len(), 0),
+            "file {i}"
+        );
         assert!(u.ftrace[..] == *text.as_bytes(), "file {i}");
     }
     // Only the header line has CR LF: a stored (level 0) stream of CR LF text

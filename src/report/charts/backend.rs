@@ -13,7 +13,9 @@ use plotters::prelude::BitMapBackend;
 use plotters_backend::text_anchor::{HPos, VPos};
 use plotters_backend::{BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingBackend, DrawingErrorKind};
 
-use super::style::FONT_BYTES;
+/// DejaVu Sans (Bitstream Vera licence, see src/report/fonts/LICENSE): charts
+/// must render text on machines without any system font.
+pub(crate) const FONT_BYTES: &[u8] = include_bytes!("../fonts/DejaVuSans.ttf");
 
 fn font() -> Option<&'static FontRef<'static>> {
     static FONT: OnceLock<Option<FontRef<'static>>> = OnceLock::new();

@@ -10,14 +10,12 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::{FontStyle, TextStyle};
 
-/// DejaVu Sans (Bitstream Vera licence, see src/report/fonts/LICENSE): charts
-/// must render text on machines without any system font.
-pub(crate) const FONT_BYTES: &[u8] = include_bytes!("../fonts/DejaVuSans.ttf");
+use super::backend::{ChartBackend, FONT_BYTES};
 
 /// The family name every chart asks for.
 pub(crate) const FAMILY: &str = "sans-serif";
 
-pub(crate) type Area<'a> = DrawingArea<super::backend::ChartBackend<'a>, Shift>;
+pub(crate) type Area<'a> = DrawingArea<ChartBackend<'a>, Shift>;
 pub(crate) type DrawError = Box<dyn std::error::Error + Send + Sync>;
 pub(crate) type DResult<T = ()> = Result<T, DrawError>;
 

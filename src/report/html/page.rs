@@ -38,10 +38,8 @@ pub(crate) fn page(report: &Report, charts: &[Chart]) -> Page {
 /// What was traced, where, and by which fpsan.
 fn header(report: &Report) -> Vec<Field> {
     let m = report.meta;
-    let mut header = vec![
-        field("trace", m.path.clone()),
-        field("file", format!("{}, {}", fmt_size(m.file_size), container_name(&m.container))),
-    ];
+    let mut header =
+        vec![field("trace", m.path.clone()), field("file", format!("{}, {}", fmt_size(m.file_size), m.container))];
     if let Some(d) = &m.android.device {
         header.push(field("device", d.clone()));
     }

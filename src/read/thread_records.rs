@@ -1,127 +1,11 @@
-//! The second pass: scheduler events (sched_switch, sched_waking,
-//! sched_wakeup, compact_sched) for a chosen set of threads, e.g. the main
-//! threads whose frames are analysed. Reading them only on demand keeps the
-//! first pass (and `fpsan info`) free of the trace's bulkiest data.
-
-use std::io::Read;
+//! A chosen few threads' scheduler records (`SchedRecord`): made from a
+//! sched_switch or sched_waking by every reader (both passes over a protobuf
+//! trace, systrace text), sorted by (thread, time) a batch at a time while
+//! small, and gathered into one vector per thread ([`ThreadBuckets`]).
 
 use rayon::prelude::*;
 
-use super::compact_sched::{self, CompactSched, Want};
-use super::decode::{InflateBudget, MAX_INFLATED_PACKET};
-use super::frame_sched::{Kept, TidFilter};
-use super::framing;
-use super::ftrace::{self, ev};
-use super::records::SchedRecord;
-use super::wire::{Fields, Value};
-
-/// Packets scanned in parallel before the mapped pages behind them are
-/// released: at most this many, spanning at most [`WINDOW_BYTES`].
-const WINDOW_PACKETS: usize = 64 * 1024;
-const WINDOW_BYTES: usize = 32 << 20;
-
-/// What the first pass learned of one of its batches, for this pass.
-#[derive(Debug)]
-pub struct BatchSched {
-    /// The end of the batch's packets (an index into the framing's packets).
-    pub end: usize,
-    /// Every tid the batch's scheduler events name (sorted), or `None`: the
-    /// batch must be read whatever is looked for (see `Batch::sched_tids`).
-    pub tids: Option<Vec<i32>>,
-    /// The records the first pass kept (see `read::frame_sched`); taken by
-    /// the first scheduler pass that uses them.
-    pub kept: Option<Kept>,
-}
-
-/// `done_before(offset)` is called as the scan moves past each window so a
-/// memory-mapped caller can keep its resident set small (see `Source::release_before`).
-/// `first_pass` is the first pass's framing of `data` and what it learned of
-/// each batch, when it has them: then the batches that name none of `tids`
-/// are skipped, and those whose kept records cover every one of `tids` they
-/// name are not read again. The records go to `threads` in file order.
-pub fn collect(
-    data: &[u8],
-    first_pass: Option<(&framing::Framing, &mut [BatchSched])>,
-    tids: &[i32],
-    done_before: &dyn Fn(usize),
-    threads: &mut ThreadBuckets,
-) {
-    let wanted = TidFilter::new(tids.iter().copied());
-    let budget = InflateBudget::for_input(data.len());
-    let scan = |packets: &[(usize, usize)], threads: &mut ThreadBuckets| {
-        scan_packets(data, packets, &wanted, &budget, done_before, threads)
-    };
-    let batches = match first_pass {
-        Some((f, batches)) if batches.last().is_some_and(|b| b.end == f.packets.len()) => (f, batches),
-        Some((f, _)) => return scan(&f.packets, threads),
-        None => return scan(&framing::frame_releasing(data, done_before).packets, threads),
-    };
-    let (framing, batches) = batches;
-    for k in batches.iter().filter_map(|b| b.kept.as_ref()) {
-        for &tid in wanted.tids() {
-            let lo = k.records.partition_point(|r| r.tid() < tid);
-            let hi = k.records.partition_point(|r| r.tid() <= tid);
-            threads.reserve(tid, hi - lo);
-        }
-    }
-    // Runs of batches to read are scanned together, in windows; kept records
-    // go to `threads` between them, so every thread's records stay in file order.
-    let mut pending: Vec<(usize, usize)> = Vec::new();
-    let mut start = 0;
-    for b in batches {
-        let packets = &framing.packets[start.min(b.end)..b.end];
-        start = b.end;
-        let named = |t: &i32| b.tids.as_ref().is_none_or(|named| named.binary_search(t).is_ok());
-        if !wanted.tids().iter().any(named) {
-            continue;
-        }
-        let covered = b.tids.is_some()
-            && b.kept
-                .as_ref()
-                .is_some_and(|k| wanted.tids().iter().filter(|t| named(t)).all(|&t| k.threads.contains(t)));
-        match b.kept.take().filter(|_| covered) {
-            Some(Kept { records, .. }) => {
-                scan(&std::mem::take(&mut pending), threads);
-                threads.add_sorted(&records);
-            }
-            None => pending.extend_from_slice(packets),
-        }
-    }
-    scan(&pending, threads);
-}
-
-/// Read `packets` for `wanted`'s records, in parallel windows.
-fn scan_packets(
-    data: &[u8],
-    packets: &[(usize, usize)],
-    wanted: &TidFilter,
-    budget: &InflateBudget,
-    done_before: &dyn Fn(usize),
-    threads: &mut ThreadBuckets,
-) {
-    let mut rest = packets;
-    while !rest.is_empty() {
-        let first = rest[0].0;
-        let n = rest[..rest.len().min(WINDOW_PACKETS)].partition_point(|p| p.1 - first <= WINDOW_BYTES).max(1);
-        let (window, tail) = rest.split_at(n);
-        rest = tail;
-        let found: Vec<SchedRecord> = window
-            .par_chunks(1024)
-            .map(|chunk| {
-                let (mut out, mut events) = (Vec::new(), Vec::new());
-                for &(s, e) in chunk {
-                    packet(&data[s..e], wanted, &mut out, &mut events, 0, budget);
-                }
-                out
-            })
-            .flatten_iter()
-            .collect();
-        threads.add(found);
-        if let Some(last) = window.last() {
-            done_before(last.1);
-        }
-    }
-}
+use super::records::{SchedRecord, TidFilter};
 
 /// Scheduler records, given in file order a run at a time, gathered into one
 /// vector per wanted thread, each by (timestamp, file order). A run (a batch
@@ -228,7 +112,7 @@ thread_local! {
 /// bundle and column), so a stable counting sort on the thread and a
 /// bottom-up merge of each thread's runs replace the general sort, which
 /// took 0.14 s of CPU for the batches of the 1 GB busy trace.
-pub(super) fn sort_by_thread_then_time(tids: &[i32], records: &mut [SchedRecord]) {
+pub(crate) fn sort_by_thread_then_time(tids: &[i32], records: &mut [SchedRecord]) {
     let ranks: Option<Vec<u32>> = (records.len() <= SORT_BUFFER_MAX)
         .then(|| records.iter().map(|r| tids.binary_search(&r.tid()).ok().map(|k| k as u32)).collect())
         .flatten();
@@ -266,7 +150,7 @@ pub(super) fn sort_by_thread_then_time(tids: &[i32], records: &mut [SchedRecord]
 /// (tid, timestamp) puts them too. A thread's records in a batch are then
 /// about one run per CPU it ran on instead of two per bundle, and
 /// [`sort_by_thread_then_time`] merges a few runs instead of hundreds.
-fn merge_columns(records: &mut [SchedRecord], mid: usize) {
+pub(crate) fn merge_columns(records: &mut [SchedRecord], mid: usize) {
     let (switches, wakings) = records.split_at(mid);
     if switches.is_empty()
         || wakings.is_empty()
@@ -329,84 +213,11 @@ fn merge(left: &[SchedRecord], right: &[SchedRecord], out: &mut [SchedRecord]) {
     }
 }
 
-/// `events` is scratch space for [`bundle`].
-fn packet(
-    buf: &[u8],
-    wanted: &TidFilter,
-    out: &mut Vec<SchedRecord>,
-    events: &mut Vec<(usize, usize)>,
-    depth: u32,
-    budget: &InflateBudget,
-) {
-    let mut fields = Fields::new(buf);
-    while let Some(Ok((num, v))) = fields.next() {
-        match (num, v) {
-            (1, Value::Bytes(b)) => bundle(b, wanted, out, events),
-            (50, Value::Bytes(b)) | (133, Value::Bytes(b)) if depth < 4 && !budget.exhausted() => {
-                let mut inflated = Vec::new();
-                let ok = if num == 50 {
-                    flate2::read::ZlibDecoder::new(b).take(MAX_INFLATED_PACKET).read_to_end(&mut inflated).is_ok()
-                } else {
-                    zstd::stream::read::Decoder::with_buffer(b)
-                        .and_then(|d| d.take(MAX_INFLATED_PACKET).read_to_end(&mut inflated))
-                        .is_ok()
-                };
-                if ok && budget.charge(inflated.len()) {
-                    for &(s, e) in &framing::frame(&inflated).packets {
-                        packet(&inflated[s..e], wanted, out, events, depth + 1, budget);
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
-fn bundle(b: &[u8], wanted: &TidFilter, out: &mut Vec<SchedRecord>, events: &mut Vec<(usize, usize)>) {
-    let Ok(h) = super::ftrace::scan_bundle(b, events) else { return };
-    for &(s, e) in events.iter() {
-        event(&b[s..e], h.cpu, wanted, out);
-    }
-    if let Some(cs) = h.compact_sched {
-        compact(cs, h.cpu, wanted, out);
-    }
-}
-
-pub(super) fn event(e: &[u8], cpu: u32, wanted: &TidFilter, out: &mut Vec<SchedRecord>) {
-    // The last scheduler payload counts (the first pass takes the last
-    // payload of any kind, and notes when the two differ).
-    let (ts, payload) = match ftrace::canonical_event(e) {
-        Some((ts, _, num, p)) => (ts, Some((num, p))),
-        None => {
-            let (mut ts, mut payload) = (0i64, None);
-            let mut fields = Fields::new(e);
-            while let Some(Ok((num, v))) = fields.next() {
-                match (num, v) {
-                    (1, v) => ts = v.as_i64(),
-                    (num, Value::Bytes(p)) if ftrace::is_sched(num) => payload = Some((num, p)),
-                    _ => {}
-                }
-            }
-            (ts, payload)
-        }
-    };
-    match payload {
-        Some((ev::SCHED_SWITCH, p)) => {
-            let sw = ftrace::switch_fields(p);
-            switch_records(wanted, ts, cpu, (sw.prev_pid, sw.prev_state, sw.next_pid), out);
-        }
-        Some((ev::SCHED_WAKING | ev::SCHED_WAKEUP | ev::SCHED_WAKEUP_NEW, p)) => {
-            waking_record(wanted, ts, ftrace::waking_fields(p).pid, out);
-        }
-        _ => {}
-    }
-}
-
 /// The records of a sched_switch at `ts` on `cpu`, from its (prev_pid,
 /// prev_state, next_pid): every reader of sched_switch (both passes over a
 /// Perfetto trace, systrace text) makes them here.
 #[inline(always)]
-pub(super) fn switch_records(
+pub(crate) fn switch_records(
     wanted: &TidFilter,
     ts: i64,
     cpu: u32,
@@ -423,102 +234,15 @@ pub(super) fn switch_records(
 
 /// The record of a sched_waking / sched_wakeup of `pid` at `ts`.
 #[inline(always)]
-pub(super) fn waking_record(wanted: &TidFilter, ts: i64, pid: i32, out: &mut Vec<SchedRecord>) {
+pub(crate) fn waking_record(wanted: &TidFilter, ts: i64, pid: i32, out: &mut Vec<SchedRecord>) {
     if wanted.contains(pid) {
         out.push(SchedRecord::Waking { ts, tid: pid });
-    }
-}
-
-pub(super) fn compact(b: &[u8], cpu: u32, wanted: &TidFilter, out: &mut Vec<SchedRecord>) {
-    let cs = CompactSched::parse(b);
-    // Most bundles hold none of the wanted threads: a look at the pid
-    // columns alone says so, before any timestamp is summed. (A switched-out
-    // thread is an earlier switch's next_pid, so no wanted next_pid means no
-    // wanted record at all.)
-    let (switches, wakings) = cs.pids_wanted(|p| wanted.contains(p));
-    let mut records = CompactRecords::new(cpu, out.len());
-    let want = Want { prev_state: true, comm: false };
-    for s in cs.switches(want).take_while(|_| switches) {
-        records.switch(wanted, &s, out);
-    }
-    records.wakings_begin(out);
-    for w in cs.wakings(want).take_while(|_| wakings) {
-        records.waking(wanted, &w, out);
-    }
-    records.finish(out);
-}
-
-/// The records of one compact_sched, its switches then its wakings, as both
-/// passes make them. Each column is read up to its first event that lacks a
-/// field (the first pass marks such a bundle malformed).
-pub(super) struct CompactRecords {
-    cpu: u32,
-    /// compact_sched omits prev_pid: the thread switched out is the previous
-    /// switch's next_pid on this CPU (unknown for the bundle's first switch).
-    prev: Option<i32>,
-    switches_whole: bool,
-    wakings_whole: bool,
-    /// Where this bundle's switch records, then its waking records, begin in `out`.
-    switches_at: usize,
-    wakings_at: usize,
-}
-
-impl CompactRecords {
-    /// The records of a bundle of `cpu`, pushed onto `out` from `out_len` on.
-    pub(super) fn new(cpu: u32, out_len: usize) -> CompactRecords {
-        CompactRecords {
-            cpu,
-            prev: None,
-            switches_whole: true,
-            wakings_whole: true,
-            switches_at: out_len,
-            wakings_at: out_len,
-        }
-    }
-
-    /// The switch column is done; the waking column's records come next.
-    pub(super) fn wakings_begin(&mut self, out: &[SchedRecord]) {
-        self.wakings_at = out.len();
-    }
-
-    /// Both columns are done: their records become one run by time (see
-    /// [`merge_columns`]).
-    pub(super) fn finish(&self, out: &mut [SchedRecord]) {
-        merge_columns(&mut out[self.switches_at..], self.wakings_at - self.switches_at);
-    }
-
-    /// The next switch of the column (read with `Want::prev_state`).
-    #[inline(always)]
-    pub(super) fn switch(&mut self, wanted: &TidFilter, s: &compact_sched::Switch, out: &mut Vec<SchedRecord>) {
-        let (true, Some(state), Some(next)) = (self.switches_whole, s.prev_state, s.next_pid) else {
-            self.switches_whole = false;
-            return;
-        };
-        if let Some(p) = self.prev.filter(|&p| wanted.contains(p)) {
-            out.push(SchedRecord::switch_out(s.ts, p, self.cpu, state));
-        }
-        if wanted.contains(next) {
-            out.push(SchedRecord::switch_in(s.ts, next, self.cpu));
-        }
-        self.prev = Some(next);
-    }
-
-    /// The next waking of the column.
-    #[inline(always)]
-    pub(super) fn waking(&mut self, wanted: &TidFilter, w: &compact_sched::Waking, out: &mut Vec<SchedRecord>) {
-        let (true, Some(pid)) = (self.wakings_whole, w.pid) else {
-            self.wakings_whole = false;
-            return;
-        };
-        waking_record(wanted, w.ts, pid, out);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::read::{self, ReadOptions, Source};
-    use crate::tracegen::scenarios;
 
     fn record((tid, ts, kind): (i32, i64, u8)) -> SchedRecord {
         match kind {
@@ -591,34 +315,6 @@ mod tests {
     /// atrace writers and one TrackEvent track) in its first batches, so the
     /// later ones keep their records; the scheduler pass takes those and must
     /// return exactly what reading the file again returns.
-    #[test]
-    fn kept_records_cover_the_frame_threads_and_equal_a_full_scan() {
-        let mut bytes = Vec::new();
-        scenarios::busy_phone(&mut bytes, 32 << 20).expect("generate");
-        let main_threads = [5001, 5101, 5201];
-        let source = Source::from_bytes("busy.pftrace", bytes.clone()).expect("source");
-        read::decode(&source, &ReadOptions { frame_sched: true, ..Default::default() }).expect("decode");
-        let covered = |map: &[BatchSched]| {
-            map.iter().filter(|b| b.kept.as_ref().is_some_and(|k| k.threads.tids() == main_threads)).count()
-        };
-        let batches = source.sched_map.lock().expect("lock").len();
-        let kept_threads: Vec<_> = source
-            .sched_map
-            .lock()
-            .expect("lock")
-            .iter()
-            .map(|b| b.kept.as_ref().map(|k| k.threads.tids().to_vec()))
-            .collect();
-        assert!(batches >= 5 && covered(&source.sched_map.lock().expect("lock")) >= batches - 3, "{kept_threads:?}");
-        let kept = read::sched_for_threads(&source, &main_threads).expect("sched");
-        assert_eq!(covered(&source.sched_map.lock().expect("lock")), 0, "taken by the pass that used them");
-        let again = read::sched_for_threads(&source, &main_threads).expect("sched");
-        let fresh = read::sched_for_threads(&Source::from_bytes("busy.pftrace", bytes).expect("source"), &main_threads);
-        assert_eq!(kept.len(), 3);
-        assert!(kept.iter().all(|t| t.len() > 1000));
-        assert_eq!(kept, again);
-        assert_eq!(kept, fresh.expect("sched"));
-    }
 
     #[test]
     fn thread_buckets_sort_each_thread_by_time_keeping_file_order_at_ties() {

@@ -2,12 +2,11 @@
 //! without allocation except for layer names. Start events are matched to
 //! their FrameEnd by cookie in `crate::import`.
 
-use super::decode::Ctx;
-use super::records::TimelineStart;
-use super::records::*;
-use super::wire::{lossy, Fields, Value};
+use super::wire::{Fields, Value};
+use crate::read::batch::BatchBuilder;
+use crate::read::records::{ClockRef, TimelineEvent, TimelineRec, TimelineStart};
 
-pub fn event(ctx: &mut Ctx, b: &[u8], ts: i64, clock: ClockRef) {
+pub fn event(ctx: &mut BatchBuilder, b: &[u8], ts: i64, clock: ClockRef) {
     let mut parsed = None;
     for f in Fields::new(b) {
         match f {
@@ -44,7 +43,7 @@ pub fn event(ctx: &mut Ctx, b: &[u8], ts: i64, clock: ClockRef) {
     }
 }
 
-fn start(ctx: &mut Ctx, kind: TimelineStart, m: &[u8]) -> Option<TimelineEvent> {
+fn start(ctx: &mut BatchBuilder, kind: TimelineStart, m: &[u8]) -> Option<TimelineEvent> {
     let mut cookie = None;
     let (mut token, mut display_frame_token, mut pid, mut layer) = (None, None, None, None);
     let (mut present_type, mut on_time_finish, mut gpu_composition, mut jank_type) = (None, false, false, 0i32);
@@ -56,7 +55,7 @@ fn start(ctx: &mut Ctx, kind: TimelineStart, m: &[u8]) -> Option<TimelineEvent> 
             (_, 2) => token = Some(v.as_i64()),
             (true, 3) => display_frame_token = Some(v.as_i64()),
             (true, 4) | (false, 3) => pid = Some(v.as_i32()),
-            (true, 5) => layer = Some(ctx.interner.intern(&lossy(v.bytes()))),
+            (true, 5) => layer = Some(ctx.interner.intern_bytes(v.bytes())),
             (true, 6) | (false, 4) => present_type = Some(v.as_i32()),
             (true, 7) | (false, 5) => on_time_finish = v.as_bool(),
             (true, 8) | (false, 6) => gpu_composition = v.as_bool(),

@@ -5,6 +5,8 @@
 //! (the frame threads' events, `read::sched`).
 
 use super::wire::{Fields, PackedVarints, Value};
+use crate::read::records::{SchedRecord, TidFilter};
+use crate::read::thread_records::{merge_columns, waking_record};
 
 /// CompactSched field numbers (Perfetto's ftrace_event_bundle.proto).
 mod field {
@@ -183,6 +185,72 @@ impl Iterator for Timestamps<'_> {
     fn next(&mut self) -> Option<i64> {
         self.t = self.t.wrapping_add(self.deltas.next()? as i64);
         Some(self.t)
+    }
+}
+
+/// The records of one compact_sched, its switches then its wakings, as both
+/// passes make them. Each column is read up to its first event that lacks a
+/// field (the first pass marks such a bundle malformed).
+pub(crate) struct CompactRecords {
+    cpu: u32,
+    /// compact_sched omits prev_pid: the thread switched out is the previous
+    /// switch's next_pid on this CPU (unknown for the bundle's first switch).
+    prev: Option<i32>,
+    switches_whole: bool,
+    wakings_whole: bool,
+    /// Where this bundle's switch records, then its waking records, begin in `out`.
+    switches_at: usize,
+    wakings_at: usize,
+}
+
+impl CompactRecords {
+    /// The records of a bundle of `cpu`, pushed onto `out` from `out_len` on.
+    pub(crate) fn new(cpu: u32, out_len: usize) -> CompactRecords {
+        CompactRecords {
+            cpu,
+            prev: None,
+            switches_whole: true,
+            wakings_whole: true,
+            switches_at: out_len,
+            wakings_at: out_len,
+        }
+    }
+
+    /// The switch column is done; the waking column's records come next.
+    pub(crate) fn wakings_begin(&mut self, out: &[SchedRecord]) {
+        self.wakings_at = out.len();
+    }
+
+    /// Both columns are done: their records become one run by time (see
+    /// [`merge_columns`]).
+    pub(crate) fn finish(&self, out: &mut [SchedRecord]) {
+        merge_columns(&mut out[self.switches_at..], self.wakings_at - self.switches_at);
+    }
+
+    /// The next switch of the column (read with `Want::prev_state`).
+    #[inline(always)]
+    pub(crate) fn switch(&mut self, wanted: &TidFilter, s: &Switch, out: &mut Vec<SchedRecord>) {
+        let (true, Some(state), Some(next)) = (self.switches_whole, s.prev_state, s.next_pid) else {
+            self.switches_whole = false;
+            return;
+        };
+        if let Some(p) = self.prev.filter(|&p| wanted.contains(p)) {
+            out.push(SchedRecord::switch_out(s.ts, p, self.cpu, state));
+        }
+        if wanted.contains(next) {
+            out.push(SchedRecord::switch_in(s.ts, next, self.cpu));
+        }
+        self.prev = Some(next);
+    }
+
+    /// The next waking of the column.
+    #[inline(always)]
+    pub(crate) fn waking(&mut self, wanted: &TidFilter, w: &Waking, out: &mut Vec<SchedRecord>) {
+        let (true, Some(pid)) = (self.wakings_whole, w.pid) else {
+            self.wakings_whole = false;
+            return;
+        };
+        waking_record(wanted, w.ts, pid, out);
     }
 }
 

@@ -2,15 +2,14 @@
 //! `*_tracing_mark_write` variants become atrace records; sched_switch,
 //! sched_waking, compact_sched and task events update thread names and
 //! counters here, and give the frame threads' records to `read::frame_sched`
-//! (their full detail is read by the scheduler pass in `read::sched`, for
-//! the threads an analysis asks about).
+//! (their full detail is read by the scheduler pass, `sched`, for the
+//! threads an analysis asks about). The event layouts both passes read
+//! (`scan_bundle`, `canonical_event`, `switch_fields`, `waking_fields`) are here.
 
-use super::atrace::{self, AtracePoint, ParseOutcome};
-use super::compact_sched::{CompactSched, Want};
-use super::decode::Ctx;
-use super::records::*;
-use super::sched;
+use super::compact_sched::{CompactRecords, CompactSched, Want};
 use super::wire::{lossy, Expect, Fields, Value, WireError};
+use crate::read::batch::BatchBuilder;
+use crate::read::records::{AtraceOp, BundleInfo};
 
 /// FtraceEvent payload field numbers (Perfetto's ftrace_event.proto).
 pub mod ev {
@@ -74,26 +73,24 @@ impl<'a> BundleHeader<'a> {
     }
 }
 
-pub fn bundle(ctx: &mut Ctx, b: &[u8]) {
+/// One FtraceEventBundle. `events` is scratch space, reused from bundle to bundle.
+pub fn bundle(ctx: &mut BatchBuilder, b: &[u8], events: &mut Vec<(usize, usize)>) {
     // The events are decoded only once the whole bundle has proved readable
     // (a malformed bundle records nothing).
-    let mut events = std::mem::take(&mut ctx.event_scratch);
-    let h = match scan_bundle(b, &mut events) {
+    let h = match scan_bundle(b, events) {
         Ok(h) => h,
         Err(e) => {
-            ctx.event_scratch = events;
             ctx.malformed(format!("malformed ftrace bundle: {e}"));
             return;
         }
     };
     let order = ctx.order();
     let mut first_event_ts = None;
-    for &(s, e) in &events {
+    for &(s, e) in events.iter() {
         if let Some(ts) = event(ctx, &b[s..e], h.cpu) {
             first_event_ts.get_or_insert(ts);
         }
     }
-    ctx.event_scratch = events;
     if let Some(cs) = h.compact_sched {
         if let Some(ts) = compact_sched(ctx, cs, h.cpu) {
             first_event_ts = Some(first_event_ts.map_or(ts, |t: i64| t.min(ts)));
@@ -109,7 +106,7 @@ pub fn bundle(ctx: &mut Ctx, b: &[u8]) {
 }
 
 /// One FtraceEvent of a bundle of `cpu`. Returns its timestamp.
-fn event(ctx: &mut Ctx, e: &[u8], cpu: u32) -> Option<i64> {
+fn event(ctx: &mut BatchBuilder, e: &[u8], cpu: u32) -> Option<i64> {
     let Envelope { ts, pid, payload, sched_then_other } = match envelope(e) {
         Ok(env) => env,
         Err(err) => {
@@ -127,7 +124,7 @@ fn event(ctx: &mut Ctx, e: &[u8], cpu: u32) -> Option<i64> {
         ev::PRINT => {
             for f in Fields::new(p).flatten() {
                 if let (2, Value::Bytes(buf)) = f {
-                    print(ctx, ts, pid, &lossy(buf));
+                    ctx.atrace_text(ts, pid, &lossy(buf));
                 }
             }
         }
@@ -138,9 +135,9 @@ fn event(ctx: &mut Ctx, e: &[u8], cpu: u32) -> Option<i64> {
             ctx.sched_tid(sw.prev_pid);
             ctx.sched_tid(sw.next_pid);
             if let Some(c) = &mut ctx.collect {
-                c.switch(ts, cpu, &sw);
+                c.switch(ts, cpu, (sw.prev_pid, sw.prev_state, sw.next_pid));
             }
-            comm(ctx, ts, sw.next_pid, sw.next_comm);
+            ctx.comm(ts, sw.next_pid, sw.next_comm);
         }
         ev::SCHED_WAKING | ev::SCHED_WAKEUP | ev::SCHED_WAKEUP_NEW => {
             ctx.batch.sched_events += 1;
@@ -149,7 +146,7 @@ fn event(ctx: &mut Ctx, e: &[u8], cpu: u32) -> Option<i64> {
             if let Some(c) = &mut ctx.collect {
                 c.waking(ts, w.pid);
             }
-            comm(ctx, ts, w.pid, w.comm);
+            ctx.comm(ts, w.pid, w.comm);
         }
         ev::TASK_NEWTASK => {
             let (mut npid, mut ncomm) = (0, &[][..]);
@@ -160,7 +157,7 @@ fn event(ctx: &mut Ctx, e: &[u8], cpu: u32) -> Option<i64> {
                     _ => {}
                 }
             }
-            comm(ctx, ts, npid, ncomm);
+            ctx.comm(ts, npid, ncomm);
         }
         ev::TASK_RENAME => {
             let (mut rpid, mut newcomm) = (0, &[][..]);
@@ -172,9 +169,7 @@ fn event(ctx: &mut Ctx, e: &[u8], cpu: u32) -> Option<i64> {
                 }
             }
             if !newcomm.is_empty() {
-                let name = ctx.interner.intern(&lossy(newcomm));
-                let order = ctx.order();
-                ctx.batch.renames.push((ts, order, rpid, name));
+                ctx.rename(ts, rpid, newcomm);
             }
         }
         ev::TRACING_MARK_WRITE
@@ -202,7 +197,7 @@ struct Envelope<'a> {
 }
 
 /// The payloads the scheduler pass reads.
-pub(super) fn is_sched(num: u32) -> bool {
+pub(crate) fn is_sched(num: u32) -> bool {
     matches!(num, ev::SCHED_SWITCH | ev::SCHED_WAKING | ev::SCHED_WAKEUP | ev::SCHED_WAKEUP_NEW)
 }
 
@@ -211,7 +206,7 @@ pub(super) fn is_sched(num: u32) -> bool {
 /// layouts (and damage) are `None`, for the general path, which gives the
 /// same answer on these bytes.
 #[inline(always)]
-pub(super) fn canonical_event(e: &[u8]) -> Option<(i64, i32, u32, &[u8])> {
+pub(crate) fn canonical_event(e: &[u8]) -> Option<(i64, i32, u32, &[u8])> {
     let mut r = Expect::new(e);
     r.tag(1, 0)?;
     let ts = r.varint()? as i64;
@@ -246,7 +241,7 @@ fn envelope(e: &[u8]) -> Result<Envelope<'_>, WireError> {
 
 /// The sched_switch fields either pass reads.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub(super) struct Switch<'a> {
+pub(crate) struct Switch<'a> {
     pub prev_pid: i32,
     pub prev_state: i64,
     pub next_comm: &'a [u8],
@@ -255,7 +250,7 @@ pub(super) struct Switch<'a> {
 
 /// A sched_switch payload's fields; those after damage keep their defaults.
 #[inline(always)]
-pub(super) fn switch_fields(p: &[u8]) -> Switch<'_> {
+pub(crate) fn switch_fields(p: &[u8]) -> Switch<'_> {
     if let Some(sw) = canonical_switch(p) {
         return sw;
     }
@@ -297,14 +292,14 @@ fn canonical_switch(p: &[u8]) -> Option<Switch<'_>> {
 
 /// The sched_waking / sched_wakeup / sched_wakeup_new fields either pass reads.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub(super) struct Waking<'a> {
+pub(crate) struct Waking<'a> {
     pub pid: i32,
     pub comm: &'a [u8],
 }
 
 /// A waking payload's fields; those after damage keep their defaults.
 #[inline(always)]
-pub(super) fn waking_fields(p: &[u8]) -> Waking<'_> {
+pub(crate) fn waking_fields(p: &[u8]) -> Waking<'_> {
     if let Some(w) = canonical_waking(p) {
         return w;
     }
@@ -336,40 +331,9 @@ fn canonical_waking(p: &[u8]) -> Option<Waking<'_>> {
     Some(Waking { pid, comm })
 }
 
-/// A userspace atrace write (`print` event, or a systrace text line).
-pub fn print(ctx: &mut Ctx, ts: i64, tid: i32, buf: &str) {
-    match atrace::parse(buf) {
-        ParseOutcome::Point(p) => {
-            let op = intern_point(ctx, p);
-            ctx.push_atrace(ts, tid, op);
-        }
-        ParseOutcome::Ignored => {}
-        ParseOutcome::Malformed => ctx.batch.atrace_malformed += 1,
-    }
-}
-
-fn intern_point(ctx: &mut Ctx, p: AtracePoint<'_>) -> AtraceOp {
-    let mut i = |s: &str| ctx.interner.intern(s);
-    match p {
-        AtracePoint::Begin { tgid, name } => AtraceOp::Begin { tgid, name: i(name) },
-        AtracePoint::End { tgid } => AtraceOp::End { tgid },
-        AtracePoint::Counter { tgid, name, value } => AtraceOp::Counter { tgid, name: i(name), value: value as f64 },
-        AtracePoint::AsyncBegin { tgid, name, cookie } => AtraceOp::AsyncBegin { tgid, name: i(name), cookie },
-        AtracePoint::AsyncEnd { tgid, name, cookie } => AtraceOp::AsyncEnd { tgid, name: i(name), cookie },
-        AtracePoint::Instant { tgid, name } => AtraceOp::Instant { tgid, name: i(name) },
-        AtracePoint::TrackInstant { tgid, track, name } => {
-            AtraceOp::TrackInstant { tgid, names: Box::new(TrackNames { track: i(track), name: i(name) }) }
-        }
-        AtracePoint::TrackBegin { tgid, track, name, cookie } => {
-            AtraceOp::TrackBegin { tgid, names: Box::new(TrackNames { track: i(track), name: i(name) }), cookie }
-        }
-        AtracePoint::TrackEnd { tgid, track, cookie } => AtraceOp::TrackEnd { tgid, track: i(track), cookie },
-    }
-}
-
 /// The kernel's atrace look-alikes, mapped as trace_processor's ftrace parser
 /// does (ParseKernelTracingMarkWrite / ParseZeroEvent).
-fn kernel_mark(ctx: &mut Ctx, ts: i64, pid: i32, num: u32, p: &[u8]) {
+fn kernel_mark(ctx: &mut BatchBuilder, ts: i64, pid: i32, num: u32, p: &[u8]) {
     let (mut f_pid, mut name, mut trace_name, mut kind, mut value, mut begin) =
         (0i32, &[][..], &[][..], None::<u64>, 0i64, None::<bool>);
     let mut flag = 0i32;
@@ -435,7 +399,7 @@ fn kernel_mark(ctx: &mut Ctx, ts: i64, pid: i32, num: u32, p: &[u8]) {
     // dpu: B/E/I from drivers pretending to be other processes are re-homed
     // (trace_processor b/395779936): only counters keep the payload tgid.
     let tgid = if num == ev::DPU_TRACING_MARK_WRITE && phase != Some('C') { 0 } else { tgid };
-    let name = ctx.interner.intern(&lossy(name_bytes));
+    let name = ctx.interner.intern_bytes(name_bytes);
     let op = match phase {
         Some('B') => AtraceOp::Begin { tgid, name },
         Some('E') => AtraceOp::End { tgid },
@@ -449,45 +413,10 @@ fn kernel_mark(ctx: &mut Ctx, ts: i64, pid: i32, num: u32, p: &[u8]) {
     ctx.push_atrace(ts, pid, op);
 }
 
-/// A kernel comm of a hot event: recorded once per tid per batch (the
-/// direct-mapped cache, see `Ctx::comm_seen`), through [`newest_comm`].
-#[inline]
-fn comm(ctx: &mut Ctx, ts: i64, tid: i32, name: &[u8]) {
-    if tid <= 0 || name.is_empty() {
-        return;
-    }
-    let slot = &mut ctx.comm_seen[tid as usize % super::decode::COMM_CACHE];
-    if *slot == tid {
-        return;
-    }
-    *slot = tid;
-    newest_comm(ctx, ts, tid, name);
-}
-
-/// Record `name` as `tid`'s kernel name unless a newer one is known.
-pub(super) fn newest_comm(ctx: &mut Ctx, ts: i64, tid: i32, name: &[u8]) {
-    if tid <= 0 || name.is_empty() {
-        return;
-    }
-    match ctx.batch.comms.get_mut(&tid) {
-        Some(c) if ts >= c.ts => {
-            if c.name.as_bytes() != name {
-                c.name = ctx.interner.intern(&lossy(name));
-            }
-            c.ts = ts;
-        }
-        Some(_) => {}
-        None => {
-            let name = ctx.interner.intern(&lossy(name));
-            ctx.batch.comms.insert(tid, CommRec { ts, name });
-        }
-    }
-}
-
 /// compact_sched on the hot path: the comms of the tasks switched in and
 /// woken, event counts and time bounds, and the records of the threads the
 /// batch keeps (see `read::frame_sched`). Returns the first timestamp.
-fn compact_sched(ctx: &mut Ctx, b: &[u8], cpu: u32) -> Option<i64> {
+fn compact_sched(ctx: &mut BatchBuilder, b: &[u8], cpu: u32) -> Option<i64> {
     let cs = CompactSched::parse(b);
     if cs.malformed {
         ctx.malformed("malformed compact_sched".to_string());
@@ -504,7 +433,7 @@ fn compact_sched(ctx: &mut Ctx, b: &[u8], cpu: u32) -> Option<i64> {
             compact_column(ctx, cs.wakings(want).map(|w| (w.ts, w.pid, w.comm)), first)
         }
         Some((wanted, out)) => {
-            let mut records = sched::CompactRecords::new(cpu, out.len());
+            let mut records = CompactRecords::new(cpu, out.len());
             let want = Want { prev_state: true, comm: true };
             let switches = cs.switches(want).map(|s| {
                 records.switch(wanted, &s, out);
@@ -528,7 +457,7 @@ fn compact_sched(ctx: &mut Ctx, b: &[u8], cpu: u32) -> Option<i64> {
 /// One column of (ts, pid, comm): names recorded, events counted, bounds
 /// seen. `first` is the earliest timestamp so far, returned updated.
 fn compact_column<'a>(
-    ctx: &mut Ctx,
+    ctx: &mut BatchBuilder,
     events: impl Iterator<Item = (i64, Option<i32>, Option<&'a [u8]>)>,
     mut first: Option<i64>,
 ) -> Option<i64> {
@@ -541,7 +470,7 @@ fn compact_column<'a>(
             ctx.sched_tid(pid);
         }
         if let (Some(pid), Some(name)) = (pid, name) {
-            comm(ctx, t, pid, name);
+            ctx.comm(t, pid, name);
         }
     }
     ctx.batch.sched_events += n;

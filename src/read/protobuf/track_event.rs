@@ -6,9 +6,9 @@
 //! sequence's state (interned names and categories, default track) is
 //! resolved later, in `import::packets`, in file order.
 
-use super::decode::Ctx;
-use super::records::{Categories, EventName, Name, TrackEventRec};
 use super::wire::{lossy, Fields, PackedVarints, Value, WireError};
+use crate::read::batch::BatchBuilder;
+use crate::read::records::{Categories, EventName, Name, TrackEventKind, TrackEventRec};
 
 /// TrackEvent field numbers (Perfetto's track_event.proto).
 mod field {
@@ -47,17 +47,17 @@ impl<T> Repeated<T> {
 
 /// Decode one TrackEvent. Scalars repeated in one message take the last
 /// value, as protobuf does; `category_iids` may be packed or not.
-pub fn decode(ctx: &mut Ctx, b: &[u8]) -> Result<TrackEventRec, WireError> {
-    let (mut kind, mut track_uuid, mut counter, mut double) = (0i32, None, None, None);
+pub fn decode(ctx: &mut BatchBuilder, b: &[u8]) -> Result<TrackEventRec, WireError> {
+    let (mut kind, mut track_uuid, mut counter, mut double) = (TrackEventKind::Unspecified, None, None, None);
     let (mut name, mut name_iid) = (None::<Name>, None::<u64>);
     let mut categories = Repeated::<&[u8]>::default();
     let mut category_iids = Repeated::<u64>::default();
     for f in Fields::new(b) {
         let (num, v) = f?;
         match (num, v) {
-            (field::TYPE, v) => kind = v.as_i32(),
+            (field::TYPE, v) => kind = TrackEventKind::from_type(v.as_i32()),
             (field::TRACK_UUID, v) => track_uuid = Some(v.as_u64()),
-            (field::NAME, Value::Bytes(s)) => name = Some(ctx.interner.intern(&lossy(s))),
+            (field::NAME, Value::Bytes(s)) => name = Some(ctx.interner.intern_bytes(s)),
             (field::NAME_IID, v) => name_iid = Some(v.as_u64()),
             (field::CATEGORIES, Value::Bytes(s)) => categories.push(s),
             (field::CATEGORY_IIDS, Value::Bytes(packed)) => {
@@ -79,7 +79,7 @@ pub fn decode(ctx: &mut Ctx, b: &[u8]) -> Result<TrackEventRec, WireError> {
         (None, None) => EventName::None,
     };
     let categories = match (categories.first, category_iids.first) {
-        (Some(only), _) if categories.rest.is_empty() => Categories::Inline(ctx.interner.intern(&lossy(only))),
+        (Some(only), _) if categories.rest.is_empty() => Categories::Inline(ctx.interner.intern_bytes(only)),
         (Some(first), _) => {
             let all: Vec<_> = std::iter::once(first).chain(categories.rest).map(lossy).collect();
             Categories::Inline(ctx.interner.intern(&all.join(",")))
@@ -99,7 +99,7 @@ mod tests {
     use protobuf::Message;
 
     fn decoded(te: &TrackEvent) -> TrackEventRec {
-        decode(&mut Ctx::new(0), &te.write_to_bytes().expect("encodes")).expect("decodes")
+        decode(&mut BatchBuilder::new(0), &te.write_to_bytes().expect("encodes")).expect("decodes")
     }
 
     #[test]
@@ -111,7 +111,7 @@ mod tests {
         te.categories = vec!["gfx".into(), "view".into()];
         te.category_iids = vec![9]; // the strings win over iids
         let r = decoded(&te);
-        assert_eq!((r.kind, r.track_uuid, r.value), (1, Some(u64::MAX - 3), 0.0));
+        assert_eq!((r.kind, r.track_uuid, r.value), (TrackEventKind::SliceBegin, Some(u64::MAX - 3), 0.0));
         assert!(matches!(&r.name, EventName::Inline(n) if &**n == "DrawFrames 7"));
         assert!(matches!(&r.categories, Categories::Inline(c) if &**c == "gfx,view"));
         te.categories = vec!["gfx".into()];
@@ -132,7 +132,7 @@ mod tests {
         let unpacked = [0x18, 5, 0x18, 0x96, 0x01];
         let packed = [0x1a, 3, 5, 0x96, 0x01];
         for bytes in [&unpacked[..], &packed[..]] {
-            let r = decode(&mut Ctx::new(0), bytes).expect("decodes");
+            let r = decode(&mut BatchBuilder::new(0), bytes).expect("decodes");
             assert!(matches!(&r.categories, Categories::InternedList(l) if **l == [5, 150]), "{bytes:?}");
             assert!(matches!(r.name, EventName::None));
         }
@@ -147,13 +147,13 @@ mod tests {
         te.set_double_counter_value(2.5);
         assert_eq!(decoded(&te).value, 2.5);
         // track_uuid 1 then 2 (a merged message): protobuf keeps the last.
-        let r = decode(&mut Ctx::new(0), &[0x58, 1, 0x58, 2]).expect("decodes");
+        let r = decode(&mut BatchBuilder::new(0), &[0x58, 1, 0x58, 2]).expect("decodes");
         assert_eq!(r.track_uuid, Some(2));
     }
 
     #[test]
     fn damage_is_an_error() {
-        assert_eq!(decode(&mut Ctx::new(0), &[0xba, 0x01, 9, b'x']).err(), Some(WireError::Truncated));
-        assert_eq!(decode(&mut Ctx::new(0), &[0x1a, 1, 0x80]).err(), Some(WireError::BadVarint));
+        assert_eq!(decode(&mut BatchBuilder::new(0), &[0xba, 0x01, 9, b'x']).err(), Some(WireError::Truncated));
+        assert_eq!(decode(&mut BatchBuilder::new(0), &[0x1a, 1, 0x80]).err(), Some(WireError::BadVarint));
     }
 }

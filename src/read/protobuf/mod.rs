@@ -1,62 +1,123 @@
-//! Parallel packet decoding. The framed packets are cut into batches of a few
-//! MB; rayon decodes batches concurrently into [`Batch`]es of owned records.
-//! Hot packets (ftrace bundles, FrameTimeline, track events) go through the zero-copy wire
-//! scanner; long-tail packets through prost; in-stream compressed batches
-//! (zlib field 50, zstd field 133) are inflated and decoded recursively.
+//! Perfetto protobuf traces. A framing thread finds the top-level packets
+//! without copying and cuts them into batches of a few MB; rayon workers
+//! decode the batches concurrently, each into its own `BatchBuilder`. Hot
+//! packets (ftrace bundles, FrameTimeline, track events) go through the
+//! zero-copy wire scanner; long-tail packets through prost; in-stream
+//! compressed batches (zlib field 50, zstd field 133) are inflated and
+//! decoded recursively. The scheduler pass (`sched`) reads the ftrace
+//! bundles again, for a few threads, skipping what the first pass says it
+//! need not read.
 
-use std::io::Read;
+mod compact_sched;
+pub mod framing;
+mod ftrace;
+mod sched;
+mod timeline;
+mod track_event;
+mod wire;
+
 use std::sync::Arc;
 
 use prost::Message;
 
-use super::frame_sched::{Collector, Discovery};
-use super::framing;
-use super::ftrace;
-use super::records::*;
+use super::batch::BatchBuilder;
+use super::error::ReadError;
+use super::format::{Decoded, Format, ReadOptions, SchedPass, SchedScan, SourceFacts};
+use super::frame_sched::Discovery;
+use super::inflate::{self, Codec, InflateBudget};
+use super::records::{Batch, ClockRef, TailBody, TailPacket};
 use super::slim;
-use super::timeline;
-use super::wire::{Fields, Value};
+use super::source::{Compression, Source};
+use super::thread_records::ThreadBuckets;
+use crate::model::Container;
+use framing::Framing;
+use sched::BatchSched;
+use wire::{Fields, Value};
 
-pub const COMM_CACHE: usize = 4096;
 /// Target size of one parallel batch.
 const BATCH_BYTES: usize = 4 << 20;
-/// One in-stream compressed batch never inflates past this (Perfetto writes
-/// batches of well under 1 MB).
-pub const MAX_INFLATED_PACKET: u64 = 256 << 20;
 /// Compressed batches inside compressed batches are not written by Perfetto;
 /// a little nesting is tolerated, deeper is treated as hostile.
 const MAX_NESTING: u32 = 4;
 
-/// All in-stream compressed batches of one trace together inflate to at most
-/// this much plus [`INFLATE_RATIO`] times the trace's size, and never past
-/// `source::MAX_INFLATED_FILE`. Real traces compress 5–15×; the budget stops
-/// a nest of small bombs (each packet under [`MAX_INFLATED_PACKET`]) from
-/// turning a few KB into hours of decompression.
-pub const INFLATE_BUDGET_BASE: u64 = 1 << 30;
-pub const INFLATE_RATIO: u64 = 64;
+/// Perfetto protobuf traces (`Trace` messages), as an input format.
+pub struct Protobuf;
 
-/// The shared in-stream inflation budget of one pass over a trace.
-#[derive(Debug)]
-pub struct InflateBudget(std::sync::atomic::AtomicI64);
+impl Format for Protobuf {
+    fn sniff(&self, data: &[u8]) -> bool {
+        // Trace.packet (field 1, length-delimited) always comes first.
+        data.first() == Some(&0x0a)
+    }
 
-impl InflateBudget {
-    pub fn for_input(len: usize) -> std::sync::Arc<InflateBudget> {
-        let total = INFLATE_BUDGET_BASE
-            .saturating_add(INFLATE_RATIO.saturating_mul(len as u64))
-            .min(super::source::MAX_INFLATED_FILE);
-        std::sync::Arc::new(InflateBudget(std::sync::atomic::AtomicI64::new(total as i64)))
+    fn decode(&self, source: &Source, opts: &ReadOptions) -> Result<(Decoded, SchedPass), ReadError> {
+        let (decoded, pass) = first_pass(source, opts)?;
+        Ok((decoded, SchedPass(Box::new(pass))))
     }
-    /// Unlimited (a systrace text batch has nothing to inflate).
-    pub fn unlimited() -> std::sync::Arc<InflateBudget> {
-        std::sync::Arc::new(InflateBudget(std::sync::atomic::AtomicI64::new(i64::MAX)))
+
+    fn sched_pass(&self) -> SchedPass {
+        SchedPass(Box::new(SchedPackets { first_pass: None }))
     }
-    pub fn exhausted(&self) -> bool {
-        self.0.load(std::sync::atomic::Ordering::Relaxed) < 0
+}
+
+/// The first pass, and the scheduler pass that follows it.
+fn first_pass(source: &Source, opts: &ReadOptions) -> Result<(Decoded, SchedPackets), ReadError> {
+    let data = source.data();
+    let container = match source.compression {
+        Compression::None => Container::Plain,
+        Compression::Gzip => Container::Gzip,
+        Compression::Zstd => Container::Zstd,
+    };
+    let mut facts = SourceFacts::of(source, container);
+    // Framing and decoding overlap (see `frame_and_decode`); a file
+    // without packets is refused before anything else is reported.
+    let bar = progress_bar(opts.progress, data.len() as u64);
+    let discovery = opts.keep_sched_of_slices.map(Discovery::new);
+    let on_progress = |n| {
+        if let Some(b) = &bar {
+            b.inc(n)
+        }
+    };
+    let (framing, mut batches) =
+        frame_and_decode(data, discovery.as_ref(), &on_progress, &|offset| source.release_before(offset));
+    if let Some(b) = bar {
+        b.finish_and_clear();
     }
-    /// Charge `n` inflated bytes; false once the budget is spent.
-    pub fn charge(&self, n: usize) -> bool {
-        let n = i64::try_from(n).unwrap_or(i64::MAX);
-        self.0.fetch_sub(n, std::sync::atomic::Ordering::Relaxed).saturating_sub(n) >= 0
+    if framing.packets.is_empty() {
+        let why = framing.stop_reason.unwrap_or_else(|| "it contains no packets".to_string());
+        return Err(ReadError::NotATrace { path: source.path.clone(), why });
+    }
+    if source.compressed_truncated {
+        facts.warnings.push(format!(
+                "the {container} stream ends early: the file was cut (interrupted pull?); {} bytes inflated and were analysed, the rest is lost",
+                data.len()
+            ));
+    }
+    if let Some(why) = &framing.stop_reason {
+        facts.truncated_bytes = framing.trailing_bytes as u64;
+        let pct = framing.trailing_bytes as f64 * 100.0 / data.len() as f64;
+        facts.warnings.push(format!(
+            "{why}; the last {} bytes ({pct:.1}% of the trace) were not decoded, the analysis covers what came before",
+            framing.trailing_bytes
+        ));
+    }
+    let ends = batch_ranges(&framing.packets).into_iter().map(|r| r.end);
+    let plan = ends
+        .zip(&mut batches)
+        .map(|(end, b)| BatchSched { end, tids: b.sched_tids.take(), kept: b.kept_sched.take() })
+        .collect();
+    Ok((Decoded { batches, source: facts }, SchedPackets { first_pass: Some((framing, plan)) }))
+}
+
+/// The scheduler pass over a protobuf trace, with the first pass's framing
+/// and what it learned of each of its batches, in order, when there was one.
+struct SchedPackets {
+    first_pass: Option<(Framing, Vec<BatchSched>)>,
+}
+
+impl SchedScan for SchedPackets {
+    fn scan(&mut self, source: &Source, tids: &[i32], threads: &mut ThreadBuckets) {
+        let first_pass = self.first_pass.as_mut().map(|(f, batches)| (&*f, batches.as_mut_slice()));
+        sched::collect(source.data(), first_pass, tids, &|offset| source.release_before(offset), threads);
     }
 }
 
@@ -90,45 +151,30 @@ pub fn frame_and_decode(
     let budget = InflateBudget::for_input(data.len());
     let (tx, rx) = mpsc::sync_channel::<(usize, Vec<(usize, usize)>)>(FRAMED_AHEAD);
     let rx = Mutex::new(rx);
-    // (decoded batches by index, end offset of each finished batch by index,
-    // first unfinished batch, windows released)
-    let state = Mutex::new((Vec::<Option<Batch>>::new(), Vec::<Option<usize>>::new(), 0usize, 0usize));
+    let finished = Mutex::new(Finished::default());
     let work = || {
         let mut sizes = BatchSizes::default();
+        let mut events = Vec::new();
         loop {
             let job = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
             let Ok((i, packets)) = job else { break };
-            let mut ctx = Ctx::new(i as u64);
-            ctx.inflate_budget = budget.clone();
-            ctx.collect = discovery.map(Discovery::collector);
-            sizes.reserve(&mut ctx);
+            let mut builder = BatchBuilder::new(i as u64);
+            builder.collect = discovery.map(Discovery::collector);
+            sizes.reserve(&mut builder);
+            let mut decoder = PacketDecoder { b: builder, budget: &budget, events: &mut events };
             for &(s, e) in &packets {
-                ctx.packet(&data[s..e], 0);
+                decoder.packet(&data[s..e], 0);
             }
             if let (Some(first), Some(last)) = (packets.first(), packets.last()) {
                 on_progress((last.1 - first.0) as u64);
             }
-            let batch = ctx.finish();
+            let batch = decoder.b.finish();
             sizes = BatchSizes::of(&batch);
             let end = packets.last().map_or(0, |p| p.1);
-            let mut st = state.lock().unwrap_or_else(|e| e.into_inner());
-            let (batches, ends, prefix, released) = &mut *st;
-            if batches.len() <= i {
-                batches.resize_with(i + 1, || None);
-                ends.resize(i + 1, None);
-            }
-            batches[i] = Some(batch);
-            ends[i] = Some(end);
-            let mut release = None;
-            while let Some(Some(e)) = ends.get(*prefix) {
-                release = Some(*e);
-                *prefix += 1;
-            }
-            if let Some(e) = release {
-                if *prefix / WINDOW_BATCHES > *released {
-                    *released = *prefix / WINDOW_BATCHES;
-                    done_before(e);
-                }
+            // Released under the lock, so the releases come in file order.
+            let mut done = finished.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(offset) = done.add(i, batch, end) {
+                done_before(offset);
             }
         }
     };
@@ -159,11 +205,46 @@ pub fn frame_and_decode(
         });
         framer.join().unwrap_or_else(|p| std::panic::resume_unwind(p))
     });
-    let (batches, ends, ..) = state.into_inner().unwrap_or_else(|e| e.into_inner());
+    let Finished { batches, ends, .. } = finished.into_inner().unwrap_or_else(|e| e.into_inner());
     if let Some(Some(e)) = ends.last() {
         done_before(*e);
     }
     (framing, batches.into_iter().map(|b| b.expect("every batch decoded")).collect())
+}
+
+/// The batches the workers have finished, in any order.
+#[derive(Default)]
+struct Finished {
+    /// Decoded batches by index.
+    batches: Vec<Option<Batch>>,
+    /// The end offset of each finished batch, by index.
+    ends: Vec<Option<usize>>,
+    /// The first unfinished batch.
+    prefix: usize,
+    /// Windows of [`WINDOW_BATCHES`] released so far.
+    released: usize,
+}
+
+impl Finished {
+    /// Batch `i`, ending at byte `end`, is done. Returns the offset the mapped
+    /// pages can be released before, when a whole window more is done.
+    fn add(&mut self, i: usize, batch: Batch, end: usize) -> Option<usize> {
+        if self.batches.len() <= i {
+            self.batches.resize_with(i + 1, || None);
+            self.ends.resize(i + 1, None);
+        }
+        self.batches[i] = Some(batch);
+        self.ends[i] = Some(end);
+        let mut release = None;
+        while let Some(Some(e)) = self.ends.get(self.prefix) {
+            release = Some(*e);
+            self.prefix += 1;
+        }
+        let window = self.prefix / WINDOW_BATCHES;
+        let offset = release.filter(|_| window > self.released)?;
+        self.released = window;
+        Some(offset)
+    }
 }
 
 /// How many records of each kind a worker's last batch held: the next batch,
@@ -192,7 +273,7 @@ impl BatchSizes {
         }
     }
 
-    fn reserve(&self, ctx: &mut Ctx) {
+    fn reserve(&self, ctx: &mut BatchBuilder) {
         let more = |n: usize| n + n / 4;
         ctx.batch.atrace.reserve(more(self.atrace));
         ctx.batch.timeline.reserve(more(self.timeline));
@@ -223,90 +304,19 @@ pub(crate) fn batch_ranges(packets: &[(usize, usize)]) -> Vec<std::ops::Range<us
     out
 }
 
-/// Decoding state for one batch.
-pub struct Ctx {
-    pub batch: Batch,
-    pub interner: Interner,
-    next_order: u64,
-    /// Direct-mapped cache of tids whose comm this batch already recorded. A
-    /// comm only changes through task_rename (handled separately), so once is
-    /// enough; a collision merely repeats the (idempotent) recording. This
-    /// keeps the per-event cost of sched data to one array probe.
-    pub comm_seen: Box<[i32; COMM_CACHE]>,
+/// Decodes packets into one batch.
+struct PacketDecoder<'a> {
+    b: BatchBuilder,
     /// Shared by every batch of the trace (see [`InflateBudget`]).
-    pub inflate_budget: std::sync::Arc<InflateBudget>,
-    /// Direct-mapped cache of the tids already in `sched_tids` (as
-    /// `tid as u32 + 1`, 0 = empty), so a tid costs one array probe.
-    sched_seen: Box<[u64; COMM_CACHE]>,
-    sched_tids: Vec<i32>,
-    /// Something the scheduler pass may read differently was seen.
-    pub sched_unknown: bool,
+    budget: &'a InflateBudget,
     /// Reused by `ftrace::bundle`: the byte ranges of one bundle's events.
-    pub event_scratch: Vec<(usize, usize)>,
-    /// Keeps the frame threads' scheduler records (see `read::frame_sched`).
-    pub collect: Option<Collector>,
+    events: &'a mut Vec<(usize, usize)>,
 }
 
-impl Ctx {
-    pub fn new(batch_index: u64) -> Ctx {
-        Ctx {
-            batch: Batch::default(),
-            interner: Interner::default(),
-            next_order: batch_index << 40,
-            comm_seen: Box::new([0; COMM_CACHE]),
-            inflate_budget: InflateBudget::unlimited(),
-            sched_seen: Box::new([0; COMM_CACHE]),
-            sched_tids: Vec::new(),
-            sched_unknown: false,
-            event_scratch: Vec::new(),
-            collect: None,
-        }
-    }
-
-    /// The decoded batch, with the interner's statistics.
-    pub fn finish(mut self) -> Batch {
-        self.batch.names_truncated = self.interner.truncated;
-        let kept = self.collect.take().map(Collector::finish);
-        if !self.sched_unknown && self.batch.malformed_packets == 0 {
-            let mut tids = std::mem::take(&mut self.sched_tids);
-            tids.sort_unstable();
-            tids.dedup();
-            self.batch.sched_tids = Some(tids);
-            self.batch.kept_sched = kept;
-        }
-        self.batch
-    }
-
-    /// A tid a scheduler event of this batch names (see `Batch::sched_tids`).
-    #[inline]
-    pub fn sched_tid(&mut self, tid: i32) {
-        let key = u64::from(tid as u32) + 1;
-        let slot = &mut self.sched_seen[tid as u32 as usize % COMM_CACHE];
-        if *slot != key {
-            *slot = key;
-            self.sched_tids.push(tid);
-        }
-    }
-
-    /// An atrace record of thread `tid`, next in file order.
-    pub fn push_atrace(&mut self, ts: i64, tid: i32, op: AtraceOp) {
-        if let (Some(c), AtraceOp::Begin { name, .. }) = (&mut self.collect, &op) {
-            c.atrace_begin(tid, name);
-        }
-        self.batch.atrace_counters += usize::from(matches!(op, AtraceOp::Counter { .. }));
-        let order = self.order();
-        self.batch.atrace.push(AtraceRec { ts, order, tid, op });
-    }
-
-    #[inline]
-    pub fn order(&mut self) -> u64 {
-        self.next_order += 1;
-        self.next_order
-    }
-
+impl PacketDecoder<'_> {
     /// Decode one TracePacket.
-    pub fn packet(&mut self, buf: &[u8], depth: u32) {
-        self.batch.packets += 1;
+    fn packet(&mut self, buf: &[u8], depth: u32) {
+        self.b.batch.packets += 1;
         let mut ts: Option<u64> = None;
         let mut clock: Option<u32> = None;
         let mut seq = 0u32;
@@ -323,7 +333,7 @@ impl Ctx {
             let (num, value) = match field {
                 Ok(f) => f,
                 Err(e) => {
-                    self.malformed(format!("malformed packet: {e}"));
+                    self.b.malformed(format!("malformed packet: {e}"));
                     return;
                 }
             };
@@ -347,29 +357,29 @@ impl Ctx {
             }
         }
         if sched_fields > 1 || (sched_fields == 1 && !matches!(payload, Some((1 | 50 | 133, _)))) {
-            self.sched_unknown = true;
+            self.b.sched_unknown = true;
         }
         // Every sequence's first packet says "previous packet dropped"; only a
         // later one means data was lost (trace_processor ignores the first).
-        let order = self.order();
-        self.batch.sequence_first.entry(seq).or_insert(order);
+        let order = self.b.order();
+        self.b.batch.sequence_first.entry(seq).or_insert(order);
         if dropped_before && !first_on_sequence {
-            self.batch.dropped_at.push((seq, order));
+            self.b.batch.dropped_at.push((seq, order));
         }
         let clock_ref = ClockRef { explicit: clock, seq };
         if let Some(c) = clock {
-            if !self.batch.clocks_seen.contains(&c) {
-                self.batch.clocks_seen.push(c);
+            if !self.b.batch.clocks_seen.contains(&c) {
+                self.b.batch.clocks_seen.push(c);
             }
         }
         let tail_body = match payload {
             Some((1, b)) => {
-                ftrace::bundle(self, b);
+                ftrace::bundle(&mut self.b, b, self.events);
                 None
             }
             Some((76, b)) => {
                 if let Some(ts) = ts {
-                    timeline::event(self, b, ts as i64, clock_ref);
+                    timeline::event(&mut self.b, b, ts as i64, clock_ref);
                 }
                 None
             }
@@ -381,17 +391,17 @@ impl Ctx {
                 self.compressed(b, depth, Codec::Zstd);
                 None
             }
-            Some((11, b)) => match super::track_event::decode(self, b) {
+            Some((11, b)) => match track_event::decode(&mut self.b, b) {
                 Ok(te) => Some(TailBody::TrackEvent(te)),
                 Err(e) => {
-                    self.malformed(format!("malformed packet (field 11): {e}"));
+                    self.b.malformed(format!("malformed packet (field 11): {e}"));
                     None
                 }
             },
-            Some((num, b)) => match self.tail_body(num, b) {
+            Some((num, b)) => match Self::tail_body(num, b) {
                 Ok(body) => Some(body),
                 Err(e) => {
-                    self.malformed(format!("malformed packet (field {num}): {e}"));
+                    self.b.malformed(format!("malformed packet (field {num}): {e}"));
                     None
                 }
             },
@@ -409,14 +419,23 @@ impl Ctx {
         }
         let defaults = defaults.and_then(|b| slim::TracePacketDefaults::decode(b).ok());
         let interned = interned.and_then(|b| slim::InternedData::decode(b).ok()).map(Box::new);
-        if let Some(c) = &mut self.collect {
+        if let Some(c) = &mut self.b.collect {
             c.tail_packet(&body, interned.as_deref());
         }
-        let order = self.order();
-        self.batch.tail.push(TailPacket { order, seq, ts, clock, incremental_state_cleared, defaults, interned, body });
+        let order = self.b.order();
+        self.b.batch.tail.push(TailPacket {
+            order,
+            seq,
+            ts,
+            clock,
+            incremental_state_cleared,
+            defaults,
+            interned,
+            body,
+        });
     }
 
-    fn tail_body(&mut self, num: u32, b: &[u8]) -> Result<TailBody, prost::DecodeError> {
+    fn tail_body(num: u32, b: &[u8]) -> Result<TailBody, prost::DecodeError> {
         Ok(match num {
             2 => TailBody::ProcessTree(slim::ProcessTree::decode(b)?),
             9 => TailBody::ProcessStats(slim::ProcessStats::decode(b)?),
@@ -431,78 +450,47 @@ impl Ctx {
     }
 
     fn compressed(&mut self, b: &[u8], depth: u32, codec: Codec) {
-        self.batch.compressed_batches += 1;
+        self.b.batch.compressed_batches += 1;
         if depth >= MAX_NESTING {
-            self.malformed(format!("compressed packets nested deeper than {MAX_NESTING} levels were skipped"));
+            self.b.malformed(format!("compressed packets nested deeper than {MAX_NESTING} levels were skipped"));
             return;
         }
-        if self.inflate_budget.exhausted() {
-            self.malformed(budget_message());
+        if self.budget.exhausted() {
+            self.b.malformed(InflateBudget::spent_message());
             return;
         }
-        let inflated = match inflate_packet(b, codec) {
+        let inflated = match inflate::packet(b, codec) {
             Ok(v) => v,
             Err(why) => {
-                self.malformed(why);
+                self.b.malformed(why);
                 return;
             }
         };
-        if !self.inflate_budget.charge(inflated.len()) {
-            self.malformed(budget_message());
+        if !self.budget.charge(inflated.len()) {
+            self.b.malformed(InflateBudget::spent_message());
             return;
         }
         let inner = framing::frame(&inflated);
         if let Some(why) = &inner.stop_reason {
-            self.malformed(format!("inside a compressed batch: {why}"));
+            self.b.malformed(format!("inside a compressed batch: {why}"));
         }
         for &(s, e) in &inner.packets {
             self.packet(&inflated[s..e], depth + 1);
         }
     }
-
-    pub fn malformed(&mut self, why: String) {
-        self.batch.malformed_packets += 1;
-        // Keep the first few distinct reasons; the count says the rest.
-        if self.batch.errors.len() < 8 && !self.batch.errors.contains(&why) {
-            self.batch.errors.push(why);
-        }
-    }
 }
 
-pub fn budget_message() -> String {
-    format!(
-        "in-stream compressed batches inflate to more than {} GiB + {INFLATE_RATIO}x the trace size in total (decompression bomb?); the rest were skipped",
-        INFLATE_BUDGET_BASE >> 30
-    )
-}
-
-#[derive(Clone, Copy)]
-enum Codec {
-    Zlib,
-    Zstd,
-}
-
-fn inflate_packet(b: &[u8], codec: Codec) -> Result<Vec<u8>, String> {
-    let mut out = Vec::with_capacity(b.len() * 4);
-    let res = match codec {
-        Codec::Zlib => flate2::read::ZlibDecoder::new(b).take(MAX_INFLATED_PACKET + 1).read_to_end(&mut out),
-        Codec::Zstd => match zstd::stream::read::Decoder::with_buffer(b) {
-            Ok(d) => d.take(MAX_INFLATED_PACKET + 1).read_to_end(&mut out),
-            Err(e) => Err(e),
-        },
-    };
-    let name = match codec {
-        Codec::Zlib => "zlib",
-        Codec::Zstd => "zstd",
-    };
-    if let Err(e) = res {
-        return Err(format!("a {name} compressed batch is corrupt ({e}); its packets were skipped"));
+/// A progress bar on stderr, only when it is a terminal.
+fn progress_bar(enabled: bool, len: u64) -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    if !enabled || !std::io::stderr().is_terminal() {
+        return None;
     }
-    if out.len() as u64 > MAX_INFLATED_PACKET {
-        return Err(format!(
-            "a {name} compressed batch inflates past {} MiB (decompression bomb?); skipped",
-            MAX_INFLATED_PACKET >> 20
-        ));
-    }
-    Ok(out)
+    let bar = indicatif::ProgressBar::new(len);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    bar.set_message("decoding");
+    Some(bar)
 }

@@ -1,0 +1,245 @@
+//! The second pass: scheduler events (sched_switch, sched_waking,
+//! sched_wakeup, compact_sched) for a chosen set of threads, e.g. the main
+//! threads whose frames are analysed. Reading them only on demand keeps the
+//! first pass (and `fpsan info`) free of the trace's bulkiest data.
+
+use rayon::prelude::*;
+
+use super::compact_sched::{CompactRecords, CompactSched, Want};
+use super::framing::{self, Framing};
+use super::ftrace::{self, ev};
+use super::wire::{Fields, Value};
+use super::MAX_NESTING;
+use crate::read::inflate::{self, Codec, InflateBudget};
+use crate::read::records::{Kept, SchedRecord, TidFilter};
+use crate::read::thread_records::{switch_records, waking_record, ThreadBuckets};
+
+/// Packets scanned in parallel before the mapped pages behind them are
+/// released: at most this many, spanning at most [`WINDOW_BYTES`].
+const WINDOW_PACKETS: usize = 64 * 1024;
+const WINDOW_BYTES: usize = 32 << 20;
+
+/// What the first pass learned of one of its batches, for this pass.
+#[derive(Debug)]
+pub struct BatchSched {
+    /// The end of the batch's packets (an index into the framing's packets).
+    pub end: usize,
+    /// Every tid the batch's scheduler events name (sorted), or `None`: the
+    /// batch must be read whatever is looked for (see `Batch::sched_tids`).
+    pub tids: Option<Vec<i32>>,
+    /// The records the first pass kept (see `read::frame_sched`); taken by
+    /// the first scheduler pass that uses them.
+    pub kept: Option<Kept>,
+}
+
+/// `done_before(offset)` is called as the scan moves past each window so a
+/// memory-mapped caller can keep its resident set small (see `Source::release_before`).
+/// `first_pass` is the first pass's framing of `data` and what it learned of
+/// each batch, when it has them: then the batches that name none of `tids`
+/// are skipped, and those whose kept records cover every one of `tids` they
+/// name are not read again. The records go to `threads` in file order.
+pub fn collect(
+    data: &[u8],
+    first_pass: Option<(&Framing, &mut [BatchSched])>,
+    tids: &[i32],
+    done_before: &dyn Fn(usize),
+    threads: &mut ThreadBuckets,
+) {
+    let wanted = TidFilter::new(tids.iter().copied());
+    let budget = InflateBudget::for_input(data.len());
+    let scan = |packets: &[(usize, usize)], threads: &mut ThreadBuckets| {
+        scan_packets(data, packets, &wanted, &budget, done_before, threads)
+    };
+    let batches = match first_pass {
+        Some((f, batches)) if batches.last().is_some_and(|b| b.end == f.packets.len()) => (f, batches),
+        Some((f, _)) => return scan(&f.packets, threads),
+        None => return scan(&framing::frame_releasing(data, done_before).packets, threads),
+    };
+    let (framing, batches) = batches;
+    for k in batches.iter().filter_map(|b| b.kept.as_ref()) {
+        for &tid in wanted.tids() {
+            let lo = k.records.partition_point(|r| r.tid() < tid);
+            let hi = k.records.partition_point(|r| r.tid() <= tid);
+            threads.reserve(tid, hi - lo);
+        }
+    }
+    // Runs of batches to read are scanned together, in windows; kept records
+    // go to `threads` between them, so every thread's records stay in file order.
+    let mut pending: Vec<(usize, usize)> = Vec::new();
+    let mut start = 0;
+    for b in batches {
+        let packets = &framing.packets[start.min(b.end)..b.end];
+        start = b.end;
+        let named = |t: &i32| b.tids.as_ref().is_none_or(|named| named.binary_search(t).is_ok());
+        if !wanted.tids().iter().any(named) {
+            continue;
+        }
+        let covered = b.tids.is_some()
+            && b.kept
+                .as_ref()
+                .is_some_and(|k| wanted.tids().iter().filter(|t| named(t)).all(|&t| k.threads.contains(t)));
+        match b.kept.take().filter(|_| covered) {
+            Some(Kept { records, .. }) => {
+                scan(&std::mem::take(&mut pending), threads);
+                threads.add_sorted(&records);
+            }
+            None => pending.extend_from_slice(packets),
+        }
+    }
+    scan(&pending, threads);
+}
+
+/// Read `packets` for `wanted`'s records, in parallel windows.
+fn scan_packets(
+    data: &[u8],
+    packets: &[(usize, usize)],
+    wanted: &TidFilter,
+    budget: &InflateBudget,
+    done_before: &dyn Fn(usize),
+    threads: &mut ThreadBuckets,
+) {
+    let mut rest = packets;
+    while !rest.is_empty() {
+        let first = rest[0].0;
+        let n = rest[..rest.len().min(WINDOW_PACKETS)].partition_point(|p| p.1 - first <= WINDOW_BYTES).max(1);
+        let (window, tail) = rest.split_at(n);
+        rest = tail;
+        let found: Vec<SchedRecord> = window
+            .par_chunks(1024)
+            .map(|chunk| {
+                let (mut out, mut events) = (Vec::new(), Vec::new());
+                for &(s, e) in chunk {
+                    packet(&data[s..e], wanted, &mut out, &mut events, 0, budget);
+                }
+                out
+            })
+            .flatten_iter()
+            .collect();
+        threads.add(found);
+        if let Some(last) = window.last() {
+            done_before(last.1);
+        }
+    }
+}
+
+fn packet(
+    buf: &[u8],
+    wanted: &TidFilter,
+    out: &mut Vec<SchedRecord>,
+    events: &mut Vec<(usize, usize)>,
+    depth: u32,
+    budget: &InflateBudget,
+) {
+    let mut fields = Fields::new(buf);
+    while let Some(Ok((num, v))) = fields.next() {
+        match (num, v) {
+            (1, Value::Bytes(b)) => bundle(b, wanted, out, events),
+            (50, Value::Bytes(b)) | (133, Value::Bytes(b)) if depth < MAX_NESTING && !budget.exhausted() => {
+                let codec = if num == 50 { Codec::Zlib } else { Codec::Zstd };
+                // The first pass skipped what does not inflate; so does this one.
+                if let Some(inflated) = inflate::packet(b, codec).ok().filter(|v| budget.charge(v.len())) {
+                    for &(s, e) in &framing::frame(&inflated).packets {
+                        packet(&inflated[s..e], wanted, out, events, depth + 1, budget);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn bundle(b: &[u8], wanted: &TidFilter, out: &mut Vec<SchedRecord>, events: &mut Vec<(usize, usize)>) {
+    let Ok(h) = ftrace::scan_bundle(b, events) else { return };
+    for &(s, e) in events.iter() {
+        event(&b[s..e], h.cpu, wanted, out);
+    }
+    if let Some(cs) = h.compact_sched {
+        compact(cs, h.cpu, wanted, out);
+    }
+}
+
+pub(super) fn event(e: &[u8], cpu: u32, wanted: &TidFilter, out: &mut Vec<SchedRecord>) {
+    // The last scheduler payload counts (the first pass takes the last
+    // payload of any kind, and notes when the two differ).
+    let (ts, payload) = match ftrace::canonical_event(e) {
+        Some((ts, _, num, p)) => (ts, Some((num, p))),
+        None => {
+            let (mut ts, mut payload) = (0i64, None);
+            let mut fields = Fields::new(e);
+            while let Some(Ok((num, v))) = fields.next() {
+                match (num, v) {
+                    (1, v) => ts = v.as_i64(),
+                    (num, Value::Bytes(p)) if ftrace::is_sched(num) => payload = Some((num, p)),
+                    _ => {}
+                }
+            }
+            (ts, payload)
+        }
+    };
+    match payload {
+        Some((ev::SCHED_SWITCH, p)) => {
+            let sw = ftrace::switch_fields(p);
+            switch_records(wanted, ts, cpu, (sw.prev_pid, sw.prev_state, sw.next_pid), out);
+        }
+        Some((ev::SCHED_WAKING | ev::SCHED_WAKEUP | ev::SCHED_WAKEUP_NEW, p)) => {
+            waking_record(wanted, ts, ftrace::waking_fields(p).pid, out);
+        }
+        _ => {}
+    }
+}
+
+pub(super) fn compact(b: &[u8], cpu: u32, wanted: &TidFilter, out: &mut Vec<SchedRecord>) {
+    let cs = CompactSched::parse(b);
+    // Most bundles hold none of the wanted threads: a look at the pid
+    // columns alone says so, before any timestamp is summed. (A switched-out
+    // thread is an earlier switch's next_pid, so no wanted next_pid means no
+    // wanted record at all.)
+    let (switches, wakings) = cs.pids_wanted(|p| wanted.contains(p));
+    let mut records = CompactRecords::new(cpu, out.len());
+    let want = Want { prev_state: true, comm: false };
+    for s in cs.switches(want).take_while(|_| switches) {
+        records.switch(wanted, &s, out);
+    }
+    records.wakings_begin(out);
+    for w in cs.wakings(want).take_while(|_| wakings) {
+        records.waking(wanted, &w, out);
+    }
+    records.finish(out);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::read::format::SchedScan;
+    use crate::read::{self, ReadOptions, Source};
+    use crate::tracegen::scenarios;
+
+    #[test]
+    fn kept_records_cover_the_frame_threads_and_equal_a_full_scan() {
+        let mut bytes = Vec::new();
+        scenarios::busy_phone(&mut bytes, 32 << 20).expect("generate");
+        let main_threads = [5001, 5101, 5201];
+        let source = Source::from_bytes("busy.pftrace", bytes.clone()).expect("source");
+        let opts = ReadOptions { keep_sched_of_slices: Some(crate::frames::DO_FRAME), ..Default::default() };
+        let (_, mut pass) = super::super::first_pass(&source, &opts).expect("decode");
+        let covered = |pass: &super::super::SchedPackets| {
+            let (_, batches) = pass.first_pass.as_ref().expect("a first pass");
+            batches.iter().filter(|b| b.kept.as_ref().is_some_and(|k| k.threads.tids() == main_threads)).count()
+        };
+        let batches = pass.first_pass.as_ref().expect("a first pass").1.len();
+        assert!(batches >= 5 && covered(&pass) >= batches - 3, "{batches} batches, {} covered", covered(&pass));
+        let threads = |pass: &mut super::super::SchedPackets| {
+            let mut buckets = ThreadBuckets::new(&main_threads);
+            pass.scan(&source, &main_threads, &mut buckets);
+            buckets.finish()
+        };
+        let kept = threads(&mut pass);
+        assert_eq!(covered(&pass), 0, "taken by the pass that used them");
+        let again = threads(&mut pass);
+        let fresh = read::sched_for_threads(&Source::from_bytes("busy.pftrace", bytes).expect("source"), &main_threads);
+        assert_eq!(kept.len(), 3);
+        assert!(kept.iter().all(|t| t.len() > 1000));
+        assert_eq!(kept, again);
+        assert_eq!(kept, fresh.expect("sched"));
+    }
+}
