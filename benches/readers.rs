@@ -17,7 +17,7 @@ use std::sync::OnceLock;
 use divan::counter::BytesCount;
 use divan::{black_box, Bencher};
 use fpsan::read::{self, atrace, framing, Source};
-use fpsan::tracegen::{scenarios, systrace};
+use tracegen::{scenarios, systrace};
 
 fn main() {
     divan::main();

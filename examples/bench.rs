@@ -28,7 +28,7 @@ use std::time::Instant;
 
 use fpsan::analysis;
 use fpsan::read::{self, Source};
-use fpsan::tracegen::scenarios;
+use tracegen::scenarios;
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 

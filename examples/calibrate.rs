@@ -28,9 +28,9 @@ use std::time::Instant;
 
 use fpsan::analysis::Options;
 use fpsan::compare::{self, CompareOptions, Run, Verdict};
-use fpsan::tracegen::ab_runs::{app_run, RunSpec, AB_APP};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use tracegen::ab_runs::{app_run, RunSpec, AB_APP};
 
 const ALPHA: f64 = 0.05;
 /// Frames of the base build that drop at least one frame (before the per-run device effect).

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use fpsan::analysis::{self, Options};
 use fpsan::compare::{self, CompareFormat, CompareRequest};
-use fpsan::tracegen::scenarios;
+use tracegen::scenarios;
 
 fn generate(dir: &Path, runs: usize, mb: u64) -> std::io::Result<Vec<PathBuf>> {
     let first = dir.join("before/run-0.pftrace");

@@ -1,4 +1,4 @@
-//! Writes synthetic Perfetto traces from `fpsan::tracegen`.
+//! Writes synthetic Perfetto traces from the `tracegen` crate (tracegen/).
 //!
 //! ```text
 //! cargo run --release --example gen_trace -- demo testdata/demo.pftrace
@@ -11,7 +11,7 @@ use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use fpsan::tracegen::{ab_runs, scenarios, systrace};
+use tracegen::{ab_runs, scenarios, systrace};
 
 fn usage() -> ExitCode {
     eprintln!("usage: gen_trace demo OUT | gen_trace busy OUT SIZE_MB | gen_trace systrace OUT SIZE_MB | gen_trace run OUT SEED JANK");

@@ -26,4 +26,3 @@ pub mod read;
 pub mod report;
 #[cfg(test)]
 pub(crate) mod testutil;
-pub mod tracegen;

@@ -4,7 +4,7 @@
 //! cargo run --manifest-path fuzz/Cargo.toml --example seeds -- fuzz/corpus
 //! ```
 //!
-//! `decode`/`analyze` get small traces from `fpsan::tracegen` (plain, zlib
+//! `decode`/`analyze` get small traces from the `tracegen` crate (tracegen/) (plain, zlib
 //! and zstd in-stream batches, compact sched, track events, FrameTimeline),
 //! the project's own small test traces, and the small conformance traces in
 //! ../shared/conformance when present; `atrace` gets one line per grammar
@@ -13,7 +13,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use fpsan::tracegen::{scenarios, ActualFrame, BuildOptions, Compression, TraceBuilder};
+use tracegen::{scenarios, ActualFrame, BuildOptions, Compression, TraceBuilder};
 
 /// Seeds larger than this slow libFuzzer's mutations down for no gain.
 const MAX_SEED: u64 = 256 << 10;

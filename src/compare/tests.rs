@@ -65,7 +65,7 @@ fn one_run_metrics_equal_analyze_summary() {
         ),
     );
     assert_eq!(get("jank_pct"), jank);
-    // The demo's ground truth (src/tracegen/scenarios.rs): 300 frames, 5 of them dropping ≥ 1 frame.
+    // The demo's ground truth (tracegen/src/scenarios.rs): 300 frames, 5 of them dropping ≥ 1 frame.
     assert_eq!((get("frames"), get("jank_pct")), (300.0, 100.0 * 5.0 / 300.0));
     assert_eq!(v.len(), METRICS.len());
 }

@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use fpsan::tracegen::ab_runs::{app_run, RunSpec, AB_APP};
 use serde_json::Value;
+use tracegen::ab_runs::{app_run, RunSpec, AB_APP};
 
 use crate::util::{fpsan, shared};
 

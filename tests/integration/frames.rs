@@ -94,7 +94,7 @@ fn frames_match_trace_processor_on_android_jank_cuj() {
     assert_eq!(by_id[&110].layer_count, 2);
 }
 
-use fpsan::tracegen::{ActualFrame, BuildOptions, TraceBuilder};
+use tracegen::{ActualFrame, BuildOptions, TraceBuilder};
 
 /// Writes a built trace to a temp file and decodes it.
 fn roundtrip(b: &TraceBuilder) -> fpsan::model::Trace {
@@ -249,7 +249,7 @@ fn demo_trace_matches_its_ground_truth() {
     use fpsan::frames::frame_threads;
     use fpsan::import::sched_events;
     use fpsan::read::{sched_for_threads, Source};
-    use fpsan::tracegen::scenarios::{demo_scroll_frames, DemoJank, DEMO_APP_PID};
+    use tracegen::scenarios::{demo_scroll_frames, DemoJank, DEMO_APP_PID};
 
     let src = Source::open(&crate::util::testdata("demo.pftrace")).expect("open");
     let (mut trace, _) = decode(&src, &ReadOptions::default()).expect("decode");

@@ -18,7 +18,7 @@ use fpsan::read::records::{
     AtraceOp, AtraceRec, Batch, ClockRef, TimelineEvent, TimelineRec, TimelineStart, MAX_NAME_BYTES,
 };
 use fpsan::read::{Decoded, ReadError, ReadOptions, Source};
-use fpsan::tracegen::{BuildOptions, TraceBuilder};
+use tracegen::{BuildOptions, TraceBuilder};
 
 use crate::util::testdata;
 

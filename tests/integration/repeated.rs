@@ -6,7 +6,7 @@
 
 use fpsan::analysis::{self, Options};
 use fpsan::frames::VsyncSource;
-use fpsan::tracegen::scenarios::{self, REPEAT_FRAMES, REPEAT_PID, REPEAT_T0};
+use tracegen::scenarios::{self, REPEAT_FRAMES, REPEAT_PID, REPEAT_T0};
 
 use crate::util::fpsan;
 

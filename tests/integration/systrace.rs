@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use fpsan::analysis::{self, Analysis, Options};
 use fpsan::frames::FrameRow;
 use fpsan::read::ReadOptions;
-use fpsan::tracegen::systrace::SystraceOptions;
-use fpsan::tracegen::{BuildOptions, TraceBuilder};
+use tracegen::systrace::SystraceOptions;
+use tracegen::{BuildOptions, TraceBuilder};
 
 use crate::util::{fpsan, shared};
 

@@ -212,7 +212,7 @@ mod tests {
     use super::*;
     use crate::read::format::SchedScan;
     use crate::read::{self, ReadOptions, Source};
-    use crate::tracegen::scenarios;
+    use tracegen::scenarios;
 
     #[test]
     fn kept_records_cover_the_frame_threads_and_equal_a_full_scan() {

@@ -700,7 +700,7 @@ fn demo_sched_is_consistent_per_cpu_and_has_runnable_and_blocked_main_thread() {
 
 #[test]
 fn committed_demo_trace_is_what_the_generator_writes() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/demo.pftrace");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/demo.pftrace");
     let committed = std::fs::read(&path).expect("testdata/demo.pftrace exists");
     let fresh = scenarios::demo_scroll().build(&scenarios::demo_build_options());
     assert!(

@@ -10,7 +10,7 @@
 //! snapshot and the process tree up front.
 //!
 //! The encoder ([`pb`], [`encode`]) is deliberately independent of the
-//! project's decoder (`crate::read`): field numbers were taken from
+//! project's decoder (`fpsan::read`): field numbers were taken from
 //! Perfetto's `.proto` files and are listed in [`encode::field`].
 //! [`systrace`] writes the same events as legacy systrace text, `.ctrace`
 //! or HTML. [`scenarios`] holds the demo scroll and the streaming `busy_phone`
