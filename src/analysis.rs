@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::frames::{self, FrameAnalysis, FrameOptions};
 use crate::import;
-use crate::model::Trace;
+use crate::model::{Trace, Warning, WarningCode};
 use crate::read::{self, ReadError, ReadOptions, SchedPass, Source};
 
 /// Main-thread slices at least this long before a frame's start are blockers
@@ -62,7 +62,7 @@ pub struct TraceFrames {
     pub trace: Trace,
     pub frames: FrameAnalysis,
     /// The reader's warnings, and what rebuilding the frames noticed.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
 }
 
 /// How every analysis that rebuilds frames reads a trace: the frame
@@ -111,10 +111,10 @@ pub fn frames_of(opened: Opened, opts: &Options) -> TraceFrames {
     // The scheduler pass runs beside the rows' reconstruction.
     let frames = frames::analyze_with(&trace, &opts.frames, |tids| import::sched_events(sched.threads(&source, tids)));
     if frames.quality.repeated_ids > 0 {
-        warnings.push(format!(
+        warnings.push(Warning::new(WarningCode::RepeatedVsyncIds, format!(
             "{} frames share their vsync id with another frame of the same process ({} ids repeat, up to {} times each: joined captures or a reboot inside the trace?); each was matched to the RenderThread and FrameTimeline data nearest to it in time",
             frames.quality.repeated_ids, frames.quality.repeated_id_values, frames.quality.max_id_uses
-        ));
+        )));
     }
     TraceFrames { trace, frames, warnings }
 }
@@ -155,7 +155,7 @@ pub struct Analysis {
     pub frames_df: polars::prelude::DataFrame,
     /// Per-app summaries; empty when `Options::summaries` is off.
     pub apps: Vec<crate::metrics::AppSummary>,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
 }
 
 /// Analyse the trace at `path`: the entry point of `analyze`, `query`,

@@ -312,7 +312,7 @@ fn analyze(a: &AnalyzeArgs) -> Result<()> {
     let analysis::Analysis { trace, frames, frames_df, apps, warnings } =
         analysis::analyze(&a.trace, &opts).map_err(analysis_failure)?;
     for w in &warnings {
-        warn(w);
+        warn(&w.message);
     }
     // The report reads the trace's facts and the frames table, not the
     // model's slices or the frame rows. With `--out` both are freed before
@@ -351,7 +351,7 @@ fn info_cmd(a: &InfoArgs) -> Result<()> {
         print_stdout(&bytes)
     } else {
         for w in &i.warnings {
-            warn(w);
+            warn(&w.message);
         }
         print_stdout(info::render_text(&i).as_bytes())
     }

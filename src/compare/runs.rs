@@ -53,7 +53,7 @@ pub(crate) struct Loaded {
     pub device: Option<String>,
     /// The frames table of every app, kept only for `frames.parquet`.
     pub frames_df: Option<DataFrame>,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<crate::model::Warning>,
 }
 
 /// One run of the compared app: its frames and the facts of its trace.
@@ -360,7 +360,7 @@ pub(crate) fn select(choice: &AppChoice, loaded: [Vec<Loaded>; 2]) -> Result<Sid
             )));
         }
         for l in &loaded[k] {
-            warnings.extend(l.warnings.iter().map(|w| format!("{}: {}", l.path.display(), one_line(w))));
+            warnings.extend(l.warnings.iter().map(|w| format!("{}: {}", l.path.display(), one_line(&w.message))));
         }
     }
     let chosen_note = matches!(choice, AppChoice::Auto)

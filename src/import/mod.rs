@@ -23,7 +23,7 @@ mod tracks;
 
 pub use slices::MAX_SLICE_DEPTH;
 
-use crate::model::{DataLoss, SchedEvent, Trace, TraceMeta};
+use crate::model::{DataLoss, SchedEvent, Trace, TraceMeta, Warning, WarningCode};
 use crate::read::records::SchedRecord;
 use crate::read::Decoded;
 
@@ -103,18 +103,17 @@ pub fn import(decoded: Decoded) -> Trace {
     meta.data_loss.unmatched_ends += slice_loss.unmatched_ends;
     meta.cut_at_start += cut_at_start;
     if too_deep > 0 {
-        meta.warnings.insert(
-            warnings_before,
-            format!(
-                "{too_deep} slices nested deeper than {MAX_SLICE_DEPTH} levels on one thread or track were dropped (unmatched B events?)"
-            ),
+        let message = format!(
+            "{too_deep} slices nested deeper than {MAX_SLICE_DEPTH} levels on one thread or track were dropped (unmatched B events?)"
         );
+        meta.warnings.insert(warnings_before, Warning::new(WarningCode::SlicesTooDeep, message));
     }
     if clocks.unconvertible > 0 {
-        meta.warnings.push(format!(
+        let message = format!(
             "{} timestamps were in a clock no clock snapshot relates to BOOTTIME and were skipped",
             clocks.unconvertible
-        ));
+        );
+        meta.warnings.push(Warning::new(WarningCode::ClockUnconvertible, message));
     }
     for s in &frame_timeline {
         meta.see_ts(s.ts);

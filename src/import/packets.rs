@@ -9,7 +9,7 @@ use foldhash::HashMap;
 use super::clock::{is_boottime, TraceClocks, BOOTTIME};
 use super::identity::{Identity, NamePriority};
 use super::stats::Sources;
-use crate::model::{Name, TraceMeta};
+use crate::model::{Name, TraceMeta, Warning, WarningCode};
 use crate::read::records::{Batch, Categories, EventName, TailBody, TailPacket, TrackEventRec};
 use crate::read::slim;
 
@@ -227,7 +227,8 @@ impl Replayer<'_> {
             self.meta.data_loss.ftrace_overrun = fs.cpu_stats.iter().map(|c| c.overrun.unwrap_or(0)).sum();
         }
         if let Some(err) = fs.atrace_errors.as_deref().filter(|e| !e.is_empty()) {
-            self.meta.warnings.push(format!("atrace reported errors while tracing: {err}"));
+            let message = format!("atrace reported errors while tracing: {err}");
+            self.meta.warnings.push(Warning::new(WarningCode::AtraceErrors, message));
         }
     }
 
@@ -286,13 +287,15 @@ impl Replayer<'_> {
             self.seqs.iter().filter_map(|(&seq, st)| st.default_clock.map(|c| (seq, c))).collect();
         if self.undated_track_events > 0 {
             let n = self.undated_track_events;
-            self.meta.warnings.push(format!("{n} track events had no timestamp and were skipped"));
+            let message = format!("{n} track events had no timestamp and were skipped");
+            self.meta.warnings.push(Warning::new(WarningCode::TrackEventsUndated, message));
         }
         if self.trace_clock != BOOTTIME {
-            self.meta.warnings.push(format!(
+            let message = format!(
                 "the trace's primary clock is {}, not BOOTTIME; fpsan reports BOOTTIME times",
                 self.trace_clock
-            ));
+            );
+            self.meta.warnings.push(Warning::new(WarningCode::TraceClockNotBoottime, message));
         }
         self.meta.trace_clock = BOOTTIME;
         self.meta.clocks.sort_unstable();

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use crate::model::TraceMeta;
+use crate::model::{TraceMeta, Warning, WarningCode};
 use crate::read::records::{Batch, MAX_NAME_BYTES};
 
 /// Data sources in the order they were first found (the order `info` lists).
@@ -58,12 +58,12 @@ pub(crate) fn tally(batches: &[Batch], meta: &mut TraceMeta, sources: &mut Sourc
     }
     meta.data_loss.packets_dropped_sequences = dropped_packets(batches);
     if names_truncated > 0 {
-        meta.warnings
-            .push(format!("{names_truncated} names longer than {MAX_NAME_BYTES} bytes were cut to that length"));
+        let message = format!("{names_truncated} names longer than {MAX_NAME_BYTES} bytes were cut to that length");
+        meta.warnings.push(Warning::new(WarningCode::NamesTruncated, message));
     }
     if malformed_packets > 0 {
-        meta.warnings
-            .push(format!("{malformed_packets} malformed packets or events were skipped: {}", errors.join("; ")));
+        let message = format!("{malformed_packets} malformed packets or events were skipped: {}", errors.join("; "));
+        meta.warnings.push(Warning::new(WarningCode::MalformedRecords, message));
     }
 }
 
@@ -120,22 +120,28 @@ pub(crate) fn warn_data_loss(meta: &mut TraceMeta) {
     let dl = &meta.data_loss;
     let mut warnings = Vec::new();
     if dl.packets_dropped_sequences > 0 {
-        warnings.push(format!(
-            "{} times a writer reported that packets before it were lost (previous_packet_dropped)",
-            dl.packets_dropped_sequences
+        warnings.push(Warning::new(
+            WarningCode::PacketsDropped,
+            format!(
+                "{} times a writer reported that packets before it were lost (previous_packet_dropped)",
+                dl.packets_dropped_sequences
+            ),
         ));
     }
     if dl.chunks_discarded > 0 || dl.trace_buffer_overruns > 0 {
-        warnings.push(format!(
-            "the trace buffer lost data: {} chunks discarded, {} chunks overwritten",
-            dl.chunks_discarded, dl.trace_buffer_overruns
+        warnings.push(Warning::new(
+            WarningCode::TraceBufferLoss,
+            format!(
+                "the trace buffer lost data: {} chunks discarded, {} chunks overwritten",
+                dl.chunks_discarded, dl.trace_buffer_overruns
+            ),
         ));
     }
     if dl.ftrace_lost_event_bundles > 0 || dl.ftrace_overrun > 0 {
-        warnings.push(format!(
+        warnings.push(Warning::new(WarningCode::FtraceOverrun, format!(
             "the kernel ftrace buffer overran: {} bundles flagged lost events, {} events overwritten; slices may be missing",
             dl.ftrace_lost_event_bundles, dl.ftrace_overrun
-        ));
+        )));
     }
     meta.warnings.extend(warnings);
 }
@@ -188,6 +194,9 @@ mod tests {
         assert_eq!((meta.packets, meta.ftrace_events, meta.sched_events), (7, 2, 7));
         assert_eq!((meta.first_ts, meta.last_ts), (Some(5), Some(9)));
         assert_eq!(sources.finish(), ["ftrace", "sched", "compact_sched"]);
-        assert_eq!(meta.warnings, ["1 malformed packets or events were skipped: bad varint"]);
+        assert_eq!(
+            meta.warnings,
+            [Warning::new(WarningCode::MalformedRecords, "1 malformed packets or events were skipped: bad varint")]
+        );
     }
 }

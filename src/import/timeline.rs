@@ -8,7 +8,7 @@ use foldhash::HashMap;
 
 use super::clock::TraceClocks;
 use super::identity::Identity;
-use crate::model::{Name, TimelineKind, TimelineSlice, TraceMeta, Upid};
+use crate::model::{Name, TimelineKind, TimelineSlice, TraceMeta, Upid, Warning, WarningCode};
 use crate::read::records::{Batch, TimelineEvent, TimelineStart};
 
 /// Expected surface frames of one token and process starting within this of
@@ -284,7 +284,8 @@ pub(crate) fn build(
         }
     }
     if invalid > 0 {
-        meta.warnings.push(format!("{invalid} FrameTimeline events lacked a token or pid and were skipped"));
+        let message = format!("{invalid} FrameTimeline events lacked a token or pid and were skipped");
+        meta.warnings.push(Warning::new(WarningCode::FrameTimelineEventsSkipped, message));
     }
     out
 }

@@ -11,7 +11,7 @@ use super::counters::CounterOp;
 use super::identity::Identity;
 use super::slices::{SliceOp, Timed};
 use super::tracks::Tracks;
-use crate::model::{Name, TraceMeta, TrackId, TrackKind};
+use crate::model::{Name, TraceMeta, TrackId, TrackKind, Warning, WarningCode};
 use crate::read::records::{Batch, Categories, EventName, TailBody, TailPacket, TrackEventKind};
 use crate::read::slim::TrackDescriptor;
 
@@ -91,7 +91,8 @@ impl TrackEventImporter<'_> {
             b.tail = Vec::new();
         }
         if without_track > 0 {
-            meta.warnings.push(format!("{without_track} track events named no known track and were skipped"));
+            let message = format!("{without_track} track events named no known track and were skipped");
+            meta.warnings.push(Warning::new(WarningCode::TrackEventsWithoutTrack, message));
         }
     }
 

@@ -13,6 +13,9 @@ use std::sync::Arc;
 
 #[cfg(test)]
 pub(crate) mod testutil;
+mod warning;
+
+pub use warning::{Warning, WarningCode};
 
 /// Interned, cheaply clonable string used for every name in the model.
 pub type Name = Arc<str>;
@@ -254,7 +257,7 @@ pub struct TraceMeta {
     pub cut_at_start: u64,
     pub android: AndroidInfo,
     pub tracing_started_ts: Option<i64>,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
 }
 
 /// How a trace file was stored: a Perfetto protobuf trace (whole-file

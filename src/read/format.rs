@@ -6,7 +6,7 @@ use super::error::ReadError;
 use super::records::{Batch, SchedRecord};
 use super::source::Source;
 use super::thread_records::ThreadBuckets;
-use crate::model::Container;
+use crate::model::{Container, Warning};
 
 #[derive(Debug, Clone, Default)]
 pub struct ReadOptions {
@@ -31,7 +31,7 @@ pub struct SourceFacts {
     /// Bytes at the end of the file that did not form a whole packet.
     pub truncated_bytes: u64,
     /// Damage to the file as a whole (a cut stream, a torn last packet).
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
 }
 
 impl SourceFacts {

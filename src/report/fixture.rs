@@ -8,7 +8,7 @@ use polars::prelude::DataFrame;
 use super::Report;
 use crate::frames::{FrameAnalysis, FramePart, FrameRow, FrameWhy, Phase};
 use crate::metrics::{self, AppFilter, AppSummary, MetricsOptions};
-use crate::model::Trace;
+use crate::model::{Trace, Warning, WarningCode};
 use crate::testutil::{app_frame, MS};
 
 /// An analysis with its frames table and app summaries, as `fpsan analyze`
@@ -18,7 +18,7 @@ pub(crate) struct Analysed {
     pub analysis: FrameAnalysis,
     pub frames: DataFrame,
     pub apps: Vec<AppSummary>,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
 }
 
 impl Analysed {
@@ -32,7 +32,7 @@ impl Analysed {
     }
 
     pub fn with_warnings(mut self, warnings: &[&str]) -> Analysed {
-        self.warnings = warnings.iter().map(|w| w.to_string()).collect();
+        self.warnings = warnings.iter().map(|w| Warning::new(WarningCode::MalformedRecords, *w)).collect();
         self
     }
 

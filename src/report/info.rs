@@ -46,7 +46,7 @@ pub struct Info {
     pub cut_at_start: u64,
     pub android: AndroidInfo,
     pub processes: Vec<ProcessInfo>,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<crate::model::Warning>,
 }
 
 pub(crate) fn is_do_frame(name: &str) -> bool {

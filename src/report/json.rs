@@ -45,7 +45,7 @@ pub(crate) struct Document<'a> {
     pub quality: &'a crate::frames::FrameQuality,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub frames: Option<cells::JsonRows>,
-    pub warnings: &'a [String],
+    pub warnings: &'a [crate::model::Warning],
 }
 
 pub(crate) fn document<'a>(report: &Report<'a>, include_frames: bool) -> Result<Document<'a>, ReportError> {

@@ -66,7 +66,7 @@ pub struct Report<'a> {
     /// Whole-trace reconstruction quality.
     pub quality: &'a FrameQuality,
     /// Trace warnings followed by analysis warnings.
-    pub warnings: &'a [String],
+    pub warnings: &'a [crate::model::Warning],
 }
 
 impl Report<'_> {

@@ -6,6 +6,7 @@ use super::*;
 use crate::frames::{FramePart, FrameRow, FrameWhy, Phase, VsyncSource};
 use crate::metrics::AppFilter;
 use crate::model::Trace;
+use crate::model::{Warning, WarningCode};
 use crate::testutil::{frame, I60};
 
 /// com.a: frames at 0 and 100 ms costing 5 and 60 ms (the second with a
@@ -16,7 +17,7 @@ fn analysis() -> (Trace, Vec<FrameRow>, Vec<FrameWhy>) {
     trace.meta.packets = 42;
     trace.meta.first_ts = Some(0);
     trace.meta.last_ts = Some(2_000_000_000);
-    trace.meta.warnings = vec!["something odd".into()];
+    trace.meta.warnings = vec![Warning::new(WarningCode::MalformedRecords, "something odd")];
     let mk = |pid: i32, name: &str, k: i64, cost: i64| FrameRow {
         process: Some(name.into()),
         vsync_source: Some(VsyncSource::Estimated),
@@ -62,7 +63,7 @@ fn json_document() {
     assert_eq!(v["fpsan_version"], env!("CARGO_PKG_VERSION"));
     assert_eq!(v["trace"]["packets"], 42);
     assert_eq!(v["trace"]["span_ns"], 2_000_000_000i64);
-    assert_eq!(v["warnings"], serde_json::json!(["something odd"]));
+    assert_eq!(v["warnings"], serde_json::json!([{"code": "malformed_records", "message": "something odd"}]));
     let apps = v["apps"].as_array().unwrap();
     assert_eq!(apps.len(), 1);
     assert_eq!(apps[0]["process"], "com.a");

@@ -55,7 +55,7 @@ fn error_line(r: Result<Trace, ReadError>) -> String {
 }
 
 fn warnings(t: &Trace) -> String {
-    t.meta.warnings.join("\n")
+    t.meta.warnings.iter().map(|w| w.message.as_str()).collect::<Vec<_>>().join("\n")
 }
 
 /// A tiny valid trace: one slice on thread 100 of process 100.
@@ -467,7 +467,12 @@ fn cli_a_truncated_trace_is_analysed_with_a_warning() {
     assert_eq!(code, 0, "{stderr}");
     let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     let warnings = json["warnings"].as_array().unwrap();
-    assert!(warnings.iter().any(|w| w.as_str().unwrap().contains("the file is truncated")), "{warnings:?}");
+    // Each warning is {code, message}: the code is what a program matches on.
+    assert!(
+        warnings.iter().any(|w| w["code"] == "trace_truncated"
+            && w["message"].as_str().unwrap().contains("the file is truncated")),
+        "{warnings:?}"
+    );
     assert!(!json["frames"].as_array().unwrap().is_empty());
     assert!(stderr.lines().all(|l| l.starts_with("fpsan: warning: ")), "{stderr}");
     assert!(stderr.contains("the file is truncated"), "{stderr}");

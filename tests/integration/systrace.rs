@@ -130,7 +130,7 @@ fn every_systrace_form_gives_the_perfetto_paths_frames() {
         assert_eq!(a.frames.why, reference.frames.why, "{name}: why differs");
         assert_eq!(a.trace.meta.cut_at_start, 1, "{name}");
         assert_eq!(a.trace.meta.data_loss.unmatched_ends, 0, "{name}");
-        assert!(!a.warnings.iter().any(|w| w.contains("data loss")), "{name}: {:?}", a.warnings);
+        assert!(!a.warnings.iter().any(|w| w.message.contains("data loss")), "{name}: {:?}", a.warnings);
     }
 }
 

@@ -29,7 +29,7 @@ use super::records::{Batch, ClockRef, TailBody, TailPacket};
 use super::slim;
 use super::source::{Compression, Source};
 use super::thread_records::ThreadBuckets;
-use crate::model::Container;
+use crate::model::{Container, Warning, WarningCode};
 use framing::Framing;
 use sched::BatchSched;
 use wire::{Fields, Value};
@@ -87,18 +87,20 @@ fn first_pass(source: &Source, opts: &ReadOptions) -> Result<(Decoded, SchedPack
         return Err(ReadError::NotATrace { path: source.path.clone(), why });
     }
     if source.compressed_truncated {
-        facts.warnings.push(format!(
-                "the {container} stream ends early: the file was cut (interrupted pull?); {} bytes inflated and were analysed, the rest is lost",
-                data.len()
-            ));
+        let message = format!(
+            "the {container} stream ends early: the file was cut (interrupted pull?); {} bytes inflated and were analysed, the rest is lost",
+            data.len()
+        );
+        facts.warnings.push(Warning::new(WarningCode::StreamCut, message));
     }
     if let Some(why) = &framing.stop_reason {
         facts.truncated_bytes = framing.trailing_bytes as u64;
         let pct = framing.trailing_bytes as f64 * 100.0 / data.len() as f64;
-        facts.warnings.push(format!(
+        let message = format!(
             "{why}; the last {} bytes ({pct:.1}% of the trace) were not decoded, the analysis covers what came before",
             framing.trailing_bytes
-        ));
+        );
+        facts.warnings.push(Warning::new(WarningCode::TraceTruncated, message));
     }
     let ends = batch_ranges(&framing.packets).into_iter().map(|r| r.end);
     let plan = ends

@@ -9,7 +9,7 @@ use memchr::memmem;
 use super::html::{unescape_js_lines, unpack_html};
 use super::line::{contains, lines, parse_line, parse_line_bytes, trim_start};
 use super::streams::{inflate_gzip, inflate_zlib_streams, is_zlib_header, UnpackError, Unpacked, GZIP_MAGIC};
-use crate::model::Container;
+use crate::model::{Container, Warning};
 
 /// How far into the file adb's `TRACE:` preamble may end (trace_processor
 /// looks 128 bytes far; adb's progress text can be longer).
@@ -86,7 +86,7 @@ fn looks_like_html(b: &[u8]) -> bool {
 /// way. If the undone stream does not inflate cleanly the bytes are tried as
 /// they are, for tools that wrote only the header line that way.
 fn unpack_ctrace<'a>(body: &[u8], line_end: &[u8], max: u64) -> Result<Unpacked<'a>, UnpackError> {
-    let clean = |r: &Result<(Vec<u8>, Vec<String>), UnpackError>| matches!(r, Ok((_, w)) if w.is_empty());
+    let clean = |r: &Result<(Vec<u8>, Vec<Warning>), UnpackError>| matches!(r, Ok((_, w)) if w.is_empty());
     let mut result =
         if line_end == b"\n" { inflate_any(body, max) } else { inflate_any(&undo_crlf(body, line_end), max) };
     if line_end != b"\n" && !clean(&result) {
@@ -102,7 +102,7 @@ fn unpack_ctrace<'a>(body: &[u8], line_end: &[u8], max: u64) -> Result<Unpacked<
 }
 
 /// Inflate a zlib or gzip stream, with the warnings about its end.
-fn inflate_any(stream: &[u8], max: u64) -> Result<(Vec<u8>, Vec<String>), UnpackError> {
+fn inflate_any(stream: &[u8], max: u64) -> Result<(Vec<u8>, Vec<Warning>), UnpackError> {
     let mut warnings = Vec::new();
     let text = if stream.starts_with(&GZIP_MAGIC) {
         inflate_gzip(stream, max, &mut warnings)?

@@ -11,7 +11,7 @@ use memchr::{memchr, memmem};
 use super::dump::{parse_process_dump, ProcessDump};
 use super::line::{contains, lines, parse_line_bytes, trim_start};
 use super::streams::{inflate_gzip, UnpackError, Unpacked, GZIP_MAGIC};
-use crate::model::Container;
+use crate::model::{Container, Warning, WarningCode};
 
 /// catapult writes the viewer's own scripts first and the data after this.
 const BEGIN_TRACE: &[u8] = b"<!-- BEGIN TRACE -->";
@@ -43,7 +43,10 @@ pub(super) fn unpack_html(data: &[u8], max: u64) -> Result<Unpacked<'_>, UnpackE
         };
         parts.take(script.tag, script.body)?;
         if !script.closed {
-            parts.warnings.push("the last <script> block has no </script> (file cut?); read it to the end".into());
+            parts.warnings.push(Warning::new(
+                WarningCode::HtmlScriptCut,
+                "the last <script> block has no </script> (file cut?); read it to the end",
+            ));
         }
         pos = script.end;
     }
@@ -75,7 +78,7 @@ struct HtmlParts<'a> {
     ftrace: Vec<Cow<'a, [u8]>>,
     dump: ProcessDump,
     skipped: Vec<String>,
-    warnings: Vec<String>,
+    warnings: Vec<Warning>,
     /// What inflating `viewer-data` blocks may still produce.
     budget: u64,
     limit: u64,
@@ -158,7 +161,8 @@ impl<'a> HtmlParts<'a> {
             return Err(UnpackError::NoTraceData { found: self.skipped });
         }
         if self.dump.junk_lines > 0 {
-            self.warnings.push(format!("process dump: skipped {} lines that are not ps rows", self.dump.junk_lines));
+            let message = format!("process dump: skipped {} lines that are not ps rows", self.dump.junk_lines);
+            self.warnings.push(Warning::new(WarningCode::ProcessDumpLinesSkipped, message));
         }
         let mut out = Unpacked::new(Container::SystraceHtml, join_blocks(self.ftrace));
         out.process_dump = self.dump;

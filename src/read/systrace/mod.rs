@@ -42,7 +42,7 @@ use super::records::{Batch, SchedRecord, TailBody, TailPacket, TidFilter};
 use super::source::Source;
 use super::thread_records::{switch_records, waking_record, ThreadBuckets};
 use super::{inflate, slim};
-use crate::model::Container;
+use crate::model::{Container, Warning, WarningCode};
 
 /// The text is parsed in pieces of about this size, cut at line ends.
 const CHUNK_BYTES: usize = 4 << 20;
@@ -97,7 +97,7 @@ pub struct Text {
     /// in the middle of the capture.
     pub lost_events: u64,
     /// Damage worked around and blocks skipped, one line each.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
 }
 
 /// Read a capture into batches of records. `max_inflated` bounds what
@@ -123,15 +123,20 @@ pub fn decode(data: &[u8], max_inflated: u64, done_before: &dyn Fn(usize)) -> Re
         lost_events = lost_events.saturating_add(s.lost_events);
     }
     let mut warnings = unpacked.warnings;
-    warnings.extend(unpacked.skipped.iter().map(|s| format!("systrace HTML: skipped {s}")));
+    let skipped = unpacked.skipped.iter().map(|s| format!("systrace HTML: skipped {s}"));
+    warnings.extend(skipped.map(|m| Warning::new(WarningCode::HtmlBlockSkipped, m)));
     if unparsed > 0 {
-        warnings.push(format!(
-            "{unparsed} lines are not ftrace events and were skipped (the first: {:?})",
-            first_unparsed.unwrap_or_default()
+        warnings.push(Warning::new(
+            WarningCode::LinesUnparsed,
+            format!(
+                "{unparsed} lines are not ftrace events and were skipped (the first: {:?})",
+                first_unparsed.unwrap_or_default()
+            ),
         ));
     }
     if lossy_lines > 0 {
-        warnings.push(format!("{lossy_lines} lines were not UTF-8; their bad bytes were replaced"));
+        let message = format!("{lossy_lines} lines were not UTF-8; their bad bytes were replaced");
+        warnings.push(Warning::new(WarningCode::InvalidUtf8, message));
     }
     Ok(Text { container: unpacked.format, batches, lost_events, warnings })
 }

@@ -10,7 +10,7 @@ use flate2::{Decompress, FlushDecompress, Status};
 
 use super::dump::ProcessDump;
 use super::line::trim_start;
-use crate::model::Container;
+use crate::model::{Container, Warning, WarningCode};
 
 /// What [`unpack`] found in a capture.
 #[derive(Debug)]
@@ -25,7 +25,7 @@ pub struct Unpacked<'a> {
     /// other agents, cgroup dumps, …), for the caller to mention.
     pub skipped: Vec<String>,
     /// Damage that was worked around (a cut stream, trailing bytes, …).
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
 }
 
 impl<'a> Unpacked<'a> {
@@ -88,7 +88,7 @@ enum End {
 pub(super) fn inflate_zlib_streams(
     mut input: &[u8],
     max: u64,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> Result<Vec<u8>, UnpackError> {
     let mut out = Vec::new();
     loop {
@@ -100,17 +100,21 @@ pub(super) fn inflate_zlib_streams(
                 // adb may add a line end; anything more is reported, not parsed.
                 let junk = trim_start(input).len();
                 if junk > 0 {
-                    warnings.push(format!("ignored {junk} bytes after the end of the compressed trace"));
+                    let message = format!("ignored {junk} bytes after the end of the compressed trace");
+                    warnings.push(Warning::new(WarningCode::TrailingBytes, message));
                 }
                 return Ok(out);
             }
             End::Cut(why) if out.is_empty() => return Err(UnpackError::Corrupt(why)),
             End::Cut(why) => {
                 keep_whole_lines(&mut out);
-                warnings.push(format!(
-                    "the compressed trace {why} after {} bytes of text (an interrupted capture?); \
+                warnings.push(Warning::new(
+                    WarningCode::StreamCut,
+                    format!(
+                        "the compressed trace {why} after {} bytes of text (an interrupted capture?); \
                      kept the complete lines before that point",
-                    out.len()
+                        out.len()
+                    ),
                 ));
                 return Ok(out);
             }
@@ -145,7 +149,7 @@ fn inflate_zlib(input: &[u8], out: &mut Vec<u8>, max: u64) -> Result<(usize, End
     }
 }
 
-pub(super) fn inflate_gzip(input: &[u8], max: u64, warnings: &mut Vec<String>) -> Result<Vec<u8>, UnpackError> {
+pub(super) fn inflate_gzip(input: &[u8], max: u64, warnings: &mut Vec<Warning>) -> Result<Vec<u8>, UnpackError> {
     let mut out = Vec::new();
     let result = flate2::read::MultiGzDecoder::new(input).take(max.saturating_add(1)).read_to_end(&mut out);
     if out.len() as u64 > max {
@@ -156,9 +160,12 @@ pub(super) fn inflate_gzip(input: &[u8], max: u64, warnings: &mut Vec<String>) -
         Err(e) if out.is_empty() => Err(UnpackError::Corrupt(format!("is damaged ({e})"))),
         Err(e) => {
             keep_whole_lines(&mut out);
-            warnings.push(format!(
-                "the gzip data ends early or is damaged ({e}); kept the {} bytes of complete lines before that",
-                out.len()
+            warnings.push(Warning::new(
+                WarningCode::StreamCut,
+                format!(
+                    "the gzip data ends early or is damaged ({e}); kept the {} bytes of complete lines before that",
+                    out.len()
+                ),
             ));
             Ok(out)
         }

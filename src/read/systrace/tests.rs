@@ -5,7 +5,7 @@ use super::dump::{parse_process_dump, DumpEntry, ProcessDump};
 use super::event::*;
 use super::line::{contains, lines, parse_line, scan, Line, ScanStats};
 use super::streams::UnpackError;
-use crate::model::Container;
+use crate::model::{Container, Warning, WarningCode};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::time::Instant;
@@ -589,7 +589,8 @@ fn html_variants() {
     assert_eq!(u.ftrace.to_vec(), format!("{FTRACE_CRLF}{second}\n").into_bytes());
     assert_eq!(u.skipped, ["block 2: a cgroup dump (38 bytes)"]);
     assert_eq!(u.warnings.len(), 1);
-    assert!(u.warnings[0].contains("no </script>"));
+    assert!(u.warnings[0].message.contains("no </script>"));
+    assert_eq!(u.warnings[0].code, WarningCode::HtmlScriptCut);
     // Only foreign blocks: an error naming them.
     let page = html(&[
         trace_data("# tracer: \n# clock_type=LINUX_CLOCK_MONOTONIC\n"),
@@ -749,13 +750,17 @@ fn ctrace_damage() {
     let u = unpack(&cut, 1 << 20).unwrap();
     assert!(u.ftrace.len() > 1000 && u.ftrace.ends_with(b"\n") && text.as_bytes().starts_with(&u.ftrace));
     assert_eq!(u.warnings.len(), 1);
-    assert!(u.warnings[0].contains("ends early"), "{:?}", u.warnings);
+    assert!(u.warnings[0].message.contains("ends early"), "{:?}", u.warnings);
+    assert_eq!(u.warnings[0].code, WarningCode::StreamCut);
     // Bytes after the stream (catapult's compressed_atrace_data.txt has 17600).
     let junk = [b"TRACE:\n".to_vec(), z.clone(), b"garbage".to_vec()].concat();
     let u = unpack(&junk, 1 << 20).unwrap();
     assert_eq!(
         (u.ftrace.len(), &u.warnings[..]),
-        (text.len(), &["ignored 7 bytes after the end of the compressed trace".to_string()][..])
+        (
+            text.len(),
+            &[Warning::new(WarningCode::TrailingBytes, "ignored 7 bytes after the end of the compressed trace")][..]
+        )
     );
     // The caller's limit holds exactly.
     let file = [b"TRACE:\n".to_vec(), z.clone()].concat();

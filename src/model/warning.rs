@@ -1,0 +1,73 @@
+//! Warnings about a trace: damage that was worked around, data the trace
+//! says it lost, records that were skipped. Each has a stable code (what a
+//! program matches on; listed in docs/report.md) and a message for people.
+
+/// What a warning is about. The codes (`serde` names) are stable: a new kind
+/// of warning gets a new code, an existing code keeps its meaning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WarningCode {
+    /// A compressed file or stream ends early (an interrupted pull or
+    /// capture); what inflated before the cut was analysed.
+    StreamCut,
+    /// The end of a protobuf trace does not form a whole packet; the rest
+    /// of the file was not decoded.
+    TraceTruncated,
+    /// Bytes after the end of a compressed systrace stream were ignored.
+    TrailingBytes,
+    /// A systrace HTML `<script>` block has no end (a cut file).
+    HtmlScriptCut,
+    /// A systrace HTML block was skipped (not trace data, or unreadable).
+    HtmlBlockSkipped,
+    /// Lines of a systrace `PROCESS DUMP` that are not `ps` rows were skipped.
+    ProcessDumpLinesSkipped,
+    /// Lines of systrace text that are not ftrace events were skipped.
+    LinesUnparsed,
+    /// Text that was not UTF-8; its bad bytes were replaced.
+    InvalidUtf8,
+    /// Names longer than the limit were cut (docs/limits.md).
+    NamesTruncated,
+    /// Malformed packets or events were skipped.
+    MalformedRecords,
+    /// A writer reported that packets before it were lost.
+    PacketsDropped,
+    /// The trace buffer discarded or overwrote chunks.
+    TraceBufferLoss,
+    /// The kernel's ftrace ring buffer overran.
+    FtraceOverrun,
+    /// Slices nested past the depth limit were dropped.
+    SlicesTooDeep,
+    /// Timestamps in a clock no snapshot relates to BOOTTIME were skipped.
+    ClockUnconvertible,
+    /// atrace reported errors while tracing.
+    AtraceErrors,
+    /// Track events without a timestamp were skipped.
+    TrackEventsUndated,
+    /// Track events that name no known track were skipped.
+    TrackEventsWithoutTrack,
+    /// The trace's primary clock is not BOOTTIME.
+    TraceClockNotBoottime,
+    /// FrameTimeline events without a token or pid were skipped.
+    FrameTimelineEventsSkipped,
+    /// Several frames of one process share a vsync id.
+    RepeatedVsyncIds,
+}
+
+/// One warning: its code and its message.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Warning {
+    pub code: WarningCode,
+    pub message: String,
+}
+
+impl Warning {
+    pub fn new(code: WarningCode, message: impl Into<String>) -> Warning {
+        Warning { code, message: message.into() }
+    }
+}
+
+impl std::fmt::Display for Warning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
