@@ -339,19 +339,27 @@ fn rebuild(trace: &Trace, opts: &FrameOptions, sched: impl FnOnce(&[i32]) -> why
     // The frame threads' top-level slices (for the blockers) are gathered
     // beside the scheduler pass, which is done before the rows.
     let tracks: HashSet<model::TrackId> = sel.frames.iter().map(|c| trace.slice(c.slice).track).collect();
-    let ((sched, top), (ix, rows, order, phases_of, quality)) =
+    let ((sched, top), built) =
         rayon::join(|| (sched(&tids), why::TopLevel::new(trace, &tracks)), || rows(trace, &sel, opts));
-    let why = explain(&ix, &rows, &order, &phases_of, &sched, &top, opts);
+    let why_ctx = why::WhyContext { trace, top: &top, sched: &sched, blocker_threshold_ns: opts.blocker_threshold_ns };
+    let why = explain(&built, &why_ctx);
+    let Rows { rows, quality, .. } = built;
     FrameAnalysis { rows, why, quality }
 }
 
-/// Every frame's row (ordered by (pid, ts); `order[i]` is the frame of
-/// `rows[i]`), with what `explain` needs of the way there.
-fn rows<'t>(
-    trace: &'t Trace,
-    sel: &'t select::Selection,
-    opts: &FrameOptions,
-) -> (Indexes<'t>, Vec<FrameRow>, Vec<usize>, Vec<phases::Phases>, FrameQuality) {
+/// Every frame's row, with what `explain` needs of the way there.
+struct Rows<'t> {
+    ix: Indexes<'t>,
+    /// Ordered by (pid, ts).
+    rows: Vec<FrameRow>,
+    /// `order[i]` is the frame (index into the selection) of `rows[i]`.
+    order: Vec<usize>,
+    /// Each frame's phases, by frame.
+    phases_of: Vec<phases::Phases>,
+    quality: FrameQuality,
+}
+
+fn rows<'t>(trace: &'t Trace, sel: &'t select::Selection, opts: &FrameOptions) -> Rows<'t> {
     let (windows, repeats) = id_windows(&sel.frames);
     let ix = Indexes::new(trace, &sel.frames, windows);
     let intervals = intervals(&ix, opts);
@@ -385,7 +393,7 @@ fn rows<'t>(
     for q in tallies {
         quality.add_counts(q);
     }
-    (ix, rows, order, phases_of, quality)
+    Rows { ix, rows, order, phases_of, quality }
 }
 
 /// Pass 1: the interval of every frame, from the first source that has one:
@@ -583,17 +591,9 @@ fn row(
 }
 
 /// Explain every janky row; `order[i]` is the frame of `rows[i]`.
-fn explain(
-    ix: &Indexes,
-    rows: &[FrameRow],
-    order: &[usize],
-    phases_of: &[phases::Phases],
-    sched: &why::SchedIndex,
-    top: &why::TopLevel,
-    opts: &FrameOptions,
-) -> Vec<FrameWhy> {
-    let (trace, frames) = (ix.trace, ix.frames);
-    let why_ctx = why::WhyContext { trace, top, sched, blocker_threshold_ns: opts.blocker_threshold_ns };
+fn explain(built: &Rows, why_ctx: &why::WhyContext) -> Vec<FrameWhy> {
+    let Rows { ix, rows, order, phases_of, .. } = built;
+    let frames = ix.frames;
     // Each janky frame is explained on its own: in parallel, in row order.
     let janky: Vec<usize> = (0..rows.len()).filter(|&i| rows[i].dropped_frames >= 1).collect();
     janky
