@@ -324,13 +324,22 @@ fn analyze(a: &AnalyzeArgs) -> Result<()> {
     let (mut trace, mut frames) = (trace, frames);
     let meta = std::mem::take(&mut trace.meta);
     let quality = std::mem::take(&mut frames.quality);
+    // The charts draw each app's frames from the rows.
+    let rows = std::mem::take(&mut frames.rows);
     if a.out.is_some() {
         drop((trace, frames));
     } else {
         crate::memory::leave_to_exit((trace, frames));
     }
-    let report =
-        Report { meta: &meta, span_ns, apps: &apps, frames: &frames_df, quality: &quality, warnings: &warnings };
+    let report = Report {
+        meta: &meta,
+        span_ns,
+        apps: &apps,
+        frames: &frames_df,
+        rows: &rows,
+        quality: &quality,
+        warnings: &warnings,
+    };
     if let Some(dir) = &a.out {
         let written = ExportManager::default().write(dir, &report)?;
         eprintln!("fpsan: wrote {} files to {}", written.len(), dir.display());

@@ -42,6 +42,7 @@ impl Analysed {
             span_ns: self.trace.span_ns(),
             apps: &self.apps,
             frames: &self.frames,
+            rows: &self.analysis.rows,
             quality: &self.analysis.quality,
             warnings: &self.warnings,
         }

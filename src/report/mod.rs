@@ -63,6 +63,9 @@ pub struct Report<'a> {
     pub apps: &'a [AppSummary],
     /// The frames table of those apps (`metrics::frames_table`).
     pub frames: &'a DataFrame,
+    /// Every frame of the trace (`FrameAnalysis::rows`; the table's
+    /// `frame_index` is an index into it): the charts read their app's here.
+    pub rows: &'a [crate::frames::FrameRow],
     /// Whole-trace reconstruction quality.
     pub quality: &'a FrameQuality,
     /// Trace warnings followed by analysis warnings.

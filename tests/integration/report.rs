@@ -94,6 +94,7 @@ fn write_out(dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
         span_ns: trace.span_ns(),
         apps: &apps,
         frames: &frames,
+        rows: &a.rows,
         quality: &a.quality,
         warnings: &[],
     };

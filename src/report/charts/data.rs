@@ -5,10 +5,8 @@
 //! their why, and FrameTimeline present intervals. Times on the x axes are
 //! seconds from `origin_ts` (the trace start, as in the Perfetto UI).
 
-use polars::prelude::{DataFrame, PolarsError};
-
-use crate::frames::{DropLevel, FramePart};
-use crate::metrics::{sql, AppSummary, Percentiles};
+use crate::frames::{DropLevel, FramePart, FrameRow};
+use crate::metrics::{AppSummary, Percentiles};
 use crate::report::format::{app_name, fmt_hz, fmt_rates, ns_to_ms, secs_since};
 
 /// Stack segments of a frame bar, bottom to top: the start jitter (vsync to
@@ -90,62 +88,37 @@ pub(crate) fn segments(
     s
 }
 
-/// The frames of process `pid` in the frames table, in start order.
-pub(crate) fn app_frames(frames: &DataFrame, pid: i32) -> Result<Vec<Frame>, PolarsError> {
-    let i = |c: &str| sql::i64s(frames, c);
-    let pids = i("pid")?;
-    let (idx, id, ts, vsync, interval, dur, cost, dropped) = (
-        i("frame_index")?,
-        i("frame_id")?,
-        i("ts")?,
-        i("vsync_ts")?,
-        i("frame_interval_ns")?,
-        i("do_frame_dur")?,
-        i("frame_cost_ns")?,
-        i("dropped_frames")?,
-    );
-    let (jitter, input, anim, insets, trav, commit) = (
-        i("jitter_ns")?,
-        i("input_dur")?,
-        i("animation_dur")?,
-        i("insets_animation_dur")?,
-        i("traversal_dur")?,
-        i("commit_dur")?,
-    );
-    let (draw_ts, draw_dur, actual_end, overrun) =
-        (i("draw_frame_ts")?, i("draw_frame_dur")?, i("actual_end")?, i("overrun_ns")?);
-    let level = sql::strs(frames, "drop_level")?;
-    let present = sql::strs(frames, "present_type")?;
-    let mut out: Vec<Frame> = (0..frames.height())
-        .filter(|&r| pids[r] == Some(pid as i64))
-        .map(|r| {
-            let do_frame_dur = dur[r].unwrap_or(0);
-            Frame {
-                frame_index: idx[r].unwrap_or(r as i64),
-                frame_id: id[r],
-                ts: ts[r].unwrap_or(0),
-                vsync_ts: vsync[r],
-                interval_ns: interval[r].unwrap_or(0),
-                do_frame_dur,
-                frame_cost_ns: cost[r].unwrap_or(0),
-                dropped_frames: dropped[r].unwrap_or(0).max(0),
-                // Unknown names count as BEST.
-                level: level[r].as_deref().and_then(DropLevel::parse).unwrap_or_default(),
-                segments: segments(
-                    jitter[r],
-                    [input[r], anim[r], insets[r], trav[r], commit[r]],
-                    do_frame_dur,
-                    draw_dur[r],
-                ),
-                draw_end: draw_ts[r].zip(draw_dur[r]).map(|(t, d)| t + d),
-                actual_end: actual_end[r],
-                overrun_ns: overrun[r],
-                present_type: present[r].clone(),
-            }
+/// The frames of process `pid` (`rows` are `FrameAnalysis::rows`, whose
+/// index is the frames table's `frame_index`), in start order.
+pub(crate) fn app_frames(rows: &[FrameRow], pid: i32) -> Vec<Frame> {
+    let mut out: Vec<Frame> = rows
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.pid == pid)
+        .map(|(k, r)| Frame {
+            frame_index: k as i64,
+            frame_id: r.frame_id,
+            ts: r.ts,
+            vsync_ts: r.vsync_ts,
+            interval_ns: r.frame_interval_ns,
+            do_frame_dur: r.do_frame_dur,
+            frame_cost_ns: r.frame_cost_ns,
+            dropped_frames: r.dropped_frames.max(0),
+            level: r.drop_level,
+            segments: segments(
+                r.jitter_ns,
+                [r.input_dur, r.animation_dur, r.insets_animation_dur, r.traversal_dur, r.commit_dur],
+                r.do_frame_dur,
+                r.draw_frame_dur,
+            ),
+            draw_end: r.draw_frame_ts.zip(r.draw_frame_dur).map(|(t, d)| t + d),
+            actual_end: r.actual_end,
+            overrun_ns: r.overrun_ns,
+            present_type: r.present_type.clone(),
         })
         .collect();
     out.sort_by_key(|f| (f.ts, f.frame_index));
-    Ok(out)
+    out
 }
 
 /// "60 Hz", or "60/120 Hz" when the app ran at several rates (rounded to 1 Hz).

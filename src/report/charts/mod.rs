@@ -209,7 +209,7 @@ pub(crate) fn render_charts(report: &Report, o: &ChartOptions) -> Result<Vec<Cha
     let origin_ts = report.origin_ts();
     let mut plan = Vec::new();
     for app in report.apps.iter().take(o.max_apps) {
-        let frames = data::app_frames(report.frames, app.pid)?;
+        let frames = data::app_frames(report.rows, app.pid);
         if frames.is_empty() {
             continue;
         }

@@ -44,9 +44,9 @@ fn segments_clamp_and_fill() {
 }
 
 #[test]
-fn app_frames_reads_the_table() {
+fn app_frames_reads_the_rows() {
     let fx = two_apps();
-    let f = app_frames(&fx.frames, 100).unwrap();
+    let f = app_frames(&fx.analysis.rows, 100);
     assert_eq!(f.len(), 40);
     assert!(f.windows(2).all(|w| w[0].ts < w[1].ts));
     let f10 = &f[10];
@@ -66,8 +66,8 @@ fn app_frames_reads_the_table() {
     let f20 = &f[20];
     assert_eq!(f20.actual_end, Some(2_000_000_000 + 199 * MS + 10 * MS));
     assert_eq!(f20.present_type.as_deref(), Some("Late Present"));
-    assert_eq!(app_frames(&fx.frames, 200).unwrap().len(), 5);
-    assert!(app_frames(&fx.frames, 999).unwrap().is_empty());
+    assert_eq!(app_frames(&fx.analysis.rows, 200).len(), 5);
+    assert!(app_frames(&fx.analysis.rows, 999).is_empty());
 }
 
 #[test]
@@ -96,7 +96,7 @@ fn worst_window_and_timeline() {
     // The fixture app with 10 bars: frames 20 (d 11) and 25 (d 26) in the window,
     // all such windows cost the same, so the earliest: frames 16–25.
     let fx = two_apps();
-    let t = timeline(&app_frames(&fx.frames, 100).unwrap(), 10);
+    let t = timeline(&app_frames(&fx.analysis.rows, 100), 10);
     assert_eq!(t.start, 16);
 }
 
@@ -142,7 +142,7 @@ fn fps_idle_and_janky() {
     let fx = two_apps();
     let app = &fx.apps[0];
     assert_eq!(app.pid, 100);
-    let frames = app_frames(&fx.frames, 100).unwrap();
+    let frames = app_frames(&fx.analysis.rows, 100);
     // Frame 34 ends (RenderThread) at 1 s + 34·50 ms + 5 + 3 ms; frame 35's vsync is
     // 1 s + 35·50 ms + 300 ms − 1 ms: 341 ms without a frame pending.
     assert_eq!(idle_gaps(&frames), vec![(2_708_000_000, 3_049_000_000)]);
@@ -210,7 +210,7 @@ fn drop_level_groups() {
 fn janky_rows_follow_worst_frames() {
     let fx = two_apps();
     let app = &fx.apps[0];
-    let frames = app_frames(&fx.frames, 100).unwrap();
+    let frames = app_frames(&fx.analysis.rows, 100);
     let j = janky(app, &frames, 500_000_000);
     assert_eq!(j.janky_frames, 3);
     let got: Vec<(i64, f64, Option<&str>, Option<i64>)> = j
@@ -409,7 +409,7 @@ fn long_trace_renders_fast_and_readable() {
     let took = t.elapsed();
     eprintln!("{} charts for 3600 frames in {took:?}", charts.len());
     assert!(took < std::time::Duration::from_secs(3), "{took:?}");
-    let t = timeline(&app_frames(&long.frames, 7).unwrap(), ChartOptions::default().max_bars);
+    let t = timeline(&app_frames(&long.analysis.rows, 7), ChartOptions::default().max_bars);
     assert!(t.zoomed);
     assert_eq!(t.bars.len(), 120);
 }

@@ -45,9 +45,11 @@ pub(crate) fn app_view(report: &Report, a: &AppSummary, charts: &[Chart], origin
 
 /// The app's refresh rates from its frames (`60/120 Hz`), else its summary's.
 fn app_refresh(report: &Report, a: &AppSummary) -> String {
-    match charts::data::app_frames(report.frames, a.pid) {
-        Ok(f) if !f.is_empty() => charts::data::refresh_label(&f, a.refresh_hz),
-        _ => fmt_hz(a.refresh_hz),
+    let frames = charts::data::app_frames(report.rows, a.pid);
+    if frames.is_empty() {
+        fmt_hz(a.refresh_hz)
+    } else {
+        charts::data::refresh_label(&frames, a.refresh_hz)
     }
 }
 
