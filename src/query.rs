@@ -137,11 +137,11 @@ fn frame_timeline_df(trace: &Trace) -> PolarsResult<DataFrame> {
         .col("ts", |t| t.ts)
         .col("dur", |t| t.dur)
         .col("jank_type", |t| t.jank_type.as_deref())
-        .col("present_type", |t| t.present_type.as_deref())
+        .col("present_type", |t| t.present_type.map(|p| p.as_str()))
         .col("on_time_finish", |t| t.on_time_finish)
         .col("gpu_composition", |t| t.gpu_composition)
-        .col("prediction_type", |t| t.prediction_type.as_deref())
-        .col("jank_severity_type", |t| t.jank_severity_type.as_deref())
+        .col("prediction_type", |t| t.prediction_type.map(|p| p.as_str()))
+        .col("jank_severity_type", |t| t.jank_severity_type.map(|s| s.as_str()))
         .build()
 }
 
@@ -274,12 +274,12 @@ mod tests {
             upid: Some(Upid(0)),
             layer_name: Some(Arc::from("com.a/com.a.Main#0")),
             jank_type: Some(Arc::from("None")),
-            present_type: Some(Arc::from("On-time Present")),
+            present_type: Some(crate::model::PresentType::OnTime),
             on_time_finish: Some(true),
             gpu_composition: Some(false),
-            prediction_type: Some(Arc::from("Valid Prediction")),
+            prediction_type: Some(crate::model::PredictionType::Valid),
             jank_severity_type: None,
-            jank_tag: Some(Arc::from("No Jank")),
+            jank_tag: Some(crate::model::JankTag::NoJank),
         }];
         t
     }

@@ -62,8 +62,13 @@ pub(crate) fn app_frame(pid: i32, name: &str, ts: i64, cost: i64, k: i64) -> Fra
         expected_end: timeline.then_some(ts - jitter + 2 * I60),
         overrun_ns: timeline.then_some(dur + 10 * MS + jitter - 2 * I60),
         perfetto_overrun_ns: timeline.then_some(dur + 10 * MS + jitter - 2 * I60),
-        present_type: timeline
-            .then(|| if dur + 10 * MS + jitter > 2 * I60 { "Late Present" } else { "On-time Present" }.into()),
+        present_type: timeline.then(|| {
+            if dur + 10 * MS + jitter > 2 * I60 {
+                crate::model::PresentType::Late
+            } else {
+                crate::model::PresentType::OnTime
+            }
+        }),
         jank_type: timeline.then(|| if d >= 1 { "App Deadline Missed" } else { "None" }.into()),
         layer_name: Some(format!("{name}/{name}.MainActivity#0")),
         layer_count: 1,

@@ -45,7 +45,7 @@ pub struct FrameRow {
     /// token = frame_id), as docs/frames.md defines it.
     pub overrun_ns: Option<i64>,
     pub jank_type: Option<String>,
-    pub present_type: Option<String>,
+    pub present_type: Option<crate::model::PresentType>,
     pub layer_name: Option<String>,
     /// Number of actual surface frames (layers) sharing this frame's token and pid.
     pub layer_count: i64,
@@ -575,7 +575,7 @@ fn row(
             _ => None,
         },
         jank_type: actual.and_then(|a| name(a.jank_type.as_ref())),
-        present_type: actual.and_then(|a| name(a.present_type.as_ref())),
+        present_type: actual.and_then(|a| a.present_type),
         layer_name: actual.and_then(|a| name(a.layer_name.as_ref())),
         layer_count: m.map(|m| m.actuals.len() as i64).unwrap_or(0),
         app_vsync_delay: compat.app_vsync_delay,

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::model::testutil::TB;
-use crate::model::SchedEvent;
+use crate::model::{PresentType, SchedEvent};
 
 const P: i64 = 16_666_667; // 60 Hz
 const V0: i64 = 1_000_000_000;
@@ -35,7 +35,7 @@ fn android12() -> Trace {
         14_000_000,
         "com.app/Main#0",
         "None",
-        "On-time Present",
+        PresentType::OnTime,
     );
 
     // F2, token 2: ts2 = v2 + 0.5 ms, only a traversal; two DrawFrames, two layers.
@@ -45,8 +45,8 @@ fn android12() -> Trace {
         .slice(101, ts2 + 7_000_000, 3_000_000, "DrawFrames 2")
         .slice(101, ts2 + 12_000_000, 2_000_000, "DrawFrames 2");
     b.expected_surface(100, 2, v(2), P)
-        .actual_surface(100, 2, v(2), 20_000_000, "A#0", "App Deadline Missed", "Late Present")
-        .actual_surface(100, 2, v(2), 10_000_000, "B#1", "None", "On-time Present");
+        .actual_surface(100, 2, v(2), 20_000_000, "A#0", "App Deadline Missed", PresentType::Late)
+        .actual_surface(100, 2, v(2), 10_000_000, "B#1", "None", PresentType::OnTime);
 
     // The other app drew the same vsync id 2.
     let o = v(2) + 2_000_000;
@@ -56,7 +56,15 @@ fn android12() -> Trace {
         2_000_000,
         "DrawFrames 2",
     );
-    b.expected_surface(200, 2, v(2), P).actual_surface(200, 2, v(2), 12_000_000, "Other#0", "None", "On-time Present");
+    b.expected_surface(200, 2, v(2), P).actual_surface(
+        200,
+        2,
+        v(2),
+        12_000_000,
+        "Other#0",
+        "None",
+        PresentType::OnTime,
+    );
 
     // F3, token 3: starts 2 ms late, commit 40 ms in: the commit correction fires.
     let ts3 = v(3) + 2_000_000;
@@ -84,7 +92,7 @@ fn android12() -> Trace {
         75_000_000,
         "com.app/Main#0",
         "App Deadline Missed",
-        "Late Present",
+        PresentType::Late,
     );
     b.sched(SchedEvent::SwitchIn { ts: v(6), tid: 100, cpu: 0 })
         .sched(SchedEvent::SwitchOut { ts: v(6) + 38_000_000, tid: 100, cpu: 0, prev_state: 1 })
@@ -139,7 +147,7 @@ fn android12_first_frame_every_column() {
         actual_end: Some(1_030_666_667), // v1 + 14 ms
         overrun_ns: Some(-2_666_667),    // 1_030_666_667 − 1_033_333_334
         jank_type: Some("None".into()),
-        present_type: Some("On-time Present".into()),
+        present_type: Some(PresentType::OnTime),
         layer_name: Some("com.app/Main#0".into()),
         layer_count: 1,
         app_vsync_delay: Some(0),
@@ -176,10 +184,7 @@ fn android12_layers_draw_frames_and_two_apps() {
     assert_eq!((r.draw_frame_ts, r.draw_frame_dur, r.draw_frame_count), (Some(1_040_833_334), Some(5_000_000), 2));
     // Two layers: the first actual (A#0, 20 ms) is the frame's.
     assert_eq!((r.layer_name.as_deref(), r.layer_count), (Some("A#0"), 2));
-    assert_eq!(
-        (r.jank_type.as_deref(), r.present_type.as_deref()),
-        (Some("App Deadline Missed"), Some("Late Present"))
-    );
+    assert_eq!((r.jank_type.as_deref(), r.present_type), (Some("App Deadline Missed"), Some(PresentType::Late)));
     // overrun = (v2 + 20 ms) − v3 = 1_053_333_334 − 1_050_000_001.
     assert_eq!(
         (r.actual_end, r.expected_end, r.overrun_ns),
@@ -580,7 +585,7 @@ fn perfetto_jank_cuj_reference() {
         (150, 700_500_000, 14_500_000, l),
         (1000, 1100 * M, 500 * M, l),
     ] {
-        b.actual_surface(1000, tok, ts, dur, layer, "None", "On-time Present");
+        b.actual_surface(1000, tok, ts, dur, layer, "None", PresentType::OnTime);
     }
     let a = analyze(&b.build(), &FrameOptions::default());
     assert_eq!(a.rows.len(), 15);
@@ -638,7 +643,7 @@ fn large_trace_timing() {
         b.slice(101, ts + 4_600_000, 3_000_000, &format!("DrawFrames {k}"));
         b.slice(50, vs, 1_000_000, "onMessageInvalidate");
         b.counter(50, "VSYNC-app", vs, (k % 2) as f64);
-        b.expected_surface(100, k, vs, P).actual_surface(100, k, vs, 12_000_000, "L#0", "None", "On-time Present");
+        b.expected_surface(100, k, vs, P).actual_surface(100, k, vs, 12_000_000, "L#0", "None", PresentType::OnTime);
     }
     let tr = b.build();
     let t0 = std::time::Instant::now();
@@ -683,7 +688,7 @@ fn repeated_vsync_ids_match_within_their_own_recording() {
                 (r + 11) * MS,
                 "com.app/Main#0",
                 "None",
-                "On-time Present",
+                PresentType::OnTime,
             );
         }
     }

@@ -8,7 +8,10 @@ use foldhash::HashMap;
 
 use super::clock::TraceClocks;
 use super::identity::Identity;
-use crate::model::{Name, TimelineKind, TimelineSlice, TraceMeta, Upid, Warning, WarningCode};
+use crate::model::{
+    JankSeverity, JankTag, Name, PredictionType, PresentType, TimelineKind, TimelineSlice, TraceMeta, Upid, Warning,
+    WarningCode,
+};
 use crate::read::records::{Batch, TimelineEvent, TimelineStart};
 
 /// Expected surface frames of one token and process starting within this of
@@ -105,83 +108,47 @@ fn non_perceivable(jank: i32) -> bool {
 /// CalculateSurfaceFrameJankTag in frame_timeline_event_parser.cc). The
 /// display-state bits of Android 16+ are "Non-perceivable Jank", as in
 /// Perfetto's display_power_mode_change diff test.
-pub(crate) fn jank_tag(kind: TimelineKind, jank: i32, present_type: Option<i32>) -> &'static str {
+pub(crate) fn jank_tag(kind: TimelineKind, jank: i32, present_type: Option<i32>) -> JankTag {
     use jank_bits::*;
     if jank == UNSPECIFIED {
-        return "Unspecified";
+        return JankTag::Unspecified;
     }
     if kind.is_surface() {
         if surface_frame_janky(jank) {
-            "Self Jank"
+            JankTag::SelfJank
         } else if display_frame_janky(jank) {
-            "Other Jank"
+            JankTag::OtherJank
         } else if jank == BUFFER_STUFFING {
-            "Buffer Stuffing"
+            JankTag::BufferStuffing
         } else if present_type == Some(4) {
             // PRESENT_DROPPED
-            "Dropped Frame"
+            JankTag::DroppedFrame
         } else if non_perceivable(jank) {
-            "Non-perceivable Jank"
+            JankTag::NonPerceivableJank
         } else {
-            "No Jank"
+            JankTag::NoJank
         }
     } else if display_frame_janky(jank) {
-        "Self Jank"
+        JankTag::SelfJank
     } else if jank == SF_STUFFING {
-        "SurfaceFlinger Stuffing"
+        JankTag::SurfaceFlingerStuffing
     } else if jank == DROPPED {
-        "Dropped Frame"
+        JankTag::DroppedFrame
     } else if non_perceivable(jank) {
-        "Non-perceivable Jank"
+        JankTag::NonPerceivableJank
     } else {
-        "No Jank"
+        JankTag::NoJank
     }
 }
 
-fn present_type_string(v: Option<i32>) -> &'static str {
-    match v {
-        Some(1) => "On-time Present",
-        Some(2) => "Late Present",
-        Some(3) => "Early Present",
-        Some(4) => "Dropped Frame",
-        Some(5) => "Unknown Present",
-        _ => "Unspecified Present",
-    }
-}
-
-fn prediction_type_string(v: Option<i32>) -> &'static str {
-    match v {
-        Some(1) => "Valid Prediction",
-        Some(2) => "Expired Prediction",
-        Some(3) => "Unknown Prediction",
-        _ => "Unspecified Prediction",
-    }
-}
-
-fn severity_string(v: Option<i32>, jank: i32) -> &'static str {
-    match v {
-        Some(1) => "None",
-        Some(2) => "Partial",
-        Some(3) => "Full",
-        Some(_) => "Unknown",
-        // Older traces have no severity: JANK_NONE means "None".
-        None if jank == 1 => "None",
-        None => "Unknown",
-    }
-}
-
-/// The enum strings of actual frames, one shared allocation per distinct
-/// value instead of five new strings per frame.
+/// The jank type strings of actual frames, one shared allocation per
+/// distinct value instead of a new string per frame.
 #[derive(Default)]
-struct Names {
-    fixed: rustc_hash::FxHashMap<&'static str, Name>,
+struct JankNames {
     jank_types: rustc_hash::FxHashMap<i32, Name>,
 }
 
-impl Names {
-    fn fixed(&mut self, s: &'static str) -> Name {
-        self.fixed.entry(s).or_insert_with(|| Name::from(s)).clone()
-    }
+impl JankNames {
     fn jank_type(&mut self, jank: i32) -> Name {
         self.jank_types.entry(jank).or_insert_with(|| Name::from(jank_type_string(jank).as_str())).clone()
     }
@@ -216,7 +183,7 @@ pub(crate) fn build(
     // (process, token) → start of the expected surface frame kept for it.
     let mut expected_surface_kept: HashMap<(Upid, i64), i64> = HashMap::default();
     let mut invalid = 0u64;
-    let mut names = Names::default();
+    let mut names = JankNames::default();
     for (ts, _, ev) in recs {
         match ev {
             TimelineEvent::Start {
@@ -255,7 +222,6 @@ pub(crate) fn build(
                 }
                 let actual = kind.is_actual();
                 let jank_name = actual.then(|| names.jank_type(*jank_type));
-                let mut n = |s: &'static str| Some(names.fixed(s));
                 open.insert(*cookie, out.len());
                 out.push(TimelineSlice {
                     kind: *kind,
@@ -268,12 +234,12 @@ pub(crate) fn build(
                     upid: Some(upid),
                     layer_name: layer_name.clone(),
                     jank_type: jank_name,
-                    present_type: if actual { n(present_type_string(*present_type)) } else { None },
+                    present_type: actual.then(|| PresentType::from_proto(*present_type)),
                     on_time_finish: actual.then_some(*on_time_finish),
                     gpu_composition: actual.then_some(*gpu_composition),
-                    prediction_type: if actual { n(prediction_type_string(*prediction_type)) } else { None },
-                    jank_severity_type: if actual { n(severity_string(*jank_severity_type, *jank_type)) } else { None },
-                    jank_tag: if actual { n(jank_tag(*kind, *jank_type, *present_type)) } else { None },
+                    prediction_type: actual.then(|| PredictionType::from_proto(*prediction_type)),
+                    jank_severity_type: actual.then(|| JankSeverity::from_proto(*jank_severity_type, *jank_type)),
+                    jank_tag: actual.then(|| jank_tag(*kind, *jank_type, *present_type)),
                 });
             }
             TimelineEvent::End { cookie } => {

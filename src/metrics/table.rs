@@ -98,7 +98,7 @@ pub(crate) fn frames_df(rows: &[&FrameRow], indices: &[usize], scenes: Vec<Optio
         .col("overrun_ns", |r| r.overrun_ns)
         .col("perfetto_overrun_ns", |r| r.perfetto_overrun_ns)
         .col("jank_type", |r| r.jank_type.as_deref())
-        .col("present_type", |r| r.present_type.as_deref())
+        .col("present_type", |r| r.present_type.map(|p| p.as_str()))
         .col("layer_name", |r| r.layer_name.as_deref())
         .col("layer_count", |r| r.layer_count)
         .col("app_vsync_delay", |r| r.app_vsync_delay)

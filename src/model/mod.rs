@@ -13,8 +13,10 @@ use std::sync::Arc;
 
 #[cfg(test)]
 pub(crate) mod testutil;
+mod timeline;
 mod warning;
 
+pub use timeline::{JankSeverity, JankTag, PredictionType, PresentType};
 pub use warning::{Warning, WarningCode};
 
 /// Interned, cheaply clonable string used for every name in the model.
@@ -178,19 +180,19 @@ pub struct TimelineSlice {
     pub layer_name: Option<Name>,
     /// Actual frames only: e.g. `"App Deadline Missed, Buffer Stuffing"`, `"None"`.
     pub jank_type: Option<Name>,
-    /// Actual frames only: `"On-time Present"`, `"Late Present"`, ...
-    pub present_type: Option<Name>,
+    /// Actual frames only.
+    pub present_type: Option<PresentType>,
     pub on_time_finish: Option<bool>,
     pub gpu_composition: Option<bool>,
-    /// Actual frames only: `"Valid Prediction"`, `"Expired Prediction"`, ...
-    pub prediction_type: Option<Name>,
-    /// Actual frames only: `"None"`, `"Partial"`, `"Full"`, `"Unknown"`.
-    pub jank_severity_type: Option<Name>,
+    /// Actual frames only.
+    pub prediction_type: Option<PredictionType>,
+    /// Actual frames only.
+    pub jank_severity_type: Option<JankSeverity>,
     /// Actual frames only: trace_processor's summary of the jank type:
     /// `"Self Jank"`, `"Other Jank"`, `"Dropped Frame"`, `"Buffer Stuffing"`,
     /// `"SurfaceFlinger Stuffing"`, `"Non-perceivable Jank"`, `"No Jank"` or
     /// `"Unspecified"` (see `import::timeline::jank_tag`).
-    pub jank_tag: Option<Name>,
+    pub jank_tag: Option<JankTag>,
 }
 
 /// A scheduler event kept for the threads the analysis asked about (the

@@ -98,7 +98,7 @@ impl TB {
     pub fn actual_display(&mut self, pid: i32, token: i64, ts: i64, dur: i64) -> &mut Self {
         let s = self.ft(TimelineKind::ActualDisplay, pid, token, ts, dur);
         s.jank_type = Some("None".into());
-        s.present_type = Some("On-time Present".into());
+        s.present_type = Some(PresentType::OnTime);
         self
     }
 
@@ -111,12 +111,12 @@ impl TB {
         dur: i64,
         layer: &str,
         jank: &str,
-        present: &str,
+        present: PresentType,
     ) -> &mut Self {
         let s = self.ft(TimelineKind::ActualSurface, pid, token, ts, dur);
         s.layer_name = Some(layer.into());
         s.jank_type = Some(jank.into());
-        s.present_type = Some(present.into());
+        s.present_type = Some(present);
         self
     }
 

@@ -286,13 +286,13 @@ fn actual_timeline(c: &Case) -> Result<Vec<Row>, String> {
                 opt_int(f.display_frame_token),
                 surface_token(f),
                 opt_text(f.layer_name.as_deref()),
-                opt_text(f.present_type.as_deref()),
+                opt_text(f.present_type.map(|p| p.as_str())),
                 boolean(f.on_time_finish),
                 boolean(f.gpu_composition),
                 opt_text(f.jank_type.as_deref()),
-                opt_text(f.prediction_type.as_deref()),
-                opt_text(f.jank_tag.as_deref()),
-                opt_text(f.jank_severity_type.as_deref()),
+                opt_text(f.prediction_type.map(|p| p.as_str())),
+                opt_text(f.jank_tag.map(|t| t.as_str())),
+                opt_text(f.jank_severity_type.map(|s| s.as_str())),
             ]
         })
         .collect())

@@ -184,7 +184,7 @@ fn android12_frames_through_the_decoder() {
         (Some(-2_666_667), Some(0), Some(14_000_000), None)
     );
     assert_eq!(
-        (r.jank_type.as_deref(), r.present_type.as_deref(), r.layer_name.as_deref()),
+        (r.jank_type.as_deref(), r.present_type.map(|p| p.as_str()), r.layer_name.as_deref()),
         (Some("None"), Some("On-time Present"), Some("com.app/Main#0"))
     );
     let r = &a.rows[1];
@@ -194,7 +194,7 @@ fn android12_frames_through_the_decoder() {
         (Some(40_000_000), 2, 70_000_000, 4, "NORMAL")
     );
     assert_eq!(
-        (r.jank_type.as_deref(), r.present_type.as_deref()),
+        (r.jank_type.as_deref(), r.present_type.map(|p| p.as_str())),
         (Some("App Deadline Missed"), Some("Late Present"))
     );
     // overrun = 75 ms − P = 58_333_333; cpu = 0 + 30 + 10 = 40 ms > 20 ms.

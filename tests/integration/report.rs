@@ -11,7 +11,7 @@ use std::process::Command;
 
 use fpsan::frames::{FrameAnalysis, FrameRow, FrameWhy};
 use fpsan::metrics::{self, AppFilter, MetricsOptions};
-use fpsan::model::Trace;
+use fpsan::model::{PresentType, Trace};
 use fpsan::report::{ExportManager, Report, ReportError};
 
 use crate::util::{fpsan, testdata};
@@ -62,7 +62,7 @@ fn analysis() -> (Trace, FrameAnalysis) {
                 expected_end: Some(ts - MS + 2 * I),
                 actual_end: Some(ts + dur + 12 * MS),
                 overrun_ns: Some(dur + 13 * MS - 2 * I),
-                present_type: Some(if dur + 13 * MS > 2 * I { "Late Present" } else { "On-time Present" }.into()),
+                present_type: Some(if dur + 13 * MS > 2 * I { PresentType::Late } else { PresentType::OnTime }),
                 jank_type: Some(if d > 0 { "App Deadline Missed" } else { "None" }.into()),
                 layer_name: Some("com.example.app/com.example.app.MainActivity#0".into()),
                 layer_count: 1,

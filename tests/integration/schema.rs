@@ -788,7 +788,13 @@ fn frame_timeline_strings_and_monotonic_to_boottime() {
                 f.display_frame_token,
                 f.pid,
                 s(&f.layer_name),
-                [s(&f.jank_type), s(&f.present_type), s(&f.prediction_type), s(&f.jank_severity_type), s(&f.jank_tag)],
+                [
+                    s(&f.jank_type),
+                    f.present_type.map(|p| p.as_str().to_string()),
+                    f.prediction_type.map(|p| p.as_str().to_string()),
+                    f.jank_severity_type.map(|p| p.as_str().to_string()),
+                    f.jank_tag.map(|p| p.as_str().to_string()),
+                ],
                 f.on_time_finish,
                 f.gpu_composition,
             )

@@ -7,6 +7,7 @@
 
 use crate::frames::{DropLevel, FramePart, FrameRow};
 use crate::metrics::{AppSummary, Percentiles};
+use crate::model::PresentType;
 use crate::report::format::{app_name, fmt_hz, fmt_rates, ns_to_ms, secs_since};
 
 /// Stack segments of a frame bar, bottom to top: the start jitter (vsync to
@@ -51,7 +52,7 @@ pub(crate) struct Frame {
     pub draw_end: Option<i64>,
     pub actual_end: Option<i64>,
     pub overrun_ns: Option<i64>,
-    pub present_type: Option<String>,
+    pub present_type: Option<PresentType>,
 }
 
 impl Frame {
@@ -114,7 +115,7 @@ pub(crate) fn app_frames(rows: &[FrameRow], pid: i32) -> Vec<Frame> {
             draw_end: r.draw_frame_ts.zip(r.draw_frame_dur).map(|(t, d)| t + d),
             actual_end: r.actual_end,
             overrun_ns: r.overrun_ns,
-            present_type: r.present_type.clone(),
+            present_type: r.present_type,
         })
         .collect();
     out.sort_by_key(|f| (f.ts, f.frame_index));
@@ -425,8 +426,14 @@ pub(crate) fn janky(app: &AppSummary, frames: &[Frame], origin_ts: i64) -> Janky
 pub(crate) const PRESENT_CLASSES: [&str; 5] =
     ["On-time Present", "Late Present", "Early Present", "Dropped Frame", "other"];
 
-pub(crate) fn present_class(present_type: Option<&str>) -> usize {
-    present_type.and_then(|p| PRESENT_CLASSES[..4].iter().position(|c| *c == p)).unwrap_or(4)
+pub(crate) fn present_class(present_type: Option<PresentType>) -> usize {
+    match present_type {
+        Some(PresentType::OnTime) => 0,
+        Some(PresentType::Late) => 1,
+        Some(PresentType::Early) => 2,
+        Some(PresentType::Dropped) => 3,
+        Some(PresentType::Unknown | PresentType::Unspecified) | None => 4,
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -475,7 +482,7 @@ pub(crate) fn present(frames: &[Frame], interval_ns: i64, origin_ts: i64) -> Opt
                 t: secs_since(end, origin_ts),
                 interval_ns,
                 overrun_ns: f.overrun_ns,
-                class: present_class(f.present_type.as_deref()),
+                class: present_class(f.present_type),
             }
         })
         .collect();

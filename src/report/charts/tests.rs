@@ -6,7 +6,7 @@
 use super::data::*;
 use super::*;
 use crate::metrics::{self, AppFilter, Percentiles};
-use crate::model::Trace;
+use crate::model::{PresentType, Trace};
 use crate::report::fixture::{two_apps, Analysed};
 use crate::testutil::{app_frame, I60 as I, MS};
 
@@ -65,7 +65,7 @@ fn app_frames_reads_the_rows() {
     assert_eq!(f10.actual_end, None);
     let f20 = &f[20];
     assert_eq!(f20.actual_end, Some(2_000_000_000 + 199 * MS + 10 * MS));
-    assert_eq!(f20.present_type.as_deref(), Some("Late Present"));
+    assert_eq!(f20.present_type, Some(PresentType::Late));
     assert_eq!(app_frames(&fx.analysis.rows, 200).len(), 5);
     assert!(app_frames(&fx.analysis.rows, 999).is_empty());
 }
@@ -241,9 +241,9 @@ fn present_intervals() {
         f[k].overrun_ns = Some(k as i64 * MS - 2 * MS);
     }
     f[4].vsync_ts = Some(510 * MS);
-    f[1].present_type = Some("Late Present".into());
-    f[2].present_type = Some("On-time Present".into());
-    f[3].present_type = Some("Something New".into());
+    f[1].present_type = Some(PresentType::Late);
+    f[2].present_type = Some(PresentType::OnTime);
+    f[3].present_type = Some(PresentType::Unknown);
     let mut with_none = f.clone();
     with_none.push(frame(900 * MS, 5 * MS));
     let p = present(&with_none, I, 0).unwrap();
@@ -286,7 +286,8 @@ fn scales_and_labels() {
     f[1].interval_ns = 8_333_333;
     assert_eq!(common_interval(&f), 8_333_333);
     assert_eq!(refresh_label(&[], 90.0), "90 Hz");
-    assert_eq!(present_class(Some("Dropped Frame")), 3);
+    assert_eq!(present_class(Some(PresentType::Dropped)), 3);
+    assert_eq!(present_class(Some(PresentType::Unknown)), 4);
     assert_eq!(present_class(None), 4);
 }
 
