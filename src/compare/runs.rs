@@ -16,7 +16,7 @@ use super::metrics::Frame;
 use super::CompareError;
 use crate::analysis::{self, Analysis};
 use crate::frames::FrameRow;
-use crate::metrics::{sql, AppFilter};
+use crate::metrics::AppFilter;
 
 /// Which side of the comparison.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -225,13 +225,9 @@ pub(crate) fn load_run(path: &Path, opts: &analysis::Options, app: &str) -> Resu
 
 /// Keep the frames, their scenes and the trace facts; drop the trace.
 fn reduce(path: &Path, a: Analysis, keep_df: bool) -> Loaded {
-    let scene_of: BTreeMap<i64, String> = sql::i64s(&a.frames_df, "frame_index")
-        .ok()
-        .zip(sql::strs(&a.frames_df, "scene").ok())
-        .map(|(idx, sc)| idx.into_iter().zip(sc).filter_map(|(i, s)| Some((i?, s?))).collect())
-        .unwrap_or_default();
-    let scenes = (0..a.frames.rows.len())
-        .map(|i| scene_of.get(&(i as i64)).cloned().unwrap_or_else(|| "(unknown)".into()))
+    let scenes = crate::metrics::frame_scenes(&a.trace, &a.frames)
+        .into_iter()
+        .map(|s| s.unwrap_or_else(|| "(unknown)".into()))
         .collect();
     let android = a.trace.meta.android.clone();
     Loaded {

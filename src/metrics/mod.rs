@@ -299,6 +299,13 @@ pub fn frames_table(trace: &Trace, analysis: &FrameAnalysis, filter: &AppFilter)
     Ok(table::frames_df(&rows, &indices, scenes)?)
 }
 
+/// The scene of every frame of `analysis`, by row (`None`: none could be
+/// told; docs/metrics.md). The frames table's `scene` column holds the same.
+pub fn frame_scenes(trace: &Trace, analysis: &FrameAnalysis) -> Vec<Option<String>> {
+    let rows: Vec<&FrameRow> = analysis.rows.iter().collect();
+    scene::assign(trace, &rows)
+}
+
 /// Results of the per-group queries, keyed by pid, for [`app_summary`] to take
 /// its parts from.
 struct PerApp {
