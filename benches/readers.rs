@@ -80,7 +80,9 @@ fn perfetto_framing(b: Bencher) {
 fn decode(b: Bencher, name: &str, bytes: &'static [u8]) {
     b.counter(BytesCount::of_slice(bytes))
         .with_inputs(|| Source::from_bytes(name, bytes.to_vec()).expect("source"))
-        .bench_refs(|source| black_box(read::decode(source, &fpsan::analysis::frame_read_options(false))));
+        .bench_refs(|source| {
+            black_box(read::decode(source, &fpsan::analysis::frame_read_options(fpsan::sink::Sink::quiet())))
+        });
 }
 
 #[divan::bench(sample_count = 10)]

@@ -212,7 +212,7 @@ fn phases(path: &Path, mb: f64) -> Res<()> {
     fpsan::memory::fix_mmap_threshold();
     let mut laps = Laps::start();
     let source = Source::open(path)?;
-    let (decoded, mut sched) = read::decode(&source, &analysis::frame_read_options(false))?;
+    let (decoded, mut sched) = read::decode(&source, &analysis::frame_read_options(fpsan::sink::Sink::quiet()))?;
     laps.lap("read");
     let mut trace = fpsan::import::import(decoded);
     laps.lap("build");

@@ -71,7 +71,7 @@ fn main() {
         refresh_hz: None,
         indicative_gates: compare::IndicativeGates::Pass,
         color: false,
-        progress: false,
+        sink: fpsan::sink::Sink::quiet(),
     };
     let t = Instant::now();
     let timings = compare::run(&a).expect("compare").timings;

@@ -10,6 +10,7 @@ use crate::frames::{self, FrameAnalysis, FrameOptions};
 use crate::import;
 use crate::model::{Trace, Warning, WarningCode};
 use crate::read::{self, ReadError, ReadOptions, SchedPass, Source};
+use crate::sink::Sink;
 
 /// Main-thread slices at least this long before a frame's start are blockers
 /// (the trace-side BlockCanary), unless `--blocker-ms` says otherwise.
@@ -24,8 +25,8 @@ pub fn blocker_threshold_ns(blocker_ms: f64) -> i64 {
 #[derive(Debug, Clone)]
 pub struct Options {
     pub frames: FrameOptions,
-    /// Show a progress bar while decoding (only on a terminal).
-    pub progress: bool,
+    /// Where progress bars go.
+    pub sink: Sink,
     /// A trace without frames (or without frames of the chosen apps) is an
     /// error; `query` turns this off and runs its SQL over empty tables.
     pub require_frames: bool,
@@ -43,7 +44,7 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             frames: FrameOptions { refresh_hz: None, blocker_threshold_ns: blocker_threshold_ns(DEFAULT_BLOCKER_MS) },
-            progress: false,
+            sink: Sink::quiet(),
             require_frames: true,
             #[cfg(feature = "analysis")]
             filter: crate::metrics::AppFilter::All,
@@ -67,8 +68,8 @@ pub struct TraceFrames {
 
 /// How every analysis that rebuilds frames reads a trace: the frame
 /// threads' scheduler records are kept while decoding.
-pub fn frame_read_options(progress: bool) -> ReadOptions {
-    ReadOptions { progress, keep_sched_of_slices: Some(frames::DO_FRAME) }
+pub fn frame_read_options(sink: Sink) -> ReadOptions {
+    ReadOptions { sink, keep_sched_of_slices: Some(frames::DO_FRAME) }
 }
 
 /// Read an opened trace and import it into the model; the scheduler pass
@@ -162,7 +163,7 @@ pub struct Analysis {
 /// `capture --analyze` and `compare`.
 #[cfg(feature = "analysis")]
 pub fn analyze(path: &Path, opts: &Options) -> Result<Analysis, AnalysisError> {
-    let frames = frames_of(open(path, &frame_read_options(opts.progress))?, opts);
+    let frames = frames_of(open(path, &frame_read_options(opts.sink))?, opts);
     crate::memory::release_freed();
     summarize(path, frames, opts)
 }

@@ -24,5 +24,6 @@ pub mod query;
 pub mod read;
 #[cfg(feature = "analysis")]
 pub mod report;
+pub mod sink;
 #[cfg(test)]
 pub(crate) mod testutil;

@@ -23,6 +23,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use crate::sink::Sink;
+
 pub use check::{CheckedTrace, Loader, TraceFacts};
 
 /// What `fpsan capture` is asked to do (the command line is `cli`'s).
@@ -139,8 +141,8 @@ pub struct CaptureEnv {
     pub android_serial: Option<String>,
     /// Set by Ctrl-C (see [`request_stop`]): stop tracing, keep what was recorded.
     pub stop: Arc<AtomicBool>,
-    /// Show the countdown and progress (stderr is a terminal).
-    pub progress: bool,
+    /// Where the countdown, progress and messages go.
+    pub sink: Sink,
     /// How often the device is asked whether perfetto is still running.
     pub poll: Duration,
     /// Local time stamp for file names, `YYYYmmdd-HHMMSS`.
@@ -149,15 +151,14 @@ pub struct CaptureEnv {
 }
 
 impl CaptureEnv {
-    /// The real environment: process env, terminal detection, the clock,
-    /// the Ctrl-C handler; `loader` reads the pulled trace.
-    pub fn from_process(loader: Loader) -> CaptureEnv {
-        use std::io::IsTerminal;
+    /// The real environment: process env, the clock, the Ctrl-C handler;
+    /// `loader` reads the pulled trace, `sink` shows the progress.
+    pub fn from_process(loader: Loader, sink: Sink) -> CaptureEnv {
         CaptureEnv {
             adb: None,
             android_serial: std::env::var("ANDROID_SERIAL").ok().filter(|s| !s.is_empty()),
-            stop: install_ctrlc(),
-            progress: std::io::stderr().is_terminal(),
+            stop: install_ctrlc(sink),
+            sink,
             poll: Duration::from_secs(1),
             stamp: chrono::Local::now().format("%Y%m%d-%H%M%S").to_string(),
             loader,
@@ -170,7 +171,7 @@ impl CaptureEnv {
             adb: Some(adb),
             android_serial: None,
             stop: Arc::new(AtomicBool::new(false)),
-            progress: false,
+            sink: Sink::quiet(),
             poll: Duration::from_millis(100),
             stamp: stamp.to_string(),
             loader,
@@ -190,7 +191,7 @@ static STOP_FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
 /// (e.g. during `--analyze`).
 static CAPTURING: AtomicBool = AtomicBool::new(false);
 
-fn install_ctrlc() -> Arc<AtomicBool> {
+fn install_ctrlc(sink: Sink) -> Arc<AtomicBool> {
     let flag = STOP_FLAG
         .get_or_init(|| {
             let flag = Arc::new(AtomicBool::new(false));
@@ -203,9 +204,8 @@ fn install_ctrlc() -> Arc<AtomicBool> {
                 }
             });
             if let Err(e) = installed {
-                eprintln!(
-                    "fpsan: warning: cannot catch Ctrl-C ({e}); interrupting will leave perfetto running on the device"
-                );
+                let why = format!("cannot catch Ctrl-C ({e}); interrupting will leave perfetto running on the device");
+                sink.warn(None, &why);
             }
             flag
         })
@@ -214,15 +214,15 @@ fn install_ctrlc() -> Arc<AtomicBool> {
     flag
 }
 
-/// `fpsan capture`. Returns `None` for `--dry-run` (the config is printed).
-/// On success prints the trace path on stdout. `loader` reads the pulled
-/// trace for the check.
-pub fn run(args: &CaptureRequest, loader: Loader) -> Result<Option<CaptureOutcome>, CaptureError> {
+/// `fpsan capture`: what was captured, `None` for `--dry-run` (whose
+/// output is [`dry_run_text`]). `loader` reads the pulled trace for the
+/// check; the countdown and messages go to `sink`; the caller prints the
+/// trace's path.
+pub fn run(args: &CaptureRequest, loader: Loader, sink: Sink) -> Result<Option<CaptureOutcome>, CaptureError> {
     if args.dry_run {
-        print!("{}", dry_run_text(args)?);
         return Ok(None);
     }
-    let env = CaptureEnv::from_process(loader);
+    let env = CaptureEnv::from_process(loader, sink);
     struct Capturing;
     impl Drop for Capturing {
         fn drop(&mut self) {
@@ -231,14 +231,10 @@ pub fn run(args: &CaptureRequest, loader: Loader) -> Result<Option<CaptureOutcom
     }
     CAPTURING.store(true, Ordering::SeqCst);
     let _capturing = Capturing;
-    let outcome = run_with(args, &env)?;
-    if let Some(o) = &outcome {
-        println!("{}", o.path.display());
-    }
-    Ok(outcome)
+    run_with(args, &env)
 }
 
-/// [`run`] in a given environment (no printing of the path, no handler).
+/// [`run`] in a given environment (no Ctrl-C handler).
 pub fn run_with(args: &CaptureRequest, env: &CaptureEnv) -> Result<Option<CaptureOutcome>, CaptureError> {
     validate(args)?;
     if args.dry_run {

@@ -27,6 +27,8 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::sink::Sink;
+
 use super::adb::{Adb, SHORT_TIMEOUT};
 use super::check::{check_with, CheckedTrace};
 use super::device::{self, SerialSource, TRACED_DEFAULT_ON_SDK, TRACED_PROP};
@@ -165,11 +167,13 @@ pub struct DeviceGuard<'a> {
     step: Duration,
     /// `cleanup` has run; `Drop` has nothing left to do.
     cleaned: bool,
+    /// Where `Drop` reports what it could not clean up.
+    sink: Sink,
 }
 
 impl<'a> DeviceGuard<'a> {
-    pub fn new(adb: &'a Adb, step: Duration) -> DeviceGuard<'a> {
-        DeviceGuard { adb, pid: None, remote: None, restore_traced: None, step, cleaned: false }
+    pub fn new(adb: &'a Adb, step: Duration, sink: Sink) -> DeviceGuard<'a> {
+        DeviceGuard { adb, pid: None, remote: None, restore_traced: None, step, cleaned: false, sink }
     }
 
     fn serial(&self) -> &str {
@@ -244,52 +248,39 @@ impl Drop for DeviceGuard<'_> {
             return;
         }
         for problem in self.cleanup() {
-            eprintln!("fpsan: warning: {problem}");
+            self.sink.warn(None, &problem);
         }
     }
 }
 
-/// Countdown and status on stderr, only when it is a terminal.
+/// Countdown and status through the command's sink (drawn only when it is
+/// interactive; warnings always).
 struct Ui {
-    on: bool,
+    sink: Sink,
     bar: Option<ProgressBar>,
 }
 
 impl Ui {
-    fn new(on: bool) -> Ui {
-        Ui { on, bar: None }
+    fn new(sink: Sink) -> Ui {
+        Ui { sink, bar: None }
     }
 
     fn info(&self, msg: &str) {
-        if !self.on {
-            return;
-        }
-        match &self.bar {
-            Some(bar) => bar.println(format!("fpsan: {msg}")),
-            None => eprintln!("fpsan: {msg}"),
-        }
+        self.sink.info(self.bar.as_ref(), msg);
     }
 
-    /// Warnings are printed on a pipe too.
     fn warn(&self, msg: &str) {
-        match &self.bar {
-            Some(bar) => bar.suspend(|| eprintln!("fpsan: warning: {msg}")),
-            None => eprintln!("fpsan: warning: {msg}"),
-        }
+        self.sink.warn(self.bar.as_ref(), msg);
     }
 
     fn countdown(&mut self, app: &str, secs: u32) {
-        if !self.on {
-            return;
-        }
-        let bar = ProgressBar::new(u64::from(secs));
-        let style =
-            ProgressStyle::with_template("{spinner} tracing {msg} {pos}/{len} s [{wide_bar}] (Ctrl-C stops early)")
-                .unwrap_or_else(|_| ProgressStyle::default_bar())
-                .progress_chars("=> ");
-        bar.set_style(style);
+        let bar =
+            self.sink.bar(u64::from(secs), "{spinner} tracing {msg} {pos}/{len} s [{wide_bar}] (Ctrl-C stops early)");
+        bar.set_style(bar.style().progress_chars("=> "));
         bar.set_message(app.to_string());
-        bar.enable_steady_tick(Duration::from_millis(120));
+        if self.sink.is_interactive() {
+            bar.enable_steady_tick(Duration::from_millis(120));
+        }
         self.bar = Some(bar);
     }
 
@@ -302,14 +293,8 @@ impl Ui {
 
     /// Switch the bar to a spinner with a message (waiting, stopping, pulling).
     fn phase(&mut self, msg: &str) {
-        if !self.on {
-            return;
-        }
-        let bar = self.bar.get_or_insert_with(|| {
-            let bar = ProgressBar::new_spinner();
-            bar.enable_steady_tick(Duration::from_millis(120));
-            bar
-        });
+        let sink = self.sink;
+        let bar = self.bar.get_or_insert_with(|| sink.spinner());
         bar.set_style(
             ProgressStyle::with_template("{spinner} {msg} ({elapsed})")
                 .unwrap_or_else(|_| ProgressStyle::default_spinner()),
@@ -474,7 +459,7 @@ pub(crate) fn capture(args: &CaptureRequest, env: &CaptureEnv) -> Result<Capture
         Some(p) => p.clone(),
         None => locate_adb()?,
     };
-    let mut ui = Ui::new(env.progress);
+    let mut ui = Ui::new(env.sink);
 
     let devices = device::list_devices(&Adb::new(program.clone()))?;
     let wanted = match (&args.serial, &env.android_serial) {
@@ -489,7 +474,7 @@ pub(crate) fn capture(args: &CaptureRequest, env: &CaptureEnv) -> Result<Capture
     let sdk = device::sdk_level(&adb)?;
     device::check_installed(&adb, app)?;
 
-    let mut guard = DeviceGuard::new(&adb, env.poll.max(Duration::from_millis(50)));
+    let mut guard = DeviceGuard::new(&adb, env.poll.max(Duration::from_millis(50)), env.sink);
     if sdk < TRACED_DEFAULT_ON_SDK {
         guard.restore_traced = device::enable_traced(&adb, env.poll)?;
         if guard.restore_traced.is_some() {

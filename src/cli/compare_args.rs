@@ -69,7 +69,7 @@ impl From<&CompareArgs> for CompareRequest {
             refresh_hz: a.refresh_hz,
             indicative_gates: a.indicative_gates,
             color: false,
-            progress: false,
+            sink: crate::sink::Sink::quiet(),
         }
     }
 }

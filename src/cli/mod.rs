@@ -17,6 +17,7 @@ use crate::model::Trace;
 use crate::query;
 use crate::read::{ReadError, ReadOptions};
 use crate::report::{self, info, ExportManager, Report, StdoutFormat};
+use crate::sink::Sink;
 
 mod capture_args;
 mod compare_args;
@@ -207,11 +208,8 @@ pub fn run(cli: Cli) -> Result<()> {
 /// `compare`: its usage errors exit 2, a tripped gate 3 (see `main`).
 fn compare_cmd(a: &CompareArgs) -> Result<()> {
     use crate::compare::{CompareError, CompareRequest};
-    let request = CompareRequest {
-        color: std::io::stdout().is_terminal(),
-        progress: std::io::stderr().is_terminal(),
-        ..CompareRequest::from(a)
-    };
+    let request =
+        CompareRequest { color: std::io::stdout().is_terminal(), sink: Sink::stderr(), ..CompareRequest::from(a) };
     let outcome = crate::compare::run(&request).map_err(|e| match e {
         CompareError::Usage(m) => anyhow::Error::new(UsageError(m)),
         other => other.into(),
@@ -235,10 +233,16 @@ struct GateTripped {
     lines: Vec<String>,
 }
 
-/// `capture` prints the pulled trace's path itself; `--analyze` then runs
+/// `capture` prints the pulled trace's path (or, with `--dry-run`, the
+/// config it would send); `--analyze` then runs
 /// `analyze` on it for the captured app.
 fn capture_cmd(a: &CaptureArgs) -> Result<()> {
-    let Some(outcome) = crate::capture::run(&a.into(), analysis::trace_facts)? else { return Ok(()) };
+    let request = a.into();
+    if a.dry_run {
+        return print_stdout(crate::capture::dry_run_text(&request)?.as_bytes());
+    }
+    let Some(outcome) = crate::capture::run(&request, analysis::trace_facts, Sink::stderr())? else { return Ok(()) };
+    print_stdout(format!("{}\n", outcome.path.display()).as_bytes())?;
     if !outcome.analyze {
         return Ok(());
     }
@@ -277,12 +281,11 @@ fn analysis_failure(e: AnalysisError) -> anyhow::Error {
 
 /// The analysis options every command starts from.
 fn base_options() -> analysis::Options {
-    analysis::Options { progress: std::io::stderr().is_terminal(), ..Default::default() }
+    analysis::Options { sink: Sink::stderr(), ..Default::default() }
 }
 
 fn open(path: &Path) -> Result<Trace> {
-    let progress = std::io::stderr().is_terminal();
-    analysis::load(path, &ReadOptions { progress, ..Default::default() }).map_err(read_failure)
+    analysis::load(path, &ReadOptions { sink: Sink::stderr(), ..Default::default() }).map_err(read_failure)
 }
 
 fn print_stdout(bytes: &[u8]) -> Result<()> {

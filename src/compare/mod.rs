@@ -53,8 +53,8 @@ pub struct CompareRequest {
     pub indicative_gates: IndicativeGates,
     /// Colour the table (a terminal).
     pub color: bool,
-    /// A progress bar over the runs on stderr (a terminal).
-    pub progress: bool,
+    /// Where the progress bar over the runs goes.
+    pub sink: crate::sink::Sink,
 }
 
 /// Why `compare` did not finish with status 0.
@@ -196,7 +196,7 @@ fn load_sides(a: &CompareRequest, notes: &mut Vec<String>) -> Result<runs::Sides
         summaries: false,
         ..Default::default()
     };
-    let (loaded, load_warnings) = runs::load_all(sides, &opts, a.out.is_some(), a.progress);
+    let (loaded, load_warnings) = runs::load_all(sides, &opts, a.out.is_some(), a.sink);
     for (k, side) in [Side::Before, Side::After].into_iter().enumerate() {
         if loaded[k].is_empty() {
             let why = load_warnings.join("; ");

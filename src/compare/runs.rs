@@ -17,6 +17,7 @@ use super::CompareError;
 use crate::analysis::{self, Analysis};
 use crate::frames::FrameRow;
 use crate::metrics::AppFilter;
+use crate::sink::Sink;
 
 /// Which side of the comparison.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -129,24 +130,20 @@ pub(crate) fn load_all(
     sides: [(Side, Vec<PathBuf>); 2],
     opts: &analysis::Options,
     keep_df: bool,
-    progress: bool,
+    sink: Sink,
 ) -> ([Vec<Loaded>; 2], Vec<String>) {
     let jobs: Vec<(Side, PathBuf)> =
         sides.into_iter().flat_map(|(side, paths)| paths.into_iter().map(move |p| (side, p))).collect();
-    let bar = progress.then(|| progress_bar(jobs.len() as u64));
+    let bar = sink.bar(jobs.len() as u64, "analysing runs {bar:30} {pos}/{len} {elapsed}");
     let load = |(side, path): &(Side, PathBuf)| {
         let r = analysis::analyze(path, opts)
             .map(|a| reduce(path, a, keep_df))
             .map_err(|e| format!("{} run {} left out: {}", side.name(), path.display(), one_line(&e.to_string())));
-        if let Some(b) = &bar {
-            b.inc(1);
-        }
+        bar.inc(1);
         r
     };
     let results = each_on_a_core(&jobs, load);
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
+    bar.finish_and_clear();
     let mut out: [Vec<Loaded>; 2] = [Vec::new(), Vec::new()];
     let mut warnings = Vec::new();
     for ((side, _), r) in jobs.iter().zip(results) {
@@ -202,15 +199,6 @@ fn each_on_a_core<J: Sync, R: Send>(jobs: &[J], work: impl Fn(&J) -> R + Sync) -
 
 fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-fn progress_bar(len: u64) -> indicatif::ProgressBar {
-    let bar = indicatif::ProgressBar::new(len);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("analysing runs {bar:30} {pos}/{len} {elapsed}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
-    bar
 }
 
 /// Analyse one trace and keep the frames of `app` (matched as `analyze --app`

@@ -10,8 +10,8 @@ use crate::model::{Container, Warning};
 
 #[derive(Debug, Clone, Default)]
 pub struct ReadOptions {
-    /// Show a progress bar (only when stderr is a terminal).
-    pub progress: bool,
+    /// Where the decoding progress bar goes.
+    pub sink: crate::sink::Sink,
     /// Keep, while decoding, the scheduler records of the threads that begin
     /// slices whose name starts with this (`frames::DO_FRAME`), so that the
     /// [`SchedPass`] need not read the trace again for them (see

@@ -20,6 +20,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use fpsan::capture::{self, CaptureEnv, CaptureError, CaptureOutcome, CaptureRequest};
+use fpsan::sink::Sink;
 
 use protobuf::Message as _;
 
@@ -861,7 +862,7 @@ fn child_capture_for_pipe_test() {
     let Some(adb) = std::env::var_os(CHILD_ENV) else { return };
     let out = PathBuf::from(std::env::var_os("FPSAN_CAPTURE_CHILD_OUT").unwrap());
     if std::env::var_os("FPSAN_CAPTURE_CHILD_RUN").is_some() {
-        // The real entry point: $ADB, ANDROID_SERIAL, the reader, the path on stdout.
+        // The real entry point: $ADB, ANDROID_SERIAL, the reader, the path returned.
         assert_eq!(std::env::var_os("ADB"), Some(adb));
         let args = CaptureRequest {
             app: APP.into(),
@@ -872,14 +873,16 @@ fn child_capture_for_pipe_test() {
             analyze: true,
             dry_run: false,
         };
-        let outcome = capture::run(&args, loader()).unwrap().unwrap();
+        let outcome = capture::run(&args, loader(), Sink::stderr()).unwrap().unwrap();
         assert!(outcome.analyze);
         assert_eq!(outcome.path, out);
+        // What the cli does with it.
+        println!("{}", outcome.path.display());
         return;
     }
-    let mut env = CaptureEnv::from_process(loader());
+    let mut env = CaptureEnv::from_process(loader(), Sink::stderr());
     let expect_tty = std::env::var_os("FPSAN_CAPTURE_CHILD_TTY").is_some();
-    assert_eq!(env.progress, expect_tty, "progress must follow whether stderr is a terminal");
+    assert_eq!(env.sink.is_interactive(), expect_tty, "progress must follow whether stderr is a terminal");
     env.adb = Some(PathBuf::from(adb));
     env.stamp = STAMP.into();
     env.poll = Duration::from_millis(100);
@@ -920,7 +923,8 @@ fn countdown_is_silent_on_a_pipe() {
 }
 
 /// `capture::run` itself, as the cli calls it: adb from `$ADB`, the device
-/// from `ANDROID_SERIAL`, the reader's check, the path printed on stdout.
+/// from `ANDROID_SERIAL`, the reader's check, the path it returns (which the
+/// child prints, as the cli does).
 #[test]
 fn run_takes_adb_and_serial_from_the_environment() {
     let fake = Fake::new("two_devices");

@@ -24,7 +24,7 @@ fn every_frame_matches_its_own_recording() {
 
     let plan = scenarios::repeat_frames();
     let span = scenarios::repeat_span_ns(&plan);
-    let opened = analysis::open(&path, &analysis::frame_read_options(false)).expect("open");
+    let opened = analysis::open(&path, &analysis::frame_read_options(fpsan::sink::Sink::quiet())).expect("open");
     let done = analysis::frames_of(opened, &Options::default());
     let a = &done.frames;
     assert_eq!(a.rows.len(), K as usize * REPEAT_FRAMES);
@@ -111,7 +111,8 @@ fn scheduler_pass_skipping_batches_finds_what_a_full_scan_finds() {
     let busy = dir.path().join("busy.pftrace");
     scenarios::busy_phone(&mut std::fs::File::create(&busy).expect("create"), 12 << 20).expect("generate");
     for path in [repeated, busy, crate::util::testdata("demo.pftrace")] {
-        let mut opened = analysis::open(&path, &analysis::frame_read_options(false)).expect("open");
+        let mut opened =
+            analysis::open(&path, &analysis::frame_read_options(fpsan::sink::Sink::quiet())).expect("open");
         let fresh = Source::open(&path).expect("open");
         let frame_threads = fpsan::frames::frame_threads(&opened.trace);
         for tids in [frame_threads.clone(), vec![0], vec![1100, 1003], vec![99_999], vec![REPEAT_PID, 5001, 5021, 1010]]

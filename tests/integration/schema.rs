@@ -634,7 +634,7 @@ fn build_trace() -> PbTrace {
 fn decoded() -> (Trace, Source) {
     let bytes = build_trace().write_to_bytes().expect("serialize");
     let source = Source::from_bytes("schema.pftrace", bytes).expect("source");
-    let (trace, _) = decode(&source, &fpsan::analysis::frame_read_options(false)).expect("decode");
+    let (trace, _) = decode(&source, &fpsan::analysis::frame_read_options(fpsan::sink::Sink::quiet())).expect("decode");
     (trace, source)
 }
 

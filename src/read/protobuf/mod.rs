@@ -70,18 +70,13 @@ fn first_pass(source: &Source, opts: &ReadOptions) -> Result<(Decoded, SchedPack
     let mut facts = SourceFacts::of(source, container);
     // Framing and decoding overlap (see `frame_and_decode`); a file
     // without packets is refused before anything else is reported.
-    let bar = progress_bar(opts.progress, data.len() as u64);
+    let bar = opts.sink.bar(data.len() as u64, "{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec}");
+    bar.set_message("decoding");
     let discovery = opts.keep_sched_of_slices.map(Discovery::new);
-    let on_progress = |n| {
-        if let Some(b) = &bar {
-            b.inc(n)
-        }
-    };
+    let on_progress = |n| bar.inc(n);
     let (framing, mut batches) =
         frame_and_decode(data, discovery.as_ref(), &on_progress, &|offset| source.release_before(offset));
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
+    bar.finish_and_clear();
     if framing.packets.is_empty() {
         let why = framing.stop_reason.unwrap_or_else(|| "it contains no packets".to_string());
         return Err(ReadError::NotATrace { path: source.path.clone(), why });
@@ -480,19 +475,4 @@ impl PacketDecoder<'_> {
             self.packet(&inflated[s..e], depth + 1);
         }
     }
-}
-
-/// A progress bar on stderr, only when it is a terminal.
-fn progress_bar(enabled: bool, len: u64) -> Option<indicatif::ProgressBar> {
-    use std::io::IsTerminal;
-    if !enabled || !std::io::stderr().is_terminal() {
-        return None;
-    }
-    let bar = indicatif::ProgressBar::new(len);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
-    bar.set_message("decoding");
-    Some(bar)
 }
