@@ -7,6 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::model::DataSource;
 use crate::read::ReadError;
 
 use super::CaptureError;
@@ -17,7 +18,7 @@ pub struct TraceFacts {
     pub packets: u64,
     /// Last minus first timestamp, ns.
     pub span_ns: i64,
-    pub data_sources: Vec<String>,
+    pub data_sources: Vec<DataSource>,
     /// (pid, name) of every process.
     pub processes: Vec<(i32, Option<String>)>,
 }
@@ -35,7 +36,7 @@ pub struct CheckedTrace {
     pub span_ns: i64,
     /// The app's processes (`PKG` and `PKG:service` ones).
     pub app_pids: Vec<i32>,
-    pub data_sources: Vec<String>,
+    pub data_sources: Vec<DataSource>,
 }
 
 /// The failure of a check, before perfetto's own explanation is attached
@@ -87,11 +88,7 @@ pub fn check_with(
 /// The rules, on a decoded trace.
 pub fn judge(trace: &TraceFacts, path: &Path, size_bytes: u64, app: &str) -> Result<CheckedTrace, CheckFailure> {
     let packets = trace.packets;
-    // A session whose data sources never started still has the service's
-    // own packets (config, clock snapshots, stats): "ftrace" is the sign
-    // that traced_probes really recorded.
-    let recorded =
-        trace.data_sources.iter().any(|s| matches!(s.as_str(), "ftrace" | "atrace" | "compact_sched" | "sched"));
+    let recorded = trace.data_sources.iter().any(|s| s.is_kernel_or_atrace());
     if packets == 0 || !recorded {
         return Err(CheckFailure::Empty { size_bytes, packets });
     }
@@ -121,11 +118,11 @@ pub fn judge(trace: &TraceFacts, path: &Path, size_bytes: u64, app: &str) -> Res
 mod tests {
     use super::*;
 
-    fn trace(packets: u64, sources: &[&str], names: &[(i32, &str)]) -> TraceFacts {
+    fn trace(packets: u64, sources: &[DataSource], names: &[(i32, &str)]) -> TraceFacts {
         TraceFacts {
             packets,
             span_ns: 2_000,
-            data_sources: sources.iter().map(|s| s.to_string()).collect(),
+            data_sources: sources.to_vec(),
             processes: names.iter().map(|&(pid, n)| (pid, Some(n.to_string()))).collect(),
         }
     }
@@ -134,7 +131,7 @@ mod tests {
     fn accepts_a_trace_with_the_app() {
         let t = trace(
             10,
-            &["ftrace", "process_tree"],
+            &[DataSource::Ftrace, DataSource::ProcessTree],
             &[(1, "/init"), (40, "com.a.b:remote"), (30, "com.a.b"), (50, "com.a.bc")],
         );
         let ok = judge(&t, Path::new("x"), 5000, "com.a.b").unwrap();
@@ -145,12 +142,12 @@ mod tests {
 
     #[test]
     fn rejects_empty_and_appless_traces() {
-        let t = trace(3, &["process_tree", "clock_snapshot"], &[(30, "com.a.b")]);
+        let t = trace(3, &[DataSource::ProcessTree, DataSource::ClockSnapshot], &[(30, "com.a.b")]);
         assert!(matches!(
             judge(&t, Path::new("x"), 400, "com.a.b"),
             Err(CheckFailure::Empty { size_bytes: 400, packets: 3 })
         ));
-        let t = trace(10, &["ftrace"], &[(50, "com.a.bc"), (51, "other")]);
+        let t = trace(10, &[DataSource::Ftrace], &[(50, "com.a.bc"), (51, "other")]);
         assert!(matches!(judge(&t, Path::new("x"), 9000, "com.a.b"), Err(CheckFailure::NoApp { processes: 2, .. })));
     }
 }

@@ -9,7 +9,7 @@ use foldhash::HashMap;
 use super::clock::{is_boottime, TraceClocks, BOOTTIME};
 use super::identity::{Identity, NamePriority};
 use super::stats::Sources;
-use crate::model::{Name, TraceMeta, Warning, WarningCode};
+use crate::model::{DataSource, Name, TraceMeta, Warning, WarningCode};
 use crate::read::records::{Batch, Categories, EventName, TailBody, TailPacket, TrackEventRec};
 use crate::read::slim;
 
@@ -118,7 +118,7 @@ impl Replayer<'_> {
             }
             TailBody::TrackDescriptor(td) => self.track_descriptor(std::mem::take(&mut **td), ts.unwrap_or(0)),
             TailBody::TrackEvent(te) => {
-                self.sources.add("track_event");
+                self.sources.add(DataSource::TrackEvent);
                 match ts {
                     Some(t) => {
                         self.track_event(seq, te);
@@ -133,7 +133,7 @@ impl Replayer<'_> {
     }
 
     fn clock_snapshot(&mut self, seq: u32, cs: &slim::ClockSnapshot) {
-        self.sources.add("clock_snapshot");
+        self.sources.add(DataSource::ClockSnapshot);
         let st = self.seqs.entry(seq).or_default();
         let list: Vec<(u32, i64, i64)> = cs
             .clocks
@@ -161,7 +161,7 @@ impl Replayer<'_> {
     fn process_tree(&mut self, pt: &slim::ProcessTree, ts: i64) {
         // A tree of threads alone is a systrace's tgid column, not a listing.
         if !pt.processes.is_empty() {
-            self.sources.add("process_tree");
+            self.sources.add(DataSource::ProcessTree);
         }
         let id = &mut *self.id;
         for pr in &pt.processes {
@@ -193,7 +193,7 @@ impl Replayer<'_> {
     }
 
     fn process_stats(&mut self, ps: &slim::ProcessStats) {
-        self.sources.add("process_stats");
+        self.sources.add(DataSource::ProcessStats);
         for pr in &ps.processes {
             let Some(pid) = pr.pid else { continue };
             self.id.process(pid);
@@ -204,7 +204,7 @@ impl Replayer<'_> {
     }
 
     fn system_info(&mut self, si: &slim::SystemInfo) {
-        self.sources.add("system_info");
+        self.sources.add(DataSource::SystemInfo);
         let android = &mut self.meta.android;
         android.build_fingerprint = si.android_build_fingerprint.clone();
         android.sdk_version = si.android_sdk_version;

@@ -5,21 +5,21 @@
 
 use std::collections::HashMap;
 
-use crate::model::{TraceMeta, Warning, WarningCode};
+use crate::model::{DataSource, TraceMeta, Warning, WarningCode};
 use crate::read::records::{Batch, MAX_NAME_BYTES};
 
 /// Data sources in the order they were first found (the order `info` lists).
 #[derive(Debug, Default)]
-pub(crate) struct Sources(Vec<&'static str>);
+pub(crate) struct Sources(Vec<DataSource>);
 
 impl Sources {
-    pub(crate) fn add(&mut self, s: &'static str) {
+    pub(crate) fn add(&mut self, s: DataSource) {
         if !self.0.contains(&s) {
             self.0.push(s)
         }
     }
-    pub(crate) fn finish(self) -> Vec<String> {
-        self.0.iter().map(|s| s.to_string()).collect()
+    pub(crate) fn finish(self) -> Vec<DataSource> {
+        self.0
     }
 }
 
@@ -69,19 +69,19 @@ pub(crate) fn tally(batches: &[Batch], meta: &mut TraceMeta, sources: &mut Sourc
 
 fn note_sources(b: &Batch, sources: &mut Sources) {
     if b.ftrace_events > 0 || b.compact_sched {
-        sources.add("ftrace");
+        sources.add(DataSource::Ftrace);
     }
     if b.sched_events > 0 {
-        sources.add("sched");
+        sources.add(DataSource::Sched);
     }
     if b.compact_sched {
-        sources.add("compact_sched");
+        sources.add(DataSource::CompactSched);
     }
     if !b.atrace.is_empty() {
-        sources.add("atrace");
+        sources.add(DataSource::Atrace);
     }
     if !b.timeline.is_empty() {
-        sources.add("frame_timeline");
+        sources.add(DataSource::FrameTimeline);
     }
 }
 
@@ -193,7 +193,7 @@ mod tests {
         tally(&[a, b], &mut meta, &mut sources);
         assert_eq!((meta.packets, meta.ftrace_events, meta.sched_events), (7, 2, 7));
         assert_eq!((meta.first_ts, meta.last_ts), (Some(5), Some(9)));
-        assert_eq!(sources.finish(), ["ftrace", "sched", "compact_sched"]);
+        assert_eq!(sources.finish(), [DataSource::Ftrace, DataSource::Sched, DataSource::CompactSched]);
         assert_eq!(
             meta.warnings,
             [Warning::new(WarningCode::MalformedRecords, "1 malformed packets or events were skipped: bad varint")]

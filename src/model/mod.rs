@@ -243,10 +243,8 @@ pub struct TraceMeta {
     /// Clock ids seen on packets or in clock snapshots (6 = BOOTTIME).
     pub clocks: Vec<u32>,
     pub trace_clock: u32,
-    /// Data sources present, by what was found: `ftrace`, `atrace`,
-    /// `compact_sched`, `sched`, `frame_timeline`, `process_tree`,
-    /// `process_stats`, `track_event`, `clock_snapshot`, `system_info`.
-    pub data_sources: Vec<String>,
+    /// Data sources present, by what was found, in the order first found.
+    pub data_sources: Vec<DataSource>,
     pub ftrace_events: u64,
     pub atrace_events: u64,
     pub atrace_malformed: u64,
@@ -260,6 +258,52 @@ pub struct TraceMeta {
     pub android: AndroidInfo,
     pub tracing_started_ts: Option<i64>,
     pub warnings: Vec<Warning>,
+}
+
+/// A kind of data a trace was found to hold (named in `info`, JSON and the
+/// report as [`DataSource::as_str`] says).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DataSource {
+    Ftrace,
+    Sched,
+    CompactSched,
+    Atrace,
+    FrameTimeline,
+    TrackEvent,
+    ClockSnapshot,
+    ProcessTree,
+    ProcessStats,
+    SystemInfo,
+}
+
+impl DataSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DataSource::Ftrace => "ftrace",
+            DataSource::Sched => "sched",
+            DataSource::CompactSched => "compact_sched",
+            DataSource::Atrace => "atrace",
+            DataSource::FrameTimeline => "frame_timeline",
+            DataSource::TrackEvent => "track_event",
+            DataSource::ClockSnapshot => "clock_snapshot",
+            DataSource::ProcessTree => "process_tree",
+            DataSource::ProcessStats => "process_stats",
+            DataSource::SystemInfo => "system_info",
+        }
+    }
+
+    /// Names joined with ", " (`info`, the report).
+    pub fn list(sources: &[DataSource]) -> String {
+        sources.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+    }
+
+    /// Whether traced_probes recorded: a session whose data sources never
+    /// started still has the service's own packets (config, clock
+    /// snapshots, stats), but none of these.
+    pub fn is_kernel_or_atrace(self) -> bool {
+        matches!(self, DataSource::Ftrace | DataSource::Atrace | DataSource::CompactSched | DataSource::Sched)
+    }
 }
 
 /// How a trace file was stored: a Perfetto protobuf trace (whole-file

@@ -33,7 +33,7 @@ pub struct Info {
     pub last_ts: Option<i64>,
     pub clocks: Vec<u32>,
     pub trace_clock: u32,
-    pub data_sources: Vec<String>,
+    pub data_sources: Vec<crate::model::DataSource>,
     pub frame_timeline_events: u64,
     pub ftrace_events: u64,
     pub atrace_events: u64,
@@ -168,7 +168,7 @@ pub fn render_text(i: &Info) -> String {
         let clocks: Vec<String> = i.clocks.iter().map(u32::to_string).collect();
         let _ = writeln!(o, "clocks        {} (trace clock {})", clocks.join(", "), i.trace_clock);
     }
-    let _ = writeln!(o, "data sources  {}", i.data_sources.join(", "));
+    let _ = writeln!(o, "data sources  {}", crate::model::DataSource::list(&i.data_sources));
     if let Some(sdk) = i.android.sdk_version {
         let _ = writeln!(o, "android       sdk {sdk} {}", i.android.build_fingerprint.as_deref().unwrap_or(""));
     }

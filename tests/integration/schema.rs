@@ -879,7 +879,7 @@ fn trace_facts_data_loss_and_statistics() {
     assert_eq!(m.android.build_fingerprint.as_deref(), Some("google/fpsan/test:16/BP1A/1:user/release-keys"));
     assert_eq!(m.android.sdk_version, Some(36));
     assert_eq!(m.android.device.as_deref(), Some("Google"));
-    let mut sources = m.data_sources.clone();
+    let mut sources: Vec<&str> = m.data_sources.iter().map(|s| s.as_str()).collect();
     sources.sort();
     assert_eq!(
         sources,

@@ -74,7 +74,10 @@ fn trace_quality(report: &Report) -> Vec<Field> {
     let q = report.quality;
     let count = |n: u64| fmt_count(n as i64);
     let mut quality = vec![
-        field("data sources", if m.data_sources.is_empty() { NONE.into() } else { m.data_sources.join(", ") }),
+        field(
+            "data sources",
+            if m.data_sources.is_empty() { NONE.into() } else { crate::model::DataSource::list(&m.data_sources) },
+        ),
         if m.is_systrace() {
             field("ftrace lines", count(m.ftrace_events))
         } else {

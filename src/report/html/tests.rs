@@ -20,7 +20,7 @@ fn small() -> Analysed {
     trace.meta.first_ts = Some(0);
     trace.meta.last_ts = Some(2_500_000_000);
     trace.meta.android.build_fingerprint = Some("google/tokay/tokay:15/AP4A/123:user/release-keys".into());
-    trace.meta.data_sources = vec!["ftrace".into(), "atrace".into()];
+    trace.meta.data_sources = vec![crate::model::DataSource::Ftrace, crate::model::DataSource::Atrace];
     trace.meta.data_loss.chunks_discarded = 1234;
     trace.meta.cut_at_start = 3;
     let mut rows: Vec<_> = [5, 5, 60, 5]
