@@ -61,10 +61,11 @@ fn header(report: &Report) -> Vec<Field> {
     header
 }
 
-/// Distinct refresh rates of the frames table, rounded: `60 Hz`, `60/120 Hz`.
+/// Distinct refresh rates of the reported apps' frames, rounded: `60 Hz`, `60/120 Hz`.
 fn trace_refresh(report: &Report) -> String {
-    let rates = crate::metrics::sql::f64s(report.frames, "refresh_hz").unwrap_or_default();
-    fmt_rates(rates.into_iter().flatten().filter(|v| v.is_finite() && *v > 0.0)).unwrap_or_else(|| NONE.into())
+    let reported: std::collections::HashSet<i32> = report.apps.iter().map(|a| a.pid).collect();
+    let rates = report.rows.iter().filter(|r| reported.contains(&r.pid)).map(|r| r.refresh_hz);
+    fmt_rates(rates.filter(|v| v.is_finite() && *v > 0.0)).unwrap_or_else(|| NONE.into())
 }
 
 /// The trace's contents and the whole-trace reconstruction quality; `–` for
