@@ -476,7 +476,7 @@ fn scenes(df: &DataFrame) -> PolarsResult<HashMap<i32, Vec<SceneSummary>>> {
 /// first, with their why.
 fn worst_frames(df: &DataFrame, why: &[FrameWhy], limit: usize) -> PolarsResult<HashMap<i32, Vec<WorstFrame>>> {
     // Only the first `limit` rows of each pid are read whole: a busy trace
-    // has thousands of janky frames, and reading every one took 12 ms.
+    // has thousands of janky frames, and reading every one is wasted work.
     let mut worst: HashMap<i32, Vec<WorstFrame>> = HashMap::new();
     for r in sql::Rows::new(df).iter() {
         let Some(pid) = r.opt_i64("pid")? else { continue };

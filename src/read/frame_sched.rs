@@ -2,7 +2,7 @@
 //! every frame needs its thread's Running/Runnable/Sleeping split, which
 //! comes from that thread's sched_switch / sched_waking records; reading
 //! them in a second pass decodes every ftrace bundle of the trace again
-//! (0.5 s of 1.8 s on a 1 GB busy trace). So while the first pass decodes a
+//! (a large share of a busy trace's analysis). So while the first pass decodes a
 //! batch it also keeps the records of the threads known, when the batch
 //! began, to begin a slice named as the caller says (`frames` says
 //! `Choreographer#doFrame`: atrace writers, and the threads of TrackEvent

@@ -15,8 +15,8 @@ use super::records::{SchedRecord, TidFilter};
 /// ends and the next begins (each CPU's events come in time order), so a
 /// merge touches a short tail of the vector. A merge that would reach far
 /// back gives up: the thread's records are then sorted once at the end.
-/// (One stable sort of all of a thread's records at the end took 0.13 s of
-/// the 0.24 s pass on a 1 GB trace.)
+/// (One stable sort of all of a thread's records at the end was most of
+/// the pass's time on a busy trace.)
 pub struct ThreadBuckets {
     /// The wanted tids, sorted: bucket `k` holds `tids[k]`'s records.
     tids: Vec<i32>,
@@ -110,8 +110,8 @@ thread_local! {
 /// (tid, timestamp, file order), as a stable sort on (tid, timestamp) would.
 /// A thread's records are a few dozen runs already in time order (one per
 /// bundle and column), so a stable counting sort on the thread and a
-/// bottom-up merge of each thread's runs replace the general sort, which
-/// took 0.14 s of CPU for the batches of the 1 GB busy trace.
+/// bottom-up merge of each thread's runs replace the general sort (several
+/// times more CPU on a busy trace's batches; `benches/readers.rs` times the decode).
 pub(crate) fn sort_by_thread_then_time(tids: &[i32], records: &mut [SchedRecord]) {
     let ranks: Option<Vec<u32>> = (records.len() <= SORT_BUFFER_MAX)
         .then(|| records.iter().map(|r| tids.binary_search(&r.tid()).ok().map(|k| k as u32)).collect())
