@@ -12,7 +12,8 @@ fuzz_target!(|data: &[u8]| {
     let Ok(source) = Source::from_bytes("fuzz.pftrace", data.to_vec()) else {
         return;
     };
-    let Ok((trace, mut sched)) = analysis::decode(&source, &analysis::frame_read_options(fpsan::sink::Sink::quiet())) else {
+    let Ok((trace, sched)) = analysis::decode(&source, &analysis::frame_read_options(fpsan::sink::Sink::quiet()))
+    else {
         return;
     };
     let done = analysis::frames_of(analysis::Opened { source, sched, trace }, &Options::default());
