@@ -9,6 +9,8 @@ use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
+use crate::model::{Warning, WarningCode};
+
 use super::gate::{GateInput, GateRule, GateStatus};
 use super::metrics::{eval, index_of, Frame, Role, METRICS};
 use super::runs::{Run, Sides};
@@ -154,7 +156,7 @@ pub struct Comparison {
     pub(crate) metrics: Vec<MetricResult>,
     pub(crate) scenes: Vec<SceneResult>,
     pub(crate) gates: Vec<GateResult>,
-    pub(crate) warnings: Vec<String>,
+    pub(crate) warnings: Vec<Warning>,
 }
 
 impl Comparison {
@@ -240,8 +242,9 @@ pub(crate) fn compare(sides: &Sides, rules: &[GateRule], s: &Settings) -> Compar
     c.gates = gates(&c, rules, s);
     for r in rules {
         if c.metric(&r.metric).is_none() {
-            c.warnings
-                .push(format!("gate rule `{}`: {} is not available for these traces; not checked", r.text, r.metric));
+            let message =
+                format!("gate rule `{}`: {} is not available for these traces; not checked", r.text, r.metric);
+            c.warnings.push(Warning::new(WarningCode::GateNotChecked, message));
         }
     }
     c
@@ -466,13 +469,14 @@ fn compare_scenes(
     after: &[Run],
     s: &Settings,
     bounds: &mut BoundsCache,
-) -> (Vec<SceneResult>, Vec<String>) {
+) -> (Vec<SceneResult>, Vec<Warning>) {
     let (bn, an) = (scene_names(before), scene_names(after));
     let (b_set, a_set): (HashSet<&str>, HashSet<&str>) = (bn.iter().copied().collect(), an.iter().copied().collect());
     let mut warnings = Vec::new();
     for (names, other, side) in [(&bn, &a_set, "before"), (&an, &b_set, "after")] {
         for n in names.iter().filter(|n| !other.contains(*n)) {
-            warnings.push(format!("scene {n} is only on the {side} side; not compared"));
+            let message = format!("scene {n} is only on the {side} side; not compared");
+            warnings.push(Warning::new(WarningCode::SceneOnOneSide, message));
         }
     }
     // One scene on both sides is the app itself: its rows would repeat the app's.
@@ -532,29 +536,36 @@ fn drawing_time_s(run: &Run) -> f64 {
 }
 
 /// The checks that say a comparison may mislead.
-fn quality_warnings(before: &[Run], after: &[Run], b_values: &[Vec<f64>], a_values: &[Vec<f64>]) -> Vec<String> {
+fn quality_warnings(before: &[Run], after: &[Run], b_values: &[Vec<f64>], a_values: &[Vec<f64>]) -> Vec<Warning> {
     let mut w = Vec::new();
     let side_hz = |runs: &[Run]| runs.iter().map(|r| max_hz(&r.frames)).fold(f64::NAN, f64::max);
     let (bh, ah) = (side_hz(before), side_hz(after));
     if (bh - ah).abs() > REFRESH_TOLERANCE_HZ {
-        w.push(format!(
+        w.push(Warning::new(
+            WarningCode::RefreshDiffers,
+            format!(
             "refresh rate differs: before {bh:.0} Hz, after {ah:.0} Hz; fps is compared against each side's own rate \
              (each side's fps is capped at its refresh rate and frame budgets scale with it)"
+        ),
         ));
     }
     for (runs, side) in [(before, "before"), (after, "after")] {
         let rates: Vec<f64> = runs.iter().map(|r| max_hz(&r.frames)).filter(|v| v.is_finite()).collect();
         let (lo, hi) = rates.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)));
         if hi - lo > REFRESH_TOLERANCE_HZ {
-            w.push(format!(
+            w.push(Warning::new(WarningCode::MixedRefresh, format!(
                 "mixed refresh rates on the {side} side: its runs ran at {lo:.0} to {hi:.0} Hz; runs at different rates \
                  are not alike (fps is capped at each run's rate): record every run at one rate"
-            ));
+            )));
         }
     }
-    for (what, get) in [
-        ("build fingerprint", (|r: &Run| r.fingerprint.clone()) as fn(&Run) -> Option<String>),
-        ("device", |r: &Run| r.device.clone()),
+    for (what, code, get) in [
+        (
+            "build fingerprint",
+            WarningCode::BuildFingerprintDiffers,
+            (|r: &Run| r.fingerprint.clone()) as fn(&Run) -> Option<String>,
+        ),
+        ("device", WarningCode::DeviceDiffers, |r: &Run| r.device.clone()),
     ] {
         let values = |runs: &[Run]| -> Vec<String> {
             let mut v: Vec<String> = runs.iter().filter_map(get).collect();
@@ -564,25 +575,28 @@ fn quality_warnings(before: &[Run], after: &[Run], b_values: &[Vec<f64>], a_valu
         };
         let (b, a) = (values(before), values(after));
         if !b.is_empty() && !a.is_empty() && b != a {
-            w.push(format!("{what} differs: before {}, after {}", b.join(" | "), a.join(" | ")));
+            w.push(Warning::new(code, format!("{what} differs: before {}, after {}", b.join(" | "), a.join(" | "))));
         }
     }
     let drawing = |runs: &[Run]| median(&runs.iter().map(drawing_time_s).collect::<Vec<_>>());
     let (bd, ad) = (drawing(before), drawing(after));
     if bd > 0.0 && ad.is_finite() && ((ad - bd) / bd).abs() > DRAWING_TIME_CHANGE {
-        w.push(format!(
+        w.push(Warning::new(WarningCode::ScenarioChanged, format!(
             "the app drew for {bd:.1} s per run before and {ad:.1} s after (median run, {:+.0}%): did the scenario change?",
             (ad - bd) / bd * 100.0
-        ));
+        )));
     }
     let fps = metric_index("fps");
     for (values, side) in [(b_values, "before"), (a_values, "after")] {
         if let Some(cv) = coefficient_of_variation(&column(values, fps)) {
             if cv > NOISY_CV {
-                w.push(format!(
+                w.push(Warning::new(
+                    WarningCode::NoisyRuns,
+                    format!(
                     "noisy runs: fps varies {:.0}% run to run on the {side} side (coefficient of variation > 10%); \
                      check the device state (thermal, background work) and repeat",
                     cv * 100.0
+                ),
                 ));
             }
         }

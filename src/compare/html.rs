@@ -164,7 +164,7 @@ fn page(c: &Comparison, charts: &[CompareChart]) -> Page {
                 reason: g.reason.clone().unwrap_or_default(),
             })
             .collect(),
-        warnings: c.warnings.clone(),
+        warnings: c.warnings.iter().map(|w| w.message.clone()).collect(),
         tables,
         ci_label: c.settings.ci_label(),
         charts: charts

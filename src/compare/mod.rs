@@ -199,7 +199,7 @@ fn load_sides(a: &CompareRequest, notes: &mut Vec<String>) -> Result<runs::Sides
     let (loaded, load_warnings) = runs::load_all(sides, &opts, a.out.is_some(), a.sink);
     for (k, side) in [Side::Before, Side::After].into_iter().enumerate() {
         if loaded[k].is_empty() {
-            let why = load_warnings.join("; ");
+            let why = load_warnings.iter().map(|w| w.message.as_str()).collect::<Vec<_>>().join("; ");
             return Err(CompareError::Input(format!("the {} side has no usable run: {why}", side.name())));
         }
     }

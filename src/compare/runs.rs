@@ -17,6 +17,7 @@ use super::CompareError;
 use crate::analysis::{self, Analysis};
 use crate::frames::FrameRow;
 use crate::metrics::AppFilter;
+use crate::model::{Warning, WarningCode};
 use crate::sink::Sink;
 
 /// Which side of the comparison.
@@ -54,7 +55,7 @@ pub(crate) struct Loaded {
     pub device: Option<String>,
     /// The frames table of every app, kept only for `frames.parquet`.
     pub frames_df: Option<DataFrame>,
-    pub warnings: Vec<crate::model::Warning>,
+    pub warnings: Vec<Warning>,
 }
 
 /// One run of the compared app: its frames and the facts of its trace.
@@ -131,14 +132,15 @@ pub(crate) fn load_all(
     opts: &analysis::Options,
     keep_df: bool,
     sink: Sink,
-) -> ([Vec<Loaded>; 2], Vec<String>) {
+) -> ([Vec<Loaded>; 2], Vec<Warning>) {
     let jobs: Vec<(Side, PathBuf)> =
         sides.into_iter().flat_map(|(side, paths)| paths.into_iter().map(move |p| (side, p))).collect();
     let bar = sink.bar(jobs.len() as u64, "analysing runs {bar:30} {pos}/{len} {elapsed}");
     let load = |(side, path): &(Side, PathBuf)| {
-        let r = analysis::analyze(path, opts)
-            .map(|a| reduce(path, a, keep_df))
-            .map_err(|e| format!("{} run {} left out: {}", side.name(), path.display(), one_line(&e.to_string())));
+        let r = analysis::analyze(path, opts).map(|a| reduce(path, a, keep_df)).map_err(|e| {
+            let message = format!("{} run {} left out: {}", side.name(), path.display(), one_line(&e.to_string()));
+            Warning::new(WarningCode::RunLeftOut, message)
+        });
         bar.inc(1);
         r
     };
@@ -317,7 +319,7 @@ pub(crate) struct Sides {
     pub runs: [Vec<Run>; 2],
     /// How the app was chosen, for stderr ("comparing X: the app with ...").
     pub chosen_note: Option<String>,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
 }
 
 /// Pick the app and keep its frames in each run; a side left without a run
@@ -332,7 +334,8 @@ pub(crate) fn select(choice: &AppChoice, loaded: [Vec<Loaded>; 2]) -> Result<Sid
             match app_run(l, &matchers[k]) {
                 Some(run) => runs[k].push(run),
                 None => {
-                    warnings.push(format!("{} run {} has no frames of {app}; left out", side.name(), l.path.display()))
+                    let message = format!("{} run {} has no frames of {app}; left out", side.name(), l.path.display());
+                    warnings.push(Warning::new(WarningCode::RunWithoutApp, message));
                 }
             }
         }
@@ -344,7 +347,9 @@ pub(crate) fn select(choice: &AppChoice, loaded: [Vec<Loaded>; 2]) -> Result<Sid
             )));
         }
         for l in &loaded[k] {
-            warnings.extend(l.warnings.iter().map(|w| format!("{}: {}", l.path.display(), one_line(&w.message))));
+            // Each run's own warnings keep their codes, the run's path first in the message.
+            let of_run = |w: &Warning| Warning::new(w.code, format!("{}: {}", l.path.display(), one_line(&w.message)));
+            warnings.extend(l.warnings.iter().map(of_run));
         }
     }
     let chosen_note = matches!(choice, AppChoice::Auto)

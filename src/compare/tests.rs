@@ -2,6 +2,7 @@
 //! polars summaries (the independent path), and the comparison on small
 //! hand-made runs.
 
+use crate::model::WarningCode;
 use std::path::PathBuf;
 
 use super::comparison::{compare, tripped_line, IndicativeGates, Settings};
@@ -293,9 +294,8 @@ fn warnings_for_mixed_rates_and_a_changed_scenario() {
     before[3] = run_at(120.0, 1200, 60, 1, 1000);
     let c = compare(&sides(before, smooth(4)), &[], &settings());
     assert!(
-        c.warnings
-            .iter()
-            .any(|w| w.starts_with("mixed refresh rates on the before side: its runs ran at 60 to 120 Hz")),
+        c.warnings.iter().any(|w| w.code == WarningCode::MixedRefresh
+            && w.message.starts_with("mixed refresh rates on the before side: its runs ran at 60 to 120 Hz")),
         "{:?}",
         c.warnings
     );
@@ -303,7 +303,9 @@ fn warnings_for_mixed_rates_and_a_changed_scenario() {
     let short: Vec<Run> = (0..4).map(|i| run(300, 60 + i, 1, 1000)).collect();
     let c = compare(&sides(smooth(4), short), &[], &settings());
     assert!(
-        c.warnings.iter().any(|w| w.contains("did the scenario change?") && w.contains("(median run, -50%)")),
+        c.warnings.iter().any(|w| w.code == WarningCode::ScenarioChanged
+            && w.message.contains("did the scenario change?")
+            && w.message.contains("(median run, -50%)")),
         "{:?}",
         c.warnings
     );

@@ -51,6 +51,27 @@ pub enum WarningCode {
     FrameTimelineEventsSkipped,
     /// Several frames of one process share a vsync id.
     RepeatedVsyncIds,
+    // `compare`'s own warnings (its runs' warnings keep their codes).
+    /// A run could not be analysed and was left out.
+    RunLeftOut,
+    /// A run has no frames of the compared app and was left out.
+    RunWithoutApp,
+    /// The two sides ran at different refresh rates.
+    RefreshDiffers,
+    /// The runs of one side ran at different refresh rates.
+    MixedRefresh,
+    /// The two sides come from different builds.
+    BuildFingerprintDiffers,
+    /// The two sides come from different devices.
+    DeviceDiffers,
+    /// The app drew for much longer or shorter on one side: a changed scenario?
+    ScenarioChanged,
+    /// fps varies more than 10% run to run on one side.
+    NoisyRuns,
+    /// A scene is on one side only and was not compared.
+    SceneOnOneSide,
+    /// A `--fail-if` rule names a metric these traces do not have.
+    GateNotChecked,
 }
 
 /// One warning: its code and its message.

@@ -151,8 +151,13 @@ fn refresh_rate_change_is_a_warning() {
     // 1e9 / 16_666_667 and 1e9 / 8_333_333: the intervals are whole nanoseconds.
     let hz = |side: &str| doc[side]["refresh_hz"].as_f64().unwrap();
     assert!((hz("before") - 60.0).abs() < 1e-3 && (hz("after") - 120.0).abs() < 1e-3, "{doc}");
-    let warnings: Vec<&str> = doc["warnings"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
-    assert!(warnings.iter().any(|w| w.starts_with("refresh rate differs: before 60 Hz, after 120 Hz")), "{warnings:?}");
+    // Each warning is {code, message}.
+    let warnings = doc["warnings"].as_array().unwrap();
+    assert!(
+        warnings.iter().any(|w| w["code"] == "refresh_differs"
+            && w["message"].as_str().unwrap().starts_with("refresh rate differs: before 60 Hz, after 120 Hz")),
+        "{warnings:?}"
+    );
 }
 
 #[test]
