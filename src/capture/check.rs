@@ -88,7 +88,13 @@ pub fn check_with(
 /// The rules, on a decoded trace.
 pub fn judge(trace: &TraceFacts, path: &Path, size_bytes: u64, app: &str) -> Result<CheckedTrace, CheckFailure> {
     let packets = trace.packets;
-    let recorded = trace.data_sources.iter().any(|s| s.is_kernel_or_atrace());
+    // A session whose data sources never started still has the service's
+    // own packets (config, clock snapshots, stats): kernel or atrace data is
+    // the sign that traced_probes really recorded.
+    let recorded = trace
+        .data_sources
+        .iter()
+        .any(|s| matches!(s, DataSource::Ftrace | DataSource::Atrace | DataSource::CompactSched | DataSource::Sched));
     if packets == 0 || !recorded {
         return Err(CheckFailure::Empty { size_bytes, packets });
     }

@@ -297,13 +297,6 @@ impl DataSource {
     pub fn list(sources: &[DataSource]) -> String {
         sources.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
     }
-
-    /// Whether traced_probes recorded: a session whose data sources never
-    /// started still has the service's own packets (config, clock
-    /// snapshots, stats), but none of these.
-    pub fn is_kernel_or_atrace(self) -> bool {
-        matches!(self, DataSource::Ftrace | DataSource::Atrace | DataSource::CompactSched | DataSource::Sched)
-    }
 }
 
 /// How a trace file was stored: a Perfetto protobuf trace (whole-file
