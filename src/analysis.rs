@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use crate::frames::{self, FrameAnalysis, FrameOptions};
 use crate::import;
 use crate::model::{Trace, Warning, WarningCode};
+use crate::presents::{self, PresentAnalysis};
 use crate::read::{self, ReadError, ReadOptions, SchedPass, Source};
 use crate::sink::Sink;
 
@@ -62,6 +63,8 @@ impl Default for Options {
 pub struct TraceFrames {
     pub trace: Trace,
     pub frames: FrameAnalysis,
+    /// What every layer presented, and every app's renderer.
+    pub presents: PresentAnalysis,
     /// The reader's warnings, and what rebuilding the frames noticed.
     pub warnings: Vec<Warning>,
 }
@@ -117,7 +120,8 @@ pub fn frames_of(opened: Opened, opts: &Options) -> TraceFrames {
             frames.quality.repeated_ids, frames.quality.repeated_id_values, frames.quality.max_id_uses
         )));
     }
-    TraceFrames { trace, frames, warnings }
+    let presents = presents::analyze(&trace, frames::common_interval(&frames.rows));
+    TraceFrames { trace, frames, presents, warnings }
 }
 
 /// The facts `capture` checks a pulled trace for (its loader).
@@ -136,9 +140,9 @@ pub fn trace_facts(path: &Path) -> Result<crate::capture::TraceFacts, ReadError>
 pub enum AnalysisError {
     #[error(transparent)]
     Read(#[from] ReadError),
-    #[error("no frames in {}: it has no Choreographer#doFrame slices; record with atrace categories gfx and view and the app in atrace_apps (`fpsan capture --app PKG`)", path.display())]
+    #[error("no frames in {}: it has no Choreographer#doFrame slices and no presented buffers (FrameTimeline, SurfaceFlinger layer counters or queueBuffer); record with atrace categories gfx and view, the frametimeline data source and the app in atrace_apps (`fpsan capture --app PKG`)", path.display())]
     NoFrames { path: PathBuf },
-    #[error("no frames for {asked} in {}; apps with frames: {apps}", path.display())]
+    #[error("no frames or presents for {asked} in {}; apps with frames: {apps}", path.display())]
     NoFramesForApp { path: PathBuf, asked: String, apps: String },
     #[cfg(feature = "analysis")]
     #[error(transparent)]
@@ -154,6 +158,10 @@ pub struct Analysis {
     pub frames: FrameAnalysis,
     /// The frames of the apps `Options::filter` keeps, with their scenes.
     pub frames_df: polars::prelude::DataFrame,
+    /// The presents of the layers of the apps `Options::filter` keeps.
+    pub presents: PresentAnalysis,
+    /// Their rows as the presents table.
+    pub presents_df: polars::prelude::DataFrame,
     /// Per-app summaries; empty when `Options::summaries` is off.
     pub apps: Vec<crate::metrics::AppSummary>,
     pub warnings: Vec<Warning>,
@@ -172,12 +180,16 @@ pub fn analyze(path: &Path, opts: &Options) -> Result<Analysis, AnalysisError> {
 #[cfg(feature = "analysis")]
 fn summarize(path: &Path, tf: TraceFrames, opts: &Options) -> Result<Analysis, AnalysisError> {
     use crate::metrics;
-    let TraceFrames { trace, frames, warnings } = tf;
+    let TraceFrames { trace, frames, presents, warnings } = tf;
     let filter = &opts.filter;
-    if opts.require_frames && frames.rows.is_empty() {
+    let presents = keep_apps(presents, filter, &trace);
+    if opts.require_frames && frames.rows.is_empty() && presents.rows.is_empty() {
         return Err(AnalysisError::NoFrames { path: path.to_path_buf() });
     }
-    if opts.require_frames && !frames.rows.iter().any(|r| filter.matches(r.process.as_deref(), r.pid)) {
+    if opts.require_frames
+        && !frames.rows.iter().any(|r| filter.matches(r.process.as_deref(), r.pid))
+        && presents.rows.is_empty()
+    {
         return Err(AnalysisError::NoFramesForApp {
             path: path.to_path_buf(),
             asked: filter.to_string(),
@@ -185,8 +197,28 @@ fn summarize(path: &Path, tf: TraceFrames, opts: &Options) -> Result<Analysis, A
         });
     }
     let frames_df = metrics::frames_table(&trace, &frames, filter)?;
-    let apps = if opts.summaries { metrics::summarize(&frames_df, &frames.why, &opts.metrics)? } else { Vec::new() };
-    Ok(Analysis { trace, frames, frames_df, apps, warnings })
+    let presents_df = metrics::presents_table(&presents.rows)?;
+    let apps = if opts.summaries {
+        metrics::summarize(&frames_df, &frames.why, &presents, &opts.metrics)?
+    } else {
+        Vec::new()
+    };
+    Ok(Analysis { trace, frames, frames_df, presents, presents_df, apps, warnings })
+}
+
+/// The layers, rows and renderers of the apps `filter` keeps.
+#[cfg(feature = "analysis")]
+fn keep_apps(mut p: PresentAnalysis, filter: &crate::metrics::AppFilter, trace: &Trace) -> PresentAnalysis {
+    use crate::metrics::AppFilter;
+    if *filter == AppFilter::All {
+        return p;
+    }
+    let kept = |process: Option<&str>, pid: Option<i32>| pid.is_some_and(|pid| filter.matches(process, pid));
+    p.rows.retain(|r| kept(r.process.as_deref(), r.pid));
+    p.layers.retain(|l| kept(l.process.as_deref(), l.pid));
+    let name = |pid: i32| trace.processes.iter().find(|x| x.pid == pid).and_then(|x| x.name.as_deref());
+    p.renderers.retain(|&pid, _| filter.matches(name(pid), pid));
+    p
 }
 
 /// "a (pid 1, 30 frames), b (pid 2, 4 frames)": the ten apps with the most frames.

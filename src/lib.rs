@@ -19,6 +19,7 @@ pub mod memory;
 #[cfg(feature = "analysis")]
 pub mod metrics;
 pub mod model;
+pub mod presents;
 #[cfg(feature = "analysis")]
 pub mod query;
 pub mod read;

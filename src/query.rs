@@ -14,7 +14,7 @@ use crate::metrics::AppSummary;
 use crate::model::{Process, Slice, Thread, Trace, Track, TrackId};
 
 /// Every table `fpsan query` knows.
-const TABLES: [&str; 7] = ["slice", "counter", "thread", "process", "frame_timeline", "frames", "apps"];
+const TABLES: [&str; 8] = ["slice", "counter", "thread", "process", "frame_timeline", "frames", "apps", "presents"];
 
 #[derive(Debug, thiserror::Error)]
 pub enum QueryError {
@@ -40,10 +40,17 @@ fn tables_in(sql: &str) -> BTreeSet<&'static str> {
     TABLES.iter().copied().filter(|t| words.contains(*t)).collect()
 }
 
-/// Whether the query needs the frame analysis (`frames` or `apps`).
+/// Whether the query needs the analysis (`frames`, `apps` or `presents`).
 pub fn needs_frames(sql: &str) -> bool {
     let t = tables_in(sql);
-    t.contains("frames") || t.contains("apps")
+    t.contains("frames") || t.contains("apps") || t.contains("presents")
+}
+
+/// The analysis' tables, for a query that names one of them.
+pub struct AnalysisTables {
+    pub frames: DataFrame,
+    pub apps: DataFrame,
+    pub presents: DataFrame,
 }
 
 /// A slice with the track, thread and process it is on, looked up once.
@@ -185,14 +192,9 @@ pub fn apps_df(apps: &[AppSummary]) -> PolarsResult<DataFrame> {
         .build()
 }
 
-/// Run `sql` over the tables it mentions. `frames` / `apps` must be given when
-/// the query names them (see [`needs_frames`]).
-pub fn run(
-    trace: &Trace,
-    frames: Option<&DataFrame>,
-    apps: Option<&DataFrame>,
-    sql: &str,
-) -> Result<DataFrame, QueryError> {
+/// Run `sql` over the tables it mentions. The analysis' tables must be given
+/// when the query names one of them (see [`needs_frames`]).
+pub fn run(trace: &Trace, analysis: Option<&AnalysisTables>, sql: &str) -> Result<DataFrame, QueryError> {
     let ctx = SQLContext::new();
     for table in tables_in(sql) {
         let df = match table {
@@ -201,12 +203,12 @@ pub fn run(
             "thread" => thread_df(trace),
             "process" => process_df(trace),
             "frame_timeline" => frame_timeline_df(trace),
-            "frames" => match frames {
-                Some(f) => Ok(f.clone()),
-                None => continue,
-            },
-            "apps" => match apps {
-                Some(a) => Ok(a.clone()),
+            "frames" | "apps" | "presents" => match analysis {
+                Some(a) => Ok(match table {
+                    "frames" => a.frames.clone(),
+                    "apps" => a.apps.clone(),
+                    _ => a.presents.clone(),
+                }),
                 None => continue,
             },
             _ => continue,
@@ -297,7 +299,6 @@ mod tests {
         let df = run(
             &trace(),
             None,
-            None,
             "SELECT id, name, depth, parent_id, tid, pid, thread_name, process_name FROM slice ORDER BY id",
         )
         .unwrap();
@@ -313,23 +314,23 @@ mod tests {
     #[test]
     fn counters_threads_processes_timeline() {
         let t = trace();
-        let c = run(&t, None, None, "SELECT name, pid, SUM(value) AS v FROM counter GROUP BY name, pid").unwrap();
+        let c = run(&t, None, "SELECT name, pid, SUM(value) AS v FROM counter GROUP BY name, pid").unwrap();
         assert_eq!(c.height(), 1);
         assert_eq!(c.column("v").unwrap().f64().unwrap().get(0), Some(1.0));
-        let th = run(&t, None, None, "SELECT tid FROM thread WHERE pid = 42 ORDER BY tid").unwrap();
+        let th = run(&t, None, "SELECT tid FROM thread WHERE pid = 42 ORDER BY tid").unwrap();
         assert_eq!(th.height(), 2);
-        let p = run(&t, None, None, "SELECT name FROM process").unwrap();
+        let p = run(&t, None, "SELECT name FROM process").unwrap();
         assert_eq!(p.column("name").unwrap().str().unwrap().get(0), Some("com.a"));
-        let ft = run(&t, None, None, "SELECT kind, surface, token, jank_type FROM frame_timeline").unwrap();
+        let ft = run(&t, None, "SELECT kind, surface, token, jank_type FROM frame_timeline").unwrap();
         assert_eq!(ft.column("kind").unwrap().str().unwrap().get(0), Some("actual"));
         assert_eq!(ft.column("surface").unwrap().bool().unwrap().get(0), Some(true));
     }
 
     #[test]
     fn sql_errors_are_one_line() {
-        let e = run(&trace(), None, None, "SELEC nonsense FROM slice").unwrap_err();
+        let e = run(&trace(), None, "SELEC nonsense FROM slice").unwrap_err();
         assert!(matches!(e, QueryError::Sql(_)));
         assert!(!e.to_string().contains('\n'));
-        assert!(run(&trace(), None, None, "SELECT * FROM nowhere").is_err());
+        assert!(run(&trace(), None, "SELECT * FROM nowhere").is_err());
     }
 }

@@ -67,9 +67,10 @@ pub struct AnalyzeArgs {
     /// Force the display refresh rate instead of reading it from the trace.
     #[arg(long, value_name = "F", value_parser = positive_f64)]
     pub refresh_hz: Option<f64>,
-    /// App category for the Green Alliance verdict (55 fps normal, 25 otherwise).
-    #[arg(long, value_enum, default_value_t = Category::Normal)]
-    pub category: Category,
+    /// App category for the Green Alliance verdict (≥ 55 fps for apps, ≥ 25 for
+    /// games, maps and video); detected from each app's renderer when not given.
+    #[arg(long, value_enum)]
+    pub category: Option<Category>,
     /// Main-thread slices at least this long before a frame's start are reported as blockers.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_BLOCKER_MS, value_parser = non_negative_f64)]
     pub blocker_ms: f64,
@@ -253,7 +254,7 @@ fn capture_cmd(a: &CaptureArgs) -> Result<()> {
         out: None,
         format: StdoutFormat::Table,
         refresh_hz: None,
-        category: Category::Normal,
+        category: None,
         blocker_ms: DEFAULT_BLOCKER_MS,
     })
 }
@@ -312,7 +313,7 @@ fn analyze(a: &AnalyzeArgs) -> Result<()> {
         metrics: MetricsOptions { category: a.category, ..Default::default() },
         ..base_options()
     };
-    let analysis::Analysis { trace, frames, frames_df, apps, warnings } =
+    let analysis::Analysis { trace, frames, frames_df, presents, presents_df, apps, warnings } =
         analysis::analyze(&a.trace, &opts).map_err(analysis_failure)?;
     for w in &warnings {
         warn(&w.message);
@@ -340,6 +341,8 @@ fn analyze(a: &AnalyzeArgs) -> Result<()> {
         apps: &apps,
         frames: &frames_df,
         rows: &rows,
+        presents: &presents,
+        presents_table: &presents_df,
         quality: &quality,
         warnings: &warnings,
     };
@@ -377,15 +380,15 @@ fn query_cmd(a: &QueryArgs) -> Result<()> {
         }
         (None, None) => return Err(UsageError("give the SQL or --file FILE".into()).into()),
     };
-    let (trace, frames_df, apps_df) = if query::needs_frames(&sql) {
+    let (trace, tables) = if query::needs_frames(&sql) {
         let opts = analysis::Options { require_frames: false, ..base_options() };
         let done = analysis::analyze(&a.trace, &opts).map_err(analysis_failure)?;
-        let apps_df = query::apps_df(&done.apps)?;
-        (done.trace, Some(done.frames_df), Some(apps_df))
+        let apps = query::apps_df(&done.apps)?;
+        (done.trace, Some(query::AnalysisTables { frames: done.frames_df, apps, presents: done.presents_df }))
     } else {
-        (open(&a.trace)?, None, None)
+        (open(&a.trace)?, None)
     };
-    let result = query::run(&trace, frames_df.as_ref(), apps_df.as_ref(), &sql).map_err(|e| match e {
+    let result = query::run(&trace, tables.as_ref(), &sql).map_err(|e| match e {
         query::QueryError::Sql(m) => anyhow::Error::new(UsageError(format!("SQL error: {m}"))),
         other => other.into(),
     })?;
@@ -425,7 +428,7 @@ mod tests {
             Command::Analyze(a) => {
                 assert_eq!(a.app.as_deref(), Some("com.a"));
                 assert_eq!(a.format, StdoutFormat::Json);
-                assert_eq!(a.category, Category::Normal);
+                assert_eq!(a.category, None);
                 assert_eq!(a.blocker_ms, 8.0);
             }
             _ => panic!("not analyze"),

@@ -24,7 +24,8 @@ macro_rules! value_enum {
     };
 }
 
-value_enum!(Category { Normal => "normal", Game => "game", Map => "map", Video => "video" });
 value_enum!(StdoutFormat { Table => "table", Json => "json", Csv => "csv" });
 value_enum!(CompareFormat { Table => "table", Json => "json", Markdown => "markdown" });
 value_enum!(IndicativeGates { Pass => "pass", Fail => "fail" });
+
+value_enum!(Category { App => "app", Game => "game", Map => "map", Video => "video" });

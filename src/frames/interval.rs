@@ -28,6 +28,12 @@ fn standard_periods() -> &'static [i64; STANDARD_HZ.len()] {
     &PERIODS
 }
 
+/// Whether `p` is exactly one of [`STANDARD_HZ`]'s periods (what [`snap`]
+/// returns for a measurement close to one).
+pub fn is_standard(p: i64) -> bool {
+    standard_periods().contains(&p)
+}
+
 /// The nearest standard period when within `tol` (relative) of `p`, else `p`.
 pub fn snap(p: i64, tol: f64) -> i64 {
     let mut best = p;

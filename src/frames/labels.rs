@@ -100,7 +100,13 @@ pub enum IntervalSource {
     VsyncApp,
     /// The thread's doFrame start grid.
     DoFrameGrid,
-    /// Nothing measured this frame: the trace's most common interval (or 60 Hz).
+    /// SurfaceFlinger's vsync counters (`HW_VSYNC_<display>`, `VSYNC-sf`,
+    /// `VSYNC-app`), where FrameTimeline's or the doFrame grid's spacing
+    /// disagreed with them (a process drawing every second or third vsync).
+    DisplayVsync,
+    /// Nothing measured this frame (or what was measured is no refresh rate,
+    /// or a doFrame grid slower than the trace's: sparse drawing): the trace's
+    /// most common interval (or 60 Hz).
     #[default]
     Default,
 }
@@ -112,6 +118,7 @@ impl IntervalSource {
             Self::FrameTimeline => "frame_timeline",
             Self::VsyncApp => "vsync_app",
             Self::DoFrameGrid => "do_frame_grid",
+            Self::DisplayVsync => "display_vsync",
             Self::Default => "default",
         }
     }

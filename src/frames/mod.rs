@@ -71,7 +71,8 @@ use foldhash::{HashMap, HashSet};
 
 use rayon::prelude::*;
 
-mod interval;
+mod display_grid;
+pub(crate) mod interval;
 mod labels;
 mod perfetto_compat;
 mod phases;
@@ -83,6 +84,7 @@ mod timeline;
 mod vsync;
 mod why;
 
+pub use display_grid::DisplayGrid;
 pub use interval::period_of_hz;
 pub use labels::{DropLevel, FramePart, IntervalSource, PerPhase, Phase, VsyncSource};
 pub use select::DO_FRAME;
@@ -396,10 +398,20 @@ fn rows<'t>(trace: &'t Trace, sel: &'t select::Selection, opts: &FrameOptions) -
     Rows { ix, rows, order, phases_of, quality }
 }
 
+/// The most common frame interval of `rows` (the shorter of two as common),
+/// else 60 Hz: what to assume where nothing in the trace measures one.
+pub fn common_interval(rows: &[FrameRow]) -> i64 {
+    let mut counts: HashMap<i64, usize> = HashMap::default();
+    for r in rows {
+        *counts.entry(r.frame_interval_ns).or_default() += 1;
+    }
+    counts.into_iter().max_by_key(|&(p, c)| (c, std::cmp::Reverse(p))).map_or(FALLBACK_INTERVAL, |x| x.0)
+}
+
 /// Pass 1: the interval of every frame, from the first source that has one:
 /// `--refresh-hz`, FrameTimeline expected starts, `VSYNC-app` edges, the
-/// thread's doFrame grid; frames nothing measured take the trace's most
-/// common interval.
+/// thread's doFrame grid, each checked against the display's grid (see
+/// the end); frames nothing measured take the trace's most common interval.
 fn intervals(ix: &Indexes, opts: &FrameOptions) -> Vec<(i64, IntervalSource)> {
     let (trace, frames) = (ix.trace, ix.frames);
     // Every app's expected surface frame starts (exact app-vsync times, all
@@ -436,13 +448,31 @@ fn intervals(ix: &Indexes, opts: &FrameOptions) -> Vec<(i64, IntervalSource)> {
             iv[k] = f;
         }
     }
+    // One process's series is not the display's grid: where SurfaceFlinger's
+    // vsync counters measure another period, they win; a period that is no
+    // refresh rate, or a doFrame grid slower than the trace's common one
+    // (drawing every second or third vsync), is no measurement.
+    let display = DisplayGrid::new(trace, FALLBACK_INTERVAL);
+    for (k, x) in iv.iter_mut().enumerate() {
+        let Some((p, src)) = *x else { continue };
+        if !matches!(src, IntervalSource::FrameTimeline | IntervalSource::DoFrameGrid) {
+            continue;
+        }
+        match display.counted_at(frames[k].ts) {
+            Some(d) if d != p => *x = Some((d, IntervalSource::DisplayVsync)),
+            Some(_) => {}
+            None if !interval::is_standard(p) => *x = None,
+            None => {}
+        }
+    }
     let mut counts: HashMap<i64, usize> = HashMap::default();
     for (p, _) in iv.iter().flatten() {
         *counts.entry(*p).or_default() += 1;
     }
     let common = counts.into_iter().max_by_key(|&(p, c)| (c, std::cmp::Reverse(p))).map(|x| x.0);
     let fallback = (common.unwrap_or(FALLBACK_INTERVAL), IntervalSource::Default);
-    iv.into_iter().map(|x| x.unwrap_or(fallback)).collect()
+    let sparse = |&(p, src): &(i64, IntervalSource)| src == IntervalSource::DoFrameGrid && p * 100 > fallback.0 * 115;
+    iv.into_iter().map(|x| x.filter(|f| !sparse(f)).unwrap_or(fallback)).collect()
 }
 
 type Vsync = (Option<i64>, Option<VsyncSource>);

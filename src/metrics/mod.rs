@@ -14,6 +14,8 @@ use serde::Serialize;
 
 use crate::frames::{DropLevel, FrameAnalysis, FrameRow, FrameWhy};
 use crate::model::Trace;
+pub use crate::presents::{Levels, Percentiles, PerfDog};
+use crate::presents::{PresentAnalysis, PresentRow, Renderer, RendererKind};
 
 mod scene;
 pub mod sql;
@@ -29,34 +31,61 @@ pub enum MetricsError {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Category {
+    /// An ordinary app.
     #[default]
-    Normal,
+    App,
     Game,
     Map,
     Video,
 }
 
 impl Category {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Category::App => "app",
+            Category::Game => "game",
+            Category::Map => "map",
+            Category::Video => "video",
+        }
+    }
+
     /// Green Alliance minimum average FPS: 55 for ordinary apps, 25 for games,
     /// maps and video.
     pub(crate) fn green_alliance_min_fps(self) -> f64 {
         match self {
-            Category::Normal => 55.0,
+            Category::App => 55.0,
             Category::Game | Category::Map | Category::Video => 25.0,
+        }
+    }
+
+    /// The category an app's renderer shows, and why: a game engine or a
+    /// SurfaceView drawn with GL / Vulkan is a game, a video decoder video;
+    /// anything else an ordinary app (maps cannot be told: `--category map`).
+    pub fn detect(renderer: Option<&Renderer>) -> (Category, String) {
+        match renderer {
+            Some(r) if r.kind == RendererKind::SurfaceView => {
+                (Category::Game, format!("renderer {r} ({}): games, maps and video need ≥ 25 fps", r.evidence))
+            }
+            Some(r) if r.kind == RendererKind::Video => {
+                (Category::Video, format!("renderer {r} ({}): games, maps and video need ≥ 25 fps", r.evidence))
+            }
+            Some(r) => (Category::App, format!("renderer {r}: ordinary apps need ≥ 55 fps")),
+            None => (Category::App, "no renderer detected: ordinary apps need ≥ 55 fps".to_string()),
         }
     }
 }
 
 #[derive(Debug, Clone)]
 pub struct MetricsOptions {
-    pub category: Category,
+    /// `--category`; `None`: detected from each app's renderer.
+    pub category: Option<Category>,
     /// Janky frames listed per app under "why".
     pub worst_frames: usize,
 }
 
 impl Default for MetricsOptions {
     fn default() -> Self {
-        MetricsOptions { category: Category::Normal, worst_frames: 10 }
+        MetricsOptions { category: None, worst_frames: 10 }
     }
 }
 
@@ -105,49 +134,6 @@ fn package_matches(name: &str, pkg: &str) -> bool {
     false
 }
 
-/// Counts (or sums) per Matrix drop level, indexed by [`DropLevel`]; in JSON
-/// an object keyed by the level names, smooth to frozen.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Levels(pub [i64; 5]);
-
-impl Levels {
-    pub fn values(&self) -> [i64; 5] {
-        self.0
-    }
-    /// (level, value), smooth to frozen.
-    pub fn iter(&self) -> impl Iterator<Item = (DropLevel, i64)> + '_ {
-        DropLevel::ALL.into_iter().zip(self.0)
-    }
-}
-
-impl std::ops::Index<DropLevel> for Levels {
-    type Output = i64;
-    fn index(&self, l: DropLevel) -> &i64 {
-        &self.0[l.index()]
-    }
-}
-
-impl Serialize for Levels {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let mut m = s.serialize_map(Some(5))?;
-        for (level, v) in self.iter() {
-            m.serialize_entry(level.as_str(), &v)?;
-        }
-        m.end()
-    }
-}
-
-/// Nearest-rank percentiles (ns); null when no frame has the value.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct Percentiles {
-    pub p50: Option<i64>,
-    pub p90: Option<i64>,
-    pub p95: Option<i64>,
-    pub p99: Option<i64>,
-    pub max: Option<i64>,
-}
-
 /// One 1 s window of wall time.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FpsWindow {
@@ -182,16 +168,6 @@ pub struct Vitals {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct PerfDog {
-    pub jank: i64,
-    pub big_jank: i64,
-    pub jank_time_ns: i64,
-    pub total_time_ns: i64,
-    /// jank_time_ns / total_time_ns.
-    pub stutter: f64,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Choreographer {
     /// Frames with skipped_frames ≥ 30 (Choreographer logs "Skipped N frames!").
     pub skipped_frame_events: i64,
@@ -203,9 +179,42 @@ pub struct Choreographer {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GreenAlliance {
     pub category: Category,
+    /// `given` (`--category`) or `detected` (from the renderer).
+    pub category_source: CategorySource,
+    /// Why this threshold applies.
+    pub reason: String,
     pub min_fps: f64,
+    /// The headline fps.
     pub fps: f64,
     pub pass: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CategorySource {
+    Given,
+    Detected,
+}
+
+/// Where an app's headline fps comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HeadlineSource {
+    /// Its doFrame frames (`fps`).
+    Frames,
+    /// The presents of the layer that shows its content.
+    Presents,
+}
+
+/// The fps that measures what the user saw, and where it came from
+/// (docs/metrics.md, "Headline").
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Headline {
+    pub fps: f64,
+    pub source: HeadlineSource,
+    /// The layer, when `source` is `presents`.
+    pub layer: Option<String>,
+    pub reason: String,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -277,6 +286,11 @@ pub struct AppSummary {
     pub do_frame_dur: Percentiles,
     pub overrun_ns: Percentiles,
     pub jank: Jank,
+    /// What draws the app (docs/presents.md, "Renderer").
+    pub renderer: Option<Renderer>,
+    /// The fps of what the user saw: `fps`, or the presents of the app's
+    /// SurfaceView layer when its content is not drawn by its views.
+    pub headline: Headline,
     pub green_alliance: GreenAlliance,
     pub fps_wall_timeline: Vec<FpsWindow>,
     pub scenes: Vec<SceneSummary>,
@@ -284,11 +298,58 @@ pub struct AppSummary {
     pub quality: AppQuality,
 }
 
-/// Green Alliance verdict: the app's average FPS (`fps`) against the
-/// category's minimum (≥ 55, or ≥ 25 for games, maps and video).
-fn green_alliance(category: Category, fps: f64) -> GreenAlliance {
+/// The headline of an app whose doFrames give `fps`: the presents of its
+/// visible layer when a renderer other than its views draws it.
+fn headline(pid: i32, fps: f64, presents: &PresentAnalysis) -> Headline {
+    let renderer = presents.renderers.get(&pid);
+    match (renderer, presents.visible_layer(pid)) {
+        (Some(r), Some(l)) => Headline {
+            fps: l.fps,
+            source: HeadlineSource::Presents,
+            layer: Some(l.layer.clone()),
+            reason: format!(
+                "{r} draws the app's content: {} presents of {} ({}); its doFrames ({} fps) only measure the Java main thread",
+                l.presents,
+                l.layer,
+                l.source.as_str(),
+                format_fps(fps)
+            ),
+        },
+        _ => Headline {
+            fps,
+            source: HeadlineSource::Frames,
+            layer: None,
+            reason: match renderer {
+                Some(r) if r.kind.draws_outside_views() => {
+                    format!("{r}, but no layer of its own with presents was found: its doFrames")
+                }
+                _ => "its views draw its content: its doFrames".to_string(),
+            },
+        },
+    }
+}
+
+fn format_fps(fps: f64) -> String {
+    format!("{fps:.1}")
+}
+
+/// Green Alliance verdict: the app's headline fps against the category's
+/// minimum (≥ 55, or ≥ 25 for games, maps and video).
+fn green_alliance(given: Option<Category>, renderer: Option<&Renderer>, fps: f64) -> GreenAlliance {
+    let (category, category_source, reason) = match given {
+        Some(c) => (c, CategorySource::Given, "--category".to_string()),
+        None => {
+            let (c, why) = Category::detect(renderer);
+            (c, CategorySource::Detected, why)
+        }
+    };
     let min_fps = category.green_alliance_min_fps();
-    GreenAlliance { category, min_fps, fps, pass: fps >= min_fps }
+    GreenAlliance { category, category_source, reason, min_fps, fps, pass: fps >= min_fps }
+}
+
+/// The presents table (docs/presents.md), one row per present.
+pub fn presents_table(rows: &[PresentRow]) -> Result<DataFrame, MetricsError> {
+    Ok(table::presents_df(rows)?)
 }
 
 /// The frames of `analysis` kept by `filter`, as the frames table (with scenes).
@@ -320,7 +381,12 @@ struct PerApp {
 }
 
 /// Summaries of every app in the frames table, most frames first.
-pub fn summarize(frames: &DataFrame, why: &[FrameWhy], opts: &MetricsOptions) -> Result<Vec<AppSummary>, MetricsError> {
+pub fn summarize(
+    frames: &DataFrame,
+    why: &[FrameWhy],
+    presents: &PresentAnalysis,
+    opts: &MetricsOptions,
+) -> Result<Vec<AppSummary>, MetricsError> {
     use sql::{APP_SUMMARY, FPS_WALL, JANK_TYPES, PERCENTILES, PERFDOG, SCENES, VSYNC_SOURCES, WORST_FRAMES};
     let [apps, pct, wall, jank, vsync, pd, sc, worst] = sql::run_all(
         frames,
@@ -337,7 +403,7 @@ pub fn summarize(frames: &DataFrame, why: &[FrameWhy], opts: &MetricsOptions) ->
     };
     let mut out = Vec::with_capacity(apps.height());
     for r in sql::Rows::new(&apps).iter() {
-        if let Some(app) = app_summary(&r, opts.category, &mut per_app)? {
+        if let Some(app) = app_summary(&r, opts.category, presents, &mut per_app)? {
             out.push(app);
         }
     }
@@ -357,7 +423,12 @@ fn by_pid<T>(df: &DataFrame, mut f: impl FnMut(&sql::Row) -> PolarsResult<T>) ->
 }
 
 /// One `app_summary.sql` row (`None` without a pid) with its parts from `per_app`.
-fn app_summary(r: &sql::Row, category: Category, per_app: &mut PerApp) -> PolarsResult<Option<AppSummary>> {
+fn app_summary(
+    r: &sql::Row,
+    category: Option<Category>,
+    presents: &PresentAnalysis,
+    per_app: &mut PerApp,
+) -> PolarsResult<Option<AppSummary>> {
     let Some(pid) = r.opt_i64("pid")?.map(|p| p as i32) else {
         return Ok(None);
     };
@@ -366,6 +437,8 @@ fn app_summary(r: &sql::Row, category: Category, per_app: &mut PerApp) -> Polars
     let (first_ts, wall_end_ts) = (r.i64("first_ts")?, r.i64("wall_end_ts")?);
     let windows = per_app.windows.remove(&pid).unwrap_or_default();
     let [frame_cost_ns, do_frame_dur, overrun_ns] = per_app.percentiles.remove(&pid).unwrap_or_default();
+    let renderer = presents.renderers.get(&pid);
+    let headline = headline(pid, fps, presents);
     Ok(Some(AppSummary {
         pid,
         process: r.opt_str("process")?,
@@ -384,7 +457,9 @@ fn app_summary(r: &sql::Row, category: Category, per_app: &mut PerApp) -> Polars
         do_frame_dur,
         overrun_ns,
         jank: jank(r, pid, frames, per_app)?,
-        green_alliance: green_alliance(category, fps),
+        renderer: renderer.cloned(),
+        green_alliance: green_alliance(category, renderer, headline.fps),
+        headline,
         fps_wall_timeline: fps_windows(first_ts, wall_end_ts, &windows),
         scenes: per_app.scenes.remove(&pid).unwrap_or_default(),
         worst_frames: per_app.worst_frames.remove(&pid).unwrap_or_default(),

@@ -110,3 +110,25 @@ pub(crate) fn frames_df(rows: &[&FrameRow], indices: &[usize], scenes: Vec<Optio
         .values("scene", scenes)
         .build()
 }
+
+/// Build the presents table (docs/presents.md), one row per present.
+pub(crate) fn presents_df(rows: &[crate::presents::PresentRow]) -> PolarsResult<DataFrame> {
+    TableBuilder::new(rows)
+        .col("process", |r| r.process.as_deref())
+        .col("pid", |r| r.pid)
+        .col("layer", |r| r.layer.as_str())
+        .col("source", |r| r.source.as_str())
+        .col("tid", |r| r.tid)
+        .col("thread", |r| r.thread.as_deref())
+        .col("ts", |r| r.ts)
+        .col("interval_ns", |r| r.interval_ns)
+        .col("vsync_period_ns", |r| r.vsync_period_ns)
+        .col("dropped_vsyncs", |r| r.dropped_vsyncs)
+        .col("drop_level", |r| r.drop_level.as_str())
+        .col("frame_id", |r| r.frame_id)
+        .col("present_type", |r| r.present_type.map(|p| p.as_str()))
+        .col("jank_type", |r| r.jank_type.as_deref())
+        .col("perfdog_jank", |r| r.perfdog_jank)
+        .col("perfdog_big_jank", |r| r.perfdog_big_jank)
+        .build()
+}

@@ -17,7 +17,7 @@ fn df_of(rows: &[FrameRow], scenes: &[Option<&str>]) -> DataFrame {
 }
 
 fn summarize_rows(rows: &[FrameRow]) -> Vec<AppSummary> {
-    summarize(&df_of(rows, &[]), &[], &MetricsOptions::default()).unwrap()
+    summarize(&df_of(rows, &[]), &[], &Default::default(), &MetricsOptions::default()).unwrap()
 }
 
 fn close(a: f64, b: f64) -> bool {
@@ -231,18 +231,37 @@ fn android_vitals_slow_and_frozen() {
 
 #[test]
 fn green_alliance_thresholds() {
-    assert!(green_alliance(Category::Normal, 55.0).pass);
-    assert!(!green_alliance(Category::Normal, 54.99).pass);
-    assert!(green_alliance(Category::Game, 25.0).pass);
-    assert!(!green_alliance(Category::Video, 24.9).pass);
-    assert!(green_alliance(Category::Map, 30.0).pass);
-    assert_eq!(green_alliance(Category::Map, 30.0).min_fps, 25.0);
+    let given = |c: Category, fps: f64| green_alliance(Some(c), None, fps);
+    assert!(given(Category::App, 55.0).pass);
+    assert!(!given(Category::App, 54.99).pass);
+    assert!(given(Category::Game, 25.0).pass);
+    assert!(!given(Category::Video, 24.9).pass);
+    assert!(given(Category::Map, 30.0).pass);
+    assert_eq!(given(Category::Map, 30.0).min_fps, 25.0);
+    assert_eq!(given(Category::Map, 30.0).category_source, CategorySource::Given);
+    // Detected: no renderer is an ordinary app; a SurfaceView a game.
+    let detected = green_alliance(None, None, 30.0);
+    assert_eq!(
+        (detected.category, detected.category_source, detected.min_fps),
+        (Category::App, CategorySource::Detected, 55.0)
+    );
+    let unity = crate::presents::Renderer {
+        kind: crate::presents::RendererKind::SurfaceView,
+        engine: Some(crate::presents::Engine::Unity),
+        api: None,
+        evidence: "thread UnityMain".into(),
+    };
+    let game = green_alliance(None, Some(&unity), 30.0);
+    assert_eq!((game.category, game.min_fps, game.pass), (Category::Game, 25.0, true));
+    assert!(game.reason.contains("SurfaceView (Unity)"), "{}", game.reason);
     // Through summarize: 3 frames at 60 Hz with one dropped → 45 fps.
     let rows = [frame(1, 0, I60, MS), frame(1, 20 * MS, I60, 20 * MS), frame(1, 60 * MS, I60, MS)];
     let df = df_of(&rows, &[]);
-    let normal = summarize(&df, &[], &MetricsOptions::default()).unwrap();
+    let normal = summarize(&df, &[], &Default::default(), &MetricsOptions::default()).unwrap();
     assert!(!normal[0].green_alliance.pass);
-    let game = summarize(&df, &[], &MetricsOptions { category: Category::Game, worst_frames: 10 }).unwrap();
+    let game =
+        summarize(&df, &[], &Default::default(), &MetricsOptions { category: Some(Category::Game), worst_frames: 10 })
+            .unwrap();
     assert!(game[0].green_alliance.pass);
     assert_eq!(game[0].green_alliance.category, Category::Game);
 }
@@ -288,7 +307,7 @@ fn scenes_have_their_own_fps_and_levels() {
         frame(1, 300 * MS, i, MS),      // unknown
     ];
     let df = df_of(&rows, &[Some("A"), Some("A"), Some("B"), None]);
-    let s = &summarize(&df, &[], &MetricsOptions::default()).unwrap()[0];
+    let s = &summarize(&df, &[], &Default::default(), &MetricsOptions::default()).unwrap()[0];
     let names: Vec<&str> = s.scenes.iter().map(|s| s.scene.as_str()).collect();
     assert_eq!(names, ["A", "B", "(unknown)"]);
     let a = &s.scenes[0];
@@ -315,9 +334,13 @@ fn apps_most_frames_first_with_worst_frames_and_why() {
         thread_state: None,
     };
     let df = df_of(&rows, &[]);
-    let apps =
-        summarize(&df, std::slice::from_ref(&why), &MetricsOptions { category: Category::Normal, worst_frames: 2 })
-            .unwrap();
+    let apps = summarize(
+        &df,
+        std::slice::from_ref(&why),
+        &Default::default(),
+        &MetricsOptions { category: None, worst_frames: 2 },
+    )
+    .unwrap();
     assert_eq!(apps.iter().map(|a| (a.pid, a.frames)).collect::<Vec<_>>(), [(3, 3), (7, 2)]);
     assert_eq!(apps[0].process.as_deref(), Some("app3"));
     let w = &apps[0].worst_frames;

@@ -18,6 +18,8 @@ pub(crate) struct Analysed {
     pub analysis: FrameAnalysis,
     pub frames: DataFrame,
     pub apps: Vec<AppSummary>,
+    pub presents: crate::presents::PresentAnalysis,
+    pub presents_table: DataFrame,
     pub warnings: Vec<Warning>,
 }
 
@@ -27,8 +29,10 @@ impl Analysed {
     pub fn new(trace: Trace, rows: Vec<FrameRow>, why: Vec<FrameWhy>, filter: &AppFilter) -> Analysed {
         let analysis = FrameAnalysis { rows, why, quality: Default::default() };
         let frames = metrics::frames_table(&trace, &analysis, filter).unwrap();
-        let apps = metrics::summarize(&frames, &analysis.why, &MetricsOptions::default()).unwrap();
-        Analysed { trace, analysis, frames, apps, warnings: Vec::new() }
+        let presents = crate::presents::analyze(&trace, crate::frames::common_interval(&analysis.rows));
+        let presents_table = metrics::presents_table(&presents.rows).unwrap();
+        let apps = metrics::summarize(&frames, &analysis.why, &presents, &MetricsOptions::default()).unwrap();
+        Analysed { trace, analysis, frames, apps, presents, presents_table, warnings: Vec::new() }
     }
 
     pub fn with_warnings(mut self, warnings: &[&str]) -> Analysed {
@@ -43,6 +47,8 @@ impl Analysed {
             apps: &self.apps,
             frames: &self.frames,
             rows: &self.analysis.rows,
+            presents: &self.presents,
+            presents_table: &self.presents_table,
             quality: &self.analysis.quality,
             warnings: &self.warnings,
         }

@@ -1,5 +1,5 @@
 //! `--format json` and `summary.json`: one JSON document
-//! `{"fpsan_version", "trace", "apps", "quality", "frames", "warnings"}`.
+//! `{"fpsan_version", "trace", "apps", "presents", "quality", "frames", "warnings"}`.
 //! `summary.json` leaves `frames` out (they are in frames.csv / .parquet).
 
 use serde::Serialize;
@@ -42,10 +42,21 @@ pub(crate) struct Document<'a> {
     pub fpsan_version: &'static str,
     pub trace: Value,
     pub apps: &'a [crate::metrics::AppSummary],
+    pub presents: Presents<'a>,
     pub quality: &'a crate::frames::FrameQuality,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub frames: Option<cells::JsonRows>,
     pub warnings: &'a [crate::model::Warning],
+}
+
+/// The `presents` object: every app's renderer (by pid), each layer's
+/// summary, and with the frames also the presents table's rows.
+#[derive(Serialize)]
+pub(crate) struct Presents<'a> {
+    pub renderers: &'a std::collections::BTreeMap<i32, crate::presents::Renderer>,
+    pub layers: &'a [crate::presents::LayerSummary],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rows: Option<&'a [crate::presents::PresentRow]>,
 }
 
 pub(crate) fn document<'a>(report: &Report<'a>, include_frames: bool) -> Result<Document<'a>, ReportError> {
@@ -53,6 +64,11 @@ pub(crate) fn document<'a>(report: &Report<'a>, include_frames: bool) -> Result<
         fpsan_version: env!("CARGO_PKG_VERSION"),
         trace: trace_json(report),
         apps: report.apps,
+        presents: Presents {
+            renderers: &report.presents.renderers,
+            layers: &report.presents.layers,
+            rows: include_frames.then_some(report.presents.rows.as_slice()),
+        },
         quality: report.quality,
         frames: if include_frames { Some(cells::json_rows(report.frames)?) } else { None },
         warnings: report.warnings,

@@ -66,6 +66,11 @@ pub struct Report<'a> {
     /// Every frame of the trace (`FrameAnalysis::rows`; the table's
     /// `frame_index` is an index into it): the charts read their app's here.
     pub rows: &'a [crate::frames::FrameRow],
+    /// The presents of the reported apps' layers (all layers without `--app`)
+    /// and their renderers.
+    pub presents: &'a crate::presents::PresentAnalysis,
+    /// Those presents as the presents table.
+    pub presents_table: &'a DataFrame,
     /// Whole-trace reconstruction quality.
     pub quality: &'a FrameQuality,
     /// Trace warnings followed by analysis warnings.
@@ -99,7 +104,7 @@ pub(crate) fn stdout_exporter(format: StdoutFormat) -> Box<dyn Exporter> {
     match format {
         StdoutFormat::Table => Box::new(table::TableExporter),
         StdoutFormat::Json => Box::new(json::JsonExporter { file_name: "summary.json", include_frames: true }),
-        StdoutFormat::Csv => Box::new(csv::CsvExporter),
+        StdoutFormat::Csv => Box::new(csv::CsvExporter { presents: false }),
     }
 }
 
@@ -134,11 +139,12 @@ pub struct ExportManager {
 }
 
 impl Default for ExportManager {
-    /// `frames.parquet`, `frames.csv`, `summary.json`, `charts/*.png`, `report.html`.
+    /// `frames.parquet`, `presents.parquet`, `frames.csv`, `presents.csv`,
+    /// `summary.json`, `charts/*.png`, `report.html`.
     fn default() -> Self {
         let mut m = ExportManager { exporters: Vec::new() };
         m.add(Box::new(parquet::ParquetExporter));
-        m.add(Box::new(csv::CsvExporter));
+        m.add(Box::new(csv::CsvExporter { presents: true }));
         m.add(Box::new(json::JsonExporter { file_name: "summary.json", include_frames: false }));
         m.add(Box::new(html::HtmlExporter::default()));
         m

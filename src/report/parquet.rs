@@ -1,4 +1,4 @@
-//! `frames.parquet`: the frames table written with arrow-rs's parquet writer
+//! `frames.parquet` and `presents.parquet`: the frames and presents tables written with arrow-rs's parquet writer
 //! from arrow arrays (polars' own parquet feature is off to keep the build
 //! small). Integers are Int64, nullable everywhere, uncompressed.
 
@@ -71,7 +71,10 @@ pub(crate) fn parquet_bytes(df: &DataFrame) -> Result<Vec<u8>, ReportError> {
 
 impl Exporter for ParquetExporter {
     fn export(&self, report: &Report) -> Result<Vec<Artifact>, ReportError> {
-        Ok(vec![Artifact { file_name: "frames.parquet".into(), bytes: parquet_bytes(report.frames)? }])
+        Ok(vec![
+            Artifact { file_name: "frames.parquet".into(), bytes: parquet_bytes(report.frames)? },
+            Artifact { file_name: "presents.parquet".into(), bytes: parquet_bytes(report.presents_table)? },
+        ])
     }
 }
 

@@ -26,6 +26,7 @@ fn summary_table(apps: &[AppSummary]) -> String {
         "pid",
         "frames",
         "fps",
+        "from",
         "fps_wall",
         "Hz",
         "dropped",
@@ -42,7 +43,12 @@ fn summary_table(apps: &[AppSummary]) -> String {
                 process_name(a).to_string(),
                 a.pid.to_string(),
                 a.frames.to_string(),
-                fmt_fps(a.fps),
+                fmt_fps(a.headline.fps),
+                match a.headline.source {
+                    crate::metrics::HeadlineSource::Frames => "doFrame",
+                    crate::metrics::HeadlineSource::Presents => "presents",
+                }
+                .to_string(),
                 fmt_fps(a.fps_wall),
                 format!("{:.0}", a.refresh_hz),
                 a.dropped_frames.to_string(),
@@ -54,13 +60,14 @@ fn summary_table(apps: &[AppSummary]) -> String {
             ]
         })
         .collect();
-    let right = [false, true, true, true, true, true, true, true, true, true, true, false];
+    let right = [false, true, true, true, false, true, true, true, true, true, true, true, false];
     text_table(&headers, &rows, &right)
 }
 
 /// One app's block under the summary table, one line or sub-table per section.
 fn app_details(out: &mut String, a: &AppSummary, trace_start: i64) {
     let _ = writeln!(out, "\n{} (pid {})", process_name(a), a.pid);
+    headline_lines(out, a);
     let _ = writeln!(out, "  drop levels    {}   [frames (dropped frames)]", levels_line(&a.drop_level, &a.drop_sum));
     jank_lines(out, &a.jank);
     let _ = writeln!(
@@ -89,6 +96,29 @@ fn app_details(out: &mut String, a: &AppSummary, trace_start: i64) {
         fmt_pairs(&q.vsync_sources),
         q.without_render_thread,
         q.without_timeline
+    );
+}
+
+/// The renderer, where the headline fps comes from, and the Green Alliance
+/// threshold applied and why.
+fn headline_lines(out: &mut String, a: &AppSummary) {
+    if let Some(r) = &a.renderer {
+        let _ = writeln!(out, "  renderer       {r}  [{}]", r.evidence);
+    }
+    let h = &a.headline;
+    let _ = writeln!(out, "  headline fps   {}  [{}]", fmt_fps(h.fps), h.reason);
+    let g = &a.green_alliance;
+    let _ = writeln!(
+        out,
+        "  green alliance {} (≥ {}, {} {}: {})",
+        if g.pass { "pass" } else { "FAIL" },
+        g.min_fps,
+        g.category.as_str(),
+        match g.category_source {
+            crate::metrics::CategorySource::Given => "given",
+            crate::metrics::CategorySource::Detected => "detected",
+        },
+        g.reason
     );
 }
 
@@ -211,20 +241,85 @@ pub(crate) fn render(report: &Report) -> String {
         let _ = writeln!(out, "data loss {} (frames near the gaps may be wrong)", fmt_pairs(loss));
     }
     if report.apps.is_empty() {
-        out.push_str("no frames\n");
-        return out;
+        out.push_str("no frames (no Choreographer#doFrame)\n");
+    } else {
+        out.push('\n');
+        out.push_str(&summary_table(report.apps));
+        let start = m.first_ts.unwrap_or(0);
+        for a in report.apps {
+            app_details(&mut out, a, start);
+        }
+        let intervals = &report.quality.interval_sources;
+        if !intervals.is_empty() {
+            let _ = writeln!(out, "\nframe interval from: {}", fmt_pairs(intervals));
+        }
     }
-    out.push('\n');
-    out.push_str(&summary_table(report.apps));
-    let start = m.first_ts.unwrap_or(0);
-    for a in report.apps {
-        app_details(&mut out, a, start);
-    }
-    let intervals = &report.quality.interval_sources;
-    if !intervals.is_empty() {
-        let _ = writeln!(out, "\nframe interval from: {}", fmt_pairs(intervals));
-    }
+    presents_section(&mut out, report);
     out
+}
+
+/// The layers that presented buffers, and every app's renderer.
+fn presents_section(out: &mut String, report: &Report) {
+    let p = report.presents;
+    if p.layers.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\npresents (what each layer put on the screen)");
+    out.push_str(&indent(&layers_table(&p.layers, &p.renderers)));
+}
+
+/// Layer names run to 200 characters (`TX - Surface(name=…)/@0x… - animation-leash of …#5`):
+/// the table shows this many, the CSV, JSON and Parquet all of them.
+const LAYER_WIDTH: usize = 60;
+
+/// `s` cut to `width` characters, its middle replaced by `…`.
+fn shorten(s: &str, width: usize) -> String {
+    let n = s.chars().count();
+    if n <= width {
+        return s.to_string();
+    }
+    let head = (width - 1) / 2;
+    let tail = width - 1 - head;
+    let start: String = s.chars().take(head).collect();
+    let end: String = s.chars().skip(n - tail).collect();
+    format!("{start}…{end}")
+}
+
+/// One line per layer: its app and renderer, presents, fps, the display
+/// rate, dropped vsyncs, interval percentiles and PerfDog's vocabulary.
+fn layers_table(
+    layers: &[crate::presents::LayerSummary],
+    renderers: &std::collections::BTreeMap<i32, crate::presents::Renderer>,
+) -> String {
+    let headers = [
+        "app", "pid", "renderer", "layer", "source", "presents", "fps", "Hz", "dropped", "p50 ms", "p90 ms", "max ms",
+        "jank", "big jank", "stutter",
+    ];
+    let rows: Vec<Vec<String>> = layers
+        .iter()
+        .map(|l| {
+            let renderer = l.pid.and_then(|pid| renderers.get(&pid)).map(|r| r.to_string());
+            vec![
+                l.process.clone().unwrap_or_else(|| NONE_ASCII.into()),
+                l.pid.map_or_else(|| NONE_ASCII.into(), |p| p.to_string()),
+                renderer.unwrap_or_else(|| NONE_ASCII.into()),
+                shorten(&l.layer, LAYER_WIDTH),
+                l.source.as_str().to_string(),
+                l.presents.to_string(),
+                fmt_fps(l.fps),
+                format!("{:.0}", l.refresh_hz),
+                l.dropped_vsyncs.to_string(),
+                fmt_opt_ms_value(l.interval_ns.p50),
+                fmt_opt_ms_value(l.interval_ns.p90),
+                fmt_opt_ms_value(l.interval_ns.max),
+                l.perfdog.jank.to_string(),
+                l.perfdog.big_jank.to_string(),
+                fmt_small_pct(100.0 * l.perfdog.stutter),
+            ]
+        })
+        .collect();
+    let right = [false, true, false, false, false, true, true, true, true, true, true, true, true, true, true];
+    text_table(&headers, &rows, &right)
 }
 
 impl Exporter for TableExporter {

@@ -99,16 +99,19 @@ fn out_dir_files_and_errors() {
     let written = with_report(AppFilter::All, |r| ExportManager::default().write(&out, r).unwrap());
     let names: Vec<String> =
         written.iter().map(|p| p.strip_prefix(&out).unwrap().to_string_lossy().into_owned()).collect();
-    assert_eq!(&names[..3], ["frames.parquet", "frames.csv", "summary.json"]);
+    assert_eq!(&names[..5], ["frames.parquet", "presents.parquet", "frames.csv", "presents.csv", "summary.json"]);
     // Then the charts (src/report/charts) and the HTML report.
-    assert!(names[3..names.len() - 1].iter().all(|n| n.starts_with("charts/") && n.ends_with(".png")), "{names:?}");
+    assert!(names[5..names.len() - 1].iter().all(|n| n.starts_with("charts/") && n.ends_with(".png")), "{names:?}");
     assert_eq!(names.last().unwrap(), "report.html");
     assert_eq!(std::fs::read_to_string(dir.path().join("keep.txt")).unwrap(), "mine");
     let mut leftovers: Vec<String> =
         std::fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     leftovers.sort();
-    assert_eq!(leftovers, ["charts", "frames.csv", "frames.parquet", "report.html", "summary.json"]);
-    assert_eq!(std::fs::read_dir(out.join("charts")).unwrap().count(), names.len() - 4, "no temporary files left");
+    assert_eq!(
+        leftovers,
+        ["charts", "frames.csv", "frames.parquet", "presents.csv", "presents.parquet", "report.html", "summary.json"]
+    );
+    assert_eq!(std::fs::read_dir(out.join("charts")).unwrap().count(), names.len() - 6, "no temporary files left");
     let summary: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
     assert!(summary.get("frames").is_none());
     assert_eq!(summary["apps"].as_array().unwrap().len(), 2);

@@ -13,6 +13,7 @@ mod frames;
 mod golden;
 mod hostile;
 mod info;
+mod presents;
 mod repeated;
 mod report;
 mod schema;

@@ -88,13 +88,17 @@ fn analysis() -> (Trace, FrameAnalysis) {
 fn write_out(dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
     let (trace, a) = analysis();
     let frames = metrics::frames_table(&trace, &a, &AppFilter::All).unwrap();
-    let apps = metrics::summarize(&frames, &a.why, &MetricsOptions::default()).unwrap();
+    let presents = fpsan::presents::analyze(&trace, fpsan::frames::common_interval(&a.rows));
+    let presents_table = metrics::presents_table(&presents.rows).unwrap();
+    let apps = metrics::summarize(&frames, &a.why, &presents, &MetricsOptions::default()).unwrap();
     let report = Report {
         meta: &trace.meta,
         span_ns: trace.span_ns(),
         apps: &apps,
         frames: &frames,
         rows: &a.rows,
+        presents: &presents,
+        presents_table: &presents_table,
         quality: &a.quality,
         warnings: &[],
     };

@@ -14,11 +14,13 @@
 //! Perfetto's `.proto` files and are listed in [`encode::field`].
 //! [`systrace`] writes the same events as legacy systrace text, `.ctrace`
 //! or HTML. [`scenarios`] holds the demo scroll and the streaming `busy_phone`
-//! generator.
+//! generator; [`renderers`] apps whose content is not drawn by the View
+//! hierarchy at the display rate (a game, Flutter, video, sparse drawing).
 
 pub mod ab_runs;
 mod encode;
 mod pb;
+pub mod renderers;
 pub mod scenarios;
 pub mod systrace;
 #[cfg(test)]

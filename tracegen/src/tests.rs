@@ -708,3 +708,429 @@ fn committed_demo_trace_is_what_the_generator_writes() {
         "regenerate with: cargo run --release --example gen_trace -- demo testdata/demo.pftrace"
     );
 }
+
+// ---------------------------------------------------------------------------
+// renderers: decoded Perfetto and systrace forms agree with each scenario's truth
+// ---------------------------------------------------------------------------
+
+mod renderer_scenarios {
+    use super::*;
+    use crate::renderers::{self, perfdog_janks, vsync_id, vsync_ts, RendererScenario, DISPLAY_PERIOD_NS, VSYNCS};
+    use crate::systrace::SystraceOptions;
+    use std::collections::BTreeSet;
+
+    /// An actual or expected surface frame: (token, pid, layer, start, end,
+    /// display_frame_token, present_type, jank_type); the last two are 0 for
+    /// expected frames.
+    type Surface = (i64, i32, String, i64, i64, i64, i32, i32);
+
+    struct Decoded {
+        slices: Vec<(u32, String, u64, u64, usize)>,
+        /// Counter name -> (ts, value) of pid 1000, in time order.
+        sf_counters: BTreeMap<String, Vec<(i64, i64)>>,
+        expected: Vec<Surface>,
+        actual: Vec<Surface>,
+        display_expected: usize,
+        display_actual: usize,
+        threads: Vec<(i32, i32, String)>,
+        sdk: u64,
+    }
+
+    fn decode(sc: &RendererScenario) -> Decoded {
+        let ps = packets(&sc.builder.build(&BuildOptions::default()));
+        let slices = demo_slices(&ps);
+        let mut samples: Vec<(u64, String, i64)> = Vec::new();
+        for (ts, _, _, buf) in prints(&ps) {
+            if let Some(rest) = buf.strip_prefix("C|1000|") {
+                let (name, v) = rest.trim_end_matches('\n').rsplit_once('|').expect("C|pid|name|value");
+                samples.push((ts, name.to_owned(), v.parse().expect("integer value")));
+            }
+        }
+        samples.sort_by_key(|s| s.0);
+        let mut sf_counters: BTreeMap<String, Vec<(i64, i64)>> = BTreeMap::new();
+        for (ts, name, v) in samples {
+            sf_counters.entry(name).or_default().push((ts as i64, v));
+        }
+        let mut ends = HashMap::new();
+        let (mut exp, mut act) = (Vec::new(), Vec::new());
+        let (mut display_expected, mut display_actual) = (0, 0);
+        for p in ps.iter().filter(|p| p.has_frame_timeline_event()) {
+            let e = p.frame_timeline_event();
+            let ts = p.timestamp() as i64;
+            if e.has_expected_surface_frame_start() {
+                let x = e.expected_surface_frame_start();
+                exp.push((x.cookie(), (x.token(), x.pid(), x.layer_name().to_owned(), ts, 0, x.display_frame_token())));
+            } else if e.has_actual_surface_frame_start() {
+                let a = e.actual_surface_frame_start();
+                let f = (a.token(), a.pid(), a.layer_name().to_owned(), ts, 0, a.display_frame_token());
+                act.push((a.cookie(), f, a.present_type().value(), a.jank_type()));
+                assert_eq!(a.prediction_type().value(), 1);
+                assert_eq!(a.on_time_finish(), a.present_type().value() == 1);
+            } else if e.has_frame_end() {
+                ends.insert(e.frame_end().cookie(), ts);
+            } else if e.has_expected_display_frame_start() {
+                assert_eq!(e.expected_display_frame_start().pid(), 1000);
+                display_expected += 1;
+            } else if e.has_actual_display_frame_start() {
+                assert_eq!(e.actual_display_frame_start().pid(), 1000);
+                display_actual += 1;
+            }
+        }
+        let expected = exp.into_iter().map(|(c, (t, pid, l, s, _, d))| (t, pid, l, s, ends[&c], d, 0, 0)).collect();
+        let actual =
+            act.into_iter().map(|(c, (t, pid, l, s, _, d), pt, jt)| (t, pid, l, s, ends[&c], d, pt, jt)).collect();
+        let pt = ps[0].process_tree();
+        let threads = pt.threads.iter().map(|t| (t.tid(), t.tgid(), t.name().to_owned())).collect();
+        let sdk = ps.iter().find(|p| p.has_system_info()).expect("system info").system_info().android_sdk_version();
+        Decoded { slices, sf_counters, expected, actual, display_expected, display_actual, threads, sdk }
+    }
+
+    fn intervals(ts: &[i64]) -> Vec<i64> {
+        ts.windows(2).map(|w| w[1] - w[0]).collect()
+    }
+
+    /// (ts, value) samples -> timestamps where the value went down.
+    fn downs(samples: &[(i64, i64)]) -> Vec<i64> {
+        let mut prev = 0;
+        let mut out = Vec::new();
+        for &(ts, v) in samples {
+            assert!((v - prev).abs() == 1, "the layer counter moves by one buffer at a time");
+            if v < prev {
+                out.push(ts);
+            }
+            prev = v;
+        }
+        out
+    }
+
+    /// End of each `queueBuffer` of `tid`, checking it sits in an
+    /// `eglSwapBuffersWithDamageKHR` of the same thread, one level deeper.
+    fn queue_ends(d: &Decoded, tid: i32) -> Vec<i64> {
+        let mut out = Vec::new();
+        for s in d.slices.iter().filter(|s| s.0 == tid as u32 && s.1 == "queueBuffer") {
+            let egl = d
+                .slices
+                .iter()
+                .find(|e| e.0 == s.0 && e.1 == "eglSwapBuffersWithDamageKHR" && e.2 <= s.2 && s.2 + s.3 <= e.2 + e.3);
+            if tid != renderers::CODEC_QUEUE_TID {
+                let egl = egl.expect("queueBuffer inside eglSwapBuffersWithDamageKHR");
+                assert_eq!(s.4, egl.4 + 1);
+            }
+            out.push((s.2 + s.3) as i64);
+        }
+        out.sort_unstable();
+        out
+    }
+
+    /// Everything in the Perfetto file agrees with `expect`.
+    fn check_perfetto(name: &str, sc: &RendererScenario) {
+        let e = &sc.expect;
+        let d = decode(sc);
+        assert_eq!(d.sdk, 33, "{name}");
+        // Process tree: main thread, engine threads, SurfaceFlinger.
+        let named = |tid: i32, pid: i32, n: &str| d.threads.contains(&(tid, pid, n.to_owned()));
+        assert!(named(e.pid, e.pid, &e.main_thread), "{name}");
+        for t in &e.engine_threads {
+            assert!(d.threads.iter().any(|x| x.1 == e.pid && x.2 == *t), "{name}: thread {t}");
+        }
+        assert!(named(1000, 1000, "surfaceflinger") && named(1001, 1000, "binder:1000_1"));
+        // The producer's queueBuffer slices.
+        assert_eq!(queue_ends(&d, e.queue_tid), e.queue_ts, "{name}");
+        assert_eq!(e.producer_tid.is_some(), e.queue_pid == e.pid, "{name}");
+        assert!(d.threads.iter().any(|t| t.0 == e.queue_tid && t.1 == e.queue_pid), "{name}");
+        // doFrames of the main thread, at depth 0, named with a vsync id.
+        let doframes: Vec<_> =
+            d.slices.iter().filter(|s| s.0 == e.pid as u32 && s.1.starts_with("Choreographer#doFrame ")).collect();
+        assert_eq!(doframes.len(), e.doframes, "{name}");
+        assert!(doframes.iter().all(|s| s.4 == 0 && s.1["Choreographer#doFrame ".len()..].parse::<i64>().is_ok()));
+        // The dense vsync counters tick at every vsync.
+        for c in ["VSYNC-sf", "HW_VSYNC_0", "VSYNC-app"] {
+            let want: Vec<(i64, i64)> = (0..VSYNCS).map(|k| (vsync_ts(k), (k + 1) % 2)).collect();
+            assert_eq!(d.sf_counters[c], want, "{name}: {c}");
+        }
+        // The layer's counter: one up per queue (inside queueBuffer), one down per latch.
+        let layer = &d.sf_counters[&e.layer];
+        assert_eq!(layer.len(), 2 * e.queue_ts.len(), "{name}");
+        assert_eq!(downs(layer), e.latch_ts, "{name}");
+        let ups: Vec<i64> = layer.iter().filter(|s| !e.latch_ts.contains(&s.0)).map(|s| s.0).collect();
+        let want_ups: Vec<i64> =
+            e.queue_ts.iter().map(|q| q - renderers::COUNTER_BEFORE_QUEUE_END_NS).collect::<Vec<_>>();
+        assert_eq!(ups, want_ups, "{name}");
+        // FrameTimeline surface frames of the layer.
+        let mut act: Vec<&Surface> = d.actual.iter().filter(|a| a.2 == e.layer).collect();
+        act.sort_by_key(|a| a.3);
+        let want_act: Vec<Surface> = e
+            .frames
+            .iter()
+            .map(|f| {
+                (
+                    f.token,
+                    e.pid,
+                    e.layer.clone(),
+                    f.actual_start,
+                    f.present_ts,
+                    f.display_frame_token,
+                    f.present_type,
+                    f.jank_type,
+                )
+            })
+            .collect();
+        assert_eq!(act.into_iter().cloned().collect::<Vec<_>>(), want_act, "{name}");
+        let presents: Vec<i64> = want_act.iter().map(|a| a.4).collect();
+        assert_eq!(presents, e.present_ts);
+        let mut exp: Vec<&Surface> = d.expected.iter().filter(|x| x.2 == e.layer).collect();
+        exp.sort_by_key(|x| x.3);
+        let want_exp: Vec<Surface> = e
+            .frames
+            .iter()
+            .map(|f| {
+                let dt = renderers::display_token(f.vsync_index + 1);
+                (f.token, e.pid, e.layer.clone(), f.expected_start, f.expected_end, dt, 0, 0)
+            })
+            .collect();
+        assert_eq!(exp.into_iter().cloned().collect::<Vec<_>>(), want_exp, "{name}");
+        // Other layers with buffers.
+        let mut layers_with_frames: HashSet<&str> = d.actual.iter().map(|a| a.2.as_str()).collect();
+        layers_with_frames.remove(e.layer.as_str());
+        assert_eq!(layers_with_frames.len(), e.other_layers.len(), "{name}");
+        for o in &e.other_layers {
+            assert_eq!(queue_ends(&d, o.producer_tid), o.frames.iter().map(|f| f.queue_ts).collect::<Vec<_>>());
+            let latches: Vec<i64> = o.frames.iter().map(|f| f.latch_ts).collect();
+            assert_eq!(downs(&d.sf_counters[&o.layer]), latches);
+            let mut ends: Vec<i64> = d.actual.iter().filter(|a| a.2 == o.layer).map(|a| a.4).collect();
+            ends.sort_unstable();
+            assert_eq!(ends, o.frames.iter().map(|f| f.present_ts).collect::<Vec<_>>());
+        }
+        // One composition (onMessageRefresh, display frames) per vsync that latched something.
+        let mut comps: Vec<i64> =
+            e.frames.iter().chain(e.other_layers.iter().flat_map(|o| &o.frames)).map(|f| f.latch_vsync).collect();
+        comps.sort_unstable();
+        comps.dedup();
+        let refresh: Vec<i64> = d
+            .slices
+            .iter()
+            .filter(|s| s.0 == 1000 && s.1 == "onMessageRefresh")
+            .map(|s| s.2 as i64)
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let want_refresh: Vec<i64> = comps.iter().map(|&j| vsync_ts(j) + renderers::REFRESH_AFTER_VSYNC_NS).collect();
+        assert_eq!(refresh, want_refresh, "{name}");
+        assert_eq!((d.display_expected, d.display_actual), (comps.len(), comps.len()), "{name}");
+        // Truth is self-consistent: latch and present intervals span the same
+        // vsyncs (j -> j + 1), so they differ only by the grid's 1 ns rounding.
+        let latch_k: Vec<i64> = e.frames.iter().map(|f| f.latch_vsync).collect();
+        let present_k: Vec<i64> = e.frames.iter().map(|f| f.latch_vsync + 1).collect();
+        assert_eq!(intervals(&latch_k), intervals(&present_k));
+        for (a, b) in intervals(&e.latch_ts).into_iter().zip(intervals(&e.present_ts)) {
+            assert!((a - b).abs() <= 1, "{name}: {a} vs {b}");
+        }
+        assert_eq!(perfdog_janks(&e.latch_ts), (e.perfdog_jank, e.perfdog_big_jank));
+        assert_eq!(perfdog_janks(&e.present_ts), (e.perfdog_jank, e.perfdog_big_jank));
+        assert_eq!(e.display_period_ns, DISPLAY_PERIOD_NS);
+        for f in &e.frames {
+            assert_eq!(f.latch_ts, vsync_ts(f.latch_vsync) + renderers::LATCH_AFTER_VSYNC_NS);
+            assert!(f.queue_ts < f.latch_ts && f.latch_ts - f.queue_ts < DISPLAY_PERIOD_NS + 1_000_000);
+            assert_eq!(f.present_ts, vsync_ts(f.latch_vsync + 1));
+        }
+    }
+
+    /// The systrace text: every ftrace event as a line, FrameTimeline left
+    /// out; the counters and queueBuffer begins are there.
+    fn check_systrace(name: &str, sc: &RendererScenario) {
+        let e = &sc.expect;
+        let text = sc.builder.systrace_text(&SystraceOptions::default());
+        let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+        assert_eq!(lines.len(), sc.builder.ftrace.len(), "{name}: one line per ftrace event, nothing else");
+        assert!(!sc.builder.others.is_empty(), "{name}: the Perfetto form has FrameTimeline to leave out");
+        // (task, ts µs, payload) of each print.
+        let parsed: Vec<(i32, i64, &str)> = lines
+            .iter()
+            .map(|l| {
+                let (head, rest) = l.split_once(" (").expect("comm-task (tgid)");
+                let task = head.rsplit_once('-').expect("comm-task").1.trim().parse().expect("tid");
+                let (_, rest) = rest.split_once("] d..3 ").expect("cpu and flags");
+                let (ts, payload) = rest.split_once(": tracing_mark_write: ").expect("a print");
+                let (s, us) = ts.split_once('.').expect("secs.micros");
+                (task, s.parse::<i64>().expect("secs") * 1_000_000 + us.parse::<i64>().expect("micros"), payload)
+            })
+            .collect();
+        for c in ["VSYNC-sf", "HW_VSYNC_0", "VSYNC-app"] {
+            let prefix = format!("C|1000|{c}|");
+            assert_eq!(parsed.iter().filter(|p| p.2.starts_with(&prefix)).count(), VSYNCS as usize, "{name}: {c}");
+        }
+        let prefix = format!("C|1000|{}|", e.layer);
+        let samples: Vec<(i64, i64)> =
+            parsed.iter().filter_map(|p| p.2.strip_prefix(&prefix).map(|v| (p.1, v.parse().expect("value")))).collect();
+        let want: Vec<i64> = e.latch_ts.iter().map(|t| t / 1_000).collect();
+        assert_eq!(downs(&samples), want, "{name}: latches to the microsecond");
+        let begin = format!("B|{}|queueBuffer", e.queue_pid);
+        let queue_begins = parsed.iter().filter(|p| p.0 == e.queue_tid && p.2 == begin).count();
+        assert_eq!(queue_begins, e.queue_ts.len(), "{name}");
+    }
+
+    #[test]
+    fn every_renderer_scenario_decodes_to_its_truth() {
+        for (name, sc) in renderers::all() {
+            check_perfetto(name, &sc);
+            check_systrace(name, &sc);
+        }
+    }
+
+    #[test]
+    fn perfdog_rule() {
+        let from = |iv: &[i64]| {
+            let mut ts = vec![0];
+            for x in iv {
+                ts.push(ts.last().unwrap() + x);
+            }
+            perfdog_janks(&ts)
+        };
+        const F: i64 = 33_333_333;
+        assert_eq!(from(&[F, F, F, 100_000_000]), (1, 0));
+        assert_eq!(from(&[F, F, 100_000_000]), (0, 0), "needs 3 previous intervals");
+        assert_eq!(from(&[F, F, F, 83_333_333]), (0, 0), "3x must exceed 250 ms");
+        assert_eq!(from(&[F, F, F, 83_333_334]), (1, 0));
+        assert_eq!(from(&[F, F, F, 125_000_000]), (1, 0));
+        assert_eq!(from(&[F, F, F, 125_000_001]), (1, 1));
+        assert_eq!(from(&[100_000_000, 100_000_000, 100_000_000, 200_000_000]), (0, 0), "2x the mean");
+        assert_eq!(from(&[100_000_000, 100_000_000, 100_000_000, 200_000_001]), (1, 1));
+    }
+
+    /// `vsyncs` of a 60 Hz interval: 16 666 666/7 per vsync, rounded on the grid.
+    fn on_grid(x: i64, vsyncs: i64) -> bool {
+        let exact = vsyncs * 1_000_000_000;
+        (x * 60 - exact).abs() < 60
+    }
+
+    fn fps(ts: &[i64]) -> f64 {
+        (ts.len() - 1) as f64 * 1e9 / (ts[ts.len() - 1] - ts[0]) as f64
+    }
+
+    #[test]
+    fn game_truth() {
+        let e = renderers::game().expect;
+        assert_eq!((e.package, e.pid, e.main_thread.as_str()), ("com.example.game", 7000, "om.example.game"));
+        assert_eq!(e.producer_tid, Some(7011));
+        assert_eq!(e.present_ts.len(), 69);
+        let qs: Vec<i64> = (0..=60).step_by(2).chain((66..=120).step_by(2)).chain((132..=150).step_by(2)).collect();
+        assert_eq!(e.present_ts, qs.iter().map(|&q| vsync_ts(q + 2)).collect::<Vec<_>>());
+        let iv = intervals(&e.present_ts);
+        assert_eq!(iv.len(), 68);
+        for (i, &x) in iv.iter().enumerate() {
+            match i {
+                30 => assert_eq!(x, 100_000_000),
+                58 => assert_eq!(x, 200_000_000),
+                _ => assert!(x == 33_333_333 || x == 33_333_334, "interval {i} = {x}"),
+            }
+        }
+        assert_eq!((e.perfdog_jank, e.perfdog_big_jank), (2, 1));
+        assert_eq!(e.doframes, 156);
+        let late: Vec<(i64, i64, i64)> = e
+            .frames
+            .iter()
+            .filter(|f| f.present_type == 2)
+            .map(|f| (f.token, f.vsync_index, f.dropped_frames))
+            .collect();
+        assert_eq!(late, [(vsync_id(62), 62, 4), (vsync_id(122), 122, 10)]);
+        assert_eq!(e.late_frames, 2);
+        assert_eq!((e.latch_ts[0], *e.latch_ts.last().unwrap()), (vsync_ts(1) + 1_000_000, vsync_ts(151) + 1_000_000));
+        assert!((fps(&e.latch_ts) - 27.2).abs() < 1e-9);
+        assert!(e.other_layers.is_empty());
+    }
+
+    #[test]
+    fn flutter_truth() {
+        let e = renderers::flutter().expect;
+        assert_eq!((e.pid, e.main_thread.as_str(), e.producer_tid), (7100, "example.flutter", Some(7111)));
+        assert_eq!(e.present_ts.len(), 148);
+        let iv = intervals(&e.present_ts);
+        let long: Vec<usize> = (0..iv.len()).filter(|&i| !on_grid(iv[i], 1)).collect();
+        assert!(long.iter().all(|&i| on_grid(iv[i], 2)));
+        assert_eq!(long.len(), 3);
+        let late: Vec<(i64, i64)> =
+            e.frames.iter().filter(|f| f.jank_type == 64).map(|f| (f.vsync_index, f.dropped_frames)).collect();
+        assert_eq!(late, [(40, 1), (80, 1), (120, 1)]);
+        assert!(e.frames.iter().all(|f| (f.present_type == 2) == (f.jank_type == 64)));
+        assert_eq!((e.perfdog_jank, e.perfdog_big_jank, e.doframes), (0, 0, 156));
+        assert_eq!((e.present_ts[0], *e.present_ts.last().unwrap()), (vsync_ts(2), vsync_ts(152)));
+        assert!((fps(&e.latch_ts) - 58.8).abs() < 1e-9);
+    }
+
+    #[test]
+    fn video_truth() {
+        let e = renderers::video().expect;
+        assert_eq!((e.pid, e.producer_tid, e.queue_pid, e.queue_tid), (7200, None, 900, 905));
+        assert_eq!(e.present_ts.len(), 76);
+        assert!(intervals(&e.present_ts).iter().all(|&x| on_grid(x, 2)));
+        assert_eq!((e.perfdog_jank, e.perfdog_big_jank, e.doframes, e.late_frames), (0, 0, 10, 0));
+        assert!((fps(&e.latch_ts) - 30.0).abs() < 1e-9);
+        assert_eq!(e.other_layers.len(), 1);
+        let o = &e.other_layers[0];
+        assert_eq!((o.layer.as_str(), o.producer_tid), ("com.example.video/com.example.video.PlayerActivity#0", 7220));
+        assert_eq!(
+            o.frames.iter().map(|f| f.present_ts).collect::<Vec<_>>(),
+            (2..12).map(vsync_ts).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn sparse_drawing_truth() {
+        let e = renderers::sparse_drawing().expect;
+        let d = renderers::sparse_drawing_offset_drift().expect;
+        assert_eq!((e.pid, e.main_thread.as_str(), e.producer_tid), (7300, ".example.sparse", Some(7320)));
+        assert_eq!(e.present_ts.len(), 61);
+        let iv = intervals(&e.present_ts);
+        for (i, &x) in iv.iter().enumerate() {
+            assert!(on_grid(x, if i % 2 == 0 { 2 } else { 3 }), "interval {i} = {x}");
+        }
+        assert!(e.frames.iter().all(|f| f.dropped_frames == 0 && f.present_type == 1 && f.jank_type == 1));
+        assert!(e.frames.iter().all(|f| f.expected_start == vsync_ts(f.vsync_index)));
+        assert_eq!((e.perfdog_jank, e.perfdog_big_jank, e.doframes), (0, 0, 61));
+        assert_eq!(e.display_period_ns, 16_666_667);
+        assert!((fps(&e.latch_ts) - 24.0).abs() < 1e-9);
+        // The drift variant differs only in the expected starts.
+        let strip = |x: &renderers::RendererExpect| {
+            let mut x = x.clone();
+            x.frames.iter_mut().for_each(|f| f.expected_start = 0);
+            x
+        };
+        assert_eq!(strip(&e), strip(&d));
+        let offsets: Vec<i64> = d.frames.iter().map(|f| vsync_ts(f.vsync_index) - f.expected_start).collect();
+        assert_eq!(
+            &offsets[..11],
+            [
+                6_100_000, 6_100_000, 6_100_000, 6_100_000, 6_100_000, 10_200_000, 10_200_000, 10_200_000, 10_200_000,
+                10_200_000, 6_100_000
+            ]
+        );
+        let starts: Vec<i64> = d.frames.iter().map(|f| f.expected_start).collect();
+        let off_grid = intervals(&starts)
+            .iter()
+            .filter(|&&x| {
+                let r = x % 16_666_667;
+                r > 1_000_000 && r < 15_666_667
+            })
+            .count();
+        assert_eq!(off_grid, 12, "each offset change puts one spacing off the 60 Hz grid");
+    }
+
+    /// Not a check: the numbers for the report (`-- --nocapture`).
+    #[test]
+    fn renderer_summary() {
+        for (name, sc) in renderers::all() {
+            let e = &sc.expect;
+            println!(
+                "{name}: presents {} first {} last {} fps {:.3} perfdog {}/{} doframes {} late {}",
+                e.present_ts.len(),
+                e.present_ts[0],
+                e.present_ts[e.present_ts.len() - 1],
+                fps(&e.latch_ts),
+                e.perfdog_jank,
+                e.perfdog_big_jank,
+                e.doframes,
+                e.late_frames
+            );
+        }
+    }
+}

@@ -55,7 +55,7 @@ fn app_refresh(report: &Report, a: &AppSummary) -> String {
 
 fn category_name(c: Category) -> &'static str {
     match c {
-        Category::Normal => "ordinary",
+        Category::App => "ordinary",
         Category::Game => "game",
         Category::Map => "map",
         Category::Video => "video",

@@ -1,0 +1,127 @@
+//! Presented frames: what each layer put on the screen, whoever drew it.
+//! The frames table rebuilds frames from `Choreographer#doFrame`, which only
+//! apps drawing through the View system have; games, video, maps and most
+//! Flutter engines draw on their own threads into a SurfaceView, and their
+//! Java main thread still runs cheap doFrames at the display rate. This
+//! stage reads the buffers each layer presented, from the first source that
+//! has the layer ([`PresentSource`]), puts their intervals on the display's
+//! vsync grid ([`DisplayGrid`]) and names each app's renderer ([`renderer`]).
+//! Every column and rule: docs/presents.md.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::frames::{DisplayGrid, DropLevel};
+use crate::model::{PresentType, Trace};
+
+mod renderer;
+mod sources;
+mod summary;
+#[cfg(test)]
+mod tests;
+
+pub use renderer::{Engine, GraphicsApi, Renderer, RendererKind};
+pub use summary::{perfdog, LayerSummary, Levels, Percentiles, PerfDog};
+
+/// Where a layer's presents were read from, in order of preference.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PresentSource {
+    /// FrameTimeline actual surface frames (Android 12+): the present time
+    /// SurfaceFlinger measured, per layer.
+    FrameTimeline,
+    /// SurfaceFlinger's per-layer counter of queued buffers (atrace `gfx`,
+    /// any version): each fall is a buffer latched for the screen.
+    LayerCounter,
+    /// The producing thread's `queueBuffer` (else `eglSwapBuffers*` /
+    /// `vkQueuePresentKHR`) slices: when the app handed a buffer over.
+    Producer,
+}
+
+impl PresentSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::FrameTimeline => "frame_timeline",
+            Self::LayerCounter => "layer_counter",
+            Self::Producer => "producer",
+        }
+    }
+}
+
+/// One row of the presents table: one buffer a layer presented (or, for
+/// the `producer` source, a thread queued). Column by column: docs/presents.md.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PresentRow {
+    /// The app the layer belongs to.
+    pub process: Option<String>,
+    pub pid: Option<i32>,
+    /// The layer (`SurfaceView - PKG/ACTIVITY#0`, `PKG/ACTIVITY#0`, …); for
+    /// the producer source the producing thread's name.
+    pub layer: String,
+    pub source: PresentSource,
+    /// The thread that produced the layer's buffers, when it is known.
+    pub tid: Option<i32>,
+    pub thread: Option<String>,
+    /// When the buffer reached the screen (the producer source: when it was queued).
+    pub ts: i64,
+    /// `ts` − the layer's previous present; null for its first.
+    pub interval_ns: Option<i64>,
+    /// The display's vsync period at `ts` (see [`DisplayGrid`]).
+    pub vsync_period_ns: i64,
+    /// max(round(interval / vsync period) − 1, 0): vsyncs on which the layer
+    /// showed the previous buffer again.
+    pub dropped_vsyncs: Option<i64>,
+    pub drop_level: DropLevel,
+    /// FrameTimeline only: the buffer's vsync id, present type and jank type.
+    pub frame_id: Option<i64>,
+    pub present_type: Option<PresentType>,
+    pub jank_type: Option<String>,
+    /// PerfDog's Jank / BigJank on the present intervals (docs/presents.md).
+    pub perfdog_jank: bool,
+    pub perfdog_big_jank: bool,
+}
+
+/// Every layer's presents, their summaries and every app's renderer.
+#[derive(Debug, Clone, Default)]
+pub struct PresentAnalysis {
+    /// Ordered by (pid, layer, ts).
+    pub rows: Vec<PresentRow>,
+    /// One per layer, in `rows` order.
+    pub layers: Vec<LayerSummary>,
+    /// The renderer of every app that has frames, presents or engine threads, by pid.
+    pub renderers: BTreeMap<i32, Renderer>,
+}
+
+impl PresentAnalysis {
+    /// The layer that shows what a user of app `pid` saw, when its content is
+    /// not drawn by its View hierarchy: the app's layer (not its View
+    /// layer) with the most presents.
+    pub fn visible_layer(&self, pid: i32) -> Option<&LayerSummary> {
+        let renderer = self.renderers.get(&pid)?;
+        if !renderer.kind.draws_outside_views() {
+            return None;
+        }
+        self.layers
+            .iter()
+            .filter(|l| l.pid == Some(pid) && l.presents >= 2 && !renderer::is_view_layer(l))
+            .max_by_key(|l| (l.presents, std::cmp::Reverse(l.source)))
+    }
+}
+
+/// The presents of every layer of `trace`. `fallback_period` is the interval
+/// to assume where the display grid measures none (the frames' most common
+/// interval, else 60 Hz).
+pub fn analyze(trace: &Trace, fallback_period: i64) -> PresentAnalysis {
+    let grid = DisplayGrid::new(trace, fallback_period);
+    let streams = sources::streams(trace);
+    let renderers = renderer::detect(trace, &streams);
+    let mut rows = Vec::new();
+    let mut layers = Vec::new();
+    for s in &streams {
+        let first = rows.len();
+        summary::rows_of(s, trace, &grid, &mut rows);
+        layers.push(LayerSummary::of(s, &rows[first..]));
+    }
+    PresentAnalysis { rows, layers, renderers }
+}

@@ -1,0 +1,238 @@
+//! The presents of every layer, read from the trace's three sources
+//! ([`PresentSource`]): FrameTimeline actual surface frames, SurfaceFlinger's
+//! per-layer queued-buffer counters, and the producers' `queueBuffer` /
+//! swap slices. A layer is read from the first source that has it; a
+//! producing thread becomes a stream of its own only when its app has no
+//! layer from the first two.
+
+use foldhash::{HashMap, HashSet};
+
+use super::renderer::GraphicsApi;
+use super::PresentSource;
+use crate::model::{Name, PresentType, TimelineKind, Trace, TrackKind, Upid, Utid};
+
+/// One buffer presented.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Present {
+    pub ts: i64,
+    pub frame_id: Option<i64>,
+    pub present_type: Option<PresentType>,
+    pub jank_type: Option<Name>,
+}
+
+/// One layer's (or producing thread's) presents, in time order.
+#[derive(Debug, Clone)]
+pub(crate) struct Stream {
+    pub source: PresentSource,
+    pub upid: Option<Upid>,
+    pub pid: Option<i32>,
+    pub layer: String,
+    /// The producing thread, when known.
+    pub producer: Option<Utid>,
+    /// The graphics API the producer's slices show.
+    pub api: Option<GraphicsApi>,
+    pub presents: Vec<Present>,
+}
+
+/// The slice a producer thread ends each buffer with.
+pub(crate) const QUEUE_BUFFER: &str = "queueBuffer";
+/// Swap / present calls that hand a buffer to the compositor.
+const EGL_SWAP: &str = "eglSwapBuffers";
+const VK_PRESENT: &str = "vkQueuePresentKHR";
+
+/// Every layer's stream, ordered by (pid, layer, source).
+pub(crate) fn streams(trace: &Trace) -> Vec<Stream> {
+    let producers = producer_streams(trace);
+    let mut out = timeline_streams(trace);
+    let from_timeline: HashSet<(Option<i32>, String)> = out.iter().map(|s| (s.pid, s.layer.clone())).collect();
+    out.extend(counter_streams(trace).into_iter().filter(|s| !from_timeline.contains(&(s.pid, s.layer.clone()))));
+    // Each app's layers take their producing thread from its producer
+    // streams: SurfaceView layers the busiest thread that is not
+    // RenderThread, the app's own layers RenderThread.
+    let with_layers: HashSet<Option<i32>> = out.iter().map(|s| s.pid).collect();
+    for s in &mut out {
+        let is_view = !s.layer.contains("SurfaceView");
+        let producer = producers
+            .iter()
+            .filter(|p| p.pid == s.pid && p.pid.is_some() && is_render_thread(trace, p.producer) == is_view)
+            .max_by_key(|p| p.presents.len());
+        if let Some(p) = producer {
+            s.producer = p.producer;
+            s.api = p.api;
+        }
+    }
+    out.extend(producers.into_iter().filter(|p| p.pid.is_none() || !with_layers.contains(&p.pid)));
+    out.sort_by(|a, b| (a.pid, &a.layer, a.source).cmp(&(b.pid, &b.layer, b.source)));
+    out
+}
+
+/// HWUI's RenderThread: it draws the View hierarchy.
+pub(crate) fn is_render_thread(trace: &Trace, utid: Option<Utid>) -> bool {
+    utid.and_then(|u| trace.thread(u).name.as_deref()).is_some_and(|n| n == "RenderThread")
+}
+
+/// Actual surface frames that reached the screen, per (process, layer).
+fn timeline_streams(trace: &Trace) -> Vec<Stream> {
+    let mut by_layer: HashMap<(i32, Name), usize> = HashMap::default();
+    let mut out: Vec<Stream> = Vec::new();
+    let unnamed: Name = "(unnamed layer)".into();
+    for f in &trace.frame_timeline {
+        if f.kind != TimelineKind::ActualSurface || f.dur < 0 || f.present_type == Some(PresentType::Dropped) {
+            continue;
+        }
+        let layer = f.layer_name.clone().unwrap_or_else(|| unnamed.clone());
+        let k = *by_layer.entry((f.pid, layer.clone())).or_insert_with(|| {
+            out.push(Stream {
+                source: PresentSource::FrameTimeline,
+                upid: f.upid,
+                pid: Some(f.pid),
+                layer: layer.to_string(),
+                producer: None,
+                api: None,
+                presents: Vec::new(),
+            });
+            out.len() - 1
+        });
+        out[k].presents.push(Present {
+            ts: f.ts + f.dur,
+            frame_id: Some(f.token),
+            present_type: f.present_type,
+            jank_type: f.jank_type.clone(),
+        });
+    }
+    for s in &mut out {
+        s.presents.sort_by_key(|p| p.ts);
+    }
+    out
+}
+
+/// SurfaceFlinger's counters named after a layer: each fall of the queued
+/// buffers is a buffer latched for the next composition.
+fn counter_streams(trace: &Trace) -> Vec<Stream> {
+    let sf: HashSet<Upid> = trace
+        .processes
+        .iter()
+        .filter(|p| p.name.as_deref().is_some_and(|n| n.ends_with("surfaceflinger")))
+        .map(|p| p.upid)
+        .collect();
+    let mut slot: HashMap<usize, usize> = HashMap::default();
+    let mut last: Vec<f64> = Vec::new();
+    let mut out: Vec<Stream> = Vec::new();
+    for (i, t) in trace.tracks.iter().enumerate() {
+        let (TrackKind::ProcessCounter { upid }, Some(name)) = (&t.kind, &t.name) else { continue };
+        if !sf.contains(upid) || !is_layer_name(name) {
+            continue;
+        }
+        let owner = owner_of(trace, name);
+        slot.insert(i, out.len());
+        last.push(f64::NAN);
+        out.push(Stream {
+            source: PresentSource::LayerCounter,
+            upid: owner,
+            pid: owner.map(|u| trace.process(u).pid),
+            layer: name.to_string(),
+            producer: None,
+            api: None,
+            presents: Vec::new(),
+        });
+    }
+    if out.is_empty() {
+        return out;
+    }
+    for c in &trace.counters {
+        let Some(&k) = slot.get(&c.track.index()) else { continue };
+        if c.value < last[k] {
+            out[k].presents.push(Present { ts: c.ts, frame_id: None, present_type: None, jank_type: None });
+        }
+        last[k] = c.value;
+    }
+    out.retain(|s| !s.presents.is_empty());
+    out
+}
+
+/// A SurfaceFlinger counter that counts a layer's queued buffers: layer
+/// names end in `#<sequence>`; SurfaceFlinger's own counters (`VSYNC-sf`,
+/// `HW_VSYNC_0`, …) have none.
+fn is_layer_name(name: &str) -> bool {
+    name.contains('#') && !name.starts_with("VSYNC") && !name.starts_with("HW_VSYNC")
+}
+
+/// The package a layer name names: `SurfaceView - PKG/ACTIVITY#0`,
+/// `SurfaceView[PKG/ACTIVITY](BLAST)#12`, `PKG/ACTIVITY#0`.
+pub(crate) fn layer_package(layer: &str) -> Option<&str> {
+    let rest = layer.strip_prefix("SurfaceView - ").or_else(|| layer.strip_prefix("SurfaceView[")).unwrap_or(layer);
+    let pkg = rest.split('/').next().filter(|_| rest.contains('/'))?;
+    (!pkg.is_empty() && pkg.contains('.') && !pkg.contains(' ')).then_some(pkg)
+}
+
+/// The process a layer name belongs to: the first named its package, or
+/// the package's last 15 characters (the kernel's comm of a process a
+/// systrace knows only from its threads).
+fn owner_of(trace: &Trace, layer: &str) -> Option<Upid> {
+    let pkg = layer_package(layer)?;
+    let comm = &pkg[pkg.char_indices().rev().nth(14).map_or(0, |(i, _)| i)..];
+    let named = |name: &str| trace.processes.iter().find(|p| p.name.as_deref() == Some(name)).map(|p| p.upid);
+    named(pkg).or_else(|| named(comm))
+}
+
+/// Each thread's buffers: its `queueBuffer` slice ends, or, on a thread
+/// without them, its swap / present call ends. SurfaceFlinger's own threads
+/// are left out (it is the consumer).
+fn producer_streams(trace: &Trace) -> Vec<Stream> {
+    #[derive(Default)]
+    struct Thread {
+        queues: Vec<i64>,
+        swaps: Vec<i64>,
+        api: Option<GraphicsApi>,
+    }
+    let mut by_thread: HashMap<Utid, Thread> = HashMap::default();
+    for s in &trace.slices {
+        let name: &str = &s.name;
+        let kind = if name == QUEUE_BUFFER {
+            0
+        } else if name.starts_with(EGL_SWAP) {
+            1
+        } else if name == VK_PRESENT {
+            2
+        } else {
+            continue;
+        };
+        let Some(end) = s.end() else { continue };
+        let Some(TrackKind::Thread { utid }) = trace.tracks.get(s.track.index()).map(|t| &t.kind) else { continue };
+        let t = by_thread.entry(*utid).or_default();
+        match kind {
+            0 => t.queues.push(end),
+            1 => {
+                t.swaps.push(end);
+                t.api.get_or_insert(GraphicsApi::Gl);
+            }
+            _ => {
+                t.swaps.push(end);
+                t.api = Some(GraphicsApi::Vulkan);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (utid, t) in by_thread {
+        let thread = trace.thread(utid);
+        let process = thread.upid.map(|u| trace.process(u));
+        if process.and_then(|p| p.name.as_deref()).is_some_and(|n| n.ends_with("surfaceflinger")) {
+            continue;
+        }
+        let mut ends = if t.queues.is_empty() { t.swaps } else { t.queues };
+        ends.sort_unstable();
+        out.push(Stream {
+            source: PresentSource::Producer,
+            upid: thread.upid,
+            pid: process.map(|p| p.pid),
+            layer: thread.name.as_deref().map_or_else(|| format!("thread {}", thread.tid), str::to_string),
+            producer: Some(utid),
+            api: t.api,
+            presents: ends
+                .into_iter()
+                .map(|ts| Present { ts, frame_id: None, present_type: None, jank_type: None })
+                .collect(),
+        });
+    }
+    out
+}

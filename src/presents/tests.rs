@@ -1,0 +1,177 @@
+use super::sources::layer_package;
+use super::*;
+use crate::frames::DisplayGrid;
+use crate::model::testutil::TB;
+use crate::model::PresentType;
+
+const P60: i64 = 16_666_667;
+const SF: i32 = 1000;
+const GAME: i32 = 7000;
+const GFX: i32 = 7011;
+const LAYER: &str = "SurfaceView - com.example.game/com.unity3d.player.UnityPlayerActivity#0";
+
+/// vsync `k` of a 60 Hz panel.
+fn vsync(k: i64) -> i64 {
+    1_000_000_000 + k * P60
+}
+
+/// A Unity game: doFrames on every vsync, its render thread queueing a
+/// buffer every second vsync (k = 0, 2, …, 20), then a 6-vsync hitch
+/// (k = 26), then every second vsync again up to k = 36; SurfaceFlinger
+/// ticks `VSYNC-sf` on every vsync and latches each buffer 1 ms into the
+/// vsync after its queue.
+fn game() -> (Trace, Vec<i64>) {
+    let mut b = TB::new();
+    b.process(SF, "/system/bin/surfaceflinger").thread(SF, SF, "surfaceflinger");
+    b.process(GAME, "com.example.game").thread(GAME, GAME, "com.example.game");
+    b.thread(7010, GAME, "UnityMain").thread(GFX, GAME, "UnityGfxDeviceW").thread(7020, GAME, "RenderThread");
+    for k in 0..40 {
+        b.counter(SF, "VSYNC-sf", vsync(k), (k % 2) as f64);
+        b.slice(GAME, vsync(k) + 300_000, 1_500_000, "Choreographer#doFrame");
+    }
+    let ks: Vec<i64> = (0..=20).step_by(2).chain((26..=36).step_by(2)).collect();
+    let mut latches = Vec::new();
+    for &k in &ks {
+        let q = vsync(k) + 10_000_000;
+        b.slice(GFX, q - 2_000_000, 2_000_000, "eglSwapBuffersWithDamageKHR");
+        b.slice(GFX, q - 1_000_000, 1_000_000, "queueBuffer");
+        b.counter(SF, LAYER, q, 1.0);
+        let latch = vsync(k + 1) + 1_000_000;
+        b.counter(SF, LAYER, latch, 0.0);
+        latches.push(latch);
+    }
+    (b.build(), latches)
+}
+
+#[test]
+fn a_games_surface_view_layer_presents_on_the_display_grid() {
+    let (trace, latches) = game();
+    let p = analyze(&trace, P60);
+    // The layer counter's stream replaces the producer's; the render
+    // thread is named as its producer.
+    assert_eq!(p.layers.len(), 1, "{:?}", p.layers.iter().map(|l| &l.layer).collect::<Vec<_>>());
+    let l = &p.layers[0];
+    assert_eq!((l.layer.as_str(), l.source, l.pid), (LAYER, PresentSource::LayerCounter, Some(GAME)));
+    assert_eq!((l.tid, l.thread.as_deref(), l.api), (Some(GFX), Some("UnityGfxDeviceW"), Some(GraphicsApi::Gl)));
+    let ts: Vec<i64> = p.rows.iter().map(|r| r.ts).collect();
+    assert_eq!(ts, latches);
+    // 17 presents: 10 intervals of 2 vsyncs, one of 6, 5 of 2.
+    let dropped: Vec<Option<i64>> = p.rows.iter().map(|r| r.dropped_vsyncs).collect();
+    let mut want = vec![None];
+    want.extend([Some(1); 10]);
+    want.push(Some(5));
+    want.extend([Some(1); 5]);
+    assert_eq!(dropped, want);
+    assert!(p.rows.iter().all(|r| r.vsync_period_ns == P60));
+    assert_eq!((l.presents, l.dropped_vsyncs), (17, 10 + 5 + 5));
+    // (17 − 1) presents over 36 vsyncs.
+    assert_eq!(l.fps, 16.0 * 1e9 / (36 * P60) as f64);
+    assert_eq!(l.drop_level[DropLevel::Best], 16);
+    assert_eq!(l.drop_level[DropLevel::Normal], 1);
+    // The 100 ms hitch: 3·100 > 2·(3·33.3) and 3·100 > 250 ms: a Jank, not a BigJank.
+    assert_eq!((l.perfdog.jank, l.perfdog.big_jank), (1, 0));
+    assert_eq!(l.perfdog.jank_time_ns, 6 * P60);
+    assert_eq!(p.rows.iter().position(|r| r.perfdog_jank), Some(11));
+    let r = &p.renderers[&GAME];
+    assert_eq!((r.kind, r.engine, r.api), (RendererKind::SurfaceView, Some(Engine::Unity), Some(GraphicsApi::Gl)));
+    assert_eq!(r.to_string(), "SurfaceView (Unity, GL)");
+    assert_eq!(p.visible_layer(GAME).map(|l| l.layer.as_str()), Some(LAYER));
+}
+
+#[test]
+fn without_surfaceflinger_the_producer_thread_is_the_stream() {
+    let (mut trace, _) = game();
+    // Drop SurfaceFlinger's counters: only the render thread's queues remain.
+    trace.counters.clear();
+    let p = analyze(&trace, P60);
+    assert_eq!(p.layers.len(), 1);
+    let l = &p.layers[0];
+    assert_eq!((l.source, l.layer.as_str(), l.tid), (PresentSource::Producer, "UnityGfxDeviceW", Some(GFX)));
+    assert_eq!(l.presents, 17);
+    // No vsync source: the fallback period.
+    assert!(p.rows.iter().all(|r| r.vsync_period_ns == P60));
+    assert_eq!(p.visible_layer(GAME).map(|l| l.tid), Some(Some(GFX)));
+}
+
+#[test]
+fn frame_timeline_presents_leave_dropped_frames_out_and_win_over_the_counter() {
+    let mut b = TB::new();
+    b.process(SF, "/system/bin/surfaceflinger").process(100, "com.example.app");
+    let layer = "com.example.app/com.example.app.Main#0";
+    for k in 0..6 {
+        let present = if k == 3 { PresentType::Dropped } else { PresentType::OnTime };
+        let jank = if k == 4 { "App Deadline Missed, Buffer Stuffing" } else { "None" };
+        b.actual_surface(100, 10 + k, vsync(k), 2 * P60, layer, jank, present);
+        b.counter(SF, layer, vsync(k) + 1, 1.0).counter(SF, layer, vsync(k) + 2, 0.0);
+    }
+    let p = analyze(&b.build(), P60);
+    assert_eq!(p.layers.len(), 1);
+    let l = &p.layers[0];
+    assert_eq!((l.source, l.presents), (PresentSource::FrameTimeline, 5));
+    let ids: Vec<Option<i64>> = p.rows.iter().map(|r| r.frame_id).collect();
+    assert_eq!(ids, [Some(10), Some(11), Some(12), Some(14), Some(15)]);
+    assert_eq!(p.rows[0].ts, vsync(0) + 2 * P60);
+    assert_eq!(p.rows[3].dropped_vsyncs, Some(1));
+    assert_eq!(l.jank_types.get("Buffer Stuffing"), Some(&1));
+    assert_eq!(l.jank_types.get("None"), Some(&4));
+}
+
+#[test]
+fn perfdog_flags_by_the_mean_of_the_previous_three() {
+    let ms = 1_000_000;
+    // 3·90 > 2·(30+30+30) and 3·90 > 250: Jank. 130 after (30, 30, 90):
+    // 3·130 = 390 > 2·150 = 300 and > 125 ms: Jank and BigJank. 84 after
+    // (30, 90, 130): 252 < 500: none.
+    let (d, flags) = perfdog(&[30 * ms, 30 * ms, 30 * ms, 90 * ms, 30 * ms, 130 * ms, 84 * ms]);
+    assert_eq!(
+        flags,
+        [(false, false), (false, false), (false, false), (true, false), (false, false), (true, true), (false, false)]
+    );
+    assert_eq!((d.jank, d.big_jank, d.jank_time_ns, d.total_time_ns), (2, 1, 220 * ms, 424 * ms));
+    // 83.33 ms exactly is not over: 3·83_333_333 = 249_999_999.
+    let (d, _) = perfdog(&[10 * ms, 10 * ms, 10 * ms, 83_333_333]);
+    assert_eq!(d.jank, 0);
+}
+
+#[test]
+fn layer_names_name_their_package() {
+    assert_eq!(layer_package(LAYER), Some("com.example.game"));
+    assert_eq!(layer_package("SurfaceView[com.a.b/com.a.b.Main](BLAST)#12"), Some("com.a.b"));
+    assert_eq!(layer_package("com.a.b/com.a.b.Main#0"), Some("com.a.b"));
+    assert_eq!(layer_package("StatusBar#0"), None);
+    assert_eq!(layer_package("TX - Surface(name=Task=1)/@0x50aef49 - animation-leash of app_transition#0"), None);
+}
+
+#[test]
+fn sparse_timeline_starts_off_the_grid_are_not_the_display_period() {
+    // Expected surface frames on every 2nd or 3rd vsync, each shifted back
+    // by 6.1 or 10.2 ms (SurfaceFlinger's work duration changing): spacings
+    // of 22.8 and 26.9 ms, no standard rate. No counter ticks.
+    let mut b = TB::new();
+    b.process(100, "com.example.app");
+    let mut k = 0;
+    for j in 0..30 {
+        let shift = if (j / 3) % 2 == 0 { 6_100_000 } else { 10_200_000 };
+        b.expected_surface(100, j, vsync(k) - shift, P60);
+        k += 2 + j % 2;
+    }
+    let trace = b.build();
+    let grid = DisplayGrid::new(&trace, P60);
+    for f in &trace.frame_timeline {
+        assert_eq!(grid.period_at(f.ts), P60);
+    }
+}
+
+#[test]
+fn hardware_vsync_outranks_the_other_clocks() {
+    let mut b = TB::new();
+    b.process(SF, "/system/bin/surfaceflinger");
+    let p90 = 11_111_111;
+    for k in 0..20 {
+        b.counter(SF, "HW_VSYNC_0", k * p90, (k % 2) as f64);
+        b.counter(SF, "HW_VSYNC_ON_0", k * p90, 1.0);
+        b.counter(SF, "VSYNC-sf", k * P60, (k % 2) as f64);
+    }
+    let grid = DisplayGrid::new(&b.build(), P60);
+    assert_eq!(grid.period_at(100_000_000), p90);
+}

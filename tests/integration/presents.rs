@@ -1,0 +1,180 @@
+//! Presented frames end to end, on the trace builder's renderer scenarios
+//! (a Unity game, a Flutter app, a video player, an app drawing every second
+//! or third vsync) in Perfetto and legacy systrace form, and on the real
+//! FrameTimeline-only captures: each layer's presents, the app's renderer,
+//! the headline fps and the Green Alliance category, against the
+//! scenario's own ground truth.
+
+use std::path::Path;
+
+use fpsan::analysis::{self, Analysis, Options};
+use fpsan::frames::IntervalSource;
+use fpsan::metrics::{Category, CategorySource, HeadlineSource};
+use fpsan::presents::{PresentSource, RendererKind};
+use tracegen::renderers::{self, RendererScenario};
+use tracegen::systrace::SystraceOptions;
+use tracegen::BuildOptions;
+
+use crate::util::{fpsan, shared};
+
+/// The scenario written in one form, analysed.
+fn analysed(s: &RendererScenario, systrace: bool, dir: &Path) -> Analysis {
+    let path = dir.join(if systrace { "t.txt" } else { "t.pftrace" });
+    let bytes = if systrace {
+        s.builder.systrace_text(&SystraceOptions::default()).into_bytes()
+    } else {
+        s.builder.build(&BuildOptions::default())
+    };
+    std::fs::write(&path, bytes).unwrap();
+    analysis::analyze(&path, &Options::default()).expect("analysed")
+}
+
+/// The present times of the app's visible layer in that form: FrameTimeline
+/// presents in Perfetto form, SurfaceFlinger's latches (to the microsecond
+/// systrace prints) in systrace form.
+fn expected_presents(s: &RendererScenario, systrace: bool) -> (PresentSource, Vec<i64>) {
+    if systrace {
+        (PresentSource::LayerCounter, s.expect.latch_ts.iter().map(|t| t / 1000 * 1000).collect())
+    } else {
+        (PresentSource::FrameTimeline, s.expect.present_ts.clone())
+    }
+}
+
+fn fps_of(ts: &[i64]) -> f64 {
+    (ts.len() - 1) as f64 * 1e9 / (ts[ts.len() - 1] - ts[0]) as f64
+}
+
+/// Each scenario in both forms: the visible layer's presents are exactly the
+/// scenario's, with its PerfDog counts, on the 60 Hz grid.
+#[test]
+fn every_renderer_presents_its_layer_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, s) in renderers::all() {
+        for systrace in [false, true] {
+            let a = analysed(&s, systrace, dir.path());
+            let e = &s.expect;
+            let (source, want) = expected_presents(&s, systrace);
+            let layer = a.presents.layers.iter().find(|l| l.layer == e.layer && l.pid == Some(e.pid));
+            let layer = layer.unwrap_or_else(|| panic!("{name} (systrace {systrace}): no layer {}", e.layer));
+            assert_eq!(layer.source, source, "{name}");
+            let got: Vec<i64> =
+                a.presents.rows.iter().filter(|r| r.layer == e.layer && r.pid == Some(e.pid)).map(|r| r.ts).collect();
+            assert_eq!(got, want, "{name} (systrace {systrace})");
+            assert_eq!(layer.fps, fps_of(&want), "{name}");
+            assert_eq!((layer.perfdog.jank, layer.perfdog.big_jank), (e.perfdog_jank, e.perfdog_big_jank), "{name}");
+            assert_eq!(layer.refresh_hz, 1e9 / e.display_period_ns as f64, "{name}");
+            let vsyncs: i64 = e.frames.windows(2).map(|w| w[1].latch_vsync - w[0].latch_vsync - 1).sum();
+            assert_eq!(layer.dropped_vsyncs, vsyncs, "{name} (systrace {systrace})");
+            if let Some(tid) = e.producer_tid {
+                assert_eq!(layer.tid, Some(tid), "{name}: producer");
+            }
+        }
+    }
+}
+
+/// The game: Java doFrames at 60 Hz, the render thread at 30 fps with a
+/// 100 ms and a 200 ms hitch. Judged by its SurfaceView's presents, as a game.
+#[test]
+fn a_game_is_judged_by_its_surface_view_not_its_doframes() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = renderers::game();
+    for systrace in [false, true] {
+        let a = analysed(&s, systrace, dir.path());
+        let app = a.apps.iter().find(|x| x.pid == s.expect.pid).expect("the game has doFrames");
+        assert_eq!(app.frames as usize, s.expect.doframes);
+        assert!(app.fps > 59.0, "its doFrames run at the display rate: {}", app.fps);
+        let r = app.renderer.as_ref().expect("renderer");
+        assert_eq!(r.to_string(), "SurfaceView (Unity, GL)");
+        let (_, want) = expected_presents(&s, systrace);
+        assert_eq!(app.headline.source, HeadlineSource::Presents);
+        assert_eq!(app.headline.layer.as_deref(), Some(s.expect.layer.as_str()));
+        assert_eq!(app.headline.fps, fps_of(&want));
+        let g = &app.green_alliance;
+        assert_eq!((g.category, g.category_source, g.min_fps), (Category::Game, CategorySource::Detected, 25.0));
+        assert_eq!((g.fps, g.pass), (app.headline.fps, true));
+    }
+}
+
+#[test]
+fn flutter_and_video_name_their_renderer_and_category() {
+    let dir = tempfile::tempdir().unwrap();
+    for (s, kind, category) in [
+        (renderers::flutter(), RendererKind::Flutter, Category::App),
+        (renderers::video(), RendererKind::Video, Category::Video),
+    ] {
+        for systrace in [false, true] {
+            let a = analysed(&s, systrace, dir.path());
+            let app = a.apps.iter().find(|x| x.pid == s.expect.pid).expect("doFrames");
+            assert_eq!(app.renderer.as_ref().map(|r| r.kind), Some(kind));
+            assert_eq!(app.headline.source, HeadlineSource::Presents);
+            assert_eq!(app.headline.layer.as_deref(), Some(s.expect.layer.as_str()));
+            assert_eq!(app.green_alliance.category, category);
+        }
+    }
+}
+
+/// An app drawing every second or third vsync of a 60 Hz panel, its
+/// FrameTimeline starts sparse (and in one variant shifted off the grid):
+/// every frame still has the panel's interval.
+#[test]
+fn sparse_drawing_keeps_the_panels_interval() {
+    let dir = tempfile::tempdir().unwrap();
+    for (s, drift) in [(renderers::sparse_drawing(), false), (renderers::sparse_drawing_offset_drift(), true)] {
+        for systrace in [false, true] {
+            let a = analysed(&s, systrace, dir.path());
+            let rows: Vec<_> = a.frames.rows.iter().filter(|r| r.pid == s.expect.pid).collect();
+            assert_eq!(rows.len(), s.expect.doframes);
+            for r in &rows {
+                assert_eq!(r.frame_interval_ns, s.expect.display_period_ns, "frame at {}", r.ts);
+                // With the drift, FrameTimeline puts the frame's vsync up to
+                // 10.2 ms earlier, which its cost then includes.
+                if !drift {
+                    assert_eq!(r.dropped_frames, 0, "frame at {}", r.ts);
+                }
+            }
+            assert!(rows.iter().all(|r| r.interval_source != IntervalSource::Default));
+        }
+    }
+}
+
+/// `--category` overrides the renderer's category, and says so.
+#[test]
+fn the_category_given_wins_and_is_printed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("game.pftrace");
+    std::fs::write(&path, renderers::game().builder.build(&BuildOptions::default())).unwrap();
+    let out = fpsan().arg("analyze").arg(&path).args(["--app", "com.example.game"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success());
+    assert!(text.contains("renderer       SurfaceView (Unity, GL)"), "{text}");
+    assert!(text.contains("green alliance pass (≥ 25, game detected"), "{text}");
+    let out = fpsan().arg("analyze").arg(&path).args(["--category", "app", "--format", "json"]).output().unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let game = json["apps"].as_array().unwrap().iter().find(|a| a["pid"] == 7000).unwrap();
+    assert_eq!(game["green_alliance"]["category"], "app");
+    assert_eq!(game["green_alliance"]["category_source"], "given");
+    assert_eq!(game["green_alliance"]["min_fps"], 55.0);
+    assert_eq!(game["green_alliance"]["pass"], false);
+}
+
+/// The two real captures that have FrameTimeline but no doFrame: presents
+/// per layer, and exit 0.
+#[test]
+fn frame_timeline_only_captures_give_presents() {
+    for (name, layers_min, busiest) in [
+        ("real-pixel7pro-android13-nowinandroid-frametimeline-only.pftrace", 10, 738),
+        ("real-emulator-android12-frametimeline-sched.pftrace", 7, 58),
+    ] {
+        let Some(path) = shared(&format!("traces/{name}")) else { return };
+        let out = fpsan().arg("analyze").arg(&path).args(["--format", "json"]).output().unwrap();
+        assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let layers = json["presents"]["layers"].as_array().unwrap();
+        assert!(layers.len() >= layers_min, "{name}: {} layers", layers.len());
+        assert!(layers.iter().all(|l| l["source"] == "frame_timeline"));
+        let most = layers.iter().map(|l| l["presents"].as_i64().unwrap()).max().unwrap();
+        assert_eq!(most, busiest, "{name}");
+        let rows = json["presents"]["rows"].as_array().unwrap();
+        assert_eq!(rows.len() as i64, layers.iter().map(|l| l["presents"].as_i64().unwrap()).sum::<i64>());
+    }
+}
