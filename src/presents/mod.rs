@@ -21,7 +21,8 @@ mod summary;
 #[cfg(test)]
 mod tests;
 
-pub use renderer::{Engine, GraphicsApi, Renderer, RendererKind};
+pub use renderer::{Engine, Renderer, RendererKind};
+pub use sources::GraphicsApi;
 pub use summary::{perfdog, LayerSummary, Levels, Percentiles, PerfDog};
 
 /// Where a layer's presents were read from, in order of preference.

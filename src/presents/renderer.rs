@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::sources::{is_render_thread, Stream};
+use super::sources::{is_render_thread, GraphicsApi, Stream};
 use super::{LayerSummary, PresentSource};
 use crate::model::{Trace, Upid};
 
@@ -71,23 +71,6 @@ impl Engine {
     /// Whether the engine makes games (a GLSurfaceView may be a map or a viewer).
     pub fn is_game(self) -> bool {
         !matches!(self, Self::GlSurfaceView)
-    }
-}
-
-/// The API a producer's slices show it presenting with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum GraphicsApi {
-    Gl,
-    Vulkan,
-}
-
-impl GraphicsApi {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Gl => "GL",
-            Self::Vulkan => "Vulkan",
-        }
     }
 }
 

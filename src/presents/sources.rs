@@ -7,9 +7,27 @@
 
 use foldhash::{HashMap, HashSet};
 
-use super::renderer::GraphicsApi;
+use serde::Serialize;
+
 use super::PresentSource;
 use crate::model::{Name, PresentType, TimelineKind, Trace, TrackKind, Upid, Utid};
+
+/// The API a producer's slices show it presenting with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GraphicsApi {
+    Gl,
+    Vulkan,
+}
+
+impl GraphicsApi {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Gl => "GL",
+            Self::Vulkan => "Vulkan",
+        }
+    }
+}
 
 /// One buffer presented.
 #[derive(Debug, Clone, PartialEq)]

@@ -7,8 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::renderer::GraphicsApi;
-use super::sources::Stream;
+use super::sources::{GraphicsApi, Stream};
 use super::{PresentRow, PresentSource};
 use crate::frames::{DisplayGrid, DropLevel};
 
