@@ -224,7 +224,7 @@ fn phases(path: &Path, mb: f64) -> Res<()> {
     let opts = analysis::Options::default();
     let frames = fpsan::frames::analyze(&trace, &opts.frames);
     laps.lap("frames");
-    let presents = fpsan::presents::analyze(&trace, fpsan::frames::common_interval(&frames.rows));
+    let presents = fpsan::presents::analyze(&trace, &frames);
     laps.lap("presents");
     let df = fpsan::metrics::frames_table(&trace, &frames, &opts.filter)?;
     laps.lap("frames table");

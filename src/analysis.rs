@@ -120,7 +120,7 @@ pub fn frames_of(opened: Opened, opts: &Options) -> TraceFrames {
             frames.quality.repeated_ids, frames.quality.repeated_id_values, frames.quality.max_id_uses
         )));
     }
-    let presents = presents::analyze(&trace, frames::common_interval(&frames.rows));
+    let presents = presents::analyze(&trace, &frames);
     TraceFrames { trace, frames, presents, warnings }
 }
 
@@ -216,8 +216,12 @@ fn keep_apps(mut p: PresentAnalysis, filter: &crate::metrics::AppFilter, trace: 
     let kept = |process: Option<&str>, pid: Option<i32>| pid.is_some_and(|pid| filter.matches(process, pid));
     p.rows.retain(|r| kept(r.process.as_deref(), r.pid));
     p.layers.retain(|l| kept(l.process.as_deref(), l.pid));
-    let name = |pid: i32| trace.processes.iter().find(|x| x.pid == pid).and_then(|x| x.name.as_deref());
-    p.renderers.retain(|&pid, _| filter.matches(name(pid), pid));
+    // Each pid's name: its first process's (one pass, not a search per pid).
+    let mut names: std::collections::HashMap<i32, Option<&str>> = std::collections::HashMap::new();
+    for x in &trace.processes {
+        names.entry(x.pid).or_insert(x.name.as_deref());
+    }
+    p.renderers.retain(|&pid, _| filter.matches(names.get(&pid).copied().flatten(), pid));
     p
 }
 

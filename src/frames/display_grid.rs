@@ -17,21 +17,23 @@ use crate::model::{TimelineKind, Trace};
 const MAX_DIST: i64 = 500_000_000;
 
 /// One source of vsync times and whether any period it measures is believed.
+#[derive(Debug, Clone, Default)]
 struct Source {
     series: PeriodSeries,
     /// Counters tick on every vsync; FrameTimeline starts only on drawn ones.
     dense: bool,
 }
 
-/// The display's vsync period at any time of a trace.
+/// The display's vsync period at any time of a trace (built once, by the
+/// frames stage, which hands it on in `FrameAnalysis::display`).
+#[derive(Debug, Clone, Default)]
 pub struct DisplayGrid {
     sources: Vec<Source>,
-    fallback: i64,
 }
 
 impl DisplayGrid {
-    /// The grid of `trace`; `fallback` where nothing measures it.
-    pub fn new(trace: &Trace, fallback: i64) -> DisplayGrid {
+    /// The grid of `trace`.
+    pub fn new(trace: &Trace) -> DisplayGrid {
         let mut hw: Vec<(usize, Vec<i64>)> = Vec::new();
         let (mut sf, mut app) = (Vec::new(), Vec::new());
         let mut role: Vec<Option<usize>> = vec![None; trace.tracks.len()];
@@ -77,12 +79,7 @@ impl DisplayGrid {
                 sources.push(Source { series: PeriodSeries::new(ts, tol), dense });
             }
         }
-        DisplayGrid { sources, fallback }
-    }
-
-    /// The vsync period at `t`.
-    pub fn period_at(&self, t: i64) -> i64 {
-        self.measured_at(t).unwrap_or(self.fallback)
+        DisplayGrid { sources }
     }
 
     /// The vsync period at `t` if one of SurfaceFlinger's vsync counters
@@ -91,12 +88,12 @@ impl DisplayGrid {
         self.sources.iter().filter(|s| s.dense).find_map(|s| s.series.at(t, MAX_DIST))
     }
 
-    /// The vsync period at `t` if a source measures one there.
-    pub fn measured_at(&self, t: i64) -> Option<i64> {
+    /// The vsync period at `t`; `fallback` where nothing measures one.
+    pub fn period_at(&self, t: i64, fallback: i64) -> i64 {
         // A sparse series' gaps span skipped vsyncs: only a standard rate at
         // least as fast as the fallback's (within 15 %) is the panel's.
-        let believed = |s: &Source, p: i64| s.dense || (is_standard(p) && p * 100 <= self.fallback * 115);
-        self.sources.iter().find_map(|s| s.series.at(t, MAX_DIST).filter(|&p| believed(s, p)))
+        let believed = |s: &Source, p: i64| s.dense || (is_standard(p) && p * 100 <= fallback * 115);
+        self.sources.iter().find_map(|s| s.series.at(t, MAX_DIST).filter(|&p| believed(s, p))).unwrap_or(fallback)
     }
 }
 

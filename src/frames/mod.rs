@@ -171,6 +171,9 @@ pub struct FrameAnalysis {
     /// One entry per janky frame (dropped_frames ≥ 1).
     pub why: Vec<FrameWhy>,
     pub quality: FrameQuality,
+    /// The display's vsync grid the intervals were checked against (the
+    /// presents stage puts its intervals on it too).
+    pub display: DisplayGrid,
 }
 
 /// Thread ids that ran `Choreographer#doFrame` (their scheduler data feeds
@@ -268,6 +271,7 @@ struct Indexes<'a> {
     windows: Vec<Window>,
     /// Each frame's own FrameTimeline surface frames.
     surfaces: Vec<Option<timeline::SurfaceMatch>>,
+    display: DisplayGrid,
 }
 
 impl<'a> Indexes<'a> {
@@ -282,8 +286,8 @@ impl<'a> Indexes<'a> {
             by_thread[t].push(k);
         }
         // Each index is one pass over its own table: build them side by side.
-        let (tl, (draws, counters)) = rayon::join(
-            || timeline::TimelineIndex::new(trace),
+        let ((tl, display), (draws, counters)) = rayon::join(
+            || rayon::join(|| timeline::TimelineIndex::new(trace), || DisplayGrid::new(trace)),
             || rayon::join(|| render_thread::DrawIndex::new(trace), || vsync::CounterIndex::new(trace)),
         );
         let surfaces = frames
@@ -291,7 +295,7 @@ impl<'a> Indexes<'a> {
             .zip(&windows)
             .map(|(c, &w)| c.frame_id.and_then(|id| tl.surface(&trace.frame_timeline, c.pid, id, w)))
             .collect();
-        Indexes { trace, frames, tl, draws, counters, by_thread, windows, surfaces }
+        Indexes { trace, frames, tl, draws, counters, by_thread, windows, surfaces, display }
     }
 
     /// The app's own FrameTimeline surface frames of frame `k`.
@@ -345,8 +349,8 @@ fn rebuild(trace: &Trace, opts: &FrameOptions, sched: impl FnOnce(&[i32]) -> why
         rayon::join(|| (sched(&tids), why::TopLevel::new(trace, &tracks)), || rows(trace, &sel, opts));
     let why_ctx = why::WhyContext { trace, top: &top, sched: &sched, blocker_threshold_ns: opts.blocker_threshold_ns };
     let why = explain(&built, &why_ctx);
-    let Rows { rows, quality, .. } = built;
-    FrameAnalysis { rows, why, quality }
+    let Rows { ix, rows, quality, .. } = built;
+    FrameAnalysis { rows, why, quality, display: ix.display }
 }
 
 /// Every frame's row, with what `explain` needs of the way there.
@@ -401,11 +405,16 @@ fn rows<'t>(trace: &'t Trace, sel: &'t select::Selection, opts: &FrameOptions) -
 /// The most common frame interval of `rows` (the shorter of two as common),
 /// else 60 Hz: what to assume where nothing in the trace measures one.
 pub fn common_interval(rows: &[FrameRow]) -> i64 {
+    most_common(rows.iter().map(|r| r.frame_interval_ns)).unwrap_or(FALLBACK_INTERVAL)
+}
+
+/// The most common of `periods`, the shorter of two as common.
+fn most_common(periods: impl Iterator<Item = i64>) -> Option<i64> {
     let mut counts: HashMap<i64, usize> = HashMap::default();
-    for r in rows {
-        *counts.entry(r.frame_interval_ns).or_default() += 1;
+    for p in periods {
+        *counts.entry(p).or_default() += 1;
     }
-    counts.into_iter().max_by_key(|&(p, c)| (c, std::cmp::Reverse(p))).map_or(FALLBACK_INTERVAL, |x| x.0)
+    counts.into_iter().max_by_key(|&(p, c)| (c, std::cmp::Reverse(p))).map(|x| x.0)
 }
 
 /// Pass 1: the interval of every frame, from the first source that has one:
@@ -452,24 +461,19 @@ fn intervals(ix: &Indexes, opts: &FrameOptions) -> Vec<(i64, IntervalSource)> {
     // vsync counters measure another period, they win; a period that is no
     // refresh rate, or a doFrame grid slower than the trace's common one
     // (drawing every second or third vsync), is no measurement.
-    let display = DisplayGrid::new(trace, FALLBACK_INTERVAL);
     for (k, x) in iv.iter_mut().enumerate() {
         let Some((p, src)) = *x else { continue };
         if !matches!(src, IntervalSource::FrameTimeline | IntervalSource::DoFrameGrid) {
             continue;
         }
-        match display.counted_at(frames[k].ts) {
+        match ix.display.counted_at(frames[k].ts) {
             Some(d) if d != p => *x = Some((d, IntervalSource::DisplayVsync)),
             Some(_) => {}
             None if !interval::is_standard(p) => *x = None,
             None => {}
         }
     }
-    let mut counts: HashMap<i64, usize> = HashMap::default();
-    for (p, _) in iv.iter().flatten() {
-        *counts.entry(*p).or_default() += 1;
-    }
-    let common = counts.into_iter().max_by_key(|&(p, c)| (c, std::cmp::Reverse(p))).map(|x| x.0);
+    let common = most_common(iv.iter().flatten().map(|&(p, _)| p));
     let fallback = (common.unwrap_or(FALLBACK_INTERVAL), IntervalSource::Default);
     let sparse = |&(p, src): &(i64, IntervalSource)| src == IntervalSource::DoFrameGrid && p * 100 > fallback.0 * 115;
     iv.into_iter().map(|x| x.filter(|f| !sparse(f)).unwrap_or(fallback)).collect()

@@ -126,12 +126,8 @@ fn package_matches(name: &str, pkg: &str) -> bool {
     if name == pkg || name.strip_prefix(pkg).is_some_and(|rest| rest.starts_with(':')) {
         return true;
     }
-    let chars: Vec<char> = pkg.chars().collect();
-    if chars.len() > 15 {
-        let tail: String = chars[chars.len() - 15..].iter().collect();
-        return name == tail;
-    }
-    false
+    let comm = crate::model::package_comm(pkg);
+    comm.len() < pkg.len() && name == comm
 }
 
 /// One 1 s window of wall time.

@@ -19,6 +19,13 @@ mod warning;
 pub use timeline::{JankSeverity, JankTag, PredictionType, PresentType};
 pub use warning::{Warning, WarningCode};
 
+/// The name the kernel keeps for an app process named `pkg`: its last 15
+/// characters when longer (what a systrace, which knows processes only by
+/// their threads, names the app).
+pub fn package_comm(pkg: &str) -> &str {
+    &pkg[pkg.char_indices().rev().nth(14).map_or(0, |(i, _)| i)..]
+}
+
 /// Interned, cheaply clonable string used for every name in the model.
 pub type Name = Arc<str>;
 

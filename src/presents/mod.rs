@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::frames::{DisplayGrid, DropLevel};
+use crate::frames::{DisplayGrid, DropLevel, FrameAnalysis};
 use crate::model::{PresentType, Trace};
 
 mod renderer;
@@ -83,12 +83,19 @@ pub struct PresentRow {
     pub perfdog_big_jank: bool,
 }
 
+/// The display grid and the period to assume where it measures none.
+#[derive(Clone, Copy)]
+pub(crate) struct Grid<'a> {
+    pub display: &'a DisplayGrid,
+    pub fallback: i64,
+}
+
 /// Every layer's presents, their summaries and every app's renderer.
 #[derive(Debug, Clone, Default)]
 pub struct PresentAnalysis {
     /// Ordered by (pid, layer, ts).
     pub rows: Vec<PresentRow>,
-    /// One per layer, in `rows` order.
+    /// One per layer, in `rows` order (so by pid).
     pub layers: Vec<LayerSummary>,
     /// The renderer of every app that has frames, presents or engine threads, by pid.
     pub renderers: BTreeMap<i32, Renderer>,
@@ -103,26 +110,29 @@ impl PresentAnalysis {
         if !renderer.kind.draws_outside_views() {
             return None;
         }
-        self.layers
+        // Layers are ordered by pid: the app's are one run.
+        let from = self.layers.partition_point(|l| l.pid < Some(pid));
+        let to = self.layers.partition_point(|l| l.pid <= Some(pid));
+        self.layers[from..to]
             .iter()
-            .filter(|l| l.pid == Some(pid) && l.presents >= 2 && !renderer::is_view_layer(l))
+            .filter(|l| l.presents >= 2 && !renderer::is_view_layer(l))
             .max_by_key(|l| (l.presents, std::cmp::Reverse(l.source)))
     }
 }
 
-/// The presents of every layer of `trace`. `fallback_period` is the interval
-/// to assume where the display grid measures none (the frames' most common
-/// interval, else 60 Hz).
-pub fn analyze(trace: &Trace, fallback_period: i64) -> PresentAnalysis {
-    let grid = DisplayGrid::new(trace, fallback_period);
+/// The presents of every layer of `trace`, on the display grid the frames
+/// stage measured (`frames`); where it measures no period, the frames' most
+/// common interval (else 60 Hz).
+pub fn analyze(trace: &Trace, frames: &FrameAnalysis) -> PresentAnalysis {
+    let grid = Grid { display: &frames.display, fallback: crate::frames::common_interval(&frames.rows) };
     let streams = sources::streams(trace);
     let renderers = renderer::detect(trace, &streams);
     let mut rows = Vec::new();
     let mut layers = Vec::new();
     for s in &streams {
         let first = rows.len();
-        summary::rows_of(s, trace, &grid, &mut rows);
-        layers.push(LayerSummary::of(s, &rows[first..]));
+        let perfdog = summary::rows_of(s, trace, grid, &mut rows);
+        layers.push(LayerSummary::of(s, &rows[first..], perfdog));
     }
     PresentAnalysis { rows, layers, renderers }
 }

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::sources::{is_render_thread, GraphicsApi, Stream};
+use super::sources::{is_render_thread, is_surface_view, GraphicsApi, Stream};
 use super::{LayerSummary, PresentSource};
 use crate::model::{Trace, Upid};
 
@@ -145,13 +145,20 @@ pub(crate) fn detect(trace: &Trace, streams: &[Stream]) -> BTreeMap<i32, Rendere
             c.video.get_or_insert_with(|| name.to_string());
         }
     }
+    let mut own_streams: BTreeMap<Upid, Vec<&Stream>> = BTreeMap::new();
+    for s in streams {
+        if let Some(upid) = s.upid {
+            own_streams.entry(upid).or_default().push(s);
+            clues.entry(upid).or_default();
+        }
+    }
     let mut out = BTreeMap::new();
     for (upid, c) in clues {
-        let own: Vec<&Stream> = streams.iter().filter(|s| s.upid == Some(upid)).collect();
+        let own = own_streams.remove(&upid).unwrap_or_default();
         // A SurfaceView layer, or a thread other than RenderThread queueing buffers.
         let surface = own.iter().find(|s| {
             s.presents.len() >= 2
-                && (s.layer.contains("SurfaceView")
+                && (is_surface_view(&s.layer)
                     || (s.source == PresentSource::Producer && !is_render_thread(trace, s.producer)))
         });
         let api = own.iter().filter(|s| !is_render_thread(trace, s.producer)).find_map(|s| s.api);
@@ -184,6 +191,6 @@ pub(crate) fn detect(trace: &Trace, streams: &[Stream]) -> BTreeMap<i32, Rendere
 pub(crate) fn is_view_layer(l: &LayerSummary) -> bool {
     match l.source {
         PresentSource::Producer => l.thread.as_deref() == Some("RenderThread"),
-        _ => !l.layer.contains("SurfaceView"),
+        _ => !is_surface_view(&l.layer),
     }
 }

@@ -67,21 +67,32 @@ pub(crate) fn streams(trace: &Trace) -> Vec<Stream> {
     // Each app's layers take their producing thread from its producer
     // streams: SurfaceView layers the busiest thread that is not
     // RenderThread, the app's own layers RenderThread.
-    let with_layers: HashSet<Option<i32>> = out.iter().map(|s| s.pid).collect();
+    // (pid, drawn by RenderThread) → the busiest such producer.
+    let mut busiest: HashMap<(i32, bool), &Stream> = HashMap::default();
+    for p in &producers {
+        let Some(pid) = p.pid else { continue };
+        let slot = busiest.entry((pid, is_render_thread(trace, p.producer))).or_insert(p);
+        if p.presents.len() > slot.presents.len() {
+            *slot = p;
+        }
+    }
     for s in &mut out {
-        let is_view = !s.layer.contains("SurfaceView");
-        let producer = producers
-            .iter()
-            .filter(|p| p.pid == s.pid && p.pid.is_some() && is_render_thread(trace, p.producer) == is_view)
-            .max_by_key(|p| p.presents.len());
-        if let Some(p) = producer {
+        let view = !is_surface_view(&s.layer);
+        if let Some(p) = s.pid.and_then(|pid| busiest.get(&(pid, view))) {
             s.producer = p.producer;
             s.api = p.api;
         }
     }
+    let with_layers: HashSet<Option<i32>> = out.iter().map(|s| s.pid).collect();
     out.extend(producers.into_iter().filter(|p| p.pid.is_none() || !with_layers.contains(&p.pid)));
     out.sort_by(|a, b| (a.pid, &a.layer, a.source).cmp(&(b.pid, &b.layer, b.source)));
     out
+}
+
+/// A SurfaceView's layer (`SurfaceView - …`, `SurfaceView[…]`, `TX - SurfaceView…`),
+/// not one of the app's View layers.
+pub(crate) fn is_surface_view(layer: &str) -> bool {
+    layer.contains("SurfaceView")
 }
 
 /// HWUI's RenderThread: it draws the View hierarchy.
@@ -133,6 +144,12 @@ fn counter_streams(trace: &Trace) -> Vec<Stream> {
         .filter(|p| p.name.as_deref().is_some_and(|n| n.ends_with("surfaceflinger")))
         .map(|p| p.upid)
         .collect();
+    let mut by_name: HashMap<&str, Upid> = HashMap::default();
+    for p in &trace.processes {
+        if let Some(n) = p.name.as_deref() {
+            by_name.entry(n).or_insert(p.upid);
+        }
+    }
     let mut slot: HashMap<usize, usize> = HashMap::default();
     let mut last: Vec<f64> = Vec::new();
     let mut out: Vec<Stream> = Vec::new();
@@ -141,7 +158,7 @@ fn counter_streams(trace: &Trace) -> Vec<Stream> {
         if !sf.contains(upid) || !is_layer_name(name) {
             continue;
         }
-        let owner = owner_of(trace, name);
+        let owner = owner_of(&by_name, name);
         slot.insert(i, out.len());
         last.push(f64::NAN);
         out.push(Stream {
@@ -185,12 +202,10 @@ pub(crate) fn layer_package(layer: &str) -> Option<&str> {
 
 /// The process a layer name belongs to: the first named its package, or
 /// the package's last 15 characters (the kernel's comm of a process a
-/// systrace knows only from its threads).
-fn owner_of(trace: &Trace, layer: &str) -> Option<Upid> {
+/// systrace knows only from its threads). `by_name`: each name's first process.
+fn owner_of(by_name: &HashMap<&str, Upid>, layer: &str) -> Option<Upid> {
     let pkg = layer_package(layer)?;
-    let comm = &pkg[pkg.char_indices().rev().nth(14).map_or(0, |(i, _)| i)..];
-    let named = |name: &str| trace.processes.iter().find(|p| p.name.as_deref() == Some(name)).map(|p| p.upid);
-    named(pkg).or_else(|| named(comm))
+    by_name.get(pkg).or_else(|| by_name.get(crate::model::package_comm(pkg))).copied()
 }
 
 /// Each thread's buffers: its `queueBuffer` slice ends, or, on a thread

@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::sources::{GraphicsApi, Stream};
-use super::{PresentRow, PresentSource};
-use crate::frames::{DisplayGrid, DropLevel};
+use super::{Grid, PresentRow, PresentSource};
+use crate::frames::DropLevel;
 
 /// Counts (or sums) per Matrix drop level, indexed by [`DropLevel`]; in JSON
 /// an object keyed by the level names, smooth to frozen.
@@ -124,14 +124,15 @@ pub struct LayerSummary {
     pub jank_types: BTreeMap<String, i64>,
 }
 
-/// Appends the rows of `s` (its presents on the display grid) to `rows`.
-pub(crate) fn rows_of(s: &Stream, trace: &crate::model::Trace, grid: &DisplayGrid, rows: &mut Vec<PresentRow>) {
+/// Appends the rows of `s` (its presents on the display grid) to `rows`;
+/// returns PerfDog's vocabulary over their intervals.
+pub(crate) fn rows_of(s: &Stream, trace: &crate::model::Trace, grid: Grid, rows: &mut Vec<PresentRow>) -> PerfDog {
     let intervals: Vec<i64> = s.presents.windows(2).map(|w| w[1].ts - w[0].ts).collect();
-    let (_, flags) = perfdog(&intervals);
+    let (summary, flags) = perfdog(&intervals);
     let process = s.upid.and_then(|u| trace.process(u).name.as_deref().map(str::to_string));
     let thread = s.producer.map(|u| trace.thread(u));
     for (i, p) in s.presents.iter().enumerate() {
-        let vsync_period_ns = grid.period_at(p.ts);
+        let vsync_period_ns = grid.display.period_at(p.ts, grid.fallback);
         let interval_ns = i.checked_sub(1).map(|j| intervals[j]);
         let dropped_vsyncs = interval_ns.map(|iv| ((iv + vsync_period_ns / 2) / vsync_period_ns - 1).max(0));
         let (perfdog_jank, perfdog_big_jank) = i.checked_sub(1).map_or((false, false), |j| flags[j]);
@@ -154,13 +155,14 @@ pub(crate) fn rows_of(s: &Stream, trace: &crate::model::Trace, grid: &DisplayGri
             perfdog_big_jank,
         });
     }
+    summary
 }
 
 impl LayerSummary {
-    /// The summary of stream `s`, whose rows are `rows`.
-    pub(crate) fn of(s: &Stream, rows: &[PresentRow]) -> LayerSummary {
+    /// The summary of stream `s`, whose rows are `rows` and PerfDog's
+    /// vocabulary over them `perfdog`.
+    pub(crate) fn of(s: &Stream, rows: &[PresentRow], perfdog: PerfDog) -> LayerSummary {
         let intervals: Vec<i64> = rows.iter().filter_map(|r| r.interval_ns).collect();
-        let (perfdog, _) = perfdog(&intervals);
         let (first_ts, last_ts) = (rows.first().map_or(0, |r| r.ts), rows.last().map_or(0, |r| r.ts));
         let span = last_ts - first_ts;
         let mut drop_level = Levels::default();

@@ -10,6 +10,12 @@ const GAME: i32 = 7000;
 const GFX: i32 = 7011;
 const LAYER: &str = "SurfaceView - com.example.game/com.unity3d.player.UnityPlayerActivity#0";
 
+/// The presents of `trace` with no frames: where the grid measures no
+/// period, 60 Hz.
+fn presents_of(trace: &Trace) -> PresentAnalysis {
+    analyze(trace, &crate::frames::FrameAnalysis { display: DisplayGrid::new(trace), ..Default::default() })
+}
+
 /// vsync `k` of a 60 Hz panel.
 fn vsync(k: i64) -> i64 {
     1_000_000_000 + k * P60
@@ -46,7 +52,7 @@ fn game() -> (Trace, Vec<i64>) {
 #[test]
 fn a_games_surface_view_layer_presents_on_the_display_grid() {
     let (trace, latches) = game();
-    let p = analyze(&trace, P60);
+    let p = presents_of(&trace);
     // The layer counter's stream replaces the producer's; the render
     // thread is named as its producer.
     assert_eq!(p.layers.len(), 1, "{:?}", p.layers.iter().map(|l| &l.layer).collect::<Vec<_>>());
@@ -83,7 +89,7 @@ fn without_surfaceflinger_the_producer_thread_is_the_stream() {
     let (mut trace, _) = game();
     // Drop SurfaceFlinger's counters: only the render thread's queues remain.
     trace.counters.clear();
-    let p = analyze(&trace, P60);
+    let p = presents_of(&trace);
     assert_eq!(p.layers.len(), 1);
     let l = &p.layers[0];
     assert_eq!((l.source, l.layer.as_str(), l.tid), (PresentSource::Producer, "UnityGfxDeviceW", Some(GFX)));
@@ -104,7 +110,7 @@ fn frame_timeline_presents_leave_dropped_frames_out_and_win_over_the_counter() {
         b.actual_surface(100, 10 + k, vsync(k), 2 * P60, layer, jank, present);
         b.counter(SF, layer, vsync(k) + 1, 1.0).counter(SF, layer, vsync(k) + 2, 0.0);
     }
-    let p = analyze(&b.build(), P60);
+    let p = presents_of(&b.build());
     assert_eq!(p.layers.len(), 1);
     let l = &p.layers[0];
     assert_eq!((l.source, l.presents), (PresentSource::FrameTimeline, 5));
@@ -156,9 +162,9 @@ fn sparse_timeline_starts_off_the_grid_are_not_the_display_period() {
         k += 2 + j % 2;
     }
     let trace = b.build();
-    let grid = DisplayGrid::new(&trace, P60);
+    let grid = DisplayGrid::new(&trace);
     for f in &trace.frame_timeline {
-        assert_eq!(grid.period_at(f.ts), P60);
+        assert_eq!(grid.period_at(f.ts, P60), P60);
     }
 }
 
@@ -172,6 +178,6 @@ fn hardware_vsync_outranks_the_other_clocks() {
         b.counter(SF, "HW_VSYNC_ON_0", k * p90, 1.0);
         b.counter(SF, "VSYNC-sf", k * P60, (k % 2) as f64);
     }
-    let grid = DisplayGrid::new(&b.build(), P60);
-    assert_eq!(grid.period_at(100_000_000), p90);
+    let grid = DisplayGrid::new(&b.build());
+    assert_eq!(grid.period_at(100_000_000, P60), p90);
 }

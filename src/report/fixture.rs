@@ -27,9 +27,10 @@ impl Analysed {
     /// Summarise `rows` and `why` of the apps `filter` selects (default
     /// metrics options, default reconstruction quality).
     pub fn new(trace: Trace, rows: Vec<FrameRow>, why: Vec<FrameWhy>, filter: &AppFilter) -> Analysed {
-        let analysis = FrameAnalysis { rows, why, quality: Default::default() };
+        let display = crate::frames::DisplayGrid::new(&trace);
+        let analysis = FrameAnalysis { rows, why, quality: Default::default(), display };
         let frames = metrics::frames_table(&trace, &analysis, filter).unwrap();
-        let presents = crate::presents::analyze(&trace, crate::frames::common_interval(&analysis.rows));
+        let presents = crate::presents::analyze(&trace, &analysis);
         let presents_table = metrics::presents_table(&presents.rows).unwrap();
         let apps = metrics::summarize(&frames, &analysis.why, &presents, &MetricsOptions::default()).unwrap();
         Analysed { trace, analysis, frames, apps, presents, presents_table, warnings: Vec::new() }

@@ -82,13 +82,14 @@ fn analysis() -> (Trace, FrameAnalysis) {
             thread_state: None,
         })
         .collect();
-    (trace, FrameAnalysis { rows, why, quality: Default::default() })
+    let display = fpsan::frames::DisplayGrid::new(&trace);
+    (trace, FrameAnalysis { rows, why, quality: Default::default(), display })
 }
 
 fn write_out(dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
     let (trace, a) = analysis();
     let frames = metrics::frames_table(&trace, &a, &AppFilter::All).unwrap();
-    let presents = fpsan::presents::analyze(&trace, fpsan::frames::common_interval(&a.rows));
+    let presents = fpsan::presents::analyze(&trace, &a);
     let presents_table = metrics::presents_table(&presents.rows).unwrap();
     let apps = metrics::summarize(&frames, &a.why, &presents, &MetricsOptions::default()).unwrap();
     let report = Report {
