@@ -6,6 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::cujs::{self, CujAnalysis};
 use crate::frames::{self, FrameAnalysis, FrameOptions};
 use crate::import;
 use crate::model::{Trace, Warning, WarningCode};
@@ -65,6 +66,8 @@ pub struct TraceFrames {
     pub frames: FrameAnalysis,
     /// What every layer presented, and every app's renderer.
     pub presents: PresentAnalysis,
+    /// The jank CUJs (`J<NAME>` interactions) and their frames.
+    pub cujs: CujAnalysis,
     /// The reader's warnings, and what rebuilding the frames noticed.
     pub warnings: Vec<Warning>,
 }
@@ -121,7 +124,8 @@ pub fn frames_of(opened: Opened, opts: &Options) -> TraceFrames {
         )));
     }
     let presents = presents::analyze(&trace, &frames);
-    TraceFrames { trace, frames, presents, warnings }
+    let cujs = cujs::analyze(&trace, &frames);
+    TraceFrames { trace, frames, presents, cujs, warnings }
 }
 
 /// The facts `capture` checks a pulled trace for (its loader).
@@ -162,6 +166,8 @@ pub struct Analysis {
     pub presents: PresentAnalysis,
     /// Their rows as the presents table.
     pub presents_df: polars::prelude::DataFrame,
+    /// The jank CUJs of the apps `Options::filter` keeps.
+    pub cujs: CujAnalysis,
     /// Per-app summaries; empty when `Options::summaries` is off.
     pub apps: Vec<crate::metrics::AppSummary>,
     pub warnings: Vec<Warning>,
@@ -180,9 +186,10 @@ pub fn analyze(path: &Path, opts: &Options) -> Result<Analysis, AnalysisError> {
 #[cfg(feature = "analysis")]
 fn summarize(path: &Path, tf: TraceFrames, opts: &Options) -> Result<Analysis, AnalysisError> {
     use crate::metrics;
-    let TraceFrames { trace, frames, presents, warnings } = tf;
+    let TraceFrames { trace, frames, presents, mut cujs, warnings } = tf;
     let filter = &opts.filter;
     let presents = keep_apps(presents, filter, &trace);
+    cujs.cujs.retain(|c| filter.matches(c.process.as_deref(), c.pid));
     if opts.require_frames && frames.rows.is_empty() && presents.rows.is_empty() {
         return Err(AnalysisError::NoFrames { path: path.to_path_buf() });
     }
@@ -203,7 +210,7 @@ fn summarize(path: &Path, tf: TraceFrames, opts: &Options) -> Result<Analysis, A
     } else {
         Vec::new()
     };
-    Ok(Analysis { trace, frames, frames_df, presents, presents_df, apps, warnings })
+    Ok(Analysis { trace, frames, frames_df, presents, presents_df, cujs, apps, warnings })
 }
 
 /// The layers, rows and renderers of the apps `filter` keeps.

@@ -12,6 +12,7 @@ pub mod capture;
 pub mod cli;
 #[cfg(feature = "analysis")]
 pub mod compare;
+pub mod cujs;
 pub mod frames;
 pub mod import;
 #[cfg(feature = "analysis")]

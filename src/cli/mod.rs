@@ -313,7 +313,7 @@ fn analyze(a: &AnalyzeArgs) -> Result<()> {
         metrics: MetricsOptions { category: a.category, ..Default::default() },
         ..base_options()
     };
-    let analysis::Analysis { trace, frames, frames_df, presents, presents_df, apps, warnings } =
+    let analysis::Analysis { trace, frames, frames_df, presents, presents_df, cujs: _, apps, warnings } =
         analysis::analyze(&a.trace, &opts).map_err(analysis_failure)?;
     for w in &warnings {
         warn(&w.message);

@@ -87,7 +87,7 @@ mod why;
 pub use display_grid::DisplayGrid;
 pub use interval::period_of_hz;
 pub use labels::{DropLevel, FramePart, IntervalSource, PerPhase, Phase, VsyncSource};
-pub use select::DO_FRAME;
+pub use select::{sqlite_cast_int, DO_FRAME};
 
 use crate::model::{SchedEvent, Trace};
 

@@ -80,6 +80,7 @@ pub fn import(decoded: Decoded) -> Trace {
         || {
             track_event::TrackEventImporter {
                 descriptors: &descriptors,
+                first_names: Default::default(),
                 clocks: &mut clocks,
                 id: &mut id,
                 tracks: &mut tracks,

@@ -59,6 +59,8 @@ impl PendingTrackEvent {
 
 pub(crate) struct TrackEventImporter<'a> {
     pub(crate) descriptors: &'a HashMap<u64, TrackDescriptor>,
+    /// The unnamed child tracks' names: their first event's (see [`first_event_names`]).
+    pub(crate) first_names: HashMap<u64, Option<Name>>,
     pub(crate) clocks: &'a mut TraceClocks,
     pub(crate) id: &'a mut Identity,
     pub(crate) tracks: &'a mut Tracks,
@@ -78,6 +80,7 @@ impl TrackEventImporter<'_> {
         ops: &mut Ops,
     ) {
         let mut without_track = 0u64;
+        self.first_names = first_event_names(batches, self.descriptors);
         // Reserved once, as atrace's operations are: growing by doubling
         // would copy them and leave up to half unused.
         ops.slices.reserve(events.saturating_sub(counters));
@@ -122,8 +125,12 @@ impl TrackEventImporter<'_> {
     /// The track an event lands on: its descriptor's thread, else its (or its
     /// parent's) process, else a global track; counters on counter tracks.
     fn track(&mut self, desc: &TrackDescriptor, te: &PendingTrackEvent) -> TrackId {
-        let name =
-            desc.name.clone().or(desc.static_name.clone()).or(desc.atrace_name.clone()).map(|n| Name::from(n.as_str()));
+        let own = desc.name.clone().or(desc.static_name.clone()).or(desc.atrace_name.clone());
+        let name = match (own, te.track_uuid) {
+            (Some(n), _) => Some(Name::from(n.as_str())),
+            (None, Some(uuid)) => self.first_names.get(&uuid).cloned().flatten(),
+            (None, None) => None,
+        };
         let owner_thread = desc.thread.as_ref().and_then(|t| Some((t.pid?, t.tid?)));
         let owner_pid = desc.process.as_ref().and_then(|p| p.pid).or_else(|| {
             let parent = desc.parent_uuid.and_then(|pu| self.descriptors.get(&pu));
@@ -156,4 +163,31 @@ impl TrackEventImporter<'_> {
             (None, None, false) => self.tracks.get(TrackKind::Global, name),
         }
     }
+}
+
+/// trace_processor names a track that has a parent but no name of its own
+/// after the first event on it in time order (an `FT#…` marker track of a
+/// CUJ is named `J<NAME>` by its CUJ slice, which Perfetto's CUJ tables
+/// rely on); an end event, which has no name, leaves it unnamed.
+fn first_event_names(batches: &[Batch], descriptors: &HashMap<u64, TrackDescriptor>) -> HashMap<u64, Option<Name>> {
+    let mut first: HashMap<u64, ((i64, u64), Option<Name>)> = HashMap::default();
+    for p in batches.iter().flat_map(|b| &b.tail) {
+        let TailBody::TrackEvent(te) = &p.body else { continue };
+        let (Some(uuid), Some(ts)) = (te.track_uuid, p.ts) else { continue };
+        let Some(desc) = descriptors.get(&uuid) else { continue };
+        if desc.parent_uuid.is_none() || desc.name.is_some() || desc.static_name.is_some() || desc.atrace_name.is_some()
+        {
+            continue;
+        }
+        let key = (ts as i64, p.order);
+        let name = match &te.name {
+            EventName::Inline(n) => Some(n.clone()),
+            _ => None,
+        };
+        let e = first.entry(uuid).or_insert((key, name.clone()));
+        if key < e.0 {
+            *e = (key, name);
+        }
+    }
+    first.into_iter().map(|(uuid, (_, name))| (uuid, name)).collect()
 }

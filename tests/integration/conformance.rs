@@ -91,6 +91,9 @@ fn parse_expected(path: &Path) -> Result<(Row, Vec<Row>), String> {
 
 fn mapping(name: &str) -> Mapping {
     use Mapping::*;
+    if name == "Frames__android_jank_cuj_slice_summary" {
+        return Rows(cuj_slice_summary);
+    }
     if name.starts_with("Frames__") {
         return Skip("covered by tests/integration/frames.rs");
     }
@@ -142,7 +145,8 @@ fn mapping(name: &str) -> Mapping {
         "FrameTimeline__frame_timeline_metric" | "GraphicsMetrics__frame_missed_metrics" | "GraphicsMetrics__android_jank_cuj" => {
             Skip("a trace_processor metric proto ([METRIC ...]); fpsan's own metrics are tested elsewhere")
         }
-        "GraphicsMetrics__android_jank_cuj_query" | "SystemUICujs__android_sysui_jank_cujs" => {
+        "SystemUICujs__android_sysui_jank_cujs" => Rows(sysui_jank_cujs),
+        "GraphicsMetrics__android_jank_cuj_query" => {
             Skip("jank CUJ stdlib/metric tables (J<...> CUJ markers), not part of fpsan's model")
         }
         "Parsing__print_systrace_unsigned" => {
@@ -153,6 +157,89 @@ fn mapping(name: &str) -> Mapping {
 }
 
 // ---- mappings -----------------------------------------------------------------
+
+/// The trace's jank CUJs, read the way `analyze` reads them.
+fn cujs_of(c: &Case) -> Result<(Trace, Vec<fpsan::cujs::Cuj>), String> {
+    use fpsan::analysis::{frame_read_options, frames_of, open, Options};
+    let path = c.trace_path().ok_or("no trace file")?;
+    let opts = Options::default();
+    let opened = open(&path, &frame_read_options(opts.sink)).map_err(|e| format!("decode failed: {e}"))?;
+    let tf = frames_of(opened, &opts);
+    Ok((tf.trace, tf.cujs.cujs))
+}
+
+/// trace_processor's ids of fpsan's rows: its `upid` 0 and `utid` 0 are the
+/// idle process and the swapper thread, which fpsan's tables do not hold, so
+/// its ids are fpsan's plus one; its slice table also holds the FrameTimeline
+/// slices (fpsan keeps them in their own table), so a slice's id there also
+/// counts the FrameTimeline slices that started before it.
+fn tp_upid(u: fpsan::model::Upid) -> i64 {
+    u.0 as i64 + 1
+}
+fn tp_utid(u: fpsan::model::Utid) -> i64 {
+    u.0 as i64 + 1
+}
+fn tp_slice_id(t: &Trace, id: fpsan::model::SliceId) -> i64 {
+    let ts = t.slice(id).ts;
+    (id.0 as usize + t.frame_timeline.partition_point(|f| f.ts < ts)) as i64
+}
+
+/// `android_sysui_jank_cujs`: counted CUJs whose layer drew frames, by start.
+fn sysui_jank_cujs(c: &Case) -> Result<Vec<Row>, String> {
+    let (t, cujs) = cujs_of(c)?;
+    let mut rows: Vec<(Option<i64>, Row)> = cujs
+        .iter()
+        .filter(|j| j.counted)
+        .filter_map(|j| {
+            let (ts, ts_end) = j.layer_span?;
+            let row = vec![
+                int(j.id as i64),
+                int(tp_upid(j.upid)),
+                opt_text(j.process.as_deref()),
+                text(&j.slice_name),
+                text(j.name()),
+                int(tp_slice_id(&t, j.slice)),
+                opt_int(ts),
+                int(ts_end),
+                opt_int(ts.map(|ts| ts_end - ts)),
+                opt_text(j.state.map(|s| s.as_str())),
+                opt_int(j.ui_thread.map(tp_utid)),
+                opt_int(j.layer_id),
+                opt_int(j.begin_vsync),
+                opt_int(j.end_vsync),
+            ];
+            Some((ts, row))
+        })
+        .collect();
+    rows.sort_by_key(|(ts, _)| *ts);
+    Ok(rows.into_iter().map(|(_, r)| r).collect())
+}
+
+/// `android_jank_cuj_slice_summary`: every CUJ slice, by (name, ts).
+fn cuj_slice_summary(c: &Case) -> Result<Vec<Row>, String> {
+    let (_, cujs) = cujs_of(c)?;
+    let mut rows: Vec<(String, i64, Row)> = cujs
+        .iter()
+        .map(|j| {
+            let (ts, ts_end) = j.span();
+            let counts = j.timeline.filter(|_| j.counted);
+            let row = vec![
+                text(&j.slice_name),
+                opt_text(j.process.as_deref()),
+                opt_text(j.state.map(|s| s.as_str())),
+                opt_int(counts.map(|n| n.frames)),
+                opt_int(counts.map(|n| n.missed_app_frames)),
+                opt_int(counts.map(|n| n.missed_sf_frames)),
+                opt_text(j.layer_name.as_deref()),
+                int(ts),
+                int(ts_end - ts),
+            ];
+            (j.slice_name.to_string(), ts, row)
+        })
+        .collect();
+    rows.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+    Ok(rows.into_iter().map(|(_, _, r)| r).collect())
+}
 
 fn ts_dur_name(c: &Case) -> Result<Vec<Row>, String> {
     Ok(c.load()?.slices.iter().map(|s| vec![int(s.ts), int(s.dur), text(&s.name)]).collect())
