@@ -206,7 +206,9 @@ fn summarize(path: &Path, tf: TraceFrames, opts: &Options) -> Result<Analysis, A
     let frames_df = metrics::frames_table(&trace, &frames, filter)?;
     let presents_df = metrics::presents_table(&presents.rows)?;
     let apps = if opts.summaries {
-        metrics::summarize(&frames_df, &frames.why, &presents, &opts.metrics)?
+        let mut apps = metrics::summarize(&frames_df, &frames.why, &presents, &opts.metrics)?;
+        metrics::attach_cujs(&mut apps, &frames, &cujs)?;
+        apps
     } else {
         Vec::new()
     };

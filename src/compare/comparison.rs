@@ -439,19 +439,32 @@ fn describe_and_test(
     r
 }
 
-/// Scene names of a side, in order of first appearance.
+/// Scene names of a side, in order of first appearance; then its jank CUJs
+/// (`J<NAME>`), which are scenes aligned by CUJ name across runs.
 fn scene_names(runs: &[Run]) -> Vec<&str> {
     let mut seen = HashSet::new();
-    runs.iter().flat_map(|r| r.scene_names.iter().map(String::as_str)).filter(|n| seen.insert(*n)).collect()
+    let scenes = runs.iter().flat_map(|r| r.scene_names.iter().map(String::as_str));
+    let cujs = runs.iter().flat_map(|r| r.cujs.iter().map(|(n, _)| n.as_str()));
+    scenes.chain(cujs).filter(|n| seen.insert(*n)).collect()
 }
 
-/// Each run's frames grouped by scene name, in one pass over the run.
+/// Each run's frames grouped by scene name, in one pass over the run, and
+/// by CUJ name (a frame inside two CUJ instances of one name counts once).
 fn by_scene(runs: &[Run]) -> Vec<HashMap<&str, Vec<&Frame>>> {
     runs.iter()
         .map(|r| {
             let mut groups: HashMap<&str, Vec<&Frame>> = HashMap::new();
             for f in &r.frames {
                 groups.entry(r.scene_names[f.scene as usize].as_str()).or_default().push(f);
+            }
+            let mut cuj_frames: HashMap<&str, Vec<u32>> = HashMap::new();
+            for (name, frames) in &r.cujs {
+                cuj_frames.entry(name.as_str()).or_default().extend(frames);
+            }
+            for (name, mut idx) in cuj_frames {
+                idx.sort_unstable();
+                idx.dedup();
+                groups.insert(name, idx.iter().map(|&i| &r.frames[i as usize]).collect());
             }
             groups
         })

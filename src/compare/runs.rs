@@ -51,6 +51,8 @@ pub(crate) struct Loaded {
     pub rows: Vec<FrameRow>,
     /// Scene of each row (`(unknown)` when the frame has none).
     pub scenes: Vec<String>,
+    /// Each counted jank CUJ: its `J<NAME>` and its frames (indices into `rows`).
+    pub cujs: Vec<(String, Vec<usize>)>,
     pub fingerprint: Option<String>,
     pub device: Option<String>,
     /// The frames table of every app, kept only for `frames.parquet`.
@@ -66,6 +68,9 @@ pub struct Run {
     pub(crate) frames: Vec<Frame>,
     /// Scene names, indexed by `Frame::scene`.
     pub(crate) scene_names: Vec<String>,
+    /// The app's jank CUJ instances: `J<NAME>` and their frames (indices
+    /// into `frames`); compared as scenes named by the CUJ.
+    pub(crate) cujs: Vec<(String, Vec<u32>)>,
     /// From the first frame's start to max(ts + I): `analyze`'s fps_wall span.
     pub(crate) wall_ns: i64,
     pub(crate) first_ts: i64,
@@ -220,10 +225,12 @@ fn reduce(path: &Path, a: Analysis, keep_df: bool) -> Loaded {
         .map(|s| s.unwrap_or_else(|| "(unknown)".into()))
         .collect();
     let android = a.trace.meta.android.clone();
+    let cujs = a.cujs.cujs.iter().filter(|c| c.counted).map(|c| (c.slice_name.to_string(), c.frames.clone())).collect();
     Loaded {
         path: path.to_path_buf(),
         rows: a.frames.rows,
         scenes,
+        cujs,
         fingerprint: android.build_fingerprint,
         device: android.device,
         frames_df: keep_df.then_some(a.frames_df),
@@ -364,9 +371,12 @@ fn app_run(l: &Loaded, m: &Matcher) -> Option<Run> {
     let mut ids: HashMap<&str, u32> = HashMap::new();
     let mut frames = Vec::new();
     let mut keep = Vec::with_capacity(l.rows.len());
+    // Each row's index among the app's frames.
+    let mut frame_of_row: Vec<Option<u32>> = Vec::with_capacity(l.rows.len());
     for (row, scene) in l.rows.iter().zip(&l.scenes) {
         let matched = m.matches(row);
         keep.push(matched);
+        frame_of_row.push(matched.then_some(frames.len() as u32));
         if !matched {
             continue;
         }
@@ -376,6 +386,14 @@ fn app_run(l: &Loaded, m: &Matcher) -> Option<Run> {
         });
         frames.push(Frame::from_row(row, id));
     }
+    let cujs = l
+        .cujs
+        .iter()
+        .map(|(name, rows)| {
+            (name.clone(), rows.iter().filter_map(|&i| frame_of_row.get(i).copied().flatten()).collect())
+        })
+        .filter(|(_, f): &(String, Vec<u32>)| !f.is_empty())
+        .collect();
     let first_ts = frames.iter().map(|f| f.ts).min()?;
     let wall_end = frames.iter().map(|f| f.ts + f.interval_ns).max().unwrap_or(first_ts);
     let frames_df = l.frames_df.as_ref().and_then(|df| {
@@ -386,6 +404,7 @@ fn app_run(l: &Loaded, m: &Matcher) -> Option<Run> {
         trace: l.path.display().to_string(),
         frames,
         scene_names: names,
+        cujs,
         wall_ns: wall_end - first_ts,
         first_ts,
         fingerprint: l.fingerprint.clone(),

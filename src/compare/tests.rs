@@ -101,6 +101,7 @@ fn run_at(hz: f64, n: usize, every: usize, dropped: i64, cost_jitter: i64) -> Ru
         first_ts: 0,
         frames,
         scene_names: vec!["(unknown)".into()],
+        cujs: Vec::new(),
         fingerprint: None,
         device: None,
         frames_df: None,
@@ -323,4 +324,27 @@ fn printed_confidence_follows_alpha() {
     let table = super::render::table(&c, false);
     assert!(table.contains("90% CI") && !table.contains("95%"), "{table}");
     assert!(super::render::markdown(&c).contains("| 90% CI |"));
+}
+
+/// Jank CUJs are scenes aligned by CUJ name: each run's value is over the
+/// frames of its instances of that CUJ (two instances of one name pooled).
+#[test]
+fn cujs_are_compared_as_scenes_by_name() {
+    // 60 Hz runs of 120 frames; every 4th frame drops 1 vsync before, none after.
+    let with_cuj = |dropped: i64| {
+        let mut r = run(120, 4, dropped, 0);
+        // Two instances: frames 0..20 and 40..60 (indices into `frames`).
+        r.cujs = vec![("J<SCROLL>".into(), (0..20).collect()), ("J<SCROLL>".into(), (40..60).collect())];
+        r
+    };
+    let c = compare(&sides(vec![with_cuj(1), with_cuj(1)], vec![with_cuj(0), with_cuj(0)]), &[], &settings());
+    let scene = c.scenes.iter().find(|s| s.scene == "J<SCROLL>").expect("the CUJ is a compared scene");
+    let fps = scene.metrics.iter().find(|m| m.metric == "fps").expect("fps");
+    // Before: 40 frames, 10 of them (k % 4 == 0) dropping 1 vsync: 40 frames in
+    // 50 vsyncs of 16.67 ms → 60 · 40 / 50 = 48 fps (the interval is rounded to
+    // 16 666 667 ns). After: 40 frames in 40 vsyncs → 60 fps.
+    let interval = 16_666_667.0;
+    let want_before = 1e9 * 40.0 / (50.0 * interval);
+    assert_eq!(fps.before_runs, vec![Some(want_before), Some(want_before)]);
+    assert_eq!(fps.after_runs, vec![Some(1e9 / interval), Some(1e9 / interval)]);
 }

@@ -16,7 +16,9 @@ use crate::frames::{DropLevel, FrameAnalysis, FrameRow, FrameWhy};
 use crate::model::Trace;
 pub use crate::presents::{Levels, Percentiles, PerfDog};
 use crate::presents::{PresentAnalysis, PresentRow, Renderer, RendererKind};
+pub use cuj::{attach as attach_cujs, CujSummary};
 
+mod cuj;
 mod scene;
 pub mod sql;
 pub(crate) mod table;
@@ -290,6 +292,8 @@ pub struct AppSummary {
     pub green_alliance: GreenAlliance,
     pub fps_wall_timeline: Vec<FpsWindow>,
     pub scenes: Vec<SceneSummary>,
+    /// The app's jank CUJs by name (docs/metrics.md, "Jank CUJs").
+    pub cujs: Vec<CujSummary>,
     pub worst_frames: Vec<WorstFrame>,
     pub quality: AppQuality,
 }
@@ -458,6 +462,7 @@ fn app_summary(
         headline,
         fps_wall_timeline: fps_windows(first_ts, wall_end_ts, &windows),
         scenes: per_app.scenes.remove(&pid).unwrap_or_default(),
+        cujs: Vec::new(),
         worst_frames: per_app.worst_frames.remove(&pid).unwrap_or_default(),
         quality: quality(r, pid, per_app)?,
     }))

@@ -47,6 +47,22 @@ impl TB {
         self
     }
 
+    /// A slice (`dur` 0: an instant) on process `pid`'s async track `track`.
+    pub fn async_slice(&mut self, pid: i32, track: &str, ts: i64, dur: i64, name: &str) -> &mut Self {
+        let upid = self.upid(pid);
+        let kind = TrackKind::ProcessAsync { upid };
+        let id = match self.t.tracks.iter().find(|t| t.kind == kind && t.name.as_deref() == Some(track)) {
+            Some(t) => t.id,
+            None => {
+                let id = TrackId::next_of(self.t.tracks.len());
+                self.t.tracks.push(Track { id, name: Some(track.into()), kind });
+                id
+            }
+        };
+        self.raw.push((ts, dur, name.to_string(), id));
+        self
+    }
+
     pub fn counter(&mut self, pid: i32, name: &str, ts: i64, value: f64) -> &mut Self {
         let upid = self.upid(pid);
         let key = (pid, name.to_string());

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use super::cells::text_table;
 use super::format::*;
 use super::{Artifact, Exporter, Report, ReportError};
-use crate::metrics::{AppSummary, Jank, Levels, SceneSummary, WorstFrame};
+use crate::metrics::{AppSummary, CujSummary, Jank, Levels, SceneSummary, WorstFrame};
 
 pub(crate) struct TableExporter;
 
@@ -84,6 +84,10 @@ fn app_details(out: &mut String, a: &AppSummary, trace_start: i64) {
     if a.scenes.len() > 1 || a.scenes.first().is_some_and(|s| s.scene != "(unknown)") {
         out.push_str("  scenes\n");
         out.push_str(&indent(&scenes_table(&a.scenes)));
+    }
+    if !a.cujs.is_empty() {
+        out.push_str("  jank CUJs\n");
+        out.push_str(&indent(&cujs_table(&a.cujs)));
     }
     if !a.worst_frames.is_empty() {
         out.push_str("  worst frames (why)\n");
@@ -171,6 +175,55 @@ fn scenes_table(scenes: &[SceneSummary]) -> String {
         })
         .collect();
     text_table(&headers, &rows, &[false, true, true, true, true, true, true, true, true, true])
+}
+
+/// Each CUJ name: its instances and states, fpsan's frames of it, and
+/// FrameTimeline's missed frames (app / SurfaceFlinger).
+fn cujs_table(cujs: &[CujSummary]) -> String {
+    let headers = [
+        "cuj",
+        "runs",
+        "done",
+        "canceled",
+        "ms",
+        "frames",
+        "fps",
+        "dropped",
+        "BEST",
+        "NORMAL",
+        "MIDDLE",
+        "HIGH",
+        "FROZEN",
+        "FT missed app/sf",
+    ];
+    let rows: Vec<Vec<String>> = cujs
+        .iter()
+        .map(|c| {
+            let mut r = vec![
+                c.cuj.clone(),
+                c.instances.to_string(),
+                c.completed.to_string(),
+                c.canceled.to_string(),
+                fmt_ms_value(c.dur_ns),
+            ];
+            match &c.frames {
+                Some(f) => {
+                    r.extend([f.frames.to_string(), fmt_fps(f.fps), f.dropped_frames.to_string()]);
+                    r.extend(f.drop_level.values().iter().map(|v| v.to_string()));
+                }
+                None => r.extend(std::iter::repeat_n(NONE_ASCII.to_string(), 8)),
+            }
+            r.push(match (c.timeline_frames, c.missed_app_frames, c.missed_sf_frames) {
+                (Some(n), Some(app), Some(sf)) => format!("{app}/{sf} of {n}"),
+                _ => NONE_ASCII.to_string(),
+            });
+            r
+        })
+        .collect();
+    let mut right = [true; 14];
+    right[0] = false;
+    right[13] = false;
+    text_table(&headers, &rows, &right)
 }
 
 /// The worst frames; times are seconds from `trace_start`.
