@@ -225,6 +225,8 @@ fn keep_apps(mut p: PresentAnalysis, filter: &crate::metrics::AppFilter, trace: 
     let kept = |process: Option<&str>, pid: Option<i32>| pid.is_some_and(|pid| filter.matches(process, pid));
     p.rows.retain(|r| kept(r.process.as_deref(), r.pid));
     p.layers.retain(|l| kept(l.process.as_deref(), l.pid));
+    p.flutter.retain(|f| kept(f.process.as_deref(), Some(f.pid)));
+    p.flutter_apps.retain(|f| kept(f.process.as_deref(), Some(f.pid)));
     // Each pid's name: its first process's (one pass, not a search per pid).
     let mut names: std::collections::HashMap<i32, Option<&str>> = std::collections::HashMap::new();
     for x in &trace.processes {

@@ -6,6 +6,8 @@
 //! stage reads the buffers each layer presented, from the first source that
 //! has the layer ([`PresentSource`]), puts their intervals on the display's
 //! vsync grid ([`DisplayGrid`]) and names each app's renderer ([`renderer`]).
+//! Flutter apps also get their frames rebuilt from the engine's markers
+//! ([`flutter`]: build → raster → present).
 //! Every column and rule: docs/presents.md.
 
 use std::collections::BTreeMap;
@@ -15,12 +17,16 @@ use serde::Serialize;
 use crate::frames::{DisplayGrid, DropLevel, FrameAnalysis};
 use crate::model::{PresentType, Trace};
 
+mod flutter;
+#[cfg(test)]
+mod flutter_tests;
 mod renderer;
 mod sources;
 mod summary;
 #[cfg(test)]
 mod tests;
 
+pub use flutter::{FlutterFrame, FlutterSummary};
 pub use renderer::{Engine, Renderer, RendererKind};
 pub use sources::GraphicsApi;
 pub use summary::{perfdog, LayerSummary, Levels, Percentiles, PerfDog};
@@ -99,6 +105,10 @@ pub struct PresentAnalysis {
     pub layers: Vec<LayerSummary>,
     /// The renderer of every app that has frames, presents or engine threads, by pid.
     pub renderers: BTreeMap<i32, Renderer>,
+    /// Flutter frames rebuilt from the engine's markers, by (pid, time).
+    pub flutter: Vec<FlutterFrame>,
+    /// One per app with Flutter frames, by pid.
+    pub flutter_apps: Vec<FlutterSummary>,
 }
 
 impl PresentAnalysis {
@@ -134,5 +144,6 @@ pub fn analyze(trace: &Trace, frames: &FrameAnalysis) -> PresentAnalysis {
         let perfdog = summary::rows_of(s, trace, grid, &mut rows);
         layers.push(LayerSummary::of(s, &rows[first..], perfdog));
     }
-    PresentAnalysis { rows, layers, renderers }
+    let (flutter, flutter_apps) = flutter::analyze(trace, grid);
+    PresentAnalysis { rows, layers, renderers, flutter, flutter_apps }
 }

@@ -55,8 +55,8 @@ pub(crate) struct Stream {
 /// The slice a producer thread ends each buffer with.
 pub(crate) const QUEUE_BUFFER: &str = "queueBuffer";
 /// Swap / present calls that hand a buffer to the compositor.
-const EGL_SWAP: &str = "eglSwapBuffers";
-const VK_PRESENT: &str = "vkQueuePresentKHR";
+pub(crate) const EGL_SWAP: &str = "eglSwapBuffers";
+pub(crate) const VK_PRESENT: &str = "vkQueuePresentKHR";
 
 /// Every layer's stream, ordered by (pid, layer, source).
 pub(crate) fn streams(trace: &Trace) -> Vec<Stream> {

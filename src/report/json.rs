@@ -50,13 +50,18 @@ pub(crate) struct Document<'a> {
 }
 
 /// The `presents` object: every app's renderer (by pid), each layer's
-/// summary, and with the frames also the presents table's rows.
+/// summary, each Flutter app's frames summary (only when there is one), and
+/// with the frames also the presents table's rows and the Flutter frames.
 #[derive(Serialize)]
 pub(crate) struct Presents<'a> {
     pub renderers: &'a std::collections::BTreeMap<i32, crate::presents::Renderer>,
     pub layers: &'a [crate::presents::LayerSummary],
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rows: Option<&'a [crate::presents::PresentRow]>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub flutter: &'a [crate::presents::FlutterSummary],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flutter_frames: Option<&'a [crate::presents::FlutterFrame]>,
 }
 
 pub(crate) fn document<'a>(report: &Report<'a>, include_frames: bool) -> Result<Document<'a>, ReportError> {
@@ -68,6 +73,9 @@ pub(crate) fn document<'a>(report: &Report<'a>, include_frames: bool) -> Result<
             renderers: &report.presents.renderers,
             layers: &report.presents.layers,
             rows: include_frames.then_some(report.presents.rows.as_slice()),
+            flutter: &report.presents.flutter_apps,
+            flutter_frames: (include_frames && !report.presents.flutter.is_empty())
+                .then_some(report.presents.flutter.as_slice()),
         },
         quality: report.quality,
         frames: if include_frames { Some(cells::json_rows(report.frames)?) } else { None },

@@ -319,6 +319,63 @@ fn presents_section(out: &mut String, report: &Report) {
     }
     let _ = writeln!(out, "\npresents (what each layer put on the screen)");
     out.push_str(&indent(&layers_table(&p.layers, &p.renderers)));
+    flutter_section(out, &p.flutter_apps);
+}
+
+/// Each Flutter app's frames from the engine's markers: build (UI thread)
+/// → raster (raster thread) → present, like a doFrame's phases.
+fn flutter_section(out: &mut String, apps: &[crate::presents::FlutterSummary]) {
+    if apps.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\nflutter frames (engine markers: Animator::BeginFrame → Rasterizer::DoDraw → present)");
+    let headers = [
+        "app",
+        "pid",
+        "ui",
+        "raster",
+        "frames",
+        "presented",
+        "fps",
+        "build p50",
+        "build p90",
+        "raster p50",
+        "raster p90",
+        "total p90",
+        "jank",
+        "not rastered",
+        "no build",
+    ];
+    let rows: Vec<Vec<String>> = apps
+        .iter()
+        .map(|a| {
+            let thread = |tid: Option<i32>, name: &Option<String>| match (tid, name) {
+                (Some(t), Some(n)) => format!("{n} {t}"),
+                (Some(t), None) => t.to_string(),
+                _ => NONE_ASCII.into(),
+            };
+            vec![
+                a.process.clone().unwrap_or_else(|| NONE_ASCII.into()),
+                a.pid.to_string(),
+                thread(a.ui_tid, &a.ui_thread),
+                thread(a.raster_tid, &a.raster_thread),
+                a.frames.to_string(),
+                a.presented.to_string(),
+                fmt_fps(a.fps),
+                fmt_opt_ms_value(a.build_ns.p50),
+                fmt_opt_ms_value(a.build_ns.p90),
+                fmt_opt_ms_value(a.raster_ns.p50),
+                fmt_opt_ms_value(a.raster_ns.p90),
+                fmt_opt_ms_value(a.total_ns.p90),
+                a.jank_frames.to_string(),
+                a.builds_not_rastered.to_string(),
+                a.rasters_without_build.to_string(),
+            ]
+        })
+        .collect();
+    let right = [false, true, false, false, true, true, true, true, true, true, true, true, true, true, true];
+    out.push_str(&indent(&text_table(&headers, &rows, &right)));
+    let _ = writeln!(out, "    (ms; total = build start → present; jank = total over one vsync period)");
 }
 
 /// Layer names run to 200 characters (`TX - Surface(name=…)/@0x… - animation-leash of …#5`):

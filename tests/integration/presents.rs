@@ -178,3 +178,109 @@ fn frame_timeline_only_captures_give_presents() {
         assert_eq!(rows.len() as i64, layers.iter().map(|l| l["presents"].as_i64().unwrap()).sum::<i64>());
     }
 }
+
+/// The Flutter scenario's frames from the engine's markers, by hand from
+/// its parameters: a frame at every vsync `k` in 0..=150 but the three after
+/// the slow ones; `Animator::BeginFrame` 4 ms from vsync + 1 ms,
+/// `Rasterizer::DoDraw` from vsync + 6 ms (5 ms, 25 ms for the slow ones),
+/// its `queueBuffer` ending 0.5 ms before the raster. Each raster pairs
+/// with its own build (no build waits behind a slow raster: the vsync
+/// after one starts none). Totals: 9.5 ms, or 29.5 ms (one vsync dropped)
+/// for the slow frames. Systrace form: the same, from microsecond stamps.
+#[test]
+fn flutter_frames_are_rebuilt_from_the_engines_markers() {
+    use renderers::{
+        vsync_ts, DISPLAY_PERIOD_NS, FLUTTER_BUILD_AFTER_VSYNC_NS, FLUTTER_BUILD_NS,
+        FLUTTER_QUEUE_END_BEFORE_RASTER_END_NS, FLUTTER_RASTER_AFTER_VSYNC_NS, FLUTTER_RASTER_NS, FLUTTER_RASTER_TID,
+        FLUTTER_SLOW_FRAMES, FLUTTER_SLOW_RASTER_NS, FLUTTER_UI_TID, LAST_FRAME_VSYNC,
+    };
+    let ks: Vec<i64> = (0..=LAST_FRAME_VSYNC).filter(|k| !FLUTTER_SLOW_FRAMES.contains(&(k - 1))).collect();
+    assert_eq!(ks.len(), 148);
+    let dir = tempfile::tempdir().unwrap();
+    let s = renderers::flutter();
+    for systrace in [false, true] {
+        let a = analysed(&s, systrace, dir.path());
+        let v = |k: i64| if systrace { vsync_ts(k) / 1000 * 1000 } else { vsync_ts(k) };
+        let f: Vec<_> = a.presents.flutter.iter().filter(|f| f.pid == s.expect.pid).collect();
+        assert_eq!(f.len(), ks.len(), "systrace {systrace}");
+        let mut presents = Vec::new();
+        for (f, &k) in f.iter().zip(&ks) {
+            let slow = FLUTTER_SLOW_FRAMES.contains(&k);
+            let raster_dur = if slow { FLUTTER_SLOW_RASTER_NS } else { FLUTTER_RASTER_NS };
+            let build_ts = v(k) + FLUTTER_BUILD_AFTER_VSYNC_NS;
+            let raster_ts = v(k) + FLUTTER_RASTER_AFTER_VSYNC_NS;
+            let present = raster_ts + raster_dur - FLUTTER_QUEUE_END_BEFORE_RASTER_END_NS;
+            let total = if slow { 29_500_000 } else { 9_500_000 };
+            assert_eq!(present - build_ts, total);
+            let got = (f.build_ts, f.build_dur, f.raster_ts, f.raster_dur, f.present_ts, f.total_ns);
+            let want =
+                (Some(build_ts), Some(FLUTTER_BUILD_NS), Some(raster_ts), Some(raster_dur), Some(present), Some(total));
+            assert_eq!(got, want, "frame at vsync {k} (systrace {systrace})");
+            assert_eq!(f.dropped_vsyncs, Some(if slow { 1 } else { 0 }), "frame at vsync {k}");
+            assert_eq!(f.vsync_period_ns, DISPLAY_PERIOD_NS);
+            assert_eq!((f.ui_tid, f.raster_tid), (Some(FLUTTER_UI_TID), Some(FLUTTER_RASTER_TID)));
+            presents.push(present);
+        }
+        // The presents are the scenario's own queueBuffer ends.
+        let queues: Vec<i64> = s.expect.queue_ts.iter().map(|&t| if systrace { t / 1000 * 1000 } else { t }).collect();
+        assert_eq!(presents, queues);
+        let late: Vec<i64> = f.iter().zip(&ks).filter(|(f, _)| f.dropped_vsyncs >= Some(1)).map(|(_, &k)| k).collect();
+        assert_eq!(late, FLUTTER_SLOW_FRAMES);
+
+        assert_eq!(a.presents.flutter_apps.len(), 1);
+        let app = &a.presents.flutter_apps[0];
+        assert_eq!(
+            (app.pid, app.ui_thread.as_deref(), app.raster_thread.as_deref()),
+            (s.expect.pid, Some("1.ui"), Some("1.raster"))
+        );
+        assert_eq!((app.frames, app.presented, app.builds_not_rastered, app.rasters_without_build), (148, 148, 0, 0));
+        // 147 intervals over vsync 0 → vsync 150, exactly 2.5 s in both forms.
+        assert_eq!(app.last_present_ts.zip(app.first_present_ts).map(|(l, f)| l - f), Some(2_500_000_000));
+        assert_eq!(app.fps, fps_of(&presents));
+        assert_eq!(
+            (app.build_ns.p50, app.build_ns.p90, app.build_ns.max),
+            (Some(4_000_000), Some(4_000_000), Some(4_000_000))
+        );
+        assert_eq!(
+            (app.raster_ns.p50, app.raster_ns.p90, app.raster_ns.max),
+            (Some(5_000_000), Some(5_000_000), Some(25_000_000))
+        );
+        assert_eq!((app.total_ns.p50, app.total_ns.max), (Some(9_500_000), Some(29_500_000)));
+        assert_eq!((app.jank_frames, app.dropped_vsyncs), (3, 3));
+    }
+    // No other scenario has Flutter frames.
+    for (name, s) in renderers::all().into_iter().filter(|(n, _)| *n != "flutter") {
+        let a = analysed(&s, false, dir.path());
+        assert!(a.presents.flutter.is_empty() && a.presents.flutter_apps.is_empty(), "{name}");
+    }
+}
+
+/// The terminal shows a "flutter frames" block for the Flutter app; the
+/// JSON has `presents.flutter` (and with the frames `presents.flutter_frames`).
+#[test]
+fn flutter_frames_are_printed_and_in_the_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("flutter.pftrace");
+    std::fs::write(&path, renderers::flutter().builder.build(&BuildOptions::default())).unwrap();
+    let out = fpsan().arg("analyze").arg(&path).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("flutter frames (engine markers: Animator::BeginFrame → Rasterizer::DoDraw → present)"),
+        "{text}"
+    );
+    let line = text.lines().find(|l| l.contains("com.example.flutter") && l.contains("1.raster")).expect(&text);
+    assert!(line.contains("1.ui 7110") && line.contains("148") && line.contains("58.8"), "{line}");
+    let out = fpsan().arg("analyze").arg(&path).args(["--format", "json"]).output().unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let app = &json["presents"]["flutter"][0];
+    assert_eq!(
+        (app["pid"].as_i64(), app["frames"].as_i64(), app["jank_frames"].as_i64()),
+        (Some(7100), Some(148), Some(3))
+    );
+    assert_eq!(app["raster_marker"], "Rasterizer::DoDraw");
+    let frames = json["presents"]["flutter_frames"].as_array().unwrap();
+    assert_eq!(frames.len(), 148);
+    assert_eq!(frames[0]["total_ns"], 9_500_000);
+    assert_eq!((frames[0]["drop_level"].as_str(), frames[0]["dropped_vsyncs"].as_i64()), (Some("BEST"), Some(0)));
+}

@@ -544,6 +544,17 @@ pub const FLUTTER_RENDER_TID: i32 = 7120;
 pub const FLUTTER_LAYER: &str = "SurfaceView - com.example.flutter/com.example.flutter.MainActivity#0";
 /// Frames whose raster takes 25 ms; the vsync after each starts no frame.
 pub const FLUTTER_SLOW_FRAMES: [i64; 3] = [40, 80, 120];
+/// `Animator::BeginFrame` on `1.ui`: starts this long after its vsync, lasts
+/// [`FLUTTER_BUILD_NS`].
+pub const FLUTTER_BUILD_AFTER_VSYNC_NS: i64 = MS;
+pub const FLUTTER_BUILD_NS: i64 = 4 * MS;
+/// `Rasterizer::DoDraw` on `1.raster`: starts this long after its vsync,
+/// lasts [`FLUTTER_RASTER_NS`] ([`FLUTTER_SLOW_RASTER_NS`] for the slow frames).
+pub const FLUTTER_RASTER_AFTER_VSYNC_NS: i64 = 6 * MS;
+pub const FLUTTER_RASTER_NS: i64 = 5 * MS;
+pub const FLUTTER_SLOW_RASTER_NS: i64 = 25 * MS;
+/// The raster's `queueBuffer` ends this long before `Rasterizer::DoDraw` does.
+pub const FLUTTER_QUEUE_END_BEFORE_RASTER_END_NS: i64 = 500 * US;
 
 /// A Flutter app (`com.example.flutter`, pid 7100) drawing at 60 fps into a
 /// FlutterSurfaceView.
@@ -579,13 +590,15 @@ pub fn flutter() -> RendererScenario {
             continue;
         }
         let v = vsync_ts(k);
-        b.slice(v + MS, 4 * MS, ui, pid, "Animator::BeginFrame");
-        let dur = if FLUTTER_SLOW_FRAMES.contains(&k) { 25 * MS } else { 5 * MS };
-        let (d0, d1) = (v + 6 * MS, v + 6 * MS + dur);
+        let build = v + FLUTTER_BUILD_AFTER_VSYNC_NS;
+        b.slice(build, FLUTTER_BUILD_NS, ui, pid, "Animator::BeginFrame");
+        let dur = if FLUTTER_SLOW_FRAMES.contains(&k) { FLUTTER_SLOW_RASTER_NS } else { FLUTTER_RASTER_NS };
+        let (d0, d1) = (v + FLUTTER_RASTER_AFTER_VSYNC_NS, v + FLUTTER_RASTER_AFTER_VSYNC_NS + dur);
         b.slice(d0, dur, raster, pid, "Rasterizer::DoDraw");
         b.slice(d1 - 2 * MS, 1_800 * US, raster, pid, "eglSwapBuffersWithDamageKHR");
-        b.slice(d1 - 1_500 * US, MS, raster, pid, "queueBuffer");
-        sf.queue(FLUTTER_LAYER, pid, vsync_id(k), k, v, v + MS, d1 - 500 * US);
+        let queue_end = d1 - FLUTTER_QUEUE_END_BEFORE_RASTER_END_NS;
+        b.slice(queue_end - MS, MS, raster, pid, "queueBuffer");
+        sf.queue(FLUTTER_LAYER, pid, vsync_id(k), k, v, build, queue_end);
     }
     assemble(
         b,
