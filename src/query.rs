@@ -131,7 +131,7 @@ fn process_df(trace: &Trace) -> PolarsResult<DataFrame> {
 
 /// `frame_timeline(kind, surface, token, display_frame_token, pid, layer_name,
 /// ts, dur, jank_type, present_type, on_time_finish, gpu_composition,
-/// prediction_type, jank_severity_type)`; kind is `expected` or `actual`,
+/// prediction_type, jank_severity_type, jank_tag, present_delay_ms)`; kind is `expected` or `actual`,
 /// surface is false for display frames.
 fn frame_timeline_df(trace: &Trace) -> PolarsResult<DataFrame> {
     TableBuilder::new(&trace.frame_timeline)
@@ -149,6 +149,8 @@ fn frame_timeline_df(trace: &Trace) -> PolarsResult<DataFrame> {
         .col("gpu_composition", |t| t.gpu_composition)
         .col("prediction_type", |t| t.prediction_type.map(|p| p.as_str()))
         .col("jank_severity_type", |t| t.jank_severity_type.map(|s| s.as_str()))
+        .col("jank_tag", |t| t.jank_tag.map(|s| s.as_str()))
+        .col("present_delay_ms", |t| t.present_delay_ms)
         .build()
 }
 
@@ -282,6 +284,7 @@ mod tests {
             prediction_type: Some(crate::model::PredictionType::Valid),
             jank_severity_type: None,
             jank_tag: Some(crate::model::JankTag::NoJank),
+            present_delay_ms: None,
         }];
         t
     }

@@ -46,6 +46,12 @@ pub struct FrameRow {
     pub overrun_ns: Option<i64>,
     pub jank_type: Option<String>,
     pub present_type: Option<crate::model::PresentType>,
+    /// Perfetto's summary of `jank_type`: `Self Jank` is the app's own (buffer
+    /// stuffing, display-off and SurfaceFlinger's jank are not).
+    pub jank_tag: Option<crate::model::JankTag>,
+    pub jank_severity: Option<crate::model::JankSeverity>,
+    /// Newer builds: how late SurfaceFlinger presented the frame, ms.
+    pub present_delay_ms: Option<f64>,
     pub layer_name: Option<String>,
     /// Number of actual surface frames (layers) sharing this frame's token and pid.
     pub layer_count: i64,
@@ -610,6 +616,9 @@ fn row(
         },
         jank_type: actual.and_then(|a| name(a.jank_type.as_ref())),
         present_type: actual.and_then(|a| a.present_type),
+        jank_tag: actual.and_then(|a| a.jank_tag),
+        jank_severity: actual.and_then(|a| a.jank_severity_type),
+        present_delay_ms: actual.and_then(|a| a.present_delay_ms),
         layer_name: actual.and_then(|a| name(a.layer_name.as_ref())),
         layer_count: m.map(|m| m.actuals.len() as i64).unwrap_or(0),
         app_vsync_delay: compat.app_vsync_delay,

@@ -148,6 +148,9 @@ fn android12_first_frame_every_column() {
         overrun_ns: Some(-2_666_667),    // 1_030_666_667 − 1_033_333_334
         jank_type: Some("None".into()),
         present_type: Some(PresentType::OnTime),
+        jank_tag: None,
+        jank_severity: None,
+        present_delay_ms: None,
         layer_name: Some("com.app/Main#0".into()),
         layer_count: 1,
         app_vsync_delay: Some(0),

@@ -199,6 +199,7 @@ pub(crate) fn build(
                 jank_type,
                 prediction_type,
                 jank_severity_type,
+                present_delay_ms,
             } => {
                 let kind = &kind_of(*start);
                 let (Some(token), Some(pid)) = (*token, *pid) else {
@@ -240,6 +241,7 @@ pub(crate) fn build(
                     prediction_type: actual.then(|| PredictionType::from_proto(*prediction_type)),
                     jank_severity_type: actual.then(|| JankSeverity::from_proto(*jank_severity_type, *jank_type)),
                     jank_tag: actual.then(|| jank_tag(*kind, *jank_type, *present_type)),
+                    present_delay_ms: present_delay_ms.filter(|_| actual).map(f64::from),
                 });
             }
             TimelineEvent::End { cookie } => {

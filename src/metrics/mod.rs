@@ -220,6 +220,11 @@ pub struct Jank {
     pub perfetto: PerfettoJank,
     /// FrameTimeline jank type → frames ("A, B" counts for A and for B).
     pub frame_timeline: BTreeMap<String, i64>,
+    /// Perfetto's jank tag → frames: `Self Jank` is the app's own jank;
+    /// buffer stuffing, SurfaceFlinger's jank and display-off frames are not.
+    pub frame_timeline_tags: BTreeMap<String, i64>,
+    /// FrameTimeline's jank severity (None, Partial, Full, Unknown) → frames.
+    pub frame_timeline_severity: BTreeMap<String, i64>,
     pub vitals: Vitals,
     pub perfdog: PerfDog,
     pub choreographer: Choreographer,
@@ -374,6 +379,8 @@ struct PerApp {
     /// (window, frames) of the 1 s wall-time windows that have frames.
     windows: HashMap<i32, Vec<(i64, i64)>>,
     frame_timeline: HashMap<i32, BTreeMap<String, i64>>,
+    jank_tags: HashMap<i32, BTreeMap<String, i64>>,
+    jank_severities: HashMap<i32, BTreeMap<String, i64>>,
     vsync_sources: HashMap<i32, BTreeMap<String, i64>>,
     perfdog: HashMap<i32, PerfDog>,
     scenes: HashMap<i32, Vec<SceneSummary>>,
@@ -387,15 +394,17 @@ pub fn summarize(
     presents: &PresentAnalysis,
     opts: &MetricsOptions,
 ) -> Result<Vec<AppSummary>, MetricsError> {
-    use sql::{APP_SUMMARY, FPS_WALL, JANK_TYPES, PERCENTILES, PERFDOG, SCENES, VSYNC_SOURCES, WORST_FRAMES};
-    let [apps, pct, wall, jank, vsync, pd, sc, worst] = sql::run_all(
+    use sql::{APP_SUMMARY, FPS_WALL, JANK_TAGS, JANK_TYPES, PERCENTILES, PERFDOG, SCENES, VSYNC_SOURCES, WORST_FRAMES};
+    let [apps, pct, wall, jank, tags, vsync, pd, sc, worst] = sql::run_all(
         frames,
-        [APP_SUMMARY, PERCENTILES, FPS_WALL, JANK_TYPES, VSYNC_SOURCES, PERFDOG, SCENES, WORST_FRAMES],
+        [APP_SUMMARY, PERCENTILES, FPS_WALL, JANK_TYPES, JANK_TAGS, VSYNC_SOURCES, PERFDOG, SCENES, WORST_FRAMES],
     )?;
     let mut per_app = PerApp {
         percentiles: percentiles(&pct)?,
         windows: wall_windows(&wall)?,
         frame_timeline: counts_by_name(&jank, "jank")?,
+        jank_tags: counts_of_kind(&tags, "tag")?,
+        jank_severities: counts_of_kind(&tags, "severity")?,
         vsync_sources: counts_by_name(&vsync, "vsync_source")?,
         perfdog: perfdog(&pd)?,
         scenes: scenes(&sc)?,
@@ -589,6 +598,15 @@ fn counts_by_name(df: &DataFrame, key: &str) -> PolarsResult<HashMap<i32, BTreeM
     Ok(rows.into_iter().map(|(pid, v)| (pid, v.into_iter().filter_map(|(k, n)| Some((k?, n))).collect())).collect())
 }
 
+/// `jank_tags.sql`: frames per name of one `kind` per pid.
+fn counts_of_kind(df: &DataFrame, kind: &str) -> PolarsResult<HashMap<i32, BTreeMap<String, i64>>> {
+    let rows = by_pid(df, |r| Ok((r.str("kind")?, r.opt_str("name")?, r.i64("frames")?)))?;
+    Ok(rows
+        .into_iter()
+        .map(|(pid, v)| (pid, v.into_iter().filter(|(k, _, _)| k == kind).filter_map(|(_, n, c)| Some((n?, c))).collect()))
+        .collect())
+}
+
 /// `perfdog.sql`: PerfDog's counts and stutter per pid.
 fn perfdog(df: &DataFrame) -> PolarsResult<HashMap<i32, PerfDog>> {
     let rows = by_pid(df, |r| {
@@ -617,6 +635,8 @@ fn jank(r: &sql::Row, pid: i32, frames: i64, per_app: &mut PerApp) -> PolarsResu
             huge_jank: r.i64("perfetto_huge_jank")?,
         },
         frame_timeline: per_app.frame_timeline.remove(&pid).unwrap_or_default(),
+        frame_timeline_tags: per_app.jank_tags.remove(&pid).unwrap_or_default(),
+        frame_timeline_severity: per_app.jank_severities.remove(&pid).unwrap_or_default(),
         vitals: vitals(r.i64("vitals_slow")?, r.i64("vitals_frozen")?, frames),
         perfdog: per_app.perfdog.remove(&pid).unwrap_or_default(),
         choreographer: Choreographer {

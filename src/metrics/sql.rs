@@ -27,6 +27,7 @@ pub(crate) const SCENES: NamedQuery = query!("scenes");
 pub(crate) const PERCENTILES: NamedQuery = query!("percentiles");
 pub(crate) const FPS_WALL: NamedQuery = query!("fps_wall");
 pub(crate) const JANK_TYPES: NamedQuery = query!("jank_types");
+pub(crate) const JANK_TAGS: NamedQuery = query!("jank_tags");
 pub(crate) const VSYNC_SOURCES: NamedQuery = query!("vsync_sources");
 pub(crate) const PERFDOG: NamedQuery = query!("perfdog");
 pub(crate) const WORST_FRAMES: NamedQuery = query!("worst_frames");

@@ -200,6 +200,9 @@ pub struct TimelineSlice {
     /// `"SurfaceFlinger Stuffing"`, `"Non-perceivable Jank"`, `"No Jank"` or
     /// `"Unspecified"` (see `import::timeline::jank_tag`).
     pub jank_tag: Option<JankTag>,
+    /// Actual frames of newer SurfaceFlinger builds: how late the frame
+    /// was presented, in ms (`present_delay_millis`).
+    pub present_delay_ms: Option<f64>,
 }
 
 /// A scheduler event kept for the threads the analysis asked about (the

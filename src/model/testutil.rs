@@ -97,6 +97,7 @@ impl TB {
             prediction_type: None,
             jank_severity_type: None,
             jank_tag: None,
+            present_delay_ms: None,
         });
         self.t.frame_timeline.last_mut().unwrap()
     }

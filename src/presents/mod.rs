@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::frames::{DisplayGrid, DropLevel, FrameAnalysis};
-use crate::model::{PresentType, Trace};
+use crate::model::{JankSeverity, JankTag, PresentType, Trace};
 
 mod flutter;
 #[cfg(test)]
@@ -84,6 +84,11 @@ pub struct PresentRow {
     pub frame_id: Option<i64>,
     pub present_type: Option<PresentType>,
     pub jank_type: Option<String>,
+    /// FrameTimeline only: Perfetto's jank tag, the severity and the present
+    /// delay (ms) of the buffer's actual surface frame.
+    pub jank_tag: Option<JankTag>,
+    pub jank_severity: Option<JankSeverity>,
+    pub present_delay_ms: Option<f64>,
     /// PerfDog's Jank / BigJank on the present intervals (docs/presents.md).
     pub perfdog_jank: bool,
     pub perfdog_big_jank: bool,

@@ -10,7 +10,7 @@ use foldhash::{HashMap, HashSet};
 use serde::Serialize;
 
 use super::PresentSource;
-use crate::model::{Name, PresentType, TimelineKind, Trace, TrackKind, Upid, Utid};
+use crate::model::{JankSeverity, JankTag, Name, PresentType, TimelineKind, Trace, TrackKind, Upid, Utid};
 
 /// The API a producer's slices show it presenting with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -36,6 +36,25 @@ pub(crate) struct Present {
     pub frame_id: Option<i64>,
     pub present_type: Option<PresentType>,
     pub jank_type: Option<Name>,
+    /// FrameTimeline's verdict on the buffer (see `PresentRow`).
+    pub jank_tag: Option<JankTag>,
+    pub jank_severity: Option<JankSeverity>,
+    pub present_delay_ms: Option<f64>,
+}
+
+impl Present {
+    /// A present known only by its time (a counter fall, a queueBuffer).
+    pub(crate) fn at(ts: i64) -> Present {
+        Present {
+            ts,
+            frame_id: None,
+            present_type: None,
+            jank_type: None,
+            jank_tag: None,
+            jank_severity: None,
+            present_delay_ms: None,
+        }
+    }
 }
 
 /// One layer's (or producing thread's) presents, in time order.
@@ -127,6 +146,9 @@ fn timeline_streams(trace: &Trace) -> Vec<Stream> {
             frame_id: Some(f.token),
             present_type: f.present_type,
             jank_type: f.jank_type.clone(),
+            jank_tag: f.jank_tag,
+            jank_severity: f.jank_severity_type,
+            present_delay_ms: f.present_delay_ms,
         });
     }
     for s in &mut out {
@@ -177,7 +199,7 @@ fn counter_streams(trace: &Trace) -> Vec<Stream> {
     for c in &trace.counters {
         let Some(&k) = slot.get(&c.track.index()) else { continue };
         if c.value < last[k] {
-            out[k].presents.push(Present { ts: c.ts, frame_id: None, present_type: None, jank_type: None });
+            out[k].presents.push(Present::at(c.ts));
         }
         last[k] = c.value;
     }
@@ -263,7 +285,7 @@ fn producer_streams(trace: &Trace) -> Vec<Stream> {
             api: t.api,
             presents: ends
                 .into_iter()
-                .map(|ts| Present { ts, frame_id: None, present_type: None, jank_type: None })
+                .map(Present::at)
                 .collect(),
         });
     }

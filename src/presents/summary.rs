@@ -122,6 +122,8 @@ pub struct LayerSummary {
     pub perfdog: PerfDog,
     /// FrameTimeline jank type → presents (`"A, B"` counts for A and for B).
     pub jank_types: BTreeMap<String, i64>,
+    /// Perfetto's jank tag → presents (`Self Jank` is the layer's own).
+    pub jank_tags: BTreeMap<String, i64>,
 }
 
 /// Appends the rows of `s` (its presents on the display grid) to `rows`;
@@ -151,6 +153,9 @@ pub(crate) fn rows_of(s: &Stream, trace: &crate::model::Trace, grid: Grid, rows:
             frame_id: p.frame_id,
             present_type: p.present_type,
             jank_type: p.jank_type.as_deref().map(str::to_string),
+            jank_tag: p.jank_tag,
+            jank_severity: p.jank_severity,
+            present_delay_ms: p.present_delay_ms,
             perfdog_jank,
             perfdog_big_jank,
         });
@@ -168,7 +173,11 @@ impl LayerSummary {
         let mut drop_level = Levels::default();
         let mut drop_sum = Levels::default();
         let mut jank_types: BTreeMap<String, i64> = BTreeMap::new();
+        let mut jank_tags: BTreeMap<String, i64> = BTreeMap::new();
         for r in rows {
+            if let Some(tag) = r.jank_tag {
+                *jank_tags.entry(tag.as_str().to_string()).or_default() += 1;
+            }
             drop_level.0[r.drop_level.index()] += 1;
             drop_sum.0[r.drop_level.index()] += r.dropped_vsyncs.unwrap_or(0);
             for t in r.jank_type.iter().flat_map(|j| j.split(", ")) {
@@ -195,6 +204,7 @@ impl LayerSummary {
             interval_ns: Percentiles::of(intervals),
             perfdog,
             jank_types,
+            jank_tags,
         }
     }
 }

@@ -72,6 +72,8 @@ pub enum TimelineEvent {
         jank_type: i32,
         prediction_type: Option<i32>,
         jank_severity_type: Option<i32>,
+        /// `present_delay_millis` (newer SurfaceFlinger builds).
+        present_delay_ms: Option<f32>,
     },
     End {
         cookie: i64,

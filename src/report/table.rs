@@ -136,6 +136,12 @@ fn jank_lines(out: &mut String, j: &Jank) {
     );
     if !j.frame_timeline.is_empty() {
         let _ = writeln!(out, "  FrameTimeline  {}", fmt_pairs(&j.frame_timeline));
+        let _ = writeln!(
+            out,
+            "                 tags: {};  severity: {}",
+            fmt_pairs(&j.frame_timeline_tags),
+            fmt_pairs(&j.frame_timeline_severity)
+        );
     }
     let v = &j.vitals;
     let _ = writeln!(

@@ -208,6 +208,53 @@ fn android12_frames_through_the_decoder() {
     assert_eq!((a.why[0].blockers[0].ts, a.why[0].blockers[0].dur), (v4 + 1_000_000, 37_000_000));
 }
 
+/// FrameTimeline's newer fields reach the frames: Perfetto's jank tag (the
+/// app's own jank is `Self Jank`; buffer stuffing is not), the severity, and
+/// the present delay (a float of ms on the wire).
+#[test]
+fn newer_frame_timeline_fields_through_the_decoder() {
+    let mut b = TraceBuilder::new();
+    b.process(100, "com.app").thread(100, 100, "com.app").thread(101, 100, "RenderThread");
+    // Frame 1: app deadline missed, full severity, presented 12.5 ms late.
+    // Frame 2: buffer stuffing only (jank 128), partial severity, no delay field.
+    for (k, jank, severity, delay_us) in [(1, 64, 3, 12_500), (2, 128, 2, 0)] {
+        let v = V0 + k * P;
+        b.atrace_begin(v + 1_000_000, 100, 100, &format!("Choreographer#doFrame {k}"));
+        b.atrace_end(v + 6_000_000, 100, 100);
+        b.slice(v + 5_000_000, 3_000_000, 101, 100, &format!("DrawFrames {k}"));
+        b.expected_surface_frame(v, Some(v + P), k, 100 + k, 100, "com.app/Main#0");
+        b.actual_surface_frame(
+            v,
+            Some(v + 2 * P),
+            ActualFrame {
+                token: k,
+                display_frame_token: 100 + k,
+                pid: 100,
+                layer: "com.app/Main#0".into(),
+                present_type: 2,
+                jank_type: jank,
+                prediction_type: 1,
+                jank_severity_type: severity,
+                present_delay_us: delay_us,
+                ..Default::default()
+            },
+        );
+    }
+    let a = analyze(&roundtrip(&b), &FrameOptions::default());
+    let got: Vec<_> = a
+        .rows
+        .iter()
+        .map(|r| (r.frame_id, r.jank_tag.map(|t| t.as_str()), r.jank_severity.map(|s| s.as_str()), r.present_delay_ms))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (Some(1), Some("Self Jank"), Some("Full"), Some(12.5)),
+            (Some(2), Some("Buffer Stuffing"), Some("Partial"), None)
+        ]
+    );
+}
+
 #[test]
 fn android11_frames_through_the_decoder() {
     let mut b = TraceBuilder::new();

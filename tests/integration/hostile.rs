@@ -603,6 +603,7 @@ fn frame_timeline_at_the_i64_limits() {
         jank_type: 0,
         prediction_type: None,
         jank_severity_type: None,
+        present_delay_ms: None,
     };
     let batch = Batch {
         timeline: vec![

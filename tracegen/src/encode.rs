@@ -144,6 +144,8 @@ pub mod field {
     pub const FTS_JANK_TYPE: u32 = 9;
     pub const FTS_PREDICTION_TYPE: u32 = 10;
     pub const FTS_IS_BUFFER: u32 = 11;
+    pub const FTS_JANK_SEVERITY_TYPE: u32 = 12;
+    pub const FTS_PRESENT_DELAY_MILLIS: u32 = 13;
     // ExpectedDisplayFrameStart / ActualDisplayFrameStart
     pub const FTD_COOKIE: u32 = 1;
     pub const FTD_TOKEN: u32 = 2;
@@ -153,6 +155,8 @@ pub mod field {
     pub const FTD_GPU_COMPOSITION: u32 = 6;
     pub const FTD_JANK_TYPE: u32 = 7;
     pub const FTD_PREDICTION_TYPE: u32 = 8;
+    pub const FTD_JANK_SEVERITY_TYPE: u32 = 9;
+    pub const FTD_PRESENT_DELAY_MILLIS: u32 = 10;
     // FrameEnd
     pub const FTE_COOKIE: u32 = 1;
 
@@ -763,6 +767,12 @@ fn write_frame_timeline(f: &mut Writer, b: &TraceBuilder, cookie: i64, kind: &Ft
                 m.int(FTS_JANK_TYPE, i64::from(a.jank_type));
                 m.int(FTS_PREDICTION_TYPE, i64::from(a.prediction_type));
                 m.bool(FTS_IS_BUFFER, true);
+                if a.jank_severity_type != 0 {
+                    m.int(FTS_JANK_SEVERITY_TYPE, i64::from(a.jank_severity_type));
+                }
+                if a.present_delay_us != 0 {
+                    m.float(FTS_PRESENT_DELAY_MILLIS, a.present_delay_us as f32 / 1000.0);
+                }
             });
         }
         FtKind::ExpectedDisplay { token, pid } => {
@@ -782,6 +792,12 @@ fn write_frame_timeline(f: &mut Writer, b: &TraceBuilder, cookie: i64, kind: &Ft
                 m.bool(FTD_GPU_COMPOSITION, a.gpu_composition);
                 m.int(FTD_JANK_TYPE, i64::from(a.jank_type));
                 m.int(FTD_PREDICTION_TYPE, i64::from(a.prediction_type));
+                if a.jank_severity_type != 0 {
+                    m.int(FTD_JANK_SEVERITY_TYPE, i64::from(a.jank_severity_type));
+                }
+                if a.present_delay_us != 0 {
+                    m.float(FTD_PRESENT_DELAY_MILLIS, a.present_delay_us as f32 / 1000.0);
+                }
             });
         }
         FtKind::End => {

@@ -106,6 +106,11 @@ pub struct ActualFrame {
     pub jank_type: i32,
     /// `FrameTimelineEvent.PredictionType` (1 valid, 2 expired).
     pub prediction_type: i32,
+    /// `FrameTimelineEvent.JankSeverityType` (1 none, 2 partial, 3 full);
+    /// 0 leaves the field out, as builds before it.
+    pub jank_severity_type: i32,
+    /// `present_delay_millis` in µs (written as float ms); 0 leaves it out.
+    pub present_delay_us: i64,
 }
 
 /// Index into the builder's string table.
@@ -169,6 +174,8 @@ pub(crate) struct ActualFields {
     pub gpu_composition: bool,
     pub jank_type: i32,
     pub prediction_type: i32,
+    pub jank_severity_type: i32,
+    pub present_delay_us: i64,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -447,6 +454,8 @@ impl From<&ActualFrame> for ActualFields {
             gpu_composition: f.gpu_composition,
             jank_type: f.jank_type,
             prediction_type: f.prediction_type,
+            jank_severity_type: f.jank_severity_type,
+            present_delay_us: f.present_delay_us,
         }
     }
 }

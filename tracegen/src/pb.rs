@@ -10,6 +10,7 @@
 /// Wire types (the low three bits of a field tag).
 const WT_VARINT: u32 = 0;
 const WT_LEN: u32 = 2;
+const WT_I32: u32 = 5;
 
 /// Number of bytes the varint encoding of `v` takes.
 pub fn varint_len(mut v: u64) -> usize {
@@ -67,6 +68,12 @@ impl Writer {
     /// to 64 bits), exactly as protoc-generated encoders do.
     pub fn int(&mut self, field: u32, v: i64) {
         self.uint(field, v as u64);
+    }
+
+    /// `float` field.
+    pub fn float(&mut self, field: u32, v: f32) {
+        self.tag(field, WT_I32);
+        self.buf.extend_from_slice(&v.to_le_bytes());
     }
 
     pub fn bool(&mut self, field: u32, v: bool) {

@@ -362,6 +362,7 @@ impl Compositor {
                         gpu_composition: false,
                         jank_type: f.jank_type,
                         prediction_type: PREDICTION_VALID,
+                        ..Default::default()
                     },
                 );
             }

@@ -238,6 +238,7 @@ impl AppFrameTimeline {
                 gpu_composition: false,
                 jank_type: if late { JANK_APP_DEADLINE_MISSED } else { JANK_NONE },
                 prediction_type: PREDICTION_VALID,
+                ..Default::default()
             },
         );
     }
@@ -550,6 +551,7 @@ fn demo_into(b: &mut TraceBuilder) -> Vec<DemoFrame> {
                 gpu_composition: false,
                 jank_type,
                 prediction_type: PREDICTION_VALID,
+                ..Default::default()
             },
         );
 

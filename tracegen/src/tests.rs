@@ -238,6 +238,7 @@ fn frame_timeline_packets() {
             gpu_composition: true,
             jank_type: 64 | 128,
             prediction_type: 1,
+            ..Default::default()
         },
     );
     b.expected_display_frame(17_000, None, 45, 600);

@@ -47,7 +47,7 @@ fn start(ctx: &mut BatchBuilder, kind: TimelineStart, m: &[u8]) -> Option<Timeli
     let mut cookie = None;
     let (mut token, mut display_frame_token, mut pid, mut layer) = (None, None, None, None);
     let (mut present_type, mut on_time_finish, mut gpu_composition, mut jank_type) = (None, false, false, 0i32);
-    let (mut prediction_type, mut jank_severity_type) = (None, None);
+    let (mut prediction_type, mut jank_severity_type, mut present_delay_ms) = (None, None, None);
     let surface = matches!(kind, TimelineStart::ExpectedSurface | TimelineStart::ActualSurface);
     for (num, v) in Fields::new(m).flatten() {
         match (surface, num) {
@@ -62,6 +62,12 @@ fn start(ctx: &mut BatchBuilder, kind: TimelineStart, m: &[u8]) -> Option<Timeli
             (true, 9) | (false, 7) => jank_type = v.as_i32(),
             (true, 10) | (false, 8) => prediction_type = Some(v.as_i32()),
             (true, 12) | (false, 9) => jank_severity_type = Some(v.as_i32()),
+            // Actual frames only (expected frames have no field 13 / 10).
+            (true, 13) | (false, 10) => {
+                if let Value::Fixed32(bits) = v {
+                    present_delay_ms = Some(f32::from_bits(bits));
+                }
+            }
             _ => {}
         }
     }
@@ -78,5 +84,6 @@ fn start(ctx: &mut BatchBuilder, kind: TimelineStart, m: &[u8]) -> Option<Timeli
         jank_type,
         prediction_type,
         jank_severity_type,
+        present_delay_ms,
     })
 }
