@@ -178,3 +178,41 @@ fn frame_timeline_only_captures_give_presents() {
         assert_eq!(rows.len() as i64, layers.iter().map(|l| l["presents"].as_i64().unwrap()).sum::<i64>());
     }
 }
+
+/// `--out` on the game (Perfetto form): report.html's Presents section
+/// lists its SurfaceView layer first with its presents' fps, and its
+/// layer-presents chart is written and inlined.
+#[test]
+fn the_game_report_shows_its_layer_presents() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = renderers::game();
+    let path = dir.path().join("game.pftrace");
+    std::fs::write(&path, s.builder.build(&BuildOptions::default())).unwrap();
+    let out = dir.path().join("out");
+    let run = fpsan().arg("analyze").arg(&path).arg("--out").arg(&out).output().unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+
+    let want = &s.expect.present_ts;
+    let fps = format!("{:.1}", fps_of(want));
+    assert_eq!(fps, GAME_FPS);
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    // The layer's name cut to 60 characters in the middle; whole in the tooltip ('/' escaped).
+    let row = format!(
+        r#"<tr class="shown"><td title="{}">SurfaceView - com.example.gam…d.player.UnityPlayerActivity#0</td><td>frame_timeline</td><td class="num">{}</td><td class="num">{GAME_FPS}</td><td class="num">60 Hz</td>"#,
+        s.expect.layer.replace('/', "&#x2f;"),
+        want.len()
+    );
+    assert!(html.contains(&row), "no row {row}");
+    assert!(html.contains(&format!("<strong>{GAME_FPS} fps</strong> from the presents of SurfaceView")));
+    assert!(
+        html.contains("<tr><th>renderer</th><td>SurfaceView (Unity, GL) <small>(thread UnityMain)</small></td></tr>")
+    );
+
+    let chart = out.join(format!("charts/{}-{}-layer-presents.png", renderers::GAME_PACKAGE, s.expect.pid));
+    let png = std::fs::read(&chart).unwrap_or_else(|e| panic!("{}: {e}", chart.display()));
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
+    assert!(html.contains("(charts/com.example.game-7000-layer-presents.png)</figcaption>"));
+}
+
+/// The game's headline fps, one decimal, as the page prints it.
+const GAME_FPS: &str = "0.0";
