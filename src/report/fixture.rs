@@ -9,7 +9,7 @@ use super::Report;
 use crate::frames::{FrameAnalysis, FramePart, FrameRow, FrameWhy, Phase};
 use crate::metrics::{self, AppFilter, AppSummary, MetricsOptions};
 use crate::model::{Trace, Warning, WarningCode};
-use crate::testutil::{app_frame, MS};
+use crate::testutil::{app_frame, I60, MS};
 
 /// An analysis with its frames table and app summaries, as `fpsan analyze`
 /// would hand them to the exporters.
@@ -96,4 +96,48 @@ pub(crate) fn two_apps() -> Analysed {
         })
         .collect();
     Analysed::new(trace, rows, why, &AppFilter::All).with_warnings(&["a warning"])
+}
+
+/// The app's SurfaceView layer in [`game`].
+pub(crate) const GAME_LAYER: &str = "SurfaceView - com.example.app/com.example.app.MainActivity#0";
+/// The app's View layer in [`game`].
+pub(crate) const GAME_VIEW_LAYER: &str = "com.example.app/com.example.app.MainActivity#0";
+/// The vsyncs after which the SurfaceView layer of [`game`] queued a buffer:
+/// every second one, with a 6-vsync (100 ms) and an 8-vsync (133 ms) hitch.
+pub(crate) const GAME_QUEUES: [i64; 18] = [0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 26, 28, 30, 32, 40, 42, 44];
+
+/// Vsync `k` of [`game`]'s 60 Hz panel.
+pub(crate) fn game_vsync(k: i64) -> i64 {
+    1_000_000_000 + k * I60
+}
+
+/// App `com.example.app` (pid 100) drawn by Unity into a SurfaceView on a
+/// 60 Hz panel whose `VSYNC-sf` ticks at every [`game_vsync`] from 1 s (the
+/// trace's start): 45 doFrames of 5 ms, one per vsync; SurfaceFlinger's
+/// counter of its SurfaceView layer ([`GAME_LAYER`]) goes up 10 ms after
+/// each vsync of [`GAME_QUEUES`] and down (a present) 1 ms into the next
+/// vsync — 18 presents — and its View layer's after vsyncs 5, 7 and 9 — 3
+/// presents.
+pub(crate) fn game() -> Analysed {
+    const SF: i32 = 1000;
+    const PID: i32 = 100;
+    let mut b = crate::model::testutil::TB::new();
+    b.process(SF, "/system/bin/surfaceflinger").thread(SF, SF, "surfaceflinger");
+    b.process(PID, "com.example.app").thread(PID, PID, "com.example.app");
+    b.thread(110, PID, "UnityMain").thread(111, PID, "UnityGfxDeviceW").thread(112, PID, "RenderThread");
+    for k in 0..50 {
+        b.counter(SF, "VSYNC-sf", game_vsync(k), (k % 2) as f64);
+    }
+    for (layer, queues) in [(GAME_LAYER, &GAME_QUEUES[..]), (GAME_VIEW_LAYER, &[5, 7, 9][..])] {
+        for &k in queues {
+            b.counter(SF, layer, game_vsync(k) + 10 * MS, 1.0);
+            b.counter(SF, layer, game_vsync(k + 1) + MS, 0.0);
+        }
+    }
+    let mut trace = b.build();
+    trace.meta.path = "game.pftrace".into();
+    trace.meta.first_ts = Some(game_vsync(0));
+    trace.meta.last_ts = Some(game_vsync(50));
+    let rows = (0..45).map(|k| app_frame(PID, "com.example.app", game_vsync(k) + MS, 5 * MS, k)).collect();
+    Analysed::new(trace, rows, vec![], &AppFilter::All)
 }

@@ -253,6 +253,21 @@ pub(crate) fn shorten(s: &str, max: usize) -> String {
     format!("…{tail}")
 }
 
+/// Shorten a label to `max` characters, its middle replaced by `…`: layer
+/// names say what they are first (`SurfaceView - PKG/…`) and which
+/// instance last (`…Activity#0`).
+pub(crate) fn shorten_middle(s: &str, max: usize) -> String {
+    let n = s.chars().count();
+    if n <= max || max == 0 {
+        return s.to_string();
+    }
+    let head = (max - 1) / 2;
+    let tail = max - 1 - head;
+    let start: String = s.chars().take(head).collect();
+    let end: String = s.chars().skip(n - tail).collect();
+    format!("{start}…{end}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -295,6 +310,9 @@ mod tests {
         assert_eq!(android_version(None, None), None);
         assert_eq!(shorten("com.example.app/.MainActivity", 12), "…ainActivity");
         assert_eq!(shorten_head("VRI[Main]-relayoutWindow#first=true", 12), "VRI[Main]-r…");
+        assert_eq!(shorten_middle("SurfaceView - com.a/com.a.Main#0", 12), "Surfa…Main#0");
+        assert_eq!(shorten_middle("short", 12), "short");
+        assert_eq!(shorten_middle("anything", 0), "anything");
     }
 
     #[test]

@@ -388,19 +388,6 @@ fn flutter_section(out: &mut String, apps: &[crate::presents::FlutterSummary]) {
 /// the table shows this many, the CSV, JSON and Parquet all of them.
 const LAYER_WIDTH: usize = 60;
 
-/// `s` cut to `width` characters, its middle replaced by `…`.
-fn shorten(s: &str, width: usize) -> String {
-    let n = s.chars().count();
-    if n <= width {
-        return s.to_string();
-    }
-    let head = (width - 1) / 2;
-    let tail = width - 1 - head;
-    let start: String = s.chars().take(head).collect();
-    let end: String = s.chars().skip(n - tail).collect();
-    format!("{start}…{end}")
-}
-
 /// One line per layer: its app and renderer, presents, fps, the display
 /// rate, dropped vsyncs, interval percentiles and PerfDog's vocabulary.
 fn layers_table(
@@ -419,7 +406,7 @@ fn layers_table(
                 l.process.clone().unwrap_or_else(|| NONE_ASCII.into()),
                 l.pid.map_or_else(|| NONE_ASCII.into(), |p| p.to_string()),
                 renderer.unwrap_or_else(|| NONE_ASCII.into()),
-                shorten(&l.layer, LAYER_WIDTH),
+                shorten_middle(&l.layer, LAYER_WIDTH),
                 l.source.as_str().to_string(),
                 l.presents.to_string(),
                 fmt_fps(l.fps),

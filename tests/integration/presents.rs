@@ -284,3 +284,39 @@ fn flutter_frames_are_printed_and_in_the_json() {
     assert_eq!(frames[0]["total_ns"], 9_500_000);
     assert_eq!((frames[0]["drop_level"].as_str(), frames[0]["dropped_vsyncs"].as_i64()), (Some("BEST"), Some(0)));
 }
+
+/// `--out` on the game (Perfetto form): report.html's Presents section
+/// lists its SurfaceView layer first with its presents' fps, and its
+/// layer-presents chart is written and inlined.
+#[test]
+fn the_game_report_shows_its_layer_presents() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = renderers::game();
+    let path = dir.path().join("game.pftrace");
+    std::fs::write(&path, s.builder.build(&BuildOptions::default())).unwrap();
+    let out = dir.path().join("out");
+    let run = fpsan().arg("analyze").arg(&path).arg("--out").arg(&out).output().unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+
+    let want = &s.expect.present_ts;
+    // The scenario's own present times give the fps (every_renderer_presents_its_layer_exactly
+    // checks the analysis against them to the bit); the page prints it with one decimal.
+    let fps = format!("{:.1}", fps_of(want));
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    // The layer's name cut to 60 characters in the middle; whole in the tooltip ('/' escaped).
+    let row = format!(
+        r#"<tr class="shown"><td title="{}">SurfaceView - com.example.gam…d.player.UnityPlayerActivity#0</td><td>frame_timeline</td><td class="num">{}</td><td class="num">{fps}</td><td class="num">60 Hz</td>"#,
+        s.expect.layer.replace('/', "&#x2f;"),
+        want.len()
+    );
+    assert!(html.contains(&row), "no row {row}");
+    assert!(html.contains(&format!("<strong>{fps} fps</strong> from the presents of SurfaceView")));
+    assert!(
+        html.contains("<tr><th>renderer</th><td>SurfaceView (Unity, GL) <small>(thread UnityMain)</small></td></tr>")
+    );
+
+    let chart = out.join(format!("charts/{}-{}-layer-presents.png", renderers::GAME_PACKAGE, s.expect.pid));
+    let png = std::fs::read(&chart).unwrap_or_else(|e| panic!("{}: {e}", chart.display()));
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
+    assert!(html.contains("(charts/com.example.game-7000-layer-presents.png)</figcaption>"));
+}

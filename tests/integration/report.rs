@@ -301,7 +301,7 @@ fn demo_trace_report_in_chromium() {
     let took = t.elapsed();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     eprintln!("analyze --out on the demo trace: {took:?}");
-    for kind in ["timeline", "distribution", "fps", "drop-levels", "janky", "present"] {
+    for kind in ["timeline", "distribution", "fps", "drop-levels", "janky", "present", "layer-presents"] {
         assert!(is_png(&tmp.path().join(format!("charts/com.example.scroll-4242-{kind}.png"))), "{kind}");
     }
     let html = std::fs::read_to_string(tmp.path().join("report.html")).unwrap();

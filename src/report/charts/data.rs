@@ -2,13 +2,16 @@
 //! checked exactly: per-app frames read back from the frames table, the
 //! worst window of the frame timeline, interval buckets and the CDF, wall-time
 //! FPS with idle gaps, drop levels per app and scene, the janky frames with
-//! their why, and FrameTimeline present intervals. Times on the x axes are
+//! their why, FrameTimeline present intervals, and the present intervals of
+//! a layer (the presents stage's rows). Times on the x axes are
 //! seconds from `origin_ts` (the trace start, as in the Perfetto UI).
 
 use crate::frames::{DropLevel, FramePart, FrameRow};
 use crate::metrics::{AppSummary, Percentiles};
 use crate::model::PresentType;
+use crate::presents::{LayerSummary, PresentAnalysis, PresentRow};
 use crate::report::format::{app_name, fmt_hz, fmt_rates, ns_to_ms, secs_since};
+use std::cmp::Reverse;
 
 /// Stack segments of a frame bar, bottom to top: the start jitter (vsync to
 /// doFrame start), the doFrame phases, the rest of doFrame, then RenderThread.
@@ -487,6 +490,112 @@ pub(crate) fn present(frames: &[Frame], interval_ns: i64, origin_ts: i64) -> Opt
         })
         .collect();
     Some(PresentData { points, interval_ns })
+}
+
+// ---------------------------------------------------------------------------
+// 7. A layer's presents
+
+/// The layer of app `pid` whose presents are charted and listed first: the
+/// one its headline fps comes from (`PresentAnalysis::visible_layer`), else
+/// its layer with the most presents (FrameTimeline first on a tie); None
+/// when no layer of the app has an interval (two presents).
+pub(crate) fn shown_layer(presents: &PresentAnalysis, pid: i32) -> Option<usize> {
+    let range = app_layers(presents, pid);
+    let visible = presents.visible_layer(pid);
+    let of_app = presents.layers[range.clone()].iter().zip(range);
+    if let Some(v) = visible {
+        if let Some((_, k)) = of_app.clone().find(|(l, _)| std::ptr::eq(*l, v)) {
+            return Some(k);
+        }
+    }
+    of_app
+        .filter(|(l, _)| l.presents >= 2)
+        .max_by_key(|(l, k)| (l.presents, Reverse(l.source), Reverse(*k)))
+        .map(|(_, k)| k)
+}
+
+/// Indices into `presents.layers` of app `pid`'s layers (they are one run:
+/// layers are ordered by pid).
+pub(crate) fn app_layers(presents: &PresentAnalysis, pid: i32) -> std::ops::Range<usize> {
+    let from = presents.layers.partition_point(|l| l.pid < Some(pid));
+    let to = presents.layers.partition_point(|l| l.pid <= Some(pid));
+    from..to.max(from)
+}
+
+/// The rows of layer `index`: the layers are summaries of consecutive runs
+/// of `presents.rows`, in the same order, so the run starts after the
+/// presents of the layers before it. An analysis whose rows do not line up
+/// with its layers (hand-made, or filtered apart) gives no rows rather than
+/// another layer's.
+pub(crate) fn layer_rows(presents: &PresentAnalysis, index: usize) -> &[PresentRow] {
+    let Some(layer) = presents.layers.get(index) else { return &[] };
+    let start: i64 = presents.layers[..index].iter().map(|l| l.presents.max(0)).sum();
+    let (start, len) = (start as usize, layer.presents.max(0) as usize);
+    let Some(rows) = presents.rows.get(start..start.saturating_add(len)) else { return &[] };
+    let same = |r: &PresentRow| r.pid == layer.pid && r.layer == layer.layer && r.source == layer.source;
+    if rows.first().is_some_and(same) && rows.last().is_some_and(same) {
+        rows
+    } else {
+        &[]
+    }
+}
+
+/// One present with an interval.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct LayerPoint {
+    /// Present time, s from the origin.
+    pub t: f64,
+    /// Present − the layer's previous present.
+    pub interval_ns: i64,
+    /// The display's vsync period at the present.
+    pub vsync_period_ns: i64,
+    pub level: DropLevel,
+    pub perfdog_jank: bool,
+    pub perfdog_big_jank: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct LayerPresentsData {
+    pub layer: LayerSummary,
+    /// Every present but the layer's first (it has no interval), in time order.
+    pub points: Vec<LayerPoint>,
+    /// The layer's shortest vsync period (the display's highest rate).
+    pub vsync_ns: i64,
+}
+
+/// The present intervals of layer `index`; None when it has none.
+pub(crate) fn layer_presents(presents: &PresentAnalysis, index: usize, origin_ts: i64) -> Option<LayerPresentsData> {
+    let rows = layer_rows(presents, index);
+    let points: Vec<LayerPoint> = rows
+        .iter()
+        .filter_map(|r| {
+            Some(LayerPoint {
+                t: secs_since(r.ts, origin_ts),
+                interval_ns: r.interval_ns?,
+                vsync_period_ns: r.vsync_period_ns,
+                level: r.drop_level,
+                perfdog_jank: r.perfdog_jank,
+                perfdog_big_jank: r.perfdog_big_jank,
+            })
+        })
+        .collect();
+    if points.is_empty() {
+        return None;
+    }
+    let vsync_ns = points.iter().map(|p| p.vsync_period_ns).filter(|&v| v > 0).min().unwrap_or(0);
+    Some(LayerPresentsData { layer: presents.layers[index].clone(), points, vsync_ns })
+}
+
+/// PerfDog's Jank and BigJank floors: a present interval is never one below these.
+pub(crate) const PERFDOG_JANK_NS: i64 = 83_333_333;
+pub(crate) const PERFDOG_BIG_JANK_NS: i64 = 125_000_000;
+
+/// Top of the present-interval axis: as [`y_cap`], but never clipping below
+/// 150 ms, so PerfDog's Jank (> 83.3 ms) and BigJank (> 125 ms) presents show
+/// at their real height.
+pub(crate) fn layer_y_cap(values_ms: &[f64], vsync_ms: f64) -> f64 {
+    let max = values_ms.iter().copied().filter(|v| v.is_finite()).fold(0.0, f64::max);
+    y_cap(values_ms, vsync_ms).max(max.min(150.0) * 1.08)
 }
 
 // ---------------------------------------------------------------------------

@@ -1,15 +1,17 @@
 //! PNG charts for `--out DIR` (`charts/*.png`) and the HTML report: per app
 //! the frame timeline, the frame cost distribution, FPS over time, drop
-//! levels per scene, the janky frames with their why and, when the trace has
-//! FrameTimeline, present intervals and overrun; plus drop levels per app when
-//! there are several apps. [`data`] computes the numbers, [`draw`] draws them
+//! levels per scene, the janky frames with their why, when the trace has
+//! FrameTimeline, present intervals and overrun, and when a layer of the app
+//! presented buffers, that layer's present intervals (one layer per app: the
+//! one its headline fps comes from, else its busiest); plus drop levels per
+//! app when there are several apps. [`data`] computes the numbers, [`draw`] draws them
 //! with plotters on a bitmap (text through [`backend`], in the embedded
 //! DejaVu Sans of [`style`]), and this module plans the charts, encodes the
 //! PNGs (in parallel), names the files and owns the [`ChartsExporter`].
 
 use rayon::prelude::*;
 
-use super::format::{app_name, app_slug};
+use super::format::{app_name, app_slug, fmt_hz};
 use super::{Artifact, Exporter, Report, ReportError};
 use crate::metrics::AppSummary;
 
@@ -30,6 +32,8 @@ pub(crate) enum ChartKind {
     DropLevels,
     Janky,
     Present,
+    /// The present intervals of one of the app's layers (`data::shown_layer`).
+    LayerPresents,
     /// Drop levels of every app side by side.
     AppsDropLevels,
 }
@@ -44,6 +48,7 @@ impl ChartKind {
             ChartKind::DropLevels => "drop-levels",
             ChartKind::Janky => "janky",
             ChartKind::Present => "present",
+            ChartKind::LayerPresents => "layer-presents",
             ChartKind::AppsDropLevels => "apps-drop-levels",
         }
     }
@@ -56,6 +61,7 @@ impl ChartKind {
             ChartKind::DropLevels => "Drop levels per scene",
             ChartKind::Janky => "Janky frames and why",
             ChartKind::Present => "FrameTimeline present intervals and overrun",
+            ChartKind::LayerPresents => "Layer presents: present-to-present interval",
             ChartKind::AppsDropLevels => "Drop levels per app",
         }
     }
@@ -130,6 +136,7 @@ enum Job {
     Levels(String, Vec<data::LevelGroup>),
     Janky(Heading, data::JankyData),
     Present(Heading, data::PresentData),
+    LayerPresents(Heading, data::LayerPresentsData),
 }
 
 struct Planned {
@@ -150,6 +157,7 @@ impl Planned {
             Job::Levels(title, groups) => draw::drop_levels(root, title, groups),
             Job::Janky(h, d) => draw::janky(root, h, d),
             Job::Present(h, d) => draw::present(root, h, d),
+            Job::LayerPresents(h, d) => draw::layer_presents(root, h, d),
         })
         .map_err(|e| ReportError::Write(format!("cannot draw {}: {e}", self.file_name)))?;
         Ok(Chart {
@@ -163,7 +171,7 @@ impl Planned {
     }
 }
 
-fn plan_app(app: &AppSummary, frames: &[Frame], origin_ts: i64, o: &ChartOptions) -> Vec<Planned> {
+fn plan_app(report: &Report, app: &AppSummary, frames: &[Frame], origin_ts: i64, o: &ChartOptions) -> Vec<Planned> {
     let slug = app_slug(app);
     let h = Heading { app: app_name(app), refresh: data::refresh_label(frames, app.refresh_hz) };
     let mut out = Vec::new();
@@ -201,6 +209,13 @@ fn plan_app(app: &AppSummary, frames: &[Frame], origin_ts: i64, o: &ChartOptions
     if let Some(p) = data::present(frames, app.frame_interval_ns, origin_ts) {
         push(ChartKind::Present, o.height, Job::Present(h.clone(), p));
     }
+    // One layer per app keeps the charts bounded however many layers (animation
+    // leashes, overlays) the app has; the HTML table lists the others.
+    let layer = data::shown_layer(report.presents, app.pid);
+    if let Some(d) = layer.and_then(|k| data::layer_presents(report.presents, k, origin_ts)) {
+        let h = Heading { app: h.app.clone(), refresh: fmt_hz(d.layer.refresh_hz) };
+        push(ChartKind::LayerPresents, o.height * 7 / 9, Job::LayerPresents(h, d));
+    }
     out
 }
 
@@ -213,7 +228,7 @@ pub(crate) fn render_charts(report: &Report, o: &ChartOptions) -> Result<Vec<Cha
         if frames.is_empty() {
             continue;
         }
-        plan.extend(plan_app(app, &frames, origin_ts, o));
+        plan.extend(plan_app(report, app, &frames, origin_ts, o));
     }
     if report.apps.len() > 1 {
         let groups = data::apps_drop_levels(report.apps);

@@ -414,3 +414,138 @@ fn long_trace_renders_fast_and_readable() {
     assert!(t.zoomed);
     assert_eq!(t.bars.len(), 120);
 }
+
+// ---------------------------------------------------------------------------
+// A layer's presents
+
+/// Index of layer `name` in the fixture's presents.
+fn layer_index(fx: &Analysed, name: &str) -> usize {
+    fx.presents.layers.iter().position(|l| l.layer == name).unwrap_or_else(|| panic!("no layer {name}"))
+}
+
+#[test]
+fn game_layer_presents_are_its_surface_views() {
+    use crate::frames::DropLevel::{Best, Normal};
+    use crate::report::fixture::{game, game_vsync, GAME_LAYER, GAME_QUEUES, GAME_VIEW_LAYER};
+    let fx = game();
+    let (sv, view) = (layer_index(&fx, GAME_LAYER), layer_index(&fx, GAME_VIEW_LAYER));
+    let app = app_layers(&fx.presents, 100);
+    assert_eq!(app.len(), 2);
+    assert!(app.contains(&sv) && app.contains(&view));
+    assert!(app_layers(&fx.presents, 200).is_empty());
+    // The headline's layer (the SurfaceView), not the View layer.
+    assert_eq!(fx.apps[0].headline.layer.as_deref(), Some(GAME_LAYER));
+    assert_eq!(shown_layer(&fx.presents, 100), Some(sv));
+    assert_eq!(shown_layer(&fx.presents, 200), None);
+
+    let rows = layer_rows(&fx.presents, sv);
+    let ts: Vec<i64> = rows.iter().map(|r| r.ts).collect();
+    assert_eq!(ts, GAME_QUEUES.iter().map(|&k| game_vsync(k + 1) + MS).collect::<Vec<_>>());
+    assert_eq!(layer_rows(&fx.presents, view).len(), 3);
+
+    let d = layer_presents(&fx.presents, sv, game_vsync(0)).unwrap();
+    assert_eq!(d.vsync_ns, I);
+    assert_eq!((d.layer.layer.as_str(), d.layer.presents), (GAME_LAYER, 18));
+    // 17 intervals: ten of 2 vsyncs, the 6-vsync hitch, three of 2, the 8-vsync hitch, two of 2.
+    let got: Vec<(i64, crate::frames::DropLevel, bool, bool)> =
+        d.points.iter().map(|p| (p.interval_ns, p.level, p.perfdog_jank, p.perfdog_big_jank)).collect();
+    let mut want = vec![(2 * I, Best, false, false); 10];
+    // 100 ms: 3·100 > 2·100 (the previous three) and > 250: a Jank; not > 125 ms.
+    want.push((6 * I, Normal, true, false));
+    want.extend([(2 * I, Best, false, false); 3]);
+    // 133.3 ms: a Jank and a BigJank.
+    want.push((8 * I, Normal, true, true));
+    want.extend([(2 * I, Best, false, false); 2]);
+    assert_eq!(got, want);
+    assert!(d.points.iter().all(|p| p.vsync_period_ns == I));
+    // The second present, 1 ms into vsync 3.
+    assert_eq!(d.points[0].t, (3 * I + MS) as f64 / 1e9);
+    assert_eq!(d.layer.fps, 17.0 * 1e9 / (44 * I) as f64);
+    assert_eq!((d.layer.dropped_vsyncs, d.layer.perfdog.jank, d.layer.perfdog.big_jank), (15 + 5 + 7, 2, 1));
+    assert_eq!(d.layer.perfdog.jank_time_ns, 14 * I);
+    assert_eq!(
+        (d.layer.interval_ns.p50, d.layer.interval_ns.p90, d.layer.interval_ns.p99),
+        (Some(2 * I), Some(6 * I), Some(8 * I))
+    );
+}
+
+#[test]
+fn layer_rows_never_borrow_another_layers() {
+    use crate::report::fixture::{game, GAME_LAYER};
+    let fx = game();
+    let sv = layer_index(&fx, GAME_LAYER);
+    assert!(layer_rows(&fx.presents, 99).is_empty());
+    assert!(layer_presents(&fx.presents, 99, 0).is_none());
+    // Rows that do not line up with the layers (one row missing before the layer, or all of its own).
+    let mut p = fx.presents.clone();
+    p.rows.remove(0);
+    let k = if sv == 0 { 1 } else { sv };
+    assert!(layer_rows(&p, k).is_empty());
+    p.rows.clear();
+    assert!(layer_rows(&p, sv).is_empty());
+    // A layer with one present has no interval to draw.
+    let mut one = fx.presents.clone();
+    let first = one.layers[..sv].iter().map(|l| l.presents as usize).sum::<usize>();
+    one.rows.drain(first + 1..first + 18);
+    one.layers[sv].presents = 1;
+    assert!(layer_presents(&one, sv, 0).is_none());
+}
+
+#[test]
+fn layer_scale_keeps_perfdog_janks_at_their_height() {
+    let i = I as f64 / 1e6;
+    // 9 presents of 10 ms and a 700 ms stall: y_cap clips at 4 × I; this chart at 150 ms.
+    let mut v = vec![10.0; 9];
+    v.push(700.0);
+    assert!((layer_y_cap(&v, i) - 150.0 * 1.08).abs() < 1e-9);
+    // A 133 ms BigJank among 33 ms presents shows at its height.
+    let mut v = vec![33.3; 16];
+    v.push(133.3);
+    assert!((layer_y_cap(&v, i) - 133.3 * 1.08).abs() < 1e-9);
+    // Nothing clipped: as y_cap.
+    assert_eq!(layer_y_cap(&[20.0, 30.0], i), y_cap(&[20.0, 30.0], i));
+    assert_eq!(layer_y_cap(&[], 0.0), 1.08);
+}
+
+#[test]
+fn game_charts_include_one_layer_presents_chart() {
+    use crate::report::fixture::game;
+    let mut fx = game();
+    // Many more layers of the app: still one presents chart.
+    let extra = fx.presents.layers[0].clone();
+    for k in 0..30 {
+        fx.presents.layers.push(crate::presents::LayerSummary {
+            layer: format!("leash#{k}"),
+            presents: 2,
+            ..extra.clone()
+        });
+    }
+    let charts = render_charts(&fx.report(), &ChartOptions::default()).unwrap();
+    let names: Vec<&str> = charts.iter().map(|c| c.file_name.as_str()).collect();
+    assert_eq!(
+        names,
+        vec![
+            "charts/com.example.app-100-timeline.png",
+            "charts/com.example.app-100-distribution.png",
+            "charts/com.example.app-100-fps.png",
+            "charts/com.example.app-100-drop-levels.png",
+            "charts/com.example.app-100-present.png",
+            "charts/com.example.app-100-layer-presents.png",
+        ]
+    );
+    let c = charts.iter().find(|c| c.kind == ChartKind::LayerPresents).unwrap();
+    assert_eq!((c.pid, c.width, c.height), (Some(100), 1600, 700));
+    let (w, h, rgb) = decode(&c.png);
+    assert_eq!((w, h), (1600, 700));
+    assert!(variance(&rgb) > 200.0, "variance {}", variance(&rgb));
+    let title_band = &rgb[..(w * 50 * 3) as usize];
+    assert!(pixels(title_band).filter(|&(r, g, b)| r < 90 && g < 90 && b < 90).count() > 300);
+    // 16 BEST dots beyond the legend's swatch, the two NORMAL ones, the vsync line.
+    for (color, n) in [(style::LEVEL_COLORS[0], 900), (style::LEVEL_COLORS[1], 420), (style::BUDGET_1X, 2500)] {
+        assert!(
+            has_color(&rgb, color, n),
+            "{color:?}: {}",
+            pixels(&rgb).filter(|&p| p == (color.0, color.1, color.2)).count()
+        );
+    }
+}

@@ -1,5 +1,5 @@
-//! The view of one app on `report.html`: the verdict cards, summary, drop
-//! levels, percentiles, scenes, the jank vocabularies side by side, the
+//! The view of one app on `report.html`: the verdict cards, summary, its
+//! presents ([`super::presents`]), drop levels, percentiles, scenes, the jank vocabularies side by side, the
 //! worst frames with why they were late, data quality and the app's charts.
 //! One function per section of the page.
 
@@ -32,6 +32,7 @@ pub(crate) fn app_view(report: &Report, a: &AppSummary, charts: &[Chart], origin
         high_text: fmt_count(counts[3]),
         janky: format!("{} of {} frames dropped ≥ 3 frames", fmt_count(janky), fmt_count(a.frames)),
         summary: summary(a, refresh),
+        presents: super::presents::presents_view(report, a, charts),
         levels_total: levels_total(a),
         levels: level_rows(a),
         percentiles: percentile_rows(a),
@@ -301,6 +302,12 @@ fn quality(a: &AppSummary) -> Vec<Field> {
     ]
 }
 
+/// The app's frame charts; its layer-presents chart is in its Presents section.
 fn app_charts(a: &AppSummary, charts: &[Chart]) -> Vec<super::view::ChartView> {
-    charts.iter().enumerate().filter(|(_, c)| c.pid == Some(a.pid)).map(|(i, c)| super::chart_view(i, c)).collect()
+    charts
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.pid == Some(a.pid) && c.kind != charts::ChartKind::LayerPresents)
+        .map(|(i, c)| super::chart_view(i, c))
+        .collect()
 }

@@ -3,7 +3,7 @@
 //! script and no reference to anything outside the file, so it opens
 //! anywhere, offline. The page is a minijinja template
 //! (`templates/report.html`) rendered from a view model of preformatted
-//! strings ([`view`], built by [`page`] and [`app`]): ms with one decimal,
+//! strings ([`view`], built by [`page`], [`app`] and [`presents`]): ms with one decimal,
 //! fps with one decimal, percentages, counts with thousands separators.
 //! This module renders and inlines; it also owns the offline check
 //! ([`external_references`]).
@@ -16,6 +16,7 @@ use super::{Artifact, Exporter, Report, ReportError};
 
 mod app;
 mod page;
+mod presents;
 mod view;
 
 use view::ChartView;

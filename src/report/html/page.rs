@@ -131,6 +131,8 @@ fn definitions() -> Vec<Definition> {
         d("PerfDog", "frame time = present − max(previous present, vsync); Jank: 3·ft > 2·(sum of the previous 3) and ft > 83.33 ms; BigJank: also > 125 ms; Stutter = Σ jank frame time / Σ frame time"),
         d("Choreographer", "frames with skipped_frames = jitter / I ≥ 30, the “Skipped N frames!” log"),
         d("dominant phase", "the largest of start jitter, input, animation, insets animation, traversal and commit for a janky frame; the longest slice is the longest slice nested in its doFrame"),
+        d("presents (per layer)", "the buffers a layer put on the screen: FrameTimeline's actual surface frames, else SurfaceFlinger's per-layer counter, else the producing thread's queueBuffer; fps = (presents − 1) per second from the first present to the last; dropped vsyncs = max(round(interval / vsync period) − 1, 0); PerfDog's Jank, BigJank and Stutter on the present intervals (docs/presents.md)"),
+        d("headline fps", "the fps of what the user saw: the presents of the app's own layer when a SurfaceView, Flutter or video renderer draws its content, else its doFrames' fps"),
         d("idle (FPS chart)", "no frame pending for ≥ 100 ms: from the end of one frame's work to the next frame's vsync"),
     ]
 }

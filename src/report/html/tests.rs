@@ -208,3 +208,127 @@ fn charts_are_spliced_only_where_the_template_put_them() {
         r#"<img src="data:image/png;base64,b25l" alt="a"><p>fpsan-chart:0</p><img src="fpsan-chart:7"><img src="data:image/png;base64,emVybw==">"#
     );
 }
+
+#[test]
+fn game_presents_section() {
+    use crate::report::fixture::{game, GAME_LAYER, GAME_VIEW_LAYER};
+    let fx = game();
+    let r = fx.report();
+    let charts = charts::render_charts(&r, &ChartOptions::default()).unwrap();
+    let p = page(&r, &charts);
+    let s = &p.apps[0].presents;
+    assert_eq!((s.renderer.as_str(), s.evidence.as_str()), ("SurfaceView (Unity)", "thread UnityMain"));
+    // 17 intervals over 44 vsyncs: 17 / 0.733 s.
+    assert_eq!(s.headline, "23.2 fps");
+    assert_eq!(s.headline_from, format!("the presents of {GAME_LAYER}"));
+    assert!(
+        s.reason.starts_with(&format!("SurfaceView (Unity) draws the app's content: 18 presents of {GAME_LAYER}")),
+        "{}",
+        s.reason
+    );
+    let rows: Vec<Vec<&str>> = s
+        .layers
+        .iter()
+        .map(|l| {
+            vec![
+                l.layer.as_str(),
+                if l.shown { "shown" } else { "" },
+                l.source.as_str(),
+                l.presents.as_str(),
+                l.fps.as_str(),
+                l.refresh.as_str(),
+                l.dropped.as_str(),
+                l.jank.as_str(),
+                l.big_jank.as_str(),
+                l.stutter.as_str(),
+                l.p50.as_str(),
+                l.p90.as_str(),
+                l.p99.as_str(),
+            ]
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        vec![
+            // Stutter: 14 of 44 vsyncs in janks; P50/P90/P99 at ranks 9, 16, 17 of 17 intervals.
+            vec![
+                GAME_LAYER,
+                "shown",
+                "layer_counter",
+                "18",
+                "23.2",
+                "60 Hz",
+                "27",
+                "2",
+                "1",
+                "31.82%",
+                "33.3 ms",
+                "100.0 ms",
+                "133.3 ms"
+            ],
+            // Presents after vsyncs 6, 8, 10: 2 intervals over 4 vsyncs.
+            vec![
+                GAME_VIEW_LAYER,
+                "",
+                "layer_counter",
+                "3",
+                "30.0",
+                "60 Hz",
+                "2",
+                "0",
+                "0",
+                "0.00%",
+                "33.3 ms",
+                "33.3 ms",
+                "33.3 ms"
+            ],
+        ]
+    );
+    assert_eq!(s.more_layers, "");
+    let files: Vec<&str> = s.charts.iter().map(|c| c.file_name.as_str()).collect();
+    assert_eq!(files, vec!["charts/com.example.app-100-layer-presents.png"]);
+    // The frame charts stay in the app's chart list, the layer's is in the section only.
+    assert_eq!(p.apps[0].charts.len(), 5);
+    assert!(p.apps[0].charts.iter().all(|c| !c.file_name.ends_with("layer-presents.png")));
+
+    let html = render_html(&r, &charts).unwrap();
+    let esc = |s: &str| s.replace('/', "&#x2f;");
+    let row = format!(
+        r#"<tr class="shown"><td title="{0}">{0}</td><td>layer_counter</td><td class="num">18</td><td class="num">23.2</td><td class="num">60 Hz</td><td class="num">27</td><td class="num">2</td><td class="num">1</td><td class="num">31.82%</td><td class="num">33.3 ms</td><td class="num">100.0 ms</td><td class="num">133.3 ms</td></tr>"#,
+        esc(GAME_LAYER)
+    );
+    assert!(html.contains(&row), "{}", &html[html.find("<h3>Presents").unwrap()..][..3000]);
+    assert!(html.contains("<tr><th>headline fps</th><td><strong>23.2 fps</strong> from the presents of SurfaceView"));
+    // Every chart once, the layer's included.
+    assert_eq!(html.matches(r#"<img src="data:image/png;base64,"#).count(), charts.len());
+    assert_eq!(external_references(&html), Vec::<String>::new());
+}
+
+#[test]
+fn layer_table_is_bounded_and_apps_without_layers_say_so() {
+    use crate::report::fixture::game;
+    let mut fx = game();
+    let extra = fx.presents.layers[0].clone();
+    for k in 0..20 {
+        fx.presents.layers.push(crate::presents::LayerSummary {
+            layer: format!("leash#{k}"),
+            presents: 2,
+            ..extra.clone()
+        });
+    }
+    let p = page(&fx.report(), &[]);
+    let s = &p.apps[0].presents;
+    assert_eq!(s.layers.len(), super::presents::MAX_LAYER_ROWS);
+    assert!(s.layers[0].shown && s.layers[1..].iter().all(|l| !l.shown));
+    assert_eq!(s.more_layers, "10 more layers with fewer presents: see presents.csv");
+
+    // No layer, no renderer: the doFrames' fps, and the page says there is no layer.
+    let fx = two_apps();
+    let r = fx.report();
+    let p = page(&r, &[]);
+    let s = &p.apps[0].presents;
+    assert_eq!((s.renderer.as_str(), s.headline_from.as_str()), ("–", "its doFrames"));
+    assert!(s.layers.is_empty() && s.charts.is_empty());
+    let html = render_html(&r, &[]).unwrap();
+    assert!(html.contains("<p>No layer of this app presented buffers in the trace"));
+}

@@ -82,6 +82,46 @@ pub(crate) struct WorstRow {
     pub jank_type: String,
 }
 
+/// One layer of an app on its presents table.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub(crate) struct LayerRow {
+    /// The name shortened for the table; `full` is the whole name (a tooltip).
+    pub layer: String,
+    pub full: String,
+    /// True for the layer the chart shows (the headline's, else the busiest).
+    pub shown: bool,
+    pub source: String,
+    pub presents: String,
+    pub fps: String,
+    pub refresh: String,
+    pub dropped: String,
+    pub jank: String,
+    pub big_jank: String,
+    pub stutter: String,
+    pub p50: String,
+    pub p90: String,
+    pub p99: String,
+}
+
+/// What an app put on the screen: its renderer, where its headline fps
+/// comes from and why, its layers and the chart of the shown one.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct PresentsView {
+    /// `SurfaceView (Unity, GL)`, `–` when no renderer was told.
+    pub renderer: String,
+    /// The threads or layer that told it.
+    pub evidence: String,
+    /// `23.2 fps`.
+    pub headline: String,
+    /// `the presents of LAYER` or `its doFrames`.
+    pub headline_from: String,
+    pub reason: String,
+    pub layers: Vec<LayerRow>,
+    /// `3 more layers with fewer presents: presents.csv`; empty when all are listed.
+    pub more_layers: String,
+    pub charts: Vec<ChartView>,
+}
+
 /// Everything the page shows about one app.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct AppView {
@@ -100,6 +140,7 @@ pub(crate) struct AppView {
     pub high_text: String,
     pub janky: String,
     pub summary: Vec<Field>,
+    pub presents: PresentsView,
     pub levels: Vec<LevelRow>,
     pub levels_total: LevelRow,
     pub percentiles: Vec<PercentileRow>,
