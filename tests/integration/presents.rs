@@ -318,5 +318,6 @@ fn the_game_report_shows_its_layer_presents() {
     let chart = out.join(format!("charts/{}-{}-layer-presents.png", renderers::GAME_PACKAGE, s.expect.pid));
     let png = std::fs::read(&chart).unwrap_or_else(|e| panic!("{}: {e}", chart.display()));
     assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
-    assert!(html.contains("(charts/com.example.game-7000-layer-presents.png)</figcaption>"));
+    // minijinja escapes the file name's '/'.
+    assert!(html.contains("(charts&#x2f;com.example.game-7000-layer-presents.png)</figcaption>"));
 }
