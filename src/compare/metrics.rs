@@ -23,6 +23,24 @@ pub(crate) struct Frame {
 }
 
 impl Frame {
+    /// A present of the layer an app is judged by, as a frame: its interval
+    /// is its cost, its dropped vsyncs its dropped frames, the display's
+    /// period its frame interval (the first present, without an interval,
+    /// is none). The formulas then read as PerfDog's on presents.
+    pub(crate) fn from_present(p: &crate::presents::PresentRow) -> Option<Frame> {
+        Some(Frame {
+            ts: p.ts,
+            cost_ns: p.interval_ns?,
+            dropped: p.dropped_vsyncs.unwrap_or(0),
+            interval_ns: p.vsync_period_ns,
+            refresh_hz: 1e9 / p.vsync_period_ns as f64,
+            skipped: 0,
+            overrun_ns: None,
+            was_jank: None,
+            scene: 0,
+        })
+    }
+
     pub(crate) fn from_row(r: &crate::frames::FrameRow, scene: u32) -> Frame {
         Frame {
             ts: r.ts,

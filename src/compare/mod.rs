@@ -118,7 +118,7 @@ pub fn compare_runs(
     o: &CompareOptions,
 ) -> Result<Comparison, CompareError> {
     let rules = parse_rules(&o.fail_if)?;
-    let sides = runs::Sides { app: app.to_owned(), runs: [before, after], chosen_note: None, warnings: Vec::new() };
+    let sides = runs::Sides { app: app.to_owned(), runs: [before, after], notes: Vec::new(), warnings: Vec::new() };
     let settings = Settings::new(o.alpha, o.min_change_pct, o.indicative_gates);
     Ok(comparison::compare(&sides, &rules, &settings))
 }
@@ -210,6 +210,6 @@ fn load_sides(a: &CompareRequest, notes: &mut Vec<String>) -> Result<runs::Sides
     };
     let mut sides = runs::select(&choice, loaded)?;
     sides.warnings.splice(0..0, load_warnings);
-    notes.extend(sides.chosen_note.clone());
+    notes.extend(sides.notes.iter().cloned());
     Ok(sides)
 }

@@ -53,6 +53,9 @@ pub(crate) struct Loaded {
     pub scenes: Vec<String>,
     /// Each counted jank CUJ: its `J<NAME>` and its frames (indices into `rows`).
     pub cujs: Vec<(String, Vec<usize>)>,
+    /// Per pid whose content a renderer other than its views draws: the
+    /// layer that shows it and its presents as frames (docs/presents.md, *Headline*).
+    pub visible: HashMap<i32, (String, Vec<Frame>)>,
     pub fingerprint: Option<String>,
     pub device: Option<String>,
     /// The frames table of every app, kept only for `frames.parquet`.
@@ -71,6 +74,9 @@ pub struct Run {
     /// The app's jank CUJ instances: `J<NAME>` and their frames (indices
     /// into `frames`); compared as scenes named by the CUJ.
     pub(crate) cujs: Vec<(String, Vec<u32>)>,
+    /// The layer whose presents are the run's frames, when the app is judged
+    /// by what its renderer presented rather than by its doFrames.
+    pub(crate) presents_layer: Option<String>,
     /// From the first frame's start to max(ts + I): `analyze`'s fps_wall span.
     pub(crate) wall_ns: i64,
     pub(crate) first_ts: i64,
@@ -226,16 +232,37 @@ fn reduce(path: &Path, a: Analysis, keep_df: bool) -> Loaded {
         .collect();
     let android = a.trace.meta.android.clone();
     let cujs = a.cujs.cujs.iter().filter(|c| c.counted).map(|c| (c.slice_name.to_string(), c.frames.clone())).collect();
+    let visible = visible_layers(&a.presents);
     Loaded {
         path: path.to_path_buf(),
         rows: a.frames.rows,
         scenes,
         cujs,
+        visible,
         fingerprint: android.build_fingerprint,
         device: android.device,
         frames_df: keep_df.then_some(a.frames_df),
         warnings: a.warnings,
     }
+}
+
+/// The presents of each app's visible layer, as frames.
+fn visible_layers(p: &crate::presents::PresentAnalysis) -> HashMap<i32, (String, Vec<Frame>)> {
+    let mut out = HashMap::new();
+    for &pid in p.renderers.keys() {
+        let Some(l) = p.visible_layer(pid) else { continue };
+        // One pass per such app (games, players: a few per trace).
+        let frames: Vec<Frame> = p
+            .rows
+            .iter()
+            .filter(|r| r.pid == Some(pid) && r.layer == l.layer)
+            .filter_map(Frame::from_present)
+            .collect();
+        if !frames.is_empty() {
+            out.insert(pid, (l.layer.clone(), frames));
+        }
+    }
+    out
 }
 
 /// A side's apps with frames: process name (or `pid N`) → frames, over all runs.
@@ -324,8 +351,9 @@ pub(crate) struct Sides {
     pub app: String,
     /// `[before, after]`.
     pub runs: [Vec<Run>; 2],
-    /// How the app was chosen, for stderr ("comparing X: the app with ...").
-    pub chosen_note: Option<String>,
+    /// How the app was chosen ("comparing X: the app with ...") and what
+    /// it is judged by, for stderr.
+    pub notes: Vec<String>,
     pub warnings: Vec<Warning>,
 }
 
@@ -359,9 +387,39 @@ pub(crate) fn select(choice: &AppChoice, loaded: [Vec<Loaded>; 2]) -> Result<Sid
             warnings.extend(l.warnings.iter().map(of_run));
         }
     }
-    let chosen_note = matches!(choice, AppChoice::Auto)
-        .then(|| format!("comparing {app}: the app with the most frames on both sides (choose with --app)"));
-    Ok(Sides { app, runs, chosen_note, warnings })
+    let mut notes: Vec<String> = matches!(choice, AppChoice::Auto)
+        .then(|| format!("comparing {app}: the app with the most frames on both sides (choose with --app)"))
+        .into_iter()
+        .collect();
+    judged_by(&app, &runs, &mut notes, &mut warnings);
+    Ok(Sides { app, runs, notes, warnings })
+}
+
+/// Says what the runs are judged by when a renderer other than the app's
+/// views draws it: a note when every run is judged by its layer's presents,
+/// a warning when the runs disagree (the sides would not measure one thing).
+fn judged_by(app: &str, runs: &[Vec<Run>; 2], notes: &mut Vec<String>, warnings: &mut Vec<Warning>) {
+    let all: Vec<&Run> = runs.iter().flatten().collect();
+    let by_presents = all.iter().filter(|r| r.presents_layer.is_some()).count();
+    if by_presents == 0 {
+        return;
+    }
+    if by_presents == all.len() {
+        let layer = all[0].presents_layer.as_deref().unwrap_or_default();
+        notes.push(format!(
+            "judging {app} by the presents of its layer {layer}: its renderer draws its content, not its views (docs/presents.md)"
+        ));
+    } else {
+        let count = |k: usize| runs[k].iter().filter(|r| r.presents_layer.is_some()).count();
+        let message = format!(
+            "{} of {} before runs and {} of {} after runs are judged by {app}'s layer presents, the rest by its doFrames: the sides do not measure the same thing",
+            count(0),
+            runs[0].len(),
+            count(1),
+            runs[1].len()
+        );
+        warnings.push(Warning::new(WarningCode::MixedFrameSources, message));
+    }
 }
 
 /// The app's frames of one loaded trace, or None when it has none.
@@ -394,6 +452,17 @@ fn app_run(l: &Loaded, m: &Matcher) -> Option<Run> {
         })
         .filter(|(_, f): &(String, Vec<u32>)| !f.is_empty())
         .collect();
+    // An app whose content its renderer draws is judged by its layer's presents.
+    let pid = l.rows.iter().zip(&keep).find(|(_, k)| **k).map(|(r, _)| r.pid);
+    let presents_layer = match pid.and_then(|pid| l.visible.get(&pid)) {
+        Some((layer, presents)) => {
+            frames = presents.clone();
+            names = vec![layer.clone()];
+            Some(layer.clone())
+        }
+        None => None,
+    };
+    let cujs = if presents_layer.is_some() { Vec::new() } else { cujs };
     let first_ts = frames.iter().map(|f| f.ts).min()?;
     let wall_end = frames.iter().map(|f| f.ts + f.interval_ns).max().unwrap_or(first_ts);
     let frames_df = l.frames_df.as_ref().and_then(|df| {
@@ -405,6 +474,7 @@ fn app_run(l: &Loaded, m: &Matcher) -> Option<Run> {
         frames,
         scene_names: names,
         cujs,
+        presents_layer,
         wall_ns: wall_end - first_ts,
         first_ts,
         fingerprint: l.fingerprint.clone(),

@@ -102,6 +102,7 @@ fn run_at(hz: f64, n: usize, every: usize, dropped: i64, cost_jitter: i64) -> Ru
         frames,
         scene_names: vec!["(unknown)".into()],
         cujs: Vec::new(),
+        presents_layer: None,
         fingerprint: None,
         device: None,
         frames_df: None,
@@ -117,7 +118,7 @@ fn settings() -> Settings {
 }
 
 fn sides(before: Vec<Run>, after: Vec<Run>) -> Sides {
-    Sides { app: "com.example.app".into(), runs: [before, after], chosen_note: None, warnings: Vec::new() }
+    Sides { app: "com.example.app".into(), runs: [before, after], notes: Vec::new(), warnings: Vec::new() }
 }
 
 /// `k` janky runs (every 4th–… frame drops 3) and `k` smooth ones (every 60th–… drops 1).

@@ -394,7 +394,9 @@ pub fn summarize(
     presents: &PresentAnalysis,
     opts: &MetricsOptions,
 ) -> Result<Vec<AppSummary>, MetricsError> {
-    use sql::{APP_SUMMARY, FPS_WALL, JANK_TAGS, JANK_TYPES, PERCENTILES, PERFDOG, SCENES, VSYNC_SOURCES, WORST_FRAMES};
+    use sql::{
+        APP_SUMMARY, FPS_WALL, JANK_TAGS, JANK_TYPES, PERCENTILES, PERFDOG, SCENES, VSYNC_SOURCES, WORST_FRAMES,
+    };
     let [apps, pct, wall, jank, tags, vsync, pd, sc, worst] = sql::run_all(
         frames,
         [APP_SUMMARY, PERCENTILES, FPS_WALL, JANK_TYPES, JANK_TAGS, VSYNC_SOURCES, PERFDOG, SCENES, WORST_FRAMES],
@@ -603,7 +605,9 @@ fn counts_of_kind(df: &DataFrame, kind: &str) -> PolarsResult<HashMap<i32, BTree
     let rows = by_pid(df, |r| Ok((r.str("kind")?, r.opt_str("name")?, r.i64("frames")?)))?;
     Ok(rows
         .into_iter()
-        .map(|(pid, v)| (pid, v.into_iter().filter(|(k, _, _)| k == kind).filter_map(|(_, n, c)| Some((n?, c))).collect()))
+        .map(|(pid, v)| {
+            (pid, v.into_iter().filter(|(k, _, _)| k == kind).filter_map(|(_, n, c)| Some((n?, c))).collect())
+        })
         .collect())
 }
 

@@ -70,6 +70,8 @@ pub enum WarningCode {
     NoisyRuns,
     /// A scene is on one side only and was not compared.
     SceneOnOneSide,
+    /// Some runs of the app are judged by a layer's presents, others by its doFrames.
+    MixedFrameSources,
     /// A `--fail-if` rule names a metric these traces do not have.
     GateNotChecked,
 }

@@ -283,10 +283,7 @@ fn producer_streams(trace: &Trace) -> Vec<Stream> {
             layer: thread.name.as_deref().map_or_else(|| format!("thread {}", thread.tid), str::to_string),
             producer: Some(utid),
             api: t.api,
-            presents: ends
-                .into_iter()
-                .map(Present::at)
-                .collect(),
+            presents: ends.into_iter().map(Present::at).collect(),
         });
     }
     out
