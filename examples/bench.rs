@@ -206,7 +206,7 @@ fn main() -> Res<()> {
 /// Where the time goes inside one process: reading (framing and the
 /// parallel batch decode, overlapped, keeping the frame threads' scheduler
 /// records), model build, frame-thread selection, scheduler pass, frame
-/// reconstruction, presents, frames table, summaries; each with its wall time and the
+/// reconstruction, presents, jank CUJs, frames table, summaries; each with its wall time and the
 /// minor page faults it took (fresh memory is slow on these VMs).
 fn phases(path: &Path, mb: f64) -> Res<()> {
     fpsan::memory::fix_mmap_threshold();
@@ -226,9 +226,12 @@ fn phases(path: &Path, mb: f64) -> Res<()> {
     laps.lap("frames");
     let presents = fpsan::presents::analyze(&trace, &frames);
     laps.lap("presents");
+    let cujs = fpsan::cujs::analyze(&trace, &frames);
+    laps.lap("cujs");
     let df = fpsan::metrics::frames_table(&trace, &frames, &opts.filter)?;
     laps.lap("frames table");
-    let apps = fpsan::metrics::summarize(&df, &frames.why, &presents, &opts.metrics)?;
+    let mut apps = fpsan::metrics::summarize(&df, &frames.why, &presents, &opts.metrics)?;
+    fpsan::metrics::attach_cujs(&mut apps, &frames, &cujs)?;
     laps.lap("summaries");
     println!("phases   {} MB read at {:.0} MB/s", mb as u64, mb / laps.0[0].1);
     for (name, secs, faults) in &laps.0 {
