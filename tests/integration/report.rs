@@ -310,3 +310,53 @@ fn demo_trace_report_in_chromium() {
     let Some(chromium) = chromium() else { return };
     check_rendered(&render(&chromium, &tmp.path().join("report.html"), 4000));
 }
+
+/// Jank CUJs reach every output: on Perfetto's own CUJ test trace
+/// (../shared/conformance), whose FrameTimeline counts trace_processor
+/// computes (`android_jank_cuj_slice_summary`: J<FIRST_CUJ> 6 frames, 5
+/// missed by the app, 1 by SurfaceFlinger; J<CANCELED> canceled), the
+/// terminal, the JSON and the HTML show them.
+#[test]
+fn jank_cujs_in_the_terminal_json_and_html() {
+    let Some(dir) = crate::util::shared("conformance/Frames__android_jank_cuj_slice_summary") else { return };
+    let trace = dir.join("trace.pftrace");
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = crate::util::fpsan()
+        .arg("analyze")
+        .arg(&trace)
+        .args(["--format", "json", "--out"])
+        .arg(out_dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let app = json["apps"].as_array().unwrap().iter().find(|a| a["process"] == "com.android.systemui").unwrap();
+    let cujs = app["cujs"].as_array().unwrap();
+    let first = cujs.iter().find(|c| c["cuj"] == "J<FIRST_CUJ>").unwrap();
+    assert_eq!(
+        (
+            &first["instances"],
+            &first["completed"],
+            &first["timeline_frames"],
+            &first["missed_app_frames"],
+            &first["missed_sf_frames"]
+        ),
+        (
+            &serde_json::json!(1),
+            &serde_json::json!(1),
+            &serde_json::json!(6),
+            &serde_json::json!(5),
+            &serde_json::json!(1)
+        )
+    );
+    // trace_processor's boundary for it: ts 0, dur 115 ms.
+    assert_eq!(first["dur_ns"], 115_000_000);
+    let canceled = cujs.iter().find(|c| c["cuj"] == "J<CANCELED>").unwrap();
+    assert_eq!((&canceled["canceled"], &canceled["frames"]), (&serde_json::json!(1), &serde_json::Value::Null));
+    let html = std::fs::read_to_string(out_dir.path().join("report.html")).unwrap();
+    assert!(html.contains("<h3>Jank CUJs</h3>"));
+    assert!(html.contains("<td>J&lt;FIRST_CUJ&gt;</td><td>1 (1 completed, 0 canceled)</td><td class=\"num\">115.0 ms</td><td>app 5 · SF 1 of 6</td>"), "{html}");
+    let text = crate::util::fpsan().arg("analyze").arg(&trace).output().unwrap();
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(text.contains("  jank CUJs\n"), "{text}");
+}

@@ -3,7 +3,7 @@
 //! worst frames with why they were late, data quality and the app's charts.
 //! One function per section of the page.
 
-use super::view::{field, AppView, Field, LevelRow, PercentileRow, SceneRow, Vocabulary, WorstRow};
+use super::view::{field, AppView, CujRow, Field, LevelRow, PercentileRow, SceneRow, Vocabulary, WorstRow};
 use crate::frames::{DropLevel, FrameWhy};
 use crate::metrics::{AppSummary, Category, GreenAlliance, Percentiles, WorstFrame};
 use crate::report::charts::{self, Chart};
@@ -37,6 +37,7 @@ pub(crate) fn app_view(report: &Report, a: &AppSummary, charts: &[Chart], origin
         levels: level_rows(a),
         percentiles: percentile_rows(a),
         scenes: scene_rows(a),
+        cujs: cuj_rows(a),
         vocabularies: vocabularies(a),
         worst: worst_rows(a, origin_ts),
         quality: quality(a),
@@ -134,16 +135,33 @@ fn percentile_rows(a: &AppSummary) -> Vec<PercentileRow> {
 }
 
 fn scene_rows(a: &AppSummary) -> Vec<SceneRow> {
-    a.scenes
+    a.scenes.iter().map(scene_row).collect()
+}
+
+fn scene_row(s: &crate::metrics::SceneSummary) -> SceneRow {
+    SceneRow {
+        scene: s.scene.clone(),
+        frames: fmt_count(s.frames),
+        fps: fmt_fps(s.fps),
+        refresh: fmt_hz(s.refresh_hz),
+        dropped: fmt_count(s.dropped_frames),
+        levels: s.drop_level.values().iter().map(|v| fmt_count(*v)).collect(),
+        p90: fmt_opt_ms(s.frame_cost_p90),
+    }
+}
+
+fn cuj_rows(a: &AppSummary) -> Vec<CujRow> {
+    a.cujs
         .iter()
-        .map(|s| SceneRow {
-            scene: s.scene.clone(),
-            frames: fmt_count(s.frames),
-            fps: fmt_fps(s.fps),
-            refresh: fmt_hz(s.refresh_hz),
-            dropped: fmt_count(s.dropped_frames),
-            levels: s.drop_level.values().iter().map(|v| fmt_count(*v)).collect(),
-            p90: fmt_opt_ms(s.frame_cost_p90),
+        .map(|c| CujRow {
+            cuj: c.cuj.clone(),
+            runs: format!("{} ({} completed, {} canceled)", c.instances, c.completed, c.canceled),
+            time: fmt_ms(c.dur_ns),
+            missed: match (c.timeline_frames, c.missed_app_frames, c.missed_sf_frames) {
+                (Some(n), Some(app), Some(sf)) => format!("app {app} · SF {sf} of {n}"),
+                _ => NONE.to_string(),
+            },
+            frames: c.frames.as_ref().map(scene_row),
         })
         .collect()
 }

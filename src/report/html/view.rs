@@ -56,6 +56,19 @@ pub(crate) struct SceneRow {
     pub p90: String,
 }
 
+/// One jank CUJ name of an app: its instances, then its frames as a scene's.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub(crate) struct CujRow {
+    pub cuj: String,
+    /// `2 (2 completed, 0 canceled)`.
+    pub runs: String,
+    pub time: String,
+    /// FrameTimeline's missed frames: `app 5 · SF 1 of 6`.
+    pub missed: String,
+    /// Its doFrames summarised; None when none drew.
+    pub frames: Option<SceneRow>,
+}
+
 /// One jank vocabulary: its name, its numbers, its formula.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub(crate) struct Vocabulary {
@@ -145,6 +158,7 @@ pub(crate) struct AppView {
     pub levels_total: LevelRow,
     pub percentiles: Vec<PercentileRow>,
     pub scenes: Vec<SceneRow>,
+    pub cujs: Vec<CujRow>,
     pub vocabularies: Vec<Vocabulary>,
     pub worst: Vec<WorstRow>,
     pub quality: Vec<Field>,
