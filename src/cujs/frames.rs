@@ -135,20 +135,22 @@ pub(crate) fn do_frames(c: &CujSlice, trace: &Trace, pid: i32, rows: &DoFrames) 
     out
 }
 
-/// `_android_jank_cuj_main_thread_cuj_boundary`: from the first frame's
-/// expected start (or the previous doFrame's end when later) to the last
-/// doFrame's end. A frame's expected start counts only when its actual
-/// frames agree with its doFrame (the doFrame starts no more than 1 ms before
-/// them and before they end), else the doFrame's start does.
-pub(crate) fn main_thread_boundary(
+/// `_android_jank_cuj_main_thread_frame_boundary`, one span per doFrame (in
+/// the order given): from the frame's expected start (or the previous
+/// doFrame's end when later) to its doFrame's end. A frame's expected start
+/// counts only when its actual frames agree with its doFrame (the doFrame
+/// starts no more than 1 ms before them and before they end), else the
+/// doFrame's start does. The CUJ's boundary
+/// (`_android_jank_cuj_main_thread_cuj_boundary`) spans them all.
+pub(crate) fn main_thread_frame_boundaries(
     upid: Upid,
     do_frames: &[usize],
     (vmin, vmax): (i64, i64),
     rows: &DoFrames,
     tl: &TimelineIndex,
-) -> Option<(i64, i64)> {
+) -> Vec<(i64, i64)> {
     let mut prev_end = -1;
-    let mut bounds: Option<(i64, i64)> = None;
+    let mut bounds = Vec::with_capacity(do_frames.len());
     for &i in do_frames {
         let r = rows.row(i);
         let vsync = r.frame_id.unwrap_or_default();
@@ -160,7 +162,7 @@ pub(crate) fn main_thread_boundary(
         });
         let ts = expected_start.map_or(r.ts, |e| e.max(prev_end));
         let end = do_frame_end(r);
-        bounds = Some(bounds.map_or((ts, end), |(a, b)| (a.min(ts), b.max(end))));
+        bounds.push((ts, end));
         prev_end = end;
     }
     bounds

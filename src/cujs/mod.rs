@@ -7,8 +7,11 @@
 //! [`frames`] finds each CUJ's doFrames, vsync range, boundaries, layer and
 //! FrameTimeline counts.
 
+pub mod correlate;
 mod frames;
 mod markers;
+#[cfg(test)]
+mod correlate_tests;
 #[cfg(test)]
 mod tests;
 
@@ -78,6 +81,10 @@ pub struct Cuj {
     pub frames: Vec<usize>,
     /// The vsync range: the markers', else that of its doFrames.
     pub vsyncs: Option<(i64, i64)>,
+    /// On the UI thread, per doFrame (aligned with `frames`): the frame's
+    /// expected start (or the previous doFrame's end) to its doFrame's end
+    /// (`_android_jank_cuj_main_thread_frame_boundary`).
+    pub frame_boundaries: Vec<(i64, i64)>,
     /// On the UI thread: first frame's expected start (or the previous
     /// doFrame's end) to the last doFrame's end.
     pub boundary: Option<(i64, i64)>,
@@ -159,6 +166,7 @@ pub fn analyze(trace: &Trace, frame_analysis: &FrameAnalysis) -> CujAnalysis {
                 counted,
                 frames: Vec::new(),
                 vsyncs: None,
+                frame_boundaries: Vec::new(),
                 boundary: None,
                 layer_span: None,
                 timeline: None,
@@ -172,7 +180,9 @@ pub fn analyze(trace: &Trace, frame_analysis: &FrameAnalysis) -> CujAnalysis {
                         c.end_vsync.unwrap_or_else(|| vsync_of(do_frames.len() - 1)),
                     );
                     cuj.vsyncs = Some(range);
-                    cuj.boundary = frames::main_thread_boundary(c.upid, &do_frames, range, &rows, &timeline);
+                    cuj.frame_boundaries =
+                        frames::main_thread_frame_boundaries(c.upid, &do_frames, range, &rows, &timeline);
+                    cuj.boundary = cuj.frame_boundaries.iter().copied().reduce(|(a, b), (c, d)| (a.min(c), b.max(d)));
                     cuj.timeline = frames::timeline_counts(range, cuj.layer_name.as_ref(), &timeline);
                 }
                 cuj.layer_span = layer.span;

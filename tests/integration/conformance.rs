@@ -4,7 +4,7 @@
 //! each case name maps to a small Rust function that computes the same rows
 //! from `fpsan::analysis::load(...)` (slices, tracks, threads, processes,
 //! counters, FrameTimeline) and the rows are compared exactly, cell by cell,
-//! in order. Cases about Chrome, metric protos, CUJ stdlib modules or raw
+//! in order. Cases about Chrome, metric protos or raw
 //! ftrace formatting are skipped with a printed reason; the `Frames__*` cases
 //! belong to tests/integration/frames.rs.
 
@@ -146,9 +146,7 @@ fn mapping(name: &str) -> Mapping {
             Skip("a trace_processor metric proto ([METRIC ...]); fpsan's own metrics are tested elsewhere")
         }
         "SystemUICujs__android_sysui_jank_cujs" => Rows(sysui_jank_cujs),
-        "GraphicsMetrics__android_jank_cuj_query" => {
-            Skip("jank CUJ stdlib/metric tables (J<...> CUJ markers), not part of fpsan's model")
-        }
+        "GraphicsMetrics__android_jank_cuj_query" => Rows(jank_cuj_query),
         "Parsing__print_systrace_unsigned" => {
             Skip("to_ftrace() text of raw kmalloc/kfree events; fpsan does not keep raw ftrace events")
         }
@@ -158,13 +156,18 @@ fn mapping(name: &str) -> Mapping {
 
 // ---- mappings -----------------------------------------------------------------
 
-/// The trace's jank CUJs, read the way `analyze` reads them.
-fn cujs_of(c: &Case) -> Result<(Trace, Vec<fpsan::cujs::Cuj>), String> {
+/// The trace with its frames and CUJs, read the way `analyze` reads them.
+fn trace_frames(c: &Case) -> Result<fpsan::analysis::TraceFrames, String> {
     use fpsan::analysis::{frame_read_options, frames_of, open, Options};
     let path = c.trace_path().ok_or("no trace file")?;
     let opts = Options::default();
     let opened = open(&path, &frame_read_options(opts.sink)).map_err(|e| format!("decode failed: {e}"))?;
-    let tf = frames_of(opened, &opts);
+    Ok(frames_of(opened, &opts))
+}
+
+/// The trace's jank CUJs, read the way `analyze` reads them.
+fn cujs_of(c: &Case) -> Result<(Trace, Vec<fpsan::cujs::Cuj>), String> {
+    let tf = trace_frames(c)?;
     Ok((tf.trace, tf.cujs.cujs))
 }
 
@@ -239,6 +242,47 @@ fn cuj_slice_summary(c: &Case) -> Result<Vec<Row>, String> {
         .collect();
     rows.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
     Ok(rows.into_iter().map(|(_, _, r)| r).collect())
+}
+
+/// `android_jank_correlate_frame_slice` over four table sets (binder
+/// transactions on the main thread, JIT compiling on the app's threads, `sf
+/// binder` on SurfaceFlinger's main thread, shader compiles on RenderEngine),
+/// by (slice, cuj_id, vsync).
+fn jank_cuj_query(c: &Case) -> Result<Vec<Row>, String> {
+    use fpsan::cujs::correlate::{Correlator, ThreadSet};
+    type Query = (&'static str, ThreadSet, fn(&str) -> bool);
+    let queries: [Query; 4] = [
+        ("JIT compiling", ThreadSet::AppThreads, |n| n.starts_with("JIT compiling")),
+        ("binder transaction", ThreadSet::MainThread, |n| n == "binder transaction"),
+        ("sf binder", ThreadSet::SfMainThread, |n| n == "sf binder"),
+        ("shader compile", ThreadSet::SfRenderEngine, |n| n == "shader compile"),
+    ];
+    let tf = trace_frames(c)?;
+    let cujs = &tf.cujs.cujs;
+    let correlator = Correlator::new(&tf.trace, &tf.frames, cujs);
+    let mut rows: Vec<(&str, usize, i64, Row)> = Vec::new();
+    for cuj in cujs {
+        let frames = correlator.frames(cuj);
+        for &(label, set, wanted) in &queries {
+            for f in correlator.correlate(&frames, set, wanted) {
+                let row = vec![
+                    text(label),
+                    int(cuj.id as i64),
+                    int(f.frame_number),
+                    int(f.vsync),
+                    int(f.dur_expected),
+                    boolean(f.app_missed),
+                    boolean(f.sf_missed),
+                    f.share_of_expected().map_or_else(|| NULL.to_string(), double),
+                    int(f.slice_dur_sum),
+                    int(f.slice_dur_max),
+                ];
+                rows.push((label, cuj.id, f.vsync, row));
+            }
+        }
+    }
+    rows.sort_by(|a, b| (a.0, a.1, a.2).cmp(&(b.0, b.1, b.2)));
+    Ok(rows.into_iter().map(|(_, _, _, r)| r).collect())
 }
 
 fn ts_dur_name(c: &Case) -> Result<Vec<Row>, String> {
