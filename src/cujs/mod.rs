@@ -8,10 +8,10 @@
 //! FrameTimeline counts.
 
 pub mod correlate;
-mod frames;
-mod markers;
 #[cfg(test)]
 mod correlate_tests;
+mod frames;
+mod markers;
 #[cfg(test)]
 mod tests;
 
