@@ -136,7 +136,7 @@ enum Job {
     Levels(String, Vec<data::LevelGroup>),
     Janky(Heading, data::JankyData),
     Present(Heading, data::PresentData),
-    LayerPresents(Heading, data::LayerPresentsData),
+    LayerPresents(Heading, Box<data::LayerPresentsData>),
 }
 
 struct Planned {
@@ -214,7 +214,7 @@ fn plan_app(report: &Report, app: &AppSummary, frames: &[Frame], origin_ts: i64,
     let layer = data::shown_layer(report.presents, app.pid);
     if let Some(d) = layer.and_then(|k| data::layer_presents(report.presents, k, origin_ts)) {
         let h = Heading { app: h.app.clone(), refresh: fmt_hz(d.layer.refresh_hz) };
-        push(ChartKind::LayerPresents, o.height * 7 / 9, Job::LayerPresents(h, d));
+        push(ChartKind::LayerPresents, o.height * 7 / 9, Job::LayerPresents(h, Box::new(d)));
     }
     out
 }
