@@ -15,6 +15,7 @@ mod adb;
 pub mod check;
 pub mod config;
 mod device;
+pub mod scenario;
 mod session;
 
 use std::ffi::OsString;
@@ -45,6 +46,8 @@ pub struct CaptureRequest {
     pub analyze: bool,
     /// Print the TraceConfig and the perfetto command, touch no device.
     pub dry_run: bool,
+    /// Steps to drive while tracing (`--drive`).
+    pub drive: Option<scenario::Scenario>,
 }
 
 /// A finished capture. `path` is the checked local trace; when `analyze` is

@@ -398,6 +398,78 @@ fn wait_for_exit(
 /// `adb pull`, once more after a pause if it fails (a USB link that drops
 /// usually comes back within a second or two). The error is the first
 /// failure's: later ones are its consequences ("device not found").
+/// What running a scenario did.
+struct Driven {
+    steps: usize,
+    ran: usize,
+    elapsed: Duration,
+    /// The first step that failed (the scenario stops there), and why.
+    failed: Option<String>,
+    cancelled: bool,
+}
+
+impl Driven {
+    /// A line for the user, and the warnings worth keeping.
+    fn describe(&self, secs: u32) -> (String, Vec<String>) {
+        let line =
+            format!("drove the scenario: {} of {} steps in {:.1} s", self.ran, self.steps, self.elapsed.as_secs_f64());
+        let mut warnings: Vec<String> = self.failed.iter().cloned().collect();
+        if self.cancelled {
+            warnings.push(format!("the scenario was interrupted after {} of {} steps", self.ran, self.steps));
+        }
+        if self.elapsed > Duration::from_secs(u64::from(secs)) {
+            warnings.push(format!(
+                "the scenario took {:.1} s, longer than the {secs} s traced: its end is not in the trace (raise --secs)",
+                self.elapsed.as_secs_f64()
+            ));
+        }
+        (line, warnings)
+    }
+}
+
+/// Run the scenario's steps in order, with the same timing every run: each
+/// command as one `adb shell` call, each sleep on the host (in short slices,
+/// so Ctrl-C stops it at once). A failing step ends the scenario.
+fn drive(adb: &Adb, s: &super::scenario::Scenario, env: &CaptureEnv) -> Driven {
+    use super::scenario::Step;
+    let start = std::time::Instant::now();
+    let mut out = Driven { steps: s.steps.len(), ran: 0, elapsed: Duration::ZERO, failed: None, cancelled: false };
+    for (k, step) in s.steps.iter().enumerate() {
+        if env.stop.load(Ordering::SeqCst) {
+            out.cancelled = true;
+            break;
+        }
+        match step {
+            Step::Sleep(d) => {
+                let until = std::time::Instant::now() + *d;
+                while let Some(left) = until.checked_duration_since(std::time::Instant::now()).filter(|l| !l.is_zero())
+                {
+                    if env.stop.load(Ordering::SeqCst) {
+                        break;
+                    }
+                    std::thread::sleep(left.min(Duration::from_millis(50)));
+                }
+            }
+            Step::Shell(words) => {
+                let mut argv: Vec<&str> = vec!["shell"];
+                argv.extend(words.iter().map(String::as_str));
+                let failed = match adb.exec(&argv, None, SHORT_TIMEOUT) {
+                    Ok(o) if o.success() => None,
+                    Ok(o) => Some(o.detail()),
+                    Err(e) => Some(e.to_string()),
+                };
+                if let Some(why) = failed {
+                    out.failed = Some(format!("scenario step {} (`{}`) failed: {}", k + 1, words.join(" "), why));
+                    break;
+                }
+            }
+        }
+        out.ran += 1;
+    }
+    out.elapsed = start.elapsed();
+    out
+}
+
 fn pull(adb: &Adb, remote: &str, part: &Path, pause: Duration) -> Result<(), String> {
     let local = part.to_string_lossy().into_owned();
     let mut first: Option<String> = None;
@@ -498,12 +570,20 @@ pub(crate) fn capture(args: &CaptureRequest, env: &CaptureEnv) -> Result<Capture
     };
     guard.pid = Some(pid);
     ui.countdown(app, args.secs);
+    let mut scenario_warnings = Vec::new();
+    if let Some(s) = &args.drive {
+        let ran = drive(&adb, s, env);
+        let said = ran.describe(args.secs);
+        ui.info(&said.0);
+        scenario_warnings.extend(said.1);
+    }
     let waited = wait_for_exit(&adb, pid, args.secs, main_mb, env, &mut ui)?;
     guard.pid = None;
 
     ui.phase("pulling the trace");
     let pulled = pull(&adb, &remote, &part, env.poll * 2);
     let mut warnings = guard.cleanup();
+    warnings.splice(0..0, scenario_warnings);
     ui.done();
     for w in &warnings {
         ui.warn(w);

@@ -32,6 +32,33 @@ pub struct CaptureArgs {
     /// Print the TraceConfig and the perfetto command, touch no device.
     #[arg(long)]
     pub dry_run: bool,
+    /// Drive a scenario while tracing: a step file, or steps separated by
+    /// `;` (`input swipe 500 1500 500 300 300; sleep 1`); repeatable, run in
+    /// order (docs/capture.md, "Driving a scenario").
+    #[arg(long, value_name = "FILE|STEPS")]
+    pub drive: Vec<String>,
+}
+
+impl CaptureArgs {
+    /// The scenario of the `--drive` values: each a step file when one exists
+    /// at that path, else inline steps.
+    pub fn scenario(&self) -> anyhow::Result<Option<crate::capture::scenario::Scenario>> {
+        if self.drive.is_empty() {
+            return Ok(None);
+        }
+        let mut text = String::new();
+        for d in &self.drive {
+            let p = std::path::Path::new(d);
+            if p.is_file() {
+                let t = std::fs::read_to_string(p).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", p.display()))?;
+                text.push_str(&t);
+            } else {
+                text.push_str(d);
+            }
+            text.push('\n');
+        }
+        Ok(Some(crate::capture::scenario::Scenario::parse(&text)?))
+    }
 }
 
 impl From<&CaptureArgs> for CaptureRequest {
@@ -44,6 +71,7 @@ impl From<&CaptureArgs> for CaptureRequest {
             buffer_mb: a.buffer_mb,
             analyze: a.analyze,
             dry_run: a.dry_run,
+            drive: None,
         }
     }
 }

@@ -238,7 +238,8 @@ struct GateTripped {
 /// config it would send); `--analyze` then runs
 /// `analyze` on it for the captured app.
 fn capture_cmd(a: &CaptureArgs) -> Result<()> {
-    let request = a.into();
+    let mut request: crate::capture::CaptureRequest = a.into();
+    request.drive = a.scenario()?;
     if a.dry_run {
         return print_stdout(crate::capture::dry_run_text(&request)?.as_bytes());
     }

@@ -245,6 +245,7 @@ impl Fake {
             buffer_mb: None,
             analyze: false,
             dry_run: false,
+            drive: None,
         }
     }
 
@@ -783,7 +784,16 @@ duration_ms: 30000
 "#;
 
 fn args_for(secs: u32, buffer_mb: Option<u32>) -> CaptureRequest {
-    CaptureRequest { app: APP.into(), secs, out: None, serial: None, buffer_mb, analyze: false, dry_run: true }
+    CaptureRequest {
+        app: APP.into(),
+        secs,
+        out: None,
+        serial: None,
+        buffer_mb,
+        analyze: false,
+        dry_run: true,
+        drive: None,
+    }
 }
 
 #[test]
@@ -872,6 +882,7 @@ fn child_capture_for_pipe_test() {
             buffer_mb: None,
             analyze: true,
             dry_run: false,
+            drive: None,
         };
         let outcome = capture::run(&args, loader(), Sink::stderr()).unwrap().unwrap();
         assert!(outcome.analyze);
@@ -895,6 +906,7 @@ fn child_capture_for_pipe_test() {
         buffer_mb: None,
         analyze: false,
         dry_run: false,
+        drive: None,
     };
     capture::run_with(&args, &env).unwrap().unwrap();
 }
@@ -1009,6 +1021,7 @@ fn real_adb_without_a_device() {
         buffer_mb: None,
         analyze: false,
         dry_run: false,
+        drive: None,
     };
     let result = capture::run_with(&args, &env);
     let _ = Command::new(real)
@@ -1023,4 +1036,66 @@ fn real_adb_without_a_device() {
         }
         other => panic!("expected the no-device error, got {other:?}"),
     }
+}
+
+/// `--drive`: the scenario's steps reach the device in order, as single
+/// `adb shell` calls, while perfetto runs, with the sleeps between them kept.
+#[test]
+fn a_driven_capture_runs_its_steps_in_order_while_tracing() {
+    use fpsan::capture::scenario::Scenario;
+    let fake = Fake::new("ok");
+    let mut args = fake.args(2);
+    args.drive = Some(
+        Scenario::parse("am start -W -n com.example.app/.Main; sleep 0.3; input swipe 500 1500 500 300 300").unwrap(),
+    );
+    let outcome = fake.run(&args).unwrap().unwrap();
+    assert!(outcome.warnings.is_empty(), "{:?}", outcome.warnings);
+    let driven = std::fs::read_to_string(fake.state.join("driven")).unwrap();
+    let lines: Vec<(i64, &str)> =
+        driven.lines().map(|l| l.split_once(' ').map(|(t, c)| (t.parse().unwrap(), c)).unwrap()).collect();
+    let cmds: Vec<&str> = lines.iter().map(|l| l.1).collect();
+    assert_eq!(cmds, ["am start -W -n com.example.app/.Main", "input swipe 500 1500 500 300 300"]);
+    assert!(lines[1].0 - lines[0].0 >= 300, "the 0.3 s sleep is kept: {driven}");
+    // Each step is one shell call, after perfetto started and before the pull.
+    let log = fake.log();
+    let at = |s: &str| log.iter().position(|l| l.contains(s)).unwrap_or_else(|| panic!("{s} not in {log:?}"));
+    assert!(at("perfetto") < at("shell am start -W -n com.example.app/.Main"));
+    assert!(at("shell input swipe 500 1500 500 300 300") < at("pull"));
+    fake.assert_device_clean();
+}
+
+/// A step the device refuses ends the scenario with a warning naming it; the
+/// capture itself still succeeds (the trace holds what ran).
+#[test]
+fn a_failing_step_stops_the_scenario_with_a_warning() {
+    use fpsan::capture::scenario::Scenario;
+    let fake = Fake::with("ok", &[("FAKE_ADB_DRIVE_FAIL", "2")]);
+    let mut args = fake.args(1);
+    args.drive = Some(Scenario::parse("input tap 1 2; input tap 3 4; input tap 5 6").unwrap());
+    let outcome = fake.run(&args).unwrap().unwrap();
+    assert_eq!(outcome.warnings.len(), 1, "{:?}", outcome.warnings);
+    assert!(
+        outcome.warnings[0].starts_with("scenario step 2 (`input tap 3 4`) failed: ")
+            && outcome.warnings[0].contains("Invalid arguments"),
+        "{:?}",
+        outcome.warnings
+    );
+    let driven = std::fs::read_to_string(fake.state.join("driven")).unwrap();
+    assert_eq!(driven.lines().count(), 2, "the third step never ran: {driven}");
+}
+
+/// `fpsan capture --drive` refuses a bad scenario before touching a device.
+#[test]
+fn a_bad_scenario_is_one_line_before_any_adb_call() {
+    let fake = Fake::new("ok");
+    let out = crate::util::fpsan()
+        .env("ADB", &fake.wrapper)
+        .args(["capture", "--app", APP, "--secs", "1", "--drive", "input tap 1 2; swipe 1 2"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("scenario step 2: `swipe 1 2`: unknown step \"swipe\""), "{err}");
+    assert!(fake.log().is_empty(), "adb was called: {:?}", fake.log());
 }
