@@ -15,6 +15,7 @@ mod adb;
 pub mod check;
 pub mod config;
 mod device;
+pub mod launch;
 pub mod scenario;
 mod session;
 
@@ -48,6 +49,10 @@ pub struct CaptureRequest {
     pub dry_run: bool,
     /// Steps to drive while tracing (`--drive`).
     pub drive: Option<scenario::Scenario>,
+    /// How the app is started in the trace (`--launch`).
+    pub launch: launch::Launch,
+    /// The activity to start (`--activity`); default: the launcher's.
+    pub activity: Option<String>,
 }
 
 /// A finished capture. `path` is the checked local trace; when `analyze` is
@@ -64,6 +69,8 @@ pub struct CaptureOutcome {
     /// `--analyze` was asked for: hook for the caller.
     pub analyze: bool,
     pub trace: CheckedTrace,
+    /// What `am start -W` reported, when `--launch` started the app.
+    pub launched: Option<launch::Launched>,
     /// Things that went wrong but did not spoil the trace (already printed).
     pub warnings: Vec<String>,
 }
@@ -266,6 +273,18 @@ pub fn dry_run_text(args: &CaptureRequest) -> Result<String, CaptureError> {
 pub fn validate(args: &CaptureRequest) -> Result<(), CaptureError> {
     if !is_package_name(&args.app) {
         return Err(CaptureError::BadPackage { app: args.app.clone() });
+    }
+    // The activity goes into a device shell line (`am start -n …`): only a
+    // component's alphabet (`.Main`, `pkg/.ui.Main`) may pass.
+    if let Some(a) = &args.activity {
+        let ok = !a.is_empty()
+            && a.chars().all(|c| c.is_ascii_alphanumeric() || "._/".contains(c))
+            && a.matches('/').count() <= 1;
+        if !ok {
+            return Err(CaptureError::BadArgs(format!(
+                "--activity {a:?} is not an activity name: use .MainActivity or com.example.app/.MainActivity"
+            )));
+        }
     }
     if !(1..=86_400).contains(&args.secs) {
         return Err(CaptureError::BadArgs(format!("--secs {} is out of range: use 1 to 86400", args.secs)));

@@ -546,6 +546,16 @@ pub(crate) fn capture(args: &CaptureRequest, env: &CaptureEnv) -> Result<Capture
     let sdk = device::sdk_level(&adb)?;
     device::check_installed(&adb, app)?;
 
+    let component = match (args.launch, &args.activity) {
+        (super::launch::Launch::None, _) => None,
+        (_, Some(a)) if a.contains('/') => Some(a.clone()),
+        (_, Some(a)) => Some(format!("{app}/{a}")),
+        (_, None) => Some(super::launch::launcher_activity(&adb, app)?),
+    };
+    let mut launch_warnings = match &component {
+        Some(c) => super::launch::prepare(&adb, args.launch, app, c)?,
+        None => Vec::new(),
+    };
     let mut guard = DeviceGuard::new(&adb, env.poll.max(Duration::from_millis(50)), env.sink);
     if sdk < TRACED_DEFAULT_ON_SDK {
         guard.restore_traced = device::enable_traced(&adb, env.poll)?;
@@ -570,7 +580,20 @@ pub(crate) fn capture(args: &CaptureRequest, env: &CaptureEnv) -> Result<Capture
     };
     guard.pid = Some(pid);
     ui.countdown(app, args.secs);
-    let mut scenario_warnings = Vec::new();
+    let mut scenario_warnings = std::mem::take(&mut launch_warnings);
+    let mut launched = None;
+    if let Some(c) = &component {
+        match super::launch::start(&adb, c) {
+            Ok(l) => {
+                let state = l.state.as_deref().unwrap_or("launch state not reported");
+                let total =
+                    l.total_ms.map_or_else(|| "no TotalTime".to_string(), |ms| format!("{ms} ms to its first frame"));
+                ui.info(&format!("started {c} ({} launch asked): {state}, {total}", args.launch.as_str()));
+                launched = Some(l);
+            }
+            Err(why) => scenario_warnings.push(format!("starting {c} failed: {why}")),
+        }
+    }
     if let Some(s) = &args.drive {
         let ran = drive(&adb, s, env);
         let said = ran.describe(args.secs);
@@ -640,6 +663,7 @@ pub(crate) fn capture(args: &CaptureRequest, env: &CaptureEnv) -> Result<Capture
         interrupted: waited.interrupted,
         analyze: args.analyze,
         trace: checked,
+        launched,
         warnings,
     })
 }

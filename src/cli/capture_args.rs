@@ -37,6 +37,14 @@ pub struct CaptureArgs {
     /// order (docs/capture.md, "Driving a scenario").
     #[arg(long, value_name = "FILE|STEPS")]
     pub drive: Vec<String>,
+    /// Start the app inside the trace from this state (Macrobenchmark's):
+    /// cold (process killed first), warm (process alive, activity gone), hot
+    /// (activity in the background), none (leave it as it is).
+    #[arg(long, value_enum, default_value = "none")]
+    pub launch: crate::capture::launch::Launch,
+    /// The activity `--launch` starts (`.Main`, `pkg/.Main`); default: the launcher's.
+    #[arg(long, value_name = "NAME")]
+    pub activity: Option<String>,
 }
 
 impl CaptureArgs {
@@ -72,6 +80,8 @@ impl From<&CaptureArgs> for CaptureRequest {
             analyze: a.analyze,
             dry_run: a.dry_run,
             drive: None,
+            launch: a.launch,
+            activity: a.activity.clone(),
         }
     }
 }

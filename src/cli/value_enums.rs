@@ -4,6 +4,7 @@
 use clap::builder::PossibleValue;
 use clap::ValueEnum;
 
+use crate::capture::launch::Launch;
 use crate::compare::{CompareFormat, IndicativeGates};
 use crate::metrics::Category;
 use crate::report::StdoutFormat;
@@ -28,4 +29,5 @@ value_enum!(StdoutFormat { Table => "table", Json => "json", Csv => "csv" });
 value_enum!(CompareFormat { Table => "table", Json => "json", Markdown => "markdown" });
 value_enum!(IndicativeGates { Pass => "pass", Fail => "fail" });
 
+value_enum!(Launch { Cold => "cold", Warm => "warm", Hot => "hot", None => "none" });
 value_enum!(Category { App => "app", Game => "game", Map => "map", Video => "video" });

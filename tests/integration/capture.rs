@@ -246,6 +246,8 @@ impl Fake {
             analyze: false,
             dry_run: false,
             drive: None,
+            launch: Default::default(),
+            activity: None,
         }
     }
 
@@ -793,6 +795,8 @@ fn args_for(secs: u32, buffer_mb: Option<u32>) -> CaptureRequest {
         analyze: false,
         dry_run: true,
         drive: None,
+        launch: Default::default(),
+        activity: None,
     }
 }
 
@@ -883,6 +887,8 @@ fn child_capture_for_pipe_test() {
             analyze: true,
             dry_run: false,
             drive: None,
+            launch: Default::default(),
+            activity: None,
         };
         let outcome = capture::run(&args, loader(), Sink::stderr()).unwrap().unwrap();
         assert!(outcome.analyze);
@@ -907,6 +913,8 @@ fn child_capture_for_pipe_test() {
         analyze: false,
         dry_run: false,
         drive: None,
+        launch: Default::default(),
+        activity: None,
     };
     capture::run_with(&args, &env).unwrap().unwrap();
 }
@@ -1022,6 +1030,8 @@ fn real_adb_without_a_device() {
         analyze: false,
         dry_run: false,
         drive: None,
+        launch: Default::default(),
+        activity: None,
     };
     let result = capture::run_with(&args, &env);
     let _ = Command::new(real)
@@ -1098,4 +1108,90 @@ fn a_bad_scenario_is_one_line_before_any_adb_call() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("scenario step 2: `swipe 1 2`: unknown step \"swipe\""), "{err}");
     assert!(fake.log().is_empty(), "adb was called: {:?}", fake.log());
+}
+
+/// `--launch`: the app is put in Macrobenchmark's start state before
+/// tracing and started inside the trace; `am start -W`'s report is kept.
+#[test]
+fn launch_states_cold_warm_hot() {
+    for (launch, prepared, state, total) in [
+        (fpsan::capture::launch::Launch::Cold, vec!["am force-stop com.example.app"], "COLD", 412),
+        (
+            fpsan::capture::launch::Launch::Warm,
+            vec!["am start -W -n com.example.app/.MainActivity", "input keyevent 4"],
+            "WARM",
+            180,
+        ),
+        (
+            fpsan::capture::launch::Launch::Hot,
+            vec!["am start -W -n com.example.app/.MainActivity", "input keyevent 3"],
+            "HOT",
+            61,
+        ),
+    ] {
+        let fake = Fake::new("ok");
+        let mut args = fake.args(1);
+        args.launch = launch;
+        let outcome = fake.run(&args).unwrap().unwrap();
+        let l = outcome.launched.expect("launched");
+        assert_eq!(
+            (l.component.as_str(), l.state.as_deref(), l.total_ms, l.wait_ms),
+            ("com.example.app/.MainActivity", Some(state), Some(total), Some(total + 3)),
+            "{launch:?}"
+        );
+        let driven = std::fs::read_to_string(fake.state.join("driven")).unwrap();
+        let cmds: Vec<&str> = driven.lines().filter_map(|l| l.split_once(' ').map(|x| x.1)).collect();
+        let mut want = prepared.clone();
+        want.push("am start -W -n com.example.app/.MainActivity");
+        assert_eq!(cmds, want, "{launch:?}");
+        // The preparation runs before perfetto starts, the launch after.
+        let log = fake.log();
+        let perfetto = log.iter().position(|l| l.contains("perfetto")).unwrap();
+        let launch_at = log.iter().rposition(|l| l.contains("am start -W")).unwrap();
+        assert!(perfetto < launch_at, "{log:?}");
+        if launch == fpsan::capture::launch::Launch::Cold {
+            // adb is not root on the fake device: the cache is not dropped, and it says so.
+            assert!(
+                outcome.warnings.iter().any(|w| w.contains("page cache was not dropped")),
+                "{:?}",
+                outcome.warnings
+            );
+        } else {
+            assert!(outcome.warnings.is_empty(), "{:?}", outcome.warnings);
+        }
+    }
+}
+
+/// An activity that does not exist: `am` says so on stdout with exit 0;
+/// the capture names it in a warning and still writes the trace.
+#[test]
+fn a_missing_activity_is_a_warning() {
+    let fake = Fake::new("ok");
+    let mut args = fake.args(1);
+    args.launch = fpsan::capture::launch::Launch::Cold;
+    args.activity = Some(".Nope".into());
+    let outcome = fake.run(&args).unwrap().unwrap();
+    assert_eq!(outcome.launched, None);
+    assert!(
+        outcome.warnings.iter().any(|w| w
+            == "starting com.example.app/.Nope failed: Error: Activity class {com.example.app/.Nope} does not exist."),
+        "{:?}",
+        outcome.warnings
+    );
+}
+
+/// `--activity` goes into a device shell line: anything but a component's
+/// alphabet is refused before any adb call.
+#[test]
+fn an_activity_with_shell_syntax_never_reaches_the_device() {
+    let fake = Fake::new("ok");
+    let mut args = fake.args(1);
+    args.launch = fpsan::capture::launch::Launch::Cold;
+    args.activity = Some(".Main;reboot".into());
+    let err = fake.run(&args).unwrap_err().to_string();
+    assert_eq!(
+        err,
+        "invalid capture arguments: --activity \".Main;reboot\" is not an activity name: use .MainActivity or com.example.app/.MainActivity"
+    );
+    assert!(fake.log().is_empty(), "{:?}", fake.log());
 }
