@@ -67,11 +67,6 @@ impl Scenario {
         }
         Ok(Scenario { steps })
     }
-
-    /// The time the scenario's sleeps take (its commands' own time excluded).
-    pub fn sleeping(&self) -> Duration {
-        self.steps.iter().map(|s| if let Step::Sleep(d) = s { *d } else { Duration::ZERO }).sum()
-    }
 }
 
 fn parse_step(piece: &str) -> Result<Step, String> {
@@ -130,7 +125,6 @@ mod tests {
         assert_eq!(s.steps.len(), 4);
         assert_eq!(s.steps[1], Step::Sleep(Duration::from_millis(500)));
         assert_eq!(s.steps[3], shell(&["input", "keyevent", "4"]));
-        assert_eq!(s.sleeping(), Duration::from_millis(500));
     }
 
     #[test]

@@ -308,12 +308,12 @@ pub(crate) fn timeline_counts(
 }
 
 /// Perfetto's `android_is_app_jank_type`.
-pub fn is_app_jank(jank_type: &str) -> bool {
+pub(crate) fn is_app_jank(jank_type: &str) -> bool {
     jank_type.contains("App Deadline Missed") || jank_type.contains("App Resynced Jitter")
 }
 
 /// Perfetto's `android_is_sf_jank_type`.
-pub fn is_sf_jank(jank_type: &str) -> bool {
+pub(crate) fn is_sf_jank(jank_type: &str) -> bool {
     [
         "SurfaceFlinger CPU Deadline Missed",
         "SurfaceFlinger GPU Deadline Missed",

@@ -15,7 +15,7 @@ mod markers;
 #[cfg(test)]
 mod tests;
 
-pub use frames::{is_app_jank, is_sf_jank};
+pub(crate) use frames::{is_app_jank, is_sf_jank};
 
 use crate::frames::FrameAnalysis;
 use crate::model::{Name, SliceId, Trace, Upid, Utid};
