@@ -552,7 +552,8 @@ pub(crate) fn capture(args: &CaptureRequest, env: &CaptureEnv) -> Result<Capture
         (_, Some(a)) => Some(format!("{app}/{a}")),
         (_, None) => Some(super::launch::launcher_activity(&adb, app)?),
     };
-    let mut launch_warnings = match &component {
+    // The launch's and the scenario's warnings, before the cleanup's.
+    let mut run_warnings = match &component {
         Some(c) => super::launch::prepare(&adb, args.launch, app, c)?,
         None => Vec::new(),
     };
@@ -580,7 +581,6 @@ pub(crate) fn capture(args: &CaptureRequest, env: &CaptureEnv) -> Result<Capture
     };
     guard.pid = Some(pid);
     ui.countdown(app, args.secs);
-    let mut scenario_warnings = std::mem::take(&mut launch_warnings);
     let mut launched = None;
     if let Some(c) = &component {
         match super::launch::start(&adb, c) {
@@ -591,14 +591,14 @@ pub(crate) fn capture(args: &CaptureRequest, env: &CaptureEnv) -> Result<Capture
                 ui.info(&format!("started {c} ({} launch asked): {state}, {total}", args.launch.as_str()));
                 launched = Some(l);
             }
-            Err(why) => scenario_warnings.push(format!("starting {c} failed: {why}")),
+            Err(why) => run_warnings.push(format!("starting {c} failed: {why}")),
         }
     }
     if let Some(s) = &args.drive {
         let ran = drive(&adb, s, env);
         let said = ran.describe(args.secs);
         ui.info(&said.0);
-        scenario_warnings.extend(said.1);
+        run_warnings.extend(said.1);
     }
     let waited = wait_for_exit(&adb, pid, args.secs, main_mb, env, &mut ui)?;
     guard.pid = None;
@@ -606,7 +606,7 @@ pub(crate) fn capture(args: &CaptureRequest, env: &CaptureEnv) -> Result<Capture
     ui.phase("pulling the trace");
     let pulled = pull(&adb, &remote, &part, env.poll * 2);
     let mut warnings = guard.cleanup();
-    warnings.splice(0..0, scenario_warnings);
+    warnings.splice(0..0, run_warnings);
     ui.done();
     for w in &warnings {
         ui.warn(w);

@@ -169,13 +169,21 @@ fn jank_lines(out: &mut String, j: &Jank) {
     );
 }
 
+/// A scene's frames, fps, dropped frames and frames per drop level: the
+/// cells the scenes and the CUJs tables share.
+fn scene_cells(s: &SceneSummary) -> Vec<String> {
+    let mut cells = vec![s.frames.to_string(), fmt_fps(s.fps), s.dropped_frames.to_string()];
+    cells.extend(s.drop_level.values().iter().map(|v| v.to_string()));
+    cells
+}
+
 fn scenes_table(scenes: &[SceneSummary]) -> String {
     let headers = ["scene", "frames", "fps", "dropped", "BEST", "NORMAL", "MIDDLE", "HIGH", "FROZEN", "p90 ms"];
     let rows: Vec<Vec<String>> = scenes
         .iter()
         .map(|s| {
-            let mut r = vec![s.scene.clone(), s.frames.to_string(), fmt_fps(s.fps), s.dropped_frames.to_string()];
-            r.extend(s.drop_level.values().iter().map(|v| v.to_string()));
+            let mut r = vec![s.scene.clone()];
+            r.extend(scene_cells(s));
             r.push(fmt_opt_ms_value(s.frame_cost_p90));
             r
         })
@@ -213,10 +221,7 @@ fn cujs_table(cujs: &[CujSummary]) -> String {
                 fmt_ms_value(c.dur_ns),
             ];
             match &c.frames {
-                Some(f) => {
-                    r.extend([f.frames.to_string(), fmt_fps(f.fps), f.dropped_frames.to_string()]);
-                    r.extend(f.drop_level.values().iter().map(|v| v.to_string()));
-                }
+                Some(f) => r.extend(scene_cells(f)),
                 None => r.extend(std::iter::repeat_n(NONE_ASCII.to_string(), 8)),
             }
             r.push(match (c.timeline_frames, c.missed_app_frames, c.missed_sf_frames) {
