@@ -248,18 +248,17 @@ fn reduce(path: &Path, a: Analysis, keep_df: bool) -> Loaded {
 
 /// The presents of each app's visible layer, as frames.
 fn visible_layers(p: &crate::presents::PresentAnalysis) -> HashMap<i32, (String, Vec<Frame>)> {
-    let mut out = HashMap::new();
-    for &pid in p.renderers.keys() {
-        let Some(l) = p.visible_layer(pid) else { continue };
-        // One pass per such app (games, players: a few per trace).
-        let frames: Vec<Frame> = p
-            .rows
-            .iter()
-            .filter(|r| r.pid == Some(pid) && r.layer == l.layer)
-            .filter_map(Frame::from_present)
-            .collect();
-        if !frames.is_empty() {
-            out.insert(pid, (l.layer.clone(), frames));
+    let wanted: HashMap<i32, &str> =
+        p.renderers.keys().filter_map(|&pid| Some((pid, p.visible_layer(pid)?.layer.as_str()))).collect();
+    if wanted.is_empty() {
+        return HashMap::new();
+    }
+    // One pass over the rows for every such app, however many there are.
+    let mut out: HashMap<i32, (String, Vec<Frame>)> = HashMap::new();
+    for r in &p.rows {
+        let Some(pid) = r.pid.filter(|pid| wanted.get(pid) == Some(&r.layer.as_str())) else { continue };
+        if let Some(f) = Frame::from_present(r) {
+            out.entry(pid).or_insert_with(|| (r.layer.clone(), Vec::new())).1.push(f);
         }
     }
     out
