@@ -4,7 +4,9 @@
 //! `capture` (adb) → `read` (framing, decompression, parallel decode) →
 //! `model` (threads, slices, counters, frame timeline) → `frames`
 //! (reconstruction) → `metrics` (polars summaries) → `report` (tables,
-//! charts, HTML). `cli` wires the commands to it.
+//! charts, HTML). `compare` judges runs of two builds; `experiment` makes
+//! those runs on a device (`ab`, `capture --runs`). `cli` wires the commands
+//! to it.
 
 pub mod analysis;
 pub mod capture;
@@ -13,6 +15,8 @@ pub mod cli;
 #[cfg(feature = "analysis")]
 pub mod compare;
 pub mod cujs;
+#[cfg(feature = "analysis")]
+pub mod experiment;
 pub mod frames;
 pub mod import;
 #[cfg(feature = "analysis")]

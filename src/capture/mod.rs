@@ -11,13 +11,15 @@
 //! form), `session` (start / wait / stop / pull / cleanup), `check` (is the
 //! pulled file useful).
 
-mod adb;
+pub(crate) mod adb;
 pub mod check;
 pub mod config;
 mod device;
+pub mod hygiene;
 pub mod launch;
+pub mod manifest;
 pub mod scenario;
-mod session;
+pub(crate) mod session;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -71,6 +73,8 @@ pub struct CaptureOutcome {
     pub trace: CheckedTrace,
     /// What `am start -W` reported, when `--launch` started the app.
     pub launched: Option<launch::Launched>,
+    /// The app's process died while the scenario ran (a crash), and how.
+    pub app_died: Option<String>,
     /// Things that went wrong but did not spoil the trace (already printed).
     pub warnings: Vec<String>,
 }
@@ -232,6 +236,13 @@ pub fn run(args: &CaptureRequest, loader: Loader, sink: Sink) -> Result<Option<C
     if args.dry_run {
         return Ok(None);
     }
+    with_ctrlc(loader, sink, |env| run_with(args, env))
+}
+
+/// Run `f` in the real environment ([`CaptureEnv::from_process`]) with
+/// Ctrl-C asking it to stop through `env.stop` instead of ending the
+/// process, so that it can stop perfetto and restore the device.
+pub fn with_ctrlc<T>(loader: Loader, sink: Sink, f: impl FnOnce(&CaptureEnv) -> T) -> T {
     let env = CaptureEnv::from_process(loader, sink);
     struct Capturing;
     impl Drop for Capturing {
@@ -241,7 +252,7 @@ pub fn run(args: &CaptureRequest, loader: Loader, sink: Sink) -> Result<Option<C
     }
     CAPTURING.store(true, Ordering::SeqCst);
     let _capturing = Capturing;
-    run_with(args, &env)
+    f(&env)
 }
 
 /// [`run`] in a given environment (no Ctrl-C handler).

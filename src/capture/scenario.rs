@@ -69,6 +69,22 @@ impl Scenario {
     }
 }
 
+/// One step per line, as it would be written in a step file.
+impl std::fmt::Display for Scenario {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (k, step) in self.steps.iter().enumerate() {
+            if k > 0 {
+                writeln!(f)?;
+            }
+            match step {
+                Step::Shell(words) => write!(f, "{}", words.join(" "))?,
+                Step::Sleep(d) => write!(f, "sleep {}", d.as_secs_f64())?,
+            }
+        }
+        Ok(())
+    }
+}
+
 fn parse_step(piece: &str) -> Result<Step, String> {
     let words: Vec<String> = piece.split_whitespace().map(str::to_string).collect();
     let program = words[0].as_str();

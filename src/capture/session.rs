@@ -517,6 +517,24 @@ fn prepare_output(local: &Path, part: &Path) -> Result<(), CaptureError> {
     Ok(())
 }
 
+/// The device to use (`--serial`, else ANDROID_SERIAL, else the only one),
+/// checked usable. The handle names it on every later command, so that a
+/// second device plugged in meanwhile changes nothing.
+pub(crate) fn connect(serial: Option<&str>, env: &CaptureEnv) -> Result<Adb, CaptureError> {
+    let program = match &env.adb {
+        Some(p) => p.clone(),
+        None => locate_adb()?,
+    };
+    let devices = device::list_devices(&Adb::new(program.clone()))?;
+    let wanted = match (serial, &env.android_serial) {
+        (Some(s), _) => Some((s, SerialSource::Flag)),
+        (None, Some(s)) => Some((s.as_str(), SerialSource::Env)),
+        (None, None) => None,
+    };
+    let serial = device::select_device(&devices, wanted)?;
+    Ok(Adb::new(program).with_serial(&serial))
+}
+
 /// The whole capture (device checks included).
 pub(crate) fn capture(args: &CaptureRequest, env: &CaptureEnv) -> Result<CaptureOutcome, CaptureError> {
     let app = args.app.as_str();
@@ -527,22 +545,9 @@ pub(crate) fn capture(args: &CaptureRequest, env: &CaptureEnv) -> Result<Capture
     let part = part_path(&local);
     prepare_output(&local, &part)?;
 
-    let program = match &env.adb {
-        Some(p) => p.clone(),
-        None => locate_adb()?,
-    };
     let mut ui = Ui::new(env.sink);
-
-    let devices = device::list_devices(&Adb::new(program.clone()))?;
-    let wanted = match (&args.serial, &env.android_serial) {
-        (Some(s), _) => Some((s.as_str(), SerialSource::Flag)),
-        (None, Some(s)) => Some((s.as_str(), SerialSource::Env)),
-        (None, None) => None,
-    };
-    let serial = device::select_device(&devices, wanted)?;
-    // Name the device on every later command, so that a second device
-    // plugged in during the capture changes nothing.
-    let adb = Adb::new(program).with_serial(&serial);
+    let adb = connect(args.serial.as_deref(), env)?;
+    let serial = adb.serial().unwrap_or_default().to_string();
     let sdk = device::sdk_level(&adb)?;
     device::check_installed(&adb, app)?;
 
@@ -594,11 +599,24 @@ pub(crate) fn capture(args: &CaptureRequest, env: &CaptureEnv) -> Result<Capture
             Err(why) => run_warnings.push(format!("starting {c} failed: {why}")),
         }
     }
+    let mut app_died = None;
     if let Some(s) = &args.drive {
+        let alive_before = app_pids(&adb, app);
         let ran = drive(&adb, s, env);
         let said = ran.describe(args.secs);
         ui.info(&said.0);
         run_warnings.extend(said.1);
+        let alive_after = app_pids(&adb, app);
+        if !alive_before.is_empty() && alive_after != alive_before {
+            let died = match alive_after.is_empty() {
+                true => format!("{app} (pid {alive_before}) died during the scenario"),
+                false => {
+                    format!("{app} (pid {alive_before}) died during the scenario and restarted as pid {alive_after}")
+                }
+            };
+            run_warnings.push(format!("{died}: a crash? see `adb logcat -b crash`"));
+            app_died = Some(died);
+        }
     }
     let waited = wait_for_exit(&adb, pid, args.secs, main_mb, env, &mut ui)?;
     guard.pid = None;
@@ -664,8 +682,14 @@ pub(crate) fn capture(args: &CaptureRequest, env: &CaptureEnv) -> Result<Capture
         analyze: args.analyze,
         trace: checked,
         launched,
+        app_died,
         warnings,
     })
+}
+
+/// The app's process ids (`pidof`), empty when it is not running.
+fn app_pids(adb: &Adb, app: &str) -> String {
+    adb.shell(&format!("pidof {app}")).map(|o| o.stdout.trim().to_string()).unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -45,28 +45,37 @@ pub struct CaptureArgs {
     /// The activity `--launch` starts (`.Main`, `pkg/.Main`); default: the launcher's.
     #[arg(long, value_name = "NAME")]
     pub activity: Option<String>,
+    /// Capture N runs into the directory `--out` (run-01.pftrace …, runs.json), the device checked
+    /// before each: a side for `compare`.
+    #[arg(long, value_name = "N", requires = "out", conflicts_with_all = ["analyze", "dry_run"], value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub runs: Option<u32>,
 }
 
 impl CaptureArgs {
-    /// The scenario of the `--drive` values: each a step file when one exists
-    /// at that path, else inline steps.
+    /// The scenario of the `--drive` values.
     pub fn scenario(&self) -> anyhow::Result<Option<crate::capture::scenario::Scenario>> {
-        if self.drive.is_empty() {
-            return Ok(None);
-        }
-        let mut text = String::new();
-        for d in &self.drive {
-            let p = std::path::Path::new(d);
-            if p.is_file() {
-                let t = std::fs::read_to_string(p).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", p.display()))?;
-                text.push_str(&t);
-            } else {
-                text.push_str(d);
-            }
-            text.push('\n');
-        }
-        Ok(Some(crate::capture::scenario::Scenario::parse(&text)?))
+        scenario_of(&self.drive)
     }
+}
+
+/// The scenario of `--drive` values: each a step file when one exists at
+/// that path, else inline steps.
+pub fn scenario_of(drive: &[String]) -> anyhow::Result<Option<crate::capture::scenario::Scenario>> {
+    if drive.is_empty() {
+        return Ok(None);
+    }
+    let mut text = String::new();
+    for d in drive {
+        let p = std::path::Path::new(d);
+        if p.is_file() {
+            let t = std::fs::read_to_string(p).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", p.display()))?;
+            text.push_str(&t);
+        } else {
+            text.push_str(d);
+        }
+        text.push('\n');
+    }
+    Ok(Some(crate::capture::scenario::Scenario::parse(&text)?))
 }
 
 impl From<&CaptureArgs> for CaptureRequest {

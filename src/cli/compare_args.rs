@@ -27,6 +27,13 @@ pub struct CompareArgs {
     /// Also write compare.html, charts/*.png, compare.json and frames.parquet into DIR.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub options: CompareOptionArgs,
+}
+
+/// compare's options that `ab` takes too.
+#[derive(Debug, Clone, Args)]
+pub struct CompareOptionArgs {
     /// What to print on stdout.
     #[arg(long, value_enum, default_value_t = CompareFormat::Table)]
     pub format: CompareFormat,
@@ -54,6 +61,27 @@ fn alpha(s: &str) -> Result<f64, String> {
     }
 }
 
+impl CompareOptionArgs {
+    /// A request with these options; the sides, app and `--out` are the caller's.
+    pub fn request(&self) -> CompareRequest {
+        CompareRequest {
+            before: PathBuf::new(),
+            after: PathBuf::new(),
+            app: None,
+            pids: None,
+            out: None,
+            format: self.format,
+            fail_if: self.fail_if.clone(),
+            alpha: self.alpha,
+            min_change_pct: self.min_change,
+            refresh_hz: self.refresh_hz,
+            indicative_gates: self.indicative_gates,
+            color: false,
+            sink: crate::sink::Sink::quiet(),
+        }
+    }
+}
+
 impl From<&CompareArgs> for CompareRequest {
     fn from(a: &CompareArgs) -> Self {
         CompareRequest {
@@ -62,14 +90,7 @@ impl From<&CompareArgs> for CompareRequest {
             app: a.app.clone(),
             pids: a.pid_before.zip(a.pid_after),
             out: a.out.clone(),
-            format: a.format,
-            fail_if: a.fail_if.clone(),
-            alpha: a.alpha,
-            min_change_pct: a.min_change,
-            refresh_hz: a.refresh_hz,
-            indicative_gates: a.indicative_gates,
-            color: false,
-            sink: crate::sink::Sink::quiet(),
+            ..a.options.request()
         }
     }
 }

@@ -19,10 +19,12 @@ use crate::read::{ReadError, ReadOptions};
 use crate::report::{self, info, ExportManager, Report, StdoutFormat};
 use crate::sink::Sink;
 
+mod ab_args;
 mod capture_args;
 mod compare_args;
 mod value_enums;
 
+pub use ab_args::AbArgs;
 pub use capture_args::CaptureArgs;
 pub use compare_args::CompareArgs;
 
@@ -46,6 +48,9 @@ pub enum Command {
     Capture(CaptureArgs),
     /// Compare before/after traces (files or directories of repeated runs): did the UI get smoother?
     Compare(CompareArgs),
+    /// The before/after experiment on a device: install two APKs, run a scenario on each in turn
+    /// (ABBA), capture every run, then compare them.
+    Ab(AbArgs),
 }
 
 #[derive(Debug, Args)]
@@ -161,6 +166,9 @@ pub fn main() -> i32 {
                 return 3;
             }
             eprintln!("fpsan: {}", error_line(&e));
+            if e.downcast_ref::<Interrupted>().is_some() {
+                return 130;
+            }
             if e.downcast_ref::<UsageError>().is_some() {
                 2
             } else {
@@ -203,18 +211,28 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Query(a) => query_cmd(&a),
         Command::Capture(a) => capture_cmd(&a),
         Command::Compare(a) => compare_cmd(&a),
+        Command::Ab(a) => ab_cmd(&a),
     }
 }
 
 /// `compare`: its usage errors exit 2, a tripped gate 3 (see `main`).
 fn compare_cmd(a: &CompareArgs) -> Result<()> {
-    use crate::compare::{CompareError, CompareRequest};
+    use crate::compare::CompareRequest;
     let request =
         CompareRequest { color: std::io::stdout().is_terminal(), sink: Sink::stderr(), ..CompareRequest::from(a) };
-    let outcome = crate::compare::run(&request).map_err(|e| match e {
-        CompareError::Usage(m) => anyhow::Error::new(UsageError(m)),
+    let outcome = crate::compare::run(&request).map_err(compare_failure)?;
+    finish_compare(outcome)
+}
+
+fn compare_failure(e: crate::compare::CompareError) -> anyhow::Error {
+    match e {
+        crate::compare::CompareError::Usage(m) => anyhow::Error::new(UsageError(m)),
         other => other.into(),
-    })?;
+    }
+}
+
+/// Print compare's notes and output; its tripped gates are exit 3.
+fn finish_compare(outcome: crate::compare::Outcome) -> Result<()> {
     for note in &outcome.notes {
         eprintln!("fpsan: {}", one_line(note));
     }
@@ -225,6 +243,37 @@ fn compare_cmd(a: &CompareArgs) -> Result<()> {
         Err(GateTripped { lines: outcome.tripped }.into())
     }
 }
+
+/// `ab`: the experiment, then compare's output and gates. Ctrl-C is exit
+/// 130 after the finished runs were kept and the device restored.
+fn ab_cmd(a: &AbArgs) -> Result<()> {
+    use crate::experiment::ExperimentError;
+    let stamp = chrono::Local::now().format("%Y%m%d-%H%M%S").to_string();
+    let mut request = a.request(&stamp)?;
+    request.compare.color = std::io::stdout().is_terminal();
+    request.compare.sink = Sink::stderr();
+    let done =
+        crate::capture::with_ctrlc(analysis::trace_facts, Sink::stderr(), |env| crate::experiment::ab(&request, env));
+    let outcome = done.map_err(|e| match e {
+        ExperimentError::Usage(m) => anyhow::Error::new(UsageError(m)),
+        ExperimentError::Compare(c) => compare_failure(c),
+        ExperimentError::Interrupted(m) => anyhow::Error::new(Interrupted(m)),
+        other => other.into(),
+    })?;
+    eprintln!(
+        "fpsan: {} before and {} after runs in {} (runs.json, compare.html); verdict at alpha {}",
+        outcome.runs_per_side[0],
+        outcome.runs_per_side[1],
+        outcome.dir.display(),
+        outcome.alpha
+    );
+    finish_compare(outcome.compare)
+}
+
+/// Ctrl-C ended a device experiment after cleaning up: exit 130.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct Interrupted(String);
 
 /// `compare --fail-if` rules that tripped, one stderr line each: exit 3
 /// (after the output was printed).
@@ -242,6 +291,16 @@ fn capture_cmd(a: &CaptureArgs) -> Result<()> {
     request.drive = a.scenario()?;
     if a.dry_run {
         return print_stdout(crate::capture::dry_run_text(&request)?.as_bytes());
+    }
+    if let Some(runs) = a.runs {
+        let done = crate::capture::with_ctrlc(analysis::trace_facts, Sink::stderr(), |env| {
+            crate::experiment::capture_runs(&request, runs as usize, env)
+        });
+        let dir = done.map_err(|e| match e {
+            crate::experiment::ExperimentError::Interrupted(m) => anyhow::Error::new(Interrupted(m)),
+            other => other.into(),
+        })?;
+        return print_stdout(format!("{}\n", dir.display()).as_bytes());
     }
     let Some(outcome) = crate::capture::run(&request, analysis::trace_facts, Sink::stderr())? else { return Ok(()) };
     print_stdout(format!("{}\n", outcome.path.display()).as_bytes())?;

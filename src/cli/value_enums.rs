@@ -31,3 +31,6 @@ value_enum!(IndicativeGates { Pass => "pass", Fail => "fail" });
 
 value_enum!(Launch { Cold => "cold", Warm => "warm", Hot => "hot", None => "none" });
 value_enum!(Category { App => "app", Game => "game", Map => "map", Video => "video" });
+
+value_enum!(crate::experiment::plan::Order { Abba => "abba", Shuffle => "shuffle" });
+value_enum!(crate::experiment::Compile { Ignore => "ignore", None => "none", Partial => "partial", Full => "full" });

@@ -378,6 +378,15 @@ fn settle(r: &mut MetricResult, b: &[f64], a: &[f64], others_tested: usize, s: &
     }
 }
 
+/// `fps`'s result from per-run values alone, exactly as [`compare`] settles it (the primary metric keeps
+/// its own p): what each look of `ab --until-decided` decides on (docs/ab.md, "Until decided").
+pub(crate) fn primary_result(before: &[f64], after: &[f64], s: &Settings) -> MetricResult {
+    let k = metric_index(PRIMARY);
+    let mut r = describe_and_test(k, before, after, Scope::App, s, &mut BoundsCache::default());
+    settle(&mut r, before, after, 0, s);
+    r
+}
+
 /// One metric's description and test; the verdict is settled after the family's adjustment (`Inconclusive`
 /// stands for "to decide").
 fn describe_and_test(

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 mod charts;
-mod comparison;
+pub(crate) mod comparison;
 mod gate;
 mod html;
 mod metrics;
@@ -23,6 +23,7 @@ pub use render::CompareFormat;
 
 use crate::analysis;
 use crate::frames::FrameOptions;
+use crate::model::{Warning, WarningCode};
 use comparison::Settings;
 pub use comparison::{Comparison, IndicativeGates};
 pub use runs::Run;
@@ -184,6 +185,20 @@ pub fn run(a: &CompareRequest) -> Result<Outcome, CompareError> {
     Ok(Outcome { stdout, notes, tripped, timings: Timings { load, compare, output } })
 }
 
+/// What the sides' runs.json (`ab`, `capture --runs`) say about their
+/// device states; nothing when a side has none.
+fn manifest_warnings(before: &Path, after: &Path) -> Vec<String> {
+    use crate::capture::manifest::{side_warnings, Manifest};
+    let (Some(mb), Some(ma)) = (Manifest::find_for(before), Manifest::find_for(after)) else { return Vec::new() };
+    let (Ok(b), Ok(a)) = (Manifest::read(&mb), Manifest::read(&ma)) else { return Vec::new() };
+    // One `ab` experiment holds both sides; two `capture --runs` one each.
+    let side = |m: &Manifest, path: &Path| {
+        (m.kind == "ab").then(|| path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string())
+    };
+    let (sb, sa) = (side(&b, before), side(&a, after));
+    side_warnings(&b.ok_runs(sb.as_deref()).collect::<Vec<_>>(), &a.ok_runs(sa.as_deref()).collect::<Vec<_>>())
+}
+
 /// Both sides analysed, the app chosen, each run reduced to its frames.
 fn load_sides(a: &CompareRequest, notes: &mut Vec<String>) -> Result<runs::Sides, CompareError> {
     let sides = [
@@ -210,6 +225,9 @@ fn load_sides(a: &CompareRequest, notes: &mut Vec<String>) -> Result<runs::Sides
     };
     let mut sides = runs::select(&choice, loaded)?;
     sides.warnings.splice(0..0, load_warnings);
+    sides.warnings.extend(
+        manifest_warnings(&a.before, &a.after).into_iter().map(|m| Warning::new(WarningCode::DeviceStateDiffers, m)),
+    );
     notes.extend(sides.notes.iter().cloned());
     Ok(sides)
 }

@@ -118,7 +118,12 @@ pub(crate) fn list_traces(side: Side, path: &Path) -> Result<Vec<PathBuf>, Compa
     let mut files: Vec<PathBuf> = std::fs::read_dir(path)
         .map_err(|e| unusable(e.to_string()))?
         .filter_map(Result::ok)
-        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+        // Hidden files, and the runs.json of `capture --runs`, are not runs.
+        .filter(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            !name.starts_with('.') && name != crate::capture::manifest::FILE_NAME
+        })
         .filter(|e| e.file_type().is_ok_and(|t| t.is_file() || t.is_symlink()))
         .map(|e| e.path())
         .filter(|p| p.is_file())

@@ -74,6 +74,9 @@ pub enum WarningCode {
     MixedFrameSources,
     /// A `--fail-if` rule names a metric these traces do not have.
     GateNotChecked,
+    /// The runs.json of the sides records different device states (throttling,
+    /// APKs, compilation) or an unchanged build.
+    DeviceStateDiffers,
 }
 
 /// One warning: its code and its message.

@@ -169,7 +169,7 @@ fn fixtures_match_their_encoders() {
 // Decoding the pulled trace.
 
 /// The loader `fpsan capture` itself uses: the reader and importer.
-fn loader() -> capture::Loader {
+pub(crate) fn loader() -> capture::Loader {
     fpsan::analysis::trace_facts
 }
 
@@ -188,11 +188,11 @@ fn fixtures_pass_and_fail_the_check_as_intended() {
 // ---------------------------------------------------------------------------
 // The fake device.
 
-struct Fake {
-    dir: tempfile::TempDir,
-    state: PathBuf,
+pub(crate) struct Fake {
+    pub(crate) dir: tempfile::TempDir,
+    pub(crate) state: PathBuf,
     log: PathBuf,
-    wrapper: PathBuf,
+    pub(crate) wrapper: PathBuf,
 }
 
 impl Fake {
@@ -202,7 +202,7 @@ impl Fake {
 
     /// A wrapper script that sets the fake's environment and execs it, so
     /// that tests running side by side do not share process env.
-    fn with(scenario: &str, extra: &[(&str, &str)]) -> Fake {
+    pub(crate) fn with(scenario: &str, extra: &[(&str, &str)]) -> Fake {
         let dir = tempfile::tempdir().unwrap();
         let state = dir.path().join("state");
         std::fs::create_dir(&state).unwrap();
@@ -226,7 +226,7 @@ impl Fake {
         Fake { dir, state, log, wrapper }
     }
 
-    fn env(&self) -> CaptureEnv {
+    pub(crate) fn env(&self) -> CaptureEnv {
         let mut env = CaptureEnv::detached(self.wrapper.clone(), STAMP, loader());
         env.poll = Duration::from_millis(100);
         env
@@ -257,7 +257,7 @@ impl Fake {
 
     /// The adb invocations, with consecutive polls collapsed into one
     /// and the perfetto pid and output path replaced by `PID` / `OUT`.
-    fn log(&self) -> Vec<String> {
+    pub(crate) fn log(&self) -> Vec<String> {
         let text = std::fs::read_to_string(&self.log).unwrap_or_default();
         let pid = self.pid().map(|p| p.to_string());
         let out = self.out().display().to_string();
@@ -288,7 +288,7 @@ impl Fake {
     }
 
     /// Nothing left on the device: no trace file, no perfetto running.
-    fn assert_device_clean(&self) {
+    pub(crate) fn assert_device_clean(&self) {
         let traces = self.state.join("device/data/misc/perfetto-traces");
         let left: Vec<_> =
             std::fs::read_dir(&traces).map(|d| d.flatten().map(|e| e.file_name()).collect()).unwrap_or_default();

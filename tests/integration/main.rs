@@ -4,6 +4,7 @@
 
 mod util;
 
+mod ab;
 mod analyze;
 mod capture;
 mod compare;

@@ -10,6 +10,7 @@
 pub(crate) mod decision;
 pub(crate) mod quantile;
 pub(crate) mod rank;
+pub(crate) mod sequential;
 
 pub(crate) use decision::Direction;
 pub use decision::Verdict;

@@ -1,0 +1,267 @@
+//! Device hygiene for repeated runs (`capture --runs`, `ab`;
+//! docs/ab.md, "Device hygiene"): before the first run the screen is kept
+//! awake and the animation scales are put at 1; before every run the screen
+//! is woken and unlocked, the device is let cool down while it throttles
+//! (bounded), and its state is read and recorded: battery, temperature,
+//! thermal status, the app's installed version, APK hash and compilation
+//! state. [`Hygiene`] puts back every setting it changed, on every path out.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use super::adb::Adb;
+use super::CaptureError;
+use crate::sink::Sink;
+
+/// The global settings of the animation scales; at 1 the app animates as
+/// users see it (0 would skip the very frames being measured).
+const ANIMATION_SCALES: [&str; 3] = ["window_animation_scale", "transition_animation_scale", "animator_duration_scale"];
+const STAY_ON: &str = "stay_on_while_plugged_in";
+
+/// What the device was like just before a run (recorded in `runs.json`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DeviceState {
+    /// `dumpsys power` mWakefulness was Awake (after waking it if needed).
+    pub awake: Option<bool>,
+    /// The keyguard showed (after dismissing it if it could be).
+    pub locked: Option<bool>,
+    /// Battery level in %.
+    pub battery_pct: Option<u32>,
+    /// Battery temperature in °C.
+    pub battery_temp_c: Option<f64>,
+    /// `dumpsys thermalservice` Thermal Status when the run started: 0 none,
+    /// 1 light, 2 moderate, 3 severe, 4 critical, 5 emergency, 6 shutdown.
+    pub thermal_status: Option<u32>,
+    /// The device still throttled when the cool-down's bound ran out.
+    pub throttled: bool,
+    /// Seconds spent waiting for the device to cool down.
+    pub cooled_down_s: f64,
+    pub version_code: Option<String>,
+    pub version_name: Option<String>,
+    /// SHA-256 of the installed base.apk (read on the device).
+    pub apk_sha256: Option<String>,
+    /// The dexopt status (`speed-profile`, `speed`, `verify`, …).
+    pub compile_status: Option<String>,
+}
+
+/// The device's settings for a series of runs, and the values to put back.
+pub struct Hygiene<'a> {
+    adb: &'a Adb,
+    /// (setting, old value) to restore, in the order they were changed.
+    changed: Vec<(&'static str, String)>,
+    sink: Sink,
+    restored: bool,
+}
+
+impl<'a> Hygiene<'a> {
+    /// Keep the screen on while plugged in and put the animation scales at 1,
+    /// remembering what was there.
+    pub fn begin(adb: &'a Adb, sink: Sink) -> Result<Hygiene<'a>, CaptureError> {
+        let mut h = Hygiene { adb, changed: Vec::new(), sink, restored: false };
+        let stay_on = get_setting(adb, STAY_ON)?;
+        if stay_on != "7" {
+            shell_ok(adb, "svc power stayon true")?;
+            h.changed.push((STAY_ON, stay_on));
+        }
+        for name in ANIMATION_SCALES {
+            let old = get_setting(adb, name)?;
+            if old.parse::<f64>().ok() != Some(1.0) {
+                shell_ok(adb, &format!("settings put global {name} 1"))?;
+                h.changed.push((name, old));
+            }
+        }
+        Ok(h)
+    }
+
+    /// What was changed (setting names), for the user.
+    pub fn changed(&self) -> Vec<&'static str> {
+        self.changed.iter().map(|(n, _)| *n).collect()
+    }
+
+    /// Wake and unlock the screen, wait (at most `cool_down`) while the
+    /// device throttles, then read its state and the app's.
+    pub fn before_run(
+        &self,
+        app: &str,
+        cool_down: Duration,
+        poll: Duration,
+        stop: &AtomicBool,
+    ) -> Result<DeviceState, CaptureError> {
+        let adb = self.adb;
+        let mut s = DeviceState::default();
+        let mut awake = wakefulness(adb)?;
+        if awake == Some(false) {
+            shell_ok(adb, "input keyevent KEYCODE_WAKEUP")?;
+            awake = wakefulness(adb)?;
+        }
+        s.awake = awake;
+        let mut locked = keyguard_showing(adb)?;
+        if locked == Some(true) {
+            shell_ok(adb, "wm dismiss-keyguard")?;
+            locked = keyguard_showing(adb)?;
+        }
+        if locked == Some(true) {
+            return Err(CaptureError::BadArgs(format!(
+                "the screen of {} stays locked: remove the PIN/pattern lock for the experiment (Settings > Security > Screen lock: None)",
+                adb.serial().unwrap_or("the device")
+            )));
+        }
+        s.locked = locked;
+        let started = Instant::now();
+        loop {
+            s.thermal_status = thermal_status(adb)?;
+            if s.thermal_status.unwrap_or(0) == 0 || stop.load(Ordering::SeqCst) {
+                break;
+            }
+            if started.elapsed() >= cool_down {
+                s.throttled = true;
+                break;
+            }
+            std::thread::sleep(poll.min(cool_down.saturating_sub(started.elapsed())).max(Duration::from_millis(1)));
+        }
+        s.cooled_down_s = (started.elapsed().as_secs_f64() * 10.0).round() / 10.0;
+        let battery = adb.shell("dumpsys battery")?.stdout;
+        s.battery_pct = field(&battery, "level:").and_then(|v| v.parse().ok());
+        s.battery_temp_c = field(&battery, "temperature:").and_then(|v| v.parse::<f64>().ok()).map(|t| t / 10.0);
+        let package = adb.shell(&format!("dumpsys package {app}"))?.stdout;
+        s.version_code = word_after(&package, "versionCode=");
+        s.version_name = word_after(&package, "versionName=");
+        s.compile_status = package.find("[status=").map(|i| {
+            let rest = &package[i + "[status=".len()..];
+            rest[..rest.find(']').unwrap_or(rest.len())].to_string()
+        });
+        s.apk_sha256 = apk_sha256(adb, app)?;
+        Ok(s)
+    }
+
+    /// Put every changed setting back; returns what could not be, each with
+    /// the command that does it by hand.
+    pub fn restore(&mut self) -> Vec<String> {
+        self.restored = true;
+        let mut problems = Vec::new();
+        for (name, old) in self.changed.drain(..).rev() {
+            // An unset setting reads "null"; deleting it restores that.
+            let cmd = if old == "null" {
+                format!("settings delete global {name}")
+            } else {
+                format!("settings put global {name} {old}")
+            };
+            if let Err(e) = shell_ok(self.adb, &cmd) {
+                problems.push(format!(
+                    "could not restore {name} on {s} ({e}): run `adb -s {s} shell {cmd}`",
+                    s = self.adb.serial().unwrap_or("the device")
+                ));
+            }
+        }
+        problems
+    }
+}
+
+impl Drop for Hygiene<'_> {
+    fn drop(&mut self) {
+        if !self.restored {
+            for p in self.restore() {
+                self.sink.warn(None, &p);
+            }
+        }
+    }
+}
+
+/// The installed APK's SHA-256, read on the device (`pm path`, then
+/// `sha256sum`), so it is the file Android runs, not a local copy.
+pub fn apk_sha256(adb: &Adb, app: &str) -> Result<Option<String>, CaptureError> {
+    let paths = adb.shell(&format!("pm path {app}"))?.stdout;
+    let Some(base) = paths.lines().filter_map(|l| l.trim().strip_prefix("package:")).find(|p| p.ends_with("base.apk"))
+    else {
+        return Ok(None);
+    };
+    if !base.chars().all(|c| c.is_ascii_alphanumeric() || "/._-~=+".contains(c)) {
+        return Ok(None);
+    }
+    let out = adb.shell(&format!("sha256sum {base}"))?;
+    Ok(out
+        .stdout
+        .split_whitespace()
+        .next()
+        .filter(|h| h.len() == 64 && h.chars().all(|c| c.is_ascii_hexdigit()))
+        .map(str::to_string))
+}
+
+fn get_setting(adb: &Adb, name: &str) -> Result<String, CaptureError> {
+    let out = adb.shell(&format!("settings get global {name}"))?;
+    if !out.success() {
+        return Err(failed(adb, &format!("settings get global {name}"), &out.detail()));
+    }
+    Ok(out.stdout.trim().to_string())
+}
+
+fn shell_ok(adb: &Adb, cmd: &str) -> Result<(), CaptureError> {
+    let out = adb.shell(cmd)?;
+    if out.success() {
+        Ok(())
+    } else {
+        Err(failed(adb, cmd, &out.detail()))
+    }
+}
+
+fn failed(adb: &Adb, cmd: &str, detail: &str) -> CaptureError {
+    CaptureError::AdbFailed {
+        cmd: format!("adb {}", adb.command_line(&["shell", cmd]).join(" ")),
+        detail: detail.into(),
+    }
+}
+
+/// `dumpsys power`: mWakefulness=Awake|Asleep|Dreaming|Dozing.
+fn wakefulness(adb: &Adb) -> Result<Option<bool>, CaptureError> {
+    let out = adb.shell("dumpsys power")?.stdout;
+    Ok(word_after(&out, "mWakefulness=").map(|w| w == "Awake"))
+}
+
+/// `dumpsys window`: the keyguard's state, by the names Android 9–16 print.
+fn keyguard_showing(adb: &Adb) -> Result<Option<bool>, CaptureError> {
+    let out = adb.shell("dumpsys window")?.stdout;
+    Ok(["isKeyguardShowing=", "mDreamingLockscreen=", "mShowingLockscreen="]
+        .iter()
+        .find_map(|k| word_after(&out, k))
+        .map(|v| v == "true"))
+}
+
+/// `dumpsys thermalservice` (Android 10+): `Thermal Status: N`.
+fn thermal_status(adb: &Adb) -> Result<Option<u32>, CaptureError> {
+    let out = adb.shell("dumpsys thermalservice")?;
+    Ok(field(&out.stdout, "Thermal Status:").and_then(|v| v.parse().ok()))
+}
+
+/// The value after `key` on the first line that starts with it (trimmed).
+fn field(text: &str, key: &str) -> Option<String> {
+    text.lines().find_map(|l| l.trim().strip_prefix(key).map(|v| v.trim().to_string()))
+}
+
+/// The word right after the first `key` anywhere in `text`.
+fn word_after(text: &str, key: &str) -> Option<String> {
+    let i = text.find(key)? + key.len();
+    let word: String = text[i..].chars().take_while(|c| !c.is_whitespace()).collect();
+    (!word.is_empty()).then_some(word)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_dumpsys_fields() {
+        let battery = "Current Battery Service state:\n  AC powered: false\n  level: 87\n  temperature: 312\n";
+        assert_eq!(field(battery, "level:").as_deref(), Some("87"));
+        assert_eq!(field(battery, "temperature:").as_deref(), Some("312"));
+        let pkg = "    versionCode=42 minSdk=24 targetSdk=34\n    versionName=2.1.0-rc1\n      arm64: [status=speed-profile] [reason=install-dm]\n";
+        assert_eq!(word_after(pkg, "versionCode=").as_deref(), Some("42"));
+        assert_eq!(word_after(pkg, "versionName=").as_deref(), Some("2.1.0-rc1"));
+        assert_eq!(field("IsStatusOverride: false\nThermal Status: 2\n", "Thermal Status:").as_deref(), Some("2"));
+        assert_eq!(
+            word_after("mShowingDream=false mDreamingLockscreen=true", "mDreamingLockscreen="),
+            Some("true".into())
+        );
+    }
+}

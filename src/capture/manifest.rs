@@ -1,0 +1,247 @@
+//! `runs.json`: the record of a series of runs (`capture --runs`, `ab`;
+//! docs/ab.md, "runs.json"): every attempt in the order it ran, with its
+//! side, trace, device state, launch report and, for a failed one, why.
+//! `compare` reads it to warn when the sides differ in device state.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::hygiene::DeviceState;
+
+pub const FILE_NAME: &str = "runs.json";
+
+/// The whole record.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Manifest {
+    pub fpsan_version: String,
+    /// `ab` or `capture`.
+    pub kind: String,
+    pub app: String,
+    pub serial: String,
+    /// The order of the builds: `abba`, or `shuffle` with its seed.
+    pub order: Option<String>,
+    pub seed: Option<u64>,
+    /// The scenario's steps, one per line, as given.
+    pub scenario: Option<String>,
+    pub launch: String,
+    pub secs: u32,
+    /// The APK files given for each side (`ab`).
+    pub builds: Vec<BuildRecord>,
+    /// Every attempt, in the order it ran.
+    pub runs: Vec<RunRecord>,
+    /// The looks of `--until-decided`, in order.
+    pub looks: Vec<LookRecord>,
+    /// Ctrl-C stopped the experiment.
+    pub interrupted: bool,
+    /// Why the experiment stopped before its end (a run that failed every
+    /// attempt, a device that did not come back).
+    pub stopped: Option<String>,
+    /// Settings changed for the runs and put back afterwards.
+    pub settings_changed: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct BuildRecord {
+    pub side: String,
+    pub apk: String,
+    /// SHA-256 of the local APK file.
+    pub sha256: String,
+}
+
+/// One attempt at one run.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct RunRecord {
+    /// 1-based position in the experiment's order.
+    pub order: usize,
+    /// `before` / `after` (`ab`); none for `capture --runs`.
+    pub side: Option<String>,
+    /// The run's number within its side (run-NN).
+    pub run: usize,
+    pub attempt: u32,
+    /// `ok` or `failed`.
+    pub status: String,
+    pub reason: Option<String>,
+    /// The trace, relative to the manifest's directory (a failed attempt's
+    /// trace, when one was pulled, is kept under `failed/`).
+    pub trace: Option<String>,
+    /// Local time the attempt started, RFC 3339.
+    pub started: String,
+    pub seconds: f64,
+    pub device: DeviceState,
+    pub launch_state: Option<String>,
+    pub launch_total_ms: Option<u64>,
+    /// The headline value of the run (`ab`): fps as `compare` computes it.
+    pub fps: Option<f64>,
+    pub warnings: Vec<String>,
+}
+
+impl RunRecord {
+    pub fn ok(&self) -> bool {
+        self.status == "ok"
+    }
+}
+
+/// One look of `--until-decided`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct LookRecord {
+    pub runs_per_side: [usize; 2],
+    /// The nominal level the look tests at (the alpha spent on it).
+    pub alpha: f64,
+    pub verdict: String,
+    pub fps_delta_ci: Option<[f64; 2]>,
+    pub runs_needed: Option<usize>,
+}
+
+impl Manifest {
+    /// Write `DIR/runs.json` (through a temporary file, so a reader never
+    /// sees half of it).
+    pub fn write(&self, dir: &Path) -> std::io::Result<PathBuf> {
+        let path = dir.join(FILE_NAME);
+        let tmp = dir.join(".runs.json.tmp");
+        let mut bytes = serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?;
+        bytes.push(b'\n');
+        std::fs::write(&tmp, bytes)?;
+        std::fs::rename(&tmp, &path)?;
+        Ok(path)
+    }
+
+    pub fn read(path: &Path) -> Result<Manifest, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        serde_json::from_str(&text).map_err(|e| format!("{} is not a runs.json fpsan wrote: {e}", path.display()))
+    }
+
+    /// The manifest describing a side given to `compare`: `SIDE/runs.json`
+    /// (`capture --runs`) or `SIDE/../runs.json` (`ab`).
+    pub fn find_for(side: &Path) -> Option<PathBuf> {
+        if !side.is_dir() {
+            return None;
+        }
+        [side.join(FILE_NAME), side.parent().map(|p| p.join(FILE_NAME)).unwrap_or_default()]
+            .into_iter()
+            .find(|p| p.is_file())
+    }
+
+    /// The successful runs of one side (`None`: every run, for `capture --runs`).
+    pub fn ok_runs<'a>(&'a self, side: Option<&'a str>) -> impl Iterator<Item = &'a RunRecord> + 'a {
+        self.runs.iter().filter(move |r| r.ok() && (side.is_none() || r.side.as_deref() == side))
+    }
+}
+
+/// SHA-256 of a local file, hex.
+pub fn file_sha256(path: &Path) -> std::io::Result<String> {
+    use sha2::Digest;
+    use std::io::Read;
+    let mut f = std::fs::File::open(path)?;
+    let mut hasher = sha2::Sha256::new();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+    }
+    Ok(hasher.finalize().iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Warnings about two sides' device states, for `compare`: throttled runs
+/// on one side only, several versions within a side, the same APK on both
+/// sides, different compilation states.
+pub fn side_warnings(before: &[&RunRecord], after: &[&RunRecord]) -> Vec<String> {
+    let mut out = Vec::new();
+    let throttled = |runs: &[&RunRecord]| runs.iter().filter(|r| r.device.throttled).count();
+    let (tb, ta) = (throttled(before), throttled(after));
+    if (tb == 0) != (ta == 0) {
+        let (side, n, of) = if tb > 0 { ("before", tb, before.len()) } else { ("after", ta, after.len()) };
+        out.push(format!(
+            "{n} of {of} {side} runs started on a throttling device and none of the other side's: a thermal difference may explain part of the change"
+        ));
+    }
+    let distinct = |runs: &[&RunRecord], f: &dyn Fn(&RunRecord) -> Option<String>| {
+        let mut v: Vec<String> = runs.iter().filter_map(|r| f(r)).collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    let hash = |r: &RunRecord| r.device.apk_sha256.clone();
+    let version = |r: &RunRecord| {
+        Some(format!(
+            "{} ({})",
+            r.device.version_name.clone().unwrap_or_default(),
+            r.device.version_code.clone().unwrap_or_default()
+        ))
+        .filter(|_| r.device.version_code.is_some() || r.device.version_name.is_some())
+    };
+    let compile = |r: &RunRecord| r.device.compile_status.clone();
+    for (side, runs) in [("before", before), ("after", after)] {
+        let h = distinct(runs, &hash);
+        if h.len() > 1 {
+            let v = distinct(runs, &version).join(", ");
+            out.push(format!(
+                "the {side} runs ran {} different APKs (versions {v}): one side should be one build",
+                h.len()
+            ));
+        }
+    }
+    let (hb, ha) = (distinct(before, &hash), distinct(after, &hash));
+    if !hb.is_empty() && hb == ha {
+        out.push("before and after ran the same APK (same SHA-256): the build did not change".to_string());
+    }
+    let (cb, ca) = (distinct(before, &compile), distinct(after, &compile));
+    if !cb.is_empty() && !ca.is_empty() && cb != ca {
+        out.push(format!(
+            "the sides ran compiled differently (before {}, after {}): pass --compile to ab to make them alike",
+            cb.join("/"),
+            ca.join("/")
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(side: &str, sha: &str, throttled: bool, compile: &str) -> RunRecord {
+        RunRecord {
+            side: Some(side.into()),
+            status: "ok".into(),
+            device: DeviceState {
+                apk_sha256: Some(sha.into()),
+                throttled,
+                compile_status: Some(compile.into()),
+                version_code: Some("1".into()),
+                ..Default::default()
+            },
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn warns_on_device_differences() {
+        let b = [run("before", "aa", false, "speed"), run("before", "aa", false, "speed")];
+        let a = [run("after", "bb", true, "speed"), run("after", "bb", false, "speed")];
+        let w = side_warnings(&b.iter().collect::<Vec<_>>(), &a.iter().collect::<Vec<_>>());
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].starts_with("1 of 2 after runs started on a throttling device"), "{w:?}");
+
+        let a = [run("after", "aa", false, "verify"), run("after", "cc", false, "verify")];
+        let w = side_warnings(&b.iter().collect::<Vec<_>>(), &a.iter().collect::<Vec<_>>());
+        assert_eq!(w.len(), 2, "{w:?}");
+        assert!(w[0].starts_with("the after runs ran 2 different APKs"), "{w:?}");
+        assert!(w[1].starts_with("the sides ran compiled differently (before speed, after verify)"), "{w:?}");
+
+        let a = [run("after", "aa", false, "speed")];
+        let w = side_warnings(&b.iter().collect::<Vec<_>>(), &a.iter().collect::<Vec<_>>());
+        assert_eq!(w, vec!["before and after ran the same APK (same SHA-256): the build did not change".to_string()]);
+    }
+
+    #[test]
+    fn file_hash_is_sha256() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x");
+        std::fs::write(&p, b"abc").unwrap();
+        assert_eq!(file_sha256(&p).unwrap(), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    }
+}

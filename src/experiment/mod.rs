@@ -1,0 +1,369 @@
+//! `fpsan ab` and `fpsan capture --runs`: repeated runs on a device
+//! (docs/ab.md). Wiring only: [`plan`] orders the builds, [`runner`] makes
+//! each run (hygiene, capture, check, retries, runs.json), the sequential
+//! design of `--until-decided` lives with the statistics
+//! (`compare::stats::sequential`), and the verdict is `compare`'s.
+
+pub mod plan;
+mod runner;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::capture::adb::{Adb, SHORT_TIMEOUT};
+use crate::capture::hygiene::Hygiene;
+use crate::capture::manifest::{file_sha256, BuildRecord, LookRecord, Manifest};
+use crate::capture::{self, session, CaptureEnv, CaptureError, CaptureRequest};
+use crate::compare::comparison::{primary_result, IndicativeGates, Settings};
+use crate::compare::stats::sequential::Design;
+use crate::compare::{CompareError, CompareRequest, Outcome, Run, Verdict};
+use plan::{Build, Order, Plan};
+use runner::{RunEnd, Runner};
+
+/// How the app is compiled after each install (Macrobenchmark's
+/// CompilationMode), so both builds run in the same state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Compile {
+    /// As `adb install` left it (recorded, not changed).
+    #[default]
+    Ignore,
+    /// `cmd package compile --reset`: no AOT code (interpreted and JIT).
+    None,
+    /// `-m speed-profile`: the code its profile names (a baseline profile).
+    Partial,
+    /// `-m speed`: all of it.
+    Full,
+}
+
+impl Compile {
+    fn command(self, app: &str) -> Option<String> {
+        match self {
+            Compile::Ignore => None,
+            Compile::None => Some(format!("cmd package compile --reset {app}")),
+            Compile::Partial => Some(format!("cmd package compile -f -m speed-profile {app}")),
+            Compile::Full => Some(format!("cmd package compile -f -m speed {app}")),
+        }
+    }
+}
+
+/// What `fpsan ab` is asked to do (the command line is `cli`'s).
+#[derive(Debug, Clone)]
+pub struct AbRequest {
+    /// The app, the scenario, the launch, the trace length, the device: as
+    /// `capture` takes them (its `out` is ignored).
+    pub capture: CaptureRequest,
+    pub before_apk: PathBuf,
+    pub after_apk: PathBuf,
+    /// Runs a side (`--until-decided`: at the first look; default: the
+    /// fewest the first look can decide on).
+    pub runs: Option<usize>,
+    pub order: Order,
+    pub seed: u64,
+    pub until_decided: bool,
+    /// Runs a side at most with `--until-decided`.
+    pub max_runs: usize,
+    pub out: PathBuf,
+    pub retries: u32,
+    pub cool_down: Duration,
+    pub compile: Compile,
+    /// compare's options (`before`, `after`, `out` and `app` are set here).
+    pub compare: CompareRequest,
+}
+
+/// Default runs a side without `--until-decided`.
+pub const DEFAULT_RUNS: usize = 10;
+
+/// Why `ab` or `capture --runs` did not finish.
+#[derive(Debug, thiserror::Error)]
+pub enum ExperimentError {
+    #[error("{0}")]
+    Usage(String),
+    #[error(transparent)]
+    Capture(#[from] CaptureError),
+    /// A run failed every attempt, or the device went away: the finished runs are kept.
+    #[error("{0}")]
+    Stopped(String),
+    /// Ctrl-C: the finished runs are kept, the device restored.
+    #[error("{0}")]
+    Interrupted(String),
+    #[error(transparent)]
+    Compare(#[from] CompareError),
+    #[error("cannot write to {path}: {detail}")]
+    Output { path: PathBuf, detail: String },
+}
+
+/// What `ab` produced: compare's outcome (stdout, notes, tripped gates), and
+/// where everything is.
+#[derive(Debug)]
+pub struct AbOutcome {
+    pub dir: PathBuf,
+    pub compare: Outcome,
+    /// The level of the final verdict (`--alpha`, or the last look's).
+    pub alpha: f64,
+    pub runs_per_side: [usize; 2],
+}
+
+fn output_dir(dir: &Path) -> Result<(), ExperimentError> {
+    let err = |detail: String| ExperimentError::Output { path: dir.to_path_buf(), detail };
+    if dir.join(capture::manifest::FILE_NAME).exists() {
+        return Err(err("it already holds an experiment (runs.json): choose another --out".into()));
+    }
+    std::fs::create_dir_all(dir).map_err(|e| err(e.to_string()))
+}
+
+/// `fpsan ab` in a given environment (the CLI passes the real one, with Ctrl-C).
+pub fn ab(req: &AbRequest, env: &CaptureEnv) -> Result<AbOutcome, ExperimentError> {
+    capture::validate(&req.capture)?;
+    let app = req.capture.app.clone();
+    if req.max_runs < 2 || req.runs.is_some_and(|r| r == 0) {
+        return Err(ExperimentError::Usage("--runs and --max-runs must be at least 1 and 2".into()));
+    }
+    let mut builds = Vec::new();
+    for (build, apk) in [(Build::Before, &req.before_apk), (Build::After, &req.after_apk)] {
+        let sha = file_sha256(apk).map_err(|e| {
+            ExperimentError::Usage(format!(
+                "--{} {}: {e}: give the APK file of that build",
+                build.name(),
+                apk.display()
+            ))
+        })?;
+        builds.push(BuildRecord { side: build.name().into(), apk: apk.display().to_string(), sha256: sha });
+    }
+    if builds[0].sha256 == builds[1].sha256 {
+        env.sink.warn(None, "--before and --after are the same APK (same SHA-256): expect `same`");
+    }
+    let design = if req.until_decided {
+        let at_least = req.runs.unwrap_or(2);
+        Some(Design::new(req.compare.alpha, at_least, req.max_runs).ok_or_else(|| {
+            ExperimentError::Usage(format!(
+                "--max-runs {} is too few for --until-decided at alpha {}: raise it",
+                req.max_runs, req.compare.alpha
+            ))
+        })?)
+    } else {
+        None
+    };
+    let pairs = design.map_or(req.runs.unwrap_or(DEFAULT_RUNS), |d| d.max);
+    output_dir(&req.out)?;
+    for b in [Build::Before, Build::After] {
+        std::fs::create_dir_all(req.out.join(b.name()))
+            .map_err(|e| ExperimentError::Output { path: req.out.clone(), detail: e.to_string() })?;
+    }
+
+    let adb = session::connect(req.capture.serial.as_deref(), env)?;
+    let hygiene = Hygiene::begin(&adb, env.sink)?;
+    let manifest = Manifest {
+        fpsan_version: env!("CARGO_PKG_VERSION").into(),
+        kind: "ab".into(),
+        app: app.clone(),
+        serial: adb.serial().unwrap_or_default().into(),
+        order: Some(req.order.as_str().into()),
+        seed: (req.order == Order::Shuffle).then_some(req.seed),
+        scenario: req.capture.drive.as_ref().map(|s| s.to_string()),
+        launch: req.capture.launch.as_str().into(),
+        secs: req.capture.secs,
+        builds: builds.clone(),
+        settings_changed: hygiene.changed().iter().map(|s| s.to_string()).collect(),
+        ..Default::default()
+    };
+    let mut runner = Runner::new(env, &adb, &hygiene, req.out.clone(), req.capture.clone(), manifest);
+    runner.retries = req.retries;
+    runner.cool_down = req.cool_down;
+    let mut installed: Option<Build> = None;
+    let mut done: [Vec<Run>; 2] = [Vec::new(), Vec::new()];
+    let mut plan = Plan::new(req.order, req.seed);
+    let mut final_alpha = req.compare.alpha;
+    let mut ended: Option<ExperimentError> = None;
+    'pairs: for _ in 0..pairs {
+        for build in plan.next_pair() {
+            let number = done[build.index()].len() + 1;
+            let sha = builds[build.index()].sha256.clone();
+            let apk = if build == Build::Before { &req.before_apk } else { &req.after_apk };
+            let mut prepare = |adb: &Adb| {
+                if installed != Some(build) {
+                    installed = None;
+                    install(adb, apk, &app, req.compile)?;
+                    installed = Some(build);
+                }
+                Ok(Some(sha.clone()))
+            };
+            match runner.run(Some(build), number, &mut prepare) {
+                RunEnd::Done(r) => done[build.index()].push(*r),
+                RunEnd::Interrupted => {
+                    ended = Some(ExperimentError::Interrupted(format!(
+                        "interrupted: {} before and {} after runs kept in {}",
+                        done[0].len(),
+                        done[1].len(),
+                        req.out.display()
+                    )));
+                    runner.manifest.interrupted = true;
+                    break 'pairs;
+                }
+                RunEnd::Failed(why) => {
+                    let line = format!(
+                        "{} run {number} failed {} times (last: {why}); {} before and {} after runs kept in {}",
+                        build.name(),
+                        req.retries + 1,
+                        done[0].len(),
+                        done[1].len(),
+                        req.out.display()
+                    );
+                    runner.manifest.stopped = Some(line.clone());
+                    ended = Some(ExperimentError::Stopped(line));
+                    break 'pairs;
+                }
+            }
+        }
+        if let Some(d) = design {
+            let n = done[0].len().min(done[1].len());
+            if n >= d.first {
+                let look = look(&done, d.level(n), req.compare.min_change_pct, n, d.max);
+                env.sink.info(None, &look.1);
+                let decided = look.0.verdict != "inconclusive";
+                final_alpha = look.0.alpha;
+                runner.manifest.looks.push(look.0);
+                runner.save();
+                if decided {
+                    break;
+                }
+            }
+        }
+    }
+    runner.save();
+    let problems = {
+        drop(runner);
+        let mut h = hygiene;
+        h.restore()
+    };
+    for p in &problems {
+        env.sink.warn(None, p);
+    }
+    if let Some(e) = ended {
+        return Err(e);
+    }
+    let compare = CompareRequest {
+        before: req.out.join("before"),
+        after: req.out.join("after"),
+        app: Some(app),
+        pids: None,
+        out: Some(req.out.clone()),
+        alpha: final_alpha,
+        ..req.compare.clone()
+    };
+    let outcome = crate::compare::run(&compare)?;
+    Ok(AbOutcome {
+        dir: req.out.clone(),
+        compare: outcome,
+        alpha: final_alpha,
+        runs_per_side: [done[0].len(), done[1].len()],
+    })
+}
+
+/// One look of `--until-decided`: fps's verdict at the look's level, and a
+/// progress line.
+fn look(done: &[Vec<Run>; 2], alpha: f64, min_change_pct: f64, n: usize, max: usize) -> (LookRecord, String) {
+    let values = |runs: &[Run]| runs.iter().filter_map(|r| r.value("fps")).collect::<Vec<f64>>();
+    let s = Settings::new(alpha, min_change_pct, IndicativeGates::Pass);
+    let r = primary_result(&values(&done[0]), &values(&done[1]), &s);
+    let ci = r.ci.map_or_else(|| "no interval yet".to_string(), |[lo, hi]| format!("[{lo:+.2}, {hi:+.2}]"));
+    let needed = match (r.verdict, r.runs_needed) {
+        (Verdict::Inconclusive | Verdict::Indicative, Some(k)) => {
+            format!("; about {} more runs a side likely needed", k.saturating_sub(n).min(max - n))
+        }
+        _ => String::new(),
+    };
+    let line = format!(
+        "look at {n} runs a side (of at most {max}): fps change {:+.2}, {} {ci} at alpha {alpha:.4}: {}{needed}",
+        r.delta.unwrap_or(f64::NAN),
+        s.ci_label(),
+        r.verdict.word()
+    );
+    let verdict = match r.verdict {
+        Verdict::Indicative => "inconclusive",
+        v => v.word(),
+    };
+    let record = LookRecord {
+        runs_per_side: [done[0].len(), done[1].len()],
+        alpha,
+        verdict: verdict.into(),
+        fps_delta_ci: r.ci,
+        runs_needed: r.runs_needed,
+    };
+    (record, line)
+}
+
+/// `adb install -r -d APK`, then the compile mode; one line on failure.
+fn install(adb: &Adb, apk: &Path, app: &str, compile: Compile) -> Result<(), String> {
+    let path = apk.to_string_lossy();
+    let out = adb
+        .exec(&["install", "-r", "-d", &path], None, SHORT_TIMEOUT * 10)
+        .map_err(|e| format!("installing {path} failed: {e}"))?;
+    if !out.success() || !out.stdout.contains("Success") {
+        return Err(format!("installing {path} failed: {}", out.detail()));
+    }
+    if let Some(cmd) = compile.command(app) {
+        let out = adb.shell(&cmd).map_err(|e| e.to_string())?;
+        if !out.success() {
+            return Err(format!("`{cmd}` failed: {}", out.detail()));
+        }
+    }
+    Ok(())
+}
+
+/// `fpsan capture --runs N --out DIR`: N runs of the installed build into
+/// DIR (run-01.pftrace …, runs.json), a side for `compare`.
+pub fn capture_runs(req: &CaptureRequest, runs: usize, env: &CaptureEnv) -> Result<PathBuf, ExperimentError> {
+    capture::validate(req)?;
+    let dir = req.out.clone().ok_or_else(|| ExperimentError::Usage("--runs needs --out DIR".into()))?;
+    output_dir(&dir)?;
+    let adb = session::connect(req.serial.as_deref(), env)?;
+    let hygiene = Hygiene::begin(&adb, env.sink)?;
+    let manifest = Manifest {
+        fpsan_version: env!("CARGO_PKG_VERSION").into(),
+        kind: "capture".into(),
+        app: req.app.clone(),
+        serial: adb.serial().unwrap_or_default().into(),
+        scenario: req.drive.as_ref().map(|s| s.to_string()),
+        launch: req.launch.as_str().into(),
+        secs: req.secs,
+        settings_changed: hygiene.changed().iter().map(|s| s.to_string()).collect(),
+        ..Default::default()
+    };
+    let mut runner = Runner::new(env, &adb, &hygiene, dir.clone(), req.clone(), manifest);
+    let mut ended = None;
+    for k in 1..=runs {
+        match runner.run(None, k, &mut |_| Ok(None)) {
+            RunEnd::Done(_) => {}
+            RunEnd::Interrupted => {
+                runner.manifest.interrupted = true;
+                ended = Some(ExperimentError::Interrupted(format!(
+                    "interrupted: {} runs kept in {}",
+                    k - 1,
+                    dir.display()
+                )));
+                break;
+            }
+            RunEnd::Failed(why) => {
+                let line = format!(
+                    "run {k} failed {} times (last: {why}); {} runs kept in {}",
+                    runner.retries + 1,
+                    k - 1,
+                    dir.display()
+                );
+                runner.manifest.stopped = Some(line.clone());
+                ended = Some(ExperimentError::Stopped(line));
+                break;
+            }
+        }
+    }
+    runner.save();
+    drop(runner);
+    let mut h = hygiene;
+    for p in h.restore() {
+        env.sink.warn(None, &p);
+    }
+    match ended {
+        Some(e) => Err(e),
+        None => Ok(dir),
+    }
+}

@@ -1,0 +1,254 @@
+//! One run of a series, with its retries (docs/ab.md, "When a run fails"):
+//! the device is prepared (the build installed, for `ab`), its state checked
+//! and recorded, the trace captured and checked for frames of the app. A
+//! failed attempt is recorded with its reason (its trace, if any, kept under
+//! `failed/`) and retried up to a bound, after waiting for a device that
+//! dropped to come back. Every attempt is written to runs.json at once, so
+//! an experiment that stops for any reason keeps its record.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use crate::analysis;
+use crate::capture::adb::Adb;
+use crate::capture::hygiene::Hygiene;
+use crate::capture::manifest::{Manifest, RunRecord};
+use crate::capture::{session, CaptureEnv, CaptureError, CaptureRequest};
+use crate::compare::Run;
+
+use super::plan::Build;
+
+/// How long a device that dropped gets to come back before the experiment stops.
+const DEVICE_RETURN: Duration = Duration::from_secs(60);
+
+/// Where a series' traces go and how its runs are made.
+pub(crate) struct Runner<'a> {
+    pub env: &'a CaptureEnv,
+    pub adb: &'a Adb,
+    pub hygiene: &'a Hygiene<'a>,
+    pub dir: PathBuf,
+    /// secs, scenario, launch, activity, buffer: the same for every run.
+    pub template: CaptureRequest,
+    /// Attempts after the first.
+    pub retries: u32,
+    pub cool_down: Duration,
+    pub manifest: Manifest,
+    /// Runs made so far (all attempts), for the order column.
+    attempts_made: usize,
+}
+
+/// How one run ended.
+pub(crate) enum RunEnd {
+    Done(Box<Run>),
+    /// Ctrl-C: the run was not finished.
+    Interrupted,
+    /// Every attempt failed; the last reason.
+    Failed(String),
+}
+
+impl<'a> Runner<'a> {
+    pub fn new(
+        env: &'a CaptureEnv,
+        adb: &'a Adb,
+        hygiene: &'a Hygiene<'a>,
+        dir: PathBuf,
+        template: CaptureRequest,
+        manifest: Manifest,
+    ) -> Runner<'a> {
+        Runner {
+            env,
+            adb,
+            hygiene,
+            dir,
+            template,
+            retries: 2,
+            cool_down: Duration::from_secs(300),
+            manifest,
+            attempts_made: 0,
+        }
+    }
+
+    fn stopped(&self) -> bool {
+        self.env.stop.load(Ordering::SeqCst)
+    }
+
+    pub fn save(&self) {
+        if let Err(e) = self.manifest.write(&self.dir) {
+            self.env.sink.warn(None, &format!("cannot write {}/runs.json: {e}", self.dir.display()));
+        }
+    }
+
+    /// Run number `run` of `side` (None: `capture --runs`), with retries.
+    /// `prepare` puts the device in shape first (installs the build) and
+    /// returns the SHA-256 the installed APK must have, if any; it is told
+    /// whether the previous attempt failed.
+    pub fn run(
+        &mut self,
+        side: Option<Build>,
+        run: usize,
+        prepare: &mut dyn FnMut(&Adb) -> Result<Option<String>, String>,
+    ) -> RunEnd {
+        let mut last = String::new();
+        for attempt in 1..=self.retries + 1 {
+            if self.stopped() {
+                return RunEnd::Interrupted;
+            }
+            let started = Instant::now();
+            self.attempts_made += 1;
+            let mut record = RunRecord {
+                order: self.attempts_made,
+                side: side.map(|s| s.name().to_string()),
+                run,
+                attempt,
+                started: chrono::Local::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, false),
+                ..Default::default()
+            };
+            let result = self.attempt(side, run, &mut record, prepare);
+            record.seconds = (started.elapsed().as_secs_f64() * 10.0).round() / 10.0;
+            let label = match side {
+                Some(s) => format!("{} run {run}", s.name()),
+                None => format!("run {run}"),
+            };
+            match result {
+                Ok(r) => {
+                    record.status = "ok".into();
+                    record.fps = r.value("fps");
+                    let fps = record.fps.map_or_else(|| "no fps".to_string(), |v| format!("{v:.1} fps"));
+                    self.env.sink.info(None, &format!("{label}: {fps} ({:.0} s)", record.seconds));
+                    self.manifest.runs.push(record);
+                    self.save();
+                    return RunEnd::Done(Box::new(r));
+                }
+                Err(Attempt::Interrupted) => {
+                    record.status = "interrupted".into();
+                    record.reason = Some("Ctrl-C".into());
+                    self.manifest.runs.push(record);
+                    self.save();
+                    return RunEnd::Interrupted;
+                }
+                Err(Attempt::Failed(why)) => {
+                    record.status = "failed".into();
+                    record.reason = Some(why.clone());
+                    self.env.sink.warn(None, &format!("{label}, attempt {attempt} failed: {why}"));
+                    self.manifest.runs.push(record);
+                    self.save();
+                    last = why;
+                    if let Err(gone) = self.wait_for_device() {
+                        return RunEnd::Failed(gone);
+                    }
+                }
+            }
+        }
+        RunEnd::Failed(last)
+    }
+
+    fn attempt(
+        &self,
+        side: Option<Build>,
+        run: usize,
+        record: &mut RunRecord,
+        prepare: &mut dyn FnMut(&Adb) -> Result<Option<String>, String>,
+    ) -> Result<Run, Attempt> {
+        let app = self.template.app.clone();
+        let expected = prepare(self.adb).map_err(Attempt::Failed)?;
+        let device = self
+            .hygiene
+            .before_run(&app, self.cool_down, self.env.poll * 10, &self.env.stop)
+            .map_err(|e| Attempt::Failed(e.to_string()))?;
+        record.device = device;
+        if record.device.throttled {
+            record.warnings.push(format!(
+                "still throttling (thermal status {}) after {:.0} s of cool-down",
+                record.device.thermal_status.unwrap_or(0),
+                record.device.cooled_down_s
+            ));
+        }
+        if let Some(want) = expected {
+            if record.device.apk_sha256.as_deref() != Some(want.as_str()) {
+                return Err(Attempt::Failed(format!(
+                    "the installed APK is not the {} build (device SHA-256 {}, expected {want})",
+                    side.map_or("intended", Build::name),
+                    record.device.apk_sha256.as_deref().unwrap_or("unknown")
+                )));
+            }
+        }
+        let relative = trace_name(side, run);
+        let path = self.dir.join(&relative);
+        let request =
+            CaptureRequest { out: Some(path.clone()), analyze: false, dry_run: false, ..self.template.clone() };
+        let outcome = match session::capture(&request, self.env) {
+            Ok(o) => o,
+            Err(CaptureError::Cancelled) => return Err(Attempt::Interrupted),
+            Err(e) => return Err(Attempt::Failed(e.to_string())),
+        };
+        record.launch_state = outcome.launched.as_ref().and_then(|l| l.state.clone());
+        record.launch_total_ms = outcome.launched.as_ref().and_then(|l| l.total_ms);
+        record.warnings.extend(outcome.warnings.iter().cloned());
+        let mut failed = |why: String| {
+            record.trace = self.keep_failed(&path, side, run, record.attempt);
+            why
+        };
+        if outcome.interrupted {
+            failed(String::new());
+            return Err(Attempt::Interrupted);
+        }
+        if let Some(died) = &outcome.app_died {
+            return Err(Attempt::Failed(failed(died.clone())));
+        }
+        let opts = analysis::Options { summaries: false, ..Default::default() };
+        match crate::compare::load_run(&path, &opts, &app) {
+            Ok(r) => {
+                record.trace = Some(relative);
+                Ok(r)
+            }
+            Err(why) => Err(Attempt::Failed(failed(why))),
+        }
+    }
+
+    /// Move a failed attempt's trace under `failed/` (out of the side's
+    /// directory, which `compare` reads); its new relative path.
+    fn keep_failed(&self, path: &Path, side: Option<Build>, run: usize, attempt: u32) -> Option<String> {
+        if !path.is_file() {
+            return None;
+        }
+        let side = side.map_or("run", Build::name);
+        let relative = format!("failed/{side}-run-{run:02}-attempt-{attempt}.pftrace");
+        let target = self.dir.join(&relative);
+        std::fs::create_dir_all(target.parent()?).ok()?;
+        std::fs::rename(path, &target).ok()?;
+        Some(relative)
+    }
+
+    /// After a failure: if the device dropped, wait (bounded) for it.
+    fn wait_for_device(&self) -> Result<(), String> {
+        let serial = self.adb.serial().unwrap_or_default().to_string();
+        let until = Instant::now() + DEVICE_RETURN;
+        loop {
+            let back = session::connect(Some(&serial), self.env).is_ok();
+            if back {
+                return Ok(());
+            }
+            if Instant::now() >= until || self.stopped() {
+                return Err(format!(
+                    "device {serial} did not come back within {} s: check the USB cable and `adb devices`",
+                    DEVICE_RETURN.as_secs()
+                ));
+            }
+            std::thread::sleep(self.env.poll * 5);
+        }
+    }
+}
+
+enum Attempt {
+    Interrupted,
+    Failed(String),
+}
+
+/// `before/run-01.pftrace`, or `run-01.pftrace` for `capture --runs`.
+pub(crate) fn trace_name(side: Option<Build>, run: usize) -> String {
+    match side {
+        Some(s) => format!("{}/run-{run:02}.pftrace", s.name()),
+        None => format!("run-{run:02}.pftrace"),
+    }
+}

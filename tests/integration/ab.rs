@@ -1,0 +1,348 @@
+//! `fpsan ab` and `capture --runs` against the fake adb (tests/fake_adb/adb):
+//! a fake APK is a key=value file naming the traces the fake device records
+//! while that build is installed (made by the project's trace builder:
+//! janky runs for one build, smooth for the other). Checked: the ABBA order
+//! and the installs it needs, the device hygiene done and recorded and put
+//! back, a failed run retried and reported, a run that fails every time
+//! stopping the experiment with one line, `--until-decided` stopping at its
+//! first look on a large change and running to `--max-runs` on none, Ctrl-C
+//! keeping the finished runs (exit 130), and `compare` reading runs.json.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use fpsan::capture::manifest::{file_sha256, Manifest};
+use fpsan::capture::{launch::Launch, scenario::Scenario, CaptureRequest};
+use fpsan::compare::{CompareFormat, CompareRequest, IndicativeGates};
+use fpsan::experiment::{ab, capture_runs, plan::Order, AbRequest, Compile, ExperimentError};
+use tracegen::ab_runs::{app_run, RunSpec, AB_APP};
+
+use super::capture::Fake;
+
+/// Traces of one build: `jank` is each frame's chance of being janky.
+fn traces(dir: &Path, name: &str, jank: &[f64]) -> Vec<PathBuf> {
+    jank.iter()
+        .enumerate()
+        .map(|(k, &p)| {
+            let path = dir.join(format!("{name}-{k}.pftrace"));
+            let spec = RunSpec { secs: 4.0, ..RunSpec::new(100 + k as u64, p) };
+            std::fs::write(&path, app_run(&spec)).unwrap();
+            path
+        })
+        .collect()
+}
+
+/// A fake APK of `AB_APP` whose device records `traces` in turn.
+fn apk(dir: &Path, name: &str, version: u32, traces: &[PathBuf]) -> PathBuf {
+    let path = dir.join(format!("{name}.apk"));
+    let list: Vec<String> = traces.iter().map(|p| p.display().to_string()).collect();
+    std::fs::write(
+        &path,
+        format!("package={AB_APP}\nversionCode={version}\nversionName={version}.0\ntraces={}\n", list.join(" ")),
+    )
+    .unwrap();
+    path
+}
+
+fn device(extra: &[(&str, &str)]) -> Fake {
+    let activity = format!("{AB_APP}/.MainActivity");
+    let mut all = vec![("FAKE_ADB_ACTIVITY", activity.as_str())];
+    all.extend_from_slice(extra);
+    Fake::with("ok", &all)
+}
+
+fn request(fake: &Fake, before: PathBuf, after: PathBuf, runs: usize) -> AbRequest {
+    let out = fake.dir.path().join("exp");
+    AbRequest {
+        capture: CaptureRequest {
+            app: AB_APP.to_string(),
+            secs: 1,
+            out: None,
+            serial: None,
+            buffer_mb: None,
+            analyze: false,
+            dry_run: false,
+            drive: Some(Scenario::parse("input swipe 500 1500 500 300 100; sleep 0.1").unwrap()),
+            launch: Launch::Cold,
+            activity: None,
+        },
+        before_apk: before,
+        after_apk: after,
+        runs: Some(runs),
+        order: Order::Abba,
+        seed: 1,
+        until_decided: false,
+        max_runs: 20,
+        out: out.clone(),
+        retries: 2,
+        cool_down: Duration::from_secs(5),
+        compile: Compile::Ignore,
+        compare: CompareRequest {
+            before: out.join("before"),
+            after: out.join("after"),
+            app: Some(AB_APP.to_string()),
+            pids: None,
+            out: Some(out.clone()),
+            format: CompareFormat::Json,
+            fail_if: vec!["fps.delta_pct < -5".into()],
+            alpha: 0.05,
+            min_change_pct: 2.0,
+            refresh_hz: None,
+            indicative_gates: IndicativeGates::Pass,
+            color: false,
+            sink: fpsan::sink::Sink::quiet(),
+        },
+    }
+}
+
+fn manifest(dir: &Path) -> Manifest {
+    Manifest::read(&dir.join("runs.json")).unwrap()
+}
+
+fn setting(fake: &Fake, name: &str) -> String {
+    std::fs::read_to_string(fake.state.join("settings").join(name)).unwrap_or_default().trim().to_string()
+}
+
+fn json(bytes: &[u8]) -> serde_json::Value {
+    serde_json::from_slice(bytes).unwrap()
+}
+
+fn fps_verdict(out: &[u8]) -> String {
+    let v = json(out);
+    v["metrics"].as_array().unwrap().iter().find(|m| m["metric"] == "fps").unwrap()["verdict"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn abba_runs_with_hygiene_then_compare() {
+    let fake = device(&[("FAKE_ADB_SCREEN", "Asleep"), ("FAKE_ADB_LOCKED", "1"), ("FAKE_ADB_THERMAL", "2 1 0")]);
+    std::fs::create_dir_all(fake.state.join("settings")).unwrap();
+    std::fs::write(fake.state.join("settings/window_animation_scale"), "0.5\n").unwrap();
+    let dir = fake.dir.path();
+    let before = apk(dir, "before", 41, &traces(dir, "janky", &[0.25, 0.3]));
+    let after = apk(dir, "after", 42, &traces(dir, "smooth", &[0.01, 0.02]));
+    let req = AbRequest { compile: Compile::Full, ..request(&fake, before.clone(), after.clone(), 4) };
+    let done = ab(&req, &fake.env()).unwrap();
+    assert_eq!(done.runs_per_side, [4, 4]);
+    assert_eq!(fps_verdict(&done.compare.stdout), "better");
+    assert!(done.compare.tripped.is_empty());
+
+    let m = manifest(&req.out);
+    let sides: Vec<&str> = m.runs.iter().map(|r| r.side.as_deref().unwrap()).collect();
+    assert_eq!(sides, ["before", "after", "after", "before", "before", "after", "after", "before"]);
+    assert!(m.runs.iter().all(|r| r.ok() && r.attempt == 1));
+    let numbers: Vec<usize> = m.runs.iter().map(|r| r.run).collect();
+    assert_eq!(numbers, [1, 1, 2, 2, 3, 3, 4, 4]);
+    // One install per change of build: B A . B . A . B
+    let log = fake.log();
+    let installs: Vec<&String> = log.iter().filter(|l| l.contains(" install -r -d ")).collect();
+    assert_eq!(installs.len(), 5, "{installs:?}");
+    assert_eq!(log.iter().filter(|l| l.contains("cmd package compile -f -m speed ")).count(), 5);
+    let (sha_b, sha_a) = (file_sha256(&before).unwrap(), file_sha256(&after).unwrap());
+    for r in &m.runs {
+        let (sha, code) = if r.side.as_deref() == Some("before") { (&sha_b, "41") } else { (&sha_a, "42") };
+        assert_eq!(r.device.apk_sha256.as_ref(), Some(sha));
+        assert_eq!(r.device.version_code.as_deref(), Some(code));
+        assert_eq!(r.device.compile_status.as_deref(), Some("speed"));
+        assert_eq!((r.device.awake, r.device.locked), (Some(true), Some(false)));
+        assert_eq!(r.device.battery_pct, Some(87));
+        assert_eq!(r.device.battery_temp_c, Some(31.2));
+        assert_eq!(r.launch_state.as_deref(), Some("COLD"));
+        assert!(r.fps.is_some());
+        assert!(req.out.join(r.trace.as_ref().unwrap()).is_file());
+    }
+    // The first run waited for the device to cool (status 2, then 1, then 0: two polls of 1 s).
+    assert_eq!(m.runs[0].device.thermal_status, Some(0));
+    assert!(m.runs[0].device.cooled_down_s >= 1.5, "{}", m.runs[0].device.cooled_down_s);
+    assert!(!m.runs[0].device.throttled);
+    assert_eq!(m.runs[1].device.cooled_down_s, 0.0);
+    assert!(log.iter().any(|l| l.ends_with("shell input keyevent KEYCODE_WAKEUP")));
+    assert!(log.iter().any(|l| l.ends_with("shell wm dismiss-keyguard")));
+    // Settings put back: the animation scale the user had, the screen timeout.
+    assert!(log.iter().any(|l| l.ends_with("shell settings put global window_animation_scale 1")));
+    assert_eq!(setting(&fake, "window_animation_scale"), "0.5");
+    assert_eq!(setting(&fake, "stay_on_while_plugged_in"), "0");
+    assert_eq!(m.settings_changed, ["stay_on_while_plugged_in", "window_animation_scale"]);
+    fake.assert_device_clean();
+    for f in ["compare.html", "compare.json", "before/run-04.pftrace", "after/run-04.pftrace"] {
+        assert!(req.out.join(f).is_file(), "{f}");
+    }
+}
+
+#[test]
+fn failed_runs_are_retried_and_recorded() {
+    // The app dies during the first run's scenario (driven step 3, after `am force-stop` and `am start`);
+    // the second install fails for want of storage;
+    // the device drops at the third install and comes back.
+    let fake = device(&[
+        ("FAKE_ADB_CRASH_ON_STEP", "3"),
+        ("FAKE_ADB_INSTALL_FAIL", "2"),
+        ("FAKE_ADB_DISCONNECT_ON_INSTALL", "3"),
+    ]);
+    let dir = fake.dir.path();
+    let before = apk(dir, "before", 1, &traces(dir, "a", &[0.05]));
+    let after = apk(dir, "after", 2, &traces(dir, "b", &[0.05]));
+    let req = request(&fake, before, after, 1);
+    let done = ab(&req, &fake.env()).unwrap();
+    assert_eq!(done.runs_per_side, [1, 1]);
+    let m = manifest(&req.out);
+    let summary: Vec<(String, u32, String)> =
+        m.runs.iter().map(|r| (r.side.clone().unwrap(), r.attempt, r.status.clone())).collect();
+    let expect = [
+        ("before", 1, "failed"),
+        ("before", 2, "ok"),
+        ("after", 1, "failed"),
+        ("after", 2, "failed"),
+        ("after", 3, "ok"),
+    ];
+    assert_eq!(summary, expect.map(|(s, a, st)| (s.to_string(), a, st.to_string())));
+    let reason = |k: usize| m.runs[k].reason.clone().unwrap();
+    assert!(reason(0).contains("died during the scenario"), "{}", reason(0));
+    assert_eq!(m.runs[0].trace.as_deref(), Some("failed/before-run-01-attempt-1.pftrace"));
+    assert!(req.out.join("failed/before-run-01-attempt-1.pftrace").is_file());
+    assert!(reason(2).contains("INSTALL_FAILED_INSUFFICIENT_STORAGE"), "{}", reason(2));
+    assert!(reason(3).contains("no devices/emulators found"), "{}", reason(3));
+    // compare reads only the kept runs.
+    assert_eq!(std::fs::read_dir(req.out.join("before")).unwrap().count(), 1);
+}
+
+#[test]
+fn a_run_that_always_fails_stops_the_experiment() {
+    let fake = device(&[]);
+    let dir = fake.dir.path();
+    let before = apk(dir, "before", 1, &traces(dir, "a", &[0.05]));
+    // Not an APK at all: every install fails.
+    let after = dir.join("after.apk");
+    std::fs::write(&after, b"PK\x03\x04 not really").unwrap();
+    let req = AbRequest { retries: 1, ..request(&fake, before, after, 2) };
+    let err = ab(&req, &fake.env()).unwrap_err();
+    let ExperimentError::Stopped(line) = &err else { panic!("{err:?}") };
+    assert!(line.starts_with("after run 1 failed 2 times (last: installing "), "{line}");
+    assert!(line.contains("INSTALL_PARSE_FAILED_NOT_APK"), "{line}");
+    assert!(line.ends_with(&format!("1 before and 0 after runs kept in {}", req.out.display())), "{line}");
+    assert!(!line.contains('\n'));
+    let m = manifest(&req.out);
+    assert_eq!(m.stopped.as_deref(), Some(line.as_str()));
+    assert_eq!(m.runs.len(), 3);
+    fake.assert_device_clean();
+    assert_eq!(setting(&fake, "stay_on_while_plugged_in"), "0");
+}
+
+#[test]
+fn until_decided_stops_early_on_a_large_change_and_runs_to_the_maximum_on_none() {
+    let fake = device(&[]);
+    let dir = fake.dir.path();
+    let before = apk(dir, "before", 1, &traces(dir, "janky", &[0.25, 0.3, 0.28]));
+    let after = apk(dir, "after", 2, &traces(dir, "smooth", &[0.01, 0.02, 0.015]));
+    let req = AbRequest { runs: None, until_decided: true, max_runs: 8, ..request(&fake, before, after, 1) };
+    let done = ab(&req, &fake.env()).unwrap();
+    // First look at 4 a side (2/70 = 0.029 ≤ α(4/8) = 0.031), fully separated: better.
+    assert_eq!(done.runs_per_side, [4, 4]);
+    let m = manifest(&req.out);
+    assert_eq!(m.looks.len(), 1);
+    assert_eq!(m.looks[0].verdict, "better");
+    assert!((m.looks[0].alpha - 0.05 * (1.0 + (std::f64::consts::E - 1.0) * 0.5).ln()).abs() < 1e-12);
+    assert!((done.alpha - m.looks[0].alpha).abs() < 1e-15);
+    assert_eq!(fps_verdict(&done.compare.stdout), "better");
+
+    // The same mixed runs for both builds: never decided, to --max-runs.
+    let fake = device(&[]);
+    let dir = fake.dir.path();
+    let mixed = traces(dir, "mixed", &[0.02, 0.3, 0.1]);
+    let before = apk(dir, "before", 1, &mixed);
+    let after = apk(dir, "after", 2, &mixed);
+    let req = AbRequest { runs: None, until_decided: true, max_runs: 6, ..request(&fake, before, after, 1) };
+    let done = ab(&req, &fake.env()).unwrap();
+    assert_eq!(done.runs_per_side, [6, 6]);
+    let m = manifest(&req.out);
+    let looked: Vec<[usize; 2]> = m.looks.iter().map(|l| l.runs_per_side).collect();
+    assert_eq!(looked, [[4, 4], [5, 5], [6, 6]]);
+    assert!(m.looks.iter().all(|l| l.verdict == "inconclusive"));
+    let spent: f64 = m.looks.iter().map(|l| l.alpha).sum();
+    assert!((spent - 0.05).abs() < 1e-12, "{spent}");
+}
+
+#[test]
+fn ctrl_c_keeps_finished_runs_and_restores_the_device() {
+    let fake = device(&[]);
+    std::fs::create_dir_all(fake.state.join("settings")).unwrap();
+    std::fs::write(fake.state.join("settings/animator_duration_scale"), "0\n").unwrap();
+    let dir = fake.dir.path();
+    let before = apk(dir, "before", 1, &traces(dir, "a", &[0.05]));
+    let after = apk(dir, "after", 2, &traces(dir, "b", &[0.05]));
+    let out = dir.join("exp");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_fpsan"))
+        .args(["ab", "--app", AB_APP, "--runs", "3", "--secs", "3", "--launch", "none", "--out"])
+        .arg(&out)
+        .arg("--before")
+        .arg(&before)
+        .arg("--after")
+        .arg(&after)
+        .env("ADB", &fake.wrapper)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Interrupt during the second run's trace.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !std::fs::read_to_string(out.join("runs.json")).is_ok_and(|t| t.contains("\"ok\"")) {
+        assert!(Instant::now() < deadline, "no run finished");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(1500));
+    std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    let status = child.wait().unwrap();
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    let last = stderr.lines().last().unwrap();
+    assert_eq!(last, format!("fpsan: interrupted: 1 before and 0 after runs kept in {}", out.display()));
+    let m = manifest(&out);
+    assert!(m.interrupted);
+    let statuses: Vec<&str> = m.runs.iter().map(|r| r.status.as_str()).collect();
+    assert_eq!(statuses, ["ok", "interrupted"]);
+    assert!(out.join("before/run-01.pftrace").is_file());
+    assert_eq!(std::fs::read_dir(out.join("after")).unwrap().count(), 0);
+    assert_eq!(setting(&fake, "animator_duration_scale"), "0");
+    fake.assert_device_clean();
+}
+
+#[test]
+fn capture_runs_make_a_side_and_compare_reads_their_records() {
+    let fake = device(&[]);
+    let dir = fake.dir.path();
+    let build = apk(dir, "only", 7, &traces(dir, "a", &[0.05, 0.08]));
+    // Install the one build by hand, as a user would before `capture --runs`.
+    let ok = std::process::Command::new(&fake.wrapper).args(["install", "-r"]).arg(&build).output().unwrap();
+    assert!(ok.status.success());
+    let template = request(&fake, build.clone(), build.clone(), 1).capture;
+    let side = |name: &str| {
+        let req = CaptureRequest { out: Some(dir.join(name)), ..template.clone() };
+        capture_runs(&req, 2, &fake.env()).unwrap()
+    };
+    let first = side("first");
+    let second = side("second");
+    let m = manifest(&first);
+    assert_eq!(m.kind, "capture");
+    assert_eq!(
+        m.runs.iter().map(|r| r.trace.clone().unwrap()).collect::<Vec<_>>(),
+        ["run-01.pftrace", "run-02.pftrace"]
+    );
+    assert!(m.runs.iter().all(|r| r.side.is_none() && r.device.version_code.as_deref() == Some("7")));
+    // compare: runs.json is not a run; the same APK on both sides is a warning.
+    let out = fpsan::compare::run(&CompareRequest {
+        before: first,
+        after: second,
+        out: None,
+        fail_if: Vec::new(),
+        ..request(&fake, build.clone(), build, 1).compare
+    })
+    .unwrap();
+    let v = json(&out.stdout);
+    assert_eq!(v["before"]["runs"].as_array().unwrap().len(), 2);
+    let codes: Vec<&str> = v["warnings"].as_array().unwrap().iter().filter_map(|w| w["code"].as_str()).collect();
+    assert!(codes.contains(&"device_state_differs"), "{codes:?}");
+    assert!(v["warnings"].to_string().contains("the build did not change"));
+}
