@@ -32,6 +32,9 @@ pub struct Options {
     /// A trace without frames (or without frames of the chosen apps) is an
     /// error; `query` turns this off and runs its SQL over empty tables.
     pub require_frames: bool,
+    /// Analyse the whole trace even when it marks a driven scenario's window
+    /// (docs/capture.md, "The scenario's window").
+    pub whole_trace: bool,
     #[cfg(feature = "analysis")]
     pub filter: crate::metrics::AppFilter,
     #[cfg(feature = "analysis")]
@@ -48,6 +51,7 @@ impl Default for Options {
             frames: FrameOptions { refresh_hz: None, blocker_threshold_ns: blocker_threshold_ns(DEFAULT_BLOCKER_MS) },
             sink: Sink::quiet(),
             require_frames: true,
+            whole_trace: false,
             #[cfg(feature = "analysis")]
             filter: crate::metrics::AppFilter::All,
             #[cfg(feature = "analysis")]
@@ -123,7 +127,19 @@ pub fn frames_of(opened: Opened, opts: &Options) -> TraceFrames {
             frames.quality.repeated_ids, frames.quality.repeated_id_values, frames.quality.max_id_uses
         )));
     }
-    let presents = presents::analyze(&trace, &frames);
+    let mut frames = frames;
+    let window = if opts.whole_trace { None } else { frames::scenario_window(&trace) };
+    if let Some(w) = window {
+        let all = frames.rows.len();
+        frames.restrict(w);
+        let at = |ns: i64| (ns - trace.meta.first_ts.unwrap_or(0)) as f64 / 1e9;
+        let end = if w.end_ns == i64::MAX { "the trace's end".to_string() } else { format!("{:.3} s", at(w.end_ns)) };
+        warnings.push(Warning::new(WarningCode::ScenarioWindow, format!(
+            "analysed the driven scenario's window, {:.3} s to {end} into the trace (its {} marks): {} of {all} frames; --whole-trace analyses them all",
+            at(w.start_ns), crate::model::SCENARIO_MARK, frames.rows.len()
+        )));
+    }
+    let presents = presents::analyze_in(&trace, &frames, window);
     let cujs = cujs::analyze(&trace, &frames);
     TraceFrames { trace, frames, presents, cujs, warnings }
 }

@@ -7,7 +7,9 @@
 //! - `input …` (swipe, tap, keyevent, text, draganddrop, roll, press,
 //!   motionevent), `am …`, `uiautomator …`, `cmd …`, `wm …`: run as
 //!   `adb shell` commands, word for word;
-//! - `sleep SECS` (decimal seconds, at most an hour), on the host.
+//! - `sleep SECS` (decimal seconds, at most an hour), on the host;
+//! - `wait-idle [SECS]`: until the app has drawn no frame for a second
+//!   (`dumpsys gfxinfo`'s frame count stands still), at most SECS (10).
 
 use std::time::Duration;
 
@@ -18,6 +20,8 @@ pub enum Step {
     Shell(Vec<String>),
     /// A pause on the host.
     Sleep(Duration),
+    /// Wait until the app stops drawing, at most this long.
+    WaitIdle(Duration),
 }
 
 /// The device programs a step may run: those that drive the UI or an app,
@@ -29,6 +33,8 @@ const INPUT_VERBS: &[&str] =
     &["swipe", "tap", "keyevent", "text", "draganddrop", "roll", "press", "motionevent", "keycombination"];
 
 const MAX_SLEEP: Duration = Duration::from_secs(3600);
+/// `wait-idle`'s bound when none is given.
+pub const DEFAULT_IDLE_WAIT: Duration = Duration::from_secs(10);
 /// A scenario is a handful of gestures, not a program.
 const MAX_STEPS: usize = 10_000;
 
@@ -79,6 +85,7 @@ impl std::fmt::Display for Scenario {
             match step {
                 Step::Shell(words) => write!(f, "{}", words.join(" "))?,
                 Step::Sleep(d) => write!(f, "sleep {}", d.as_secs_f64())?,
+                Step::WaitIdle(d) => write!(f, "wait-idle {}", d.as_secs_f64())?,
             }
         }
         Ok(())
@@ -88,21 +95,24 @@ impl std::fmt::Display for Scenario {
 fn parse_step(piece: &str) -> Result<Step, String> {
     let words: Vec<String> = piece.split_whitespace().map(str::to_string).collect();
     let program = words[0].as_str();
-    if program == "sleep" {
-        let [_, secs] = words.as_slice() else {
-            return Err(format!("`{piece}`: sleep takes one number of seconds"));
-        };
-        let d = secs
-            .parse::<f64>()
+    let seconds = |secs: &str| {
+        secs.parse::<f64>()
             .ok()
             .filter(|s| s.is_finite() && *s >= 0.0)
             .map(Duration::from_secs_f64)
             .filter(|d| *d <= MAX_SLEEP)
-            .ok_or_else(|| format!("`{piece}`: {secs} is not a number of seconds from 0 to 3600"))?;
-        return Ok(Step::Sleep(d));
+            .ok_or_else(|| format!("`{piece}`: {secs} is not a number of seconds from 0 to 3600"))
+    };
+    match (program, words.as_slice()) {
+        ("sleep", [_, secs]) => return Ok(Step::Sleep(seconds(secs)?)),
+        ("sleep", _) => return Err(format!("`{piece}`: sleep takes one number of seconds")),
+        ("wait-idle", [_]) => return Ok(Step::WaitIdle(DEFAULT_IDLE_WAIT)),
+        ("wait-idle", [_, secs]) => return Ok(Step::WaitIdle(seconds(secs)?)),
+        ("wait-idle", _) => return Err(format!("`{piece}`: wait-idle takes at most one number of seconds")),
+        _ => {}
     }
     if !PROGRAMS.contains(&program) {
-        return Err(format!("`{piece}`: unknown step {program:?} (steps: {}, sleep)", PROGRAMS.join(", ")));
+        return Err(format!("`{piece}`: unknown step {program:?} (steps: {}, sleep, wait-idle)", PROGRAMS.join(", ")));
     }
     if program == "input" {
         // `input [source] verb args`: the verb is the first known one.
@@ -148,7 +158,7 @@ mod tests {
         let err = |t: &str| Scenario::parse(t).unwrap_err().to_string();
         assert_eq!(
             err("input tap 1 2; swip 1 2"),
-            "scenario step 2: `swip 1 2`: unknown step \"swip\" (steps: input, am, uiautomator, cmd, wm, sleep)"
+            "scenario step 2: `swip 1 2`: unknown step \"swip\" (steps: input, am, uiautomator, cmd, wm, sleep, wait-idle)"
         );
         assert_eq!(err("sleep"), "scenario step 1: `sleep`: sleep takes one number of seconds");
         assert_eq!(err("sleep -1"), "scenario step 1: `sleep -1`: -1 is not a number of seconds from 0 to 3600");
@@ -161,6 +171,15 @@ mod tests {
         );
         assert_eq!(err("# nothing\n\n"), "scenario has no steps");
         assert_eq!(Scenario::parse(&"sleep 0;".repeat(MAX_STEPS + 1)).unwrap_err(), ScenarioError::TooLong);
+    }
+
+    #[test]
+    fn wait_idle_takes_an_optional_bound() {
+        let s = Scenario::parse("wait-idle; wait-idle 2.5").unwrap();
+        assert_eq!(s.steps, vec![Step::WaitIdle(DEFAULT_IDLE_WAIT), Step::WaitIdle(Duration::from_millis(2500))]);
+        assert_eq!(s.to_string(), "wait-idle 10\nwait-idle 2.5");
+        let err = Scenario::parse("wait-idle 1 2").unwrap_err().to_string();
+        assert_eq!(err, "scenario step 1: `wait-idle 1 2`: wait-idle takes at most one number of seconds");
     }
 
     #[test]

@@ -322,18 +322,18 @@ struct Waited {
     early: Option<Duration>,
 }
 
-/// Count down while perfetto runs; on Ctrl-C send SIGTERM; return once the
-/// process is gone.
+/// Count down while perfetto runs (since `started`, when it was started:
+/// the launch and the scenario already took part of the time); on Ctrl-C
+/// send SIGTERM; return once the process is gone.
 fn wait_for_exit(
     adb: &Adb,
     pid: u32,
-    secs: u32,
-    main_mb: u32,
+    started: Instant,
+    (secs, main_mb): (u32, u32),
     env: &CaptureEnv,
     ui: &mut Ui,
 ) -> Result<Waited, CaptureError> {
     let serial = adb.serial().unwrap_or_default().to_string();
-    let started = Instant::now();
     let duration = Duration::from_secs(u64::from(secs));
     // Writing the buffer out takes a while for big buffers on slow flash.
     let finish_grace = Duration::from_secs(30 + u64::from(main_mb) / 10);
@@ -405,6 +405,8 @@ struct Driven {
     elapsed: Duration,
     /// The first step that failed (the scenario stops there), and why.
     failed: Option<String>,
+    /// `wait-idle` steps that ran out of time (the scenario went on).
+    not_idle: Vec<String>,
     cancelled: bool,
 }
 
@@ -413,7 +415,7 @@ impl Driven {
     fn describe(&self, secs: u32) -> (String, Vec<String>) {
         let line =
             format!("drove the scenario: {} of {} steps in {:.1} s", self.ran, self.steps, self.elapsed.as_secs_f64());
-        let mut warnings: Vec<String> = self.failed.iter().cloned().collect();
+        let mut warnings: Vec<String> = self.not_idle.iter().chain(&self.failed).cloned().collect();
         if self.cancelled {
             warnings.push(format!("the scenario was interrupted after {} of {} steps", self.ran, self.steps));
         }
@@ -430,10 +432,17 @@ impl Driven {
 /// Run the scenario's steps in order, with the same timing every run: each
 /// command as one `adb shell` call, each sleep on the host (in short slices,
 /// so Ctrl-C stops it at once). A failing step ends the scenario.
-fn drive(adb: &Adb, s: &super::scenario::Scenario, env: &CaptureEnv) -> Driven {
+fn drive(adb: &Adb, s: &super::scenario::Scenario, app: &str, env: &CaptureEnv) -> Driven {
     use super::scenario::Step;
     let start = std::time::Instant::now();
-    let mut out = Driven { steps: s.steps.len(), ran: 0, elapsed: Duration::ZERO, failed: None, cancelled: false };
+    let mut out = Driven {
+        steps: s.steps.len(),
+        ran: 0,
+        elapsed: Duration::ZERO,
+        failed: None,
+        not_idle: Vec::new(),
+        cancelled: false,
+    };
     for (k, step) in s.steps.iter().enumerate() {
         if env.stop.load(Ordering::SeqCst) {
             out.cancelled = true;
@@ -448,6 +457,11 @@ fn drive(adb: &Adb, s: &super::scenario::Scenario, env: &CaptureEnv) -> Driven {
                         break;
                     }
                     std::thread::sleep(left.min(Duration::from_millis(50)));
+                }
+            }
+            Step::WaitIdle(limit) => {
+                if let Some(why) = wait_idle(adb, app, *limit, env) {
+                    out.not_idle.push(format!("scenario step {} (`wait-idle`): {why}", k + 1));
                 }
             }
             Step::Shell(words) => {
@@ -468,6 +482,41 @@ fn drive(adb: &Adb, s: &super::scenario::Scenario, env: &CaptureEnv) -> Driven {
     }
     out.elapsed = start.elapsed();
     out
+}
+
+/// How long the app's frame count must stand still for `wait-idle`.
+const IDLE_QUIET: Duration = Duration::from_secs(1);
+const IDLE_POLL: Duration = Duration::from_millis(200);
+
+/// `wait-idle`: poll the app's `Total frames rendered` (`dumpsys gfxinfo`,
+/// what HWUI has drawn) until it stands still for [`IDLE_QUIET`], at most
+/// `limit`. Returns why it stopped waiting early, if it did.
+fn wait_idle(adb: &Adb, app: &str, limit: Duration, env: &CaptureEnv) -> Option<String> {
+    let start = Instant::now();
+    let mut last: Option<u64> = None;
+    let mut since = start;
+    loop {
+        if env.stop.load(Ordering::SeqCst) {
+            return None;
+        }
+        let out = adb.shell(&format!("dumpsys gfxinfo {app}")).ok()?;
+        let Some(count) =
+            out.stdout.lines().find_map(|l| l.trim().strip_prefix("Total frames rendered:")?.trim().parse().ok())
+        else {
+            return Some(format!("`dumpsys gfxinfo {app}` shows no frame count (is the app running?); not waited"));
+        };
+        let now = Instant::now();
+        if last != Some(count) {
+            last = Some(count);
+            since = now;
+        } else if now - since >= IDLE_QUIET {
+            return None;
+        }
+        if now - start >= limit {
+            return Some(format!("{app} was still drawing after {:.1} s; the scenario went on", limit.as_secs_f64()));
+        }
+        std::thread::sleep(IDLE_POLL);
+    }
 }
 
 fn pull(adb: &Adb, remote: &str, part: &Path, pause: Duration) -> Result<(), String> {
@@ -585,6 +634,7 @@ pub(crate) fn capture(args: &CaptureRequest, env: &CaptureEnv) -> Result<Capture
         }
     };
     guard.pid = Some(pid);
+    let tracing_since = Instant::now();
     ui.countdown(app, args.secs);
     let mut launched = None;
     if let Some(c) = &component {
@@ -602,7 +652,11 @@ pub(crate) fn capture(args: &CaptureRequest, env: &CaptureEnv) -> Result<Capture
     let mut app_died = None;
     if let Some(s) = &args.drive {
         let alive_before = app_pids(&adb, app);
-        let ran = drive(&adb, s, env);
+        // Marked on perfetto's process, which lives through the whole trace
+        // (the app may not run yet): one counter track for both ends.
+        run_warnings.extend(mark_window(&adb, pid, 1).err());
+        let ran = drive(&adb, s, app, env);
+        run_warnings.extend(mark_window(&adb, pid, 0).err());
         let said = ran.describe(args.secs);
         ui.info(&said.0);
         run_warnings.extend(said.1);
@@ -618,7 +672,7 @@ pub(crate) fn capture(args: &CaptureRequest, env: &CaptureEnv) -> Result<Capture
             app_died = Some(died);
         }
     }
-    let waited = wait_for_exit(&adb, pid, args.secs, main_mb, env, &mut ui)?;
+    let waited = wait_for_exit(&adb, pid, tracing_since, (args.secs, main_mb), env, &mut ui)?;
     guard.pid = None;
 
     ui.phase("pulling the trace");
@@ -685,6 +739,23 @@ pub(crate) fn capture(args: &CaptureRequest, env: &CaptureEnv) -> Result<Capture
         app_died,
         warnings,
     })
+}
+
+/// Write the scenario's mark (docs/capture.md, "The scenario's window"):
+/// the atrace counter `C|PID|fpsan.scenario|VALUE` into ftrace's
+/// trace_marker, which atrace makes writable by every process (tracefs at
+/// /sys/kernel/tracing from Android 10, under debugfs before).
+fn mark_window(adb: &Adb, pid: u32, value: u8) -> Result<(), String> {
+    let text = format!("C|{pid}|{}|{value}", crate::model::SCENARIO_MARK);
+    let cmd = format!(
+        "echo '{text}' > /sys/kernel/tracing/trace_marker 2>/dev/null || echo '{text}' > /sys/kernel/debug/tracing/trace_marker"
+    );
+    let failed = match adb.shell(&cmd) {
+        Ok(o) if o.success() => return Ok(()),
+        Ok(o) => o.detail(),
+        Err(e) => e.to_string(),
+    };
+    Err(format!("could not mark the scenario's window in the trace ({failed}): analysis covers the whole trace"))
 }
 
 /// The app's process ids (`pidof`), empty when it is not running.

@@ -52,6 +52,9 @@ pub struct CompareOptionArgs {
     /// With too few runs for a test (indicative): `pass` leaves the gates unchecked, `fail` trips them all (fail closed).
     #[arg(long, value_enum, default_value_t = IndicativeGates::Pass)]
     pub indicative_gates: IndicativeGates,
+    /// Compare whole traces, not only the windows of the scenario `capture --drive` marked in them.
+    #[arg(long)]
+    pub whole_trace: bool,
 }
 
 fn alpha(s: &str) -> Result<f64, String> {
@@ -76,6 +79,7 @@ impl CompareOptionArgs {
             min_change_pct: self.min_change,
             refresh_hz: self.refresh_hz,
             indicative_gates: self.indicative_gates,
+            whole_trace: self.whole_trace,
             color: false,
             sink: crate::sink::Sink::quiet(),
         }

@@ -79,6 +79,9 @@ pub struct AnalyzeArgs {
     /// Main-thread slices at least this long before a frame's start are reported as blockers.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_BLOCKER_MS, value_parser = non_negative_f64)]
     pub blocker_ms: f64,
+    /// Analyse the whole trace, not only the window of a scenario `capture --drive` marked in it.
+    #[arg(long)]
+    pub whole_trace: bool,
 }
 
 #[derive(Debug, Args)]
@@ -316,6 +319,7 @@ fn capture_cmd(a: &CaptureArgs) -> Result<()> {
         refresh_hz: None,
         category: None,
         blocker_ms: DEFAULT_BLOCKER_MS,
+        whole_trace: false,
     })
 }
 
@@ -371,6 +375,7 @@ fn analyze(a: &AnalyzeArgs) -> Result<()> {
         },
         filter,
         metrics: MetricsOptions { category: a.category, ..Default::default() },
+        whole_trace: a.whole_trace,
         ..base_options()
     };
     let analysis::Analysis { trace, frames, frames_df, presents, presents_df, cujs: _, apps, warnings } =

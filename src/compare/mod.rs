@@ -52,6 +52,8 @@ pub struct CompareRequest {
     /// Force the display refresh rate instead of reading it from the traces.
     pub refresh_hz: Option<f64>,
     pub indicative_gates: IndicativeGates,
+    /// Compare whole traces, not the scenario windows `capture --drive` marked.
+    pub whole_trace: bool,
     /// Colour the table (a terminal).
     pub color: bool,
     /// Where the progress bar over the runs goes.
@@ -209,6 +211,7 @@ fn load_sides(a: &CompareRequest, notes: &mut Vec<String>) -> Result<runs::Sides
         frames: FrameOptions { refresh_hz: a.refresh_hz, ..analysis::Options::default().frames },
         // compare computes its metrics per run itself; the scenes come with the frames table.
         summaries: false,
+        whole_trace: a.whole_trace,
         ..Default::default()
     };
     let (loaded, load_warnings) = runs::load_all(sides, &opts, a.out.is_some(), a.sink);

@@ -89,11 +89,13 @@ mod tests;
 mod timeline;
 mod vsync;
 mod why;
+mod window;
 
 pub use display_grid::DisplayGrid;
 pub use interval::period_of_hz;
 pub use labels::{DropLevel, FramePart, IntervalSource, PerPhase, Phase, VsyncSource};
 pub use select::{sqlite_cast_int, DO_FRAME};
+pub use window::{scenario_window, ScenarioWindow};
 
 use crate::model::{SchedEvent, Trace};
 

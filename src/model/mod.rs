@@ -29,6 +29,10 @@ pub fn package_comm(pkg: &str) -> &str {
 /// Interned, cheaply clonable string used for every name in the model.
 pub type Name = Arc<str>;
 
+/// The atrace counter `fpsan capture --drive` writes (on perfetto's process):
+/// 1 when the scenario starts, 0 when it ends (docs/capture.md).
+pub const SCENARIO_MARK: &str = "fpsan.scenario";
+
 /// A row id of one table. Each table has its own type, so a thread id cannot
 /// be used where a slice id is meant.
 macro_rules! table_id {

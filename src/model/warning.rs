@@ -51,6 +51,8 @@ pub enum WarningCode {
     FrameTimelineEventsSkipped,
     /// Several frames of one process share a vsync id.
     RepeatedVsyncIds,
+    /// Only the driven scenario's window (marked by `capture --drive`) was analysed.
+    ScenarioWindow,
     // `compare`'s own warnings (its runs' warnings keep their codes).
     /// A run could not be analysed and was left out.
     RunLeftOut,

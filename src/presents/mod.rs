@@ -139,8 +139,24 @@ impl PresentAnalysis {
 /// stage measured (`frames`); where it measures no period, the frames' most
 /// common interval (else 60 Hz).
 pub fn analyze(trace: &Trace, frames: &FrameAnalysis) -> PresentAnalysis {
+    analyze_in(trace, frames, None)
+}
+
+/// [`analyze`], with each layer's presents kept to `window` (its first
+/// present there has no interval); Flutter's engine frames stay whole.
+pub fn analyze_in(
+    trace: &Trace,
+    frames: &FrameAnalysis,
+    window: Option<crate::frames::ScenarioWindow>,
+) -> PresentAnalysis {
     let grid = Grid { display: &frames.display, fallback: crate::frames::common_interval(&frames.rows) };
-    let streams = sources::streams(trace);
+    let mut streams = sources::streams(trace);
+    if let Some(w) = window {
+        for s in &mut streams {
+            s.presents.retain(|p| w.contains(p.ts));
+        }
+        streams.retain(|s| !s.presents.is_empty());
+    }
     let renderers = renderer::detect(trace, &streams);
     let mut rows = Vec::new();
     let mut layers = Vec::new();

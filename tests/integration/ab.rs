@@ -89,6 +89,7 @@ fn request(fake: &Fake, before: PathBuf, after: PathBuf, runs: usize) -> AbReque
             min_change_pct: 2.0,
             refresh_hz: None,
             indicative_gates: IndicativeGates::Pass,
+            whole_trace: false,
             color: false,
             sink: fpsan::sink::Sink::quiet(),
         },
@@ -165,6 +166,11 @@ fn abba_runs_with_hygiene_then_compare() {
     assert_eq!(setting(&fake, "window_animation_scale"), "0.5");
     assert_eq!(setting(&fake, "stay_on_while_plugged_in"), "0");
     assert_eq!(m.settings_changed, ["stay_on_while_plugged_in", "window_animation_scale"]);
+    // Each run marked its scenario's window into ftrace's trace_marker: 1 before the first step, 0 after the last.
+    let marks = std::fs::read_to_string(fake.state.join("trace_marker")).unwrap();
+    let values: Vec<&str> = marks.lines().map(|l| l.rsplit('|').next().unwrap()).collect();
+    assert_eq!(values, ["1", "0"].repeat(8));
+    assert!(marks.lines().all(|l| l.starts_with("C|") && l.contains("|fpsan.scenario|")), "{marks}");
     fake.assert_device_clean();
     for f in ["compare.html", "compare.json", "before/run-04.pftrace", "after/run-04.pftrace"] {
         assert!(req.out.join(f).is_file(), "{f}");
@@ -345,4 +351,30 @@ fn capture_runs_make_a_side_and_compare_reads_their_records() {
     let codes: Vec<&str> = v["warnings"].as_array().unwrap().iter().filter_map(|w| w["code"].as_str()).collect();
     assert!(codes.contains(&"device_state_differs"), "{codes:?}");
     assert!(v["warnings"].to_string().contains("the build did not change"));
+}
+
+/// A trace that marks the driven scenario's window (1.0 s to 3.0 s after the first vsync) is analysed
+/// over the frames that start inside it; `whole_trace` analyses them all.
+#[test]
+fn analysis_keeps_to_the_marked_scenario_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("marked.pftrace");
+    let spec = RunSpec { secs: 4.0, scenario_window: Some((1.0, 3.0)), ..RunSpec::new(5, 0.1) };
+    std::fs::write(&path, app_run(&spec)).unwrap();
+    let whole = fpsan::analysis::Options { whole_trace: true, ..Default::default() };
+    let all = fpsan::analysis::analyze(&path, &whole).unwrap();
+    // tracegen's runs start at 2000 s; the window is 2001 s to 2003 s.
+    let t_start = 2_001_000_000_000;
+    let inside = all.frames.rows.iter().filter(|r| (t_start..t_start + 2_000_000_000).contains(&r.ts)).count();
+    assert!(inside > 60 && inside < all.frames.rows.len() / 2 + 10, "{inside} of {}", all.frames.rows.len());
+    let windowed = fpsan::analysis::analyze(&path, &fpsan::analysis::Options::default()).unwrap();
+    assert_eq!(windowed.frames.rows.len(), inside);
+    assert!(windowed.frames.rows.iter().all(|r| (t_start..t_start + 2_000_000_000).contains(&r.ts)));
+    let note = windowed.warnings.iter().find(|w| w.message.contains("scenario's window")).unwrap();
+    assert!(note.message.contains(&format!("{inside} of {} frames", all.frames.rows.len())), "{}", note.message);
+    assert_eq!(windowed.apps[0].frames as usize, inside);
+    // Every janky frame's explanation still points at its own frame.
+    for w in &windowed.frames.why {
+        assert!(windowed.frames.rows[w.frame_index].dropped_frames >= 1);
+    }
 }

@@ -1094,6 +1094,36 @@ fn a_failing_step_stops_the_scenario_with_a_warning() {
     assert_eq!(driven.lines().count(), 2, "the third step never ran: {driven}");
 }
 
+/// `wait-idle`: the scenario waits until the app's frame count (`dumpsys gfxinfo`) stands still for a
+/// second; an app that keeps drawing is waited for up to the bound, with a warning.
+#[test]
+fn wait_idle_waits_for_the_app_to_stop_drawing() {
+    use fpsan::capture::scenario::Scenario;
+    let steps = "am start -W -n com.example.app/.MainActivity; wait-idle 5; input tap 1 2";
+    let fake = Fake::with("ok", &[("FAKE_ADB_BUSY_POLLS", "3")]);
+    let mut args = fake.args(4);
+    args.drive = Some(Scenario::parse(steps).unwrap());
+    let outcome = fake.run(&args).unwrap().unwrap();
+    assert!(outcome.warnings.is_empty(), "{:?}", outcome.warnings);
+    let driven = std::fs::read_to_string(fake.state.join("driven")).unwrap();
+    let times: Vec<i64> = driven.lines().map(|l| l.split_once(' ').unwrap().0.parse().unwrap()).collect();
+    // Three polls while it draws (200 ms apart), then a second of the same count.
+    let waited = times[1] - times[0];
+    assert!((1_300..4_000).contains(&waited), "waited {waited} ms");
+    let polls: usize = std::fs::read_to_string(fake.state.join("gfxinfo_calls")).unwrap().trim().parse().unwrap();
+    assert!(polls >= 8, "{polls} polls");
+
+    let fake = Fake::with("ok", &[("FAKE_ADB_BUSY_POLLS", "100000")]);
+    let mut args = fake.args(3);
+    args.drive = Some(Scenario::parse(&steps.replace("wait-idle 5", "wait-idle 1")).unwrap());
+    let outcome = fake.run(&args).unwrap().unwrap();
+    assert_eq!(
+        outcome.warnings,
+        ["scenario step 2 (`wait-idle`): com.example.app was still drawing after 1.0 s; the scenario went on"]
+    );
+    assert_eq!(std::fs::read_to_string(fake.state.join("driven")).unwrap().lines().count(), 2);
+}
+
 /// `fpsan capture --drive` refuses a bad scenario before touching a device.
 #[test]
 fn a_bad_scenario_is_one_line_before_any_adb_call() {

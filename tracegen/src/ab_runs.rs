@@ -29,6 +29,8 @@ const T0: i64 = 2_000_000_000_000;
 pub const AB_APP: &str = "com.example.compare";
 pub const AB_PID: i32 = 7001;
 const AB_RENDER_TID: i32 = 7020;
+/// perfetto's process, on which `capture --drive` marks the scenario's window.
+const PERFETTO_PID: i32 = 6001;
 
 /// What one run looks like.
 #[derive(Debug, Clone)]
@@ -46,6 +48,10 @@ pub struct RunSpec {
     pub scenes: Vec<String>,
     /// Android build fingerprint in the SystemInfo packet.
     pub fingerprint: String,
+    /// A driven scenario's window, in seconds from the first vsync: the
+    /// `fpsan.scenario` counter `capture --drive` writes (1, then 0) on
+    /// perfetto's process.
+    pub scenario_window: Option<(f64, f64)>,
 }
 
 impl RunSpec {
@@ -59,6 +65,7 @@ impl RunSpec {
             device_sigma: DEVICE_SIGMA,
             scenes: vec![format!("{AB_APP}.ListActivity"), format!("{AB_APP}.DetailActivity")],
             fingerprint: "google/ab_device/ab:14/AP1A.240305.019/11445699:user/release-keys".into(),
+            scenario_window: None,
         }
     }
 }
@@ -89,6 +96,12 @@ pub fn app_run(spec: &RunSpec) -> Vec<u8> {
     let mut vsync = T0 + period;
     let mut token = 50_000_000i64;
     let mut level = 0;
+    if let Some((from, to)) = spec.scenario_window {
+        // Written by the shells `adb shell echo` runs (a tid each), on perfetto's pid.
+        b.process(PERFETTO_PID, "/system/bin/perfetto");
+        b.atrace_counter(T0 + (from * 1e9) as i64, 30_001, PERFETTO_PID, "fpsan.scenario", 1);
+        b.atrace_counter(T0 + (to * 1e9) as i64, 30_002, PERFETTO_PID, "fpsan.scenario", 0);
+    }
     while vsync < end_ts {
         let scene = &spec.scenes[(((vsync - T0) / scene_ns) as usize).min(spec.scenes.len() - 1)];
         let janky = (rng.next_u64() % 1_000_000) as f64 / 1e6 < jank_prob;
