@@ -180,7 +180,7 @@ pub fn enable_traced(adb: &Adb, wait_step: Duration) -> Result<Option<String>, C
     Err(CaptureError::TracedNotRunning { serial: adb.serial().unwrap_or_default().to_string() })
 }
 
-fn device_failed(adb: &Adb, cmd: &str, detail: &str) -> CaptureError {
+pub(crate) fn device_failed(adb: &Adb, cmd: &str, detail: &str) -> CaptureError {
     CaptureError::AdbFailed {
         cmd: format!("adb {}", adb.command_line(&["shell", cmd]).join(" ")),
         detail: detail.to_string(),

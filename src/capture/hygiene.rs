@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use super::adb::Adb;
+use super::device::device_failed;
 use super::CaptureError;
 use crate::sink::Sink;
 
@@ -192,7 +193,7 @@ pub fn apk_sha256(adb: &Adb, app: &str) -> Result<Option<String>, CaptureError> 
 fn get_setting(adb: &Adb, name: &str) -> Result<String, CaptureError> {
     let out = adb.shell(&format!("settings get global {name}"))?;
     if !out.success() {
-        return Err(failed(adb, &format!("settings get global {name}"), &out.detail()));
+        return Err(device_failed(adb, &format!("settings get global {name}"), &out.detail()));
     }
     Ok(out.stdout.trim().to_string())
 }
@@ -202,14 +203,7 @@ fn shell_ok(adb: &Adb, cmd: &str) -> Result<(), CaptureError> {
     if out.success() {
         Ok(())
     } else {
-        Err(failed(adb, cmd, &out.detail()))
-    }
-}
-
-fn failed(adb: &Adb, cmd: &str, detail: &str) -> CaptureError {
-    CaptureError::AdbFailed {
-        cmd: format!("adb {}", adb.command_line(&["shell", cmd]).join(" ")),
-        detail: detail.into(),
+        Err(device_failed(adb, cmd, &out.detail()))
     }
 }
 
