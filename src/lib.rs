@@ -5,10 +5,12 @@
 //! `model` (threads, slices, counters, frame timeline) → `frames`
 //! (reconstruction) → `metrics` (polars summaries) → `report` (tables,
 //! charts, HTML). `compare` judges runs of two builds; `experiment` makes
-//! those runs on a device (`ab`, `capture --runs`). `cli` wires the commands
-//! to it.
+//! those runs on a device (`ab`, `capture --runs`); `batch` writes many
+//! traces' tables into a Parquet lake. `cli` wires the commands to it.
 
 pub mod analysis;
+#[cfg(feature = "analysis")]
+pub mod batch;
 pub mod capture;
 #[cfg(feature = "analysis")]
 pub mod cli;

@@ -194,6 +194,28 @@ pub fn apps_df(apps: &[AppSummary]) -> PolarsResult<DataFrame> {
         .build()
 }
 
+/// `scenes`: one row per scene of each app summary (docs/metrics.md, Scenes).
+pub fn scenes_df(apps: &[AppSummary]) -> PolarsResult<DataFrame> {
+    let rows: Vec<(&AppSummary, &crate::metrics::SceneSummary)> =
+        apps.iter().flat_map(|a| a.scenes.iter().map(move |s| (a, s))).collect();
+    let mut b = TableBuilder::new(&rows)
+        .col("pid", |r| r.0.pid)
+        .col("process", |r| r.0.process.as_deref())
+        .col("scene", |r| r.1.scene.as_str())
+        .col("frames", |r| r.1.frames)
+        .col("first_ts", |r| r.1.first_ts)
+        .col("fps", |r| r.1.fps)
+        .col("refresh_hz", |r| r.1.refresh_hz)
+        .col("dropped_frames", |r| r.1.dropped_frames);
+    for level in DropLevel::ALL {
+        let l = level.as_str().to_lowercase();
+        b = b
+            .col(&format!("{l}_frames"), move |r| r.1.drop_level[level])
+            .col(&format!("{l}_dropped"), move |r| r.1.drop_sum[level]);
+    }
+    b.col("frame_cost_p90", |r| r.1.frame_cost_p90).build()
+}
+
 /// Run `sql` over the tables it mentions. The analysis' tables must be given
 /// when the query names one of them (see [`needs_frames`]).
 pub fn run(trace: &Trace, analysis: Option<&AnalysisTables>, sql: &str) -> Result<DataFrame, QueryError> {

@@ -51,6 +51,31 @@ pub enum Command {
     /// The before/after experiment on a device: install two APKs, run a scenario on each in turn
     /// (ABBA), capture every run, then compare them.
     Ab(AbArgs),
+    /// Many traces into a Parquet lake (frames, apps, scenes, presents, traces), partitioned by
+    /// keys read from the paths or a manifest; incremental.
+    Batch(BatchArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BatchArgs {
+    /// Trace files and directories (walked recursively).
+    #[arg(required_unless_present = "manifest")]
+    pub inputs: Vec<PathBuf>,
+    /// The lake's folder (created, or added to).
+    #[arg(short = 'o', long, value_name = "LAKE")]
+    pub out: PathBuf,
+    /// Key columns read from each path, e.g. '{build}/{device}/run-{run}' (docs/lake.md, Keys).
+    #[arg(long, value_name = "TEMPLATE", conflicts_with = "manifest")]
+    pub keys: Option<String>,
+    /// A CSV or JSON file with one trace per row: `path` and any key columns.
+    #[arg(long, value_name = "FILE", conflicts_with = "inputs")]
+    pub manifest: Option<PathBuf>,
+    /// Traces analysed at once (default: the cores).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Memory the analyses in flight may take together, in MB (default: half the available).
+    #[arg(long, value_name = "MB")]
+    pub memory_mb: Option<u64>,
 }
 
 #[derive(Debug, Args)]
@@ -215,6 +240,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Capture(a) => capture_cmd(&a),
         Command::Compare(a) => compare_cmd(&a),
         Command::Ab(a) => ab_cmd(&a),
+        Command::Batch(a) => batch_cmd(&a),
     }
 }
 
@@ -271,6 +297,33 @@ fn ab_cmd(a: &AbArgs) -> Result<()> {
         outcome.alpha
     );
     finish_compare(outcome.compare)
+}
+
+/// `batch`: a summary line on stderr; failed traces are rows of the lake,
+/// not errors (exit 0), unless every trace failed.
+fn batch_cmd(a: &BatchArgs) -> Result<()> {
+    let request = crate::batch::BatchRequest {
+        inputs: a.inputs.clone(),
+        out: a.out.clone(),
+        keys: a.keys.clone(),
+        manifest: a.manifest.clone(),
+        jobs: a.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get())),
+        memory_mb: a.memory_mb,
+        sink: Sink::stderr(),
+    };
+    let done = crate::batch::run(&request).map_err(|e| anyhow::Error::new(UsageError(e)))?;
+    eprintln!(
+        "fpsan: {} traces: {} analysed, {} already in the lake, {} failed (rows in {}/traces)",
+        done.traces,
+        done.analysed,
+        done.skipped,
+        done.failed,
+        a.out.display()
+    );
+    if done.failed == done.traces {
+        return Err(anyhow!("no trace could be analysed: see the errors above"));
+    }
+    Ok(())
 }
 
 /// Ctrl-C ended a device experiment after cleaning up: exit 130.

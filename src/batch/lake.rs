@@ -1,0 +1,159 @@
+//! The lake on disk (docs/lake.md): one folder per table, Hive partitions by
+//! the key columns (`frames/build=A/device=p7/<trace_id>.parquet`), one
+//! Parquet file per trace and table named by the trace's content hash, and
+//! `_fpsan_lake.json` with the schema version and the keys. A trace whose
+//! hash has a `traces` file is in the lake; that file is written last, so a
+//! batch stopped midway redoes the traces it had not finished.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use polars::prelude::DataFrame;
+use serde::{Deserialize, Serialize};
+
+/// Bumped when a column changes meaning or type (docs/lake.md, "Versions").
+pub const SCHEMA_VERSION: u32 = 1;
+pub const META_FILE: &str = "_fpsan_lake.json";
+/// Hive's name for a partition whose key is missing.
+pub const NULL_PARTITION: &str = "__HIVE_DEFAULT_PARTITION__";
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+struct Meta {
+    schema_version: u32,
+    keys: Vec<String>,
+    written_by: String,
+}
+
+pub struct Lake {
+    root: PathBuf,
+    keys: Vec<String>,
+    /// Content hashes of the traces already in the lake.
+    done: HashSet<String>,
+}
+
+impl Lake {
+    /// Open (or start) the lake at `root` for traces keyed by `keys`.
+    pub fn open(root: &Path, keys: &[String]) -> Result<Lake, String> {
+        std::fs::create_dir_all(root).map_err(|e| format!("cannot create {}: {e}", root.display()))?;
+        let meta_path = root.join(META_FILE);
+        let meta = Meta {
+            schema_version: SCHEMA_VERSION,
+            keys: keys.to_vec(),
+            written_by: format!("fpsan {}", env!("CARGO_PKG_VERSION")),
+        };
+        if meta_path.is_file() {
+            let text =
+                std::fs::read_to_string(&meta_path).map_err(|e| format!("cannot read {}: {e}", meta_path.display()))?;
+            let old: Meta = serde_json::from_str(&text)
+                .map_err(|e| format!("{} is not an fpsan lake's {META_FILE}: {e}", root.display()))?;
+            if old.schema_version != SCHEMA_VERSION {
+                return Err(format!(
+                    "{} holds lake schema {} and this fpsan writes {SCHEMA_VERSION}: write to a new --out (docs/lake.md, Versions)",
+                    root.display(),
+                    old.schema_version
+                ));
+            }
+            if old.keys != keys {
+                return Err(format!(
+                    "{} is partitioned by [{}] and this batch by [{}]: use the same keys, or another --out",
+                    root.display(),
+                    old.keys.join(", "),
+                    keys.join(", ")
+                ));
+            }
+        } else {
+            let bytes = serde_json::to_vec_pretty(&meta).map_err(|e| e.to_string())?;
+            std::fs::write(&meta_path, bytes).map_err(|e| format!("cannot write {}: {e}", meta_path.display()))?;
+        }
+        let mut done = HashSet::new();
+        collect_stems(&root.join("traces"), &mut done);
+        Ok(Lake { root: root.to_path_buf(), keys: keys.to_vec(), done })
+    }
+
+    pub fn contains(&self, trace_id: &str) -> bool {
+        self.done.contains(trace_id)
+    }
+
+    pub fn keys(&self) -> &[String] {
+        &self.keys
+    }
+
+    /// `ROOT/TABLE/k1=v1/k2=v2`.
+    pub fn partition(&self, table: &str, values: Option<&[String]>) -> PathBuf {
+        let mut p = self.root.join(table);
+        for (k, name) in self.keys.iter().enumerate() {
+            let v = values.and_then(|v| v.get(k)).map_or_else(|| NULL_PARTITION.to_string(), |v| escape(v));
+            p.push(format!("{name}={v}"));
+        }
+        p
+    }
+
+    /// Write one trace's rows of `table` (nothing for no rows, but the
+    /// `traces` row always), through a temporary file.
+    pub fn write(&self, table: &str, values: Option<&[String]>, trace_id: &str, df: &DataFrame) -> Result<(), String> {
+        if df.height() == 0 && table != "traces" {
+            return Ok(());
+        }
+        let dir = self.partition(table, values);
+        std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        let bytes = crate::report::parquet::parquet_bytes(df).map_err(|e| e.to_string())?;
+        let tmp = dir.join(format!(".{trace_id}.parquet.tmp"));
+        let path = dir.join(format!("{trace_id}.parquet"));
+        std::fs::write(&tmp, bytes)
+            .and_then(|_| std::fs::rename(&tmp, &path))
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))
+    }
+}
+
+/// Hive's escaping of a partition value: bytes other than letters, digits
+/// and `._-` as %XX.
+pub fn escape(v: &str) -> String {
+    let mut out = String::with_capacity(v.len());
+    for b in v.bytes() {
+        if b.is_ascii_alphanumeric() || b"._-".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+fn collect_stems(dir: &Path, out: &mut HashSet<String>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            collect_stems(&p, out);
+        } else if let Some(stem) = p.file_name().and_then(|n| n.to_str()).and_then(|n| n.strip_suffix(".parquet")) {
+            if !stem.starts_with('.') {
+                out.insert(stem.to_string());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn partitions_escape_values_and_keys_must_match() {
+        let dir = tempfile::tempdir().unwrap();
+        let keys = vec!["build".to_string(), "device".to_string()];
+        let lake = Lake::open(dir.path(), &keys).unwrap();
+        let p = lake.partition("frames", Some(&["1.2/rc 1".to_string(), "p7".to_string()]));
+        assert_eq!(p, dir.path().join("frames/build=1.2%2Frc%201/device=p7"));
+        assert_eq!(
+            lake.partition("apps", None),
+            dir.path().join(format!("apps/build={NULL_PARTITION}/device={NULL_PARTITION}"))
+        );
+        let err = Lake::open(dir.path(), &keys[..1]).err().unwrap();
+        assert!(
+            err.ends_with(
+                "is partitioned by [build, device] and this batch by [build]: use the same keys, or another --out"
+            ),
+            "{err}"
+        );
+    }
+}

@@ -1,0 +1,260 @@
+//! `fpsan batch INPUTS... --out LAKE`: many traces into a Parquet lake
+//! (docs/lake.md). Each trace goes through the one analysis entry point,
+//! several at a time within a memory budget ([`budget`]); its tables are
+//! written under the key columns' Hive partitions ([`lake`]); a trace already
+//! in the lake (same content hash) is skipped, a trace that fails is a
+//! `traces` row with its error, never the end of the batch.
+
+mod budget;
+pub mod keys;
+pub mod lake;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use polars::prelude::{Column, DataFrame, NamedFrom, Series};
+
+use crate::analysis::{self, Analysis};
+use crate::sink::Sink;
+use keys::{Input, KeyTemplate};
+use lake::Lake;
+
+/// Columns every table has or that tables already use: not usable as key names.
+pub const RESERVED_COLUMNS: &[&str] = &["trace_id", "path", "pid", "process", "frames", "status", "error", "ts"];
+
+/// What `fpsan batch` is asked to do.
+#[derive(Debug, Clone)]
+pub struct BatchRequest {
+    /// Trace files and directories (walked recursively; hidden files skipped).
+    pub inputs: Vec<PathBuf>,
+    pub out: PathBuf,
+    /// `--keys '{build}/{device}/{run}'`.
+    pub keys: Option<String>,
+    /// `--manifest FILE` (CSV or JSON), instead of inputs.
+    pub manifest: Option<PathBuf>,
+    /// Traces analysed at once (default: the cores).
+    pub jobs: usize,
+    /// Memory the analyses in flight may take together, in MB (default:
+    /// half the available memory).
+    pub memory_mb: Option<u64>,
+    pub sink: Sink,
+}
+
+/// What a batch did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BatchOutcome {
+    pub traces: usize,
+    pub analysed: usize,
+    pub skipped: usize,
+    pub failed: usize,
+}
+
+/// One trace's row of the `traces` table.
+struct TraceRow {
+    trace_id: String,
+    path: String,
+    size_bytes: u64,
+    container: Option<&'static str>,
+    status: &'static str,
+    error: Option<String>,
+    frames: i64,
+    apps: i64,
+    warnings: i64,
+    device: Option<String>,
+    build_fingerprint: Option<String>,
+    analyse_ms: f64,
+    written_ms: f64,
+}
+
+/// Run a batch; an unusable request (no inputs, a bad template, a lake
+/// with other keys) is an error, a trace that fails is not.
+pub fn run(req: &BatchRequest) -> Result<BatchOutcome, String> {
+    let (names, inputs) = collect(req)?;
+    if inputs.is_empty() {
+        return Err("no trace files in the inputs".into());
+    }
+    let lake = Lake::open(&req.out, &names)?;
+    let budget = budget::Budget::new(req.memory_mb.map_or_else(budget::default_bytes, |mb| mb << 20));
+    let next = AtomicUsize::new(0);
+    let counts = [AtomicUsize::new(0), AtomicUsize::new(0), AtomicUsize::new(0)];
+    let bar = req.sink.bar(inputs.len() as u64, "{spinner} analysing traces {pos}/{len} [{wide_bar}] {eta}");
+    std::thread::scope(|s| {
+        for _ in 0..req.jobs.max(1) {
+            s.spawn(|| loop {
+                let k = next.fetch_add(1, Ordering::SeqCst);
+                let Some(input) = inputs.get(k) else { break };
+                let kind = one(&lake, &budget, input, req.sink);
+                counts[kind].fetch_add(1, Ordering::SeqCst);
+                bar.inc(1);
+            });
+        }
+    });
+    bar.finish_and_clear();
+    let [analysed, skipped, failed] = counts.map(|c| c.into_inner());
+    Ok(BatchOutcome { traces: inputs.len(), analysed, skipped, failed })
+}
+
+/// The inputs and the key names: from the manifest, or the files under the
+/// inputs with the template's keys.
+fn collect(req: &BatchRequest) -> Result<(Vec<String>, Vec<Input>), String> {
+    if let Some(m) = &req.manifest {
+        return keys::read_manifest(m);
+    }
+    let template = req.keys.as_deref().map(KeyTemplate::parse).transpose()?;
+    let mut files = Vec::new();
+    for p in &req.inputs {
+        if p.is_dir() {
+            walk(p, &mut files);
+        } else if p.is_file() {
+            files.push(p.clone());
+        } else {
+            return Err(format!("{}: no such file or directory", p.display()));
+        }
+    }
+    let names = template.as_ref().map(KeyTemplate::names).unwrap_or_default();
+    let inputs = files
+        .into_iter()
+        .map(|path| {
+            let keys = match &template {
+                Some(t) => t.read(&path),
+                None => Some(Vec::new()),
+            };
+            Input { path, keys }
+        })
+        .collect();
+    Ok((names, inputs))
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut paths: Vec<PathBuf> =
+        entries.flatten().filter(|e| !e.file_name().to_string_lossy().starts_with('.')).map(|e| e.path()).collect();
+    paths.sort();
+    for p in paths {
+        if p.is_dir() {
+            walk(&p, out);
+        } else if p.is_file() {
+            out.push(p);
+        }
+    }
+}
+
+const ANALYSED: usize = 0;
+const SKIPPED: usize = 1;
+const FAILED: usize = 2;
+
+/// One trace: hash, skip or analyse, write its tables (the `traces` row last).
+fn one(lake: &Lake, budget: &budget::Budget, input: &Input, sink: Sink) -> usize {
+    let size = std::fs::metadata(&input.path).map(|m| m.len()).unwrap_or(0);
+    let trace_id = match crate::capture::manifest::file_sha256(&input.path) {
+        Ok(h) => h,
+        Err(e) => {
+            sink.warn(None, &format!("{}: {e}", input.path.display()));
+            return FAILED;
+        }
+    };
+    if lake.contains(&trace_id) {
+        return SKIPPED;
+    }
+    let mut row = TraceRow {
+        trace_id: trace_id.clone(),
+        path: input.path.display().to_string(),
+        size_bytes: size,
+        container: None,
+        status: "ok",
+        error: None,
+        frames: 0,
+        apps: 0,
+        warnings: 0,
+        device: None,
+        build_fingerprint: None,
+        analyse_ms: 0.0,
+        written_ms: 0.0,
+    };
+    let values = input.keys.as_deref();
+    if values.is_none() && !lake.keys().is_empty() {
+        row.status = "failed";
+        row.error = Some(format!("the path does not fit --keys ({})", lake.keys().join(", ")));
+    }
+    let started = Instant::now();
+    let mut tables: Vec<(&str, DataFrame)> = Vec::new();
+    if row.error.is_none() {
+        let _permit = budget.acquire(budget::cost_of(size));
+        let opts = analysis::Options { require_frames: false, ..Default::default() };
+        match analysis::analyze(&input.path, &opts).map_err(|e| e.to_string()).and_then(|a| tables_of(&a, &mut row)) {
+            Ok(t) => tables = t,
+            Err(e) => {
+                row.status = "failed";
+                row.error = Some(e.split_whitespace().collect::<Vec<_>>().join(" "));
+            }
+        }
+    }
+    row.analyse_ms = started.elapsed().as_secs_f64() * 1e3;
+    let written = Instant::now();
+    let mut result = tables.iter_mut().try_for_each(|(name, df)| {
+        with_trace_id(df, &trace_id)?;
+        lake.write(name, values, &trace_id, df)
+    });
+    row.written_ms = written.elapsed().as_secs_f64() * 1e3;
+    if let Err(e) = &result {
+        row.status = "failed";
+        row.error = Some(e.clone());
+    }
+    if let Some(e) = &row.error {
+        sink.warn(None, &format!("{}: {e}", row.path));
+    }
+    let failed = row.status != "ok";
+    result = traces_df(&row).map_err(|e| e.to_string()).and_then(|df| lake.write("traces", values, &trace_id, &df));
+    if let Err(e) = result {
+        sink.warn(None, &format!("{}: {e}", row.path));
+        return FAILED;
+    }
+    if failed {
+        FAILED
+    } else {
+        ANALYSED
+    }
+}
+
+/// The tables of one analysed trace, and its facts in `row`.
+fn tables_of(a: &Analysis, row: &mut TraceRow) -> Result<Vec<(&'static str, DataFrame)>, String> {
+    row.container = Some(a.trace.meta.container.as_str());
+    row.frames = a.frames.rows.len() as i64;
+    row.apps = a.apps.len() as i64;
+    row.warnings = a.warnings.len() as i64;
+    row.device = a.trace.meta.android.device.clone();
+    row.build_fingerprint = a.trace.meta.android.build_fingerprint.clone();
+    let apps = crate::query::apps_df(&a.apps).map_err(|e| e.to_string())?;
+    let scenes = crate::query::scenes_df(&a.apps).map_err(|e| e.to_string())?;
+    Ok(vec![("frames", a.frames_df.clone()), ("apps", apps), ("scenes", scenes), ("presents", a.presents_df.clone())])
+}
+
+/// `trace_id` as the first column (the join key between the tables).
+fn with_trace_id(df: &mut DataFrame, trace_id: &str) -> Result<(), String> {
+    let ids = Column::new("trace_id".into(), vec![trace_id; df.height()]);
+    df.insert_column(0, ids).map(|_| ()).map_err(|e| e.to_string())
+}
+
+fn traces_df(r: &TraceRow) -> polars::prelude::PolarsResult<DataFrame> {
+    DataFrame::new(
+        1,
+        vec![
+            Series::new("trace_id".into(), [r.trace_id.as_str()]).into(),
+            Series::new("path".into(), [r.path.as_str()]).into(),
+            Series::new("size_bytes".into(), [r.size_bytes as i64]).into(),
+            Series::new("container".into(), [r.container]).into(),
+            Series::new("status".into(), [r.status]).into(),
+            Series::new("error".into(), [r.error.as_deref()]).into(),
+            Series::new("frames".into(), [r.frames]).into(),
+            Series::new("apps".into(), [r.apps]).into(),
+            Series::new("warnings".into(), [r.warnings]).into(),
+            Series::new("device".into(), [r.device.as_deref()]).into(),
+            Series::new("build_fingerprint".into(), [r.build_fingerprint.as_deref()]).into(),
+            Series::new("fpsan_version".into(), [env!("CARGO_PKG_VERSION")]).into(),
+            Series::new("schema_version".into(), [lake::SCHEMA_VERSION as i64]).into(),
+            Series::new("analyse_ms".into(), [r.analyse_ms]).into(),
+            Series::new("write_ms".into(), [r.written_ms]).into(),
+        ],
+    )
+}
