@@ -189,12 +189,22 @@ pub struct Analysis {
     pub warnings: Vec<Warning>,
 }
 
+/// Traces from this size on have the allocator's free pages handed back
+/// between the frames and the summaries.
+#[cfg(feature = "analysis")]
+const TRIM_AFTER_BYTES: u64 = 64 << 20;
+
 /// Analyse the trace at `path`: the entry point of `analyze`, `query`,
 /// `capture --analyze` and `compare`.
 #[cfg(feature = "analysis")]
 pub fn analyze(path: &Path, opts: &Options) -> Result<Analysis, AnalysisError> {
     let frames = frames_of(open(path, &frame_read_options(opts.sink))?, opts);
-    crate::memory::release_freed();
+    // Worth it where the decoder's freed blocks are many; for a small trace
+    // the trim (which walks every heap under its lock) costs more than it
+    // gives back, and `batch` runs hundreds side by side.
+    if frames.trace.meta.file_size >= TRIM_AFTER_BYTES {
+        crate::memory::release_freed();
+    }
     summarize(path, frames, opts)
 }
 

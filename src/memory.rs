@@ -20,6 +20,19 @@ pub fn fix_mmap_threshold() {
     }
 }
 
+/// For many small analyses side by side (`batch`): a high threshold (32 MiB,
+/// the ceiling of glibc's own dynamic one). With the fixed 256 KiB one every
+/// table buffer of every analysis is an mmap and a munmap, and two workers
+/// spend a third of their time in the kernel (docs/lake.md, "Speed").
+pub fn raise_mmap_threshold() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets a malloc parameter (under the main arena's
+    // lock); 32 MiB is glibc's own upper bound for the dynamic threshold.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
+    }
+}
+
 /// Give the kernel back the free pages inside glibc's heaps. Blocks under
 /// the mmap threshold that were freed among long-lived ones (the frames
 /// stage's indexes, among the model's names) stay resident otherwise; once

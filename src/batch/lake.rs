@@ -7,6 +7,7 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use polars::prelude::DataFrame;
 use serde::{Deserialize, Serialize};
@@ -27,8 +28,8 @@ struct Meta {
 pub struct Lake {
     root: PathBuf,
     keys: Vec<String>,
-    /// Content hashes of the traces already in the lake.
-    done: HashSet<String>,
+    /// Content hashes of the traces in the lake, or claimed by this batch.
+    done: Mutex<HashSet<String>>,
 }
 
 impl Lake {
@@ -67,11 +68,13 @@ impl Lake {
         }
         let mut done = HashSet::new();
         collect_stems(&root.join("traces"), &mut done);
-        Ok(Lake { root: root.to_path_buf(), keys: keys.to_vec(), done })
+        Ok(Lake { root: root.to_path_buf(), keys: keys.to_vec(), done: Mutex::new(done) })
     }
 
-    pub fn contains(&self, trace_id: &str) -> bool {
-        self.done.contains(trace_id)
+    /// Take `trace_id` for this batch; false when the lake has it already
+    /// (or another input with the same bytes took it).
+    pub fn claim(&self, trace_id: &str) -> bool {
+        self.done.lock().unwrap_or_else(|e| e.into_inner()).insert(trace_id.to_string())
     }
 
     pub fn keys(&self) -> &[String] {

@@ -81,12 +81,22 @@ pub fn run(req: &BatchRequest) -> Result<BatchOutcome, String> {
     let bar = req.sink.bar(inputs.len() as u64, "{spinner} analysing traces {pos}/{len} [{wide_bar}] {eta}");
     std::thread::scope(|s| {
         for _ in 0..req.jobs.max(1) {
-            s.spawn(|| loop {
-                let k = next.fetch_add(1, Ordering::SeqCst);
-                let Some(input) = inputs.get(k) else { break };
-                let kind = one(&lake, &budget, input, req.sink);
-                counts[kind].fetch_add(1, Ordering::SeqCst);
-                bar.inc(1);
+            s.spawn(|| {
+                // Each worker analyses its traces on one thread of its own: a fleet is parallel across
+                // traces, and an analysis fanned out over every core for a few MB costs more in
+                // coordination than it saves (docs/lake.md, "Speed"). Large traces use every core.
+                let own = rayon::ThreadPoolBuilder::new().num_threads(1).build().ok();
+                loop {
+                    let k = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(input) = inputs.get(k) else { break };
+                    let small = std::fs::metadata(&input.path).is_ok_and(|m| m.len() < ALONE_BYTES);
+                    let kind = match (&own, small) {
+                        (Some(pool), true) => pool.install(|| one(&lake, &budget, input, req.sink)),
+                        _ => one(&lake, &budget, input, req.sink),
+                    };
+                    counts[kind].fetch_add(1, Ordering::SeqCst);
+                    bar.inc(1);
+                }
             });
         }
     });
@@ -140,6 +150,10 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// Traces this large are analysed on every core (and, by the memory budget,
+/// beside few others); smaller ones on their worker's thread.
+const ALONE_BYTES: u64 = 256 << 20;
+
 const ANALYSED: usize = 0;
 const SKIPPED: usize = 1;
 const FAILED: usize = 2;
@@ -147,14 +161,15 @@ const FAILED: usize = 2;
 /// One trace: hash, skip or analyse, write its tables (the `traces` row last).
 fn one(lake: &Lake, budget: &budget::Budget, input: &Input, sink: Sink) -> usize {
     let size = std::fs::metadata(&input.path).map(|m| m.len()).unwrap_or(0);
-    let trace_id = match crate::capture::manifest::file_sha256(&input.path) {
+    let trace_id = match content_id(&input.path) {
         Ok(h) => h,
         Err(e) => {
             sink.warn(None, &format!("{}: {e}", input.path.display()));
             return FAILED;
         }
     };
-    if lake.contains(&trace_id) {
+    // In the lake already, or the same content earlier in this batch.
+    if !lake.claim(&trace_id) {
         return SKIPPED;
     }
     let mut row = TraceRow {
@@ -215,6 +230,13 @@ fn one(lake: &Lake, budget: &budget::Budget, input: &Input, sink: Sink) -> usize
     } else {
         ANALYSED
     }
+}
+
+/// A trace's id in the lake: the BLAKE3 hash of its bytes, hex.
+pub fn content_id(path: &Path) -> std::io::Result<String> {
+    let mut hasher = blake3::Hasher::new();
+    hasher.update_reader(std::fs::File::open(path)?)?;
+    Ok(hasher.finalize().to_hex().to_string())
 }
 
 /// The tables of one analysed trace, and its facts in `row`.

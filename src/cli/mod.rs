@@ -302,6 +302,7 @@ fn ab_cmd(a: &AbArgs) -> Result<()> {
 /// `batch`: a summary line on stderr; failed traces are rows of the lake,
 /// not errors (exit 0), unless every trace failed.
 fn batch_cmd(a: &BatchArgs) -> Result<()> {
+    crate::memory::raise_mmap_threshold();
     let request = crate::batch::BatchRequest {
         inputs: a.inputs.clone(),
         out: a.out.clone(),
