@@ -5,6 +5,7 @@
 //! cargo run --release --example gen_trace -- busy OUT SIZE_MB
 //! cargo run --release --example gen_trace -- systrace OUT SIZE_MB
 //! cargo run --release --example gen_trace -- run OUT SEED JANK   (one run for `compare`, tracegen::ab_runs)
+//! cargo run --release --example gen_trace -- fleet DIR DEVICES RUNS   (DIR/{b1,b2}/devN/run-K.pftrace, b2 smoother)
 //! ```
 
 use std::io::{BufWriter, Write};
@@ -14,7 +15,7 @@ use std::time::Instant;
 use tracegen::{ab_runs, scenarios, systrace};
 
 fn usage() -> ExitCode {
-    eprintln!("usage: gen_trace demo OUT | gen_trace busy OUT SIZE_MB | gen_trace systrace OUT SIZE_MB | gen_trace run OUT SEED JANK");
+    eprintln!("usage: gen_trace demo OUT | gen_trace busy OUT SIZE_MB | gen_trace systrace OUT SIZE_MB | gen_trace run OUT SEED JANK | gen_trace fleet DIR DEVICES RUNS");
     ExitCode::from(2)
 }
 
@@ -30,6 +31,10 @@ fn main() -> ExitCode {
             let (Ok(seed), Ok(jank)) = (seed.parse::<u64>(), jank.parse::<f64>()) else { return usage() };
             let bytes = ab_runs::app_run(&ab_runs::RunSpec::new(seed, jank));
             std::fs::write(out, &bytes).map(|()| bytes.len() as u64)
+        }
+        ["fleet", dir, devices, runs] => {
+            let (Ok(devices), Ok(runs)) = (devices.parse::<u64>(), runs.parse::<u64>()) else { return usage() };
+            fleet(std::path::Path::new(dir), devices, runs)
         }
         [kind @ ("busy" | "systrace"), out, size_mb] => {
             let Ok(mb) = size_mb.parse::<u64>() else { return usage() };
@@ -56,4 +61,25 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// A farm's output for `batch` and the lake's tests: builds b1 (8% janky
+/// frames) and b2 (3%), each on `devices` devices, `runs` 2-s runs each.
+fn fleet(dir: &std::path::Path, devices: u64, runs: u64) -> std::io::Result<u64> {
+    let mut bytes = 0;
+    let mut seed = 0;
+    for (build, jank) in [("b1", 0.08), ("b2", 0.03)] {
+        for d in 1..=devices {
+            let folder = dir.join(build).join(format!("dev{d}"));
+            std::fs::create_dir_all(&folder)?;
+            for k in 1..=runs {
+                seed += 1;
+                let spec = ab_runs::RunSpec { secs: 2.0, ..ab_runs::RunSpec::new(seed, jank) };
+                let trace = ab_runs::app_run(&spec);
+                bytes += trace.len() as u64;
+                std::fs::write(folder.join(format!("run-{k}.pftrace")), trace)?;
+            }
+        }
+    }
+    Ok(bytes)
 }

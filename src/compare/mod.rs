@@ -141,6 +141,9 @@ fn parse_rules(texts: &[String]) -> Result<Vec<gate::GateRule>, CompareError> {
 #[derive(Debug)]
 pub struct Outcome {
     pub stdout: Vec<u8>,
+    /// The Markdown rendering whatever `format` was (the Python bindings
+    /// show it in a notebook); the JSON document is `stdout` with `--format json`.
+    pub markdown: String,
     pub notes: Vec<String>,
     /// One line per tripped `--fail-if` rule: exit status 3 after printing.
     pub tripped: Vec<String>,
@@ -184,7 +187,8 @@ pub fn run(a: &CompareRequest) -> Result<Outcome, CompareError> {
         .filter(|(g, _)| g.tripped)
         .map(|(g, r)| comparison::tripped_line(&c, r, g))
         .collect();
-    Ok(Outcome { stdout, notes, tripped, timings: Timings { load, compare, output } })
+    let markdown = render::markdown(&c);
+    Ok(Outcome { stdout, markdown, notes, tripped, timings: Timings { load, compare, output } })
 }
 
 /// What the sides' runs.json (`ab`, `capture --runs`) say about their

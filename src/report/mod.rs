@@ -26,6 +26,7 @@ pub mod html;
 pub mod info;
 mod json;
 pub(crate) mod parquet;
+pub use parquet::record_batch;
 mod table;
 
 #[derive(Debug, thiserror::Error)]
@@ -75,6 +76,23 @@ pub struct Report<'a> {
     pub quality: &'a FrameQuality,
     /// Trace warnings followed by analysis warnings.
     pub warnings: &'a [crate::model::Warning],
+}
+
+impl<'a> Report<'a> {
+    /// The report of a whole analysis (what `analyze --out` writes).
+    pub fn of(a: &'a crate::analysis::Analysis) -> Report<'a> {
+        Report {
+            meta: &a.trace.meta,
+            span_ns: a.trace.span_ns(),
+            apps: &a.apps,
+            frames: &a.frames_df,
+            rows: &a.frames.rows,
+            presents: &a.presents,
+            presents_table: &a.presents_df,
+            quality: &a.frames.quality,
+            warnings: &a.warnings,
+        }
+    }
 }
 
 impl Report<'_> {

@@ -14,8 +14,10 @@ use super::{Artifact, Exporter, Report, ReportError};
 
 pub(crate) struct ParquetExporter;
 
-/// `df` as one arrow record batch.
-pub(crate) fn record_batch(df: &DataFrame) -> Result<RecordBatch, ReportError> {
+/// `df` as one arrow record batch: the types every fpsan table has on disk
+/// (Int64, Float64, Boolean, Utf8, all nullable); the Python bindings hand
+/// the same batches out through the Arrow C stream interface.
+pub fn record_batch(df: &DataFrame) -> Result<RecordBatch, ReportError> {
     let cols = table_cells(df)?;
     let mut fields = Vec::with_capacity(cols.len());
     let mut arrays: Vec<ArrayRef> = Vec::with_capacity(cols.len());

@@ -1,0 +1,196 @@
+"""The Python package against the command line it wraps (docs/python.md, docs/lake.md).
+
+Run by `bash scripts/test.sh` (the README's test command) with the wheel built from the
+checkout installed; FPSAN_BIN and FPSAN_GEN name the release `fpsan` binary and the
+`gen_trace` example, which the tests compare against and generate traces with.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import threading
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import fpsan
+
+ROOT = Path(__file__).resolve().parents[2]
+DEMO = ROOT / "testdata" / "demo.pftrace"
+BIN = os.environ.get("FPSAN_BIN", str(ROOT / "target" / "release" / "fpsan"))
+GEN = os.environ.get("FPSAN_GEN", str(ROOT / "target" / "release" / "examples" / "gen_trace"))
+
+
+def cli(*args, check=True):
+    done = subprocess.run([BIN, *map(str, args)], capture_output=True, text=True)
+    if check and done.returncode not in (0, 3):
+        raise AssertionError(f"fpsan {' '.join(map(str, args))}: {done.returncode}: {done.stderr}")
+    return done
+
+
+@pytest.fixture(scope="session")
+def fleet(tmp_path_factory):
+    """b1 (janky) and b2 (smooth), 3 devices, 4 runs each: 24 traces of 2 s."""
+    root = tmp_path_factory.mktemp("fleet")
+    subprocess.run([GEN, "fleet", str(root), "3", "4"], check=True, capture_output=True)
+    return root
+
+
+def traces_of(root):
+    return sorted(root.rglob("*.pftrace"))
+
+
+@pytest.mark.parametrize("which", ["demo", "generated"])
+def test_tables_equal_the_cli_parquet_cell_for_cell(which, fleet, tmp_path):
+    path = DEMO if which == "demo" else traces_of(fleet)[5]
+    a = fpsan.analyze(path)
+    cli("analyze", path, "--out", tmp_path)
+    for table in ["frames", "presents"]:
+        expected = pq.read_table(tmp_path / f"{table}.parquet")
+        got = pa.table(getattr(a, table))
+        assert got.schema.equals(expected.schema), table
+        assert got.equals(expected), table
+    # apps: the summary.json the CLI writes, metric by metric.
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    apps = pa.table(a.apps).to_pylist()
+    assert [r["process"] for r in apps] == [s["process"] for s in summary["apps"]]
+    for row, s in zip(apps, summary["apps"]):
+        assert row["frames"] == s["frames"]
+        assert row["fps"] == s["fps"]
+        assert row["frame_cost_p90"] == s["frame_cost_ns"]["p90"]
+        scenes = [r for r in pa.table(a.scenes).to_pylist() if r["pid"] == row["pid"]]
+        assert [(r["scene"], r["frames"]) for r in scenes] == [(x["scene"], x["frames"]) for x in s["scenes"]]
+    assert a.summary == json.loads(cli("analyze", path, "--format", "json").stdout)
+
+
+def test_every_arrow_consumer_takes_the_tables():
+    a = fpsan.analyze(DEMO)
+    n = len(a.frames)
+    assert n == 300
+    assert pa.table(a.frames).num_rows == n
+    assert pl.DataFrame(a.frames).height == n
+    assert a.frames.to_polars().height == n
+    assert isinstance(a.frames.to_pandas(), pd.DataFrame) and len(a.frames.to_pandas()) == n
+    frames = a.frames
+    assert duckdb.sql("SELECT count(*) FROM frames").fetchall() == [(n,)]
+    # The same table can be read again (each read gets a fresh stream).
+    assert pa.table(a.frames).num_rows == n
+    assert a.frames.columns[:3] == ["frame_index", "process", "pid"]
+
+
+def test_query_matches_the_cli(tmp_path):
+    sql = "SELECT process, count(*) AS n, sum(dropped_frames) AS dropped FROM frames GROUP BY process"
+    got = pa.table(fpsan.query(DEMO, sql)).to_pylist()
+    expected = json.loads(cli("query", DEMO, sql, "--format", "json").stdout)
+    assert got == expected
+
+
+def test_compare_equals_the_cli_json(fleet, tmp_path):
+    before, after = tmp_path / "before", tmp_path / "after"
+    shutil.copytree(fleet / "b1" / "dev1", before)
+    shutil.copytree(fleet / "b2" / "dev1", after)
+    c = fpsan.compare(before, after, fail_if=["fps.delta_pct < 1000"])
+    done = cli("compare", before, after, "--format", "json", "--fail-if", "fps.delta_pct < 1000")
+    assert c.document == json.loads(done.stdout)
+    assert c.exit_code == done.returncode
+    # b2 drops fewer frames than b1 on every run: 4 vs 4 fully separated, p = 2/70.
+    assert c.metric("fps")["verdict"] == "better"
+    assert c.metric("fps")["p_value"] == pytest.approx(2 / 70)
+    assert "<table>" in c._repr_html_() and c.verdict in c._repr_html_()
+    c.report(tmp_path / "out")
+    assert (tmp_path / "out" / "compare.html").is_file()
+
+
+def test_errors_are_exceptions_with_the_cli_line(tmp_path):
+    bad = tmp_path / "bad.pftrace"
+    bad.write_bytes(b"not a trace at all")
+    with pytest.raises(fpsan.TraceError) as e:
+        fpsan.analyze(bad)
+    line = cli("analyze", bad, check=False).stderr.strip()
+    assert line.startswith("fpsan: ") and str(e.value) in line
+    with pytest.raises(fpsan.NoFramesError):
+        fpsan.analyze(DEMO, app="com.nobody")
+    with pytest.raises(fpsan.UsageError):
+        fpsan.query(DEMO, "SELECT nope FROM nowhere")
+    with pytest.raises(fpsan.UsageError):
+        fpsan.compare(DEMO, DEMO, fail_if=["fps.sideways < 3"])
+    with pytest.raises(fpsan.FpsanError):
+        fpsan.analyze(tmp_path / "missing.pftrace")
+    assert issubclass(fpsan.TraceError, fpsan.FpsanError)
+
+
+def test_report_and_threads(tmp_path):
+    a = fpsan.analyze(DEMO)
+    files = a.report(tmp_path)
+    assert any(f.endswith("report.html") for f in files)
+    # The GIL is released while analysing: threads run side by side and agree.
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(len(fpsan.analyze(DEMO).frames))) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == [300] * 4
+
+
+def lake_queries():
+    """The SQL blocks of docs/lake.md, in order."""
+    text = (ROOT / "docs" / "lake.md").read_text()
+    blocks = text.split("```sql\n")[1:]
+    sql = blocks[0].split("```")[0]
+    return [q.strip() for q in sql.split(";") if q.strip()]
+
+
+def test_batch_lake_and_the_documented_queries(fleet, tmp_path):
+    farm = tmp_path / "farm"
+    shutil.copytree(fleet, farm)
+    (farm / "b1" / "dev2" / "run-9.pftrace").write_bytes(b"damaged")
+    lake = tmp_path / "lake"
+    done = cli("batch", farm, "--out", lake, "--keys", "{build}/{device}/run-{run}")
+    assert "25 traces: 24 analysed, 0 already in the lake, 1 failed" in done.stderr
+    again = cli("batch", farm, "--out", lake, "--keys", "{build}/{device}/run-{run}")
+    assert "25 traces: 0 analysed, 25 already in the lake, 0 failed" in again.stderr
+
+    # Independent values: fpsan.analyze on each trace.
+    per_run = {}
+    for t in traces_of(fleet):
+        build, device, run = t.parts[-3], t.parts[-2], t.stem
+        app = pa.table(fpsan.analyze(t).apps).to_pylist()[0]
+        per_run[(build, device, run)] = app
+
+    def median(xs):
+        xs = sorted(xs)
+        k = len(xs) // 2
+        return xs[k] if len(xs) % 2 else (xs[k - 1] + xs[k]) / 2
+
+    q = [s.replace("LAKE", str(lake)) for s in lake_queries()]
+    by_build = duckdb.sql(q[0]).fetchall()
+    assert len(by_build) == 6
+    for build, device, runs, fps, p90_ms in by_build:
+        mine = [v for (b, d, _), v in per_run.items() if (b, d) == (build, device)]
+        assert runs == 4
+        assert fps == pytest.approx(median([v["fps"] for v in mine]), rel=1e-12)
+        assert p90_ms == pytest.approx(median([v["frame_cost_p90"] for v in mine]) / 1e6, rel=1e-12)
+
+    regressions = duckdb.sql(q[1]).fetchall()
+    assert len(regressions) == 3
+    for device, before_fps, after_fps, delta in regressions:
+        assert after_fps > before_fps  # b2 is the smoother build
+        assert delta == pytest.approx(100 * (after_fps - before_fps) / before_fps)
+
+    worst = duckdb.sql(q[2]).fetchall()
+    assert len(worst) == 10
+    assert worst[0][1] == "b1"
+    path, _, _, frames, dropped_per_100 = worst[0]
+    mine = fpsan.analyze(path)
+    col = pa.table(mine.frames).column("dropped_frames").to_pylist()
+    assert frames == len(col) and dropped_per_100 == pytest.approx(100 * sum(col) / len(col))
+
+    failed = duckdb.sql(q[3]).fetchall()
+    assert len(failed) == 1 and failed[0][0].endswith("run-9.pftrace") and failed[0][1]
