@@ -2,8 +2,9 @@
 # Every test: the Rust ones (`cargo test --release`: unit, integration,
 # conformance, the trace builder's), then the Python package's (the wheel
 # built from this checkout with maturin, installed into a virtual
-# environment of its own, pytest over python/tests). The README's test
-# command; `.ci/run` runs it too.
+# environment of its own, pytest over python/tests, Spark in local mode
+# among them: it needs Java 17 or newer). The README's test command;
+# `.ci/run` runs it too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,7 +21,8 @@ fi
 # The test tools, pinned so that a run today and a run next month test the
 # same thing; the package itself pins none of them.
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-  "maturin==1.16.0" "pytest==9.2.0" "pyarrow==26.0.1" "polars==2.1.0" "pandas==3.1.1" "duckdb==2.0.1"
+  "maturin==1.16.0" "pytest==9.2.0" "pyarrow==26.0.1" "polars==2.1.0" "pandas==3.1.1" "duckdb==2.0.1" \
+  "pyspark==4.0.1"
 wheels="$CARGO_TARGET_DIR/wheels"
 rm -rf "$wheels"
 "$venv/bin/maturin" build --release --quiet -m python/Cargo.toml -o "$wheels"

@@ -276,6 +276,26 @@ fn compare<'py>(
     Ok(d)
 }
 
+/// A trace's id in a lake written by `fpsan batch`: the BLAKE3 hash of its bytes.
+#[pyfunction]
+fn content_id(py: Python<'_>, path: PathBuf) -> PyResult<String> {
+    py.allow_threads(|| fpsan::batch::content_id(&path))
+        .map_err(|e| raise((Kind::Trace, format!("{}: {e}", path.display()))))
+}
+
+/// The frames table with no rows: its columns and their types (the Spark
+/// functions declare their output schema with it).
+#[pyfunction]
+fn frames_schema() -> PyResult<Table> {
+    let empty = fpsan::metrics::frames_table(
+        &fpsan::model::Trace::default(),
+        &fpsan::frames::FrameAnalysis::default(),
+        &AppFilter::All,
+    )
+    .map_err(|e| raise(other(e)))?;
+    table(&empty).map_err(raise)
+}
+
 #[pymodule]
 fn _fpsan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
@@ -288,5 +308,7 @@ fn _fpsan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(report, m)?)?;
     m.add_function(wrap_pyfunction!(query, m)?)?;
     m.add_function(wrap_pyfunction!(compare, m)?)?;
+    m.add_function(wrap_pyfunction!(content_id, m)?)?;
+    m.add_function(wrap_pyfunction!(frames_schema, m)?)?;
     Ok(())
 }

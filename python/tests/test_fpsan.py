@@ -6,7 +6,6 @@ checkout installed; FPSAN_BIN and FPSAN_GEN name the release `fpsan` binary and 
 """
 
 import json
-import os
 import shutil
 import subprocess
 import threading
@@ -20,11 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import fpsan
-
-ROOT = Path(__file__).resolve().parents[2]
-DEMO = ROOT / "testdata" / "demo.pftrace"
-BIN = os.environ.get("FPSAN_BIN", str(ROOT / "target" / "release" / "fpsan"))
-GEN = os.environ.get("FPSAN_GEN", str(ROOT / "target" / "release" / "examples" / "gen_trace"))
+from conftest import BIN, DEMO, ROOT, traces_of
 
 
 def cli(*args, check=True):
@@ -32,18 +27,6 @@ def cli(*args, check=True):
     if check and done.returncode not in (0, 3):
         raise AssertionError(f"fpsan {' '.join(map(str, args))}: {done.returncode}: {done.stderr}")
     return done
-
-
-@pytest.fixture(scope="session")
-def fleet(tmp_path_factory):
-    """b1 (janky) and b2 (smooth), 3 devices, 4 runs each: 24 traces of 2 s."""
-    root = tmp_path_factory.mktemp("fleet")
-    subprocess.run([GEN, "fleet", str(root), "3", "4"], check=True, capture_output=True)
-    return root
-
-
-def traces_of(root):
-    return sorted(root.rglob("*.pftrace"))
 
 
 @pytest.mark.parametrize("which", ["demo", "generated"])
