@@ -26,7 +26,7 @@ pub enum QueryError {
 }
 
 fn one_line(e: &PolarsError) -> String {
-    e.to_string().split_whitespace().collect::<Vec<_>>().join(" ")
+    crate::sink::one_line(&e.to_string())
 }
 
 /// The known tables a query mentions (a cheap word scan, not a parse: a name

@@ -7,6 +7,12 @@
 
 use std::time::Duration;
 
+/// A message squeezed onto one line (its whitespace runs, newlines
+/// included, become one space): every error and warning fpsan prints is one.
+pub fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 use indicatif::{ProgressBar, ProgressStyle};
 
 /// The user's stderr, or nobody.

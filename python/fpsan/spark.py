@@ -77,9 +77,7 @@ def frames(paths, path_col: str = "path", app: Optional[str] = None, refresh_hz:
                 table = table.append_column(path_col, pa.array([path] * n, pa.string()))
                 yield from table.cast(out_schema).to_batches()
 
-    by_name = {f.name: f for f in paths.schema.fields}
-    casted = paths.select(*[paths[f.name].cast("string").alias(f.name) if f.name in names else paths[f.name]
-                            for f in by_name.values()])
+    casted = paths.select(*[paths[name].cast("string").alias(name) for name in names], paths[path_col])
     return casted.mapInArrow(analyse, from_arrow_schema(out_schema))
 
 

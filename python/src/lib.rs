@@ -19,6 +19,7 @@ use pyo3::types::{PyCapsule, PyDict};
 
 use fpsan::analysis::{self, AnalysisError};
 use fpsan::metrics::AppFilter;
+use fpsan::sink::one_line;
 
 create_exception!(_fpsan, FpsanError, PyException, "Every error fpsan raises.");
 create_exception!(
@@ -34,10 +35,6 @@ create_exception!(
     FpsanError,
     "An argument is wrong: SQL that does not run, a gate rule that does not parse."
 );
-
-fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
 
 /// Which exception an error becomes; errors cross the GIL-free sections as
 /// `(Kind, message)` and are raised once the GIL is held again.

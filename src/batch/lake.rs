@@ -66,8 +66,12 @@ impl Lake {
             let bytes = serde_json::to_vec_pretty(&meta).map_err(|e| e.to_string())?;
             std::fs::write(&meta_path, bytes).map_err(|e| format!("cannot write {}: {e}", meta_path.display()))?;
         }
-        let mut done = HashSet::new();
-        collect_stems(&root.join("traces"), &mut done);
+        let mut files = Vec::new();
+        super::walk(&root.join("traces"), &mut files);
+        let done = files
+            .iter()
+            .filter_map(|p| p.file_name()?.to_str()?.strip_suffix(".parquet").map(str::to_string))
+            .collect();
         Ok(Lake { root: root.to_path_buf(), keys: keys.to_vec(), done: Mutex::new(done) })
     }
 
@@ -120,20 +124,6 @@ pub fn escape(v: &str) -> String {
         }
     }
     out
-}
-
-fn collect_stems(dir: &Path, out: &mut HashSet<String>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            collect_stems(&p, out);
-        } else if let Some(stem) = p.file_name().and_then(|n| n.to_str()).and_then(|n| n.strip_suffix(".parquet")) {
-            if !stem.starts_with('.') {
-                out.insert(stem.to_string());
-            }
-        }
-    }
 }
 
 #[cfg(test)]

@@ -89,10 +89,10 @@ pub fn run(req: &BatchRequest) -> Result<BatchOutcome, String> {
                 loop {
                     let k = next.fetch_add(1, Ordering::SeqCst);
                     let Some(input) = inputs.get(k) else { break };
-                    let small = std::fs::metadata(&input.path).is_ok_and(|m| m.len() < ALONE_BYTES);
-                    let kind = match (&own, small) {
-                        (Some(pool), true) => pool.install(|| one(&lake, &budget, input, req.sink)),
-                        _ => one(&lake, &budget, input, req.sink),
+                    let size = std::fs::metadata(&input.path).map_or(0, |m| m.len());
+                    let kind = match (&own, size < ALONE_BYTES) {
+                        (Some(pool), true) => pool.install(|| one(&lake, &budget, input, size, req.sink)),
+                        _ => one(&lake, &budget, input, size, req.sink),
                     };
                     counts[kind].fetch_add(1, Ordering::SeqCst);
                     bar.inc(1);
@@ -136,6 +136,8 @@ fn collect(req: &BatchRequest) -> Result<(Vec<String>, Vec<Input>), String> {
     Ok((names, inputs))
 }
 
+/// The files under `dir`, recursively, in name order; hidden ones (and
+/// hidden folders) skipped.
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };
     let mut paths: Vec<PathBuf> =
@@ -159,8 +161,7 @@ const SKIPPED: usize = 1;
 const FAILED: usize = 2;
 
 /// One trace: hash, skip or analyse, write its tables (the `traces` row last).
-fn one(lake: &Lake, budget: &budget::Budget, input: &Input, sink: Sink) -> usize {
-    let size = std::fs::metadata(&input.path).map(|m| m.len()).unwrap_or(0);
+fn one(lake: &Lake, budget: &budget::Budget, input: &Input, size: u64, sink: Sink) -> usize {
     let trace_id = match content_id(&input.path) {
         Ok(h) => h,
         Err(e) => {
@@ -201,7 +202,7 @@ fn one(lake: &Lake, budget: &budget::Budget, input: &Input, sink: Sink) -> usize
             Ok(t) => tables = t,
             Err(e) => {
                 row.status = "failed";
-                row.error = Some(e.split_whitespace().collect::<Vec<_>>().join(" "));
+                row.error = Some(crate::sink::one_line(&e));
             }
         }
     }

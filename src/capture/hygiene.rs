@@ -53,14 +53,13 @@ pub struct Hygiene<'a> {
     /// (setting, old value) to restore, in the order they were changed.
     changed: Vec<(&'static str, String)>,
     sink: Sink,
-    restored: bool,
 }
 
 impl<'a> Hygiene<'a> {
     /// Keep the screen on while plugged in and put the animation scales at 1,
     /// remembering what was there.
     pub fn begin(adb: &'a Adb, sink: Sink) -> Result<Hygiene<'a>, CaptureError> {
-        let mut h = Hygiene { adb, changed: Vec::new(), sink, restored: false };
+        let mut h = Hygiene { adb, changed: Vec::new(), sink };
         let stay_on = get_setting(adb, STAY_ON)?;
         if stay_on != "7" {
             shell_ok(adb, "svc power stayon true")?;
@@ -139,8 +138,7 @@ impl<'a> Hygiene<'a> {
 
     /// Put every changed setting back; returns what could not be, each with
     /// the command that does it by hand.
-    pub fn restore(&mut self) -> Vec<String> {
-        self.restored = true;
+    fn restore(&mut self) -> Vec<String> {
         let mut problems = Vec::new();
         for (name, old) in self.changed.drain(..).rev() {
             // An unset setting reads "null"; deleting it restores that.
@@ -160,12 +158,12 @@ impl<'a> Hygiene<'a> {
     }
 }
 
+/// Dropping it (the series' normal end, an error, Ctrl-C) puts the settings
+/// back and warns about any that could not be.
 impl Drop for Hygiene<'_> {
     fn drop(&mut self) {
-        if !self.restored {
-            for p in self.restore() {
-                self.sink.warn(None, &p);
-            }
+        for p in self.restore() {
+            self.sink.warn(None, &p);
         }
     }
 }

@@ -17,7 +17,7 @@ use crate::model::Trace;
 use crate::query;
 use crate::read::{ReadError, ReadOptions};
 use crate::report::{self, info, ExportManager, Report, StdoutFormat};
-use crate::sink::Sink;
+use crate::sink::{one_line, Sink};
 
 mod ab_args;
 mod capture_args;
@@ -221,10 +221,6 @@ fn error_line(e: &anyhow::Error) -> String {
         }
     }
     msg
-}
-
-fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {

@@ -18,7 +18,7 @@ use crate::analysis::{self, Analysis};
 use crate::frames::FrameRow;
 use crate::metrics::AppFilter;
 use crate::model::{Warning, WarningCode};
-use crate::sink::Sink;
+use crate::sink::{one_line, Sink};
 
 /// Which side of the comparison.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -213,10 +213,6 @@ fn each_on_a_core<J: Sync, R: Send>(jobs: &[J], work: impl Fn(&J) -> R + Sync) -
     }
     done.sort_by_key(|(i, _)| *i);
     done.into_iter().map(|(_, r)| r).collect()
-}
-
-fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Analyse one trace and keep the frames of `app` (matched as `analyze --app`

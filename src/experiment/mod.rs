@@ -12,11 +12,11 @@ use std::time::Duration;
 
 use crate::capture::adb::{Adb, SHORT_TIMEOUT};
 use crate::capture::hygiene::Hygiene;
-use crate::capture::manifest::{file_sha256, BuildRecord, LookRecord, Manifest};
+use crate::capture::manifest::{file_sha256, BuildRecord, LookRecord};
 use crate::capture::{self, session, CaptureEnv, CaptureError, CaptureRequest};
 use crate::compare::comparison::{primary_result, IndicativeGates, Settings};
 use crate::compare::stats::sequential::Design;
-use crate::compare::{CompareError, CompareRequest, Outcome, Run, Verdict};
+use crate::compare::{CompareError, CompareRequest, Outcome, Verdict};
 use plan::{Build, Order, Plan};
 use runner::{RunEnd, Runner};
 
@@ -152,25 +152,15 @@ pub fn ab(req: &AbRequest, env: &CaptureEnv) -> Result<AbOutcome, ExperimentErro
 
     let adb = session::connect(req.capture.serial.as_deref(), env)?;
     let hygiene = Hygiene::begin(&adb, env.sink)?;
-    let manifest = Manifest {
-        fpsan_version: env!("CARGO_PKG_VERSION").into(),
-        kind: "ab".into(),
-        app: app.clone(),
-        serial: adb.serial().unwrap_or_default().into(),
-        order: Some(req.order.as_str().into()),
-        seed: (req.order == Order::Shuffle).then_some(req.seed),
-        scenario: req.capture.drive.as_ref().map(|s| s.to_string()),
-        launch: req.capture.launch.as_str().into(),
-        secs: req.capture.secs,
-        builds: builds.clone(),
-        settings_changed: hygiene.changed().iter().map(|s| s.to_string()).collect(),
-        ..Default::default()
-    };
-    let mut runner = Runner::new(env, &adb, &hygiene, req.out.clone(), req.capture.clone(), manifest);
+    let mut runner = Runner::new(env, &adb, &hygiene, req.out.clone(), req.capture.clone(), "ab");
+    runner.manifest.order = Some(req.order.as_str().into());
+    runner.manifest.seed = (req.order == Order::Shuffle).then_some(req.seed);
+    runner.manifest.builds = builds.clone();
     runner.retries = req.retries;
     runner.cool_down = req.cool_down;
     let mut installed: Option<Build> = None;
-    let mut done: [Vec<Run>; 2] = [Vec::new(), Vec::new()];
+    // Each finished run's fps, per build.
+    let mut done: [Vec<Option<f64>>; 2] = [Vec::new(), Vec::new()];
     let mut plan = Plan::new(req.order, req.seed);
     let mut final_alpha = req.compare.alpha;
     let mut ended: Option<ExperimentError> = None;
@@ -188,7 +178,7 @@ pub fn ab(req: &AbRequest, env: &CaptureEnv) -> Result<AbOutcome, ExperimentErro
                 Ok(Some(sha.clone()))
             };
             match runner.run(Some(build), number, &mut prepare) {
-                RunEnd::Done(r) => done[build.index()].push(*r),
+                RunEnd::Done(fps) => done[build.index()].push(fps),
                 RunEnd::Interrupted => {
                     ended = Some(ExperimentError::Interrupted(format!(
                         "interrupted: {} before and {} after runs kept in {}",
@@ -230,14 +220,9 @@ pub fn ab(req: &AbRequest, env: &CaptureEnv) -> Result<AbOutcome, ExperimentErro
         }
     }
     runner.save();
-    let problems = {
-        drop(runner);
-        let mut h = hygiene;
-        h.restore()
-    };
-    for p in &problems {
-        env.sink.warn(None, p);
-    }
+    // The device's settings back (Hygiene's drop) before compare reads the runs.
+    drop(runner);
+    drop(hygiene);
     if let Some(e) = ended {
         return Err(e);
     }
@@ -261,8 +246,8 @@ pub fn ab(req: &AbRequest, env: &CaptureEnv) -> Result<AbOutcome, ExperimentErro
 
 /// One look of `--until-decided`: fps's verdict at the look's level, and a
 /// progress line.
-fn look(done: &[Vec<Run>; 2], alpha: f64, min_change_pct: f64, n: usize, max: usize) -> (LookRecord, String) {
-    let values = |runs: &[Run]| runs.iter().filter_map(|r| r.value("fps")).collect::<Vec<f64>>();
+fn look(done: &[Vec<Option<f64>>; 2], alpha: f64, min_change_pct: f64, n: usize, max: usize) -> (LookRecord, String) {
+    let values = |runs: &[Option<f64>]| runs.iter().flatten().copied().collect::<Vec<f64>>();
     let s = Settings::new(alpha, min_change_pct, IndicativeGates::Pass);
     let r = primary_result(&values(&done[0]), &values(&done[1]), &s);
     let ci = r.ci.map_or_else(|| "no interval yet".to_string(), |[lo, hi]| format!("[{lo:+.2}, {hi:+.2}]"));
@@ -318,18 +303,7 @@ pub fn capture_runs(req: &CaptureRequest, runs: usize, env: &CaptureEnv) -> Resu
     output_dir(&dir)?;
     let adb = session::connect(req.serial.as_deref(), env)?;
     let hygiene = Hygiene::begin(&adb, env.sink)?;
-    let manifest = Manifest {
-        fpsan_version: env!("CARGO_PKG_VERSION").into(),
-        kind: "capture".into(),
-        app: req.app.clone(),
-        serial: adb.serial().unwrap_or_default().into(),
-        scenario: req.drive.as_ref().map(|s| s.to_string()),
-        launch: req.launch.as_str().into(),
-        secs: req.secs,
-        settings_changed: hygiene.changed().iter().map(|s| s.to_string()).collect(),
-        ..Default::default()
-    };
-    let mut runner = Runner::new(env, &adb, &hygiene, dir.clone(), req.clone(), manifest);
+    let mut runner = Runner::new(env, &adb, &hygiene, dir.clone(), req.clone(), "capture");
     let mut ended = None;
     for k in 1..=runs {
         match runner.run(None, k, &mut |_| Ok(None)) {
@@ -357,11 +331,6 @@ pub fn capture_runs(req: &CaptureRequest, runs: usize, env: &CaptureEnv) -> Resu
         }
     }
     runner.save();
-    drop(runner);
-    let mut h = hygiene;
-    for p in h.restore() {
-        env.sink.warn(None, &p);
-    }
     match ended {
         Some(e) => Err(e),
         None => Ok(dir),

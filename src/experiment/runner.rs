@@ -40,7 +40,9 @@ pub(crate) struct Runner<'a> {
 
 /// How one run ended.
 pub(crate) enum RunEnd {
-    Done(Box<Run>),
+    /// The run's fps (as `compare` computes it; None when undefined). Only
+    /// this is kept: the run's frames are read again by `compare` at the end.
+    Done(Option<f64>),
     /// Ctrl-C: the run was not finished.
     Interrupted,
     /// Every attempt failed; the last reason.
@@ -48,14 +50,27 @@ pub(crate) enum RunEnd {
 }
 
 impl<'a> Runner<'a> {
+    /// A series of `kind` (`ab`, `capture`) into `dir`, its runs.json
+    /// started from the request and the device.
     pub fn new(
         env: &'a CaptureEnv,
         adb: &'a Adb,
         hygiene: &'a Hygiene<'a>,
         dir: PathBuf,
         template: CaptureRequest,
-        manifest: Manifest,
+        kind: &str,
     ) -> Runner<'a> {
+        let manifest = Manifest {
+            fpsan_version: env!("CARGO_PKG_VERSION").into(),
+            kind: kind.into(),
+            app: template.app.clone(),
+            serial: adb.serial().unwrap_or_default().into(),
+            scenario: template.drive.as_ref().map(|s| s.to_string()),
+            launch: template.launch.as_str().into(),
+            secs: template.secs,
+            settings_changed: hygiene.changed().iter().map(|s| s.to_string()).collect(),
+            ..Default::default()
+        };
         Runner {
             env,
             adb,
@@ -116,9 +131,10 @@ impl<'a> Runner<'a> {
                     record.fps = r.value("fps");
                     let fps = record.fps.map_or_else(|| "no fps".to_string(), |v| format!("{v:.1} fps"));
                     self.env.sink.info(None, &format!("{label}: {fps} ({:.0} s)", record.seconds));
+                    let fps = record.fps;
                     self.manifest.runs.push(record);
                     self.save();
-                    return RunEnd::Done(Box::new(r));
+                    return RunEnd::Done(fps);
                 }
                 Err(Attempt::Interrupted) => {
                     record.status = "interrupted".into();

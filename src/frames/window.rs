@@ -24,7 +24,8 @@ impl ScenarioWindow {
 /// The first marked window: from the first sample ≥ 1 to the next sample of
 /// 0 on the same track (the trace's end when the scenario was cut short).
 pub fn scenario_window(trace: &Trace) -> Option<ScenarioWindow> {
-    let marked: Vec<_> =
+    // A set: a hostile trace may name any number of tracks so.
+    let marked: foldhash::HashSet<_> =
         trace.tracks.iter().filter(|t| t.name.as_deref() == Some(SCENARIO_MARK)).map(|t| t.id).collect();
     if marked.is_empty() {
         return None;
