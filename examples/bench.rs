@@ -228,10 +228,11 @@ fn phases(path: &Path, mb: f64) -> Res<()> {
     laps.lap("presents");
     let cujs = fpsan::cujs::analyze(&trace, &frames);
     laps.lap("cujs");
-    let df = fpsan::metrics::frames_table(&trace, &frames, &opts.filter)?;
+    let (kept, scenes) = fpsan::metrics::kept_frames(&trace, &frames, &opts.filter);
+    let _df = fpsan::metrics::frames_table(&frames, &kept, &scenes)?;
     laps.lap("frames table");
-    let mut apps = fpsan::metrics::summarize(&df, &frames.why, &presents, &opts.metrics)?;
-    fpsan::metrics::attach_cujs(&mut apps, &frames, &cujs)?;
+    let mut apps = fpsan::metrics::summarize(&frames, &kept, &scenes, &presents, &opts.metrics);
+    fpsan::metrics::attach_cujs(&mut apps, &frames, &cujs);
     laps.lap("summaries");
     println!("phases   {} MB read at {:.0} MB/s", mb as u64, mb / laps.0[0].1);
     for (name, secs, faults) in &laps.0 {

@@ -189,7 +189,7 @@ fn main() {
     std::fs::create_dir_all(&dir).expect("temp dir");
     let t = Instant::now();
     let median_fps = |runs: &[Run]| {
-        let mut v: Vec<f64> = runs.iter().filter_map(|r| r.value("fps")).collect();
+        let mut v: Vec<f64> = runs.iter().filter_map(|r| r.value(fpsan::series::Metric::Fps)).collect();
         v.sort_by(f64::total_cmp);
         v[v.len() / 2]
     };
@@ -229,7 +229,7 @@ fn main() {
         "fpsan compare calibration: alpha {ALPHA}, min change 2%, {} comparisons per cell, pools of {} runs (10 s, 60 Hz), seed {}",
         a.comparisons, a.pool, a.seed
     );
-    let base_values: Vec<f64> = base.iter().filter_map(|r| r.value("fps")).collect();
+    let base_values: Vec<f64> = base.iter().filter_map(|r| r.value(fpsan::series::Metric::Fps)).collect();
     let mean = base_values.iter().sum::<f64>() / base_values.len() as f64;
     let sd = (base_values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (base_values.len() - 1) as f64).sqrt();
     println!(

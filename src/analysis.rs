@@ -229,11 +229,12 @@ fn summarize(path: &Path, tf: TraceFrames, opts: &Options) -> Result<Analysis, A
             apps: apps_with_frames(&frames.rows),
         });
     }
-    let frames_df = metrics::frames_table(&trace, &frames, filter)?;
+    let (kept, scenes) = metrics::kept_frames(&trace, &frames, filter);
+    let frames_df = metrics::frames_table(&frames, &kept, &scenes)?;
     let presents_df = metrics::presents_table(&presents.rows)?;
     let apps = if opts.summaries {
-        let mut apps = metrics::summarize(&frames_df, &frames.why, &presents, &opts.metrics)?;
-        metrics::attach_cujs(&mut apps, &frames, &cujs)?;
+        let mut apps = metrics::summarize(&frames, &kept, &scenes, &presents, &opts.metrics);
+        metrics::attach_cujs(&mut apps, &frames, &cujs);
         apps
     } else {
         Vec::new()

@@ -32,6 +32,7 @@ pub mod query;
 pub mod read;
 #[cfg(feature = "analysis")]
 pub mod report;
+pub mod series;
 pub mod sink;
 #[cfg(test)]
 pub(crate) mod testutil;

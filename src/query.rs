@@ -191,6 +191,18 @@ pub fn apps_df(apps: &[AppSummary]) -> PolarsResult<DataFrame> {
         .col("perfdog_stutter", |a| a.jank.perfdog.stutter)
         .col("skipped_frame_events", |a| a.jank.choreographer.skipped_frame_events)
         .col("green_alliance_pass", |a| a.green_alliance.pass)
+        // The headline series (docs/metrics.md, "Headline"): what every
+        // output shows first; the columns above are the doFrames'.
+        .col("headline_fps", |a| a.headline.fps)
+        .col("headline_source", |a| a.headline.source.as_str())
+        .col("headline_layer", |a| a.headline.layer.as_deref())
+        .col("headline_frames", |a| a.headline.frames)
+        .col("headline_dropped", |a| a.headline.dropped)
+        .col("headline_refresh_hz", |a| a.headline.refresh_hz)
+        .col("headline_frame_time_p50", |a| a.headline.frame_time_ns.p50)
+        .col("headline_frame_time_p90", |a| a.headline.frame_time_ns.p90)
+        .col("headline_frame_time_p99", |a| a.headline.frame_time_ns.p99)
+        .col("perfdog_layer", |a| a.jank.perfdog_layer.as_deref())
         .build()
 }
 

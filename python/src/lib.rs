@@ -284,12 +284,8 @@ fn content_id(py: Python<'_>, path: PathBuf) -> PyResult<String> {
 /// functions declare their output schema with it).
 #[pyfunction]
 fn frames_schema() -> PyResult<Table> {
-    let empty = fpsan::metrics::frames_table(
-        &fpsan::model::Trace::default(),
-        &fpsan::frames::FrameAnalysis::default(),
-        &AppFilter::All,
-    )
-    .map_err(|e| raise(other(e)))?;
+    let empty = fpsan::metrics::frames_table(&fpsan::frames::FrameAnalysis::default(), &[], &[])
+        .map_err(|e| raise(other(e)))?;
     table(&empty).map_err(raise)
 }
 

@@ -9,13 +9,13 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
 use super::comparison::Comparison;
-use super::metrics::Frame;
 use super::runs::Run;
 use crate::frames::DropLevel;
 use crate::report::charts::draw::{mesh_style, plot_frame};
 use crate::report::charts::render_png;
 use crate::report::charts::style::*;
 use crate::report::ReportError;
+use crate::series::Frame;
 
 /// Grey for "before", the report's blue for "after".
 pub(crate) const BEFORE: RGBColor = RGBColor(140, 140, 140);

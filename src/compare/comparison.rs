@@ -10,9 +10,9 @@ use std::collections::{HashMap, HashSet};
 use serde::Serialize;
 
 use crate::model::{Warning, WarningCode};
+use crate::series::{Frame, Kind, Metric, Role, Values};
 
 use super::gate::{GateInput, GateRule, GateStatus};
-use super::metrics::{eval, index_of, Frame, Role, METRICS};
 use super::runs::{Run, Sides};
 use super::stats::decision::{
     coefficient_of_variation, decide, holm, percent_of, pooled_sd, primary_then_holm, runs_needed,
@@ -23,7 +23,7 @@ use super::stats::rank::{mann_whitney, smallest_p, NullU, PMethod};
 use super::stats::{Direction, Verdict};
 
 /// The headline's primary metric: tested first, at alpha.
-const PRIMARY: &str = "fps";
+const PRIMARY: Metric = Metric::Fps;
 /// Run-to-run coefficient of variation of fps above which a side is "noisy".
 const NOISY_CV: f64 = 0.10;
 /// The app's drawing time per run may differ this much (relative) between sides.
@@ -213,9 +213,7 @@ pub(crate) fn min_runs_per_side(alpha: f64) -> usize {
 pub(crate) fn compare(sides: &Sides, rules: &[GateRule], s: &Settings) -> Comparison {
     let [before, after] = &sides.runs;
     let mut bounds = BoundsCache::default();
-    let per_run = |runs: &[Run]| -> Vec<Vec<f64>> {
-        runs.iter().map(|r| eval(&r.frames.iter().collect::<Vec<_>>(), Some(r.wall_ns))).collect()
-    };
+    let per_run = |runs: &[Run]| -> Vec<Vec<f64>> { runs.iter().map(|r| r.values().0.to_vec()).collect() };
     let (b_values, a_values) = (per_run(before), per_run(after));
     let included = included_metrics(before, after, true);
     let metrics = compare_metrics(&b_values, &a_values, &included, Scope::App, s, &mut bounds);
@@ -272,12 +270,13 @@ enum Scope {
 fn included_metrics(before: &[Run], after: &[Run], with_wall: bool) -> Vec<usize> {
     let has_timeline = |side: &[Run]| side.iter().flat_map(|r| &r.frames).any(|f| f.overrun_ns.is_some());
     let timeline = has_timeline(before) && has_timeline(after);
-    (0..METRICS.len())
-        .filter(|&k| match METRICS[k].name {
-            "overrun_p90" | "perfetto_jank_pct" => timeline,
-            "fps_wall" => with_wall,
-            _ => true,
+    Metric::ALL
+        .into_iter()
+        .filter(|m| match m {
+            Metric::FpsWall => with_wall,
+            m => timeline || !m.needs_timeline(),
         })
+        .map(Metric::index)
         .collect()
 }
 
@@ -317,7 +316,7 @@ fn compare_metrics(
 /// other family is a single test. Returns how many of the other two were tested.
 fn adjust_headline(results: &mut [MetricResult]) -> usize {
     let headline: Vec<usize> = (0..results.len()).filter(|&i| results[i].family == Family::Headline).collect();
-    let primary = headline.iter().copied().find(|&i| results[i].metric == PRIMARY);
+    let primary = headline.iter().copied().find(|&i| results[i].metric == PRIMARY.name());
     let others: Vec<usize> = headline.iter().copied().filter(|&i| Some(i) != primary).collect();
     let (first, rest) = primary_then_holm(
         primary.and_then(|i| results[i].p_value),
@@ -356,7 +355,7 @@ fn settle(r: &mut MetricResult, b: &[f64], a: &[f64], others_tested: usize, s: &
         return;
     }
     // Holm's first step among the others, in the worst case, is their level.
-    let alpha_test = if r.family == Family::Headline && r.metric != PRIMARY {
+    let alpha_test = if r.family == Family::Headline && r.metric != PRIMARY.name() {
         s.alpha / others_tested.max(1) as f64
     } else {
         s.alpha
@@ -381,7 +380,7 @@ fn settle(r: &mut MetricResult, b: &[f64], a: &[f64], others_tested: usize, s: &
 /// `fps`'s result from per-run values alone, exactly as [`compare`] settles it (the primary metric keeps
 /// its own p): what each look of `ab --until-decided` decides on (docs/ab.md, "Until decided").
 pub(crate) fn primary_result(before: &[f64], after: &[f64], s: &Settings) -> MetricResult {
-    let k = metric_index(PRIMARY);
+    let k = PRIMARY.index();
     let mut r = describe_and_test(k, before, after, Scope::App, s, &mut BoundsCache::default());
     settle(&mut r, before, after, 0, s);
     r
@@ -397,20 +396,20 @@ fn describe_and_test(
     s: &Settings,
     bounds: &mut BoundsCache,
 ) -> MetricResult {
-    let def = &METRICS[k];
+    let m = Metric::ALL[k];
     let (before, after) = (median(b), median(a));
     let delta = after - before;
     let delta_pct = if before != 0.0 { percent_of(before, delta) } else { f64::NAN };
-    let family = match (def.role, scope) {
+    let family = match (m.role(), scope) {
         (Role::Descriptive, _) => Family::None,
         (_, Scope::Scene) => Family::Exploratory,
         (Role::Headline, Scope::App) => Family::Headline,
         (Role::Secondary, Scope::App) => Family::Secondary,
     };
     let mut r = MetricResult {
-        metric: def.name,
-        unit: def.unit,
-        direction: def.direction,
+        metric: m.name(),
+        unit: m.unit(),
+        direction: m.direction(),
         family,
         before: finite(before),
         after: finite(after),
@@ -459,7 +458,7 @@ fn scene_names(runs: &[Run]) -> Vec<&str> {
 
 /// Each run's frames grouped by scene name, in one pass over the run, and
 /// by CUJ name (a frame inside two CUJ instances of one name counts once).
-fn by_scene(runs: &[Run]) -> Vec<HashMap<&str, Vec<&Frame>>> {
+fn by_scene(runs: &[Run]) -> Vec<(Kind, HashMap<&str, Vec<&Frame>>)> {
     runs.iter()
         .map(|r| {
             let mut groups: HashMap<&str, Vec<&Frame>> = HashMap::new();
@@ -475,14 +474,14 @@ fn by_scene(runs: &[Run]) -> Vec<HashMap<&str, Vec<&Frame>>> {
                 idx.dedup();
                 groups.insert(name, idx.iter().map(|&i| &r.frames[i as usize]).collect());
             }
-            groups
+            (r.kind(), groups)
         })
         .collect()
 }
 
 /// Per-run values of a scene: its frames in each run that has it (runs without it are left out).
-fn scene_values(groups: &[HashMap<&str, Vec<&Frame>>], scene: &str) -> Vec<Vec<f64>> {
-    groups.iter().filter_map(|g| Some(eval(g.get(scene)?, None))).collect()
+fn scene_values(groups: &[(Kind, HashMap<&str, Vec<&Frame>>)], scene: &str) -> Vec<Vec<f64>> {
+    groups.iter().filter_map(|(kind, g)| Some(Values::of(*kind, g.get(scene)?, None).0.to_vec())).collect()
 }
 
 /// Per-scene comparisons for scenes on both sides; a warning per one-sided scene.
@@ -525,13 +524,8 @@ fn compare_scenes(
     (results, warnings)
 }
 
-/// Index of one of [`METRICS`], named in this module.
-fn metric_index(name: &str) -> usize {
-    index_of(name).unwrap_or_else(|| unreachable!("{name} is one of METRICS"))
-}
-
 fn side_json(runs: &[Run], values: &[Vec<f64>]) -> SideJson {
-    let fps = metric_index("fps");
+    let fps = Metric::Fps.index();
     let runs_json: Vec<RunJson> = runs
         .iter()
         .zip(values)
@@ -608,7 +602,7 @@ fn quality_warnings(before: &[Run], after: &[Run], b_values: &[Vec<f64>], a_valu
             (ad - bd) / bd * 100.0
         )));
     }
-    let fps = metric_index("fps");
+    let fps = Metric::Fps.index();
     for (values, side) in [(b_values, "before"), (a_values, "after")] {
         if let Some(cv) = coefficient_of_variation(&column(values, fps)) {
             if cv > NOISY_CV {

@@ -2,6 +2,11 @@
 
 use super::*;
 
+/// A metric's index by its JSON name.
+fn metric_index(name: &str) -> usize {
+    Metric::from_name(name).expect(name).index()
+}
+
 fn settings() -> Settings {
     Settings::new(0.05, 2.0, IndicativeGates::Pass)
 }
@@ -11,7 +16,7 @@ fn rows(names: &[&str], values: &[Vec<f64>]) -> Vec<Vec<f64>> {
     let runs = values[0].len();
     (0..runs)
         .map(|r| {
-            let mut row = vec![f64::NAN; METRICS.len()];
+            let mut row = vec![f64::NAN; Metric::ALL.len()];
             for (name, column) in names.iter().zip(values) {
                 row[metric_index(name)] = column[r];
             }

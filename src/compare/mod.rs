@@ -1,7 +1,7 @@
 //! `fpsan compare BEFORE AFTER`: did a change make the UI smoother, by how
 //! much, and can the runs tell? Wiring only: [`runs`] loads both sides
 //! through the one analysis entry point, [`comparison`] computes each run's
-//! metrics ([`metrics`]), the tests, intervals and verdicts on the per-run
+//! metrics (`crate::series`, the one definition), the tests, intervals and verdicts on the per-run
 //! values ([`stats`]), warnings and gates ([`gate`]), [`render`] prints,
 //! [`out`] writes `--out DIR`. Formulas and sources: docs/compare.md.
 
@@ -11,7 +11,6 @@ mod charts;
 pub(crate) mod comparison;
 mod gate;
 mod html;
-mod metrics;
 mod out;
 mod render;
 mod runs;
@@ -127,13 +126,22 @@ pub fn compare_runs(
 }
 
 fn parse_rules(texts: &[String]) -> Result<Vec<gate::GateRule>, CompareError> {
-    let (all, descriptive) = (metrics::gateable(), metrics::descriptive_names());
+    let (all, descriptive) = gate_names();
     let gateable = gate::Gateable { all: &all, descriptive: &descriptive };
     texts
         .iter()
         .map(|r| gate::parse_rule(r, gateable))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| CompareError::Usage(e.to_string()))
+}
+
+/// The metrics a gate rule may name (all but the frame count), and those
+/// that never carry a verdict.
+fn gate_names() -> (Vec<&'static str>, Vec<&'static str>) {
+    use crate::series::{Direction, Metric, Role};
+    let names =
+        |keep: &dyn Fn(Metric) -> bool| Metric::ALL.into_iter().filter(|&m| keep(m)).map(Metric::name).collect();
+    (names(&|m| m.direction() != Direction::Neutral), names(&|m| m.role() == Role::Descriptive))
 }
 
 /// What `fpsan compare` produced, for `cli` to print: the output, the lines

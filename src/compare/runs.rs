@@ -12,12 +12,12 @@ use std::path::{Path, PathBuf};
 use polars::prelude::{BooleanChunked, DataFrame, NewChunkedArray};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use super::metrics::Frame;
 use super::CompareError;
 use crate::analysis::{self, Analysis};
 use crate::frames::FrameRow;
 use crate::metrics::AppFilter;
 use crate::model::{Warning, WarningCode};
+use crate::series::{Frame, Kind, Metric, Values};
 use crate::sink::{one_line, Sink};
 
 /// Which side of the comparison.
@@ -88,11 +88,24 @@ pub struct Run {
 
 impl Run {
     /// One of `compare`'s metrics (by its JSON name) on this run alone; None when undefined.
-    pub fn value(&self, metric: &str) -> Option<f64> {
-        let k = super::metrics::index_of(metric)?;
-        let frames: Vec<&Frame> = self.frames.iter().collect();
-        let v = super::metrics::eval(&frames, Some(self.wall_ns))[k];
+    pub fn value(&self, metric: Metric) -> Option<f64> {
+        let v = self.values()[metric];
         v.is_finite().then_some(v)
+    }
+
+    /// What the run's frames are: the app's doFrames, or its visible layer's presents.
+    pub(crate) fn kind(&self) -> Kind {
+        if self.presents_layer.is_some() {
+            Kind::Presents
+        } else {
+            Kind::DoFrames
+        }
+    }
+
+    /// Every metric over the run's frames.
+    pub(crate) fn values(&self) -> Values {
+        let frames: Vec<&Frame> = self.frames.iter().collect();
+        Values::of(self.kind(), &frames, Some(self.wall_ns))
     }
 }
 

@@ -7,11 +7,11 @@ use std::path::PathBuf;
 
 use super::comparison::{compare, tripped_line, IndicativeGates, Settings};
 use super::gate::{parse_rule, GateRule, GateStatus, Gateable};
-use super::metrics::{self, eval, index_of, Frame, METRICS};
 use super::runs::{Run, Sides};
 use super::stats::rank::PMethod;
 use super::stats::Verdict;
 use crate::analysis::{self, Options};
+use crate::series::{Frame, Kind, Metric, Values};
 
 fn demo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/demo.pftrace")
@@ -35,8 +35,8 @@ fn one_run_metrics_equal_analyze_summary() {
     let app = &a.apps[0];
     let frames: Vec<Frame> = a.frames.rows.iter().filter(|r| r.pid == app.pid).map(|r| Frame::from_row(r, 0)).collect();
     let refs: Vec<&Frame> = frames.iter().collect();
-    let v = eval(&refs, Some(app.wall_end_ts - app.first_ts));
-    let get = |name: &str| v[index_of(name).expect(name)];
+    let v = Values::of(Kind::DoFrames, &refs, Some(app.wall_end_ts - app.first_ts));
+    let get = |name: &str| v[Metric::from_name(name).expect(name)];
     let n = app.frames as f64;
     let ms = |p: Option<i64>| p.expect("percentile") as f64 / 1e6;
     let levels = app.drop_level.values();
@@ -73,7 +73,6 @@ fn one_run_metrics_equal_analyze_summary() {
     assert_eq!(get("jank_pct"), jank);
     // The demo's ground truth (tracegen/src/scenarios.rs): 300 frames, 5 of them dropping ≥ 1 frame.
     assert_eq!((get("frames"), get("jank_pct")), (300.0, 100.0 * 5.0 / 300.0));
-    assert_eq!(v.len(), METRICS.len());
 }
 
 /// A run of `n` frames at `hz`, every `every`-th dropping `dropped` frames.
@@ -130,7 +129,7 @@ fn smooth(k: usize) -> Vec<Run> {
 }
 
 fn rules(texts: &[&str]) -> Vec<GateRule> {
-    let (all, descriptive) = (metrics::gateable(), metrics::descriptive_names());
+    let (all, descriptive) = super::gate_names();
     let g = Gateable { all: &all, descriptive: &descriptive };
     texts.iter().map(|r| parse_rule(r, g).expect(r)).collect()
 }

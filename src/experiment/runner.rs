@@ -128,7 +128,7 @@ impl<'a> Runner<'a> {
             match result {
                 Ok(r) => {
                     record.status = "ok".into();
-                    record.fps = r.value("fps");
+                    record.fps = r.value(crate::series::Metric::Fps);
                     let fps = record.fps.map_or_else(|| "no fps".to_string(), |v| format!("{v:.1} fps"));
                     self.env.sink.info(None, &format!("{label}: {fps} ({:.0} s)", record.seconds));
                     let fps = record.fps;

@@ -1,13 +1,11 @@
 //! Jank CUJs as scenes (docs/metrics.md, "Jank CUJs"): each app's CUJs by
-//! name, with fpsan's frames of them summarised by `scenes.sql`, the query
-//! the other scenes use, over a frames table whose scene is the CUJ name.
+//! name, with fpsan's frames of them summarised as any scene is.
 
 use std::collections::{BTreeMap, HashMap};
 
-use polars::prelude::PolarsResult;
 use serde::Serialize;
 
-use super::{scenes, table, AppSummary, MetricsError, SceneSummary};
+use super::{AppSummary, SceneSummary};
 use crate::cujs::{CujAnalysis, CujState};
 use crate::frames::{FrameAnalysis, FrameRow};
 
@@ -35,39 +33,37 @@ pub struct CujSummary {
 }
 
 /// Fill each app's `cujs` from the CUJs of its process.
-pub fn attach(apps: &mut [AppSummary], frames: &FrameAnalysis, cujs: &CujAnalysis) -> Result<(), MetricsError> {
+pub fn attach(apps: &mut [AppSummary], frames: &FrameAnalysis, cujs: &CujAnalysis) {
     if cujs.cujs.is_empty() {
-        return Ok(());
+        return;
     }
-    let mut per_app = summaries(frames, cujs)?;
+    let mut per_app = summaries(frames, cujs);
     for a in apps {
         a.cujs = per_app.remove(&a.pid).unwrap_or_default();
     }
-    Ok(())
 }
 
 /// Every CUJ name's summary per pid, in order of first start.
-fn summaries(frames: &FrameAnalysis, cujs: &CujAnalysis) -> PolarsResult<HashMap<i32, Vec<CujSummary>>> {
-    // Each counted instance's frames, with its name as their scene: a frame
-    // in two CUJs is counted in both.
-    let (mut rows, mut indices, mut names): (Vec<&FrameRow>, Vec<usize>, Vec<Option<String>>) = Default::default();
+fn summaries(frames: &FrameAnalysis, cujs: &CujAnalysis) -> HashMap<i32, Vec<CujSummary>> {
+    // Each counted instance's frames, summarised as a scene named by the
+    // CUJ: a frame in two CUJs is counted in both.
+    // CUJ: a frame in two CUJs is counted in both, a frame in two instances
+    // of one CUJ once (as `compare` counts it).
+    let mut groups: HashMap<(i32, &str), Vec<usize>> = HashMap::new();
     for c in cujs.cujs.iter().filter(|c| c.counted) {
-        for &i in &c.frames {
-            rows.push(&frames.rows[i]);
-            indices.push(i);
-            names.push(Some(c.slice_name.to_string()));
-        }
+        groups.entry((c.pid, &c.slice_name)).or_default().extend(&c.frames);
     }
-    let mut frame_summaries: HashMap<(i32, String), SceneSummary> = HashMap::new();
-    if !rows.is_empty() {
-        let df = table::frames_df(&rows, &indices, names)?;
-        let [sc] = super::sql::run_all(&df, [super::sql::SCENES])?;
-        for (pid, list) in scenes(&sc)? {
-            for s in list {
-                frame_summaries.insert((pid, s.scene.clone()), s);
-            }
-        }
-    }
+    let mut frame_summaries: HashMap<(i32, String), SceneSummary> = groups
+        .into_iter()
+        .filter(|(_, indices)| !indices.is_empty())
+        .map(|((pid, name), mut indices)| {
+            indices.sort_unstable();
+            indices.dedup();
+            let mut rows: Vec<&FrameRow> = indices.iter().map(|&i| &frames.rows[i]).collect();
+            rows.sort_by_key(|r| r.ts);
+            ((pid, name.to_string()), super::summary::scene(name, &rows))
+        })
+        .collect();
     let mut out: HashMap<i32, BTreeMap<(i64, String), CujSummary>> = HashMap::new();
     let mut first: HashMap<(i32, &str), i64> = HashMap::new();
     for c in &cujs.cujs {
@@ -104,5 +100,5 @@ fn summaries(frames: &FrameAnalysis, cujs: &CujAnalysis) -> PolarsResult<HashMap
             add(&mut s.missed_sf_frames, t.missed_sf_frames);
         }
     }
-    Ok(out.into_iter().map(|(pid, m)| (pid, m.into_values().collect())).collect())
+    out.into_iter().map(|(pid, m)| (pid, m.into_values().collect())).collect()
 }

@@ -1,37 +1,52 @@
-//! The SQL the summaries run: the files in `queries/`, compiled in with
+//! The SQL examples in `queries/`, compiled into the tests with
 //! `include_str!` and executed with polars' `SQLContext` over the frames
-//! table, all at once ([`run_all`]), and reading results: whole columns as typed vectors
-//! ([`i64s`], [`f64s`], [`strs`]; the report reads the frames table with them
-//! too) or row by row ([`Rows`]).
+//! table, all at once ([`run_all`]), so `sql_examples` can hold them to the
+//! summaries; and reading results: whole columns as typed vectors ([`i64s`],
+//! [`f64s`], [`strs`]; the report reads the frames table with them too) or,
+//! in the tests, row by row ([`Rows`]).
 
+#[cfg(test)]
 use std::cell::OnceCell;
 
 use polars::prelude::*;
+#[cfg(test)]
 use polars::sql::SQLContext;
 
 /// A query from `queries/`, by file stem.
+#[cfg(test)]
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct NamedQuery {
     name: &'static str,
     sql: &'static str,
 }
 
+#[cfg(test)]
 macro_rules! query {
     ($name:literal) => {
         NamedQuery { name: $name, sql: include_str!(concat!("../../queries/", $name, ".sql")) }
     };
 }
 
+#[cfg(test)]
 pub(crate) const APP_SUMMARY: NamedQuery = query!("app_summary");
+#[cfg(test)]
 pub(crate) const SCENES: NamedQuery = query!("scenes");
+#[cfg(test)]
 pub(crate) const PERCENTILES: NamedQuery = query!("percentiles");
+#[cfg(test)]
 pub(crate) const FPS_WALL: NamedQuery = query!("fps_wall");
+#[cfg(test)]
 pub(crate) const JANK_TYPES: NamedQuery = query!("jank_types");
+#[cfg(test)]
 pub(crate) const JANK_TAGS: NamedQuery = query!("jank_tags");
+#[cfg(test)]
 pub(crate) const VSYNC_SOURCES: NamedQuery = query!("vsync_sources");
+#[cfg(test)]
 pub(crate) const PERFDOG: NamedQuery = query!("perfdog");
+#[cfg(test)]
 pub(crate) const WORST_FRAMES: NamedQuery = query!("worst_frames");
 
+#[cfg(test)]
 /// Run `queries` over the frames table (registered as `frames`), all at
 /// once: on a small table a query is mostly serial planning and grouping,
 /// so one query per core beats running them one after another
@@ -69,6 +84,7 @@ pub fn strs(df: &DataFrame, name: &str) -> PolarsResult<Vec<Option<String>>> {
     Ok(c.as_materialized_series().str()?.iter().map(|s| s.map(str::to_string)).collect())
 }
 
+#[cfg(test)]
 /// Row-wise reading of a query result: `for r in Rows::new(&df).iter() {
 /// r.i64("ts")?; r.opt_str("scene")?; … }`. A column is cast to the type it
 /// is read as once, on its first read ([`i64s`], [`f64s`], [`strs`]), and
@@ -79,6 +95,7 @@ pub(crate) struct Rows<'a> {
     cast: Vec<Cast>,
 }
 
+#[cfg(test)]
 #[derive(Default)]
 struct Cast {
     i64s: OnceCell<Vec<Option<i64>>>,
@@ -86,6 +103,7 @@ struct Cast {
     strs: OnceCell<Vec<Option<String>>>,
 }
 
+#[cfg(test)]
 impl<'a> Rows<'a> {
     pub(crate) fn new(df: &'a DataFrame) -> Rows<'a> {
         Rows { df, cast: (0..df.width()).map(|_| Cast::default()).collect() }
@@ -111,6 +129,7 @@ impl<'a> Rows<'a> {
     }
 }
 
+#[cfg(test)]
 /// One row of a [`Rows`]; `i64`, `f64` and `str` read a null as 0 / 0.0 / "".
 #[derive(Clone, Copy)]
 pub(crate) struct Row<'r> {
@@ -118,6 +137,7 @@ pub(crate) struct Row<'r> {
     i: usize,
 }
 
+#[cfg(test)]
 impl Row<'_> {
     pub(crate) fn opt_i64(&self, name: &str) -> PolarsResult<Option<i64>> {
         Ok(self.rows.column(name, |c| &c.i64s, i64s)?[self.i])

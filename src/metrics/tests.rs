@@ -1,7 +1,8 @@
 //! Hand-computed checks of every summary metric (docs/metrics.md).
 
+use super::sql_examples;
 use super::*;
-use crate::frames::{FrameRow, FrameWhy};
+use crate::frames::{FrameAnalysis, FrameRow, FrameWhy};
 use crate::testutil::frame;
 
 const MS: i64 = 1_000_000;
@@ -16,8 +17,25 @@ fn df_of(rows: &[FrameRow], scenes: &[Option<&str>]) -> DataFrame {
     table::frames_df(&refs, &idx, sc).unwrap()
 }
 
+/// The summaries of `rows` (their scenes `scenes`, or none), checked against
+/// the SQL examples in `queries/` over the same frames table.
+fn summarize_with(
+    rows: &[FrameRow],
+    scenes: &[Option<&str>],
+    why: &[FrameWhy],
+    opts: &MetricsOptions,
+) -> Vec<AppSummary> {
+    let analysis = FrameAnalysis { rows: rows.to_vec(), why: why.to_vec(), ..Default::default() };
+    let indices: Vec<usize> = (0..rows.len()).collect();
+    let sc: Vec<Option<String>> =
+        if scenes.is_empty() { vec![None; rows.len()] } else { scenes.iter().map(|s| s.map(String::from)).collect() };
+    let apps = summarize(&analysis, &indices, &sc, &Default::default(), opts);
+    sql_examples::agree(&df_of(rows, scenes), &apps);
+    apps
+}
+
 fn summarize_rows(rows: &[FrameRow]) -> Vec<AppSummary> {
-    summarize(&df_of(rows, &[]), &[], &Default::default(), &MetricsOptions::default()).unwrap()
+    summarize_with(rows, &[], &[], &MetricsOptions::default())
 }
 
 fn close(a: f64, b: f64) -> bool {
@@ -256,12 +274,9 @@ fn green_alliance_thresholds() {
     assert!(game.reason.contains("SurfaceView (Unity)"), "{}", game.reason);
     // Through summarize: 3 frames at 60 Hz with one dropped → 45 fps.
     let rows = [frame(1, 0, I60, MS), frame(1, 20 * MS, I60, 20 * MS), frame(1, 60 * MS, I60, MS)];
-    let df = df_of(&rows, &[]);
-    let normal = summarize(&df, &[], &Default::default(), &MetricsOptions::default()).unwrap();
+    let normal = summarize_rows(&rows);
     assert!(!normal[0].green_alliance.pass);
-    let game =
-        summarize(&df, &[], &Default::default(), &MetricsOptions { category: Some(Category::Game), worst_frames: 10 })
-            .unwrap();
+    let game = summarize_with(&rows, &[], &[], &MetricsOptions { category: Some(Category::Game), worst_frames: 10 });
     assert!(game[0].green_alliance.pass);
     assert_eq!(game[0].green_alliance.category, Category::Game);
 }
@@ -306,8 +321,7 @@ fn scenes_have_their_own_fps_and_levels() {
         frame(1, 200 * MS, i, MS),      // B
         frame(1, 300 * MS, i, MS),      // unknown
     ];
-    let df = df_of(&rows, &[Some("A"), Some("A"), Some("B"), None]);
-    let s = &summarize(&df, &[], &Default::default(), &MetricsOptions::default()).unwrap()[0];
+    let s = &summarize_with(&rows, &[Some("A"), Some("A"), Some("B"), None], &[], &MetricsOptions::default())[0];
     let names: Vec<&str> = s.scenes.iter().map(|s| s.scene.as_str()).collect();
     assert_eq!(names, ["A", "B", "(unknown)"]);
     let a = &s.scenes[0];
@@ -333,14 +347,8 @@ fn apps_most_frames_first_with_worst_frames_and_why() {
         blockers: vec![],
         thread_state: None,
     };
-    let df = df_of(&rows, &[]);
-    let apps = summarize(
-        &df,
-        std::slice::from_ref(&why),
-        &Default::default(),
-        &MetricsOptions { category: None, worst_frames: 2 },
-    )
-    .unwrap();
+    let apps =
+        summarize_with(&rows, &[], std::slice::from_ref(&why), &MetricsOptions { category: None, worst_frames: 2 });
     assert_eq!(apps.iter().map(|a| (a.pid, a.frames)).collect::<Vec<_>>(), [(3, 3), (7, 2)]);
     assert_eq!(apps[0].process.as_deref(), Some("app3"));
     let w = &apps[0].worst_frames;
@@ -381,4 +389,20 @@ fn app_filter_matching() {
     assert!(!short.matches(Some("m.a"), 1));
     assert!(AppFilter::Pid(9).matches(None, 9));
     assert!(!AppFilter::Pid(9).matches(Some("x"), 8));
+}
+
+/// The SQL examples agree with the summaries on the demo and on a generated
+/// Unity game (doFrames of the main thread, presents of its SurfaceView).
+#[test]
+fn sql_examples_agree_on_real_analyses() {
+    let dir = tempfile::tempdir().unwrap();
+    let game = dir.path().join("game.pftrace");
+    let scenario = tracegen::renderers::game();
+    std::fs::write(&game, scenario.builder.build(&tracegen::BuildOptions::default())).unwrap();
+    let demo = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/demo.pftrace");
+    for path in [demo, game] {
+        let a = crate::analysis::analyze(&path, &crate::analysis::Options::default()).unwrap();
+        assert!(a.apps.iter().any(|app| app.frames > 0), "{}", path.display());
+        sql_examples::agree(&a.frames_df, &a.apps);
+    }
 }

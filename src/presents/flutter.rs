@@ -17,10 +17,10 @@ use foldhash::{HashMap, HashSet};
 use serde::Serialize;
 
 use super::sources::{EGL_SWAP, QUEUE_BUFFER, VK_PRESENT};
-use super::summary::{Levels, Percentiles};
 use super::Grid;
 use crate::frames::DropLevel;
 use crate::model::{SliceId, Trace, TrackKind, Upid, Utid};
+use crate::series::{Levels, Percentiles};
 
 /// The UI thread's frame: the framework builds a layer tree inside it.
 pub const BUILD: &str = "Animator::BeginFrame";

@@ -26,10 +26,11 @@ mod summary;
 #[cfg(test)]
 mod tests;
 
+pub use crate::series::{perfdog, Levels, Percentiles, PerfDog};
 pub use flutter::{FlutterFrame, FlutterSummary};
 pub use renderer::{Engine, Renderer, RendererKind};
 pub use sources::GraphicsApi;
-pub use summary::{perfdog, LayerSummary, Levels, Percentiles, PerfDog};
+pub use summary::LayerSummary;
 
 /// Where a layer's presents were read from, in order of preference.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -132,6 +133,23 @@ impl PresentAnalysis {
             .iter()
             .filter(|l| l.presents >= 2 && !renderer::is_view_layer(l))
             .max_by_key(|l| (l.presents, std::cmp::Reverse(l.source)))
+    }
+}
+
+impl PresentAnalysis {
+    /// The layer that shows app `pid`: its visible layer when a renderer
+    /// other than its views draws it, else its layer (its window) with the
+    /// most presents. PerfDog is read on it, and an app with no doFrames is
+    /// judged by it.
+    pub fn shown_layer(&self, pid: i32) -> Option<&LayerSummary> {
+        self.visible_layer(pid).or_else(|| {
+            let from = self.layers.partition_point(|l| l.pid < Some(pid));
+            let to = self.layers.partition_point(|l| l.pid <= Some(pid));
+            self.layers[from..to]
+                .iter()
+                .filter(|l| l.presents >= 2)
+                .max_by_key(|l| (l.presents, std::cmp::Reverse(l.source)))
+        })
     }
 }
 

@@ -29,10 +29,11 @@ impl Analysed {
     pub fn new(trace: Trace, rows: Vec<FrameRow>, why: Vec<FrameWhy>, filter: &AppFilter) -> Analysed {
         let display = crate::frames::DisplayGrid::new(&trace);
         let analysis = FrameAnalysis { rows, why, quality: Default::default(), display };
-        let frames = metrics::frames_table(&trace, &analysis, filter).unwrap();
+        let (kept, scenes) = metrics::kept_frames(&trace, &analysis, filter);
+        let frames = metrics::frames_table(&analysis, &kept, &scenes).unwrap();
         let presents = crate::presents::analyze(&trace, &analysis);
         let presents_table = metrics::presents_table(&presents.rows).unwrap();
-        let apps = metrics::summarize(&frames, &analysis.why, &presents, &MetricsOptions::default()).unwrap();
+        let apps = metrics::summarize(&analysis, &kept, &scenes, &presents, &MetricsOptions::default());
         Analysed { trace, analysis, frames, apps, presents, presents_table, warnings: Vec::new() }
     }
 

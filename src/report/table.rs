@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use super::cells::text_table;
 use super::format::*;
 use super::{Artifact, Exporter, Report, ReportError};
-use crate::metrics::{AppSummary, CujSummary, Jank, Levels, SceneSummary, WorstFrame};
+use crate::metrics::{AppSummary, CujSummary, HeadlineSource, Jank, Levels, SceneSummary, WorstFrame};
 
 pub(crate) struct TableExporter;
 
@@ -21,15 +21,17 @@ fn levels_line(count: &Levels, sum: &Levels) -> String {
 }
 
 fn summary_table(apps: &[AppSummary]) -> String {
+    // Every number is the headline series': the app's doFrames, or the
+    // presents of its visible layer (then frames are presents, dropped are
+    // vsyncs and the times are present intervals).
     let headers = [
         "app",
         "pid",
-        "frames",
         "fps",
         "from",
-        "fps_wall",
-        "Hz",
+        "frames",
         "dropped",
+        "Hz",
         "p50 ms",
         "p90 ms",
         "p99 ms",
@@ -39,28 +41,28 @@ fn summary_table(apps: &[AppSummary]) -> String {
     let rows: Vec<Vec<String>> = apps
         .iter()
         .map(|a| {
+            let h = &a.headline;
             vec![
                 process_name(a).to_string(),
                 a.pid.to_string(),
-                a.frames.to_string(),
-                fmt_fps(a.headline.fps),
-                match a.headline.source {
-                    crate::metrics::HeadlineSource::Frames => "doFrame",
-                    crate::metrics::HeadlineSource::Presents => "presents",
+                fmt_fps(h.fps),
+                match h.source {
+                    HeadlineSource::Frames => "doFrames",
+                    HeadlineSource::Presents => "presents",
                 }
                 .to_string(),
-                fmt_fps(a.fps_wall),
-                format!("{:.0}", a.refresh_hz),
-                a.dropped_frames.to_string(),
-                fmt_opt_ms_value(a.frame_cost_ns.p50),
-                fmt_opt_ms_value(a.frame_cost_ns.p90),
-                fmt_opt_ms_value(a.frame_cost_ns.p99),
-                fmt_opt_ms_value(a.frame_cost_ns.max),
+                h.frames.to_string(),
+                h.dropped.to_string(),
+                format!("{:.0}", h.refresh_hz),
+                fmt_opt_ms_value(h.frame_time_ns.p50),
+                fmt_opt_ms_value(h.frame_time_ns.p90),
+                fmt_opt_ms_value(h.frame_time_ns.p99),
+                fmt_opt_ms_value(h.frame_time_ns.max),
                 format!("{} (≥ {})", if a.green_alliance.pass { "pass" } else { "FAIL" }, a.green_alliance.min_fps),
             ]
         })
         .collect();
-    let right = [false, true, true, true, false, true, true, true, true, true, true, true, false];
+    let right = [false, true, true, false, true, true, true, true, true, true, true, false];
     text_table(&headers, &rows, &right)
 }
 
@@ -68,7 +70,37 @@ fn summary_table(apps: &[AppSummary]) -> String {
 fn app_details(out: &mut String, a: &AppSummary, trace_start: i64) {
     let _ = writeln!(out, "\n{} (pid {})", process_name(a), a.pid);
     headline_lines(out, a);
-    let _ = writeln!(out, "  drop levels    {}   [frames (dropped frames)]", levels_line(&a.drop_level, &a.drop_sum));
+    let h = &a.headline;
+    match h.source {
+        HeadlineSource::Frames => {
+            let _ = writeln!(
+                out,
+                "  drop levels    {}   [frames (dropped frames)]",
+                levels_line(&h.drop_level, &h.drop_sum)
+            );
+        }
+        HeadlineSource::Presents => {
+            let _ = writeln!(
+                out,
+                "  drop levels    {}   [presents (dropped vsyncs)]",
+                levels_line(&h.drop_level, &h.drop_sum)
+            );
+            if a.frames > 0 {
+                let _ = writeln!(
+                    out,
+                    "  main thread    {} doFrames  fps {} (paced)  fps_wall {}  dropped {}  levels {}",
+                    a.frames,
+                    fmt_fps(a.fps),
+                    fmt_fps(a.fps_wall),
+                    a.dropped_frames,
+                    levels_line(&a.drop_level, &a.drop_sum)
+                );
+            }
+        }
+    }
+    if a.frames == 0 {
+        return;
+    }
     jank_lines(out, &a.jank);
     let _ = writeln!(
         out,
@@ -156,16 +188,22 @@ fn jank_lines(out: &mut String, j: &Jank) {
     let d = &j.perfdog;
     let _ = writeln!(
         out,
-        "  PerfDog        jank {}  big jank {}  stutter {}",
+        "  PerfDog        jank {}  big jank {}  stutter {}  [on {}]",
         d.jank,
         d.big_jank,
-        fmt_small_pct(100.0 * d.stutter)
+        fmt_small_pct(100.0 * d.stutter),
+        j.perfdog_layer
+            .as_deref()
+            .map_or_else(|| "doFrames: no layer of the app presented".to_string(), |l| format!("the presents of {l}"))
     );
     let c = &j.choreographer;
     let _ = writeln!(
         out,
-        "  Choreographer  {} \"Skipped N frames\" events ({} frames, max {})",
-        c.skipped_frame_events, c.skipped_frames, c.max_skipped_frames
+        "  Choreographer  {} \"Skipped N frames\" events (≥ {} skipped, {} frames in them); most skipped at once {}",
+        c.skipped_frame_events,
+        crate::series::SKIPPED_FRAME_WARNING_LIMIT,
+        c.skipped_frames,
+        c.max_skipped_frames
     );
 }
 

@@ -10,6 +10,7 @@ mod batch;
 mod capture;
 mod compare;
 mod conformance;
+mod consistency;
 mod decode;
 mod frames;
 mod golden;

@@ -6,17 +6,7 @@ use serde::Serialize;
 
 use super::rank::z;
 
-/// Which way a metric improves.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub(crate) enum Direction {
-    /// Higher is better (e.g. FPS).
-    Higher,
-    /// Lower is better (e.g. jank percentage, P90 frame cost).
-    Lower,
-    /// Described, never judged better or worse (e.g. frame count).
-    Neutral,
-}
+pub(crate) use crate::series::Direction;
 
 /// What `compare` says of one metric.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]

@@ -10,8 +10,7 @@ use crate::frames::{DropLevel, FramePart, FrameRow};
 use crate::metrics::{AppSummary, Percentiles};
 use crate::model::PresentType;
 use crate::presents::{LayerSummary, PresentAnalysis, PresentRow};
-use crate::report::format::{app_name, fmt_hz, fmt_rates, ns_to_ms, secs_since};
-use std::cmp::Reverse;
+use crate::report::format::{app_name, fmt_fps, fmt_hz, fmt_rates, ns_to_ms, secs_since};
 
 /// Stack segments of a frame bar, bottom to top: the start jitter (vsync to
 /// doFrame start), the doFrame phases, the rest of doFrame, then RenderThread.
@@ -273,6 +272,8 @@ pub(crate) struct FpsData {
     pub janky: Vec<(f64, DropLevel, i64)>,
     /// The app's wall time, in s.
     pub span: (f64, f64),
+    /// The chart's subtitle: the series, its fps and its janky frames.
+    pub caption: String,
 }
 
 /// Idle gaps of one app: from the end of a frame's work (doFrame or RenderThread,
@@ -292,8 +293,16 @@ pub(crate) fn idle_gaps(frames: &[Frame]) -> Vec<(i64, i64)> {
     out
 }
 
+/// The FPS chart of an app judged by its doFrames.
 pub(crate) fn fps(app: &AppSummary, frames: &[Frame], origin_ts: i64) -> FpsData {
+    let janky = frames.iter().filter(|f| f.dropped_frames >= 1).count();
     FpsData {
+        caption: format!(
+            "fps {} (doFrames, paced) · fps_wall {} over {:.1} s of wall time · {janky} janky frames (≥ 1 dropped frame)",
+            fmt_fps(app.headline.fps),
+            fmt_fps(app.fps_wall),
+            (app.wall_end_ts - app.first_ts) as f64 / 1e9,
+        ),
         windows: app
             .fps_wall_timeline
             .iter()
@@ -310,6 +319,43 @@ pub(crate) fn fps(app: &AppSummary, frames: &[Frame], origin_ts: i64) -> FpsData
             .map(|f| (secs_since(f.ts, origin_ts), f.level, f.dropped_frames))
             .collect(),
         span: (secs_since(app.first_ts, origin_ts), secs_since(app.wall_end_ts, origin_ts)),
+    }
+}
+
+/// The FPS chart of an app judged by the presents of its layer `index`:
+/// presents per 1 s window from the first present, the display's rate,
+/// presents that dropped vsyncs.
+pub(crate) fn presents_fps(app: &AppSummary, presents: &PresentAnalysis, index: usize, origin_ts: i64) -> FpsData {
+    let rows = layer_rows(presents, index);
+    let layer = &presents.layers[index];
+    let first_ts = rows.first().map_or(0, |r| r.ts);
+    let wall_end_ts = rows.last().map_or(0, |r| r.ts + r.vsync_period_ns);
+    let mut counts: std::collections::BTreeMap<i64, i64> = std::collections::BTreeMap::new();
+    for r in rows {
+        *counts.entry((r.ts - first_ts) / 1_000_000_000).or_default() += 1;
+    }
+    let counts: Vec<(i64, i64)> = counts.into_iter().collect();
+    let janky: Vec<(f64, DropLevel, i64)> = rows
+        .iter()
+        .filter_map(|r| Some((r.dropped_vsyncs.filter(|&d| d >= 1)?, r)))
+        .map(|(d, r)| (secs_since(r.ts, origin_ts), r.drop_level, d))
+        .collect();
+    FpsData {
+        caption: format!(
+            "fps {} from the presents of its layer · {} presents over {:.1} s · {} janky presents (≥ 1 dropped vsync)",
+            fmt_fps(app.headline.fps),
+            layer.presents,
+            (wall_end_ts - first_ts) as f64 / 1e9,
+            janky.len()
+        ),
+        windows: crate::metrics::fps_windows(first_ts, wall_end_ts, &counts)
+            .iter()
+            .map(|w| (secs_since(w.start_ts, origin_ts), secs_since(w.start_ts, origin_ts) + w.seconds, w.fps))
+            .collect(),
+        refresh_hz: layer.refresh_hz,
+        idle: Vec::new(),
+        janky,
+        span: (secs_since(first_ts, origin_ts), secs_since(wall_end_ts, origin_ts)),
     }
 }
 
@@ -500,18 +546,8 @@ pub(crate) fn present(frames: &[Frame], interval_ns: i64, origin_ts: i64) -> Opt
 /// its layer with the most presents (FrameTimeline first on a tie); None
 /// when no layer of the app has an interval (two presents).
 pub(crate) fn shown_layer(presents: &PresentAnalysis, pid: i32) -> Option<usize> {
-    let range = app_layers(presents, pid);
-    let visible = presents.visible_layer(pid);
-    let of_app = presents.layers[range.clone()].iter().zip(range);
-    if let Some(v) = visible {
-        if let Some((_, k)) = of_app.clone().find(|(l, _)| std::ptr::eq(*l, v)) {
-            return Some(k);
-        }
-    }
-    of_app
-        .filter(|(l, _)| l.presents >= 2)
-        .max_by_key(|(l, k)| (l.presents, Reverse(l.source), Reverse(*k)))
-        .map(|(_, k)| k)
+    let shown = presents.shown_layer(pid)?;
+    app_layers(presents, pid).find(|&k| std::ptr::eq(&presents.layers[k], shown))
 }
 
 /// Indices into `presents.layers` of app `pid`'s layers (they are one run:

@@ -13,7 +13,7 @@ use rayon::prelude::*;
 
 use super::format::{app_name, app_slug, fmt_hz};
 use super::{Artifact, Exporter, Report, ReportError};
-use crate::metrics::AppSummary;
+use crate::metrics::{AppSummary, HeadlineSource};
 
 mod backend;
 pub(crate) mod data;
@@ -132,7 +132,7 @@ pub(crate) fn render_png(
 enum Job {
     Timeline(Heading, data::TimelineData, i64),
     Distribution(Heading, data::Distribution, i64),
-    Fps(Heading, data::FpsData, f64, f64),
+    Fps(Heading, data::FpsData),
     Levels(String, Vec<data::LevelGroup>),
     Janky(Heading, data::JankyData),
     Present(Heading, data::PresentData),
@@ -153,7 +153,7 @@ impl Planned {
         let png = render_png(self.width, self.height, |root| match &self.job {
             Job::Timeline(h, d, origin) => draw::timeline(root, h, d, *origin),
             Job::Distribution(h, d, i) => draw::distribution(root, h, d, *i),
-            Job::Fps(h, d, fps, wall) => draw::fps(root, h, d, *fps, *wall),
+            Job::Fps(h, d) => draw::fps(root, h, d),
             Job::Levels(title, groups) => draw::drop_levels(root, title, groups),
             Job::Janky(h, d) => draw::janky(root, h, d),
             Job::Present(h, d) => draw::present(root, h, d),
@@ -191,11 +191,13 @@ fn plan_app(report: &Report, app: &AppSummary, frames: &[Frame], origin_ts: i64,
         o.height * 8 / 9,
         Job::Distribution(h.clone(), data::distribution(frames, &app.frame_cost_ns), app.frame_interval_ns),
     );
-    push(
-        ChartKind::Fps,
-        o.height * 7 / 9,
-        Job::Fps(h.clone(), data::fps(app, frames, origin_ts), app.fps, app.fps_wall),
-    );
+    // The FPS chart shows the series the app is judged by (its headline).
+    let layer = data::shown_layer(report.presents, app.pid);
+    let fps = match (app.headline.source, layer) {
+        (HeadlineSource::Presents, Some(k)) => data::presents_fps(app, report.presents, k, origin_ts),
+        _ => data::fps(app, frames, origin_ts),
+    };
+    push(ChartKind::Fps, o.height * 7 / 9, Job::Fps(h.clone(), fps));
     let groups = data::drop_levels(app, o.max_level_groups);
     push(
         ChartKind::DropLevels,
@@ -211,12 +213,33 @@ fn plan_app(report: &Report, app: &AppSummary, frames: &[Frame], origin_ts: i64,
     }
     // One layer per app keeps the charts bounded however many layers (animation
     // leashes, overlays) the app has; the HTML table lists the others.
-    let layer = data::shown_layer(report.presents, app.pid);
     if let Some(d) = layer.and_then(|k| data::layer_presents(report.presents, k, origin_ts)) {
         let h = Heading { app: h.app.clone(), refresh: fmt_hz(d.layer.refresh_hz) };
         push(ChartKind::LayerPresents, o.height * 7 / 9, Job::LayerPresents(h, Box::new(d)));
     }
     out
+}
+
+/// The charts of an app known only by its layer's presents (no doFrames):
+/// its FPS over time and its layer's present intervals.
+fn plan_presents_only(report: &Report, app: &AppSummary, origin_ts: i64, o: &ChartOptions) -> Vec<Planned> {
+    let Some(k) = data::shown_layer(report.presents, app.pid) else { return Vec::new() };
+    let Some(d) = data::layer_presents(report.presents, k, origin_ts) else { return Vec::new() };
+    let slug = app_slug(app);
+    let h = Heading { app: app_name(app), refresh: fmt_hz(d.layer.refresh_hz) };
+    let planned = |kind: ChartKind, height: u32, job: Job| Planned {
+        kind,
+        pid: Some(app.pid),
+        file_name: format!("charts/{slug}-{}.png", kind.slug()),
+        width: o.width,
+        height,
+        job,
+    };
+    let fps = data::presents_fps(app, report.presents, k, origin_ts);
+    vec![
+        planned(ChartKind::Fps, o.height * 7 / 9, Job::Fps(h.clone(), fps)),
+        planned(ChartKind::LayerPresents, o.height * 7 / 9, Job::LayerPresents(h, Box::new(d))),
+    ]
 }
 
 /// Render every chart of the report (see the module doc), in report order.
@@ -226,9 +249,10 @@ pub(crate) fn render_charts(report: &Report, o: &ChartOptions) -> Result<Vec<Cha
     for app in report.apps.iter().take(o.max_apps) {
         let frames = data::app_frames(report.rows, app.pid);
         if frames.is_empty() {
-            continue;
+            plan.extend(plan_presents_only(report, app, origin_ts, o));
+        } else {
+            plan.extend(plan_app(report, app, &frames, origin_ts, o));
         }
-        plan.extend(plan_app(report, app, &frames, origin_ts, o));
     }
     if report.apps.len() > 1 {
         let groups = data::apps_drop_levels(report.apps);

@@ -5,15 +5,22 @@
 
 use super::view::{field, AppView, CujRow, Field, LevelRow, PercentileRow, SceneRow, Vocabulary, WorstRow};
 use crate::frames::{DropLevel, FrameWhy};
-use crate::metrics::{AppSummary, Category, GreenAlliance, Percentiles, WorstFrame};
+use crate::metrics::{AppSummary, Category, GreenAlliance, Headline, HeadlineSource, Percentiles, WorstFrame};
 use crate::report::charts::{self, Chart};
 use crate::report::format::*;
 use crate::report::Report;
 
 /// The view of app `a`; times of its worst frames are seconds from `origin_ts`.
+///
+/// The verdict cards, the summary's first rows, the drop levels and the FPS
+/// chart show the app's headline series (its doFrames, or its visible
+/// layer's presents); the doFrame (Matrix) numbers follow, labelled as the
+/// Java main thread's.
 pub(crate) fn app_view(report: &Report, a: &AppSummary, charts: &[Chart], origin_ts: i64) -> AppView {
     let refresh = app_refresh(report, a);
-    let counts = a.drop_level.values();
+    let h = &a.headline;
+    let units = Units::of(h.source);
+    let counts = h.drop_level.values();
     let janky: i64 = counts[1..].iter().sum();
     let g = &a.green_alliance;
     AppView {
@@ -21,8 +28,13 @@ pub(crate) fn app_view(report: &Report, a: &AppSummary, charts: &[Chart], origin
         pid: a.pid,
         anchor: format!("app-{}", a.pid),
         refresh: refresh.clone(),
-        fps: fmt_fps(a.fps),
-        fps_wall: fmt_fps(a.fps_wall),
+        fps: fmt_fps(h.fps),
+        fps_from: match h.source {
+            HeadlineSource::Frames => format!("doFrames, paced · fps_wall {}", fmt_fps(a.fps_wall)),
+            HeadlineSource::Presents => format!("presents of {}", layer_label(h)),
+        },
+        unit: units.unit.into(),
+        dropped_unit: units.dropped.into(),
         pass: g.pass,
         verdict: if g.pass { "PASS".into() } else { "FAIL".into() },
         verdict_rule: verdict_rule(g),
@@ -30,8 +42,12 @@ pub(crate) fn app_view(report: &Report, a: &AppSummary, charts: &[Chart], origin
         high: counts[3],
         frozen_text: fmt_count(counts[4]),
         high_text: fmt_count(counts[3]),
-        janky: format!("{} of {} frames dropped ≥ 3 frames", fmt_count(janky), fmt_count(a.frames)),
+        janky: format!("{} of {} {} dropped ≥ 3 {}", fmt_count(janky), fmt_count(h.frames), units.unit, units.dropped),
         summary: summary(a, refresh),
+        worst_title: match h.source {
+            HeadlineSource::Frames => "Worst frames and why".into(),
+            HeadlineSource::Presents => "Worst doFrames of the Java main thread, and why".into(),
+        },
         presents: super::presents::presents_view(report, a, charts),
         levels_total: levels_total(a),
         levels: level_rows(a),
@@ -45,11 +61,33 @@ pub(crate) fn app_view(report: &Report, a: &AppSummary, charts: &[Chart], origin
     }
 }
 
-/// The app's refresh rates from its frames (`60/120 Hz`), else its summary's.
+/// What the headline series counts: frames that drop frames, or presents
+/// that drop vsyncs.
+struct Units {
+    unit: &'static str,
+    dropped: &'static str,
+}
+
+impl Units {
+    fn of(source: HeadlineSource) -> Units {
+        match source {
+            HeadlineSource::Frames => Units { unit: "frames", dropped: "frames" },
+            HeadlineSource::Presents => Units { unit: "presents", dropped: "vsyncs" },
+        }
+    }
+}
+
+/// The headline's layer, shortened for a card.
+fn layer_label(h: &Headline) -> String {
+    h.layer.as_deref().map_or_else(|| "its layer".to_string(), |l| shorten_middle(l, 60))
+}
+
+/// The app's refresh rates from its frames (`60/120 Hz`), else its
+/// headline's (an app known only by its presents).
 fn app_refresh(report: &Report, a: &AppSummary) -> String {
     let frames = charts::data::app_frames(report.rows, a.pid);
     if frames.is_empty() {
-        fmt_hz(a.refresh_hz)
+        fmt_hz(a.headline.refresh_hz)
     } else {
         charts::data::refresh_label(&frames, a.refresh_hz)
     }
@@ -77,24 +115,47 @@ pub(super) fn level_class(level: DropLevel) -> String {
 // ---------------------------------------------------------------------------
 // Summary, levels, percentiles, scenes
 
+/// The headline series first, then the Java main thread's doFrames
+/// (labelled as such when the headline is another series).
 fn summary(a: &AppSummary, refresh: String) -> Vec<Field> {
-    let wall_ns = a.wall_end_ts - a.first_ts;
-    vec![
-        field("frames", fmt_count(a.frames)),
-        field("fps (paced)", fmt_fps(a.fps)),
-        field("fps_wall", fmt_fps(a.fps_wall)),
+    let h = &a.headline;
+    let units = Units::of(h.source);
+    let mut out = vec![
+        field("fps", fmt_fps(h.fps)),
+        field(
+            "judged on",
+            match h.source {
+                HeadlineSource::Frames => "the doFrames of the Java main thread".to_string(),
+                HeadlineSource::Presents => format!("the presents of {}", layer_label(h)),
+            },
+        ),
+        field(units.unit, fmt_count(h.frames)),
+        field(&format!("dropped {}", units.dropped), fmt_count(h.dropped)),
         field("refresh rate", refresh),
-        field("frame interval", fmt_ms(a.frame_interval_ns)),
-        field("dropped frames", fmt_count(a.dropped_frames)),
-        field("wall time", fmt_duration(wall_ns)),
-        field("vsync time used (Σ (d+1)·I)", fmt_duration(a.paced_ns)),
-        field("scenes", fmt_count(a.scenes.len() as i64)),
-    ]
+    ];
+    let main = if h.source == HeadlineSource::Frames { "" } else { "main thread " };
+    if a.frames > 0 {
+        if h.source != HeadlineSource::Frames {
+            out.push(field("main thread doFrames", fmt_count(a.frames)));
+            out.push(field("main thread fps (paced)", fmt_fps(a.fps)));
+            out.push(field("main thread dropped frames", fmt_count(a.dropped_frames)));
+        }
+        out.extend([
+            field(&format!("{main}fps_wall"), fmt_fps(a.fps_wall)),
+            field(&format!("{main}frame interval"), fmt_ms(a.frame_interval_ns)),
+            field(&format!("{main}wall time"), fmt_duration(a.wall_end_ts - a.first_ts)),
+            field(&format!("{main}vsync time used (Σ (d+1)·I)"), fmt_duration(a.paced_ns)),
+        ]);
+    }
+    out.push(field("scenes", fmt_count(a.scenes.len() as i64)));
+    out
 }
 
+/// The headline series' drop levels.
 fn level_rows(a: &AppSummary) -> Vec<LevelRow> {
-    let counts = a.drop_level.values();
-    let sums = a.drop_sum.values();
+    let h = &a.headline;
+    let counts = h.drop_level.values();
+    let sums = h.drop_sum.values();
     DropLevel::ALL
         .iter()
         .enumerate()
@@ -102,7 +163,7 @@ fn level_rows(a: &AppSummary) -> Vec<LevelRow> {
             name: level.to_string(),
             class: level_class(level),
             frames: fmt_count(counts[k]),
-            share: fmt_share(counts[k], a.frames),
+            share: fmt_share(counts[k], h.frames),
             dropped: fmt_count(sums[k]),
         })
         .collect()
@@ -110,12 +171,13 @@ fn level_rows(a: &AppSummary) -> Vec<LevelRow> {
 
 /// The `all` row under the levels.
 fn levels_total(a: &AppSummary) -> LevelRow {
+    let h = &a.headline;
     LevelRow {
         name: "all".into(),
         class: String::new(),
-        frames: fmt_count(a.frames),
-        share: fmt_share(a.frames, a.frames),
-        dropped: fmt_count(a.dropped_frames),
+        frames: fmt_count(h.frames),
+        share: fmt_share(h.frames, h.frames),
+        dropped: fmt_count(h.drop_sum.values().iter().sum()),
     }
 }
 
@@ -127,11 +189,21 @@ fn percentile_row(metric: &str, p: &Percentiles) -> PercentileRow {
 }
 
 fn percentile_rows(a: &AppSummary) -> Vec<PercentileRow> {
-    vec![
-        percentile_row("frame cost (vsync → doFrame end)", &a.frame_cost_ns),
-        percentile_row("doFrame duration", &a.do_frame_dur),
-        percentile_row("FrameTimeline overrun", &a.overrun_ns),
-    ]
+    let mut rows = Vec::new();
+    if a.headline.source == HeadlineSource::Presents {
+        rows.push(percentile_row(
+            &format!("present interval ({})", layer_label(&a.headline)),
+            &a.headline.frame_time_ns,
+        ));
+    }
+    if a.frames > 0 {
+        rows.extend([
+            percentile_row("frame cost (vsync → doFrame end)", &a.frame_cost_ns),
+            percentile_row("doFrame duration", &a.do_frame_dur),
+            percentile_row("FrameTimeline overrun", &a.overrun_ns),
+        ]);
+    }
+    rows
 }
 
 fn scene_rows(a: &AppSummary) -> Vec<SceneRow> {
@@ -194,7 +266,13 @@ fn vocabularies(a: &AppSummary) -> Vec<Vocabulary> {
         v(
             "PerfDog",
             perfdog_fields(a),
-            "Jank: frame time > 2× the mean of the previous 3 and > 83.33 ms; BigJank: > 125 ms; Stutter = jank time / total",
+            &format!(
+                "Jank: frame time > 2× the mean of the previous 3 and > 83.33 ms; BigJank: > 125 ms; Stutter = jank time / total; on {}",
+                match &a.jank.perfdog_layer {
+                    Some(l) => format!("the presents of {}", shorten_middle(l, 60)),
+                    None => "the doFrames (no layer of the app presented)".to_string(),
+                }
+            ),
         ),
         v(
             "Choreographer",

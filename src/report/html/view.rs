@@ -142,8 +142,12 @@ pub(crate) struct AppView {
     pub pid: i32,
     pub anchor: String,
     pub refresh: String,
+    /// The headline fps, and what it was computed on.
     pub fps: String,
-    pub fps_wall: String,
+    pub fps_from: String,
+    /// What the headline series counts (`frames` / `presents`) and drops (`frames` / `vsyncs`).
+    pub unit: String,
+    pub dropped_unit: String,
     pub pass: bool,
     pub verdict: String,
     pub verdict_rule: String,
@@ -160,6 +164,7 @@ pub(crate) struct AppView {
     pub scenes: Vec<SceneRow>,
     pub cujs: Vec<CujRow>,
     pub vocabularies: Vec<Vocabulary>,
+    pub worst_title: String,
     pub worst: Vec<WorstRow>,
     pub quality: Vec<Field>,
     pub charts: Vec<ChartView>,

@@ -7,18 +7,11 @@ use super::{mesh_style, plot_frame, Heading, Plot};
 use crate::frames::DropLevel;
 use crate::report::charts::data::{self, FpsData};
 use crate::report::charts::style::*;
-use crate::report::format::{fmt_fps, fmt_hz, fmt_secs_tick};
+use crate::report::format::{fmt_hz, fmt_secs_tick};
 
 /// Wall-time FPS per 1 s window, refresh rate, idle gaps, janky frames.
-pub(crate) fn fps(root: &Area, h: &Heading, d: &FpsData, summary_fps: f64, fps_wall: f64) -> DResult {
-    let subtitle = format!(
-        "fps {} (paced) · fps_wall {} over {:.1} s of wall time · {} janky frames (≥ 1 dropped frame)",
-        fmt_fps(summary_fps),
-        fmt_fps(fps_wall),
-        d.span.1 - d.span.0,
-        d.janky.len()
-    );
-    let plot = header(root, &h.title("FPS over time"), &subtitle, &legend(d))?;
+pub(crate) fn fps(root: &Area, h: &Heading, d: &FpsData) -> DResult {
+    let plot = header(root, &h.title("FPS over time"), &d.caption, &legend(d))?;
 
     let x0 = d.windows.first().map(|w| w.0).unwrap_or(d.span.0).min(d.span.0);
     let x1 = d.windows.last().map(|w| w.1).unwrap_or(d.span.1).max(d.span.1).max(x0 + 1e-3);

@@ -1,0 +1,319 @@
+//! Every app's summary, computed once in plain Rust from its frames and its
+//! layers' presents (docs/metrics.md). The shared numbers (fps, drop
+//! levels, percentiles, PerfDog) come from [`crate::series`], the one
+//! definition `compare` evaluates too; the SQL in `queries/` computes the
+//! same numbers as documented examples, and a test holds them equal.
+
+use std::collections::{BTreeMap, HashMap};
+
+use super::{
+    fps_windows, green_alliance, AppQuality, AppSummary, Category, Choreographer, Headline, HeadlineSource, Jank,
+    PerfettoJank, SceneSummary, Vitals, WorstFrame,
+};
+use crate::frames::{FrameRow, FrameWhy};
+use crate::presents::{LayerSummary, PresentAnalysis};
+use crate::series::{self, Kind, Percentiles, PerfDog, SKIPPED_FRAME_WARNING_LIMIT};
+
+/// A frame kept for the summaries: its whole-trace index, its row and its scene.
+#[derive(Debug, Clone, Copy)]
+pub struct Kept<'a> {
+    pub index: usize,
+    pub row: &'a FrameRow,
+    pub scene: Option<&'a str>,
+}
+
+/// Summaries of every app that has frames in `kept` or presents in
+/// `presents`, most frames first (then by pid).
+pub fn summarize(
+    kept: &[Kept],
+    why: &[FrameWhy],
+    presents: &PresentAnalysis,
+    category: Option<Category>,
+    worst_frames: usize,
+) -> Vec<AppSummary> {
+    let mut by_pid: BTreeMap<i32, Vec<Kept>> = BTreeMap::new();
+    for k in kept {
+        by_pid.entry(k.row.pid).or_default().push(*k);
+    }
+    // Apps known only by what their layers presented (no doFrames).
+    for l in &presents.layers {
+        if let Some(pid) = l.pid {
+            if presents.shown_layer(pid).is_some() {
+                by_pid.entry(pid).or_default();
+            }
+        }
+    }
+    let why_of: HashMap<usize, &FrameWhy> = why.iter().map(|w| (w.frame_index, w)).collect();
+    let mut apps: Vec<AppSummary> = by_pid
+        .into_iter()
+        .map(|(pid, mut frames)| {
+            // Time order within the app (PerfDog's history, the wall windows).
+            frames.sort_by_key(|k| (k.row.ts, k.index));
+            app(pid, &frames, &why_of, presents, category, worst_frames)
+        })
+        .collect();
+    apps.sort_by(|a, b| b.frames.cmp(&a.frames).then(a.pid.cmp(&b.pid)));
+    apps
+}
+
+/// One app's summary from its frames (in time order) and its layers.
+fn app(
+    pid: i32,
+    frames: &[Kept],
+    why_of: &HashMap<usize, &FrameWhy>,
+    presents: &PresentAnalysis,
+    category: Option<Category>,
+    worst_frames: usize,
+) -> AppSummary {
+    let rows: Vec<&FrameRow> = frames.iter().map(|k| k.row).collect();
+    let series: Vec<series::Frame> = rows.iter().map(|r| series::Frame::from_row(r, 0)).collect();
+    let n = rows.len() as i64;
+    let fps = series::fps(Kind::DoFrames, &series);
+    let (drop_level, drop_sum) = series::drop_levels(&series);
+    let first_ts = rows.iter().map(|r| r.ts).min().unwrap_or(0);
+    let wall_end_ts = rows.iter().map(|r| r.ts + r.frame_interval_ns).max().unwrap_or(0);
+    let count = |p: &dyn Fn(&FrameRow) -> bool| rows.iter().filter(|r| p(r)).count() as i64;
+    let layer = presents.shown_layer(pid);
+    let renderer = presents.renderers.get(&pid);
+    let headline = headline(pid, fps, &series, presents);
+    let mut windows: BTreeMap<i64, i64> = BTreeMap::new();
+    for r in &rows {
+        *windows.entry((r.ts - first_ts) / 1_000_000_000).or_default() += 1;
+    }
+    let windows: Vec<(i64, i64)> = windows.into_iter().collect();
+    AppSummary {
+        pid,
+        process: rows
+            .iter()
+            .filter_map(|r| r.process.as_deref())
+            .max()
+            .or(layer.and_then(|l| l.process.as_deref()))
+            .map(str::to_string),
+        frames: n,
+        fps,
+        fps_wall: fps_wall(n, first_ts, wall_end_ts),
+        refresh_hz: rows.iter().map(|r| r.refresh_hz).fold(f64::NAN, f64::max),
+        drop_level,
+        drop_sum,
+        dropped_frames: rows.iter().map(|r| r.dropped_frames).sum(),
+        frame_interval_ns: rows.iter().map(|r| r.frame_interval_ns).min().unwrap_or(0),
+        paced_ns: rows.iter().map(|r| (r.dropped_frames + 1) * r.frame_interval_ns).sum(),
+        first_ts,
+        wall_end_ts,
+        frame_cost_ns: Percentiles::of(rows.iter().map(|r| r.frame_cost_ns).collect()),
+        do_frame_dur: Percentiles::of(rows.iter().map(|r| r.do_frame_dur).collect()),
+        overrun_ns: Percentiles::of(rows.iter().filter_map(|r| r.overrun_ns).collect()),
+        jank: Jank {
+            perfetto: PerfettoJank {
+                frames_with_data: count(&|r| r.perfetto_overrun_ns.is_some()),
+                jank: count(&|r| r.was_jank == Some(true)),
+                slow: count(&|r| r.was_slow_frame == Some(true)),
+                big_jank: count(&|r| r.was_big_jank == Some(true)),
+                huge_jank: count(&|r| r.was_huge_jank == Some(true)),
+            },
+            frame_timeline: counts(rows.iter().flat_map(|r| r.jank_type.iter().flat_map(|j| j.split(", ")))),
+            frame_timeline_tags: counts(rows.iter().filter_map(|r| r.jank_tag.map(|t| t.as_str()))),
+            frame_timeline_severity: counts(rows.iter().filter_map(|r| r.jank_severity.map(|s| s.as_str()))),
+            vitals: vitals(
+                count(&|r| r.frame_cost_ns * 25 > r.frame_interval_ns * 24),
+                count(&|r| r.frame_cost_ns > 700_000_000),
+                n,
+            ),
+            perfdog_layer: layer.map(|l| l.layer.clone()),
+            perfdog: match layer {
+                Some(l) => l.perfdog.clone(),
+                None => do_frame_perfdog(&rows),
+            },
+            choreographer: Choreographer {
+                skipped_frame_events: count(&|r| r.skipped_frames >= SKIPPED_FRAME_WARNING_LIMIT),
+                skipped_frames: rows
+                    .iter()
+                    .filter(|r| r.skipped_frames >= SKIPPED_FRAME_WARNING_LIMIT)
+                    .map(|r| r.skipped_frames)
+                    .sum(),
+                max_skipped_frames: rows.iter().map(|r| r.skipped_frames).max().unwrap_or(0),
+            },
+        },
+        renderer: renderer.cloned(),
+        green_alliance: green_alliance(category, renderer, headline.fps),
+        headline,
+        fps_wall_timeline: fps_windows(first_ts, wall_end_ts, &windows),
+        scenes: scenes(frames),
+        cujs: Vec::new(),
+        worst_frames: worst(frames, why_of, worst_frames),
+        quality: AppQuality {
+            vsync_sources: counts(rows.iter().map(|r| r.vsync_source.map_or("none", |v| v.as_str()))),
+            without_render_thread: count(&|r| r.draw_frame_count == 0),
+            without_timeline: count(&|r| r.actual_ts.is_none()),
+        },
+    }
+}
+
+/// The series an app is judged by and its numbers: the presents of its
+/// visible layer when a renderer other than its views draws it (or when it
+/// has no doFrames at all), else its doFrames (docs/metrics.md, "Headline").
+fn headline(pid: i32, fps: f64, frames: &[series::Frame], presents: &PresentAnalysis) -> Headline {
+    let renderer = presents.renderers.get(&pid);
+    let on_presents = |l: &LayerSummary, reason: String| Headline {
+        fps: l.fps,
+        source: HeadlineSource::Presents,
+        layer: Some(l.layer.clone()),
+        reason,
+        frames: l.drop_level.values().iter().sum(),
+        dropped: l.dropped_vsyncs,
+        refresh_hz: l.refresh_hz,
+        drop_level: l.drop_level,
+        drop_sum: l.drop_sum,
+        frame_time_ns: l.interval_ns,
+    };
+    if let (Some(r), Some(l)) = (renderer, presents.visible_layer(pid)) {
+        let reason = format!(
+            "{r} draws the app's content: {} presents of {} ({}); its doFrames ({} fps) only measure the Java main thread",
+            l.presents,
+            l.layer,
+            l.source.as_str(),
+            super::format_fps(fps)
+        );
+        return on_presents(l, reason);
+    }
+    if frames.is_empty() {
+        if let Some(l) = presents.shown_layer(pid) {
+            let reason = format!(
+                "no doFrames in the trace: the {} presents of its layer {} ({})",
+                l.presents,
+                l.layer,
+                l.source.as_str()
+            );
+            return on_presents(l, reason);
+        }
+    }
+    let (drop_level, drop_sum) = series::drop_levels(frames);
+    Headline {
+        fps,
+        source: HeadlineSource::Frames,
+        layer: None,
+        reason: match renderer {
+            Some(r) if r.kind.draws_outside_views() => {
+                format!("{r}, but no layer of its own with presents was found: its doFrames")
+            }
+            _ => "its views draw its content: its doFrames".to_string(),
+        },
+        frames: frames.len() as i64,
+        dropped: frames.iter().map(|f| f.dropped).sum(),
+        refresh_hz: frames.iter().map(|f| f.refresh_hz).fold(f64::NAN, f64::max),
+        drop_level,
+        drop_sum,
+        frame_time_ns: Percentiles::of(frames.iter().map(|f| f.cost_ns).collect()),
+    }
+}
+
+/// Frames per wall-time second from the first frame to the wall end.
+fn fps_wall(frames: i64, first_ts: i64, wall_end_ts: i64) -> f64 {
+    let wall_s = (wall_end_ts - first_ts) as f64 / 1e9;
+    if wall_s > 0.0 {
+        frames as f64 / wall_s
+    } else {
+        0.0
+    }
+}
+
+/// Occurrences per name.
+fn counts<'a>(names: impl Iterator<Item = &'a str>) -> BTreeMap<String, i64> {
+    let mut m = BTreeMap::new();
+    for n in names {
+        *m.entry(n.to_string()).or_default() += 1;
+    }
+    m
+}
+
+/// Android vitals from the slow and frozen counts of `frames` frames.
+fn vitals(slow: i64, frozen: i64, frames: i64) -> Vitals {
+    let pct_of = |n: i64| if frames > 0 { 100.0 * n as f64 / frames as f64 } else { 0.0 };
+    Vitals {
+        slow,
+        frozen,
+        slow_pct: pct_of(slow),
+        frozen_pct: pct_of(frozen),
+        excessive_slow: pct_of(slow) > 50.0,
+        excessive_frozen: pct_of(frozen) > 0.1,
+    }
+}
+
+/// PerfDog on doFrames, for an app without a layer that presented: each
+/// frame's time from the later of the previous frame's present and its own
+/// vsync to its present (FrameTimeline's actual end, else RenderThread's
+/// end, else the doFrame's), so idle time between requested frames is not
+/// a frame time (queries/perfdog.sql is the same in SQL).
+fn do_frame_perfdog(rows: &[&FrameRow]) -> PerfDog {
+    let mut times = Vec::with_capacity(rows.len());
+    let mut previous: Option<i64> = None;
+    for r in rows {
+        let present = r
+            .actual_end
+            .or(r.draw_frame_ts.zip(r.draw_frame_dur).map(|(ts, dur)| ts + dur))
+            .unwrap_or(r.ts + r.do_frame_dur);
+        let start = r.vsync_ts.unwrap_or(r.ts);
+        let from = previous.map_or(start, |p| p.max(start));
+        times.push((present - from).max(0));
+        previous = Some(present);
+    }
+    series::perfdog(&times).0
+}
+
+/// The scenes of an app's frames (time order), first seen first, each with
+/// the same fps and drop-level definitions as the app.
+pub(crate) fn scenes(frames: &[Kept]) -> Vec<SceneSummary> {
+    let mut order: Vec<&str> = Vec::new();
+    let mut groups: HashMap<&str, Vec<&FrameRow>> = HashMap::new();
+    for k in frames {
+        let name = k.scene.unwrap_or("(unknown)");
+        groups
+            .entry(name)
+            .or_insert_with(|| {
+                order.push(name);
+                Vec::new()
+            })
+            .push(k.row);
+    }
+    order.iter().map(|name| scene(name, &groups[name])).collect()
+}
+
+/// One scene's summary over its frames.
+pub(crate) fn scene(name: &str, rows: &[&FrameRow]) -> SceneSummary {
+    let series: Vec<series::Frame> = rows.iter().map(|r| series::Frame::from_row(r, 0)).collect();
+    let (drop_level, drop_sum) = series::drop_levels(&series);
+    SceneSummary {
+        scene: name.to_string(),
+        frames: rows.len() as i64,
+        first_ts: rows.iter().map(|r| r.ts).min().unwrap_or(0),
+        fps: series::fps(Kind::DoFrames, &series),
+        refresh_hz: rows.iter().map(|r| r.refresh_hz).fold(f64::NAN, f64::max),
+        dropped_frames: rows.iter().map(|r| r.dropped_frames).sum(),
+        drop_level,
+        drop_sum,
+        frame_cost_p90: Percentiles::of(rows.iter().map(|r| r.frame_cost_ns).collect()).p90,
+    }
+}
+
+/// The app's `limit` frames that dropped at least one frame, worst first
+/// (then earliest), with why they were late.
+fn worst(frames: &[Kept], why_of: &HashMap<usize, &FrameWhy>, limit: usize) -> Vec<WorstFrame> {
+    let mut janky: Vec<&Kept> = frames.iter().filter(|k| k.row.dropped_frames >= 1).collect();
+    janky.sort_by(|a, b| b.row.frame_cost_ns.cmp(&a.row.frame_cost_ns).then(a.row.ts.cmp(&b.row.ts)));
+    janky
+        .into_iter()
+        .take(limit)
+        .map(|k| WorstFrame {
+            frame_index: k.index,
+            ts: k.row.ts,
+            frame_id: k.row.frame_id,
+            scene: k.scene.map(str::to_string),
+            frame_cost_ns: k.row.frame_cost_ns,
+            dropped_frames: k.row.dropped_frames,
+            drop_level: k.row.drop_level,
+            do_frame_dur: k.row.do_frame_dur,
+            jank_type: k.row.jank_type.clone(),
+            why: why_of.get(&k.index).map(|w| (*w).clone()),
+        })
+        .collect()
+}

@@ -1,0 +1,209 @@
+//! One truth in every output: for the demo, a Unity game, a Flutter app, a
+//! video player and a FrameTimeline-only capture, every number the terminal
+//! table and report.html show for an app equals `--format json`'s, and
+//! summary.json is the JSON's apps. The HTML is read by its structure (the
+//! cards' `data-key`, the summary's and the drop levels' table cells), never
+//! by searching its prose.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use tracegen::renderers;
+use tracegen::BuildOptions;
+
+use crate::util::{fpsan, shared, testdata};
+
+/// The fixtures: (name, trace path), generated ones written into `dir`.
+fn fixtures(dir: &Path) -> Vec<(&'static str, PathBuf)> {
+    let mut out = vec![("demo", testdata("demo.pftrace"))];
+    for (name, s) in [("game", renderers::game()), ("flutter", renderers::flutter()), ("video", renderers::video())] {
+        let path = dir.join(format!("{name}.pftrace"));
+        std::fs::write(&path, s.builder.build(&BuildOptions::default())).unwrap();
+        out.push((name, path));
+    }
+    if let Some(p) = shared("traces/real-pixel7pro-android13-nowinandroid-frametimeline-only.pftrace") {
+        out.push(("frametimeline-only", p));
+    }
+    out
+}
+
+fn run(args: &[&str], trace: &Path) -> std::process::Output {
+    let out = fpsan().arg("analyze").arg(trace).args(args).output().unwrap();
+    assert!(out.status.success(), "{}: {}", trace.display(), String::from_utf8_lossy(&out.stderr));
+    out
+}
+
+/// One decimal, as every output prints an fps.
+fn fps1(v: &Value) -> String {
+    format!("{:.1}", v.as_f64().expect("an fps"))
+}
+
+/// The text between `open` (whose end is found from `from`) and the next `close`.
+fn inner<'a>(html: &'a str, from: usize, close: &str) -> (&'a str, usize) {
+    let start = html[from..].find('>').map(|k| from + k + 1).expect("a tag's end");
+    let end = html[start..].find(close).map(|k| start + k).expect(close);
+    (&html[start..end], end)
+}
+
+/// An app's `<section id="app-PID">`.
+fn section(html: &str, pid: i64) -> &str {
+    let open = format!("<section id=\"app-{pid}\">");
+    let start = html.find(&open).unwrap_or_else(|| panic!("report.html has a section for pid {pid}"));
+    let end = html[start..].find("</section>").map(|k| start + k).expect("section end");
+    &html[start..end]
+}
+
+/// A verdict card's value (`<div class="card" data-key="KEY">…<div class="v">V</div>`).
+fn card(section: &str, key: &str) -> String {
+    let at = section.find(&format!("data-key=\"{key}\"")).unwrap_or_else(|| panic!("card {key}"));
+    let v = at + section[at..].find("<div class=\"v\">").expect("value");
+    inner(section, v, "</div>").0.to_string()
+}
+
+/// The rows of the first `<table class="CLASS">` of a section: its cells' text per row.
+fn table(section: &str, class: &str) -> Vec<Vec<String>> {
+    let at = section.find(&format!("<table class=\"{class}\"")).unwrap_or_else(|| panic!("table {class}"));
+    let end = at + section[at..].find("</table>").expect("table end");
+    let body = &section[at..end];
+    body.split("<tr")
+        .skip(1)
+        .map(|row| {
+            let mut cells = Vec::new();
+            let mut rest = row;
+            while let Some(k) = rest.find(['<']).filter(|_| rest.contains("</t")) {
+                let tag = &rest[k..];
+                if tag.starts_with("<td") || tag.starts_with("<th") {
+                    let close = if tag.starts_with("<td") { "</td>" } else { "</th>" };
+                    let (text, end) = inner(rest, k, close);
+                    cells.push(strip_tags(text));
+                    rest = &rest[end + close.len()..];
+                } else {
+                    rest = &rest[k + 1..];
+                }
+            }
+            cells
+        })
+        .collect()
+}
+
+fn strip_tags(s: &str) -> String {
+    let mut out = String::new();
+    let mut in_tag = false;
+    for c in s.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            c if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    out.trim().to_string()
+}
+
+/// A number as the HTML formats counts (thousands separated by a thin space or comma).
+fn count(s: &str) -> i64 {
+    s.chars().filter(char::is_ascii_digit).collect::<String>().parse().unwrap_or_else(|_| panic!("a count: {s}"))
+}
+
+#[test]
+fn terminal_json_and_html_show_the_same_numbers_per_app() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, trace) in fixtures(dir.path()) {
+        let json: Value = serde_json::from_slice(&run(&["--format", "json"], &trace).stdout).unwrap();
+        let table_out = String::from_utf8(run(&[], &trace).stdout).unwrap();
+        let out_dir = dir.path().join(format!("out-{name}"));
+        run(&["--out", out_dir.to_str().unwrap()], &trace);
+        let summary: Value = serde_json::from_slice(&std::fs::read(out_dir.join("summary.json")).unwrap()).unwrap();
+        let html = std::fs::read_to_string(out_dir.join("report.html")).unwrap();
+        let apps = json["apps"].as_array().unwrap();
+        assert!(!apps.is_empty(), "{name}: apps");
+        assert_eq!(summary["apps"], json["apps"], "{name}: summary.json's apps are the JSON's");
+        for app in apps {
+            let pid = app["pid"].as_i64().unwrap();
+            let h = &app["headline"];
+            let presents = h["source"] == "presents";
+            let (unit, dropped) = if presents { ("presents", "dropped vsyncs") } else { ("frames", "dropped frames") };
+            // The terminal's summary row: fps, from, frames, dropped of the headline.
+            let row: Vec<&str> = table_out
+                .lines()
+                .find(|l| l.split_whitespace().nth(1) == Some(&pid.to_string()))
+                .unwrap_or_else(|| panic!("{name}: a terminal row for pid {pid}"))
+                .split_whitespace()
+                .collect();
+            assert_eq!(row[2], fps1(&h["fps"]), "{name} pid {pid}: terminal fps");
+            assert_eq!(row[3], if presents { "presents" } else { "doFrames" }, "{name} pid {pid}: terminal from");
+            assert_eq!(row[4], h["frames"].to_string(), "{name} pid {pid}: terminal frames");
+            assert_eq!(row[5], h["dropped"].to_string(), "{name} pid {pid}: terminal dropped");
+            // report.html: the cards, the summary and the drop levels.
+            let s = section(&html, pid);
+            assert_eq!(card(s, "fps"), fps1(&h["fps"]), "{name} pid {pid}: HTML fps card");
+            let levels = &h["drop_level"];
+            assert_eq!(count(&card(s, "frozen")), levels["FROZEN"].as_i64().unwrap(), "{name} pid {pid}: FROZEN card");
+            assert_eq!(count(&card(s, "high")), levels["HIGH"].as_i64().unwrap(), "{name} pid {pid}: HIGH card");
+            let pass = app["green_alliance"]["pass"].as_bool().unwrap();
+            assert_eq!(card(s, "green_alliance"), if pass { "PASS" } else { "FAIL" }, "{name} pid {pid}");
+            let kv = table(s, "kv");
+            let field = |label: &str| {
+                kv.iter()
+                    .find(|r| r.first().map(String::as_str) == Some(label))
+                    .and_then(|r| r.get(1).cloned())
+                    .unwrap_or_else(|| panic!("{name} pid {pid}: summary field {label}"))
+            };
+            assert_eq!(field("fps"), fps1(&h["fps"]), "{name} pid {pid}: HTML summary fps");
+            assert_eq!(count(&field(unit)), h["frames"].as_i64().unwrap(), "{name} pid {pid}: HTML {unit}");
+            assert_eq!(count(&field(dropped)), h["dropped"].as_i64().unwrap(), "{name} pid {pid}: HTML {dropped}");
+            if presents && app["frames"].as_i64().unwrap() > 0 {
+                assert_eq!(field("main thread fps (paced)"), fps1(&app["fps"]), "{name} pid {pid}: main thread fps");
+                assert_eq!(count(&field("main thread doFrames")), app["frames"].as_i64().unwrap());
+            }
+            let level_rows = table(s, "levels");
+            for level in ["BEST", "NORMAL", "MIDDLE", "HIGH", "FROZEN"] {
+                let r = level_rows.iter().find(|r| r[0] == level).unwrap_or_else(|| panic!("{name}: level {level}"));
+                assert_eq!(count(&r[1]), levels[level].as_i64().unwrap(), "{name} pid {pid}: HTML {level}");
+                assert_eq!(count(&r[3]), h["drop_sum"][level].as_i64().unwrap(), "{name} pid {pid}: HTML {level} sum");
+            }
+            // PerfDog is read on the app's layer when it has one: the same
+            // numbers as that layer's row.
+            if let Some(layer) = app["jank"]["perfdog_layer"].as_str() {
+                let l = json["presents"]["layers"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|l| l["layer"] == layer && l["pid"] == pid)
+                    .unwrap_or_else(|| panic!("{name}: layer {layer}"));
+                assert_eq!(app["jank"]["perfdog"], l["perfdog"], "{name} pid {pid}: PerfDog is its layer's");
+            }
+        }
+    }
+}
+
+/// The Unity game is judged by its SurfaceView's presents everywhere: about
+/// 30 fps (its doFrames run at 60), with its hitches' dropped vsyncs; and
+/// the FrameTimeline-only capture gets an app row judged by its layer.
+#[test]
+fn a_game_and_a_timeline_only_app_are_judged_by_their_presents() {
+    let dir = tempfile::tempdir().unwrap();
+    let game = dir.path().join("game.pftrace");
+    std::fs::write(&game, renderers::game().builder.build(&BuildOptions::default())).unwrap();
+    let json: Value = serde_json::from_slice(&run(&["--format", "json"], &game).stdout).unwrap();
+    let app = json["apps"].as_array().unwrap().iter().find(|a| a["pid"] == renderers::GAME_PID).unwrap();
+    let h = &app["headline"];
+    assert_eq!(h["source"], "presents");
+    assert_eq!(h["layer"], renderers::GAME_LAYER);
+    // Presents at vsyncs 0, 2, …, 60, 66, …, 120, 132, …, 150: 68 intervals;
+    // the gaps of 6 and 12 vsyncs drop 5 (NORMAL) and 11 (MIDDLE) vsyncs,
+    // the 66 others one each (BEST): 82 dropped, 68 presents in 150 vsyncs.
+    let fps = h["fps"].as_f64().unwrap();
+    assert!((fps - 68.0 / 2.5).abs() < 0.05, "{fps}");
+    assert!(app["fps"].as_f64().unwrap() > 55.0, "its doFrames run at 60");
+    assert_eq!((h["frames"].as_i64(), h["dropped"].as_i64()), (Some(68), Some(82)), "{h}");
+    assert_eq!(h["drop_level"], serde_json::json!({"BEST": 66, "NORMAL": 1, "MIDDLE": 1, "HIGH": 0, "FROZEN": 0}));
+    let Some(ft_only) = shared("traces/real-pixel7pro-android13-nowinandroid-frametimeline-only.pftrace") else {
+        return;
+    };
+    let json: Value = serde_json::from_slice(&run(&["--format", "json"], &ft_only).stdout).unwrap();
+    let app = json["apps"].as_array().unwrap().iter().find(|a| a["pid"] == 9305).expect("an app row for pid 9305");
+    assert_eq!(app["frames"], 0);
+    assert_eq!(app["headline"]["source"], "presents");
+    assert_eq!(app["headline"]["frames"], 737, "738 presents, 737 intervals");
+}
