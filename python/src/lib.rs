@@ -169,7 +169,7 @@ fn analyze<'py>(
                 ("scenes", table(&scenes)?),
                 ("presents", table(&a.presents_df)?),
             ];
-            let warnings: Vec<String> = a.warnings.iter().map(|w| w.message.clone()).collect();
+            let warnings: Vec<String> = a.warnings.iter().map(|w| w.line()).collect();
             Ok((tables, warnings, String::from_utf8_lossy(&summary).into_owned()))
         })
         .map_err(raise)?;

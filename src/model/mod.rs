@@ -17,7 +17,7 @@ mod timeline;
 mod warning;
 
 pub use timeline::{JankSeverity, JankTag, PredictionType, PresentType};
-pub use warning::{Warning, WarningCode};
+pub use warning::{Severity, Warning, WarningCode};
 
 /// The name the kernel keeps for an app process named `pkg`: its last 15
 /// characters when longer (what a systrace, which knows processes only by

@@ -4,7 +4,7 @@
 
 /// What a warning is about. The codes (`serde` names) are stable: a new kind
 /// of warning gets a new code, an existing code keeps its meaning.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum WarningCode {
     /// A compressed file or stream ends early (an interrupted pull or
@@ -81,21 +81,115 @@ pub enum WarningCode {
     DeviceStateDiffers,
 }
 
-/// One warning: its code and its message.
+/// How much a warning matters, as trace_processor's `stats.severity` grades
+/// its counters: information about the trace, a result that is degraded
+/// (something was skipped or assumed), or data the trace lost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    Info,
+    Degraded,
+    DataLoss,
+}
+
+impl Severity {
+    /// How the terminal and the report name it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Severity::Info => "note",
+            Severity::Degraded => "warning",
+            Severity::DataLoss => "data loss",
+        }
+    }
+}
+
+impl WarningCode {
+    /// The severity of every warning of this code (docs/report.md).
+    pub fn severity(self) -> Severity {
+        use WarningCode::*;
+        match self {
+            StreamCut | TraceTruncated | HtmlScriptCut | PacketsDropped | TraceBufferLoss | FtraceOverrun => {
+                Severity::DataLoss
+            }
+            TrailingBytes
+            | HtmlBlockSkipped
+            | ProcessDumpLinesSkipped
+            | TraceClockNotBoottime
+            | ScenarioWindow
+            | BuildFingerprintDiffers
+            | SceneOnOneSide => Severity::Info,
+            LinesUnparsed
+            | InvalidUtf8
+            | NamesTruncated
+            | MalformedRecords
+            | SlicesTooDeep
+            | ClockUnconvertible
+            | AtraceErrors
+            | TrackEventsUndated
+            | TrackEventsWithoutTrack
+            | FrameTimelineEventsSkipped
+            | RepeatedVsyncIds
+            | RunLeftOut
+            | RunWithoutApp
+            | RefreshDiffers
+            | MixedRefresh
+            | DeviceDiffers
+            | ScenarioChanged
+            | NoisyRuns
+            | MixedFrameSources
+            | GateNotChecked
+            | DeviceStateDiffers => Severity::Degraded,
+        }
+    }
+}
+
+/// One warning: its code, its severity (the code's) and its message.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Warning {
     pub code: WarningCode,
+    pub severity: Severity,
     pub message: String,
 }
 
 impl Warning {
     pub fn new(code: WarningCode, message: impl Into<String>) -> Warning {
-        Warning { code, message: message.into() }
+        Warning { code, severity: code.severity(), message: message.into() }
+    }
+
+    /// `note: …`, `warning: …` or `data loss: …`: the line stderr prints.
+    pub fn line(&self) -> String {
+        format!("{}: {}", self.severity.label(), self.message)
     }
 }
 
 impl std::fmt::Display for Warning {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// docs/report.md's table gives every code's severity; the code agrees.
+    #[test]
+    fn severities_are_the_documented_ones() {
+        let doc = include_str!("../../docs/report.md");
+        let mut rows = 0;
+        let codes = &doc[doc.find("## Warning codes").unwrap()..];
+        for line in codes.lines().take_while(|l| !l.starts_with("## Speed")).filter(|l| l.starts_with("| `")) {
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            let code: WarningCode = serde_json::from_value(serde_json::json!(cells[1].trim_matches('`'))).unwrap();
+            let severity = serde_json::to_value(code.severity()).unwrap();
+            assert_eq!(severity, cells[2], "{}", cells[1]);
+            rows += 1;
+        }
+        // One row per code: WarningCode's variants.
+        let variants = include_str!("warning.rs");
+        let body = &variants[variants.find("pub enum WarningCode {").unwrap()..];
+        let body = &body[..body.find("\n}").unwrap()];
+        let count = body.lines().filter(|l| l.trim_end().ends_with(',') && !l.trim_start().starts_with("//")).count();
+        assert_eq!(rows, count);
     }
 }

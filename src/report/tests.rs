@@ -63,7 +63,10 @@ fn json_document() {
     assert_eq!(v["fpsan_version"], env!("CARGO_PKG_VERSION"));
     assert_eq!(v["trace"]["packets"], 42);
     assert_eq!(v["trace"]["span_ns"], 2_000_000_000i64);
-    assert_eq!(v["warnings"], serde_json::json!([{"code": "malformed_records", "message": "something odd"}]));
+    assert_eq!(
+        v["warnings"],
+        serde_json::json!([{"code": "malformed_records", "severity": "degraded", "message": "something odd"}])
+    );
     let apps = v["apps"].as_array().unwrap();
     assert_eq!(apps.len(), 1);
     assert_eq!(apps[0]["process"], "com.a");

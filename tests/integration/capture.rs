@@ -1111,7 +1111,10 @@ fn wait_idle_waits_for_the_app_to_stop_drawing() {
     let waited = times[1] - times[0];
     assert!((1_300..4_000).contains(&waited), "waited {waited} ms");
     let polls: usize = std::fs::read_to_string(fake.state.join("gfxinfo_calls")).unwrap().trim().parse().unwrap();
-    assert!(polls >= 8, "{polls} polls");
+    // 3 busy polls, then polls 200 ms apart until the count stood still for
+    // 1 s: 8 on a quiet machine; a loaded one (each fake adb call is a
+    // shell process) fits fewer into that second, never fewer than 3 + 2.
+    assert!(polls >= 5, "{polls} polls");
 
     let fake = Fake::with("ok", &[("FAKE_ADB_BUSY_POLLS", "100000")]);
     let mut args = fake.args(3);

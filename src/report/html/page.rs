@@ -29,7 +29,7 @@ pub(crate) fn page(report: &Report, charts: &[Chart]) -> Page {
             .map(|(i, c)| super::chart_view(i, c))
             .collect(),
         quality: trace_quality(report),
-        warnings: report.warnings.iter().map(|w| w.message.clone()).collect(),
+        warnings: report.warnings.iter().map(|w| w.line()).collect(),
         definitions: definitions(),
         level_names: DropLevel::ALL.iter().map(|l| l.to_string()).collect(),
     }
