@@ -11,6 +11,7 @@ mod capture;
 mod compare;
 mod conformance;
 mod decode;
+mod exit_codes;
 mod frames;
 mod golden;
 mod hostile;
