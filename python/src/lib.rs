@@ -67,8 +67,8 @@ fn analysis_failure(e: AnalysisError) -> Failure {
     (kind, e.to_string())
 }
 
-/// An error whose kind is the command line's usage error (exit 2) is a
-/// `UsageError`; `input` is the class for its unusable inputs.
+/// A library error's class by its kind: what the command line exits 2 for
+/// is a `UsageError`, an unusable input `input`, the rest `FpsanError`.
 fn failure(kind: ErrorKind, input: Kind, e: impl std::fmt::Display) -> Failure {
     let kind = match kind {
         ErrorKind::Usage => Kind::Usage,
