@@ -41,7 +41,7 @@ impl Build {
     }
 }
 
-/// How an attempt ended.
+/// How an attempt ended (an attempt not yet known to be ok counts as failed).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RunStatus {
@@ -53,13 +53,12 @@ pub enum RunStatus {
 
 /// What a look of `--until-decided` concluded about fps (compare's verdict;
 /// indicative counts as inconclusive).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LookVerdict {
     Better,
     Worse,
     Same,
-    #[default]
     Inconclusive,
 }
 
@@ -142,7 +141,7 @@ impl RunRecord {
 }
 
 /// One look of `--until-decided`.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct LookRecord {
     pub runs_per_side: [usize; 2],
     /// The nominal level the look tests at (the alpha spent on it).
