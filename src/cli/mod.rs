@@ -604,7 +604,7 @@ mod tests {
             (BatchError::Keys(crate::batch::keys::KeyTemplate::parse("{a}{b}").unwrap_err()).into(), 2),
             (QueryError::Sql("no such table".into()).into(), 2),
             (ReadError::Empty { path: "t".into() }.into(), 1),
-            (ExperimentError::Interrupted("interrupted".into()).into(), 130),
+            (ExperimentError::Interrupted { kept: crate::experiment::Kept::Runs(1), dir: "d".into() }.into(), 130),
             (CliError::GateTripped(vec!["fps".into()]), 3),
         ];
         for (e, code) in cases {

@@ -86,12 +86,13 @@ pub enum ExperimentError {
     Apk { build: Build, path: PathBuf, source: std::io::Error },
     #[error(transparent)]
     Capture(#[from] CaptureError),
-    /// A run failed every attempt, or the device went away: the finished runs are kept.
-    #[error("{0}")]
-    Stopped(String),
+    /// A run failed every attempt (`why`: the last reason), or the device went away: the
+    /// finished runs are kept.
+    #[error("{} failed {attempts} times (last: {why}); {kept} kept in {}", runner::run_label(*side, *run), dir.display())]
+    Stopped { side: Option<Build>, run: usize, attempts: u32, why: String, kept: Kept, dir: PathBuf },
     /// Ctrl-C: the finished runs are kept, the device restored.
-    #[error("{0}")]
-    Interrupted(String),
+    #[error("interrupted: {kept} kept in {}", dir.display())]
+    Interrupted { kept: Kept, dir: PathBuf },
     #[error(transparent)]
     Compare(#[from] CompareError),
     #[error("cannot write to {}: it already holds an experiment (runs.json): choose another --out", path.display())]
@@ -110,10 +111,27 @@ impl ExperimentError {
             | ExperimentError::TooFewRuns { .. }
             | ExperimentError::OutTaken { .. } => ErrorKind::Usage,
             ExperimentError::Apk { .. } | ExperimentError::Output { .. } => ErrorKind::Io,
-            ExperimentError::Stopped(_) => ErrorKind::Input,
-            ExperimentError::Interrupted(_) => ErrorKind::Interrupted,
+            ExperimentError::Stopped { .. } => ErrorKind::Input,
+            ExperimentError::Interrupted { .. } => ErrorKind::Interrupted,
             ExperimentError::Capture(e) => e.kind(),
             ExperimentError::Compare(e) => e.kind(),
+        }
+    }
+}
+
+/// The finished runs an experiment that ended early kept: per build (`ab`),
+/// or in all (`capture --runs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kept {
+    Sides([usize; 2]),
+    Runs(usize),
+}
+
+impl std::fmt::Display for Kept {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Kept::Sides([before, after]) => write!(f, "{before} before and {after} after runs"),
+            Kept::Runs(n) => write!(f, "{n} runs"),
         }
     }
 }
@@ -197,26 +215,22 @@ pub fn ab(req: &AbRequest, env: &CaptureEnv) -> Result<AbOutcome, ExperimentErro
             match runner.run(Some(build), number, &mut prepare) {
                 RunEnd::Done(fps) => done[build.index()].push(fps),
                 RunEnd::Interrupted => {
-                    ended = Some(ExperimentError::Interrupted(format!(
-                        "interrupted: {} before and {} after runs kept in {}",
-                        done[0].len(),
-                        done[1].len(),
-                        req.out.display()
-                    )));
+                    let kept = Kept::Sides([done[0].len(), done[1].len()]);
+                    ended = Some(ExperimentError::Interrupted { kept, dir: req.out.clone() });
                     runner.manifest.interrupted = true;
                     break 'pairs;
                 }
                 RunEnd::Failed(why) => {
-                    let line = format!(
-                        "{} run {number} failed {} times (last: {why}); {} before and {} after runs kept in {}",
-                        build.name(),
-                        req.retries + 1,
-                        done[0].len(),
-                        done[1].len(),
-                        req.out.display()
-                    );
-                    runner.manifest.stopped = Some(line.clone());
-                    ended = Some(ExperimentError::Stopped(line));
+                    let stopped = ExperimentError::Stopped {
+                        side: Some(build),
+                        run: number,
+                        attempts: req.retries + 1,
+                        why,
+                        kept: Kept::Sides([done[0].len(), done[1].len()]),
+                        dir: req.out.clone(),
+                    };
+                    runner.manifest.stopped = Some(stopped.to_string());
+                    ended = Some(stopped);
                     break 'pairs;
                 }
             }
@@ -337,22 +351,20 @@ pub fn capture_runs(req: &CaptureRequest, runs: usize, env: &CaptureEnv) -> Resu
             RunEnd::Done(_) => {}
             RunEnd::Interrupted => {
                 runner.manifest.interrupted = true;
-                ended = Some(ExperimentError::Interrupted(format!(
-                    "interrupted: {} runs kept in {}",
-                    k - 1,
-                    dir.display()
-                )));
+                ended = Some(ExperimentError::Interrupted { kept: Kept::Runs(k - 1), dir: dir.clone() });
                 break;
             }
             RunEnd::Failed(why) => {
-                let line = format!(
-                    "run {k} failed {} times (last: {why}); {} runs kept in {}",
-                    runner.retries + 1,
-                    k - 1,
-                    dir.display()
-                );
-                runner.manifest.stopped = Some(line.clone());
-                ended = Some(ExperimentError::Stopped(line));
+                let stopped = ExperimentError::Stopped {
+                    side: None,
+                    run: k,
+                    attempts: runner.retries + 1,
+                    why,
+                    kept: Kept::Runs(k - 1),
+                    dir: dir.clone(),
+                };
+                runner.manifest.stopped = Some(stopped.to_string());
+                ended = Some(stopped);
                 break;
             }
         }

@@ -123,10 +123,7 @@ impl<'a> Runner<'a> {
             };
             let result = self.attempt(side, run, &mut record, prepare);
             record.seconds = (started.elapsed().as_secs_f64() * 10.0).round() / 10.0;
-            let label = match side {
-                Some(s) => format!("{} run {run}", s.name()),
-                None => format!("run {run}"),
-            };
+            let label = run_label(side, run);
             match result {
                 Ok(r) => {
                     record.status = RunStatus::Ok;
@@ -266,6 +263,14 @@ struct DeviceGone {
 enum Attempt {
     Interrupted,
     Failed(String),
+}
+
+/// `before run 3`, or `run 3` for `capture --runs`.
+pub(crate) fn run_label(side: Option<Build>, run: usize) -> String {
+    match side {
+        Some(s) => format!("{} run {run}", s.name()),
+        None => format!("run {run}"),
+    }
 }
 
 /// `before/run-01.pftrace`, or `run-01.pftrace` for `capture --runs`.

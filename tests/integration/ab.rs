@@ -223,7 +223,8 @@ fn a_run_that_always_fails_stops_the_experiment() {
     std::fs::write(&after, b"PK\x03\x04 not really").unwrap();
     let req = AbRequest { retries: 1, ..request(&fake, before, after, 2) };
     let err = ab(&req, &fake.env()).unwrap_err();
-    let ExperimentError::Stopped(line) = &err else { panic!("{err:?}") };
+    assert!(matches!(err, ExperimentError::Stopped { .. }), "{err:?}");
+    let line = err.to_string();
     assert!(line.starts_with("after run 1 failed 2 times (last: installing "), "{line}");
     assert!(line.contains("INSTALL_PARSE_FAILED_NOT_APK"), "{line}");
     assert!(line.ends_with(&format!("1 before and 0 after runs kept in {}", req.out.display())), "{line}");
