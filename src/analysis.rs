@@ -169,6 +169,15 @@ pub enum AnalysisError {
     Metrics(#[from] crate::metrics::MetricsError),
 }
 
+impl AnalysisError {
+    pub fn kind(&self) -> crate::error::ErrorKind {
+        match self {
+            AnalysisError::Read(e) => e.kind(),
+            _ => crate::error::ErrorKind::Input,
+        }
+    }
+}
+
 /// The full analysis of one trace: frames, the frames table of the chosen
 /// apps, and their summaries.
 #[cfg(feature = "analysis")]

@@ -17,6 +17,7 @@ pub mod cli;
 #[cfg(feature = "analysis")]
 pub mod compare;
 pub mod cujs;
+pub mod error;
 #[cfg(feature = "analysis")]
 pub mod experiment;
 pub mod frames;

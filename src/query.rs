@@ -25,6 +25,15 @@ pub enum QueryError {
     Table { table: &'static str, message: String },
 }
 
+impl QueryError {
+    pub fn kind(&self) -> crate::error::ErrorKind {
+        match self {
+            QueryError::Sql(_) => crate::error::ErrorKind::Usage,
+            QueryError::Table { .. } => crate::error::ErrorKind::Input,
+        }
+    }
+}
+
 fn one_line(e: &PolarsError) -> String {
     crate::sink::one_line(&e.to_string())
 }

@@ -18,6 +18,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyDict};
 
 use fpsan::analysis::{self, AnalysisError};
+use fpsan::error::ErrorKind;
 use fpsan::metrics::AppFilter;
 use fpsan::sink::one_line;
 
@@ -62,6 +63,17 @@ fn analysis_failure(e: AnalysisError) -> Failure {
         AnalysisError::Read(_) => Kind::Trace,
         AnalysisError::NoFrames { .. } | AnalysisError::NoFramesForApp { .. } => Kind::NoFrames,
         _ => Kind::Other,
+    };
+    (kind, e.to_string())
+}
+
+/// A library error's class by its kind: what the command line exits 2 for
+/// is a `UsageError`, an unusable input `input`, the rest `FpsanError`.
+fn failure(kind: ErrorKind, input: Kind, e: impl std::fmt::Display) -> Failure {
+    let kind = match kind {
+        ErrorKind::Usage => Kind::Usage,
+        ErrorKind::Input => input,
+        ErrorKind::Io | ErrorKind::Gate | ErrorKind::Interrupted => Kind::Other,
     };
     (kind, e.to_string())
 }
@@ -210,10 +222,7 @@ fn query(py: Python<'_>, path: PathBuf, sql: String) -> PyResult<Table> {
         let done = analysis::analyze(&path, &opts).map_err(analysis_failure)?;
         let apps = fpsan::query::apps_df(&done.apps).map_err(other)?;
         let tables = fpsan::query::AnalysisTables { frames: done.frames_df, apps, presents: done.presents_df };
-        let df = fpsan::query::run(&done.trace, Some(&tables), &sql).map_err(|e| match e {
-            fpsan::query::QueryError::Sql(m) => (Kind::Usage, format!("SQL error: {m}")),
-            other => (Kind::Other, other.to_string()),
-        })?;
+        let df = fpsan::query::run(&done.trace, Some(&tables), &sql).map_err(|e| failure(e.kind(), Kind::Other, e))?;
         table(&df)
     })
     .map_err(raise)
@@ -237,7 +246,7 @@ fn compare<'py>(
     out_dir: Option<PathBuf>,
     whole_trace: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
-    use fpsan::compare::{CompareError, CompareFormat, CompareRequest, IndicativeGates};
+    use fpsan::compare::{CompareFormat, CompareRequest, IndicativeGates};
     if !(alpha > 0.0 && alpha < 1.0) {
         return Err(raise((Kind::Usage, format!("alpha must be between 0 and 1, got {alpha}"))));
     }
@@ -257,14 +266,8 @@ fn compare<'py>(
         color: false,
         sink: fpsan::sink::Sink::quiet(),
     };
-    let done = py
-        .allow_threads(|| fpsan::compare::run(&base))
-        .map_err(|e| match e {
-            CompareError::Usage(m) => (Kind::Usage, m),
-            CompareError::Input(m) => (Kind::NoFrames, m),
-            e => other(e),
-        })
-        .map_err(raise)?;
+    let done =
+        py.allow_threads(|| fpsan::compare::run(&base)).map_err(|e| raise(failure(e.kind(), Kind::NoFrames, e)))?;
     let d = PyDict::new(py);
     d.set_item("json", String::from_utf8_lossy(&done.stdout).into_owned())?;
     d.set_item("markdown", done.markdown)?;

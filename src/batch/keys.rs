@@ -4,6 +4,40 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::error::ErrorKind;
+
+/// Why the keys (a `--keys` template or a manifest) are unusable.
+#[derive(Debug, thiserror::Error)]
+pub enum KeyError {
+    #[error("--keys {template:?}: {key:?} is not a key name (lower-case letters, digits, _; not one of the tables' columns)")]
+    BadKeyName { template: String, key: String },
+    #[error("--keys {template:?}: each path component holds at most one {{name}}")]
+    TwoKeys { template: String },
+    #[error("--keys {template:?}: name each key once, e.g. '{{build}}/{{device}}/{{run}}'")]
+    NameEachOnce { template: String },
+    #[error("cannot read manifest {}: {source}", path.display())]
+    ManifestRead { path: PathBuf, source: std::io::Error },
+    #[error("manifest {}: not a JSON array of objects: {source}", path.display())]
+    ManifestJson { path: PathBuf, source: serde_json::Error },
+    #[error("manifest {}: {source}", path.display())]
+    ManifestCsv { path: PathBuf, source: csv::Error },
+    #[error("manifest {}: column {column:?} is not a key name", path.display())]
+    ManifestColumn { path: PathBuf, column: String },
+    #[error("manifest {}: row {row} has no path", path.display())]
+    ManifestNoPath { path: PathBuf, row: usize },
+}
+
+impl KeyError {
+    /// The template and the manifest's content are the command line's
+    /// (the manifest is its list of inputs); a manifest that cannot be read is IO.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            KeyError::ManifestRead { .. } => ErrorKind::Io,
+            _ => ErrorKind::Usage,
+        }
+    }
+}
+
 /// `{build}/{device}/run-{run}`: one pattern per path component, each a
 /// literal prefix, at most one `{name}`, a literal suffix. It is matched
 /// against the last components of the trace's path (the file name without
@@ -29,7 +63,7 @@ pub fn valid_key_name(name: &str) -> bool {
 }
 
 impl KeyTemplate {
-    pub fn parse(text: &str) -> Result<KeyTemplate, String> {
+    pub fn parse(text: &str) -> Result<KeyTemplate, KeyError> {
         let mut parts = Vec::new();
         for comp in text.trim_matches('/').split('/') {
             let part = match (comp.find('{'), comp.find('}')) {
@@ -37,9 +71,7 @@ impl KeyTemplate {
                 (Some(open), Some(close)) if open < close && comp[close + 1..].find(['{', '}']).is_none() => {
                     let key = &comp[open + 1..close];
                     if !valid_key_name(key) {
-                        return Err(format!(
-                            "--keys {text:?}: {key:?} is not a key name (lower-case letters, digits, _; not one of the tables' columns)"
-                        ));
+                        return Err(KeyError::BadKeyName { template: text.to_string(), key: key.to_string() });
                     }
                     Part {
                         prefix: comp[..open].to_string(),
@@ -47,7 +79,7 @@ impl KeyTemplate {
                         suffix: comp[close + 1..].to_string(),
                     }
                 }
-                _ => return Err(format!("--keys {text:?}: each path component holds at most one {{name}}")),
+                _ => return Err(KeyError::TwoKeys { template: text.to_string() }),
             };
             parts.push(part);
         }
@@ -56,7 +88,7 @@ impl KeyTemplate {
         unique.sort();
         unique.dedup();
         if keys.is_empty() || unique.len() != keys.len() {
-            return Err(format!("--keys {text:?}: name each key once, e.g. '{{build}}/{{device}}/{{run}}'"));
+            return Err(KeyError::NameEachOnce { template: text.to_string() });
         }
         Ok(KeyTemplate { parts })
     }
@@ -101,12 +133,13 @@ pub struct Input {
 /// A manifest: CSV with a header, or JSON (an array of objects), one trace
 /// per row: `path` (relative to the manifest's folder, or absolute) and one
 /// column per key. Returns the key names (in column order) and the inputs.
-pub fn read_manifest(file: &Path) -> Result<(Vec<String>, Vec<Input>), String> {
-    let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read manifest {}: {e}", file.display()))?;
+pub fn read_manifest(file: &Path) -> Result<(Vec<String>, Vec<Input>), KeyError> {
+    let path = || file.to_path_buf();
+    let text = std::fs::read_to_string(file).map_err(|source| KeyError::ManifestRead { path: path(), source })?;
     let base = file.parent().unwrap_or(Path::new("."));
     let rows: Vec<Vec<(String, String)>> = if text.trim_start().starts_with('[') {
-        let v: Vec<serde_json::Map<String, serde_json::Value>> = serde_json::from_str(&text)
-            .map_err(|e| format!("manifest {}: not a JSON array of objects: {e}", file.display()))?;
+        let v: Vec<serde_json::Map<String, serde_json::Value>> =
+            serde_json::from_str(&text).map_err(|source| KeyError::ManifestJson { path: path(), source })?;
         v.into_iter()
             .map(|o| {
                 o.into_iter().map(|(k, v)| (k, v.as_str().map_or_else(|| v.to_string(), str::to_string))).collect()
@@ -114,12 +147,11 @@ pub fn read_manifest(file: &Path) -> Result<(Vec<String>, Vec<Input>), String> {
             .collect()
     } else {
         let mut r = csv::Reader::from_reader(text.as_bytes());
-        let header: Vec<String> =
-            r.headers().map_err(|e| format!("manifest {}: {e}", file.display()))?.iter().map(str::to_string).collect();
+        let csv_error = |source| KeyError::ManifestCsv { path: path(), source };
+        let header: Vec<String> = r.headers().map_err(csv_error)?.iter().map(str::to_string).collect();
         r.records()
             .map(|rec| {
-                rec.map(|rec| header.iter().cloned().zip(rec.iter().map(str::to_string)).collect())
-                    .map_err(|e| format!("manifest {}: {e}", file.display()))
+                rec.map(|rec| header.iter().cloned().zip(rec.iter().map(str::to_string)).collect()).map_err(csv_error)
             })
             .collect::<Result<_, _>>()?
     };
@@ -127,7 +159,7 @@ pub fn read_manifest(file: &Path) -> Result<(Vec<String>, Vec<Input>), String> {
     for (k, _) in rows.iter().flatten() {
         if k != "path" && !names.contains(k) {
             if !valid_key_name(k) {
-                return Err(format!("manifest {}: column {k:?} is not a key name", file.display()));
+                return Err(KeyError::ManifestColumn { path: path(), column: k.clone() });
             }
             names.push(k.clone());
         }
@@ -135,7 +167,7 @@ pub fn read_manifest(file: &Path) -> Result<(Vec<String>, Vec<Input>), String> {
     let mut inputs = Vec::with_capacity(rows.len());
     for (i, row) in rows.iter().enumerate() {
         let Some((_, p)) = row.iter().find(|(k, _)| k == "path") else {
-            return Err(format!("manifest {}: row {} has no path", file.display(), i + 1));
+            return Err(KeyError::ManifestNoPath { path: path(), row: i + 1 });
         };
         let path = if Path::new(p).is_absolute() { PathBuf::from(p) } else { base.join(p) };
         let keys = names
@@ -184,6 +216,9 @@ mod tests {
         assert_eq!(names, ["build", "run"]);
         assert_eq!(inputs[0].keys, Some(vec!["A".into(), "3".into()]));
         std::fs::write(&csv, "file,build\nx,A\n").unwrap();
-        assert_eq!(read_manifest(&csv).unwrap_err(), format!("manifest {}: row 1 has no path", csv.display()));
+        assert_eq!(
+            read_manifest(&csv).unwrap_err().to_string(),
+            format!("manifest {}: row 1 has no path", csv.display())
+        );
     }
 }

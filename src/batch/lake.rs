@@ -12,6 +12,8 @@ use std::sync::Mutex;
 use polars::prelude::DataFrame;
 use serde::{Deserialize, Serialize};
 
+use crate::error::ErrorKind;
+
 /// Bumped when a column changes meaning or type (docs/lake.md, "Versions").
 pub const SCHEMA_VERSION: u32 = 1;
 pub const META_FILE: &str = "_fpsan_lake.json";
@@ -25,6 +27,37 @@ struct Meta {
     written_by: String,
 }
 
+/// Why the lake cannot be opened or a file written into it.
+#[derive(Debug, thiserror::Error)]
+pub enum LakeError {
+    #[error("cannot create {}: {source}", path.display())]
+    Create { path: PathBuf, source: std::io::Error },
+    #[error("cannot read {}: {source}", path.display())]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("cannot write {}: {source}", path.display())]
+    Write { path: PathBuf, source: std::io::Error },
+    #[error("{} is not an fpsan lake's {META_FILE}: {source}", root.display())]
+    NotALake { root: PathBuf, source: serde_json::Error },
+    #[error("{} holds lake schema {found} and this fpsan writes {SCHEMA_VERSION}: write to a new --out (docs/lake.md, Versions)", root.display())]
+    Schema { root: PathBuf, found: u32 },
+    #[error("{} is partitioned by [{}] and this batch by [{}]: use the same keys, or another --out", root.display(), old.join(", "), new.join(", "))]
+    Keys { root: PathBuf, old: Vec<String>, new: Vec<String> },
+    #[error(transparent)]
+    Encode(#[from] crate::report::ReportError),
+}
+
+impl LakeError {
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            LakeError::Create { .. } | LakeError::Read { .. } | LakeError::Write { .. } => ErrorKind::Io,
+            LakeError::NotALake { .. } => ErrorKind::Input,
+            // A lake this batch cannot add to: the `--out` (or `--keys`) given is the mistake.
+            LakeError::Schema { .. } | LakeError::Keys { .. } => ErrorKind::Usage,
+            LakeError::Encode(e) => e.kind(),
+        }
+    }
+}
+
 pub struct Lake {
     root: PathBuf,
     keys: Vec<String>,
@@ -34,8 +67,8 @@ pub struct Lake {
 
 impl Lake {
     /// Open (or start) the lake at `root` for traces keyed by `keys`.
-    pub fn open(root: &Path, keys: &[String]) -> Result<Lake, String> {
-        std::fs::create_dir_all(root).map_err(|e| format!("cannot create {}: {e}", root.display()))?;
+    pub fn open(root: &Path, keys: &[String]) -> Result<Lake, LakeError> {
+        std::fs::create_dir_all(root).map_err(|source| LakeError::Create { path: root.to_path_buf(), source })?;
         let meta_path = root.join(META_FILE);
         let meta = Meta {
             schema_version: SCHEMA_VERSION,
@@ -43,28 +76,21 @@ impl Lake {
             written_by: format!("fpsan {}", env!("CARGO_PKG_VERSION")),
         };
         if meta_path.is_file() {
-            let text =
-                std::fs::read_to_string(&meta_path).map_err(|e| format!("cannot read {}: {e}", meta_path.display()))?;
+            let text = std::fs::read_to_string(&meta_path)
+                .map_err(|source| LakeError::Read { path: meta_path.clone(), source })?;
             let old: Meta = serde_json::from_str(&text)
-                .map_err(|e| format!("{} is not an fpsan lake's {META_FILE}: {e}", root.display()))?;
+                .map_err(|source| LakeError::NotALake { root: root.to_path_buf(), source })?;
             if old.schema_version != SCHEMA_VERSION {
-                return Err(format!(
-                    "{} holds lake schema {} and this fpsan writes {SCHEMA_VERSION}: write to a new --out (docs/lake.md, Versions)",
-                    root.display(),
-                    old.schema_version
-                ));
+                return Err(LakeError::Schema { root: root.to_path_buf(), found: old.schema_version });
             }
             if old.keys != keys {
-                return Err(format!(
-                    "{} is partitioned by [{}] and this batch by [{}]: use the same keys, or another --out",
-                    root.display(),
-                    old.keys.join(", "),
-                    keys.join(", ")
-                ));
+                return Err(LakeError::Keys { root: root.to_path_buf(), old: old.keys, new: keys.to_vec() });
             }
         } else {
-            let bytes = serde_json::to_vec_pretty(&meta).map_err(|e| e.to_string())?;
-            std::fs::write(&meta_path, bytes).map_err(|e| format!("cannot write {}: {e}", meta_path.display()))?;
+            serde_json::to_vec_pretty(&meta)
+                .map_err(std::io::Error::from)
+                .and_then(|bytes| std::fs::write(&meta_path, bytes))
+                .map_err(|source| LakeError::Write { path: meta_path.clone(), source })?;
         }
         let mut files = Vec::new();
         super::walk(&root.join("traces"), &mut files);
@@ -97,18 +123,24 @@ impl Lake {
 
     /// Write one trace's rows of `table` (nothing for no rows, but the
     /// `traces` row always), through a temporary file.
-    pub fn write(&self, table: &str, values: Option<&[String]>, trace_id: &str, df: &DataFrame) -> Result<(), String> {
+    pub fn write(
+        &self,
+        table: &str,
+        values: Option<&[String]>,
+        trace_id: &str,
+        df: &DataFrame,
+    ) -> Result<(), LakeError> {
         if df.height() == 0 && table != "traces" {
             return Ok(());
         }
         let dir = self.partition(table, values);
-        std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-        let bytes = crate::report::parquet::parquet_bytes(df).map_err(|e| e.to_string())?;
+        std::fs::create_dir_all(&dir).map_err(|source| LakeError::Create { path: dir.clone(), source })?;
+        let bytes = crate::report::parquet::parquet_bytes(df)?;
         let tmp = dir.join(format!(".{trace_id}.parquet.tmp"));
         let path = dir.join(format!("{trace_id}.parquet"));
         std::fs::write(&tmp, bytes)
             .and_then(|_| std::fs::rename(&tmp, &path))
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))
+            .map_err(|source| LakeError::Write { path, source })
     }
 }
 
@@ -141,7 +173,7 @@ mod tests {
             lake.partition("apps", None),
             dir.path().join(format!("apps/build={NULL_PARTITION}/device={NULL_PARTITION}"))
         );
-        let err = Lake::open(dir.path(), &keys[..1]).err().unwrap();
+        let err = Lake::open(dir.path(), &keys[..1]).err().unwrap().to_string();
         assert!(
             err.ends_with(
                 "is partitioned by [build, device] and this batch by [build]: use the same keys, or another --out"

@@ -13,12 +13,13 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use polars::prelude::{Column, DataFrame, NamedFrom, Series};
+use polars::prelude::{Column, DataFrame, NamedFrom, PolarsError, Series};
 
-use crate::analysis::{self, Analysis};
+use crate::analysis::{self, Analysis, AnalysisError};
+use crate::error::ErrorKind;
 use crate::sink::Sink;
-use keys::{Input, KeyTemplate};
-use lake::Lake;
+use keys::{Input, KeyError, KeyTemplate};
+use lake::{Lake, LakeError};
 
 /// Columns every table has or that tables already use: not usable as key names.
 pub const RESERVED_COLUMNS: &[&str] = &["trace_id", "path", "pid", "process", "frames", "status", "error", "ts"];
@@ -67,12 +68,50 @@ struct TraceRow {
     written_ms: f64,
 }
 
+/// Why a batch did not run: its request is unusable. A trace that fails
+/// is a row of the lake, not this.
+#[derive(Debug, thiserror::Error)]
+pub enum BatchError {
+    #[error("no trace files in the inputs")]
+    NoTraces,
+    #[error("{}: no such file or directory", path.display())]
+    NoInput { path: PathBuf },
+    #[error(transparent)]
+    Keys(#[from] KeyError),
+    #[error(transparent)]
+    Lake(#[from] LakeError),
+}
+
+impl BatchError {
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            BatchError::NoTraces => ErrorKind::Input,
+            BatchError::NoInput { .. } => ErrorKind::Io,
+            BatchError::Keys(e) => e.kind(),
+            BatchError::Lake(e) => e.kind(),
+        }
+    }
+}
+
+/// Why one trace failed: its `traces` row's `error`.
+#[derive(Debug, thiserror::Error)]
+enum TraceFailure {
+    #[error("the path does not fit --keys ({})", keys.join(", "))]
+    OffKeys { keys: Vec<String> },
+    #[error(transparent)]
+    Analysis(#[from] AnalysisError),
+    #[error(transparent)]
+    Table(#[from] PolarsError),
+    #[error(transparent)]
+    Lake(#[from] LakeError),
+}
+
 /// Run a batch; an unusable request (no inputs, a bad template, a lake
 /// with other keys) is an error, a trace that fails is not.
-pub fn run(req: &BatchRequest) -> Result<BatchOutcome, String> {
+pub fn run(req: &BatchRequest) -> Result<BatchOutcome, BatchError> {
     let (names, inputs) = collect(req)?;
     if inputs.is_empty() {
-        return Err("no trace files in the inputs".into());
+        return Err(BatchError::NoTraces);
     }
     let lake = Lake::open(&req.out, &names)?;
     let budget = budget::Budget::new(req.memory_mb.map_or_else(budget::default_bytes, |mb| mb << 20));
@@ -107,9 +146,9 @@ pub fn run(req: &BatchRequest) -> Result<BatchOutcome, String> {
 
 /// The inputs and the key names: from the manifest, or the files under the
 /// inputs with the template's keys.
-fn collect(req: &BatchRequest) -> Result<(Vec<String>, Vec<Input>), String> {
+fn collect(req: &BatchRequest) -> Result<(Vec<String>, Vec<Input>), BatchError> {
     if let Some(m) = &req.manifest {
-        return keys::read_manifest(m);
+        return Ok(keys::read_manifest(m)?);
     }
     let template = req.keys.as_deref().map(KeyTemplate::parse).transpose()?;
     let mut files = Vec::new();
@@ -119,7 +158,7 @@ fn collect(req: &BatchRequest) -> Result<(Vec<String>, Vec<Input>), String> {
         } else if p.is_file() {
             files.push(p.clone());
         } else {
-            return Err(format!("{}: no such file or directory", p.display()));
+            return Err(BatchError::NoInput { path: p.clone() });
         }
     }
     let names = template.as_ref().map(KeyTemplate::names).unwrap_or_default();
@@ -189,40 +228,33 @@ fn one(lake: &Lake, budget: &budget::Budget, input: &Input, size: u64, sink: Sin
         written_ms: 0.0,
     };
     let values = input.keys.as_deref();
-    if values.is_none() && !lake.keys().is_empty() {
-        row.status = "failed";
-        row.error = Some(format!("the path does not fit --keys ({})", lake.keys().join(", ")));
-    }
     let started = Instant::now();
-    let mut tables: Vec<(&str, DataFrame)> = Vec::new();
-    if row.error.is_none() {
+    let tables = if values.is_none() && !lake.keys().is_empty() {
+        Err(TraceFailure::OffKeys { keys: lake.keys().to_vec() })
+    } else {
         let _permit = budget.acquire(budget::cost_of(size));
         let opts = analysis::Options { require_frames: false, ..Default::default() };
-        match analysis::analyze(&input.path, &opts).map_err(|e| e.to_string()).and_then(|a| tables_of(&a, &mut row)) {
-            Ok(t) => tables = t,
-            Err(e) => {
-                row.status = "failed";
-                row.error = Some(crate::sink::one_line(&e));
-            }
-        }
-    }
+        analysis::analyze(&input.path, &opts).map_err(TraceFailure::from).and_then(|a| Ok(tables_of(&a, &mut row)?))
+    };
     row.analyse_ms = started.elapsed().as_secs_f64() * 1e3;
     let written = Instant::now();
-    let mut result = tables.iter_mut().try_for_each(|(name, df)| {
-        with_trace_id(df, &trace_id)?;
-        lake.write(name, values, &trace_id, df)
+    let result = tables.and_then(|mut tables| {
+        tables.iter_mut().try_for_each(|(name, df)| {
+            with_trace_id(df, &trace_id)?;
+            Ok(lake.write(name, values, &trace_id, df)?)
+        })
     });
     row.written_ms = written.elapsed().as_secs_f64() * 1e3;
-    if let Err(e) = &result {
-        row.status = "failed";
-        row.error = Some(e.clone());
-    }
-    if let Some(e) = &row.error {
+    if let Err(e) = result {
+        let e = crate::sink::one_line(&e.to_string());
         sink.warn(None, &format!("{}: {e}", row.path));
+        row.status = "failed";
+        row.error = Some(e);
     }
     let failed = row.status != "ok";
-    result = traces_df(&row).map_err(|e| e.to_string()).and_then(|df| lake.write("traces", values, &trace_id, &df));
-    if let Err(e) = result {
+    let recorded =
+        traces_df(&row).map_err(TraceFailure::from).and_then(|df| Ok(lake.write("traces", values, &trace_id, &df)?));
+    if let Err(e) = recorded {
         sink.warn(None, &format!("{}: {e}", row.path));
         return FAILED;
     }
@@ -241,22 +273,22 @@ pub fn content_id(path: &Path) -> std::io::Result<String> {
 }
 
 /// The tables of one analysed trace, and its facts in `row`.
-fn tables_of(a: &Analysis, row: &mut TraceRow) -> Result<Vec<(&'static str, DataFrame)>, String> {
+fn tables_of(a: &Analysis, row: &mut TraceRow) -> Result<Vec<(&'static str, DataFrame)>, PolarsError> {
     row.container = Some(a.trace.meta.container.as_str());
     row.frames = a.frames.rows.len() as i64;
     row.apps = a.apps.len() as i64;
     row.warnings = a.warnings.len() as i64;
     row.device = a.trace.meta.android.device.clone();
     row.build_fingerprint = a.trace.meta.android.build_fingerprint.clone();
-    let apps = crate::query::apps_df(&a.apps).map_err(|e| e.to_string())?;
-    let scenes = crate::query::scenes_df(&a.apps).map_err(|e| e.to_string())?;
+    let apps = crate::query::apps_df(&a.apps)?;
+    let scenes = crate::query::scenes_df(&a.apps)?;
     Ok(vec![("frames", a.frames_df.clone()), ("apps", apps), ("scenes", scenes), ("presents", a.presents_df.clone())])
 }
 
 /// `trace_id` as the first column (the join key between the tables).
-fn with_trace_id(df: &mut DataFrame, trace_id: &str) -> Result<(), String> {
+fn with_trace_id(df: &mut DataFrame, trace_id: &str) -> Result<(), PolarsError> {
     let ids = Column::new("trace_id".into(), vec![trace_id; df.height()]);
-    df.insert_column(0, ids).map(|_| ()).map_err(|e| e.to_string())
+    df.insert_column(0, ids).map(|_| ())
 }
 
 fn traces_df(r: &TraceRow) -> polars::prelude::PolarsResult<DataFrame> {

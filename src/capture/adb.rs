@@ -46,6 +46,18 @@ impl AdbOutput {
     }
 }
 
+/// Why a command on the device did not do its job; its message goes into
+/// a warning, or into the detail of the [`CaptureError`] it leads to.
+#[derive(Debug, thiserror::Error)]
+pub enum ShellError {
+    /// adb itself failed (not found, timed out, the device gone).
+    #[error(transparent)]
+    Adb(#[from] CaptureError),
+    /// The command ran and failed: what it said, on one line.
+    #[error("{0}")]
+    Failed(String),
+}
+
 /// Join the non-empty lines of `text` with "; " so a message stays on one line.
 pub fn one_line(text: &str) -> String {
     text.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ")

@@ -103,10 +103,7 @@ impl<'a> Hygiene<'a> {
             locked = keyguard_showing(adb)?;
         }
         if locked == Some(true) {
-            return Err(CaptureError::BadArgs(format!(
-                "the screen of {} stays locked: remove the PIN/pattern lock for the experiment (Settings > Security > Screen lock: None)",
-                adb.serial().unwrap_or("the device")
-            )));
+            return Err(CaptureError::ScreenLocked { serial: adb.serial().unwrap_or("the device").to_string() });
         }
         s.locked = locked;
         let started = Instant::now();

@@ -11,7 +11,7 @@
 //! For the first three, `am start -W` starts the launcher activity inside
 //! the trace and its report (launch state, TotalTime, WaitTime) is kept.
 
-use super::adb::{Adb, SHORT_TIMEOUT};
+use super::adb::{Adb, ShellError, SHORT_TIMEOUT};
 use super::CaptureError;
 
 /// How the app is started in each run.
@@ -105,17 +105,16 @@ pub fn prepare(adb: &Adb, launch: Launch, app: &str, component: &str) -> Result<
 
 /// `am start -W -n COMPONENT`: starts the activity and waits for its first
 /// frame. `am` prints errors on stdout and may still exit 0.
-pub fn start(adb: &Adb, component: &str) -> Result<Launched, String> {
-    let out =
-        adb.exec(&["shell", "am", "start", "-W", "-n", component], None, SHORT_TIMEOUT).map_err(|e| e.to_string())?;
+pub fn start(adb: &Adb, component: &str) -> Result<Launched, ShellError> {
+    let out = adb.exec(&["shell", "am", "start", "-W", "-n", component], None, SHORT_TIMEOUT)?;
     // `Error type 3` then `Error: Activity class {…} does not exist.`: the
     // message is the `Error:` line.
     let lines = || out.stdout.lines().chain(out.stderr.lines()).map(str::trim);
     if let Some(err) = lines().find(|l| l.starts_with("Error:")).or_else(|| lines().find(|l| l.starts_with("Error"))) {
-        return Err(err.to_string());
+        return Err(ShellError::Failed(err.to_string()));
     }
     if !out.success() {
-        return Err(out.detail());
+        return Err(ShellError::Failed(out.detail()));
     }
     Ok(parse_am_start(component, &out.stdout))
 }

@@ -11,12 +11,71 @@ use super::hygiene::DeviceState;
 
 pub const FILE_NAME: &str = "runs.json";
 
+/// Which command made the series.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SeriesKind {
+    Ab,
+    #[default]
+    Capture,
+}
+
+/// One of the two builds of `ab`: the side of a run and of an APK.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Build {
+    Before,
+    After,
+}
+
+impl Build {
+    pub fn name(self) -> &'static str {
+        match self {
+            Build::Before => "before",
+            Build::After => "after",
+        }
+    }
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// How an attempt ended (an attempt not yet known to be ok counts as failed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunStatus {
+    Ok,
+    #[default]
+    Failed,
+    Interrupted,
+}
+
+/// What a look of `--until-decided` concluded about fps (compare's verdict;
+/// indicative counts as inconclusive).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LookVerdict {
+    Better,
+    Worse,
+    Same,
+    Inconclusive,
+}
+
+/// Why a runs.json could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ManifestError {
+    #[error("cannot read {path}: {source}")]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("{path} is not a runs.json fpsan wrote: {source}")]
+    Parse { path: PathBuf, source: serde_json::Error },
+}
+
 /// The whole record.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Manifest {
     pub fpsan_version: String,
-    /// `ab` or `capture`.
-    pub kind: String,
+    pub kind: SeriesKind,
     pub app: String,
     pub serial: String,
     /// The order of the builds: `abba`, or `shuffle` with its seed.
@@ -41,9 +100,9 @@ pub struct Manifest {
     pub settings_changed: Vec<String>,
 }
 
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct BuildRecord {
-    pub side: String,
+    pub side: Build,
     pub apk: String,
     /// SHA-256 of the local APK file.
     pub sha256: String,
@@ -54,13 +113,12 @@ pub struct BuildRecord {
 pub struct RunRecord {
     /// 1-based position in the experiment's order.
     pub order: usize,
-    /// `before` / `after` (`ab`); none for `capture --runs`.
-    pub side: Option<String>,
+    /// None for `capture --runs`.
+    pub side: Option<Build>,
     /// The run's number within its side (run-NN).
     pub run: usize,
     pub attempt: u32,
-    /// `ok` or `failed`.
-    pub status: String,
+    pub status: RunStatus,
     pub reason: Option<String>,
     /// The trace, relative to the manifest's directory (a failed attempt's
     /// trace, when one was pulled, is kept under `failed/`).
@@ -78,17 +136,17 @@ pub struct RunRecord {
 
 impl RunRecord {
     pub fn ok(&self) -> bool {
-        self.status == "ok"
+        self.status == RunStatus::Ok
     }
 }
 
 /// One look of `--until-decided`.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct LookRecord {
     pub runs_per_side: [usize; 2],
     /// The nominal level the look tests at (the alpha spent on it).
     pub alpha: f64,
-    pub verdict: String,
+    pub verdict: LookVerdict,
     pub fps_delta_ci: Option<[f64; 2]>,
     pub runs_needed: Option<usize>,
 }
@@ -106,9 +164,10 @@ impl Manifest {
         Ok(path)
     }
 
-    pub fn read(path: &Path) -> Result<Manifest, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        serde_json::from_str(&text).map_err(|e| format!("{} is not a runs.json fpsan wrote: {e}", path.display()))
+    pub fn read(path: &Path) -> Result<Manifest, ManifestError> {
+        let text =
+            std::fs::read_to_string(path).map_err(|source| ManifestError::Read { path: path.to_path_buf(), source })?;
+        serde_json::from_str(&text).map_err(|source| ManifestError::Parse { path: path.to_path_buf(), source })
     }
 
     /// The manifest describing a side given to `compare`: `SIDE/runs.json`
@@ -124,7 +183,7 @@ impl Manifest {
 
     /// The successful runs of one side (`None`: every run, for `capture --runs`).
     pub fn ok_runs<'a>(&'a self, side: Option<&'a str>) -> impl Iterator<Item = &'a RunRecord> + 'a {
-        self.runs.iter().filter(move |r| r.ok() && (side.is_none() || r.side.as_deref() == side))
+        self.runs.iter().filter(move |r| r.ok() && (side.is_none() || r.side.map(Build::name) == side))
     }
 }
 
@@ -203,10 +262,10 @@ pub fn side_warnings(before: &[&RunRecord], after: &[&RunRecord]) -> Vec<String>
 mod tests {
     use super::*;
 
-    fn run(side: &str, sha: &str, throttled: bool, compile: &str) -> RunRecord {
+    fn run(side: Build, sha: &str, throttled: bool, compile: &str) -> RunRecord {
         RunRecord {
-            side: Some(side.into()),
-            status: "ok".into(),
+            side: Some(side),
+            status: RunStatus::Ok,
             device: DeviceState {
                 apk_sha256: Some(sha.into()),
                 throttled,
@@ -220,19 +279,19 @@ mod tests {
 
     #[test]
     fn warns_on_device_differences() {
-        let b = [run("before", "aa", false, "speed"), run("before", "aa", false, "speed")];
-        let a = [run("after", "bb", true, "speed"), run("after", "bb", false, "speed")];
+        let b = [run(Build::Before, "aa", false, "speed"), run(Build::Before, "aa", false, "speed")];
+        let a = [run(Build::After, "bb", true, "speed"), run(Build::After, "bb", false, "speed")];
         let w = side_warnings(&b.iter().collect::<Vec<_>>(), &a.iter().collect::<Vec<_>>());
         assert_eq!(w.len(), 1, "{w:?}");
         assert!(w[0].starts_with("1 of 2 after runs started on a throttling device"), "{w:?}");
 
-        let a = [run("after", "aa", false, "verify"), run("after", "cc", false, "verify")];
+        let a = [run(Build::After, "aa", false, "verify"), run(Build::After, "cc", false, "verify")];
         let w = side_warnings(&b.iter().collect::<Vec<_>>(), &a.iter().collect::<Vec<_>>());
         assert_eq!(w.len(), 2, "{w:?}");
         assert!(w[0].starts_with("the after runs ran 2 different APKs"), "{w:?}");
         assert!(w[1].starts_with("the sides ran compiled differently (before speed, after verify)"), "{w:?}");
 
-        let a = [run("after", "aa", false, "speed")];
+        let a = [run(Build::After, "aa", false, "speed")];
         let w = side_warnings(&b.iter().collect::<Vec<_>>(), &a.iter().collect::<Vec<_>>());
         assert_eq!(w, vec!["before and after ran the same APK (same SHA-256): the build did not change".to_string()]);
     }

@@ -128,6 +128,8 @@ pub enum CaptureError {
     Pull { serial: String, detail: String, hint: String },
     #[error("cannot write the trace to {path}: {detail}: choose another -o FILE")]
     Output { path: PathBuf, detail: String },
+    #[error("the screen of {serial} stays locked: remove the PIN/pattern lock for the experiment (Settings > Security > Screen lock: None)")]
+    ScreenLocked { serial: String },
     #[error("capture cancelled (Ctrl-C) before tracing started; nothing was changed on the device")]
     Cancelled,
     #[error("the trace {path} is almost empty ({size_bytes} bytes, {packets} packets, no ftrace data): perfetto recorded nothing{}", reason_text(.reason))]
@@ -136,6 +138,19 @@ pub enum CaptureError {
     AppNotInTrace { path: PathBuf, app: String, size_bytes: u64, processes: usize, reason: Option<String> },
     #[error("the trace {path} is not usable ({detail}){}", reason_text(.reason))]
     Unreadable { path: PathBuf, detail: String, reason: Option<String> },
+}
+
+impl CaptureError {
+    pub fn kind(&self) -> crate::error::ErrorKind {
+        use crate::error::ErrorKind;
+        match self {
+            CaptureError::BadArgs(_) | CaptureError::BadPackage { .. } => ErrorKind::Usage,
+            CaptureError::Output { .. } => ErrorKind::Io,
+            CaptureError::Cancelled => ErrorKind::Interrupted,
+            // The device, adb or what perfetto recorded.
+            _ => ErrorKind::Input,
+        }
+    }
 }
 
 fn reason_text(reason: &Option<String>) -> String {

@@ -47,11 +47,18 @@ pub struct Scenario {
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum ScenarioError {
     #[error("scenario step {step}: {why}")]
-    Step { step: usize, why: String },
+    Step { step: usize, why: StepError },
     #[error("scenario has no steps")]
     Empty,
     #[error("scenario has more than {MAX_STEPS} steps")]
     TooLong,
+}
+
+impl ScenarioError {
+    /// A scenario is what the user typed (`--drive`), or a step file standing in for it.
+    pub fn kind(&self) -> crate::error::ErrorKind {
+        crate::error::ErrorKind::Usage
+    }
 }
 
 impl Scenario {
@@ -92,41 +99,61 @@ impl std::fmt::Display for Scenario {
     }
 }
 
-fn parse_step(piece: &str) -> Result<Step, String> {
+/// What is wrong with one step (its text first).
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum StepError {
+    #[error("`{piece}`: {secs} is not a number of seconds from 0 to 3600")]
+    Seconds { piece: String, secs: String },
+    #[error("`{piece}`: sleep takes one number of seconds")]
+    SleepArgs { piece: String },
+    #[error("`{piece}`: wait-idle takes at most one number of seconds")]
+    WaitIdleArgs { piece: String },
+    #[error("`{piece}`: unknown step {program:?} (steps: {}, sleep, wait-idle)", PROGRAMS.join(", "))]
+    Unknown { piece: String, program: String },
+    #[error("`{piece}`: input needs one of {}", INPUT_VERBS.join(", "))]
+    InputVerb { piece: String },
+    #[error("`{piece}`: {program} needs arguments")]
+    NoArguments { piece: String, program: String },
+    #[error("`{piece}`: {word:?} holds shell syntax; steps are plain words")]
+    ShellSyntax { piece: String, word: String },
+}
+
+fn parse_step(piece: &str) -> Result<Step, StepError> {
     let words: Vec<String> = piece.split_whitespace().map(str::to_string).collect();
     let program = words[0].as_str();
+    let piece = || piece.to_string();
     let seconds = |secs: &str| {
         secs.parse::<f64>()
             .ok()
             .filter(|s| s.is_finite() && *s >= 0.0)
             .map(Duration::from_secs_f64)
             .filter(|d| *d <= MAX_SLEEP)
-            .ok_or_else(|| format!("`{piece}`: {secs} is not a number of seconds from 0 to 3600"))
+            .ok_or_else(|| StepError::Seconds { piece: piece(), secs: secs.to_string() })
     };
     match (program, words.as_slice()) {
         ("sleep", [_, secs]) => return Ok(Step::Sleep(seconds(secs)?)),
-        ("sleep", _) => return Err(format!("`{piece}`: sleep takes one number of seconds")),
+        ("sleep", _) => return Err(StepError::SleepArgs { piece: piece() }),
         ("wait-idle", [_]) => return Ok(Step::WaitIdle(DEFAULT_IDLE_WAIT)),
         ("wait-idle", [_, secs]) => return Ok(Step::WaitIdle(seconds(secs)?)),
-        ("wait-idle", _) => return Err(format!("`{piece}`: wait-idle takes at most one number of seconds")),
+        ("wait-idle", _) => return Err(StepError::WaitIdleArgs { piece: piece() }),
         _ => {}
     }
     if !PROGRAMS.contains(&program) {
-        return Err(format!("`{piece}`: unknown step {program:?} (steps: {}, sleep, wait-idle)", PROGRAMS.join(", ")));
+        return Err(StepError::Unknown { piece: piece(), program: program.to_string() });
     }
     if program == "input" {
         // `input [source] verb args`: the verb is the first known one.
         if !words[1..].iter().any(|w| INPUT_VERBS.contains(&w.as_str())) {
-            return Err(format!("`{piece}`: input needs one of {}", INPUT_VERBS.join(", ")));
+            return Err(StepError::InputVerb { piece: piece() });
         }
     }
     if words.len() == 1 {
-        return Err(format!("`{piece}`: {program} needs arguments"));
+        return Err(StepError::NoArguments { piece: piece(), program: program.to_string() });
     }
     // adb joins the words into one device shell line: a word with shell
     // syntax would run more than the step says.
     if let Some(w) = words.iter().find(|w| w.chars().any(|c| "|&<>`$(){}\\\"'".contains(c))) {
-        return Err(format!("`{piece}`: {w:?} holds shell syntax; steps are plain words"));
+        return Err(StepError::ShellSyntax { piece: piece(), word: w.clone() });
     }
     Ok(Step::Shell(words))
 }

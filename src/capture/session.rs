@@ -29,7 +29,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::sink::Sink;
 
-use super::adb::{Adb, SHORT_TIMEOUT};
+use super::adb::{Adb, ShellError, SHORT_TIMEOUT};
 use super::check::{check_with, CheckedTrace};
 use super::device::{self, SerialSource, TRACED_DEFAULT_ON_SDK, TRACED_PROP};
 use super::{config, locate_adb, output_path, CaptureEnv, CaptureError, CaptureOutcome, CaptureRequest};
@@ -57,12 +57,12 @@ pub fn parse_pid(stdout: &str) -> Option<u32> {
     stdout.lines().rev().find_map(|l| l.trim().parse::<u32>().ok()).filter(|&p| p > 0)
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum Alive {
     Running,
     Exited,
     /// adb could not tell (device gone, adb error).
-    Unknown(String),
+    Unknown(ShellError),
 }
 
 pub fn perfetto_alive(adb: &Adb, pid: u32) -> Alive {
@@ -70,18 +70,26 @@ pub fn perfetto_alive(adb: &Adb, pid: u32) -> Alive {
         Ok(out) => match out.stdout.trim() {
             "RUN" => Alive::Running,
             "TERM" => Alive::Exited,
-            _ => Alive::Unknown(out.detail()),
+            _ => Alive::Unknown(ShellError::Failed(out.detail())),
         },
-        Err(e) => Alive::Unknown(e.to_string()),
+        Err(e) => Alive::Unknown(e.into()),
     }
 }
 
-fn signal(adb: &Adb, pid: u32, sig: &str) -> Result<(), String> {
-    match adb.shell(&format!("kill -{sig} {pid}")) {
-        Ok(out) if out.success() => Ok(()),
-        Ok(out) => Err(out.detail()),
-        Err(e) => Err(e.to_string()),
+fn signal(adb: &Adb, pid: u32, sig: &str) -> Result<(), ShellError> {
+    match adb.shell(&format!("kill -{sig} {pid}"))? {
+        out if out.success() => Ok(()),
+        out => Err(ShellError::Failed(out.detail())),
     }
+}
+
+/// Why perfetto may still be running after fpsan tried to stop it.
+#[derive(Debug, thiserror::Error)]
+enum StopError {
+    #[error(transparent)]
+    Shell(#[from] ShellError),
+    #[error("it ignored SIGTERM and SIGKILL")]
+    Ignored,
 }
 
 /// perfetto's own explanation from the device log: the last error logged
@@ -218,10 +226,10 @@ impl<'a> DeviceGuard<'a> {
     /// SIGTERM (perfetto finishes the file), then SIGKILL if it lingers.
     /// Gives up at the first adb failure: a device that is gone would
     /// otherwise cost a timeout per attempt.
-    fn stop_perfetto(&self, pid: u32) -> Result<(), String> {
+    fn stop_perfetto(&self, pid: u32) -> Result<(), StopError> {
         match perfetto_alive(self.adb, pid) {
             Alive::Exited => return Ok(()),
-            Alive::Unknown(why) => return Err(why),
+            Alive::Unknown(why) => return Err(why.into()),
             Alive::Running => {}
         }
         signal(self.adb, pid, "TERM")?;
@@ -229,15 +237,15 @@ impl<'a> DeviceGuard<'a> {
             std::thread::sleep(self.step);
             match perfetto_alive(self.adb, pid) {
                 Alive::Exited => return Ok(()),
-                Alive::Unknown(why) => return Err(why),
+                Alive::Unknown(why) => return Err(why.into()),
                 Alive::Running => {}
             }
         }
         let _ = signal(self.adb, pid, "KILL");
         match perfetto_alive(self.adb, pid) {
             Alive::Exited => Ok(()),
-            Alive::Running => Err("it ignored SIGTERM and SIGKILL".to_string()),
-            Alive::Unknown(why) => Err(why),
+            Alive::Running => Err(StopError::Ignored),
+            Alive::Unknown(why) => Err(why.into()),
         }
     }
 }
@@ -382,7 +390,7 @@ fn wait_for_exit(
                 Alive::Unknown(detail) => {
                     failures += 1;
                     if failures >= MAX_POLL_FAILURES {
-                        return Err(CaptureError::DeviceLost { serial, detail });
+                        return Err(CaptureError::DeviceLost { serial, detail: detail.to_string() });
                     }
                 }
             }
@@ -519,27 +527,30 @@ fn wait_idle(adb: &Adb, app: &str, limit: Duration, env: &CaptureEnv) -> Option<
     }
 }
 
-fn pull(adb: &Adb, remote: &str, part: &Path, pause: Duration) -> Result<(), String> {
+/// `adb pull`, tried twice (a missing file is not tried again); the first failure.
+fn pull(adb: &Adb, remote: &str, part: &Path, pause: Duration) -> Result<(), ShellError> {
     let local = part.to_string_lossy().into_owned();
-    let mut first: Option<String> = None;
-    for attempt in 0..2 {
-        if attempt > 0 {
-            std::thread::sleep(pause);
-        }
+    let once = || {
         let failure = match adb.exec(&["pull", remote, &local], None, PULL_TIMEOUT) {
             Ok(out) if out.success() && part.is_file() => return Ok(()),
-            Ok(out) => out.detail(),
-            Err(e) => e.to_string(),
+            Ok(out) => ShellError::Failed(out.detail()),
+            Err(e) => e.into(),
         };
         let _ = std::fs::remove_file(part);
-        // A missing file will not appear by retrying.
-        let missing = failure.contains("No such file");
-        first.get_or_insert(failure);
-        if missing {
-            break;
+        Err(failure)
+    };
+    match once() {
+        Err(first) if !is_missing(&first) => {
+            std::thread::sleep(pause);
+            once().map_err(|_| first)
         }
+        done => done,
     }
-    Err(first.unwrap_or_default())
+}
+
+/// adb's words for a remote file that is not there.
+fn is_missing(failure: &ShellError) -> bool {
+    failure.to_string().contains("No such file")
 }
 
 fn part_path(local: &Path) -> PathBuf {
@@ -654,9 +665,12 @@ pub(crate) fn capture(args: &CaptureRequest, env: &CaptureEnv) -> Result<Capture
         let alive_before = app_pids(&adb, app);
         // Marked on perfetto's process, which lives through the whole trace
         // (the app may not run yet): one counter track for both ends.
-        run_warnings.extend(mark_window(&adb, pid, 1).err());
+        let unmarked = |e: ShellError| {
+            format!("could not mark the scenario's window in the trace ({e}): analysis covers the whole trace")
+        };
+        run_warnings.extend(mark_window(&adb, pid, 1).err().map(unmarked));
         let ran = drive(&adb, s, app, env);
-        run_warnings.extend(mark_window(&adb, pid, 0).err());
+        run_warnings.extend(mark_window(&adb, pid, 0).err().map(unmarked));
         let said = ran.describe(args.secs);
         ui.info(&said.0);
         run_warnings.extend(said.1);
@@ -683,8 +697,8 @@ pub(crate) fn capture(args: &CaptureRequest, env: &CaptureEnv) -> Result<Capture
     for w in &warnings {
         ui.warn(w);
     }
-    if let Err(detail) = pulled {
-        if detail.contains("No such file") {
+    if let Err(failure) = pulled {
+        if is_missing(&failure) {
             let reason = perfetto_reason(&adb, Some(pid));
             return Err(CaptureError::PerfettoStart {
                 serial,
@@ -700,7 +714,7 @@ pub(crate) fn capture(args: &CaptureRequest, env: &CaptureEnv) -> Result<Capture
         } else {
             "the device copy was removed; check the USB cable and capture again".to_string()
         };
-        return Err(CaptureError::Pull { serial, detail, hint });
+        return Err(CaptureError::Pull { serial, detail: failure.to_string(), hint });
     }
     std::fs::rename(&part, &local).map_err(|e| CaptureError::Output { path: local.clone(), detail: e.to_string() })?;
 
@@ -745,17 +759,15 @@ pub(crate) fn capture(args: &CaptureRequest, env: &CaptureEnv) -> Result<Capture
 /// the atrace counter `C|PID|fpsan.scenario|VALUE` into ftrace's
 /// trace_marker, which atrace makes writable by every process (tracefs at
 /// /sys/kernel/tracing from Android 10, under debugfs before).
-fn mark_window(adb: &Adb, pid: u32, value: u8) -> Result<(), String> {
+fn mark_window(adb: &Adb, pid: u32, value: u8) -> Result<(), ShellError> {
     let text = format!("C|{pid}|{}|{value}", crate::model::SCENARIO_MARK);
     let cmd = format!(
         "echo '{text}' > /sys/kernel/tracing/trace_marker 2>/dev/null || echo '{text}' > /sys/kernel/debug/tracing/trace_marker"
     );
-    let failed = match adb.shell(&cmd) {
-        Ok(o) if o.success() => return Ok(()),
-        Ok(o) => o.detail(),
-        Err(e) => e.to_string(),
-    };
-    Err(format!("could not mark the scenario's window in the trace ({failed}): analysis covers the whole trace"))
+    match adb.shell(&cmd)? {
+        o if o.success() => Ok(()),
+        o => Err(ShellError::Failed(o.detail())),
+    }
 }
 
 /// The app's process ids (`pidof`), empty when it is not running.

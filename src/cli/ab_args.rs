@@ -8,6 +8,7 @@ use clap::Args;
 
 use super::capture_args::scenario_of;
 use super::compare_args::CompareOptionArgs;
+use super::CliError;
 use crate::capture::launch::Launch;
 use crate::capture::CaptureRequest;
 use crate::compare::CompareRequest;
@@ -76,7 +77,7 @@ pub struct AbArgs {
 }
 
 impl AbArgs {
-    pub fn request(&self, stamp: &str) -> anyhow::Result<AbRequest> {
+    pub fn request(&self, stamp: &str) -> Result<AbRequest, CliError> {
         let capture = CaptureRequest {
             app: self.app.clone(),
             secs: self.secs,

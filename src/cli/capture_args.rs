@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use super::CliError;
+use crate::capture::scenario::Scenario;
 use crate::capture::CaptureRequest;
 
 /// `fpsan capture` arguments.
@@ -53,14 +55,14 @@ pub struct CaptureArgs {
 
 impl CaptureArgs {
     /// The scenario of the `--drive` values.
-    pub fn scenario(&self) -> anyhow::Result<Option<crate::capture::scenario::Scenario>> {
+    pub fn scenario(&self) -> Result<Option<Scenario>, CliError> {
         scenario_of(&self.drive)
     }
 }
 
 /// The scenario of `--drive` values: each a step file when one exists at
 /// that path, else inline steps.
-pub fn scenario_of(drive: &[String]) -> anyhow::Result<Option<crate::capture::scenario::Scenario>> {
+pub fn scenario_of(drive: &[String]) -> Result<Option<Scenario>, CliError> {
     if drive.is_empty() {
         return Ok(None);
     }
@@ -68,14 +70,15 @@ pub fn scenario_of(drive: &[String]) -> anyhow::Result<Option<crate::capture::sc
     for d in drive {
         let p = std::path::Path::new(d);
         if p.is_file() {
-            let t = std::fs::read_to_string(p).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", p.display()))?;
+            let t =
+                std::fs::read_to_string(p).map_err(|source| CliError::StepFile { path: p.to_path_buf(), source })?;
             text.push_str(&t);
         } else {
             text.push_str(d);
         }
         text.push('\n');
     }
-    Ok(Some(crate::capture::scenario::Scenario::parse(&text)?))
+    Ok(Some(Scenario::parse(&text)?))
 }
 
 impl From<&CaptureArgs> for CaptureRequest {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{non_negative_f64, positive_f64};
+use super::{non_negative_f64, number, positive_f64, BadValue};
 use crate::compare::{CompareFormat, CompareRequest, IndicativeGates};
 
 /// `fpsan compare` arguments.
@@ -57,11 +57,8 @@ pub struct CompareOptionArgs {
     pub whole_trace: bool,
 }
 
-fn alpha(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(v) if v > 0.0 && v < 1.0 => Ok(v),
-        _ => Err(format!("expected a number between 0 and 1, got `{s}`")),
-    }
+fn alpha(s: &str) -> Result<f64, BadValue> {
+    number(s, "a number between 0 and 1", |v| v > 0.0 && v < 1.0)
 }
 
 impl CompareOptionArgs {

@@ -1,23 +1,32 @@
 //! Command line: argument parsing (clap derive) and dispatch. The only place
-//! that turns errors into one stderr line and an exit status: 0 success,
-//! 1 unusable input (not a trace, no frames for the app, device error),
-//! 2 usage error (clap's own, SQL that does not run, a `compare` gate rule
-//! that does not parse), 3 a `compare --fail-if` gate tripped.
+//! that turns errors into one stderr line and an exit status, by their
+//! [`ErrorKind`] ([`exit_code`]): 0 success, 1 unusable input or a file that
+//! cannot be read or written, 2 usage error (clap's own, a flag's value, SQL
+//! that does not run, a gate rule or `--keys` template that does not parse),
+//! 3 a `compare --fail-if` gate tripped, 130 Ctrl-C.
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
-use anyhow::{anyhow, Context, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use polars::prelude::PolarsError;
 
 use crate::analysis::{self, AnalysisError, DEFAULT_BLOCKER_MS};
+use crate::batch::BatchError;
+use crate::capture::scenario::ScenarioError;
+use crate::capture::CaptureError;
+use crate::compare::CompareError;
+use crate::error::ErrorKind;
+use crate::experiment::ExperimentError;
 use crate::frames::FrameOptions;
 use crate::metrics::{AppFilter, Category, MetricsOptions};
 use crate::model::Trace;
-use crate::query;
+use crate::query::{self, QueryError};
 use crate::read::{ReadError, ReadOptions};
-use crate::report::{self, info, ExportManager, Report, StdoutFormat};
+use crate::report::{self, info, ExportManager, Report, ReportError, StdoutFormat};
 use crate::sink::{one_line, Sink};
+
+type Result<T = (), E = CliError> = std::result::Result<T, E>;
 
 mod ab_args;
 mod capture_args;
@@ -140,24 +149,118 @@ pub struct QueryArgs {
     pub format: QueryFormat,
 }
 
-fn positive_f64(s: &str) -> std::result::Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
-        _ => Err(format!("expected a positive number, got `{s}`")),
-    }
-}
-
-fn non_negative_f64(s: &str) -> std::result::Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
-        _ => Err(format!("expected a number ≥ 0, got `{s}`")),
-    }
-}
-
-/// An error that is the user's command line, not the input: exit status 2.
+/// A flag's value outside what it takes; clap prints it after the flag's
+/// name and exits 2.
 #[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct UsageError(pub String);
+#[error("expected {expected}, got `{got}`")]
+pub struct BadValue {
+    expected: &'static str,
+    got: String,
+}
+
+/// `s` as a number that `ok` accepts, else [`BadValue`] saying `expected`.
+fn number(s: &str, expected: &'static str, ok: impl Fn(f64) -> bool) -> Result<f64, BadValue> {
+    s.parse::<f64>().ok().filter(|&v| ok(v)).ok_or_else(|| BadValue { expected, got: s.to_string() })
+}
+
+fn positive_f64(s: &str) -> Result<f64, BadValue> {
+    number(s, "a positive number", |v| v.is_finite() && v > 0.0)
+}
+
+fn non_negative_f64(s: &str) -> Result<f64, BadValue> {
+    number(s, "a number ≥ 0", |v| v.is_finite() && v >= 0.0)
+}
+
+/// Why a command failed: the library's typed errors as they are, and the
+/// command line's own. Its [`kind`](CliError::kind) is the exit status.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// The reader's error, with what to do about it.
+    #[error("{0}; {hint}", hint = read_hint(.0))]
+    Read(ReadError),
+    #[error(transparent)]
+    Analysis(AnalysisError),
+    #[error(transparent)]
+    Query(#[from] QueryError),
+    #[error(transparent)]
+    Report(#[from] ReportError),
+    #[error(transparent)]
+    Table(#[from] PolarsError),
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+    #[error(transparent)]
+    Compare(#[from] CompareError),
+    #[error(transparent)]
+    Experiment(#[from] ExperimentError),
+    #[error(transparent)]
+    Capture(#[from] CaptureError),
+    #[error(transparent)]
+    Scenario(#[from] ScenarioError),
+    #[error(transparent)]
+    Batch(#[from] BatchError),
+    #[error("give the SQL or --file FILE")]
+    NoSql,
+    #[error("cannot read SQL file {}: {source}", path.display())]
+    SqlFile { path: PathBuf, source: std::io::Error },
+    #[error("cannot read {}: {source}", path.display())]
+    StepFile { path: PathBuf, source: std::io::Error },
+    #[error("cannot write to stdout: {0}")]
+    Stdout(#[source] std::io::Error),
+    #[error("no trace could be analysed: see the errors above")]
+    NoTraceAnalysed,
+    /// `compare --fail-if` rules that tripped, one stderr line each (after
+    /// the output was printed).
+    #[error("{}", .0.join("; "))]
+    GateTripped(Vec<String>),
+}
+
+impl CliError {
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            CliError::Read(e) => e.kind(),
+            CliError::Analysis(e) => e.kind(),
+            CliError::Query(e) => e.kind(),
+            CliError::Report(e) => e.kind(),
+            CliError::Compare(e) => e.kind(),
+            CliError::Experiment(e) => e.kind(),
+            CliError::Capture(e) => e.kind(),
+            CliError::Scenario(e) => e.kind(),
+            CliError::Batch(e) => e.kind(),
+            CliError::NoSql => ErrorKind::Usage,
+            CliError::Table(_) | CliError::NoTraceAnalysed => ErrorKind::Input,
+            CliError::Json(_) | CliError::SqlFile { .. } | CliError::StepFile { .. } | CliError::Stdout(_) => {
+                ErrorKind::Io
+            }
+            CliError::GateTripped(_) => ErrorKind::Gate,
+        }
+    }
+}
+
+/// The reader's errors keep their own hint.
+impl From<AnalysisError> for CliError {
+    fn from(e: AnalysisError) -> Self {
+        match e {
+            AnalysisError::Read(e) => CliError::Read(e),
+            other => CliError::Analysis(other),
+        }
+    }
+}
+
+impl From<ReadError> for CliError {
+    fn from(e: ReadError) -> Self {
+        CliError::Read(e)
+    }
+}
+
+/// The exit status of each kind of failure (README, "Exit status").
+pub fn exit_code(kind: ErrorKind) -> i32 {
+    match kind {
+        ErrorKind::Usage => 2,
+        ErrorKind::Input | ErrorKind::Io => 1,
+        ErrorKind::Gate => 3,
+        ErrorKind::Interrupted => 130,
+    }
+}
 
 /// Entry point: returns the process exit status.
 pub fn main() -> i32 {
@@ -183,35 +286,31 @@ pub fn main() -> i32 {
     }));
     match std::panic::catch_unwind(|| run(cli)) {
         Ok(Ok(())) => 0,
+        Ok(Err(e)) if is_broken_pipe(&e) => 0,
+        Ok(Err(CliError::GateTripped(lines))) => {
+            for line in &lines {
+                eprintln!("fpsan: {}", one_line(line));
+            }
+            exit_code(ErrorKind::Gate)
+        }
         Ok(Err(e)) => {
-            if is_broken_pipe(&e) {
-                return 0;
-            }
-            if let Some(g) = e.downcast_ref::<GateTripped>() {
-                for line in &g.lines {
-                    eprintln!("fpsan: {}", one_line(line));
-                }
-                return 3;
-            }
             eprintln!("fpsan: {}", error_line(&e));
-            if e.downcast_ref::<Interrupted>().is_some() {
-                return 130;
-            }
-            if e.downcast_ref::<UsageError>().is_some() {
-                2
-            } else {
-                1
-            }
+            exit_code(e.kind())
         }
         Err(_) => 1,
     }
 }
 
+/// An error and its sources, outermost first.
+fn chain(e: &CliError) -> impl Iterator<Item = &(dyn std::error::Error + 'static)> {
+    std::iter::successors(Some(e as &(dyn std::error::Error + 'static)), |&c| c.source())
+}
+
 /// The error and its causes on one line, each cause once (typed errors often
 /// already show their source in their own message).
-fn error_line(e: &anyhow::Error) -> String {
+fn error_line(e: &CliError) -> String {
     let mut msg = String::new();
-    for cause in e.chain() {
+    for cause in chain(e) {
         let text = one_line(&cause.to_string());
         if !msg.contains(&text) {
             if !msg.is_empty() {
@@ -223,12 +322,12 @@ fn error_line(e: &anyhow::Error) -> String {
     msg
 }
 
-fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
+fn is_broken_pipe(e: &CliError) -> bool {
+    chain(e).any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
 }
 
 /// Dispatch a parsed command line.
-pub fn run(cli: Cli) -> Result<()> {
+pub fn run(cli: Cli) -> Result {
     match cli.command {
         Command::Analyze(a) => analyze(&a),
         Command::Info(a) => info_cmd(&a),
@@ -240,24 +339,16 @@ pub fn run(cli: Cli) -> Result<()> {
     }
 }
 
-/// `compare`: its usage errors exit 2, a tripped gate 3 (see `main`).
-fn compare_cmd(a: &CompareArgs) -> Result<()> {
+/// `compare`: the comparison, then its gates.
+fn compare_cmd(a: &CompareArgs) -> Result {
     use crate::compare::CompareRequest;
     let request =
         CompareRequest { color: std::io::stdout().is_terminal(), sink: Sink::stderr(), ..CompareRequest::from(a) };
-    let outcome = crate::compare::run(&request).map_err(compare_failure)?;
-    finish_compare(outcome)
+    finish_compare(crate::compare::run(&request)?)
 }
 
-fn compare_failure(e: crate::compare::CompareError) -> anyhow::Error {
-    match e {
-        crate::compare::CompareError::Usage(m) => anyhow::Error::new(UsageError(m)),
-        other => other.into(),
-    }
-}
-
-/// Print compare's notes and output; its tripped gates are exit 3.
-fn finish_compare(outcome: crate::compare::Outcome) -> Result<()> {
+/// Print compare's notes and output; its tripped gates are the error.
+fn finish_compare(outcome: crate::compare::Outcome) -> Result {
     for note in &outcome.notes {
         eprintln!("fpsan: {}", one_line(note));
     }
@@ -265,26 +356,19 @@ fn finish_compare(outcome: crate::compare::Outcome) -> Result<()> {
     if outcome.tripped.is_empty() {
         Ok(())
     } else {
-        Err(GateTripped { lines: outcome.tripped }.into())
+        Err(CliError::GateTripped(outcome.tripped))
     }
 }
 
 /// `ab`: the experiment, then compare's output and gates. Ctrl-C is exit
 /// 130 after the finished runs were kept and the device restored.
-fn ab_cmd(a: &AbArgs) -> Result<()> {
-    use crate::experiment::ExperimentError;
+fn ab_cmd(a: &AbArgs) -> Result {
     let stamp = chrono::Local::now().format("%Y%m%d-%H%M%S").to_string();
     let mut request = a.request(&stamp)?;
     request.compare.color = std::io::stdout().is_terminal();
     request.compare.sink = Sink::stderr();
-    let done =
-        crate::capture::with_ctrlc(analysis::trace_facts, Sink::stderr(), |env| crate::experiment::ab(&request, env));
-    let outcome = done.map_err(|e| match e {
-        ExperimentError::Usage(m) => anyhow::Error::new(UsageError(m)),
-        ExperimentError::Compare(c) => compare_failure(c),
-        ExperimentError::Interrupted(m) => anyhow::Error::new(Interrupted(m)),
-        other => other.into(),
-    })?;
+    let outcome =
+        crate::capture::with_ctrlc(analysis::trace_facts, Sink::stderr(), |env| crate::experiment::ab(&request, env))?;
     eprintln!(
         "fpsan: {} before and {} after runs in {} (runs.json, compare.html); verdict at alpha {}",
         outcome.runs_per_side[0],
@@ -297,7 +381,7 @@ fn ab_cmd(a: &AbArgs) -> Result<()> {
 
 /// `batch`: a summary line on stderr; failed traces are rows of the lake,
 /// not errors (exit 0), unless every trace failed.
-fn batch_cmd(a: &BatchArgs) -> Result<()> {
+fn batch_cmd(a: &BatchArgs) -> Result {
     crate::memory::raise_mmap_threshold();
     let request = crate::batch::BatchRequest {
         inputs: a.inputs.clone(),
@@ -308,7 +392,7 @@ fn batch_cmd(a: &BatchArgs) -> Result<()> {
         memory_mb: a.memory_mb,
         sink: Sink::stderr(),
     };
-    let done = crate::batch::run(&request).map_err(|e| anyhow::Error::new(UsageError(e)))?;
+    let done = crate::batch::run(&request)?;
     eprintln!(
         "fpsan: {} traces: {} analysed, {} already in the lake, {} failed (rows in {}/traces)",
         done.traces,
@@ -318,40 +402,23 @@ fn batch_cmd(a: &BatchArgs) -> Result<()> {
         a.out.display()
     );
     if done.failed == done.traces {
-        return Err(anyhow!("no trace could be analysed: see the errors above"));
+        return Err(CliError::NoTraceAnalysed);
     }
     Ok(())
-}
-
-/// Ctrl-C ended a device experiment after cleaning up: exit 130.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-struct Interrupted(String);
-
-/// `compare --fail-if` rules that tripped, one stderr line each: exit 3
-/// (after the output was printed).
-#[derive(Debug, thiserror::Error)]
-#[error("{}", lines.join("; "))]
-struct GateTripped {
-    lines: Vec<String>,
 }
 
 /// `capture` prints the pulled trace's path (or, with `--dry-run`, the
 /// config it would send); `--analyze` then runs
 /// `analyze` on it for the captured app.
-fn capture_cmd(a: &CaptureArgs) -> Result<()> {
+fn capture_cmd(a: &CaptureArgs) -> Result {
     let mut request: crate::capture::CaptureRequest = a.into();
     request.drive = a.scenario()?;
     if a.dry_run {
         return print_stdout(crate::capture::dry_run_text(&request)?.as_bytes());
     }
     if let Some(runs) = a.runs {
-        let done = crate::capture::with_ctrlc(analysis::trace_facts, Sink::stderr(), |env| {
+        let dir = crate::capture::with_ctrlc(analysis::trace_facts, Sink::stderr(), |env| {
             crate::experiment::capture_runs(&request, runs as usize, env)
-        });
-        let dir = done.map_err(|e| match e {
-            crate::experiment::ExperimentError::Interrupted(m) => anyhow::Error::new(Interrupted(m)),
-            other => other.into(),
         })?;
         return print_stdout(format!("{}\n", dir.display()).as_bytes());
     }
@@ -373,24 +440,15 @@ fn capture_cmd(a: &CaptureArgs) -> Result<()> {
     })
 }
 
-/// The reader's error with what to do about it, as one line.
-fn read_failure(e: ReadError) -> anyhow::Error {
-    let hint = match &e {
+/// What to do about the reader's error.
+fn read_hint(e: &ReadError) -> &'static str {
+    match e {
         ReadError::Io { .. } => "check the path",
         ReadError::IsDirectory { .. } => "give the trace file inside it",
         ReadError::Empty { .. } | ReadError::NotATrace { .. } => {
             "give a Perfetto trace (.pftrace, .perfetto-trace) or a systrace capture (.html, .txt, .ctrace), e.g. one recorded with `fpsan capture --app PKG`"
         }
         ReadError::Corrupt { .. } => "the file is damaged; record the trace again",
-    };
-    anyhow!("{e}; {hint}")
-}
-
-/// An analysis failure as one line (the reader's with what to do about it).
-fn analysis_failure(e: AnalysisError) -> anyhow::Error {
-    match e {
-        AnalysisError::Read(e) => read_failure(e),
-        other => other.into(),
     }
 }
 
@@ -400,19 +458,21 @@ fn base_options() -> analysis::Options {
 }
 
 fn open(path: &Path) -> Result<Trace> {
-    analysis::load(path, &ReadOptions { sink: Sink::stderr(), ..Default::default() }).map_err(read_failure)
+    Ok(analysis::load(path, &ReadOptions { sink: Sink::stderr(), ..Default::default() })?)
 }
 
-fn print_stdout(bytes: &[u8]) -> Result<()> {
+fn print_stdout(bytes: &[u8]) -> Result {
     let mut out = std::io::stdout().lock();
-    out.write_all(bytes).and_then(|_| out.flush()).context("cannot write to stdout")
+    out.write_all(bytes).and_then(|_| out.flush()).map_err(CliError::Stdout)
 }
 
-fn warn(msg: &str) {
-    eprintln!("fpsan: warning: {}", one_line(msg));
+/// A warning about the trace on stderr, named by its severity
+/// (`note:`, `warning:`, `data loss:`).
+fn warn(w: &crate::model::Warning) {
+    eprintln!("fpsan: {}", one_line(&w.line()));
 }
 
-fn analyze(a: &AnalyzeArgs) -> Result<()> {
+fn analyze(a: &AnalyzeArgs) -> Result {
     let filter = match (&a.app, a.pid) {
         (Some(pkg), _) => AppFilter::Package(pkg.clone()),
         (None, Some(pid)) => AppFilter::Pid(pid),
@@ -429,9 +489,9 @@ fn analyze(a: &AnalyzeArgs) -> Result<()> {
         ..base_options()
     };
     let analysis::Analysis { trace, frames, frames_df, presents, presents_df, cujs: _, apps, warnings } =
-        analysis::analyze(&a.trace, &opts).map_err(analysis_failure)?;
+        analysis::analyze(&a.trace, &opts)?;
     for w in &warnings {
-        warn(&w.message);
+        warn(w);
     }
     // The report reads the trace's facts and the frames table, not the
     // model's slices or the frame rows. With `--out` both are freed before
@@ -469,7 +529,7 @@ fn analyze(a: &AnalyzeArgs) -> Result<()> {
     Ok(report::write_stdout(a.format, &report, out)?)
 }
 
-fn info_cmd(a: &InfoArgs) -> Result<()> {
+fn info_cmd(a: &InfoArgs) -> Result {
     let trace = open(&a.trace)?;
     let i = info::info(&trace);
     // Nothing needs the model any more: the kernel takes it back at exit
@@ -481,32 +541,29 @@ fn info_cmd(a: &InfoArgs) -> Result<()> {
         print_stdout(&bytes)
     } else {
         for w in &i.warnings {
-            warn(&w.message);
+            warn(w);
         }
         print_stdout(info::render_text(&i).as_bytes())
     }
 }
 
-fn query_cmd(a: &QueryArgs) -> Result<()> {
+fn query_cmd(a: &QueryArgs) -> Result {
     let sql = match (&a.sql, &a.file) {
         (Some(s), _) => s.clone(),
         (None, Some(f)) => {
-            std::fs::read_to_string(f).with_context(|| format!("cannot read SQL file {}", f.display()))?
+            std::fs::read_to_string(f).map_err(|source| CliError::SqlFile { path: f.clone(), source })?
         }
-        (None, None) => return Err(UsageError("give the SQL or --file FILE".into()).into()),
+        (None, None) => return Err(CliError::NoSql),
     };
     let (trace, tables) = if query::needs_frames(&sql) {
         let opts = analysis::Options { require_frames: false, ..base_options() };
-        let done = analysis::analyze(&a.trace, &opts).map_err(analysis_failure)?;
+        let done = analysis::analyze(&a.trace, &opts)?;
         let apps = query::apps_df(&done.apps)?;
         (done.trace, Some(query::AnalysisTables { frames: done.frames_df, apps, presents: done.presents_df }))
     } else {
         (open(&a.trace)?, None)
     };
-    let result = query::run(&trace, tables.as_ref(), &sql).map_err(|e| match e {
-        query::QueryError::Sql(m) => anyhow::Error::new(UsageError(format!("SQL error: {m}"))),
-        other => other.into(),
-    })?;
+    let result = query::run(&trace, tables.as_ref(), &sql)?;
     let bytes = match a.format {
         QueryFormat::Table => report::cells::df_text(&result)?.into_bytes(),
         QueryFormat::Csv => {
@@ -530,10 +587,31 @@ mod tests {
     #[test]
     fn error_line_shows_each_cause_once() {
         let io = std::io::Error::new(std::io::ErrorKind::AlreadyExists, "File exists");
-        let e: anyhow::Error = crate::report::ReportError::OutDir { path: PathBuf::from("/tmp/x"), source: io }.into();
+        let e: CliError = ReportError::OutDir { path: PathBuf::from("/tmp/x"), source: io }.into();
         assert_eq!(error_line(&e), "cannot create output directory /tmp/x: File exists");
-        let e = anyhow!("outer\nsecond line").context("ctx");
-        assert_eq!(error_line(&e), "ctx: outer second line");
+        let io = std::io::Error::other("outer\nsecond line");
+        let e = CliError::SqlFile { path: PathBuf::from("q.sql"), source: io };
+        assert_eq!(error_line(&e), "cannot read SQL file q.sql: outer second line");
+    }
+
+    #[test]
+    fn kinds_map_to_exit_codes() {
+        use crate::batch::lake::LakeError;
+        let codes = [ErrorKind::Usage, ErrorKind::Input, ErrorKind::Io, ErrorKind::Gate, ErrorKind::Interrupted];
+        assert_eq!(codes.map(exit_code), [2, 1, 1, 3, 130]);
+        let cannot_create =
+            |path: &str| LakeError::Create { path: path.into(), source: std::io::ErrorKind::PermissionDenied.into() };
+        let cases: [(CliError, i32); 6] = [
+            (BatchError::Lake(cannot_create("/proc/x")).into(), 1),
+            (BatchError::Keys(crate::batch::keys::KeyTemplate::parse("{a}{b}").unwrap_err()).into(), 2),
+            (QueryError::Sql("no such table".into()).into(), 2),
+            (ReadError::Empty { path: "t".into() }.into(), 1),
+            (ExperimentError::Interrupted { kept: crate::experiment::Kept::Runs(1), dir: "d".into() }.into(), 130),
+            (CliError::GateTripped(vec!["fps".into()]), 3),
+        ];
+        for (e, code) in cases {
+            assert_eq!(exit_code(e.kind()), code, "{e}");
+        }
     }
 
     #[test]

@@ -78,7 +78,7 @@ const RULE_GRAMMAR: &str = concat!(
 );
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub(crate) enum RuleError {
+pub enum RuleError {
     #[error("gate rule `{rule}` does not parse: {grammar}", grammar = RULE_GRAMMAR)]
     Syntax { rule: String },
     #[error("gate rule `{rule}`: unknown field `{field}`; {grammar}", grammar = RULE_GRAMMAR)]

@@ -25,6 +25,7 @@ use crate::frames::FrameOptions;
 use crate::model::{Warning, WarningCode};
 use comparison::Settings;
 pub use comparison::{Comparison, IndicativeGates};
+pub use gate::RuleError;
 pub use runs::Run;
 use runs::{AppChoice, Side};
 pub use stats::Verdict;
@@ -59,17 +60,49 @@ pub struct CompareRequest {
     pub sink: crate::sink::Sink,
 }
 
-/// Why `compare` did not finish with status 0.
+/// Why `compare` (or [`load_run`]) did not finish.
 #[derive(Debug, thiserror::Error)]
 pub enum CompareError {
-    /// The command line (a rule that does not parse, an unknown metric): exit 2.
-    #[error("{0}")]
-    Usage(String),
-    /// The input is unusable (a side with no usable run, the app missing): exit 1.
-    #[error("{0}")]
-    Input(String),
+    /// A `--fail-if` rule that does not parse or names an unknown metric.
+    #[error(transparent)]
+    Rule(#[from] RuleError),
+    #[error("{} side {}: {source}", side.name(), path.display())]
+    SideUnreadable { side: Side, path: PathBuf, source: std::io::Error },
+    #[error("{} side {}: the directory holds no trace files", side.name(), path.display())]
+    NoTraceFiles { side: Side, path: PathBuf },
+    /// Every run of the side was left out; `why` joins their warnings.
+    #[error("the {} side has no usable run: {why}", side.name())]
+    NoUsableRun { side: Side, why: String },
+    /// The apps with frames on each side (the ten with most).
+    #[error("no app has frames on both sides; before: {before}; after: {after}")]
+    NoCommonApp { before: String, after: String },
+    #[error("{app} has no frames on the {} side; apps there: {apps}", side.name())]
+    AppMissing { app: String, side: Side, apps: String },
+    /// The one run [`load_run`] was given could not be analysed.
+    #[error(transparent)]
+    Analysis(#[from] analysis::AnalysisError),
+    #[error("{path} has no frames of {app}")]
+    NoFramesOfApp { path: PathBuf, app: String },
     #[error(transparent)]
     Report(#[from] crate::report::ReportError),
+}
+
+impl CompareError {
+    pub fn kind(&self) -> crate::error::ErrorKind {
+        use crate::error::ErrorKind;
+        match self {
+            CompareError::Rule(_) => ErrorKind::Usage,
+            // A side that cannot be listed is an input the comparison cannot use, as one that holds no run.
+            CompareError::SideUnreadable { .. }
+            | CompareError::NoTraceFiles { .. }
+            | CompareError::NoUsableRun { .. }
+            | CompareError::NoCommonApp { .. }
+            | CompareError::AppMissing { .. }
+            | CompareError::NoFramesOfApp { .. } => ErrorKind::Input,
+            CompareError::Analysis(e) => e.kind(),
+            CompareError::Report(e) => e.kind(),
+        }
+    }
 }
 
 /// Wall time of the phases of one `compare` (the benchmark prints them).
@@ -105,14 +138,14 @@ impl Default for CompareOptions {
 }
 
 /// One run of a side: analyse the trace at `path` and keep the frames of
-/// `app` (matched as `analyze --app` matches). The error is one line.
-pub fn load_run(path: &Path, opts: &analysis::Options, app: &str) -> Result<Run, String> {
+/// `app` (matched as `analyze --app` matches).
+pub fn load_run(path: &Path, opts: &analysis::Options, app: &str) -> Result<Run, CompareError> {
     runs::load_run(path, opts, app)
 }
 
 /// What `fpsan compare` computes from runs already loaded, without reading
 /// or printing anything (the calibration program, the bindings). A rule that
-/// does not parse is [`CompareError::Usage`].
+/// does not parse is [`CompareError::Rule`].
 pub fn compare_runs(
     app: &str,
     before: Vec<Run>,
@@ -128,11 +161,7 @@ pub fn compare_runs(
 fn parse_rules(texts: &[String]) -> Result<Vec<gate::GateRule>, CompareError> {
     let (all, descriptive) = gate_names();
     let gateable = gate::Gateable { all: &all, descriptive: &descriptive };
-    texts
-        .iter()
-        .map(|r| gate::parse_rule(r, gateable))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| CompareError::Usage(e.to_string()))
+    texts.iter().map(|r| gate::parse_rule(r, gateable)).collect::<Result<Vec<_>, _>>().map_err(CompareError::Rule)
 }
 
 /// The metrics a gate rule may name (all but the frame count), and those
@@ -175,7 +204,7 @@ pub fn run(a: &CompareRequest) -> Result<Outcome, CompareError> {
     }
     if a.format == CompareFormat::Json {
         // The table and Markdown list the warnings; JSON keeps stdout for the document.
-        notes.extend(c.warnings.iter().map(|w| format!("warning: {w}")));
+        notes.extend(c.warnings.iter().map(|w| w.line()));
     }
     let stdout = match a.format {
         CompareFormat::Table => render::table(&c, a.color).into_bytes(),
@@ -202,12 +231,12 @@ pub fn run(a: &CompareRequest) -> Result<Outcome, CompareError> {
 /// What the sides' runs.json (`ab`, `capture --runs`) say about their
 /// device states; nothing when a side has none.
 fn manifest_warnings(before: &Path, after: &Path) -> Vec<String> {
-    use crate::capture::manifest::{side_warnings, Manifest};
+    use crate::capture::manifest::{side_warnings, Manifest, SeriesKind};
     let (Some(mb), Some(ma)) = (Manifest::find_for(before), Manifest::find_for(after)) else { return Vec::new() };
     let (Ok(b), Ok(a)) = (Manifest::read(&mb), Manifest::read(&ma)) else { return Vec::new() };
     // One `ab` experiment holds both sides; two `capture --runs` one each.
     let side = |m: &Manifest, path: &Path| {
-        (m.kind == "ab").then(|| path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string())
+        (m.kind == SeriesKind::Ab).then(|| path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string())
     };
     let (sb, sa) = (side(&b, before), side(&a, after));
     side_warnings(&b.ok_runs(sb.as_deref()).collect::<Vec<_>>(), &a.ok_runs(sa.as_deref()).collect::<Vec<_>>())
@@ -230,7 +259,7 @@ fn load_sides(a: &CompareRequest, notes: &mut Vec<String>) -> Result<runs::Sides
     for (k, side) in [Side::Before, Side::After].into_iter().enumerate() {
         if loaded[k].is_empty() {
             let why = load_warnings.iter().map(|w| w.message.as_str()).collect::<Vec<_>>().join("; ");
-            return Err(CompareError::Input(format!("the {} side has no usable run: {why}", side.name())));
+            return Err(CompareError::NoUsableRun { side, why });
         }
     }
     let choice = match (&a.app, a.pids) {

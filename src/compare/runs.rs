@@ -20,27 +20,8 @@ use crate::model::{Warning, WarningCode};
 use crate::series::{Frame, Kind, Metric, Values};
 use crate::sink::{one_line, Sink};
 
-/// Which side of the comparison.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Side {
-    Before,
-    After,
-}
-
-impl Side {
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Side::Before => "before",
-            Side::After => "after",
-        }
-    }
-    pub(crate) fn index(self) -> usize {
-        match self {
-            Side::Before => 0,
-            Side::After => 1,
-        }
-    }
-}
+/// Which side of the comparison: the build of `ab`'s runs.
+pub(crate) use crate::capture::manifest::Build as Side;
 
 /// One analysed trace, reduced to what `compare` keeps (the decoded trace
 /// itself is dropped at once: ten large runs must not stay in memory).
@@ -123,13 +104,13 @@ pub(crate) enum AppChoice {
 /// The trace files of one side: the file itself, or a directory's regular
 /// files (hidden ones excepted) in name order.
 pub(crate) fn list_traces(side: Side, path: &Path) -> Result<Vec<PathBuf>, CompareError> {
-    let unusable = |why: String| CompareError::Input(format!("{} side {}: {why}", side.name(), path.display()));
-    let meta = std::fs::metadata(path).map_err(|e| unusable(e.to_string()))?;
+    let unreadable = |source| CompareError::SideUnreadable { side, path: path.to_path_buf(), source };
+    let meta = std::fs::metadata(path).map_err(unreadable)?;
     if !meta.is_dir() {
         return Ok(vec![path.to_path_buf()]);
     }
     let mut files: Vec<PathBuf> = std::fs::read_dir(path)
-        .map_err(|e| unusable(e.to_string()))?
+        .map_err(unreadable)?
         .filter_map(Result::ok)
         // Hidden files, and the runs.json of `capture --runs`, are not runs.
         .filter(|e| {
@@ -143,7 +124,7 @@ pub(crate) fn list_traces(side: Side, path: &Path) -> Result<Vec<PathBuf>, Compa
         .collect();
     files.sort();
     if files.is_empty() {
-        return Err(unusable("the directory holds no trace files".into()));
+        return Err(CompareError::NoTraceFiles { side, path: path.to_path_buf() });
     }
     Ok(files)
 }
@@ -229,13 +210,13 @@ fn each_on_a_core<J: Sync, R: Send>(jobs: &[J], work: impl Fn(&J) -> R + Sync) -
 }
 
 /// Analyse one trace and keep the frames of `app` (matched as `analyze --app`
-/// matches); the error is one line.
-pub(crate) fn load_run(path: &Path, opts: &analysis::Options, app: &str) -> Result<Run, String> {
+/// matches).
+pub(crate) fn load_run(path: &Path, opts: &analysis::Options, app: &str) -> Result<Run, CompareError> {
     let opts = analysis::Options { summaries: false, ..opts.clone() };
-    let a = analysis::analyze(path, &opts).map_err(|e| one_line(&e.to_string()))?;
+    let a = analysis::analyze(path, &opts)?;
     let loaded = reduce(path, a, false);
     app_run(&loaded, &Matcher::Filter(AppFilter::Package(app.to_owned())))
-        .ok_or_else(|| format!("{} has no frames of {app}", path.display()))
+        .ok_or_else(|| CompareError::NoFramesOfApp { path: path.to_path_buf(), app: app.to_owned() })
 }
 
 /// Keep the frames, their scenes and the trace facts; drop the trace.
@@ -346,11 +327,7 @@ fn choose_app(choice: &AppChoice, loaded: &[Vec<Loaded>; 2]) -> Result<(String, 
                 .max_by(|x, y| x.1.cmp(&y.1).then(y.0.cmp(x.0)))
                 .map(|(name, _)| name.clone());
             let Some(name) = best else {
-                return Err(CompareError::Input(format!(
-                    "no app has frames on both sides; before: {}; after: {}",
-                    list_apps(&b),
-                    list_apps(&a)
-                )));
+                return Err(CompareError::NoCommonApp { before: list_apps(&b), after: list_apps(&a) });
             };
             let m = Matcher::Exact(name.clone());
             Ok((name, [m.clone(), m]))
@@ -388,11 +365,7 @@ pub(crate) fn select(choice: &AppChoice, loaded: [Vec<Loaded>; 2]) -> Result<Sid
             }
         }
         if runs[k].is_empty() {
-            return Err(CompareError::Input(format!(
-                "{app} has no frames on the {} side; apps there: {}",
-                side.name(),
-                list_apps(&apps)
-            )));
+            return Err(CompareError::AppMissing { app, side, apps: list_apps(&apps) });
         }
         for l in &loaded[k] {
             // Each run's own warnings keep their codes, the run's path first in the message.

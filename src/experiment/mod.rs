@@ -10,9 +10,9 @@ mod runner;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::capture::adb::{Adb, SHORT_TIMEOUT};
+use crate::capture::adb::{Adb, ShellError, SHORT_TIMEOUT};
 use crate::capture::hygiene::Hygiene;
-use crate::capture::manifest::{file_sha256, BuildRecord, LookRecord};
+use crate::capture::manifest::{file_sha256, BuildRecord, LookRecord, LookVerdict, SeriesKind};
 use crate::capture::{self, session, CaptureEnv, CaptureError, CaptureRequest};
 use crate::compare::comparison::{primary_result, IndicativeGates, Settings};
 use crate::compare::stats::sequential::Design;
@@ -76,20 +76,64 @@ pub const DEFAULT_RUNS: usize = 10;
 /// Why `ab` or `capture --runs` did not finish.
 #[derive(Debug, thiserror::Error)]
 pub enum ExperimentError {
-    #[error("{0}")]
-    Usage(String),
+    #[error("--runs and --max-runs must be at least 1 and 2")]
+    RunCounts,
+    #[error("--runs needs --out DIR")]
+    RunsNeedOut,
+    #[error("--max-runs {max_runs} is too few for --until-decided at alpha {alpha}: raise it")]
+    TooFewRuns { max_runs: usize, alpha: f64 },
+    #[error("--{} {}: {source}: give the APK file of that build", build.name(), path.display())]
+    Apk { build: Build, path: PathBuf, source: std::io::Error },
     #[error(transparent)]
     Capture(#[from] CaptureError),
-    /// A run failed every attempt, or the device went away: the finished runs are kept.
-    #[error("{0}")]
-    Stopped(String),
+    /// A run failed every attempt (`why`: the last reason), or the device went away: the
+    /// finished runs are kept.
+    #[error("{} failed {attempts} times (last: {why}); {kept} kept in {}", runner::run_label(*side, *run), dir.display())]
+    Stopped { side: Option<Build>, run: usize, attempts: u32, why: String, kept: Kept, dir: PathBuf },
     /// Ctrl-C: the finished runs are kept, the device restored.
-    #[error("{0}")]
-    Interrupted(String),
+    #[error("interrupted: {kept} kept in {}", dir.display())]
+    Interrupted { kept: Kept, dir: PathBuf },
     #[error(transparent)]
     Compare(#[from] CompareError),
-    #[error("cannot write to {path}: {detail}")]
-    Output { path: PathBuf, detail: String },
+    #[error("cannot write to {}: it already holds an experiment (runs.json): choose another --out", path.display())]
+    OutTaken { path: PathBuf },
+    #[error("cannot write to {}: {source}", path.display())]
+    Output { path: PathBuf, source: std::io::Error },
+}
+
+impl ExperimentError {
+    pub fn kind(&self) -> crate::error::ErrorKind {
+        use crate::error::ErrorKind;
+        match self {
+            // An `--out` with an experiment in it is the user's choice of folder, as a flag's value.
+            ExperimentError::RunCounts
+            | ExperimentError::RunsNeedOut
+            | ExperimentError::TooFewRuns { .. }
+            | ExperimentError::OutTaken { .. } => ErrorKind::Usage,
+            ExperimentError::Apk { .. } | ExperimentError::Output { .. } => ErrorKind::Io,
+            ExperimentError::Stopped { .. } => ErrorKind::Input,
+            ExperimentError::Interrupted { .. } => ErrorKind::Interrupted,
+            ExperimentError::Capture(e) => e.kind(),
+            ExperimentError::Compare(e) => e.kind(),
+        }
+    }
+}
+
+/// The finished runs an experiment that ended early kept: per build (`ab`),
+/// or in all (`capture --runs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kept {
+    Sides([usize; 2]),
+    Runs(usize),
+}
+
+impl std::fmt::Display for Kept {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Kept::Sides([before, after]) => write!(f, "{before} before and {after} after runs"),
+            Kept::Runs(n) => write!(f, "{n} runs"),
+        }
+    }
 }
 
 /// What `ab` produced: compare's outcome (stdout, notes, tripped gates), and
@@ -104,11 +148,10 @@ pub struct AbOutcome {
 }
 
 fn output_dir(dir: &Path) -> Result<(), ExperimentError> {
-    let err = |detail: String| ExperimentError::Output { path: dir.to_path_buf(), detail };
     if dir.join(capture::manifest::FILE_NAME).exists() {
-        return Err(err("it already holds an experiment (runs.json): choose another --out".into()));
+        return Err(ExperimentError::OutTaken { path: dir.to_path_buf() });
     }
-    std::fs::create_dir_all(dir).map_err(|e| err(e.to_string()))
+    std::fs::create_dir_all(dir).map_err(|source| ExperimentError::Output { path: dir.to_path_buf(), source })
 }
 
 /// `fpsan ab` in a given environment (the CLI passes the real one, with Ctrl-C).
@@ -116,30 +159,22 @@ pub fn ab(req: &AbRequest, env: &CaptureEnv) -> Result<AbOutcome, ExperimentErro
     capture::validate(&req.capture)?;
     let app = req.capture.app.clone();
     if req.max_runs < 2 || req.runs.is_some_and(|r| r == 0) {
-        return Err(ExperimentError::Usage("--runs and --max-runs must be at least 1 and 2".into()));
+        return Err(ExperimentError::RunCounts);
     }
     let mut builds = Vec::new();
     for (build, apk) in [(Build::Before, &req.before_apk), (Build::After, &req.after_apk)] {
-        let sha = file_sha256(apk).map_err(|e| {
-            ExperimentError::Usage(format!(
-                "--{} {}: {e}: give the APK file of that build",
-                build.name(),
-                apk.display()
-            ))
-        })?;
-        builds.push(BuildRecord { side: build.name().into(), apk: apk.display().to_string(), sha256: sha });
+        let sha = file_sha256(apk).map_err(|source| ExperimentError::Apk { build, path: apk.to_path_buf(), source })?;
+        builds.push(BuildRecord { side: build, apk: apk.display().to_string(), sha256: sha });
     }
     if builds[0].sha256 == builds[1].sha256 {
         env.sink.warn(None, "--before and --after are the same APK (same SHA-256): expect `same`");
     }
     let design = if req.until_decided {
         let at_least = req.runs.unwrap_or(2);
-        Some(Design::new(req.compare.alpha, at_least, req.max_runs).ok_or_else(|| {
-            ExperimentError::Usage(format!(
-                "--max-runs {} is too few for --until-decided at alpha {}: raise it",
-                req.max_runs, req.compare.alpha
-            ))
-        })?)
+        Some(
+            Design::new(req.compare.alpha, at_least, req.max_runs)
+                .ok_or(ExperimentError::TooFewRuns { max_runs: req.max_runs, alpha: req.compare.alpha })?,
+        )
     } else {
         None
     };
@@ -147,12 +182,12 @@ pub fn ab(req: &AbRequest, env: &CaptureEnv) -> Result<AbOutcome, ExperimentErro
     output_dir(&req.out)?;
     for b in [Build::Before, Build::After] {
         std::fs::create_dir_all(req.out.join(b.name()))
-            .map_err(|e| ExperimentError::Output { path: req.out.clone(), detail: e.to_string() })?;
+            .map_err(|source| ExperimentError::Output { path: req.out.clone(), source })?;
     }
 
     let adb = session::connect(req.capture.serial.as_deref(), env)?;
     let hygiene = Hygiene::begin(&adb, env.sink)?;
-    let mut runner = Runner::new(env, &adb, &hygiene, req.out.clone(), req.capture.clone(), "ab");
+    let mut runner = Runner::new(env, &adb, &hygiene, req.out.clone(), req.capture.clone(), SeriesKind::Ab);
     runner.manifest.order = Some(req.order.as_str().into());
     runner.manifest.seed = (req.order == Order::Shuffle).then_some(req.seed);
     runner.manifest.builds = builds.clone();
@@ -180,26 +215,22 @@ pub fn ab(req: &AbRequest, env: &CaptureEnv) -> Result<AbOutcome, ExperimentErro
             match runner.run(Some(build), number, &mut prepare) {
                 RunEnd::Done(fps) => done[build.index()].push(fps),
                 RunEnd::Interrupted => {
-                    ended = Some(ExperimentError::Interrupted(format!(
-                        "interrupted: {} before and {} after runs kept in {}",
-                        done[0].len(),
-                        done[1].len(),
-                        req.out.display()
-                    )));
+                    let kept = Kept::Sides([done[0].len(), done[1].len()]);
+                    ended = Some(ExperimentError::Interrupted { kept, dir: req.out.clone() });
                     runner.manifest.interrupted = true;
                     break 'pairs;
                 }
                 RunEnd::Failed(why) => {
-                    let line = format!(
-                        "{} run {number} failed {} times (last: {why}); {} before and {} after runs kept in {}",
-                        build.name(),
-                        req.retries + 1,
-                        done[0].len(),
-                        done[1].len(),
-                        req.out.display()
-                    );
-                    runner.manifest.stopped = Some(line.clone());
-                    ended = Some(ExperimentError::Stopped(line));
+                    let stopped = ExperimentError::Stopped {
+                        side: Some(build),
+                        run: number,
+                        attempts: req.retries + 1,
+                        why,
+                        kept: Kept::Sides([done[0].len(), done[1].len()]),
+                        dir: req.out.clone(),
+                    };
+                    runner.manifest.stopped = Some(stopped.to_string());
+                    ended = Some(stopped);
                     break 'pairs;
                 }
             }
@@ -209,7 +240,7 @@ pub fn ab(req: &AbRequest, env: &CaptureEnv) -> Result<AbOutcome, ExperimentErro
             if n >= d.first {
                 let look = look(&done, d.level(n), req.compare.min_change_pct, n, d.max);
                 env.sink.info(None, &look.1);
-                let decided = look.0.verdict != "inconclusive";
+                let decided = look.0.verdict != LookVerdict::Inconclusive;
                 final_alpha = look.0.alpha;
                 runner.manifest.looks.push(look.0);
                 runner.save();
@@ -264,32 +295,42 @@ fn look(done: &[Vec<Option<f64>>; 2], alpha: f64, min_change_pct: f64, n: usize,
         r.verdict.word()
     );
     let verdict = match r.verdict {
-        Verdict::Indicative => "inconclusive",
-        v => v.word(),
+        Verdict::Better => LookVerdict::Better,
+        Verdict::Worse => LookVerdict::Worse,
+        Verdict::Same => LookVerdict::Same,
+        Verdict::Inconclusive | Verdict::Indicative | Verdict::Descriptive => LookVerdict::Inconclusive,
     };
     let record = LookRecord {
         runs_per_side: [done[0].len(), done[1].len()],
         alpha,
-        verdict: verdict.into(),
+        verdict,
         fps_delta_ci: r.ci,
         runs_needed: r.runs_needed,
     };
     (record, line)
 }
 
-/// `adb install -r -d APK`, then the compile mode; one line on failure.
-fn install(adb: &Adb, apk: &Path, app: &str, compile: Compile) -> Result<(), String> {
+/// Why a build could not be put on the device: the attempt's reason.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum InstallError {
+    #[error("installing {apk} failed: {source}")]
+    Install { apk: String, source: ShellError },
+    #[error("`{cmd}` failed: {source}")]
+    Compile { cmd: String, source: ShellError },
+}
+
+/// `adb install -r -d APK`, then the compile mode.
+fn install(adb: &Adb, apk: &Path, app: &str, compile: Compile) -> Result<(), InstallError> {
     let path = apk.to_string_lossy();
-    let out = adb
-        .exec(&["install", "-r", "-d", &path], None, SHORT_TIMEOUT * 10)
-        .map_err(|e| format!("installing {path} failed: {e}"))?;
+    let failed = |source: ShellError| InstallError::Install { apk: path.to_string(), source };
+    let out = adb.exec(&["install", "-r", "-d", &path], None, SHORT_TIMEOUT * 10).map_err(|e| failed(e.into()))?;
     if !out.success() || !out.stdout.contains("Success") {
-        return Err(format!("installing {path} failed: {}", out.detail()));
+        return Err(failed(ShellError::Failed(out.detail())));
     }
     if let Some(cmd) = compile.command(app) {
-        let out = adb.shell(&cmd).map_err(|e| e.to_string())?;
+        let out = adb.shell(&cmd).map_err(|e| InstallError::Compile { cmd: cmd.clone(), source: e.into() })?;
         if !out.success() {
-            return Err(format!("`{cmd}` failed: {}", out.detail()));
+            return Err(InstallError::Compile { cmd, source: ShellError::Failed(out.detail()) });
         }
     }
     Ok(())
@@ -299,33 +340,31 @@ fn install(adb: &Adb, apk: &Path, app: &str, compile: Compile) -> Result<(), Str
 /// DIR (run-01.pftrace …, runs.json), a side for `compare`.
 pub fn capture_runs(req: &CaptureRequest, runs: usize, env: &CaptureEnv) -> Result<PathBuf, ExperimentError> {
     capture::validate(req)?;
-    let dir = req.out.clone().ok_or_else(|| ExperimentError::Usage("--runs needs --out DIR".into()))?;
+    let dir = req.out.clone().ok_or(ExperimentError::RunsNeedOut)?;
     output_dir(&dir)?;
     let adb = session::connect(req.serial.as_deref(), env)?;
     let hygiene = Hygiene::begin(&adb, env.sink)?;
-    let mut runner = Runner::new(env, &adb, &hygiene, dir.clone(), req.clone(), "capture");
+    let mut runner = Runner::new(env, &adb, &hygiene, dir.clone(), req.clone(), SeriesKind::Capture);
     let mut ended = None;
     for k in 1..=runs {
         match runner.run(None, k, &mut |_| Ok(None)) {
             RunEnd::Done(_) => {}
             RunEnd::Interrupted => {
                 runner.manifest.interrupted = true;
-                ended = Some(ExperimentError::Interrupted(format!(
-                    "interrupted: {} runs kept in {}",
-                    k - 1,
-                    dir.display()
-                )));
+                ended = Some(ExperimentError::Interrupted { kept: Kept::Runs(k - 1), dir: dir.clone() });
                 break;
             }
             RunEnd::Failed(why) => {
-                let line = format!(
-                    "run {k} failed {} times (last: {why}); {} runs kept in {}",
-                    runner.retries + 1,
-                    k - 1,
-                    dir.display()
-                );
-                runner.manifest.stopped = Some(line.clone());
-                ended = Some(ExperimentError::Stopped(line));
+                let stopped = ExperimentError::Stopped {
+                    side: None,
+                    run: k,
+                    attempts: runner.retries + 1,
+                    why,
+                    kept: Kept::Runs(k - 1),
+                    dir: dir.clone(),
+                };
+                runner.manifest.stopped = Some(stopped.to_string());
+                ended = Some(stopped);
                 break;
             }
         }

@@ -9,25 +9,7 @@
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-/// One of the two builds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Build {
-    Before,
-    After,
-}
-
-impl Build {
-    pub fn name(self) -> &'static str {
-        match self {
-            Build::Before => "before",
-            Build::After => "after",
-        }
-    }
-
-    pub fn index(self) -> usize {
-        self as usize
-    }
-}
+pub use crate::capture::manifest::Build;
 
 /// How each pair's order is chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

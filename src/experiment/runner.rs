@@ -13,11 +13,13 @@ use std::time::{Duration, Instant};
 use crate::analysis;
 use crate::capture::adb::Adb;
 use crate::capture::hygiene::Hygiene;
-use crate::capture::manifest::{Manifest, RunRecord};
+use crate::capture::manifest::{Manifest, RunRecord, RunStatus, SeriesKind};
 use crate::capture::{session, CaptureEnv, CaptureError, CaptureRequest};
 use crate::compare::Run;
+use crate::sink::one_line;
 
 use super::plan::Build;
+use super::InstallError;
 
 /// How long a device that dropped gets to come back before the experiment stops.
 const DEVICE_RETURN: Duration = Duration::from_secs(60);
@@ -50,7 +52,7 @@ pub(crate) enum RunEnd {
 }
 
 impl<'a> Runner<'a> {
-    /// A series of `kind` (`ab`, `capture`) into `dir`, its runs.json
+    /// A series of `kind` into `dir`, its runs.json
     /// started from the request and the device.
     pub fn new(
         env: &'a CaptureEnv,
@@ -58,11 +60,11 @@ impl<'a> Runner<'a> {
         hygiene: &'a Hygiene<'a>,
         dir: PathBuf,
         template: CaptureRequest,
-        kind: &str,
+        kind: SeriesKind,
     ) -> Runner<'a> {
         let manifest = Manifest {
             fpsan_version: env!("CARGO_PKG_VERSION").into(),
-            kind: kind.into(),
+            kind,
             app: template.app.clone(),
             serial: adb.serial().unwrap_or_default().into(),
             scenario: template.drive.as_ref().map(|s| s.to_string()),
@@ -102,7 +104,7 @@ impl<'a> Runner<'a> {
         &mut self,
         side: Option<Build>,
         run: usize,
-        prepare: &mut dyn FnMut(&Adb) -> Result<Option<String>, String>,
+        prepare: &mut dyn FnMut(&Adb) -> Result<Option<String>, InstallError>,
     ) -> RunEnd {
         let mut last = String::new();
         for attempt in 1..=self.retries + 1 {
@@ -113,7 +115,7 @@ impl<'a> Runner<'a> {
             self.attempts_made += 1;
             let mut record = RunRecord {
                 order: self.attempts_made,
-                side: side.map(|s| s.name().to_string()),
+                side,
                 run,
                 attempt,
                 started: chrono::Local::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, false),
@@ -121,13 +123,10 @@ impl<'a> Runner<'a> {
             };
             let result = self.attempt(side, run, &mut record, prepare);
             record.seconds = (started.elapsed().as_secs_f64() * 10.0).round() / 10.0;
-            let label = match side {
-                Some(s) => format!("{} run {run}", s.name()),
-                None => format!("run {run}"),
-            };
+            let label = run_label(side, run);
             match result {
                 Ok(r) => {
-                    record.status = "ok".into();
+                    record.status = RunStatus::Ok;
                     record.fps = r.value(crate::series::Metric::Fps);
                     let fps = record.fps.map_or_else(|| "no fps".to_string(), |v| format!("{v:.1} fps"));
                     self.env.sink.info(None, &format!("{label}: {fps} ({:.0} s)", record.seconds));
@@ -137,21 +136,21 @@ impl<'a> Runner<'a> {
                     return RunEnd::Done(fps);
                 }
                 Err(Attempt::Interrupted) => {
-                    record.status = "interrupted".into();
+                    record.status = RunStatus::Interrupted;
                     record.reason = Some("Ctrl-C".into());
                     self.manifest.runs.push(record);
                     self.save();
                     return RunEnd::Interrupted;
                 }
                 Err(Attempt::Failed(why)) => {
-                    record.status = "failed".into();
+                    record.status = RunStatus::Failed;
                     record.reason = Some(why.clone());
                     self.env.sink.warn(None, &format!("{label}, attempt {attempt} failed: {why}"));
                     self.manifest.runs.push(record);
                     self.save();
                     last = why;
                     if let Err(gone) = self.wait_for_device() {
-                        return RunEnd::Failed(gone);
+                        return RunEnd::Failed(gone.to_string());
                     }
                 }
             }
@@ -164,10 +163,10 @@ impl<'a> Runner<'a> {
         side: Option<Build>,
         run: usize,
         record: &mut RunRecord,
-        prepare: &mut dyn FnMut(&Adb) -> Result<Option<String>, String>,
+        prepare: &mut dyn FnMut(&Adb) -> Result<Option<String>, InstallError>,
     ) -> Result<Run, Attempt> {
         let app = self.template.app.clone();
-        let expected = prepare(self.adb).map_err(Attempt::Failed)?;
+        let expected = prepare(self.adb).map_err(|e| Attempt::Failed(e.to_string()))?;
         let device = self
             .hygiene
             .before_run(&app, self.cool_down, self.env.poll * 10, &self.env.stop)
@@ -218,7 +217,7 @@ impl<'a> Runner<'a> {
                 record.trace = Some(relative);
                 Ok(r)
             }
-            Err(why) => Err(Attempt::Failed(failed(why))),
+            Err(why) => Err(Attempt::Failed(failed(one_line(&why.to_string())))),
         }
     }
 
@@ -237,7 +236,7 @@ impl<'a> Runner<'a> {
     }
 
     /// After a failure: if the device dropped, wait (bounded) for it.
-    fn wait_for_device(&self) -> Result<(), String> {
+    fn wait_for_device(&self) -> Result<(), DeviceGone> {
         let serial = self.adb.serial().unwrap_or_default().to_string();
         let until = Instant::now() + DEVICE_RETURN;
         loop {
@@ -246,19 +245,32 @@ impl<'a> Runner<'a> {
                 return Ok(());
             }
             if Instant::now() >= until || self.stopped() {
-                return Err(format!(
-                    "device {serial} did not come back within {} s: check the USB cable and `adb devices`",
-                    DEVICE_RETURN.as_secs()
-                ));
+                return Err(DeviceGone { serial });
             }
             std::thread::sleep(self.env.poll * 5);
         }
     }
 }
 
+/// A device that dropped and did not come back in time.
+#[derive(Debug, thiserror::Error)]
+#[error("device {serial} did not come back within {} s: check the USB cable and `adb devices`", DEVICE_RETURN.as_secs())]
+struct DeviceGone {
+    serial: String,
+}
+
+/// How an attempt went wrong; a failure's reason goes into runs.json as written.
 enum Attempt {
     Interrupted,
     Failed(String),
+}
+
+/// `before run 3`, or `run 3` for `capture --runs`.
+pub(crate) fn run_label(side: Option<Build>, run: usize) -> String {
+    match side {
+        Some(s) => format!("{} run {run}", s.name()),
+        None => format!("run {run}"),
+    }
 }
 
 /// `before/run-01.pftrace`, or `run-01.pftrace` for `capture --runs`.

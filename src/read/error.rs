@@ -17,3 +17,12 @@ pub enum ReadError {
     #[error("{path}: {why}")]
     Corrupt { path: PathBuf, why: String },
 }
+
+impl ReadError {
+    pub fn kind(&self) -> crate::error::ErrorKind {
+        match self {
+            ReadError::Io { .. } => crate::error::ErrorKind::Io,
+            _ => crate::error::ErrorKind::Input,
+        }
+    }
+}

@@ -79,9 +79,19 @@ impl Codec {
     }
 }
 
+/// Why an in-stream compressed batch was skipped (a warning, not an error:
+/// the rest of the trace is read).
+#[derive(Debug, thiserror::Error)]
+pub enum InflateError {
+    #[error("a {} compressed batch is corrupt ({source}); its packets were skipped", codec.name())]
+    Corrupt { codec: Codec, source: std::io::Error },
+    #[error("a {} compressed batch inflates past {} MiB (decompression bomb?); skipped", codec.name(), MAX_INFLATED_PACKET >> 20)]
+    TooLarge { codec: Codec },
+}
+
 /// One in-stream compressed batch, inflated; refused past
-/// [`MAX_INFLATED_PACKET`] or when corrupt, with the reason.
-pub fn packet(b: &[u8], codec: Codec) -> Result<Vec<u8>, String> {
+/// [`MAX_INFLATED_PACKET`] or when corrupt.
+pub fn packet(b: &[u8], codec: Codec) -> Result<Vec<u8>, InflateError> {
     let mut out = Vec::with_capacity(b.len() * 4);
     let res = match codec {
         Codec::Zlib => flate2::read::ZlibDecoder::new(b).take(MAX_INFLATED_PACKET + 1).read_to_end(&mut out),
@@ -90,15 +100,11 @@ pub fn packet(b: &[u8], codec: Codec) -> Result<Vec<u8>, String> {
             Err(e) => Err(e),
         },
     };
-    let name = codec.name();
-    if let Err(e) = res {
-        return Err(format!("a {name} compressed batch is corrupt ({e}); its packets were skipped"));
+    if let Err(source) = res {
+        return Err(InflateError::Corrupt { codec, source });
     }
     if out.len() as u64 > MAX_INFLATED_PACKET {
-        return Err(format!(
-            "a {name} compressed batch inflates past {} MiB (decompression bomb?); skipped",
-            MAX_INFLATED_PACKET >> 20
-        ));
+        return Err(InflateError::TooLarge { codec });
     }
     Ok(out)
 }

@@ -43,6 +43,18 @@ pub enum ReportError {
     Stdout(#[source] std::io::Error),
 }
 
+impl ReportError {
+    pub fn kind(&self) -> crate::error::ErrorKind {
+        match self {
+            // A table this input cannot make.
+            ReportError::Polars(_) => crate::error::ErrorKind::Input,
+            ReportError::Io { .. } | ReportError::OutDir { .. } | ReportError::Write(_) | ReportError::Stdout(_) => {
+                crate::error::ErrorKind::Io
+            }
+        }
+    }
+}
+
 impl From<::csv::Error> for ReportError {
     fn from(e: ::csv::Error) -> Self {
         ReportError::Write(e.to_string())

@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use fpsan::capture::manifest::{file_sha256, Manifest};
+use fpsan::capture::manifest::{file_sha256, Build, LookVerdict, Manifest, RunStatus, SeriesKind};
 use fpsan::capture::{launch::Launch, scenario::Scenario, CaptureRequest};
 use fpsan::compare::{CompareFormat, CompareRequest, IndicativeGates};
 use fpsan::experiment::{ab, capture_runs, plan::Order, AbRequest, Compile, ExperimentError};
@@ -131,7 +131,7 @@ fn abba_runs_with_hygiene_then_compare() {
     assert!(done.compare.tripped.is_empty());
 
     let m = manifest(&req.out);
-    let sides: Vec<&str> = m.runs.iter().map(|r| r.side.as_deref().unwrap()).collect();
+    let sides: Vec<&str> = m.runs.iter().map(|r| r.side.unwrap().name()).collect();
     assert_eq!(sides, ["before", "after", "after", "before", "before", "after", "after", "before"]);
     assert!(m.runs.iter().all(|r| r.ok() && r.attempt == 1));
     let numbers: Vec<usize> = m.runs.iter().map(|r| r.run).collect();
@@ -143,7 +143,7 @@ fn abba_runs_with_hygiene_then_compare() {
     assert_eq!(log.iter().filter(|l| l.contains("cmd package compile -f -m speed ")).count(), 5);
     let (sha_b, sha_a) = (file_sha256(&before).unwrap(), file_sha256(&after).unwrap());
     for r in &m.runs {
-        let (sha, code) = if r.side.as_deref() == Some("before") { (&sha_b, "41") } else { (&sha_a, "42") };
+        let (sha, code) = if r.side == Some(Build::Before) { (&sha_b, "41") } else { (&sha_a, "42") };
         assert_eq!(r.device.apk_sha256.as_ref(), Some(sha));
         assert_eq!(r.device.version_code.as_deref(), Some(code));
         assert_eq!(r.device.compile_status.as_deref(), Some("speed"));
@@ -194,16 +194,15 @@ fn failed_runs_are_retried_and_recorded() {
     let done = ab(&req, &fake.env()).unwrap();
     assert_eq!(done.runs_per_side, [1, 1]);
     let m = manifest(&req.out);
-    let summary: Vec<(String, u32, String)> =
-        m.runs.iter().map(|r| (r.side.clone().unwrap(), r.attempt, r.status.clone())).collect();
+    let summary: Vec<(Build, u32, RunStatus)> = m.runs.iter().map(|r| (r.side.unwrap(), r.attempt, r.status)).collect();
     let expect = [
-        ("before", 1, "failed"),
-        ("before", 2, "ok"),
-        ("after", 1, "failed"),
-        ("after", 2, "failed"),
-        ("after", 3, "ok"),
+        (Build::Before, 1, RunStatus::Failed),
+        (Build::Before, 2, RunStatus::Ok),
+        (Build::After, 1, RunStatus::Failed),
+        (Build::After, 2, RunStatus::Failed),
+        (Build::After, 3, RunStatus::Ok),
     ];
-    assert_eq!(summary, expect.map(|(s, a, st)| (s.to_string(), a, st.to_string())));
+    assert_eq!(summary, expect);
     let reason = |k: usize| m.runs[k].reason.clone().unwrap();
     assert!(reason(0).contains("died during the scenario"), "{}", reason(0));
     assert_eq!(m.runs[0].trace.as_deref(), Some("failed/before-run-01-attempt-1.pftrace"));
@@ -224,7 +223,8 @@ fn a_run_that_always_fails_stops_the_experiment() {
     std::fs::write(&after, b"PK\x03\x04 not really").unwrap();
     let req = AbRequest { retries: 1, ..request(&fake, before, after, 2) };
     let err = ab(&req, &fake.env()).unwrap_err();
-    let ExperimentError::Stopped(line) = &err else { panic!("{err:?}") };
+    assert!(matches!(err, ExperimentError::Stopped { .. }), "{err:?}");
+    let line = err.to_string();
     assert!(line.starts_with("after run 1 failed 2 times (last: installing "), "{line}");
     assert!(line.contains("INSTALL_PARSE_FAILED_NOT_APK"), "{line}");
     assert!(line.ends_with(&format!("1 before and 0 after runs kept in {}", req.out.display())), "{line}");
@@ -248,7 +248,7 @@ fn until_decided_stops_early_on_a_large_change_and_runs_to_the_maximum_on_none()
     assert_eq!(done.runs_per_side, [4, 4]);
     let m = manifest(&req.out);
     assert_eq!(m.looks.len(), 1);
-    assert_eq!(m.looks[0].verdict, "better");
+    assert_eq!(m.looks[0].verdict, LookVerdict::Better);
     assert!((m.looks[0].alpha - 0.05 * (1.0 + (std::f64::consts::E - 1.0) * 0.5).ln()).abs() < 1e-12);
     assert!((done.alpha - m.looks[0].alpha).abs() < 1e-15);
     assert_eq!(fps_verdict(&done.compare.stdout), "better");
@@ -265,7 +265,7 @@ fn until_decided_stops_early_on_a_large_change_and_runs_to_the_maximum_on_none()
     let m = manifest(&req.out);
     let looked: Vec<[usize; 2]> = m.looks.iter().map(|l| l.runs_per_side).collect();
     assert_eq!(looked, [[4, 4], [5, 5], [6, 6]]);
-    assert!(m.looks.iter().all(|l| l.verdict == "inconclusive"));
+    assert!(m.looks.iter().all(|l| l.verdict == LookVerdict::Inconclusive));
     let spent: f64 = m.looks.iter().map(|l| l.alpha).sum();
     assert!((spent - 0.05).abs() < 1e-12, "{spent}");
 }
@@ -307,8 +307,8 @@ fn ctrl_c_keeps_finished_runs_and_restores_the_device() {
     assert_eq!(last, format!("fpsan: interrupted: 1 before and 0 after runs kept in {}", out.display()));
     let m = manifest(&out);
     assert!(m.interrupted);
-    let statuses: Vec<&str> = m.runs.iter().map(|r| r.status.as_str()).collect();
-    assert_eq!(statuses, ["ok", "interrupted"]);
+    let statuses: Vec<RunStatus> = m.runs.iter().map(|r| r.status).collect();
+    assert_eq!(statuses, [RunStatus::Ok, RunStatus::Interrupted]);
     assert!(out.join("before/run-01.pftrace").is_file());
     assert_eq!(std::fs::read_dir(out.join("after")).unwrap().count(), 0);
     assert_eq!(setting(&fake, "animator_duration_scale"), "0");
@@ -331,7 +331,7 @@ fn capture_runs_make_a_side_and_compare_reads_their_records() {
     let first = side("first");
     let second = side("second");
     let m = manifest(&first);
-    assert_eq!(m.kind, "capture");
+    assert_eq!(m.kind, SeriesKind::Capture);
     assert_eq!(
         m.runs.iter().map(|r| r.trace.clone().unwrap()).collect::<Vec<_>>(),
         ["run-01.pftrace", "run-02.pftrace"]

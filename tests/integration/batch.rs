@@ -138,7 +138,7 @@ fn a_fleet_into_a_lake_and_again() {
     assert_eq!(before.len(), after.len());
     // Other keys on the same lake: one clear line.
     let other = BatchRequest { keys: Some("{device}/{scenario}/run-{run}".into()), ..req };
-    let err = run(&other).unwrap_err();
+    let err = run(&other).unwrap_err().to_string();
     assert!(
         err.contains("is partitioned by [build, device, scenario, run] and this batch by [device, scenario, run]"),
         "{err}"

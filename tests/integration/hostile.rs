@@ -467,15 +467,25 @@ fn cli_a_truncated_trace_is_analysed_with_a_warning() {
     assert_eq!(code, 0, "{stderr}");
     let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     let warnings = json["warnings"].as_array().unwrap();
-    // Each warning is {code, message}: the code is what a program matches on.
+    // Each warning is {code, severity, message}: the code is what a program
+    // matches on; a cut file lost data, and stderr says so.
     assert!(
         warnings.iter().any(|w| w["code"] == "trace_truncated"
+            && w["severity"] == "data_loss"
             && w["message"].as_str().unwrap().contains("the file is truncated")),
         "{warnings:?}"
     );
     assert!(!json["frames"].as_array().unwrap().is_empty());
-    assert!(stderr.lines().all(|l| l.starts_with("fpsan: warning: ")), "{stderr}");
-    assert!(stderr.contains("the file is truncated"), "{stderr}");
+    assert!(
+        stderr.lines().any(|l| l.starts_with("fpsan: data loss: ") && l.contains("the file is truncated")),
+        "{stderr}"
+    );
+    assert!(
+        stderr
+            .lines()
+            .all(|l| ["fpsan: data loss: ", "fpsan: warning: ", "fpsan: note: "].iter().any(|p| l.starts_with(p))),
+        "{stderr}"
+    );
 }
 
 // ---- damaged traces: partial analysis -------------------------------------------

@@ -12,6 +12,7 @@ mod compare;
 mod conformance;
 mod consistency;
 mod decode;
+mod exit_codes;
 mod frames;
 mod golden;
 mod hostile;

@@ -459,7 +459,7 @@ impl PacketDecoder<'_> {
         let inflated = match inflate::packet(b, codec) {
             Ok(v) => v,
             Err(why) => {
-                self.b.malformed(why);
+                self.b.malformed(why.to_string());
                 return;
             }
         };

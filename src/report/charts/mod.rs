@@ -99,15 +99,15 @@ impl Default for ChartOptions {
 }
 
 /// Encode an RGB buffer as PNG.
-pub(crate) fn encode_png(rgb: &[u8], width: u32, height: u32) -> Result<Vec<u8>, String> {
+pub(crate) fn encode_png(rgb: &[u8], width: u32, height: u32) -> Result<Vec<u8>, png::EncodingError> {
     let mut out = Vec::with_capacity(rgb.len() / 8);
     let mut enc = png::Encoder::new(&mut out, width, height);
     enc.set_color(png::ColorType::Rgb);
     enc.set_depth(png::BitDepth::Eight);
     enc.set_compression(png::Compression::Fast);
-    let mut w = enc.write_header().map_err(|e| e.to_string())?;
-    w.write_image_data(rgb).map_err(|e| e.to_string())?;
-    w.finish().map_err(|e| e.to_string())?;
+    let mut w = enc.write_header()?;
+    w.write_image_data(rgb)?;
+    w.finish()?;
     Ok(out)
 }
 
@@ -116,16 +116,16 @@ pub(crate) fn render_png(
     width: u32,
     height: u32,
     f: impl FnOnce(&style::Area) -> style::DResult,
-) -> Result<Vec<u8>, String> {
+) -> style::DResult<Vec<u8>> {
     style::register_font()?;
     let mut buf = vec![255u8; width as usize * height as usize * 3];
     {
         use plotters::prelude::*;
         let root = backend::ChartBackend::with_buffer(&mut buf, (width, height)).into_drawing_area();
-        f(&root).map_err(|e| e.to_string())?;
-        root.present().map_err(|e| e.to_string())?;
+        f(&root)?;
+        root.present()?;
     }
-    encode_png(&buf, width, height)
+    Ok(encode_png(&buf, width, height)?)
 }
 
 /// A chart to draw: everything it needs, computed up front.

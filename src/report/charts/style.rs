@@ -19,14 +19,15 @@ pub(crate) type Area<'a> = DrawingArea<ChartBackend<'a>, Shift>;
 pub(crate) type DrawError = Box<dyn std::error::Error + Send + Sync>;
 pub(crate) type DResult<T = ()> = Result<T, DrawError>;
 
+/// The embedded font did not load (a build that shipped a broken font file).
+#[derive(Debug, Clone, Copy, thiserror::Error)]
+#[error("the embedded chart font is not a valid font")]
+pub(crate) struct FontError;
+
 /// Register the embedded font once per process under [`FAMILY`].
-pub(crate) fn register_font() -> Result<(), String> {
-    static DONE: OnceLock<Result<(), String>> = OnceLock::new();
-    DONE.get_or_init(|| {
-        plotters::style::register_font(FAMILY, FontStyle::Normal, FONT_BYTES)
-            .map_err(|_| "the embedded chart font is not a valid font".to_string())
-    })
-    .clone()
+pub(crate) fn register_font() -> Result<(), FontError> {
+    static DONE: OnceLock<Result<(), FontError>> = OnceLock::new();
+    *DONE.get_or_init(|| plotters::style::register_font(FAMILY, FontStyle::Normal, FONT_BYTES).map_err(|_| FontError))
 }
 
 pub(crate) const INK: RGBColor = RGBColor(33, 33, 33);

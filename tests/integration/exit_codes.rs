@@ -1,0 +1,141 @@
+//! The exit status contract (README, "Exit status") through the binary:
+//! usage 2, unusable input and files that cannot be read or written 1, a
+//! tripped gate 3; each error is one line on stderr, never a panic.
+
+use std::path::PathBuf;
+
+use tracegen::ab_runs::{app_run, RunSpec, AB_APP};
+
+use crate::util::{fpsan, testdata};
+
+/// The command's exit status and stderr.
+fn run(cmd: &mut assert_cmd::Command) -> (Option<i32>, String) {
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    for bug in ["panicked", "backtrace", "internal error"] {
+        assert!(!stderr.contains(bug), "{stderr}");
+    }
+    (out.status.code(), stderr)
+}
+
+/// The one line an error of fpsan's is.
+fn only_line(stderr: &str) -> &str {
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "stderr should be one line: {stderr:?}");
+    lines[0]
+}
+
+/// clap's errors are one `error:` line followed by its usage and help hints.
+fn clap_error_line(stderr: &str) -> &str {
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(errors.len(), 1, "{stderr:?}");
+    errors[0]
+}
+
+fn demo() -> PathBuf {
+    testdata("demo.pftrace")
+}
+
+#[test]
+fn bad_flag_values_are_usage_errors() {
+    let (code, stderr) = run(fpsan().arg("analyze").arg(demo()).arg("--refresh-hz=-1"));
+    assert_eq!(code, Some(2), "{stderr}");
+    assert_eq!(
+        clap_error_line(&stderr),
+        "error: invalid value '-1' for '--refresh-hz <F>': expected a positive number, got `-1`"
+    );
+
+    let (code, stderr) = run(fpsan().arg("query").arg(demo()));
+    assert_eq!(code, Some(2), "{stderr}");
+    assert_eq!(clap_error_line(&stderr), "error: the following required arguments were not provided:");
+    assert!(stderr.contains("<SQL|--file <FILE>>"), "{stderr}");
+}
+
+#[test]
+fn sql_that_does_not_run_is_a_usage_error() {
+    let (code, stderr) = run(fpsan().arg("query").arg(demo()).arg("SELECT nope FROM nowhere"));
+    assert_eq!(code, Some(2), "{stderr}");
+    assert_eq!(only_line(&stderr), "fpsan: SQL error: relation 'nowhere' was not found");
+}
+
+#[test]
+fn a_bad_keys_template_is_a_usage_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (code, stderr) =
+        run(fpsan().arg("batch").arg(demo()).arg("--out").arg(tmp.path().join("lake")).args(["--keys", "{a}{b}"]));
+    assert_eq!(code, Some(2), "{stderr}");
+    assert_eq!(only_line(&stderr), r#"fpsan: --keys "{a}{b}": each path component holds at most one {name}"#);
+    assert!(!tmp.path().join("lake").exists());
+}
+
+#[test]
+fn a_bad_scenario_is_a_usage_error() {
+    let (code, stderr) =
+        run(fpsan().args(["capture", "--app", "com.example.app", "--dry-run", "--drive", "input tap 1 2; swip 1 2"]));
+    assert_eq!(code, Some(2), "{stderr}");
+    assert_eq!(
+        only_line(&stderr),
+        "fpsan: scenario step 2: `swip 1 2`: unknown step \"swip\" (steps: input, am, uiautomator, cmd, wm, sleep, wait-idle)"
+    );
+}
+
+#[test]
+fn unusable_input_is_exit_1() {
+    let tmp = tempfile::tempdir().unwrap();
+    let notes = tmp.path().join("notes.txt");
+    std::fs::write(&notes, "milk\neggs\n").unwrap();
+    let (code, stderr) = run(fpsan().arg("analyze").arg(&notes));
+    assert_eq!(code, Some(1), "{stderr}");
+    let expected = format!(
+        "fpsan: {} is not a Perfetto trace (it is a text file, not a Perfetto protobuf or systrace); give a Perfetto \
+         trace (.pftrace, .perfetto-trace) or a systrace capture (.html, .txt, .ctrace), e.g. one recorded with \
+         `fpsan capture --app PKG`",
+        notes.display()
+    );
+    assert_eq!(only_line(&stderr), expected);
+
+    let (code, stderr) = run(fpsan().arg("analyze").arg(demo()).args(["--app", "nosuch"]));
+    assert_eq!(code, Some(1), "{stderr}");
+    let expected = format!(
+        "fpsan: no frames or presents for app nosuch in {}; apps with frames: com.example.scroll (pid 4242, 300 frames)",
+        demo().display()
+    );
+    assert_eq!(only_line(&stderr), expected);
+}
+
+#[test]
+fn an_output_that_cannot_be_written_is_exit_1() {
+    let (code, stderr) = run(fpsan().arg("analyze").arg(demo()).args(["--out", "/proc/forbidden"]));
+    assert_eq!(code, Some(1), "{stderr}");
+    let line = only_line(&stderr);
+    assert!(line.starts_with("fpsan: cannot create output directory /proc/forbidden: "), "{line}");
+
+    // Not a usage error: the lake's folder cannot be made.
+    let (code, stderr) = run(fpsan().arg("batch").arg(demo()).args(["--out", "/proc/x"]));
+    assert_eq!(code, Some(1), "{stderr}");
+    let line = only_line(&stderr);
+    assert!(line.starts_with("fpsan: cannot create /proc/x: "), "{line}");
+}
+
+#[test]
+fn a_tripped_gate_is_exit_3() {
+    let tmp = tempfile::tempdir().unwrap();
+    let side = |name: &str, seed: u64| {
+        let path = tmp.path().join(name);
+        std::fs::write(&path, app_run(&RunSpec::new(seed, 0.02))).unwrap();
+        path
+    };
+    let (before, after) = (side("before.pftrace", 1), side("after.pftrace", 2));
+    // One run a side is indicative: `--indicative-gates fail` trips every rule.
+    let (code, stderr) = run(fpsan().arg("compare").arg(&before).arg(&after).args([
+        "--app",
+        AB_APP,
+        "--fail-if",
+        "fps.delta_pct > 5",
+        "--indicative-gates",
+        "fail",
+    ]));
+    assert_eq!(code, Some(3), "{stderr}");
+    let line = only_line(&stderr);
+    assert!(line.starts_with("fpsan: gate tripped: fps.delta_pct > 5") && line.ends_with("failing closed"), "{line}");
+}
