@@ -377,7 +377,8 @@ fn zero_on_every_run_of_both_sides_reads_no_change() {
          <td class=\"num\">+0.00</td><td class=\"num\">–</td><td class=\"num\">[+0.00, +0.00]</td>\
          <td class=\"num\">1.000</td><td class=\"neutral\">no change (0 both)</td></tr>"
     );
-    let card = "<div class=\"card neutral\"><div class=\"k\">FROZEN frames per 1000</div><div class=\"v\">0.00 → 0.00</div>\
+    let card =
+        "<div class=\"card neutral\"><div class=\"k\">FROZEN frames per 1000</div><div class=\"v\">0.00 → 0.00</div>\
                 <div class=\"s neutral\">Δ +0.00 · no change (0 both)</div></div>";
     assert!(html.contains(card), "{html}");
     // One run above 0 makes it a comparison again, shown with its verdict.

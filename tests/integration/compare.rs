@@ -312,5 +312,7 @@ fn short_out_writes_what_the_help_lists() {
     }
     let help = fpsan().args(["compare", "--help"]).output().unwrap();
     let help = String::from_utf8(help.stdout).unwrap().split_whitespace().collect::<Vec<_>>().join(" ");
-    assert!(help.contains("-o, --out <DIR>") && help.contains("charts/compare-{cdf,drop-levels,fps-runs,fps-wall}.png"));
+    assert!(
+        help.contains("-o, --out <DIR>") && help.contains("charts/compare-{cdf,drop-levels,fps-runs,fps-wall}.png")
+    );
 }

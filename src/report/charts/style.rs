@@ -94,7 +94,14 @@ pub(crate) fn anchored(size: u32, color: &RGBColor, h: HPos, v: VPos) -> TextSty
 /// `label` beside `at` (left of it for `HPos::Right`, right of it for
 /// `HPos::Left`, 6 px away, vertically centred) on a white box, so it reads
 /// over the curves and grid lines it sits on.
-pub(crate) fn label_on_white(root: &Area, label: &str, size: u32, color: &RGBColor, h: HPos, at: (i32, i32)) -> DResult {
+pub(crate) fn label_on_white(
+    root: &Area,
+    label: &str,
+    size: u32,
+    color: &RGBColor,
+    h: HPos,
+    at: (i32, i32),
+) -> DResult {
     let style = anchored(size, color, h, VPos::Center);
     let (tw, th) = root.estimate_text_size(label, &style)?;
     let (tw, half) = (tw as i32, th as i32 / 2 + 3);
