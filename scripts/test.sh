@@ -15,7 +15,10 @@ cargo test --release
 
 echo "== Python package: wheel, then pytest"
 venv="$CARGO_TARGET_DIR/python-venv"
-if [ ! -x "$venv/bin/python" ]; then
+# The venv sees only what is installed into it (no --system-site-packages);
+# one made otherwise by an older version of this script is made again.
+if [ ! -x "$venv/bin/python" ] || grep -qi '^include-system-site-packages *= *true' "$venv/pyvenv.cfg"; then
+  rm -rf "$venv"
   python3 -m venv "$venv"
 fi
 # The test tools, pinned so that a run today and a run next month test the
@@ -27,5 +30,13 @@ wheels="$CARGO_TARGET_DIR/wheels"
 rm -rf "$wheels"
 "$venv/bin/maturin" build --release --quiet -m python/Cargo.toml -o "$wheels"
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps "$wheels"/fpsan-*.whl
-FPSAN_BIN="$CARGO_TARGET_DIR/release/fpsan" FPSAN_GEN="$CARGO_TARGET_DIR/release/examples/gen_trace" \
+# pytest runs as on a fresh machine, seeing nothing installed by hand: no
+# user site-packages, no PYTHONPATH, no PySpark interpreter chosen in the
+# environment, and a PATH without any virtual environment, so the `python3`
+# Spark would start by default is the system's (without fpsan): the tests
+# must name the interpreter their Spark workers run, as docs/spark.md says.
+path="$(printf '%s\n' "$PATH" | tr ':' '\n' | grep -vxF -e "$venv/bin" ${VIRTUAL_ENV:+-e "$VIRTUAL_ENV/bin"} | paste -sd: -)"
+env -u PYSPARK_PYTHON -u PYSPARK_DRIVER_PYTHON -u PYTHONPATH -u PYTHONHOME -u VIRTUAL_ENV \
+  PYTHONNOUSERSITE=1 PATH="$path" \
+  FPSAN_BIN="$CARGO_TARGET_DIR/release/fpsan" FPSAN_GEN="$CARGO_TARGET_DIR/release/examples/gen_trace" \
   "$venv/bin/python" -m pytest -q -p no:cacheprovider python/tests

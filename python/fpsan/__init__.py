@@ -100,9 +100,10 @@ class Comparison:
                 return m
         raise KeyError(name)
 
-    def report(self, out_dir: Path) -> None:
-        """Write compare.html, compare.json, charts and frames.parquet into ``out_dir``."""
-        _fpsan.compare(**{**self._args, "out_dir": fspath(out_dir)})
+    def report(self, out_dir: Path) -> List[str]:
+        """Write compare.html, compare.json, charts and frames.parquet into ``out_dir``; returns the files."""
+        raw = _fpsan.compare(**{**self._args, "out_dir": fspath(out_dir)})
+        return [fspath(p) for p in raw["written"]]
 
     def _repr_html_(self) -> str:
         from html import escape

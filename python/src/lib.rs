@@ -34,7 +34,7 @@ create_exception!(
     _fpsan,
     UsageError,
     FpsanError,
-    "An argument is wrong: SQL that does not run, a gate rule that does not parse."
+    "An argument is wrong: SQL that does not run, a gate rule that does not parse, a bad alpha or refresh_hz."
 );
 
 /// Which exception an error becomes; errors cross the GIL-free sections as
@@ -145,13 +145,23 @@ fn table(df: &polars::prelude::DataFrame) -> Result<Table, Failure> {
     Ok(Table { schema: batch.schema(), batches: vec![batch] })
 }
 
-fn options(app: Option<String>, refresh_hz: Option<f64>, whole_trace: bool) -> analysis::Options {
-    analysis::Options {
-        frames: fpsan::frames::FrameOptions { refresh_hz, ..analysis::Options::default().frames },
+/// `refresh_hz` as the command line takes `--refresh-hz`: a positive number, or None.
+fn refresh(refresh_hz: Option<f64>) -> PyResult<Option<f64>> {
+    match refresh_hz {
+        Some(hz) if !(hz.is_finite() && hz > 0.0) => {
+            Err(raise((Kind::Usage, format!("refresh_hz must be a positive number, got {hz}"))))
+        }
+        _ => Ok(refresh_hz),
+    }
+}
+
+fn options(app: Option<String>, refresh_hz: Option<f64>, whole_trace: bool) -> PyResult<analysis::Options> {
+    Ok(analysis::Options {
+        frames: fpsan::frames::FrameOptions { refresh_hz: refresh(refresh_hz)?, ..analysis::Options::default().frames },
         filter: app.map_or(AppFilter::All, AppFilter::Package),
         whole_trace,
         ..Default::default()
-    }
+    })
 }
 
 /// Analyse a trace: a dict of its tables (`frames`, `apps`, `scenes`,
@@ -166,7 +176,7 @@ fn analyze<'py>(
     refresh_hz: Option<f64>,
     whole_trace: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let opts = options(app, refresh_hz, whole_trace);
+    let opts = options(app, refresh_hz, whole_trace)?;
     let (tables, warnings, summary) = py
         .allow_threads(|| -> Result<_, Failure> {
             let a = analysis::analyze(&path, &opts).map_err(analysis_failure)?;
@@ -194,7 +204,8 @@ fn analyze<'py>(
     Ok(d)
 }
 
-/// `analyze --out DIR`: frames.parquet, frames.csv, summary.json, charts, report.html.
+/// `analyze --out DIR`: frames and presents (Parquet, CSV), summary.json, charts, report.html;
+/// returns the files written.
 #[pyfunction]
 #[pyo3(signature = (path, out_dir, app=None, refresh_hz=None, whole_trace=false))]
 fn report(
@@ -205,7 +216,7 @@ fn report(
     refresh_hz: Option<f64>,
     whole_trace: bool,
 ) -> PyResult<Vec<PathBuf>> {
-    let opts = options(app, refresh_hz, whole_trace);
+    let opts = options(app, refresh_hz, whole_trace)?;
     py.allow_threads(|| -> Result<_, Failure> {
         let a = analysis::analyze(&path, &opts).map_err(analysis_failure)?;
         let report = fpsan::report::Report::of(&a);
@@ -229,8 +240,8 @@ fn query(py: Python<'_>, path: PathBuf, sql: String) -> PyResult<Table> {
 }
 
 /// `fpsan compare BEFORE AFTER`: a dict with `json` (compare.json's text),
-/// `markdown`, `tripped` (the gates' lines) and `notes`; with `out_dir`,
-/// compare.html and the rest are written there.
+/// `markdown`, `tripped` (the gates' lines), `notes` and `written` (the
+/// files: with `out_dir`, compare.html and the rest are written there).
 #[pyfunction]
 #[pyo3(signature = (before, after, app=None, fail_if=Vec::new(), alpha=0.05, min_change=2.0, refresh_hz=None, out_dir=None, whole_trace=false))]
 #[allow(clippy::too_many_arguments)]
@@ -260,7 +271,7 @@ fn compare<'py>(
         fail_if,
         alpha,
         min_change_pct: min_change,
-        refresh_hz,
+        refresh_hz: refresh(refresh_hz)?,
         indicative_gates: IndicativeGates::Pass,
         whole_trace,
         color: false,
@@ -273,6 +284,7 @@ fn compare<'py>(
     d.set_item("markdown", done.markdown)?;
     d.set_item("tripped", done.tripped)?;
     d.set_item("notes", done.notes)?;
+    d.set_item("written", done.written)?;
     Ok(d)
 }
 

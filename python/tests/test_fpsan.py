@@ -86,8 +86,19 @@ def test_compare_equals_the_cli_json(fleet, tmp_path):
     assert c.metric("fps")["verdict"] == "better"
     assert c.metric("fps")["p_value"] == pytest.approx(2 / 70)
     assert "<table>" in c._repr_html_() and c.verdict in c._repr_html_()
-    c.report(tmp_path / "out")
-    assert (tmp_path / "out" / "compare.html").is_file()
+    # report() returns the files it wrote, as Analysis.report() does.
+    out = tmp_path / "out"
+    files = c.report(out)
+    assert [Path(f).relative_to(out).as_posix() for f in files] == [
+        "charts/compare-cdf.png",
+        "charts/compare-drop-levels.png",
+        "charts/compare-fps-runs.png",
+        "charts/compare-fps-wall.png",
+        "compare.html",
+        "compare.json",
+        "frames.parquet",
+    ]
+    assert all(Path(f).is_file() for f in files)
 
 
 def test_errors_are_exceptions_with_the_cli_line(tmp_path):
@@ -106,6 +117,18 @@ def test_errors_are_exceptions_with_the_cli_line(tmp_path):
     with pytest.raises(fpsan.FpsanError):
         fpsan.analyze(tmp_path / "missing.pftrace")
     assert issubclass(fpsan.TraceError, fpsan.FpsanError)
+
+
+@pytest.mark.parametrize("hz, shown", [(0, "0"), (-60.0, "-60"), (float("nan"), "NaN"), (float("inf"), "inf")])
+def test_refresh_hz_must_be_positive(hz, shown):
+    # As the command line refuses `--refresh-hz` that is not a positive number (status 2).
+    assert cli("analyze", DEMO, f"--refresh-hz={hz}", check=False).returncode == 2
+    message = f"^refresh_hz must be a positive number, got {shown}$"
+    with pytest.raises(fpsan.UsageError, match=message):
+        fpsan.analyze(DEMO, refresh_hz=hz)
+    with pytest.raises(fpsan.UsageError, match=message):
+        fpsan.compare(DEMO, DEMO, refresh_hz=hz)
+    assert len(fpsan.analyze(DEMO, refresh_hz=60.0).frames) == 300
 
 
 def test_report_and_threads(tmp_path):

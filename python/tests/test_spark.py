@@ -3,6 +3,7 @@ executors are the rows `fpsan batch` writes to the lake, and the per-device verd
 `fpsan compare`'s."""
 
 import subprocess
+import sys
 
 import duckdb
 import pyarrow as pa
@@ -19,16 +20,24 @@ from fpsan import spark as fs  # noqa: E402
 def spark():
     from pyspark.sql import SparkSession
 
-    s = (
-        SparkSession.builder.master("local[2]")
-        .appName("fpsan-tests")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "4")
-        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-        .getOrCreate()
-    )
-    yield s
-    s.stop()
+    # Spark starts its Python workers with `python3` from PATH unless told
+    # otherwise, and that interpreter need not have fpsan or pyarrow
+    # (scripts/test.sh runs these tests where it has neither): the workers
+    # run this interpreter, as docs/spark.md tells users to set it. A session
+    # made in this process reads PYSPARK_PYTHON when it starts; the
+    # `spark.pyspark.python` setting is spark-submit's and changes nothing here.
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("PYSPARK_PYTHON", sys.executable)
+        s = (
+            SparkSession.builder.master("local[2]")
+            .appName("fpsan-tests")
+            .config("spark.ui.enabled", "false")
+            .config("spark.sql.shuffle.partitions", "4")
+            .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+            .getOrCreate()
+        )
+        yield s
+        s.stop()
 
 
 def paths_df(spark, fleet):

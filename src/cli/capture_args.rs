@@ -19,7 +19,7 @@ pub struct CaptureArgs {
     #[arg(long, default_value_t = 30, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=86_400))]
     pub secs: u32,
     /// Where to write the trace (default: PKG-<date>.pftrace; a directory
-    /// gets that name inside it).
+    /// gets that name inside it); with --runs, the directory of the runs.
     #[arg(short = 'o', long = "out", value_name = "FILE")]
     pub out: Option<PathBuf>,
     /// Device serial (as in `adb devices`); default: ANDROID_SERIAL, or the only device.

@@ -11,7 +11,8 @@ use crate::compare::{CompareFormat, CompareRequest, IndicativeGates};
 /// `fpsan compare` arguments.
 #[derive(Debug, Clone, Args)]
 pub struct CompareArgs {
-    /// The "before" trace file, or a directory of repeated runs.
+    /// The "before" trace file (any format `analyze` reads: Perfetto protobuf, systrace/atrace
+    /// text or HTML), or a directory of repeated runs.
     pub before: PathBuf,
     /// The "after" trace file, or a directory of repeated runs.
     pub after: PathBuf,
@@ -24,8 +25,9 @@ pub struct CompareArgs {
     /// The app's process id in the "after" runs.
     #[arg(long, value_name = "M", requires = "pid_before")]
     pub pid_after: Option<i32>,
-    /// Also write compare.html, charts/*.png, compare.json and frames.parquet into DIR.
-    #[arg(long, value_name = "DIR")]
+    /// Also write into DIR: compare.html, compare.json, frames.parquet (every run's frames)
+    /// and charts/compare-{cdf,drop-levels,fps-runs,fps-wall}.png.
+    #[arg(short = 'o', long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     #[command(flatten)]
     pub options: CompareOptionArgs,
@@ -34,7 +36,7 @@ pub struct CompareArgs {
 /// compare's options that `ab` takes too.
 #[derive(Debug, Clone, Args)]
 pub struct CompareOptionArgs {
-    /// What to print on stdout.
+    /// What to print on stdout: table (aligned text), json (compare.json's document) or markdown.
     #[arg(long, value_enum, default_value_t = CompareFormat::Table)]
     pub format: CompareFormat,
     /// CI gate `METRIC.FIELD OP NUMBER` (FIELD: after, delta, delta_pct; OP: <, <=, >, >=); exit 3 when one trips.

@@ -48,10 +48,12 @@ pub struct Cli {
 pub enum Command {
     /// Rebuild every frame and report FPS, dropped frames and jank per app.
     Analyze(AnalyzeArgs),
-    /// What a trace contains: packets, span, data sources, processes with frames.
+    /// What a trace contains, without analysing frames: file and format, packets, time span,
+    /// clocks, data sources, Android build, event counts, data loss, warnings, and each process
+    /// with its threads, slices and doFrame / DrawFrame counts.
     Info(InfoArgs),
     /// Run Polars SQL over the trace's tables (slice, counter, thread, process,
-    /// frame_timeline, frames, apps).
+    /// frame_timeline, frames, apps, presents).
     Query(QueryArgs),
     /// Record a trace of an app on a device over adb (`--analyze` analyses it).
     Capture(CaptureArgs),
@@ -67,7 +69,8 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 pub struct BatchArgs {
-    /// Trace files and directories (walked recursively).
+    /// Trace files (as `analyze` reads: Perfetto protobuf, systrace/atrace text or HTML) and
+    /// directories (walked recursively).
     #[arg(required_unless_present = "manifest")]
     pub inputs: Vec<PathBuf>,
     /// The lake's folder (created, or added to).
@@ -89,7 +92,7 @@ pub struct BatchArgs {
 
 #[derive(Debug, Args)]
 pub struct AnalyzeArgs {
-    /// The Perfetto trace file.
+    #[arg(help = TRACE_HELP)]
     pub trace: PathBuf,
     /// Only this app: process name, its `PKG:sub` processes, or its 15-char comm.
     #[arg(long, conflicts_with = "pid")]
@@ -97,10 +100,14 @@ pub struct AnalyzeArgs {
     /// Only this process id.
     #[arg(long)]
     pub pid: Option<i32>,
-    /// Also write frames.parquet, frames.csv and summary.json into DIR.
-    #[arg(long, value_name = "DIR")]
+    /// Also write into DIR: frames.parquet, frames.csv, presents.parquet, presents.csv,
+    /// summary.json, report.html and charts/<app>-<pid>-<chart>.png (timeline, distribution,
+    /// fps, drop-levels, janky; present and layer-presents when the trace has their data;
+    /// charts/apps-drop-levels.png with several apps).
+    #[arg(short = 'o', long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// What to print on stdout.
+    /// What to print on stdout: table (the summary, drop levels, worst frames), json
+    /// (summary.json's document with every frame) or csv (frames.csv).
     #[arg(long, value_enum, default_value_t = StdoutFormat::Table)]
     pub format: StdoutFormat,
     /// Force the display refresh rate instead of reading it from the trace.
@@ -120,11 +127,21 @@ pub struct AnalyzeArgs {
 
 #[derive(Debug, Args)]
 pub struct InfoArgs {
-    /// The Perfetto trace file.
+    #[arg(help = TRACE_HELP)]
     pub trace: PathBuf,
-    /// Print one JSON document instead of text.
-    #[arg(long)]
+    /// What to print on stdout: table (aligned text) or json (one document).
+    #[arg(long, value_enum, default_value_t = InfoFormat::Table)]
+    pub format: InfoFormat,
+    /// The old spelling of `--format json`, kept for scripts.
+    #[arg(long, hide = true, conflicts_with = "format")]
     pub json: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum InfoFormat {
+    #[default]
+    Table,
+    Json,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
@@ -138,16 +155,22 @@ pub enum QueryFormat {
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("source").required(true).args(["sql", "file"])))]
 pub struct QueryArgs {
-    /// The Perfetto trace file.
+    #[arg(help = TRACE_HELP)]
     pub trace: PathBuf,
     /// The SQL to run.
     pub sql: Option<String>,
     /// Read the SQL from a file (e.g. queries/app_summary.sql).
     #[arg(long, short = 'f', value_name = "FILE")]
     pub file: Option<PathBuf>,
+    /// What to print on stdout: table (aligned text), csv (with a header row) or json (an
+    /// array of one object per row).
     #[arg(long, value_enum, default_value_t = QueryFormat::Table)]
     pub format: QueryFormat,
 }
+
+/// What every TRACE argument takes (the reader sniffs the format, not the name).
+const TRACE_HELP: &str = "The trace file: Perfetto protobuf (plain, gzip or zstd) or a systrace/atrace \
+capture (text, .ctrace or HTML; plain or gzip)";
 
 /// A flag's value outside what it takes; clap prints it after the flag's
 /// name and exits 2.
@@ -535,7 +558,7 @@ fn info_cmd(a: &InfoArgs) -> Result {
     // Nothing needs the model any more: the kernel takes it back at exit
     // faster than freeing it block by block.
     crate::memory::leave_to_exit(trace);
-    if a.json {
+    if a.json || a.format == InfoFormat::Json {
         let mut bytes = serde_json::to_vec_pretty(&i)?;
         bytes.push(b'\n');
         print_stdout(&bytes)

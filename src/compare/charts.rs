@@ -11,7 +11,7 @@ use plotters::style::text_anchor::{HPos, VPos};
 use super::comparison::Comparison;
 use super::runs::Run;
 use crate::frames::DropLevel;
-use crate::report::charts::draw::{mesh_style, plot_frame};
+use crate::report::charts::draw::{mesh_style, plot_frame, Ticks};
 use crate::report::charts::render_png;
 use crate::report::charts::style::*;
 use crate::report::ReportError;
@@ -99,9 +99,13 @@ fn cdf(root: &Area, c: &Comparison, runs: &[Vec<Run>; 2]) -> DResult {
         .draw()?;
     const MARKS: [(f64, &str); 3] = [(0.5, "P50"), (0.9, "P90"), (0.99, "P99")];
     let marks: Vec<[f64; 3]> = sides.iter().map(|(costs, _)| MARKS.map(|(q, _)| nearest_rank(costs, q))).collect();
+    // Both curves first: a label drawn before the other side's curve would be crossed by it.
     for (k, (_, pts)) in sides.iter().enumerate() {
         let color = if k == 0 { BEFORE } else { AFTER };
         chart.draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(3)))?;
+    }
+    for k in 0..sides.len() {
+        let color = if k == 0 { BEFORE } else { AFTER };
         for (m, (q, name)) in MARKS.into_iter().enumerate() {
             let v = marks[k][m];
             if !v.is_finite() {
@@ -124,12 +128,9 @@ fn cdf(root: &Area, c: &Comparison, runs: &[Vec<Run>; 2]) -> DResult {
                 Some(std::cmp::Ordering::Greater) => false,
                 Some(std::cmp::Ordering::Equal) | None => k == 0,
             };
-            let (h, dx) = if left { (HPos::Right, -6) } else { (HPos::Left, 6) };
-            root.draw_text(
-                &format!("{side} {name} {v:.1} ms"),
-                &anchored(NOTE_PX, &color, h, VPos::Center),
-                (px + dx, py),
-            )?;
+            let h = if left { HPos::Right } else { HPos::Left };
+            // On white: the label sits where its own side's curve passes.
+            label_on_white(root, &format!("{side} {name} {v:.1} ms"), NOTE_PX, &color, h, (px, py))?;
         }
     }
     Ok(())
@@ -171,10 +172,14 @@ fn levels(root: &Area, c: &Comparison, runs: &[Vec<Run>; 2]) -> DResult {
             String::new()
         }
     };
+    let yt = Ticks::new(0.0, top, 11);
+    let yf = |v: &f64| yt.label(*v);
     mesh_style(&mut chart)
         .disable_x_mesh()
         .x_labels(5)
+        .y_labels(yt.n)
         .x_label_formatter(&xf)
+        .y_label_formatter(&yf)
         .x_desc("drop level (dropped frames per frame)")
         .y_desc("frames per 1000 frames")
         .draw()?;
@@ -205,7 +210,16 @@ fn fps_runs(root: &Area, c: &Comparison) -> DResult {
         1 if (v - 1.0).abs() < 1e-6 => "after".to_string(),
         _ => String::new(),
     };
-    mesh_style(&mut chart).disable_x_mesh().x_labels(3).x_label_formatter(&xf).y_desc("fps").draw()?;
+    let yt = Ticks::new(0.0, top, 11);
+    let yf = |v: &f64| yt.label(*v);
+    mesh_style(&mut chart)
+        .disable_x_mesh()
+        .x_labels(3)
+        .y_labels(yt.n)
+        .x_label_formatter(&xf)
+        .y_label_formatter(&yf)
+        .y_desc("fps")
+        .draw()?;
     for (side, vals) in values.iter().enumerate() {
         let color = if side == 0 { BEFORE } else { AFTER };
         let n = vals.len().max(1) as f64;
@@ -255,7 +269,16 @@ fn fps_wall(root: &Area, c: &Comparison, runs: &[Vec<Run>; 2]) -> DResult {
     let x1 = windows.iter().flatten().map(|w| w.1).fold(1.0f64, f64::max);
     let top = windows.iter().flatten().map(|w| w.2).fold(10.0f64, f64::max) * 1.15;
     let mut chart = plot_frame(&plot).build_cartesian_2d(0f64..x1, 0f64..top)?;
-    mesh_style(&mut chart).x_desc("seconds since the run's first frame").y_desc("frames per second").draw()?;
+    let (xt, yt) = (Ticks::new(0.0, x1, 11), Ticks::new(0.0, top, 11));
+    let (xf, yf) = (|v: &f64| xt.label(*v), |v: &f64| yt.label(*v));
+    mesh_style(&mut chart)
+        .x_labels(xt.n)
+        .y_labels(yt.n)
+        .x_label_formatter(&xf)
+        .y_label_formatter(&yf)
+        .x_desc("seconds since the run's first frame")
+        .y_desc("frames per second")
+        .draw()?;
     for (k, w) in windows.iter().enumerate() {
         let color = if k == 0 { BEFORE } else { AFTER };
         let steps = w.iter().flat_map(|&(a, b, f)| [(a, f), (b, f)]);

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::charts::CompareChart;
 use super::comparison::{Comparison, MetricResult};
-use super::render::{cells, headline, indicative_note, overall, signed, value, verdict_cell};
+use super::render::{cells, headline, indicative_note, overall, shade, signed, value, verdict_cell};
 use super::stats::Verdict;
 use crate::report::ReportError;
 
@@ -89,13 +89,14 @@ struct Page {
     min_runs: usize,
 }
 
-fn class(v: Verdict) -> &'static str {
-    v.word()
+/// The CSS class of a verdict cell: the verdict's word, or `neutral`.
+fn class(m: &MetricResult) -> &'static str {
+    shade(m).map_or("neutral", Verdict::word)
 }
 
 fn row(m: &MetricResult) -> Row {
     let [metric, before, after, delta, delta_pct, ci, p, verdict] = cells(m);
-    Row { metric, before, after, delta, delta_pct, ci, p, verdict, class: class(m.verdict) }
+    Row { metric, before, after, delta, delta_pct, ci, p, verdict, class: class(m) }
 }
 
 fn card(c: &Comparison, name: &str, label: &'static str, unit: &str) -> Option<Card> {
@@ -106,7 +107,7 @@ fn card(c: &Comparison, name: &str, label: &'static str, unit: &str) -> Option<C
         after: format!("{}{unit}", value(m.after, m.unit)),
         change: m.delta_pct.map_or_else(|| format!("Δ {}", signed(m.delta, m.unit)), |p| format!("{p:+.1}%")),
         verdict: verdict_cell(m),
-        class: class(m.verdict),
+        class: class(m),
     })
 }
 

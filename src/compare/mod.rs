@@ -184,6 +184,8 @@ pub struct Outcome {
     pub notes: Vec<String>,
     /// One line per tripped `--fail-if` rule: exit status 3 after printing.
     pub tripped: Vec<String>,
+    /// The files `out` was given (none without it).
+    pub written: Vec<PathBuf>,
     pub timings: Timings,
 }
 
@@ -198,8 +200,9 @@ pub fn run(a: &CompareRequest) -> Result<Outcome, CompareError> {
     let settings = Settings::new(a.alpha, a.min_change_pct, a.indicative_gates);
     let c = comparison::compare(&sides, &rules, &settings);
     let compare = started.elapsed() - load;
+    let mut written = Vec::new();
     if let Some(dir) = &a.out {
-        let written = out::write(dir, &c, &sides)?;
+        written = out::write(dir, &c, &sides)?;
         notes.push(format!("wrote {} files to {}", written.len(), dir.display()));
     }
     if a.format == CompareFormat::Json {
@@ -225,7 +228,7 @@ pub fn run(a: &CompareRequest) -> Result<Outcome, CompareError> {
         .map(|(g, r)| comparison::tripped_line(&c, r, g))
         .collect();
     let markdown = render::markdown(&c);
-    Ok(Outcome { stdout, markdown, notes, tripped, timings: Timings { load, compare, output } })
+    Ok(Outcome { stdout, markdown, notes, tripped, written, timings: Timings { load, compare, output } })
 }
 
 /// What the sides' runs.json (`ab`, `capture --runs`) say about their

@@ -55,8 +55,26 @@ fn label(m: &MetricResult) -> String {
     format!("{}{unit}", m.metric)
 }
 
-/// `better ↑`, `inconclusive ? (≈12 runs)`.
+/// Every run of both sides is 0 (FROZEN frames of two smooth builds). No
+/// test can call that `same` (±`--min-change`% of 0 is no margin at all), so
+/// the JSON keeps the test's verdict; the table, Markdown and HTML say what
+/// happened instead: nothing changed.
+pub(crate) fn zero_both(m: &MetricResult) -> bool {
+    m.before == Some(0.0)
+        && m.after == Some(0.0)
+        && m.before_runs.iter().chain(&m.after_runs).flatten().all(|&v| v == 0.0)
+}
+
+/// The verdict a row is coloured by; None (neutral) when [`zero_both`].
+pub(crate) fn shade(m: &MetricResult) -> Option<Verdict> {
+    (!zero_both(m)).then_some(m.verdict)
+}
+
+/// `better ↑`, `inconclusive ? (≈12 runs)`, `no change (0 both)`.
 pub(crate) fn verdict_cell(m: &MetricResult) -> String {
+    if zero_both(m) {
+        return "no change (0 both)".into();
+    }
     let v = m.verdict;
     let needed = match m.runs_needed {
         Some(n) if n > RUNS_NEEDED_CAP => format!(" (>{RUNS_NEEDED_CAP} runs)"),
@@ -179,7 +197,7 @@ fn text_table(out: &mut String, head: &[String; 8], title: &str, metrics: &[Metr
     };
     line(head, out, None);
     for (r, m) in rows.iter().zip(metrics) {
-        line(r, out, Some(m.verdict));
+        line(r, out, shade(m));
     }
 }
 

@@ -348,3 +348,41 @@ fn cujs_are_compared_as_scenes_by_name() {
     assert_eq!(fps.before_runs, vec![Some(want_before), Some(want_before)]);
     assert_eq!(fps.after_runs, vec![Some(1e9 / interval), Some(1e9 / interval)]);
 }
+
+#[test]
+fn zero_on_every_run_of_both_sides_reads_no_change() {
+    // No frame of either side drops 42 vsyncs: FROZEN is 0 on every run.
+    let c = compare(&sides(janky(5), smooth(5)), &[], &settings());
+    let m = c.metric("frozen_per_1000").expect("frozen_per_1000");
+    // compare.json keeps the numbers and the test's verdict.
+    assert_eq!((m.before, m.after, m.delta, m.verdict), (Some(0.0), Some(0.0), Some(0.0), Verdict::Inconclusive));
+    assert!(super::render::zero_both(m));
+    let row = |text: &str| text.lines().find(|l| l.contains("frozen_per_1000")).expect("a row").to_string();
+    // The terminal row says so without colour; fps keeps its colour.
+    let table = super::render::table(&c, true);
+    assert_eq!(
+        row(&table),
+        "frozen_per_1000 (per 1000 frames)         0.00   0.00    +0.00        –  [+0.00, +0.00]      1.000   no change (0 both)"
+    );
+    assert!(table.contains("\x1b[32mbetter ↑\x1b[0m"), "{table}");
+    assert_eq!(
+        row(&super::render::markdown(&c)),
+        "| `frozen_per_1000 (per 1000 frames)` | 0.00 | 0.00 | +0.00 | – | [+0.00, +0.00] | 1.000 | no change (0 both) |"
+    );
+    let html = super::html::render(&c, &[]).expect("html");
+    assert_eq!(
+        row(&html),
+        "<tr><td>frozen_per_1000 (per 1000 frames)</td><td class=\"num\">0.00</td><td class=\"num\">0.00</td>\
+         <td class=\"num\">+0.00</td><td class=\"num\">–</td><td class=\"num\">[+0.00, +0.00]</td>\
+         <td class=\"num\">1.000</td><td class=\"neutral\">no change (0 both)</td></tr>"
+    );
+    let card =
+        "<div class=\"card neutral\"><div class=\"k\">FROZEN frames per 1000</div><div class=\"v\">0.00 → 0.00</div>\
+                <div class=\"s neutral\">Δ +0.00 · no change (0 both)</div></div>";
+    assert!(html.contains(card), "{html}");
+    // One run above 0 makes it a comparison again, shown with its verdict.
+    let mut one = m.clone();
+    one.after_runs[2] = Some(1.0);
+    assert!(!super::render::zero_both(&one));
+    assert_eq!(super::render::verdict_cell(&one), "inconclusive ?");
+}

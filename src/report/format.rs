@@ -50,21 +50,14 @@ pub(crate) fn fmt_opt_ms_value(ns: Option<i64>) -> String {
     ns.map(fmt_ms_value).unwrap_or_else(|| NONE_ASCII.into())
 }
 
-/// Milliseconds for axis ticks: no decimals from 10 ms up.
+/// Milliseconds for the ticks of a log axis (1, 2, … 9 times a power of
+/// ten, so labels differ): no decimals from 10 ms up. Linear axes use
+/// `charts::draw::Ticks`.
 pub(crate) fn fmt_ms_tick(v: f64) -> String {
     if v.abs() >= 10.0 || v == 0.0 {
         format!("{v:.0}")
     } else {
         format!("{v:.1}")
-    }
-}
-
-/// Seconds for axis ticks: one decimal when the axis spans under 10 s.
-pub(crate) fn fmt_secs_tick(v: f64, span: f64) -> String {
-    if span < 10.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.0}")
     }
 }
 
@@ -298,7 +291,6 @@ mod tests {
         assert_eq!(fmt_pairs([("a", 1), ("b", 2)]), "a 1, b 2");
         assert_eq!(fmt_ms_tick(16.0), "16");
         assert_eq!(fmt_ms_tick(2.5), "2.5");
-        assert_eq!((fmt_secs_tick(2.34, 9.0), fmt_secs_tick(2.34, 10.0)), ("2.3".into(), "2".into()));
         assert_eq!(android_version(Some(36), None).as_deref(), Some("Android 16 (API 36)"));
         assert_eq!(android_version(Some(32), None).as_deref(), Some("Android 12L (API 32)"));
         assert_eq!(android_version(Some(99), None).as_deref(), Some("API 99"));

@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use crate::util::{fpsan, shared};
+use crate::util::{fpsan, shared, testdata};
 
 /// The conformance frames trace: 15 frames of com.android.systemui.
 fn frames_trace() -> Option<PathBuf> {
@@ -241,6 +241,62 @@ fn out_dir_files() {
     let ts_col = header.iter().position(|h| *h == "ts").unwrap();
     let csv_ts: Vec<i64> = csv.lines().skip(1).map(|l| l.split(',').nth(ts_col).unwrap().parse().unwrap()).collect();
     assert_eq!(ts, csv_ts);
+}
+
+/// Every file under `dir`, relative and sorted.
+fn files_under(dir: &std::path::Path) -> Vec<String> {
+    let mut files = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                files.push(p.strip_prefix(dir).unwrap().to_string_lossy().into_owned());
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// `-o` is `--out`, and it writes what `--out`'s help says it writes.
+#[test]
+fn short_out_writes_what_the_help_lists() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = fpsan().arg("analyze").arg(testdata("demo.pftrace")).arg("-o").arg(dir.path()).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let files = files_under(dir.path());
+    assert_eq!(
+        files,
+        [
+            "charts/com.example.scroll-4242-distribution.png",
+            "charts/com.example.scroll-4242-drop-levels.png",
+            "charts/com.example.scroll-4242-fps.png",
+            "charts/com.example.scroll-4242-janky.png",
+            "charts/com.example.scroll-4242-layer-presents.png",
+            "charts/com.example.scroll-4242-present.png",
+            "charts/com.example.scroll-4242-timeline.png",
+            "frames.csv",
+            "frames.parquet",
+            "presents.csv",
+            "presents.parquet",
+            "report.html",
+            "summary.json",
+        ]
+    );
+    let help = fpsan().args(["analyze", "--help"]).output().unwrap();
+    let help = String::from_utf8(help.stdout).unwrap().split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(help.contains("-o, --out <DIR>"), "{help}");
+    for f in files.iter().filter(|f| !f.starts_with("charts/")) {
+        assert!(help.contains(f.as_str()), "{f} is not in the help: {help}");
+    }
+    assert!(help.contains("charts/<app>-<pid>-<chart>.png"), "{help}");
+    for chart in files.iter().filter_map(|f| f.strip_prefix("charts/com.example.scroll-4242-")) {
+        let kind = chart.trim_end_matches(".png");
+        assert!(help.contains(kind), "{kind} is not in the help: {help}");
+    }
 }
 
 #[test]

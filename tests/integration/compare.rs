@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use tracegen::ab_runs::{app_run, RunSpec, AB_APP};
 
-use crate::util::{fpsan, shared};
+use crate::util::{fpsan, shared, testdata};
 
 /// Smooth and janky builds: probability that a frame drops ≥ 1 frame.
 const SMOOTH: f64 = 0.02;
@@ -294,4 +294,25 @@ fn real_before_after_pairs() {
         let head = |o: &Out| o.stdout.lines().next().unwrap_or("").to_string();
         println!("{pair}: {}\n{pair} (auto): {}", head(&out), head(&auto));
     }
+}
+
+/// `-o` is `--out`: the files its help lists.
+#[test]
+fn short_out_writes_what_the_help_lists() {
+    let dir = tempfile::tempdir().unwrap();
+    let demo = testdata("demo.pftrace");
+    let out = fpsan().arg("compare").arg(&demo).arg(&demo).arg("-o").arg(dir.path()).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    for f in ["compare.html", "compare.json", "frames.parquet"]
+        .into_iter()
+        .map(String::from)
+        .chain(["cdf", "drop-levels", "fps-runs", "fps-wall"].map(|c| format!("charts/compare-{c}.png")))
+    {
+        assert!(dir.path().join(&f).is_file(), "{f}");
+    }
+    let help = fpsan().args(["compare", "--help"]).output().unwrap();
+    let help = String::from_utf8(help.stdout).unwrap().split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        help.contains("-o, --out <DIR>") && help.contains("charts/compare-{cdf,drop-levels,fps-runs,fps-wall}.png")
+    );
 }

@@ -1,9 +1,10 @@
 //! `fpsan info` through the built binary: the fixed JSON keys, process
-//! ordering and counts, the text form, and one-line errors.
+//! ordering and counts, the text form, `--format json` and its old spelling
+//! `--json`, and one-line errors.
 
 use std::path::PathBuf;
 
-use crate::util::{fpsan, shared};
+use crate::util::{fpsan, shared, testdata};
 
 fn frames_trace() -> Option<PathBuf> {
     shared("conformance/Frames__android_frames/trace.pftrace")
@@ -75,4 +76,31 @@ fn bad_input_is_exit_1_one_line() {
 fn usage_errors_are_exit_2() {
     assert_eq!(fpsan().arg("info").output().unwrap().status.code(), Some(2));
     assert_eq!(fpsan().args(["info", "x", "--yaml"]).output().unwrap().status.code(), Some(2));
+}
+
+/// JSON is `--format json`, as in every other command; `--json`, the old
+/// spelling, prints the same document and is no longer advertised.
+#[test]
+fn format_json_and_the_old_json_flag() {
+    let demo = testdata("demo.pftrace");
+    let run = |args: &[&str]| {
+        let out = fpsan().arg("info").arg(&demo).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        out.stdout
+    };
+    let json = run(&["--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&json).expect("one JSON document");
+    assert_eq!(v["file_size"].as_u64(), Some(std::fs::metadata(&demo).unwrap().len()));
+    assert_eq!(v["processes"][0]["name"], "com.example.scroll");
+    assert_eq!(v["processes"][0]["do_frame_count"], 300);
+    assert_eq!(run(&["--json"]), json);
+    let text = run(&[]);
+    assert_eq!(run(&["--format", "table"]), text);
+    assert!(text.starts_with(b"file "), "{}", String::from_utf8_lossy(&text));
+    let both = fpsan().arg("info").arg(&demo).args(["--json", "--format", "table"]).output().unwrap();
+    assert_eq!(both.status.code(), Some(2));
+    let help = fpsan().args(["info", "--help"]).output().unwrap();
+    let help = String::from_utf8(help.stdout).unwrap();
+    assert!(help.contains("--format <FORMAT>") && help.contains("[possible values: table, json]"), "{help}");
+    assert!(!help.contains("--json"), "{help}");
 }

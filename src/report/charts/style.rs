@@ -92,6 +92,29 @@ pub(crate) fn anchored(size: u32, color: &RGBColor, h: HPos, v: VPos) -> TextSty
     text(size, color).pos(Pos::new(h, v))
 }
 
+/// `label` beside `at` (left of it for `HPos::Right`, right of it for
+/// `HPos::Left`, 6 px away, vertically centred) on a white box, so it reads
+/// over the curves and grid lines it sits on.
+pub(crate) fn label_on_white(
+    root: &Area,
+    label: &str,
+    size: u32,
+    color: &RGBColor,
+    h: HPos,
+    at: (i32, i32),
+) -> DResult {
+    let style = anchored(size, color, h, VPos::Center);
+    let (tw, th) = root.estimate_text_size(label, &style)?;
+    let (tw, half) = (tw as i32, th as i32 / 2 + 3);
+    let (tx, x_lo) = match h {
+        HPos::Right => (at.0 - 6, at.0 - 10 - tw),
+        HPos::Left | HPos::Center => (at.0 + 6, at.0 + 3),
+    };
+    root.draw(&Rectangle::new([(x_lo, at.1 - half), (x_lo + tw + 7, at.1 + half)], WHITE.mix(0.9).filled()))?;
+    root.draw_text(label, &style, (tx, at.1))?;
+    Ok(())
+}
+
 /// How a legend entry is drawn.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Swatch {

@@ -291,6 +291,26 @@ fn scales_and_labels() {
     assert_eq!(present_class(None), 4);
 }
 
+/// The labels of the ticks plotters draws on `lo..hi` with at most `n` labels.
+fn tick_labels(lo: f64, hi: f64, n: usize) -> Vec<String> {
+    use plotters::coord::ranged1d::Ranged;
+    let ticks = super::draw::Ticks::new(lo, hi, n);
+    plotters::coord::types::RangedCoordf64::from(lo..hi).key_points(n).iter().map(|&v| ticks.label(v)).collect()
+}
+
+#[test]
+fn tick_labels_tell_neighbours_apart() {
+    // A 0.14 s axis ticks every 0.02 s: one decimal (`2.4 2.4 2.4 2.4 2.5`) would repeat labels.
+    assert_eq!(tick_labels(2.38, 2.52, 14), ["2.38", "2.40", "2.42", "2.44", "2.46", "2.48", "2.50", "2.52"]);
+    // Round steps carry no noise digits; whole numbers no decimals.
+    assert_eq!(tick_labels(0.0, 66.7, 10), ["0", "10", "20", "30", "40", "50", "60"]);
+    assert_eq!(tick_labels(0.0, 1.08, 7), ["0.0", "0.2", "0.4", "0.6", "0.8", "1.0"]);
+    assert_eq!(tick_labels(12.0, 13.0, 5), ["12.0", "12.5", "13.0"]);
+    // Around zero: no `-0.0` from the step's rounding error (plotters' float steps leave out -0.3).
+    assert_eq!(tick_labels(-0.3, 0.3, 7), ["-0.2", "-0.1", "0.0", "0.1", "0.2", "0.3"]);
+    assert_eq!(super::draw::Ticks::new(-0.3, 0.3, 7).label(-5.551e-17), "0.0");
+}
+
 // ---------------------------------------------------------------------------
 // Rendering
 

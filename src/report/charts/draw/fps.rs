@@ -3,11 +3,11 @@
 
 use plotters::prelude::*;
 
-use super::{mesh_style, plot_frame, Heading, Plot};
+use super::{mesh_style, plot_frame, Heading, Plot, Ticks};
 use crate::frames::DropLevel;
 use crate::report::charts::data::{self, FpsData};
 use crate::report::charts::style::*;
-use crate::report::format::{fmt_hz, fmt_secs_tick};
+use crate::report::format::fmt_hz;
 
 /// Wall-time FPS per 1 s window, refresh rate, idle gaps, janky frames.
 pub(crate) fn fps(root: &Area, h: &Heading, d: &FpsData) -> DResult {
@@ -43,11 +43,12 @@ fn legend(d: &FpsData) -> [Vec<LegendItem>; 2] {
 /// Seconds since the trace start across, frames per second up.
 fn axes<'a, 'b>(plot: &'a Area<'b>, x0: f64, x1: f64, ymax: f64) -> DResult<Plot<'a, 'b>> {
     let mut chart = plot_frame(plot).build_cartesian_2d(x0..x1, 0f64..ymax)?;
-    let xf = |v: &f64| fmt_secs_tick(*v, x1 - x0);
-    let yf = |v: &f64| format!("{v:.0}");
+    let (xt, yt) = (Ticks::new(x0, x1, 14), Ticks::new(0.0, ymax, 10));
+    let xf = |v: &f64| xt.label(*v);
+    let yf = |v: &f64| yt.label(*v);
     mesh_style(&mut chart)
-        .x_labels(14)
-        .y_labels(10)
+        .x_labels(xt.n)
+        .y_labels(yt.n)
         .x_label_formatter(&xf)
         .y_label_formatter(&yf)
         .x_desc("time since the trace start (s)")

@@ -6,10 +6,10 @@ use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::{budget_legend, mesh_style, segment_legend, Heading, Plot};
+use super::{budget_legend, mesh_style, segment_legend, Heading, Plot, Ticks};
 use crate::report::charts::data::{JankyData, JankyRow};
 use crate::report::charts::style::*;
-use crate::report::format::{fmt_ms, fmt_ms_tick, ns_to_ms as ms, part_words, shorten_head};
+use crate::report::format::{fmt_ms, ns_to_ms as ms, part_words, shorten_head};
 
 /// Height of the janky-frames chart for `rows` rows.
 pub(crate) fn janky_height(rows: usize) -> u32 {
@@ -60,11 +60,12 @@ fn axes<'a, 'b>(plot: &'a Area<'b>, xmax: f64, rows: usize) -> DResult<Plot<'a, 
         .x_label_area_size(62)
         .y_label_area_size(190)
         .build_cartesian_2d(0f64..xmax, 0f64..rows.max(1) as f64)?;
-    let xf = |v: &f64| fmt_ms_tick(*v);
+    let xt = Ticks::new(0.0, xmax, 12);
+    let xf = |v: &f64| xt.label(*v);
     let yf = |_: &f64| String::new();
     mesh_style(&mut chart)
         .disable_y_mesh()
-        .x_labels(12)
+        .x_labels(xt.n)
         .y_labels(0)
         .x_label_formatter(&xf)
         .y_label_formatter(&yf)

@@ -9,10 +9,10 @@
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::{level_legend, mesh_style, plot_frame, Heading, Plot};
+use super::{level_legend, mesh_style, plot_frame, Heading, Plot, Ticks};
 use crate::report::charts::data::{self, LayerPresentsData, PERFDOG_BIG_JANK_NS, PERFDOG_JANK_NS};
 use crate::report::charts::style::*;
-use crate::report::format::{fmt_fps, fmt_hz, fmt_ms, fmt_ms_tick, fmt_secs_tick, fmt_small_pct, ns_to_ms as ms};
+use crate::report::format::{fmt_fps, fmt_hz, fmt_ms, fmt_small_pct, ns_to_ms as ms};
 
 /// Layer names run to 200 characters; the subtitle shows this many.
 const LAYER_CHARS: usize = 70;
@@ -41,11 +41,12 @@ pub(crate) fn layer_presents(root: &Area, h: &Heading, d: &LayerPresentsData) ->
     let values: Vec<f64> = d.points.iter().map(|p| ms(p.interval_ns)).collect();
     let ymax = data::layer_y_cap(&values, ms(d.vsync_ns));
     let mut chart = plot_frame(&plot).build_cartesian_2d(x0..x1, 0f64..ymax)?;
-    let xf = |v: &f64| fmt_secs_tick(*v, x1 - x0);
-    let yf = |v: &f64| fmt_ms_tick(*v);
+    let (xt, yt) = (Ticks::new(x0, x1, 14), Ticks::new(0.0, ymax, 8));
+    let xf = |v: &f64| xt.label(*v);
+    let yf = |v: &f64| yt.label(*v);
     mesh_style(&mut chart)
-        .x_labels(14)
-        .y_labels(8)
+        .x_labels(xt.n)
+        .y_labels(yt.n)
         .x_label_formatter(&xf)
         .y_label_formatter(&yf)
         .x_desc("present time since the trace start (s)")

@@ -4,10 +4,10 @@
 
 use plotters::prelude::*;
 
-use super::{mesh_style, plot_frame, Heading, Plot};
+use super::{mesh_style, plot_frame, Heading, Plot, Ticks};
 use crate::report::charts::data::{self, PresentData, PresentPoint};
 use crate::report::charts::style::*;
-use crate::report::format::{fmt_ms, fmt_ms_tick, fmt_secs_tick, ns_to_ms as ms};
+use crate::report::format::{fmt_ms, ns_to_ms as ms};
 
 /// Present intervals above, overrun below, on one time axis.
 pub(crate) fn present(root: &Area, h: &Heading, d: &PresentData) -> DResult {
@@ -44,11 +44,12 @@ fn intervals_panel(area: &Area, d: &PresentData, x0: f64, x1: f64) -> DResult {
         .x_label_area_size(40)
         .y_label_area_size(84)
         .build_cartesian_2d(x0..x1, 0f64..ymax)?;
-    let xf = |v: &f64| fmt_secs_tick(*v, x1 - x0);
-    let yf = |v: &f64| fmt_ms_tick(*v);
+    let (xt, yt) = (Ticks::new(x0, x1, 14), Ticks::new(0.0, ymax, 7));
+    let xf = |v: &f64| xt.label(*v);
+    let yf = |v: &f64| yt.label(*v);
     mesh_style(&mut chart)
-        .x_labels(14)
-        .y_labels(7)
+        .x_labels(xt.n)
+        .y_labels(yt.n)
         .x_label_formatter(&xf)
         .y_label_formatter(&yf)
         .y_desc("present interval (ms)")
@@ -70,11 +71,12 @@ fn overrun_panel(area: &Area, d: &PresentData, x0: f64, x1: f64) -> DResult {
     let lo = over.iter().cloned().fold(-0.5 * i_ms, f64::min) * 1.1;
     let hi = data::y_cap(&over.iter().map(|v| v.max(0.0)).collect::<Vec<_>>(), i_ms);
     let mut chart = plot_frame(area).build_cartesian_2d(x0..x1, lo..hi)?;
-    let xf = |v: &f64| fmt_secs_tick(*v, x1 - x0);
-    let yf = |v: &f64| fmt_ms_tick(*v);
+    let (xt, yt) = (Ticks::new(x0, x1, 14), Ticks::new(lo, hi, 7));
+    let xf = |v: &f64| xt.label(*v);
+    let yf = |v: &f64| yt.label(*v);
     mesh_style(&mut chart)
-        .x_labels(14)
-        .y_labels(7)
+        .x_labels(xt.n)
+        .y_labels(yt.n)
         .x_label_formatter(&xf)
         .y_label_formatter(&yf)
         .x_desc("present time since the trace start (s)")

@@ -5,10 +5,10 @@
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::{budget_legend, level_legend, mesh_style, plot_frame, segment_legend, Heading, Plot};
+use super::{budget_legend, level_legend, mesh_style, plot_frame, segment_legend, Heading, Plot, Ticks};
 use crate::report::charts::data::{self, Frame, TimelineData};
 use crate::report::charts::style::*;
-use crate::report::format::{fmt_ms_tick, ns_to_ms as ms};
+use crate::report::format::ns_to_ms as ms;
 
 /// Where the bars sit: the k-th shown frame at x = `first` + k (its 1-based
 /// frame number, so ticks are round numbers), `half` a bar's half width,
@@ -83,11 +83,12 @@ fn axes<'a, 'b>(plot: &'a Area<'b>, n: usize, s: &Scale) -> DResult<Plot<'a, 'b>
             String::new()
         }
     };
-    let yf = |v: &f64| if *v < 0.0 { String::new() } else { fmt_ms_tick(*v) };
+    let yt = Ticks::new(-s.strip, s.ymax, 10);
+    let yf = |v: &f64| if *v < 0.0 { String::new() } else { yt.label(*v) };
     mesh_style(&mut chart)
         .disable_x_mesh()
         .x_labels(16)
-        .y_labels(10)
+        .y_labels(yt.n)
         .x_label_formatter(&xf)
         .y_label_formatter(&yf)
         .x_desc("frame number (in the app's frame order)")
