@@ -229,7 +229,7 @@ fn phases(path: &Path, mb: f64) -> Res<()> {
     let cujs = fpsan::cujs::analyze(&trace, &frames);
     laps.lap("cujs");
     let (kept, scenes) = fpsan::metrics::kept_frames(&trace, &frames, &opts.filter);
-    let _df = fpsan::metrics::frames_table(&frames, &kept, &scenes)?;
+    let _df = fpsan::tables::frames(&frames, &kept, &scenes)?;
     laps.lap("frames table");
     let mut apps = fpsan::metrics::summarize(&frames, &kept, &scenes, &presents, &opts.metrics);
     fpsan::metrics::attach_cujs(&mut apps, &frames, &cujs);

@@ -164,9 +164,10 @@ pub enum AnalysisError {
     NoFrames { path: PathBuf },
     #[error("no frames or presents for {asked} in {}; apps with frames: {apps}", path.display())]
     NoFramesForApp { path: PathBuf, asked: String, apps: String },
+    /// A table could not be built (polars refused its columns).
     #[cfg(feature = "analysis")]
-    #[error(transparent)]
-    Metrics(#[from] crate::metrics::MetricsError),
+    #[error("table: {0}")]
+    Table(#[from] polars::prelude::PolarsError),
 }
 
 impl AnalysisError {
@@ -239,8 +240,8 @@ fn summarize(path: &Path, tf: TraceFrames, opts: &Options) -> Result<Analysis, A
         });
     }
     let (kept, scenes) = metrics::kept_frames(&trace, &frames, filter);
-    let frames_df = metrics::frames_table(&frames, &kept, &scenes)?;
-    let presents_df = metrics::presents_table(&presents.rows)?;
+    let frames_df = crate::tables::frames(&frames, &kept, &scenes)?;
+    let presents_df = crate::tables::presents(&presents.rows)?;
     let apps = if opts.summaries {
         let mut apps = metrics::summarize(&frames, &kept, &scenes, &presents, &opts.metrics);
         metrics::attach_cujs(&mut apps, &frames, &cujs);

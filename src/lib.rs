@@ -3,7 +3,8 @@
 //! The pipeline flows one way:
 //! `capture` (adb) → `read` (framing, decompression, parallel decode) →
 //! `model` (threads, slices, counters, frame timeline) → `frames`
-//! (reconstruction) → `metrics` (polars summaries) → `report` (tables,
+//! (reconstruction) → `presents` → `metrics` (summaries; numbers from
+//! `series`, tables in `tables`) → `report` (tables,
 //! charts, HTML). `compare` judges runs of two builds; `experiment` makes
 //! those runs on a device (`ab`, `capture --runs`); `batch` writes many
 //! traces' tables into a Parquet lake. `cli` wires the commands to it.
@@ -35,5 +36,7 @@ pub mod read;
 pub mod report;
 pub mod series;
 pub mod sink;
+#[cfg(feature = "analysis")]
+pub mod tables;
 #[cfg(test)]
 pub(crate) mod testutil;

@@ -1,20 +1,16 @@
-//! `fpsan query`: the model as polars `DataFrame`s (`slice`, `counter`,
-//! `thread`, `process`, `frame_timeline`) plus the analysis tables (`frames`,
-//! `apps`), and running Polars SQL over them. Only the tables a query names
-//! are built, so a query on `thread` stays fast on a big trace.
+//! `fpsan query`: Polars SQL over fpsan's tables (`crate::tables`): the
+//! model's (`slice`, `counter`, `thread`, `process`, `frame_timeline`) and
+//! the analysis' (`frames`, `presents`, `flutter_frames`, `apps`, `scenes`).
+//! Only the tables a query names are built, so a query on `thread` stays
+//! fast on a big trace.
 
 use std::collections::BTreeSet;
 
 use polars::prelude::*;
 use polars::sql::SQLContext;
 
-use crate::frames::DropLevel;
-use crate::metrics::table::TableBuilder;
-use crate::metrics::AppSummary;
-use crate::model::{Process, Slice, Thread, Trace, Track, TrackId};
-
-/// Every table `fpsan query` knows.
-const TABLES: [&str; 8] = ["slice", "counter", "thread", "process", "frame_timeline", "frames", "apps", "presents"];
+use crate::model::Trace;
+use crate::tables::{AnalysisTables, Table};
 
 #[derive(Debug, thiserror::Error)]
 pub enum QueryError {
@@ -40,228 +36,32 @@ fn one_line(e: &PolarsError) -> String {
 
 /// The known tables a query mentions (a cheap word scan, not a parse: a name
 /// in a string literal makes the table be built, which is harmless).
-fn tables_in(sql: &str) -> BTreeSet<&'static str> {
+fn tables_in(sql: &str) -> BTreeSet<Table> {
     let words: BTreeSet<String> = sql
         .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
         .filter(|w| !w.is_empty())
         .map(str::to_ascii_lowercase)
         .collect();
-    TABLES.iter().copied().filter(|t| words.contains(*t)).collect()
+    Table::ALL.into_iter().filter(|t| words.contains(t.name())).collect()
 }
 
-/// Whether the query needs the analysis (`frames`, `apps` or `presents`).
+/// Whether the query needs the analysis (names one of its tables).
 pub fn needs_frames(sql: &str) -> bool {
-    let t = tables_in(sql);
-    t.contains("frames") || t.contains("apps") || t.contains("presents")
-}
-
-/// The analysis' tables, for a query that names one of them.
-pub struct AnalysisTables {
-    pub frames: DataFrame,
-    pub apps: DataFrame,
-    pub presents: DataFrame,
-}
-
-/// A slice with the track, thread and process it is on, looked up once.
-struct SliceRow<'t> {
-    s: &'t Slice,
-    track: Option<&'t Track>,
-    thread: Option<&'t Thread>,
-    process: Option<&'t Process>,
-}
-
-/// `slice(id, ts, dur, name, depth, parent_id, category, tid, pid,
-/// thread_name, process_name, track, track_name)`.
-fn slice_df(trace: &Trace) -> PolarsResult<DataFrame> {
-    let rows: Vec<SliceRow> = trace
-        .slices
-        .iter()
-        .map(|s| {
-            let track = trace.tracks.get(s.track.index());
-            SliceRow {
-                s,
-                track,
-                thread: track.and_then(|_| trace.track_thread(s.track)),
-                process: track.and_then(|_| trace.track_process(s.track)),
-            }
-        })
-        .collect();
-    TableBuilder::new(&rows)
-        .col("id", |r| r.s.id.0 as i64)
-        .col("ts", |r| r.s.ts)
-        .col("dur", |r| r.s.dur)
-        .col("name", |r| &*r.s.name)
-        .col("depth", |r| r.s.depth as i64)
-        .col("parent_id", |r| r.s.parent.map(|p| p.0 as i64))
-        .col("category", |r| r.s.category.as_deref())
-        .col("tid", |r| r.thread.map(|t| t.tid))
-        .col("pid", |r| r.process.map(|p| p.pid))
-        .col("thread_name", |r| r.thread.and_then(|t| t.name.as_deref()))
-        .col("process_name", |r| r.process.and_then(|p| p.name.as_deref()))
-        .col("track", |r| r.s.track.0 as i64)
-        .col("track_name", |r| r.track.and_then(|t| t.name.as_deref()))
-        .build()
-}
-
-/// `counter(ts, value, name, pid, tid, track)`: name is the counter track's name.
-fn counter_df(trace: &Trace) -> PolarsResult<DataFrame> {
-    let track = |track: TrackId| trace.tracks.get(track.index());
-    TableBuilder::new(&trace.counters)
-        .col("ts", |c| c.ts)
-        .col("value", |c| c.value)
-        .col("name", |c| track(c.track).and_then(|t| t.name.as_deref()))
-        .col("pid", |c| track(c.track).and_then(|_| trace.track_process(c.track)).map(|p| p.pid))
-        .col("tid", |c| track(c.track).and_then(|_| trace.track_thread(c.track)).map(|t| t.tid))
-        .col("track", |c| c.track.0 as i64)
-        .build()
-}
-
-/// `thread(utid, tid, pid, name)`.
-fn thread_df(trace: &Trace) -> PolarsResult<DataFrame> {
-    TableBuilder::new(&trace.threads)
-        .col("utid", |t| t.utid.0 as i64)
-        .col("tid", |t| t.tid)
-        .col("pid", |t| t.upid.and_then(|u| trace.processes.get(u.index())).map(|p| p.pid))
-        .col("name", |t| t.name.as_deref())
-        .build()
-}
-
-/// `process(upid, pid, name, cmdline, parent_pid, uid)`.
-fn process_df(trace: &Trace) -> PolarsResult<DataFrame> {
-    TableBuilder::new(&trace.processes)
-        .col("upid", |p| p.upid.0 as i64)
-        .col("pid", |p| p.pid)
-        .col("name", |p| p.name.as_deref())
-        .col("cmdline", |p| p.cmdline.as_deref())
-        .col("parent_pid", |p| p.parent_pid)
-        .col("uid", |p| p.uid)
-        .build()
-}
-
-/// `frame_timeline(kind, surface, token, display_frame_token, pid, layer_name,
-/// ts, dur, jank_type, present_type, on_time_finish, gpu_composition,
-/// prediction_type, jank_severity_type, jank_tag, present_delay_ms)`; kind is `expected` or `actual`,
-/// surface is false for display frames.
-fn frame_timeline_df(trace: &Trace) -> PolarsResult<DataFrame> {
-    TableBuilder::new(&trace.frame_timeline)
-        .col("kind", |t| if t.kind.is_actual() { "actual" } else { "expected" })
-        .col("surface", |t| t.kind.is_surface())
-        .col("token", |t| t.token)
-        .col("display_frame_token", |t| t.display_frame_token)
-        .col("pid", |t| t.pid)
-        .col("layer_name", |t| t.layer_name.as_deref())
-        .col("ts", |t| t.ts)
-        .col("dur", |t| t.dur)
-        .col("jank_type", |t| t.jank_type.as_deref())
-        .col("present_type", |t| t.present_type.map(|p| p.as_str()))
-        .col("on_time_finish", |t| t.on_time_finish)
-        .col("gpu_composition", |t| t.gpu_composition)
-        .col("prediction_type", |t| t.prediction_type.map(|p| p.as_str()))
-        .col("jank_severity_type", |t| t.jank_severity_type.map(|s| s.as_str()))
-        .col("jank_tag", |t| t.jank_tag.map(|s| s.as_str()))
-        .col("present_delay_ms", |t| t.present_delay_ms)
-        .build()
-}
-
-/// `apps`: one row per app summary, the scalar metrics as columns.
-pub fn apps_df(apps: &[AppSummary]) -> PolarsResult<DataFrame> {
-    let mut b = TableBuilder::new(apps)
-        .col("pid", |a| a.pid)
-        .col("process", |a| a.process.as_deref())
-        .col("frames", |a| a.frames)
-        .col("fps", |a| a.fps)
-        .col("fps_wall", |a| a.fps_wall)
-        .col("refresh_hz", |a| a.refresh_hz)
-        .col("dropped_frames", |a| a.dropped_frames);
-    for level in DropLevel::ALL {
-        let l = level.as_str().to_lowercase();
-        b = b
-            .col(&format!("{l}_frames"), move |a| a.drop_level[level])
-            .col(&format!("{l}_dropped"), move |a| a.drop_sum[level]);
-    }
-    b.col("frame_cost_p50", |a| a.frame_cost_ns.p50)
-        .col("frame_cost_p90", |a| a.frame_cost_ns.p90)
-        .col("frame_cost_p95", |a| a.frame_cost_ns.p95)
-        .col("frame_cost_p99", |a| a.frame_cost_ns.p99)
-        .col("frame_cost_max", |a| a.frame_cost_ns.max)
-        .col("do_frame_dur_p50", |a| a.do_frame_dur.p50)
-        .col("do_frame_dur_p90", |a| a.do_frame_dur.p90)
-        .col("do_frame_dur_p99", |a| a.do_frame_dur.p99)
-        .col("overrun_p50", |a| a.overrun_ns.p50)
-        .col("overrun_p90", |a| a.overrun_ns.p90)
-        .col("overrun_p99", |a| a.overrun_ns.p99)
-        .col("perfetto_jank", |a| a.jank.perfetto.jank)
-        .col("perfetto_big_jank", |a| a.jank.perfetto.big_jank)
-        .col("perfetto_huge_jank", |a| a.jank.perfetto.huge_jank)
-        .col("vitals_slow", |a| a.jank.vitals.slow)
-        .col("vitals_frozen", |a| a.jank.vitals.frozen)
-        .col("perfdog_jank", |a| a.jank.perfdog.jank)
-        .col("perfdog_big_jank", |a| a.jank.perfdog.big_jank)
-        .col("perfdog_stutter", |a| a.jank.perfdog.stutter)
-        .col("skipped_frame_events", |a| a.jank.choreographer.skipped_frame_events)
-        .col("green_alliance_pass", |a| a.green_alliance.pass)
-        // The headline series (docs/metrics.md, "Headline"): what every
-        // output shows first; the columns above are the doFrames'.
-        .col("headline_fps", |a| a.headline.fps)
-        .col("headline_source", |a| a.headline.source.as_str())
-        .col("headline_layer", |a| a.headline.layer.as_deref())
-        .col("headline_frames", |a| a.headline.frames)
-        .col("headline_dropped", |a| a.headline.dropped)
-        .col("headline_refresh_hz", |a| a.headline.refresh_hz)
-        .col("headline_frame_time_p50", |a| a.headline.frame_time_ns.p50)
-        .col("headline_frame_time_p90", |a| a.headline.frame_time_ns.p90)
-        .col("headline_frame_time_p99", |a| a.headline.frame_time_ns.p99)
-        .col("perfdog_layer", |a| a.jank.perfdog_layer.as_deref())
-        .build()
-}
-
-/// `scenes`: one row per scene of each app summary (docs/metrics.md, Scenes).
-pub fn scenes_df(apps: &[AppSummary]) -> PolarsResult<DataFrame> {
-    let rows: Vec<(&AppSummary, &crate::metrics::SceneSummary)> =
-        apps.iter().flat_map(|a| a.scenes.iter().map(move |s| (a, s))).collect();
-    let mut b = TableBuilder::new(&rows)
-        .col("pid", |r| r.0.pid)
-        .col("process", |r| r.0.process.as_deref())
-        .col("scene", |r| r.1.scene.as_str())
-        .col("frames", |r| r.1.frames)
-        .col("first_ts", |r| r.1.first_ts)
-        .col("fps", |r| r.1.fps)
-        .col("refresh_hz", |r| r.1.refresh_hz)
-        .col("dropped_frames", |r| r.1.dropped_frames);
-    for level in DropLevel::ALL {
-        let l = level.as_str().to_lowercase();
-        b = b
-            .col(&format!("{l}_frames"), move |r| r.1.drop_level[level])
-            .col(&format!("{l}_dropped"), move |r| r.1.drop_sum[level]);
-    }
-    b.col("frame_cost_p90", |r| r.1.frame_cost_p90).build()
+    tables_in(sql).iter().any(|t| t.of_analysis())
 }
 
 /// Run `sql` over the tables it mentions. The analysis' tables must be given
 /// when the query names one of them (see [`needs_frames`]).
 pub fn run(trace: &Trace, analysis: Option<&AnalysisTables>, sql: &str) -> Result<DataFrame, QueryError> {
-    let ctx = SQLContext::new();
+    let mut ctx = SQLContext::new();
     for table in tables_in(sql) {
-        let df = match table {
-            "slice" => slice_df(trace),
-            "counter" => counter_df(trace),
-            "thread" => thread_df(trace),
-            "process" => process_df(trace),
-            "frame_timeline" => frame_timeline_df(trace),
-            "frames" | "apps" | "presents" => match analysis {
-                Some(a) => Ok(match table {
-                    "frames" => a.frames.clone(),
-                    "apps" => a.apps.clone(),
-                    _ => a.presents.clone(),
-                }),
-                None => continue,
-            },
-            _ => continue,
-        }
-        .map_err(|e| QueryError::Table { table, message: one_line(&e) })?;
-        ctx.register(table, df.lazy());
+        let df = match (table.of_trace(trace), analysis.and_then(|a| a.get(table))) {
+            (Some(built), _) => built.map_err(|e| QueryError::Table { table: table.name(), message: one_line(&e) })?,
+            (None, Some(df)) => df.clone(),
+            (None, None) => continue,
+        };
+        ctx.register(table.name(), df.lazy());
     }
-    let mut ctx = ctx;
     ctx.execute(sql).and_then(|lf| lf.collect()).map_err(|e| QueryError::Sql(one_line(&e)))
 }
 
@@ -335,9 +135,10 @@ mod tests {
     #[test]
     fn table_names_are_found_cheaply() {
         let t = tables_in("select name, count(*) from SLICE join thread using(tid) -- frames\n");
-        assert_eq!(t.into_iter().collect::<Vec<_>>(), ["frames", "slice", "thread"]);
+        assert_eq!(t.into_iter().collect::<Vec<_>>(), [Table::Slice, Table::Thread, Table::Frames]);
         assert!(!needs_frames("select * from frame_timeline"));
         assert!(needs_frames("select * from apps"));
+        assert!(needs_frames("select * from flutter_frames"));
     }
 
     #[test]

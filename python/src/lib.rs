@@ -180,17 +180,12 @@ fn analyze<'py>(
     let (tables, warnings, summary) = py
         .allow_threads(|| -> Result<_, Failure> {
             let a = analysis::analyze(&path, &opts).map_err(analysis_failure)?;
-            let apps = fpsan::query::apps_df(&a.apps).map_err(other)?;
-            let scenes = fpsan::query::scenes_df(&a.apps).map_err(other)?;
+            let all = fpsan::tables::of(&a).map_err(other)?;
             let mut summary = Vec::new();
             let report = fpsan::report::Report::of(&a);
             fpsan::report::write_stdout(fpsan::report::StdoutFormat::Json, &report, &mut summary).map_err(other)?;
-            let tables = [
-                ("frames", table(&a.frames_df)?),
-                ("apps", table(&apps)?),
-                ("scenes", table(&scenes)?),
-                ("presents", table(&a.presents_df)?),
-            ];
+            let tables: Vec<(&str, Table)> =
+                all.iter().map(|(t, df)| Ok((t.name(), table(df)?))).collect::<Result<_, Failure>>()?;
             let warnings: Vec<String> = a.warnings.iter().map(|w| w.line()).collect();
             Ok((tables, warnings, String::from_utf8_lossy(&summary).into_owned()))
         })
@@ -231,8 +226,7 @@ fn query(py: Python<'_>, path: PathBuf, sql: String) -> PyResult<Table> {
     py.allow_threads(|| -> Result<Table, Failure> {
         let opts = analysis::Options { require_frames: false, ..Default::default() };
         let done = analysis::analyze(&path, &opts).map_err(analysis_failure)?;
-        let apps = fpsan::query::apps_df(&done.apps).map_err(other)?;
-        let tables = fpsan::query::AnalysisTables { frames: done.frames_df, apps, presents: done.presents_df };
+        let tables = fpsan::tables::of(&done).map_err(other)?;
         let df = fpsan::query::run(&done.trace, Some(&tables), &sql).map_err(|e| failure(e.kind(), Kind::Other, e))?;
         table(&df)
     })
@@ -299,8 +293,8 @@ fn content_id(py: Python<'_>, path: PathBuf) -> PyResult<String> {
 /// functions declare their output schema with it).
 #[pyfunction]
 fn frames_schema() -> PyResult<Table> {
-    let empty = fpsan::metrics::frames_table(&fpsan::frames::FrameAnalysis::default(), &[], &[])
-        .map_err(|e| raise(other(e)))?;
+    let empty =
+        fpsan::tables::frames(&fpsan::frames::FrameAnalysis::default(), &[], &[]).map_err(|e| raise(other(e)))?;
     table(&empty).map_err(raise)
 }
 

@@ -280,9 +280,8 @@ fn tables_of(a: &Analysis, row: &mut TraceRow) -> Result<Vec<(&'static str, Data
     row.warnings = a.warnings.len() as i64;
     row.device = a.trace.meta.android.device.clone();
     row.build_fingerprint = a.trace.meta.android.build_fingerprint.clone();
-    let apps = crate::query::apps_df(&a.apps)?;
-    let scenes = crate::query::scenes_df(&a.apps)?;
-    Ok(vec![("frames", a.frames_df.clone()), ("apps", apps), ("scenes", scenes), ("presents", a.presents_df.clone())])
+    let tables = crate::tables::of(a)?;
+    Ok(tables.iter().map(|(t, df)| (t.name(), df.clone())).collect())
 }
 
 /// `trace_id` as the first column (the join key between the tables).

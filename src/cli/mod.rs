@@ -581,8 +581,8 @@ fn query_cmd(a: &QueryArgs) -> Result {
     let (trace, tables) = if query::needs_frames(&sql) {
         let opts = analysis::Options { require_frames: false, ..base_options() };
         let done = analysis::analyze(&a.trace, &opts)?;
-        let apps = query::apps_df(&done.apps)?;
-        (done.trace, Some(query::AnalysisTables { frames: done.frames_df, apps, presents: done.presents_df }))
+        let tables = crate::tables::of(&done)?;
+        (done.trace, Some(tables))
     } else {
         (open(&a.trace)?, None)
     };

@@ -2,21 +2,19 @@
 //! its parts, as docs/metrics.md defines them: "Per-app summary" and the
 //! sections after it), the options that shape them ([`AppFilter`],
 //! [`Category`], [`MetricsOptions`]), and the entry points: [`kept_frames`]
-//! (the frames an `--app` keeps and their scenes, from `scene`),
-//! [`frames_table`] (them as a `DataFrame`, built in `table`) and
-//! [`summarize`] (`summary`: plain Rust over the rows, its shared numbers from
+//! (the frames an `--app` keeps and their scenes, from `scene`; the
+//! frames table is `crate::tables::frames` of them) and [`summarize`] (`summary`: plain Rust over the rows, its shared numbers from
 //! [`crate::series`]). The SQL in `queries/` ([`sql`]) computes the same
 //! numbers as documented, tested examples.
 
 use std::collections::{BTreeMap, HashMap};
 
-use polars::prelude::{DataFrame, PolarsError};
 use serde::Serialize;
 
 use crate::frames::{DropLevel, FrameAnalysis, FrameRow, FrameWhy};
 use crate::model::Trace;
 pub use crate::presents::{Levels, Percentiles, PerfDog};
-use crate::presents::{PresentAnalysis, PresentRow, Renderer, RendererKind};
+use crate::presents::{PresentAnalysis, Renderer, RendererKind};
 pub use cuj::{attach as attach_cujs, CujSummary};
 
 mod cuj;
@@ -25,13 +23,6 @@ pub mod sql;
 #[cfg(test)]
 mod sql_examples;
 mod summary;
-pub(crate) mod table;
-
-#[derive(Debug, thiserror::Error)]
-pub enum MetricsError {
-    #[error("summary query failed: {0}")]
-    Polars(#[from] PolarsError),
-}
 
 /// App category for the Green Alliance verdict.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -349,11 +340,6 @@ fn green_alliance(given: Option<Category>, renderer: Option<&Renderer>, fps: f64
     GreenAlliance { category, category_source, reason, min_fps, fps, pass: fps >= min_fps }
 }
 
-/// The presents table (docs/presents.md), one row per present.
-pub fn presents_table(rows: &[PresentRow]) -> Result<DataFrame, MetricsError> {
-    Ok(table::presents_df(rows)?)
-}
-
 /// The frames of `analysis` that `filter` keeps: their whole-trace indices
 /// and their scenes.
 pub fn kept_frames(trace: &Trace, analysis: &FrameAnalysis, filter: &AppFilter) -> (Vec<usize>, Vec<Option<String>>) {
@@ -361,16 +347,6 @@ pub fn kept_frames(trace: &Trace, analysis: &FrameAnalysis, filter: &AppFilter) 
         analysis.rows.iter().enumerate().filter(|(_, r)| filter.matches(r.process.as_deref(), r.pid)).unzip();
     let scenes = scene::assign(trace, &rows);
     (indices, scenes)
-}
-
-/// The kept frames (see [`kept_frames`]) as the frames table, with their scenes.
-pub fn frames_table(
-    analysis: &FrameAnalysis,
-    indices: &[usize],
-    scenes: &[Option<String>],
-) -> Result<DataFrame, MetricsError> {
-    let rows: Vec<&FrameRow> = indices.iter().map(|&i| &analysis.rows[i]).collect();
-    Ok(table::frames_df(&rows, indices, scenes.to_vec())?)
 }
 
 /// Summaries of every app with kept frames (see [`kept_frames`]) or with

@@ -9,12 +9,12 @@ const MS: i64 = 1_000_000;
 const I60: i64 = 16_666_667;
 const I120: i64 = 8_333_333;
 
-fn df_of(rows: &[FrameRow], scenes: &[Option<&str>]) -> DataFrame {
-    let refs: Vec<&FrameRow> = rows.iter().collect();
+fn df_of(rows: &[FrameRow], scenes: &[Option<&str>]) -> polars::prelude::DataFrame {
+    let analysis = FrameAnalysis { rows: rows.to_vec(), ..Default::default() };
     let idx: Vec<usize> = (0..rows.len()).collect();
     let sc: Vec<Option<String>> =
         if scenes.is_empty() { vec![None; rows.len()] } else { scenes.iter().map(|s| s.map(String::from)).collect() };
-    table::frames_df(&refs, &idx, sc).unwrap()
+    crate::tables::frames(&analysis, &idx, &sc).unwrap()
 }
 
 /// The summaries of `rows` (their scenes `scenes`, or none), checked against

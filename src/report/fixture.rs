@@ -30,9 +30,9 @@ impl Analysed {
         let display = crate::frames::DisplayGrid::new(&trace);
         let analysis = FrameAnalysis { rows, why, quality: Default::default(), display };
         let (kept, scenes) = metrics::kept_frames(&trace, &analysis, filter);
-        let frames = metrics::frames_table(&analysis, &kept, &scenes).unwrap();
+        let frames = crate::tables::frames(&analysis, &kept, &scenes).unwrap();
         let presents = crate::presents::analyze(&trace, &analysis);
-        let presents_table = metrics::presents_table(&presents.rows).unwrap();
+        let presents_table = crate::tables::presents(&presents.rows).unwrap();
         let apps = metrics::summarize(&analysis, &kept, &scenes, &presents, &MetricsOptions::default());
         Analysed { trace, analysis, frames, apps, presents, presents_table, warnings: Vec::new() }
     }

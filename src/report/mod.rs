@@ -74,7 +74,7 @@ pub struct Report<'a> {
     pub span_ns: i64,
     /// Apps in report order (most frames first).
     pub apps: &'a [AppSummary],
-    /// The frames table of those apps (`metrics::frames_table`).
+    /// The frames table of those apps (`tables::frames`).
     pub frames: &'a DataFrame,
     /// Every frame of the trace (`FrameAnalysis::rows`; the table's
     /// `frame_index` is an index into it): the charts read their app's here.

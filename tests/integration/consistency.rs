@@ -207,3 +207,31 @@ fn a_game_and_a_timeline_only_app_are_judged_by_their_presents() {
     assert_eq!(app["headline"]["source"], "presents");
     assert_eq!(app["headline"]["frames"], 737, "738 presents, 737 intervals");
 }
+
+/// Flutter's engine frames are a table like the others: `fpsan query` over
+/// `flutter_frames` has the JSON's frames, column for column.
+#[test]
+fn flutter_frames_are_a_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("flutter.pftrace");
+    std::fs::write(&path, renderers::flutter().builder.build(&BuildOptions::default())).unwrap();
+    let json: Value = serde_json::from_slice(&run(&["--format", "json"], &path).stdout).unwrap();
+    let frames = json["presents"]["flutter_frames"].as_array().expect("the JSON's Flutter frames");
+    assert!(frames.len() > 100, "{}", frames.len());
+    let out = fpsan()
+        .arg("query")
+        .arg(&path)
+        .arg("SELECT pid, build_ts, raster_ts, present_ts, total_ns, dropped_vsyncs, drop_level FROM flutter_frames")
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let rows: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), frames.len());
+    for (r, f) in rows.iter().zip(frames) {
+        for key in ["pid", "build_ts", "raster_ts", "present_ts", "total_ns", "dropped_vsyncs", "drop_level"] {
+            assert_eq!(r[key], f[key], "{key}");
+        }
+    }
+}

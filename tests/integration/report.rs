@@ -89,9 +89,9 @@ fn analysis() -> (Trace, FrameAnalysis) {
 fn write_out(dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
     let (trace, a) = analysis();
     let (kept, scenes) = metrics::kept_frames(&trace, &a, &AppFilter::All);
-    let frames = metrics::frames_table(&a, &kept, &scenes).unwrap();
+    let frames = fpsan::tables::frames(&a, &kept, &scenes).unwrap();
     let presents = fpsan::presents::analyze(&trace, &a);
-    let presents_table = metrics::presents_table(&presents.rows).unwrap();
+    let presents_table = fpsan::tables::presents(&presents.rows).unwrap();
     let apps = metrics::summarize(&a, &kept, &scenes, &presents, &MetricsOptions::default());
     let report = Report {
         meta: &trace.meta,

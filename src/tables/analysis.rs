@@ -1,64 +1,19 @@
-//! The frames table as a polars `DataFrame`: one row per [`FrameRow`] with the
-//! columns docs/frames.md defines, plus `frame_index` (the row's index in the
-//! whole-trace `FrameAnalysis::rows`, to join `FrameWhy`) and `scene`
-//! (docs/metrics.md, "Frames table: extra columns"). Every output
-//! (query, summaries, csv, json, parquet) starts from this table, so a column
-//! is named and typed in exactly one place. Also [`TableBuilder`], which builds
-//! it and the `fpsan query` tables.
+//! The analysis' row tables: `frames` (one row per doFrame, docs/frames.md,
+//! plus `frame_index` and `scene`, docs/metrics.md), `presents` (one row per
+//! buffer a layer presented, docs/presents.md) and `flutter_frames` (one row
+//! per Flutter engine frame, docs/presents.md).
 
 use polars::prelude::*;
 
-use crate::frames::FrameRow;
+use super::TableBuilder;
+use crate::frames::{FrameAnalysis, FrameRow};
 
-/// Builds a `DataFrame` from a slice of rows one column at a time, each column
-/// a name and a typed closure over a row:
-/// `TableBuilder::new(&rows).col("ts", |r| r.ts).col("name", |r| r.name.as_deref()).build()`.
-/// A column's dtype is the closure's return type (`Option<_>` for nullable).
-/// The columns are built at once, one per core, in `build`.
-pub(crate) struct TableBuilder<'r, R> {
-    rows: &'r [R],
-    columns: Vec<Box<dyn FnOnce() -> Column + Send + 'r>>,
-}
-
-impl<'r, R: Sync> TableBuilder<'r, R> {
-    pub(crate) fn new(rows: &'r [R]) -> Self {
-        TableBuilder { rows, columns: Vec::new() }
-    }
-
-    /// Append column `name` with `f(row)` for every row.
-    pub(crate) fn col<T>(mut self, name: &str, f: impl Fn(&'r R) -> T + Send + 'r) -> Self
-    where
-        Series: NamedFrom<Vec<T>, [T]>,
-    {
-        let (rows, name) = (self.rows, PlSmallStr::from(name));
-        self.columns.push(Box::new(move || Column::new(name, rows.iter().map(f).collect::<Vec<T>>())));
-        self
-    }
-
-    /// Append column `name` with the given values, one per row.
-    pub(crate) fn values<T: Send + 'r>(mut self, name: &str, values: Vec<T>) -> Self
-    where
-        Series: NamedFrom<Vec<T>, [T]>,
-    {
-        debug_assert_eq!(values.len(), self.rows.len());
-        let name = PlSmallStr::from(name);
-        self.columns.push(Box::new(move || Column::new(name, values)));
-        self
-    }
-
-    pub(crate) fn build(self) -> PolarsResult<DataFrame> {
-        use rayon::prelude::*;
-        let columns: Vec<Column> = self.columns.into_par_iter().map(|column| column()).collect();
-        DataFrame::new(self.rows.len(), columns)
-    }
-}
-
-/// Build the frames table. `indices[i]` is the whole-trace index of `rows[i]`
-/// and `scenes[i]` its scene (both must have `rows.len()` entries).
-pub(crate) fn frames_df(rows: &[&FrameRow], indices: &[usize], scenes: Vec<Option<String>>) -> PolarsResult<DataFrame> {
-    debug_assert_eq!(rows.len(), indices.len());
-    debug_assert_eq!(rows.len(), scenes.len());
-    TableBuilder::new(rows)
+/// The frames table of the rows of `analysis` at `indices` (whole-trace
+/// indices, as `metrics::kept_frames` gives them) with their `scenes`.
+pub fn frames(analysis: &FrameAnalysis, indices: &[usize], scenes: &[Option<String>]) -> PolarsResult<DataFrame> {
+    debug_assert_eq!(indices.len(), scenes.len());
+    let rows: Vec<&FrameRow> = indices.iter().map(|&i| &analysis.rows[i]).collect();
+    TableBuilder::new(&rows)
         .values("frame_index", indices.iter().map(|&i| i as i64).collect())
         .col("process", |r| r.process.as_deref())
         .col("pid", |r| r.pid)
@@ -110,12 +65,12 @@ pub(crate) fn frames_df(rows: &[&FrameRow], indices: &[usize], scenes: Vec<Optio
         .col("was_slow_frame", |r| r.was_slow_frame)
         .col("was_big_jank", |r| r.was_big_jank)
         .col("was_huge_jank", |r| r.was_huge_jank)
-        .values("scene", scenes)
+        .values("scene", scenes.to_vec())
         .build()
 }
 
 /// Build the presents table (docs/presents.md), one row per present.
-pub(crate) fn presents_df(rows: &[crate::presents::PresentRow]) -> PolarsResult<DataFrame> {
+pub fn presents(rows: &[crate::presents::PresentRow]) -> PolarsResult<DataFrame> {
     TableBuilder::new(rows)
         .col("process", |r| r.process.as_deref())
         .col("pid", |r| r.pid)
@@ -136,5 +91,25 @@ pub(crate) fn presents_df(rows: &[crate::presents::PresentRow]) -> PolarsResult<
         .col("present_delay_ms", |r| r.present_delay_ms)
         .col("perfdog_jank", |r| r.perfdog_jank)
         .col("perfdog_big_jank", |r| r.perfdog_big_jank)
+        .build()
+}
+
+/// Build the Flutter frames table (docs/presents.md, "Flutter frames"), one
+/// row per engine frame.
+pub fn flutter_frames(rows: &[crate::presents::FlutterFrame]) -> PolarsResult<DataFrame> {
+    TableBuilder::new(rows)
+        .col("process", |r| r.process.as_deref())
+        .col("pid", |r| r.pid)
+        .col("ui_tid", |r| r.ui_tid)
+        .col("raster_tid", |r| r.raster_tid)
+        .col("build_ts", |r| r.build_ts)
+        .col("build_dur", |r| r.build_dur)
+        .col("raster_ts", |r| r.raster_ts)
+        .col("raster_dur", |r| r.raster_dur)
+        .col("present_ts", |r| r.present_ts)
+        .col("vsync_period_ns", |r| r.vsync_period_ns)
+        .col("total_ns", |r| r.total_ns)
+        .col("dropped_vsyncs", |r| r.dropped_vsyncs)
+        .col("drop_level", |r| r.drop_level.as_str())
         .build()
 }
