@@ -199,6 +199,17 @@ pub struct Analysis {
     pub warnings: Vec<Warning>,
 }
 
+#[cfg(feature = "analysis")]
+impl Analysis {
+    /// Take the model out (its slices, counters, scheduler records: most of
+    /// the memory), keeping its facts (`trace.meta`), which is all a report
+    /// reads of it; the caller frees it, or leaves it to the process' exit.
+    pub fn take_model(&mut self) -> Trace {
+        let meta = self.trace.meta.clone();
+        std::mem::replace(&mut self.trace, Trace { meta, ..Default::default() })
+    }
+}
+
 /// Traces from this size on have the allocator's free pages handed back
 /// between the frames and the summaries.
 #[cfg(feature = "analysis")]

@@ -511,39 +511,22 @@ fn analyze(a: &AnalyzeArgs) -> Result {
         whole_trace: a.whole_trace,
         ..base_options()
     };
-    let analysis::Analysis { trace, frames, frames_df, presents, presents_df, cujs: _, apps, warnings } =
-        analysis::analyze(&a.trace, &opts)?;
-    for w in &warnings {
+    let mut done = analysis::analyze(&a.trace, &opts)?;
+    for w in &done.warnings {
         warn(w);
     }
-    // The report reads the trace's facts and the frames table, not the
-    // model's slices or the frame rows. With `--out` both are freed before
-    // the exporters allocate, so it peaks no higher than the analysis
-    // itself; without, nothing allocates after this but the printed report
-    // and the process then exits, so they are left to the kernel (freeing
-    // them block by block is measurable on large traces).
-    let span_ns = trace.span_ns();
-    let (mut trace, mut frames) = (trace, frames);
-    let meta = std::mem::take(&mut trace.meta);
-    let quality = std::mem::take(&mut frames.quality);
-    // The charts draw each app's frames from the rows.
-    let rows = std::mem::take(&mut frames.rows);
+    // The report reads the trace's facts, not the model's slices. With
+    // `--out` the model is freed before the exporters allocate, so it peaks
+    // no higher than the analysis itself; without, nothing allocates after
+    // this but the printed report and the process then exits, so it is left
+    // to the kernel (freeing it block by block is measurable on large traces).
+    let model = done.take_model();
     if a.out.is_some() {
-        drop((trace, frames));
+        drop(model);
     } else {
-        crate::memory::leave_to_exit((trace, frames));
+        crate::memory::leave_to_exit(model);
     }
-    let report = Report {
-        meta: &meta,
-        span_ns,
-        apps: &apps,
-        frames: &frames_df,
-        rows: &rows,
-        presents: &presents,
-        presents_table: &presents_df,
-        quality: &quality,
-        warnings: &warnings,
-    };
+    let report = Report::of(&done);
     if let Some(dir) = &a.out {
         let written = ExportManager::default().write(dir, &report)?;
         eprintln!("fpsan: wrote {} files to {}", written.len(), dir.display());

@@ -174,6 +174,12 @@ impl Planned {
 fn plan_app(report: &Report, app: &AppSummary, frames: &[Frame], origin_ts: i64, o: &ChartOptions) -> Vec<Planned> {
     let slug = app_slug(app);
     let h = Heading { app: app_name(app), refresh: data::refresh_label(frames, app.refresh_hz) };
+    // The doFrame charts of an app judged by its presents say whose frames
+    // they show: the Java main thread's, not what reached the screen.
+    let main = match app.headline.source {
+        HeadlineSource::Frames => h.clone(),
+        HeadlineSource::Presents => Heading { app: format!("{} · Java main thread", h.app), ..h.clone() },
+    };
     let mut out = Vec::new();
     let mut push = |kind: ChartKind, height: u32, job: Job| {
         out.push(Planned {
@@ -185,11 +191,11 @@ fn plan_app(report: &Report, app: &AppSummary, frames: &[Frame], origin_ts: i64,
             job,
         })
     };
-    push(ChartKind::Timeline, o.height, Job::Timeline(h.clone(), data::timeline(frames, o.max_bars), origin_ts));
+    push(ChartKind::Timeline, o.height, Job::Timeline(main.clone(), data::timeline(frames, o.max_bars), origin_ts));
     push(
         ChartKind::Distribution,
         o.height * 8 / 9,
-        Job::Distribution(h.clone(), data::distribution(frames, &app.frame_cost_ns), app.frame_interval_ns),
+        Job::Distribution(main.clone(), data::distribution(frames, &app.frame_cost_ns), app.frame_interval_ns),
     );
     // The FPS chart shows the series the app is judged by (its headline).
     let layer = data::shown_layer(report.presents, app.pid);
@@ -202,14 +208,14 @@ fn plan_app(report: &Report, app: &AppSummary, frames: &[Frame], origin_ts: i64,
     push(
         ChartKind::DropLevels,
         draw::levels_height(groups.len()),
-        Job::Levels(format!("{} · {} — Drop levels per scene", h.app, h.refresh), groups),
+        Job::Levels(format!("{} · {} — Drop levels per scene", main.app, main.refresh), groups),
     );
     let janky = data::janky(app, frames, origin_ts);
     if !janky.rows.is_empty() {
-        push(ChartKind::Janky, draw::janky_height(janky.rows.len()), Job::Janky(h.clone(), janky));
+        push(ChartKind::Janky, draw::janky_height(janky.rows.len()), Job::Janky(main.clone(), janky));
     }
     if let Some(p) = data::present(frames, app.frame_interval_ns, origin_ts) {
-        push(ChartKind::Present, o.height, Job::Present(h.clone(), p));
+        push(ChartKind::Present, o.height, Job::Present(main, p));
     }
     // One layer per app keeps the charts bounded however many layers (animation
     // leashes, overlays) the app has; the HTML table lists the others.
