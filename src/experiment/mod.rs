@@ -165,7 +165,7 @@ pub fn ab(req: &AbRequest, env: &CaptureEnv) -> Result<AbOutcome, ExperimentErro
     let mut experiment = Experiment::new(req, env, &adb, &hygiene, builds);
     let ran = experiment.run_pairs(design);
     let (alpha, runs_per_side) = experiment.finish();
-    // The device's settings back before compare reads the runs.
+    // The device's settings back (Hygiene's drop) before compare reads the runs.
     drop(hygiene);
     ran?;
     compare_sides(req, alpha, runs_per_side)
@@ -206,8 +206,8 @@ fn plan_looks(req: &AbRequest) -> Result<Option<Design>, ExperimentError> {
         .ok_or(ExperimentError::TooFewRuns { max_runs: req.max_runs, alpha: req.compare.alpha })
 }
 
-/// The experiment's directory, with a directory a build for its traces
-/// (the two sides `compare` reads).
+/// The experiment's directory, and in it one for each build's traces (the
+/// two sides `compare` reads).
 fn make_dirs(dir: &Path) -> Result<(), ExperimentError> {
     output_dir(dir)?;
     for b in [Build::Before, Build::After] {
