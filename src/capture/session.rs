@@ -32,6 +32,7 @@ use crate::sink::Sink;
 use super::adb::{Adb, ShellError, SHORT_TIMEOUT};
 use super::check::{check_with, CheckedTrace};
 use super::device::{self, SerialSource, TRACED_DEFAULT_ON_SDK, TRACED_PROP};
+use super::launch::{self, Launch, Launched};
 use super::{config, locate_adb, output_path, CaptureEnv, CaptureError, CaptureOutcome, CaptureRequest};
 
 /// Where perfetto may write on every Android version it ships with (its
@@ -324,88 +325,14 @@ impl Drop for Ui {
     }
 }
 
+/// How the wait for perfetto ended.
 struct Waited {
+    /// Ctrl-C stopped it.
     interrupted: bool,
     /// perfetto exited on its own before the duration was over.
     early: Option<Duration>,
 }
 
-/// Count down while perfetto runs (since `started`, when it was started:
-/// the launch and the scenario already took part of the time); on Ctrl-C
-/// send SIGTERM; return once the process is gone.
-fn wait_for_exit(
-    adb: &Adb,
-    pid: u32,
-    started: Instant,
-    (secs, main_mb): (u32, u32),
-    env: &CaptureEnv,
-    ui: &mut Ui,
-) -> Result<Waited, CaptureError> {
-    let serial = adb.serial().unwrap_or_default().to_string();
-    let duration = Duration::from_secs(u64::from(secs));
-    // Writing the buffer out takes a while for big buffers on slow flash.
-    let finish_grace = Duration::from_secs(30 + u64::from(main_mb) / 10);
-    let mut term_sent: Option<Instant> = None;
-    let mut interrupted = false;
-    let mut failures = 0u32;
-    let mut counting = true;
-    let mut next_poll = started + env.poll;
-    loop {
-        let now = Instant::now();
-        let elapsed = now - started;
-        if term_sent.is_none() && env.stop.load(Ordering::SeqCst) {
-            interrupted = true;
-            ui.phase("stopping: perfetto is writing what it recorded");
-            if let Err(why) = signal(adb, pid, "TERM") {
-                ui.warn(&format!("could not send SIGTERM to perfetto ({why})"));
-            }
-            term_sent = Some(now);
-            next_poll = now;
-        }
-        if term_sent.is_none() && elapsed >= duration + finish_grace {
-            ui.warn(&format!(
-                "perfetto is still running {} s after the end of the trace; stopping it",
-                finish_grace.as_secs()
-            ));
-            let _ = signal(adb, pid, "TERM");
-            term_sent = Some(now);
-        }
-        if let Some(sent) = term_sent {
-            if now >= sent + TERM_GRACE {
-                let _ = signal(adb, pid, "KILL");
-                return Err(CaptureError::PerfettoStuck { serial, pid, secs: TERM_GRACE.as_secs() });
-            }
-        }
-        if counting && elapsed >= duration && !interrupted {
-            counting = false;
-            ui.phase("waiting for perfetto to finish writing the trace");
-        }
-        if now >= next_poll {
-            match perfetto_alive(adb, pid) {
-                Alive::Running => failures = 0,
-                Alive::Exited => {
-                    let early = (!interrupted && elapsed + Duration::from_secs(1) < duration).then_some(elapsed);
-                    return Ok(Waited { interrupted, early });
-                }
-                Alive::Unknown(detail) => {
-                    failures += 1;
-                    if failures >= MAX_POLL_FAILURES {
-                        return Err(CaptureError::DeviceLost { serial, detail: detail.to_string() });
-                    }
-                }
-            }
-            next_poll = Instant::now() + env.poll;
-        }
-        if counting {
-            ui.tick(elapsed);
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-/// `adb pull`, once more after a pause if it fails (a USB link that drops
-/// usually comes back within a second or two). The error is the first
-/// failure's: later ones are its consequences ("device not found").
 /// What running a scenario did.
 struct Driven {
     steps: usize,
@@ -527,7 +454,10 @@ fn wait_idle(adb: &Adb, app: &str, limit: Duration, env: &CaptureEnv) -> Option<
     }
 }
 
-/// `adb pull`, tried twice (a missing file is not tried again); the first failure.
+/// `adb pull`, once more after a pause if it fails (a USB link that drops
+/// usually comes back within a second or two), but not for a file that is
+/// not there. The error is the first failure's: later ones are its
+/// consequences ("device not found").
 fn pull(adb: &Adb, remote: &str, part: &Path, pause: Duration) -> Result<(), ShellError> {
     let local = part.to_string_lossy().into_owned();
     let once = || {
@@ -560,7 +490,7 @@ fn part_path(local: &Path) -> PathBuf {
 }
 
 /// Fail before tracing, not after, when the output cannot be written.
-fn prepare_output(local: &Path, part: &Path) -> Result<(), CaptureError> {
+fn prepare_output(local: &Path) -> Result<(), CaptureError> {
     let err = |detail: String| CaptureError::Output { path: local.to_path_buf(), detail };
     if local.to_str().is_none() {
         return Err(err("the path is not valid UTF-8".into()));
@@ -572,8 +502,9 @@ fn prepare_output(local: &Path, part: &Path) -> Result<(), CaptureError> {
     if !parent.is_dir() {
         return Err(err(format!("directory {} does not exist", parent.display())));
     }
-    std::fs::File::create(part).map_err(|e| err(e.to_string()))?;
-    let _ = std::fs::remove_file(part);
+    let part = part_path(local);
+    std::fs::File::create(&part).map_err(|e| err(e.to_string()))?;
+    let _ = std::fs::remove_file(&part);
     Ok(())
 }
 
@@ -595,118 +526,313 @@ pub(crate) fn connect(serial: Option<&str>, env: &CaptureEnv) -> Result<Adb, Cap
     Ok(Adb::new(program).with_serial(&serial))
 }
 
-/// The whole capture (device checks included).
+/// The whole capture, as the steps below take it (device checks included).
+/// Each step that changes the device tells `session.guard`, which undoes
+/// it on every path out.
 pub(crate) fn capture(args: &CaptureRequest, env: &CaptureEnv) -> Result<CaptureOutcome, CaptureError> {
-    let app = args.app.as_str();
-    let config = config::build(app, args.secs, args.buffer_mb);
-    let main_mb = config::buffer_mb(args.secs, args.buffer_mb);
-    let config_bytes = config::encode(&config);
-    let local = output_path(args.out.as_deref(), app, &env.stamp);
-    let part = part_path(&local);
-    prepare_output(&local, &part)?;
-
-    let mut ui = Ui::new(env.sink);
+    let local = output_path(args.out.as_deref(), &args.app, &env.stamp);
+    prepare_output(&local)?;
     let adb = connect(args.serial.as_deref(), env)?;
-    let serial = adb.serial().unwrap_or_default().to_string();
-    let sdk = device::sdk_level(&adb)?;
-    device::check_installed(&adb, app)?;
+    let mut session = Session::new(args, env, &adb);
+    let sdk = session.check_device()?;
+    let component = session.prepare_launch()?;
+    session.prepare_tracing(sdk)?;
+    let tracing = session.start_perfetto()?;
+    let launched = session.launch_app(component.as_deref());
+    let app_died = session.drive_scenario(tracing.pid);
+    let waited = session.wait_for_trace(&tracing)?;
+    session.pull_and_clean_up(&tracing, &local)?;
+    let trace = session.check_trace(&local, tracing.pid)?;
+    session.report(&local, &trace, &waited);
+    Ok(CaptureOutcome {
+        path: local,
+        app: args.app.clone(),
+        serial: session.serial,
+        sdk,
+        requested_secs: args.secs,
+        interrupted: waited.interrupted,
+        analyze: args.analyze,
+        trace,
+        launched,
+        app_died,
+        warnings: session.warnings,
+    })
+}
 
-    let component = match (args.launch, &args.activity) {
-        (super::launch::Launch::None, _) => None,
-        (_, Some(a)) if a.contains('/') => Some(a.clone()),
-        (_, Some(a)) => Some(format!("{app}/{a}")),
-        (_, None) => Some(super::launch::launcher_activity(&adb, app)?),
-    };
-    // The launch's and the scenario's warnings, before the cleanup's.
-    let mut run_warnings = match &component {
-        Some(c) => super::launch::prepare(&adb, args.launch, app, c)?,
-        None => Vec::new(),
-    };
-    let mut guard = DeviceGuard::new(&adb, env.poll.max(Duration::from_millis(50)), env.sink);
-    if sdk < TRACED_DEFAULT_ON_SDK {
-        guard.restore_traced = device::enable_traced(&adb, env.poll)?;
-        if guard.restore_traced.is_some() {
-            ui.info(&format!("enabled the tracing service on {serial} (Android 9/10); it is switched back afterwards"));
+/// One capture on a connected device: what the steps share.
+struct Session<'a> {
+    args: &'a CaptureRequest,
+    env: &'a CaptureEnv,
+    adb: &'a Adb,
+    serial: String,
+    /// Undoes what the steps did to the device. Declared before `ui`, so
+    /// that on an early return it cleans up while the status line stands.
+    guard: DeviceGuard<'a>,
+    ui: Ui,
+    /// The launch's and the scenario's warnings, then the cleanup's, then
+    /// the trace's.
+    warnings: Vec<String>,
+}
+
+/// perfetto, recording.
+struct Tracing {
+    pid: u32,
+    /// The trace file on the device.
+    remote: String,
+    /// When perfetto started: the countdown runs from here, so the launch
+    /// and the scenario take part of the time traced.
+    since: Instant,
+}
+
+impl<'a> Session<'a> {
+    fn new(args: &'a CaptureRequest, env: &'a CaptureEnv, adb: &'a Adb) -> Session<'a> {
+        Session {
+            args,
+            env,
+            adb,
+            serial: adb.serial().unwrap_or_default().to_string(),
+            guard: DeviceGuard::new(adb, env.poll.max(Duration::from_millis(50)), env.sink),
+            ui: Ui::new(env.sink),
+            warnings: Vec::new(),
         }
     }
-    if env.stop.load(Ordering::SeqCst) {
-        return Err(CaptureError::Cancelled);
+
+    /// The device's SDK level (too old for perfetto is an error), and the
+    /// app installed: what can fail before anything on the device changes.
+    fn check_device(&self) -> Result<u32, CaptureError> {
+        let sdk = device::sdk_level(self.adb)?;
+        device::check_installed(self.adb, &self.args.app)?;
+        Ok(sdk)
     }
 
-    let remote = remote_path(app, &env.stamp);
-    // perfetto creates the file before anything can fail on its side.
-    guard.remote = Some(remote.clone());
-    let started = adb.exec(&["shell", &perfetto_command(&remote)], Some(&config_bytes), SHORT_TIMEOUT)?;
-    let pid = match (started.success(), parse_pid(&started.stdout)) {
-        (true, Some(pid)) => pid,
-        _ => {
-            let reason = perfetto_reason(&adb, None);
-            return Err(CaptureError::PerfettoStart { serial, detail: started.detail(), reason });
+    /// The component `--launch` starts (`--activity`, else the launcher's),
+    /// with the app put in the launch's start state now, before tracing, so
+    /// that the trace holds the launch itself. `None` without `--launch`.
+    fn prepare_launch(&mut self) -> Result<Option<String>, CaptureError> {
+        let app = self.args.app.as_str();
+        let component = match (self.args.launch, &self.args.activity) {
+            (Launch::None, _) => return Ok(None),
+            (_, Some(a)) if a.contains('/') => a.clone(),
+            (_, Some(a)) => format!("{app}/{a}"),
+            (_, None) => launch::launcher_activity(self.adb, app)?,
+        };
+        self.warnings.extend(launch::prepare(self.adb, self.args.launch, app, &component)?);
+        Ok(Some(component))
+    }
+
+    /// Android 9 and 10 ship with the tracing service off
+    /// (`persist.traced.enable`): switch it on; the guard switches it back.
+    fn prepare_tracing(&mut self, sdk: u32) -> Result<(), CaptureError> {
+        if sdk >= TRACED_DEFAULT_ON_SDK {
+            return Ok(());
         }
-    };
-    guard.pid = Some(pid);
-    let tracing_since = Instant::now();
-    ui.countdown(app, args.secs);
-    let mut launched = None;
-    if let Some(c) = &component {
-        match super::launch::start(&adb, c) {
-            Ok(l) => {
-                let state = l.state.as_deref().unwrap_or("launch state not reported");
-                let total =
-                    l.total_ms.map_or_else(|| "no TotalTime".to_string(), |ms| format!("{ms} ms to its first frame"));
-                ui.info(&format!("started {c} ({} launch asked): {state}, {total}", args.launch.as_str()));
-                launched = Some(l);
+        self.guard.restore_traced = device::enable_traced(self.adb, self.env.poll)?;
+        if self.guard.restore_traced.is_some() {
+            self.ui.info(&format!(
+                "enabled the tracing service on {} (Android 9/10); it is switched back afterwards",
+                self.serial
+            ));
+        }
+        Ok(())
+    }
+
+    /// Start perfetto in the background with the TraceConfig on stdin (the
+    /// module's notes say why), unless Ctrl-C came first, and start the
+    /// countdown. The guard learns of the file before perfetto starts (it
+    /// creates the file before anything can fail on its side), of the pid
+    /// as soon as it is known.
+    fn start_perfetto(&mut self) -> Result<Tracing, CaptureError> {
+        if self.env.stop.load(Ordering::SeqCst) {
+            return Err(CaptureError::Cancelled);
+        }
+        let args = self.args;
+        let config = config::encode(&config::build(&args.app, args.secs, args.buffer_mb));
+        let remote = remote_path(&args.app, &self.env.stamp);
+        self.guard.remote = Some(remote.clone());
+        let started = self.adb.exec(&["shell", &perfetto_command(&remote)], Some(&config), SHORT_TIMEOUT)?;
+        let pid = match (started.success(), parse_pid(&started.stdout)) {
+            (true, Some(pid)) => pid,
+            _ => {
+                let reason = perfetto_reason(self.adb, None);
+                return Err(CaptureError::PerfettoStart {
+                    serial: self.serial.clone(),
+                    detail: started.detail(),
+                    reason,
+                });
             }
-            Err(why) => run_warnings.push(format!("starting {c} failed: {why}")),
+        };
+        self.guard.pid = Some(pid);
+        let since = Instant::now();
+        self.ui.countdown(&args.app, args.secs);
+        Ok(Tracing { pid, remote, since })
+    }
+
+    /// Start the app inside the trace (`--launch`) and keep what `am start
+    /// -W` reported. A start that fails is a warning: the trace goes on.
+    fn launch_app(&mut self, component: Option<&str>) -> Option<Launched> {
+        let component = component?;
+        match launch::start(self.adb, component) {
+            Ok(launched) => {
+                let state = launched.state.as_deref().unwrap_or("launch state not reported");
+                let total = launched
+                    .total_ms
+                    .map_or_else(|| "no TotalTime".to_string(), |ms| format!("{ms} ms to its first frame"));
+                self.ui.info(&format!(
+                    "started {component} ({} launch asked): {state}, {total}",
+                    self.args.launch.as_str()
+                ));
+                Some(launched)
+            }
+            Err(why) => {
+                self.warnings.push(format!("starting {component} failed: {why}"));
+                None
+            }
         }
     }
-    let mut app_died = None;
-    if let Some(s) = &args.drive {
-        let alive_before = app_pids(&adb, app);
+
+    /// Drive `--drive`'s scenario between two marks in the trace (its
+    /// window for the analysis), and tell how the app died meanwhile, if it
+    /// did (a crash spoils the run).
+    fn drive_scenario(&mut self, pid: u32) -> Option<String> {
+        let args = self.args;
+        let scenario = args.drive.as_ref()?;
+        let app = args.app.as_str();
+        let alive_before = app_pids(self.adb, app);
         // Marked on perfetto's process, which lives through the whole trace
         // (the app may not run yet): one counter track for both ends.
         let unmarked = |e: ShellError| {
             format!("could not mark the scenario's window in the trace ({e}): analysis covers the whole trace")
         };
-        run_warnings.extend(mark_window(&adb, pid, 1).err().map(unmarked));
-        let ran = drive(&adb, s, app, env);
-        run_warnings.extend(mark_window(&adb, pid, 0).err().map(unmarked));
-        let said = ran.describe(args.secs);
-        ui.info(&said.0);
-        run_warnings.extend(said.1);
-        let alive_after = app_pids(&adb, app);
-        if !alive_before.is_empty() && alive_after != alive_before {
-            let died = match alive_after.is_empty() {
-                true => format!("{app} (pid {alive_before}) died during the scenario"),
-                false => {
-                    format!("{app} (pid {alive_before}) died during the scenario and restarted as pid {alive_after}")
+        self.warnings.extend(mark_window(self.adb, pid, 1).err().map(unmarked));
+        let ran = drive(self.adb, scenario, app, self.env);
+        self.warnings.extend(mark_window(self.adb, pid, 0).err().map(unmarked));
+        let (line, warnings) = ran.describe(args.secs);
+        self.ui.info(&line);
+        self.warnings.extend(warnings);
+        let alive_after = app_pids(self.adb, app);
+        if alive_before.is_empty() || alive_after == alive_before {
+            return None;
+        }
+        let died = match alive_after.is_empty() {
+            true => format!("{app} (pid {alive_before}) died during the scenario"),
+            false => format!("{app} (pid {alive_before}) died during the scenario and restarted as pid {alive_after}"),
+        };
+        self.warnings.push(format!("{died}: a crash? see `adb logcat -b crash`"));
+        Some(died)
+    }
+
+    /// Count down while perfetto records (since it started), on Ctrl-C send
+    /// it SIGTERM, and return once it has exited: only then is the file
+    /// whole (see the module's notes). Once it has exited the guard has no
+    /// process left to stop.
+    fn wait_for_trace(&mut self, tracing: &Tracing) -> Result<Waited, CaptureError> {
+        let (adb, pid, env) = (self.adb, tracing.pid, self.env);
+        let duration = Duration::from_secs(u64::from(self.args.secs));
+        // Writing the buffer out takes a while for big buffers on slow flash.
+        let main_mb = config::buffer_mb(self.args.secs, self.args.buffer_mb);
+        let finish_grace = Duration::from_secs(30 + u64::from(main_mb) / 10);
+        let mut term_sent: Option<Instant> = None;
+        let mut interrupted = false;
+        let mut failures = 0u32;
+        let mut counting = true;
+        let mut next_poll = tracing.since + env.poll;
+        loop {
+            let now = Instant::now();
+            let elapsed = now - tracing.since;
+            if term_sent.is_none() && env.stop.load(Ordering::SeqCst) {
+                interrupted = true;
+                self.ui.phase("stopping: perfetto is writing what it recorded");
+                if let Err(why) = signal(adb, pid, "TERM") {
+                    self.ui.warn(&format!("could not send SIGTERM to perfetto ({why})"));
                 }
-            };
-            run_warnings.push(format!("{died}: a crash? see `adb logcat -b crash`"));
-            app_died = Some(died);
+                term_sent = Some(now);
+                next_poll = now;
+            }
+            if term_sent.is_none() && elapsed >= duration + finish_grace {
+                self.ui.warn(&format!(
+                    "perfetto is still running {} s after the end of the trace; stopping it",
+                    finish_grace.as_secs()
+                ));
+                let _ = signal(adb, pid, "TERM");
+                term_sent = Some(now);
+            }
+            if let Some(sent) = term_sent {
+                if now >= sent + TERM_GRACE {
+                    let _ = signal(adb, pid, "KILL");
+                    let serial = self.serial.clone();
+                    return Err(CaptureError::PerfettoStuck { serial, pid, secs: TERM_GRACE.as_secs() });
+                }
+            }
+            if counting && elapsed >= duration && !interrupted {
+                counting = false;
+                self.ui.phase("waiting for perfetto to finish writing the trace");
+            }
+            if now >= next_poll {
+                match perfetto_alive(adb, pid) {
+                    Alive::Running => failures = 0,
+                    Alive::Exited => {
+                        self.guard.pid = None;
+                        let early = (!interrupted && elapsed + Duration::from_secs(1) < duration).then_some(elapsed);
+                        return Ok(Waited { interrupted, early });
+                    }
+                    Alive::Unknown(detail) => {
+                        failures += 1;
+                        if failures >= MAX_POLL_FAILURES {
+                            let serial = self.serial.clone();
+                            return Err(CaptureError::DeviceLost { serial, detail: detail.to_string() });
+                        }
+                    }
+                }
+                next_poll = Instant::now() + env.poll;
+            }
+            if counting {
+                self.ui.tick(elapsed);
+            }
+            std::thread::sleep(Duration::from_millis(20));
         }
     }
-    let waited = wait_for_exit(&adb, pid, tracing_since, (args.secs, main_mb), env, &mut ui)?;
-    guard.pid = None;
 
-    ui.phase("pulling the trace");
-    let pulled = pull(&adb, &remote, &part, env.poll * 2);
-    let mut warnings = guard.cleanup();
-    warnings.splice(0..0, run_warnings);
-    ui.done();
-    for w in &warnings {
-        ui.warn(w);
+    /// Pull the finished file, then clean the device whatever the pull
+    /// gave, and only then fail on a failed pull: its message says whether
+    /// the trace is still on the device. The pull lands in `.part`, renamed
+    /// to `local` once whole.
+    fn pull_and_clean_up(&mut self, tracing: &Tracing, local: &Path) -> Result<(), CaptureError> {
+        let part = part_path(local);
+        self.ui.phase("pulling the trace");
+        let pulled = pull(self.adb, &tracing.remote, &part, self.env.poll * 2);
+        self.clean_up();
+        if let Err(failure) = pulled {
+            return Err(self.pull_failed(&failure, tracing, local));
+        }
+        std::fs::rename(&part, local)
+            .map_err(|e| CaptureError::Output { path: local.to_path_buf(), detail: e.to_string() })
     }
-    if let Err(failure) = pulled {
-        if is_missing(&failure) {
-            let reason = perfetto_reason(&adb, Some(pid));
-            return Err(CaptureError::PerfettoStart {
+
+    /// Undo what the capture did to the device (the guard has nothing left
+    /// to do after it), end the status line, and show the warnings so far
+    /// with what the cleanup could not do last.
+    fn clean_up(&mut self) {
+        let problems = self.guard.cleanup();
+        self.warnings.extend(problems);
+        self.ui.done();
+        for w in &self.warnings {
+            self.ui.warn(w);
+        }
+    }
+
+    /// A pull that failed: perfetto wrote no file (with its reason from the
+    /// device log), or the link failed (with how to get the trace back).
+    fn pull_failed(&self, failure: &ShellError, tracing: &Tracing, local: &Path) -> CaptureError {
+        let (serial, remote) = (self.serial.clone(), &tracing.remote);
+        if is_missing(failure) {
+            let reason = perfetto_reason(self.adb, Some(tracing.pid));
+            return CaptureError::PerfettoStart {
                 serial,
                 detail: format!("it exited without writing {remote}"),
                 reason,
-            });
+            };
         }
-        let hint = if guard.remote.is_some() {
+        let hint = if self.guard.remote.is_some() {
             format!(
                 "the trace is still on the device: once it is back, run `adb -s {serial} pull {remote} {}` and `adb -s {serial} shell rm -f {remote}`",
                 local.display()
@@ -714,45 +840,38 @@ pub(crate) fn capture(args: &CaptureRequest, env: &CaptureEnv) -> Result<Capture
         } else {
             "the device copy was removed; check the USB cable and capture again".to_string()
         };
-        return Err(CaptureError::Pull { serial, detail: failure.to_string(), hint });
+        CaptureError::Pull { serial, detail: failure.to_string(), hint }
     }
-    std::fs::rename(&part, &local).map_err(|e| CaptureError::Output { path: local.clone(), detail: e.to_string() })?;
 
-    let checked: CheckedTrace = match check_with(&local, app, env.loader) {
-        Ok(c) => c,
-        Err(failure) => return Err(failure.into_error(&local, app, perfetto_reason(&adb, Some(pid)))),
-    };
-    if let Some(early) = waited.early {
-        let w = format!(
-            "perfetto stopped after {:.1} s of the {} s asked; the trace is shorter",
-            early.as_secs_f64(),
-            args.secs
-        );
-        ui.warn(&w);
-        warnings.push(w);
+    /// Read the pulled trace: is it useful (ftrace data, the app's
+    /// process)? If not, say why, with perfetto's own reason if it logged one.
+    fn check_trace(&self, local: &Path, pid: u32) -> Result<CheckedTrace, CaptureError> {
+        let app = self.args.app.as_str();
+        check_with(local, app, self.env.loader)
+            .map_err(|failure| failure.into_error(local, app, perfetto_reason(self.adb, Some(pid))))
     }
-    ui.info(&format!(
-        "wrote {} ({:.1} MB, {:.1} s, {} packets, {} pid {})",
-        local.display(),
-        checked.size_bytes as f64 / 1e6,
-        checked.span_ns as f64 / 1e9,
-        checked.packets,
-        app,
-        checked.app_pids.iter().map(|p| p.to_string()).collect::<Vec<_>>().join(",")
-    ));
-    Ok(CaptureOutcome {
-        path: local,
-        app: app.to_string(),
-        serial,
-        sdk,
-        requested_secs: args.secs,
-        interrupted: waited.interrupted,
-        analyze: args.analyze,
-        trace: checked,
-        launched,
-        app_died,
-        warnings,
-    })
+
+    /// Warn if perfetto stopped before the time asked, and say what was written.
+    fn report(&mut self, local: &Path, trace: &CheckedTrace, waited: &Waited) {
+        if let Some(early) = waited.early {
+            let w = format!(
+                "perfetto stopped after {:.1} s of the {} s asked; the trace is shorter",
+                early.as_secs_f64(),
+                self.args.secs
+            );
+            self.ui.warn(&w);
+            self.warnings.push(w);
+        }
+        self.ui.info(&format!(
+            "wrote {} ({:.1} MB, {:.1} s, {} packets, {} pid {})",
+            local.display(),
+            trace.size_bytes as f64 / 1e6,
+            trace.span_ns as f64 / 1e9,
+            trace.packets,
+            self.args.app,
+            trace.app_pids.iter().map(|p| p.to_string()).collect::<Vec<_>>().join(",")
+        ));
+    }
 }
 
 /// Write the scenario's mark (docs/capture.md, "The scenario's window"):

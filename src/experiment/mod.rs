@@ -18,7 +18,7 @@ use crate::compare::comparison::{primary_result, IndicativeGates, Settings};
 use crate::compare::stats::sequential::Design;
 use crate::compare::{CompareError, CompareRequest, Outcome, Verdict};
 use plan::{Build, Order, Plan};
-use runner::{RunEnd, Runner};
+use runner::Runner;
 
 /// How the app is compiled after each install (Macrobenchmark's
 /// CompilationMode), so both builds run in the same state.
@@ -156,11 +156,33 @@ fn output_dir(dir: &Path) -> Result<(), ExperimentError> {
 
 /// `fpsan ab` in a given environment (the CLI passes the real one, with Ctrl-C).
 pub fn ab(req: &AbRequest, env: &CaptureEnv) -> Result<AbOutcome, ExperimentError> {
+    check_request(req)?;
+    let builds = hash_builds(req, env)?;
+    let design = plan_looks(req)?;
+    make_dirs(&req.out)?;
+    let adb = session::connect(req.capture.serial.as_deref(), env)?;
+    let hygiene = Hygiene::begin(&adb, env.sink)?;
+    let mut experiment = Experiment::new(req, env, &adb, &hygiene, builds);
+    let ran = experiment.run_pairs(design);
+    let (alpha, runs_per_side) = experiment.finish();
+    // The device's settings back (Hygiene's drop) before compare reads the runs.
+    drop(hygiene);
+    ran?;
+    compare_sides(req, alpha, runs_per_side)
+}
+
+/// The checks that need neither the APKs nor the device.
+fn check_request(req: &AbRequest) -> Result<(), ExperimentError> {
     capture::validate(&req.capture)?;
-    let app = req.capture.app.clone();
     if req.max_runs < 2 || req.runs.is_some_and(|r| r == 0) {
         return Err(ExperimentError::RunCounts);
     }
+    Ok(())
+}
+
+/// Each build's APK and SHA-256, which each run checks on the device (the
+/// same hash twice is worth a warning: the builds cannot differ).
+fn hash_builds(req: &AbRequest, env: &CaptureEnv) -> Result<Vec<BuildRecord>, ExperimentError> {
     let mut builds = Vec::new();
     for (build, apk) in [(Build::Before, &req.before_apk), (Build::After, &req.after_apk)] {
         let sha = file_sha256(apk).map_err(|source| ExperimentError::Apk { build, path: apk.to_path_buf(), source })?;
@@ -169,110 +191,138 @@ pub fn ab(req: &AbRequest, env: &CaptureEnv) -> Result<AbOutcome, ExperimentErro
     if builds[0].sha256 == builds[1].sha256 {
         env.sink.warn(None, "--before and --after are the same APK (same SHA-256): expect `same`");
     }
-    let design = if req.until_decided {
-        let at_least = req.runs.unwrap_or(2);
-        Some(
-            Design::new(req.compare.alpha, at_least, req.max_runs)
-                .ok_or(ExperimentError::TooFewRuns { max_runs: req.max_runs, alpha: req.compare.alpha })?,
-        )
-    } else {
-        None
-    };
-    let pairs = design.map_or(req.runs.unwrap_or(DEFAULT_RUNS), |d| d.max);
-    output_dir(&req.out)?;
-    for b in [Build::Before, Build::After] {
-        std::fs::create_dir_all(req.out.join(b.name()))
-            .map_err(|source| ExperimentError::Output { path: req.out.clone(), source })?;
-    }
+    Ok(builds)
+}
 
-    let adb = session::connect(req.capture.serial.as_deref(), env)?;
-    let hygiene = Hygiene::begin(&adb, env.sink)?;
-    let mut runner = Runner::new(env, &adb, &hygiene, req.out.clone(), req.capture.clone(), SeriesKind::Ab);
-    runner.manifest.order = Some(req.order.as_str().into());
-    runner.manifest.seed = (req.order == Order::Shuffle).then_some(req.seed);
-    runner.manifest.builds = builds.clone();
-    runner.retries = req.retries;
-    runner.cool_down = req.cool_down;
-    let mut installed: Option<Build> = None;
-    // Each finished run's fps, per build.
-    let mut done: [Vec<Option<f64>>; 2] = [Vec::new(), Vec::new()];
-    let mut plan = Plan::new(req.order, req.seed);
-    let mut final_alpha = req.compare.alpha;
-    let mut ended: Option<ExperimentError> = None;
-    'pairs: for _ in 0..pairs {
-        for build in plan.next_pair() {
-            let number = done[build.index()].len() + 1;
-            let sha = builds[build.index()].sha256.clone();
-            let apk = if build == Build::Before { &req.before_apk } else { &req.after_apk };
-            let mut prepare = |adb: &Adb| {
-                if installed != Some(build) {
-                    installed = None;
-                    install(adb, apk, &app, req.compile)?;
-                    installed = Some(build);
-                }
-                Ok(Some(sha.clone()))
-            };
-            match runner.run(Some(build), number, &mut prepare) {
-                RunEnd::Done(fps) => done[build.index()].push(fps),
-                RunEnd::Interrupted => {
-                    let kept = Kept::Sides([done[0].len(), done[1].len()]);
-                    ended = Some(ExperimentError::Interrupted { kept, dir: req.out.clone() });
-                    runner.manifest.interrupted = true;
-                    break 'pairs;
-                }
-                RunEnd::Failed(why) => {
-                    let stopped = ExperimentError::Stopped {
-                        side: Some(build),
-                        run: number,
-                        attempts: req.retries + 1,
-                        why,
-                        kept: Kept::Sides([done[0].len(), done[1].len()]),
-                        dir: req.out.clone(),
-                    };
-                    runner.manifest.stopped = Some(stopped.to_string());
-                    ended = Some(stopped);
-                    break 'pairs;
-                }
-            }
-        }
-        if let Some(d) = design {
-            let n = done[0].len().min(done[1].len());
-            if n >= d.first {
-                let look = look(&done, d.level(n), req.compare.min_change_pct, n, d.max);
-                env.sink.info(None, &look.1);
-                let decided = look.0.verdict != LookVerdict::Inconclusive;
-                final_alpha = look.0.alpha;
-                runner.manifest.looks.push(look.0);
-                runner.save();
-                if decided {
-                    break;
-                }
-            }
-        }
+/// `--until-decided`'s looks (`--runs` is then the runs before the first),
+/// or none: every planned run is made.
+fn plan_looks(req: &AbRequest) -> Result<Option<Design>, ExperimentError> {
+    if !req.until_decided {
+        return Ok(None);
     }
-    runner.save();
-    // The device's settings back (Hygiene's drop) before compare reads the runs.
-    drop(runner);
-    drop(hygiene);
-    if let Some(e) = ended {
-        return Err(e);
+    let at_least = req.runs.unwrap_or(2);
+    Design::new(req.compare.alpha, at_least, req.max_runs)
+        .map(Some)
+        .ok_or(ExperimentError::TooFewRuns { max_runs: req.max_runs, alpha: req.compare.alpha })
+}
+
+/// The experiment's directory, and in it one for each build's traces (the
+/// two sides `compare` reads).
+fn make_dirs(dir: &Path) -> Result<(), ExperimentError> {
+    output_dir(dir)?;
+    for b in [Build::Before, Build::After] {
+        std::fs::create_dir_all(dir.join(b.name()))
+            .map_err(|source| ExperimentError::Output { path: dir.to_path_buf(), source })?;
     }
+    Ok(())
+}
+
+/// The finished runs compared (`--alpha`: the last look's level), the
+/// verdict written beside them.
+fn compare_sides(req: &AbRequest, alpha: f64, runs_per_side: [usize; 2]) -> Result<AbOutcome, ExperimentError> {
     let compare = CompareRequest {
         before: req.out.join("before"),
         after: req.out.join("after"),
-        app: Some(app),
+        app: Some(req.capture.app.clone()),
         pids: None,
         out: Some(req.out.clone()),
-        alpha: final_alpha,
+        alpha,
         ..req.compare.clone()
     };
     let outcome = crate::compare::run(&compare)?;
-    Ok(AbOutcome {
-        dir: req.out.clone(),
-        compare: outcome,
-        alpha: final_alpha,
-        runs_per_side: [done[0].len(), done[1].len()],
-    })
+    Ok(AbOutcome { dir: req.out.clone(), compare: outcome, alpha, runs_per_side })
+}
+
+/// An `ab` experiment on the device, run after run.
+struct Experiment<'a> {
+    req: &'a AbRequest,
+    runner: Runner<'a>,
+    /// The build on the device (`None` at first and after a failed install).
+    installed: Option<Build>,
+    /// Each finished run's fps, per build.
+    done: [Vec<Option<f64>>; 2],
+    /// The level of the final verdict: `--alpha`, or the last look's.
+    alpha: f64,
+}
+
+impl<'a> Experiment<'a> {
+    /// runs.json begins with the design: the order, its seed, the builds.
+    fn new(
+        req: &'a AbRequest,
+        env: &'a CaptureEnv,
+        adb: &'a Adb,
+        hygiene: &'a Hygiene<'a>,
+        builds: Vec<BuildRecord>,
+    ) -> Experiment<'a> {
+        let mut runner = Runner::new(env, adb, hygiene, req.out.clone(), req.capture.clone(), SeriesKind::Ab);
+        runner.manifest.order = Some(req.order.as_str().into());
+        runner.manifest.seed = (req.order == Order::Shuffle).then_some(req.seed);
+        runner.manifest.builds = builds;
+        runner.retries = req.retries;
+        runner.cool_down = req.cool_down;
+        Experiment { req, runner, installed: None, done: [Vec::new(), Vec::new()], alpha: req.compare.alpha }
+    }
+
+    /// The pairs of runs, each in the plan's order, until the planned
+    /// number (`--max-runs` with looks) or a look that decides. Err: why
+    /// the experiment stopped early (recorded in runs.json).
+    fn run_pairs(&mut self, design: Option<Design>) -> Result<(), ExperimentError> {
+        let pairs = design.map_or(self.req.runs.unwrap_or(DEFAULT_RUNS), |d| d.max);
+        let mut plan = Plan::new(self.req.order, self.req.seed);
+        for _ in 0..pairs {
+            for build in plan.next_pair() {
+                self.run(build)?;
+            }
+            if design.is_some_and(|d| self.look_decides(&d)) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// The next run of `build`, installing it first when the device holds
+    /// the other one (or an install failed).
+    fn run(&mut self, build: Build) -> Result<(), ExperimentError> {
+        let req = self.req;
+        let number = self.done[build.index()].len() + 1;
+        let kept = Kept::Sides([self.done[0].len(), self.done[1].len()]);
+        let sha = self.runner.manifest.builds[build.index()].sha256.clone();
+        let apk = if build == Build::Before { &req.before_apk } else { &req.after_apk };
+        let installed = &mut self.installed;
+        let mut prepare = |adb: &Adb| {
+            if *installed != Some(build) {
+                *installed = None;
+                install(adb, apk, &req.capture.app, req.compile)?;
+                *installed = Some(build);
+            }
+            Ok(Some(sha.clone()))
+        };
+        let fps = self.runner.run(Some(build), number, kept, &mut prepare)?;
+        self.done[build.index()].push(fps);
+        Ok(())
+    }
+
+    /// With both sides at the design's first look or beyond: look (its line
+    /// shown, its record saved) and tell whether it decided.
+    fn look_decides(&mut self, design: &Design) -> bool {
+        let n = self.done[0].len().min(self.done[1].len());
+        if n < design.first {
+            return false;
+        }
+        let (record, line) = look(&self.done, design.level(n), self.req.compare.min_change_pct, n, design.max);
+        self.runner.env.sink.info(None, &line);
+        let decided = record.verdict != LookVerdict::Inconclusive;
+        self.alpha = record.alpha;
+        self.runner.manifest.looks.push(record);
+        self.runner.save();
+        decided
+    }
+
+    /// runs.json as the experiment ended; the final level and the runs a side.
+    fn finish(self) -> (f64, [usize; 2]) {
+        self.runner.save();
+        (self.alpha, [self.done[0].len(), self.done[1].len()])
+    }
 }
 
 /// One look of `--until-decided`: fps's verdict at the look's level, and a
@@ -345,33 +395,7 @@ pub fn capture_runs(req: &CaptureRequest, runs: usize, env: &CaptureEnv) -> Resu
     let adb = session::connect(req.serial.as_deref(), env)?;
     let hygiene = Hygiene::begin(&adb, env.sink)?;
     let mut runner = Runner::new(env, &adb, &hygiene, dir.clone(), req.clone(), SeriesKind::Capture);
-    let mut ended = None;
-    for k in 1..=runs {
-        match runner.run(None, k, &mut |_| Ok(None)) {
-            RunEnd::Done(_) => {}
-            RunEnd::Interrupted => {
-                runner.manifest.interrupted = true;
-                ended = Some(ExperimentError::Interrupted { kept: Kept::Runs(k - 1), dir: dir.clone() });
-                break;
-            }
-            RunEnd::Failed(why) => {
-                let stopped = ExperimentError::Stopped {
-                    side: None,
-                    run: k,
-                    attempts: runner.retries + 1,
-                    why,
-                    kept: Kept::Runs(k - 1),
-                    dir: dir.clone(),
-                };
-                runner.manifest.stopped = Some(stopped.to_string());
-                ended = Some(stopped);
-                break;
-            }
-        }
-    }
+    let ran = (1..=runs).try_for_each(|k| runner.run(None, k, Kept::Runs(k - 1), &mut |_| Ok(None)).map(drop));
     runner.save();
-    match ended {
-        Some(e) => Err(e),
-        None => Ok(dir),
-    }
+    ran.map(|()| dir)
 }

@@ -19,7 +19,7 @@ use crate::compare::Run;
 use crate::sink::one_line;
 
 use super::plan::Build;
-use super::InstallError;
+use super::{ExperimentError, InstallError, Kept};
 
 /// How long a device that dropped gets to come back before the experiment stops.
 const DEVICE_RETURN: Duration = Duration::from_secs(60);
@@ -41,9 +41,9 @@ pub(crate) struct Runner<'a> {
 }
 
 /// How one run ended.
-pub(crate) enum RunEnd {
-    /// The run's fps (as `compare` computes it; None when undefined). Only
-    /// this is kept: the run's frames are read again by `compare` at the end.
+enum RunEnd {
+    /// The run's fps. Only this is kept: the run's frames are read again by
+    /// `compare` at the end.
     Done(Option<f64>),
     /// Ctrl-C: the run was not finished.
     Interrupted,
@@ -96,11 +96,38 @@ impl<'a> Runner<'a> {
         }
     }
 
-    /// Run number `run` of `side` (None: `capture --runs`), with retries.
-    /// `prepare` puts the device in shape first (installs the build) and
-    /// returns the SHA-256 the installed APK must have, if any; it is told
-    /// whether the previous attempt failed.
+    /// Run number `run` of `side` (None: `capture --runs`), with retries:
+    /// its fps (as `compare` computes it; None when undefined), or why the
+    /// series stops here, recorded in runs.json; `kept` is what the series
+    /// has finished so far. `prepare` puts the device in shape first
+    /// (installs the build) and returns the SHA-256 the installed APK must
+    /// have, if any.
     pub fn run(
+        &mut self,
+        side: Option<Build>,
+        run: usize,
+        kept: Kept,
+        prepare: &mut dyn FnMut(&Adb) -> Result<Option<String>, InstallError>,
+    ) -> Result<Option<f64>, ExperimentError> {
+        let dir = self.dir.clone();
+        match self.run_with_retries(side, run, prepare) {
+            RunEnd::Done(fps) => Ok(fps),
+            RunEnd::Interrupted => {
+                self.manifest.interrupted = true;
+                Err(ExperimentError::Interrupted { kept, dir })
+            }
+            RunEnd::Failed(why) => {
+                let attempts = self.retries + 1;
+                let stopped = ExperimentError::Stopped { side, run, attempts, why, kept, dir };
+                self.manifest.stopped = Some(stopped.to_string());
+                Err(stopped)
+            }
+        }
+    }
+
+    /// The attempts of one run, each written to runs.json as it ends,
+    /// until one succeeds, Ctrl-C comes or the retries are spent.
+    fn run_with_retries(
         &mut self,
         side: Option<Build>,
         run: usize,
