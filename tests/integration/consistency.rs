@@ -206,6 +206,16 @@ fn a_game_and_a_timeline_only_app_are_judged_by_their_presents() {
     assert_eq!(app["frames"], 0);
     assert_eq!(app["headline"]["source"], "presents");
     assert_eq!(app["headline"]["frames"], 737, "738 presents, 737 intervals");
+    // Its report has its FPS and layer-presents charts.
+    let out = dir.path().join("ft-only");
+    run(&["--out", out.to_str().unwrap()], &ft_only);
+    let charts: Vec<String> = std::fs::read_dir(out.join("charts"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("-9305-"))
+        .collect();
+    assert!(charts.iter().any(|n| n.ends_with("-9305-fps.png")), "{charts:?}");
+    assert!(charts.iter().any(|n| n.ends_with("-9305-layer-presents.png")), "{charts:?}");
 }
 
 /// Flutter's engine frames are a table like the others: `fpsan query` over

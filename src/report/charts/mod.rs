@@ -171,8 +171,13 @@ impl Planned {
     }
 }
 
+/// One chart of app `app`, `o.width` wide, in `charts/<app>-<pid>-<kind>.png`.
+fn planned(app: &AppSummary, o: &ChartOptions, kind: ChartKind, height: u32, job: Job) -> Planned {
+    let file_name = format!("charts/{}-{}.png", app_slug(app), kind.slug());
+    Planned { kind, pid: Some(app.pid), file_name, width: o.width, height, job }
+}
+
 fn plan_app(report: &Report, app: &AppSummary, frames: &[Frame], origin_ts: i64, o: &ChartOptions) -> Vec<Planned> {
-    let slug = app_slug(app);
     let h = Heading { app: app_name(app), refresh: data::refresh_label(frames, app.refresh_hz) };
     // The doFrame charts of an app judged by its presents say whose frames
     // they show: the Java main thread's, not what reached the screen.
@@ -181,16 +186,7 @@ fn plan_app(report: &Report, app: &AppSummary, frames: &[Frame], origin_ts: i64,
         HeadlineSource::Presents => Heading { app: format!("{} · Java main thread", h.app), ..h.clone() },
     };
     let mut out = Vec::new();
-    let mut push = |kind: ChartKind, height: u32, job: Job| {
-        out.push(Planned {
-            kind,
-            pid: Some(app.pid),
-            file_name: format!("charts/{slug}-{}.png", kind.slug()),
-            width: o.width,
-            height,
-            job,
-        })
-    };
+    let mut push = |kind: ChartKind, height: u32, job: Job| out.push(planned(app, o, kind, height, job));
     push(ChartKind::Timeline, o.height, Job::Timeline(main.clone(), data::timeline(frames, o.max_bars), origin_ts));
     push(
         ChartKind::Distribution,
@@ -231,20 +227,11 @@ fn plan_app(report: &Report, app: &AppSummary, frames: &[Frame], origin_ts: i64,
 fn plan_presents_only(report: &Report, app: &AppSummary, origin_ts: i64, o: &ChartOptions) -> Vec<Planned> {
     let Some(k) = data::shown_layer(report.presents, app.pid) else { return Vec::new() };
     let Some(d) = data::layer_presents(report.presents, k, origin_ts) else { return Vec::new() };
-    let slug = app_slug(app);
     let h = Heading { app: app_name(app), refresh: fmt_hz(d.layer.refresh_hz) };
-    let planned = |kind: ChartKind, height: u32, job: Job| Planned {
-        kind,
-        pid: Some(app.pid),
-        file_name: format!("charts/{slug}-{}.png", kind.slug()),
-        width: o.width,
-        height,
-        job,
-    };
     let fps = data::presents_fps(app, report.presents, k, origin_ts);
     vec![
-        planned(ChartKind::Fps, o.height * 7 / 9, Job::Fps(h.clone(), fps)),
-        planned(ChartKind::LayerPresents, o.height * 7 / 9, Job::LayerPresents(h, Box::new(d))),
+        planned(app, o, ChartKind::Fps, o.height * 7 / 9, Job::Fps(h.clone(), fps)),
+        planned(app, o, ChartKind::LayerPresents, o.height * 7 / 9, Job::LayerPresents(h, Box::new(d))),
     ]
 }
 
