@@ -7,13 +7,31 @@ use base64::Engine as _;
 use minijinja::Environment;
 use serde::Serialize;
 
-use super::charts::CompareChart;
-use super::comparison::{Comparison, MetricResult};
-use super::render::{cells, headline, indicative_note, overall, shade, signed, value, verdict_cell};
-use super::stats::Verdict;
-use crate::report::ReportError;
+use super::charts::{self, CompareChart};
+use super::words::{
+    app_title, cells, headline, indicative_note, overall_verdict, scene_title, shade, signed, value, verdict_cell,
+};
+use super::CompareReport;
+use crate::compare::comparison::{Comparison, MetricResult};
+use crate::compare::stats::Verdict;
+use crate::report::format::{fmt_hz, NONE};
+use crate::report::{Artifact, Exporter, ReportError};
 
 const TEMPLATE: &str = include_str!("templates/compare.html");
+
+/// `charts/compare-*.png` and `compare.html`: the charts are drawn once,
+/// written as files and inlined in the page.
+pub(super) struct HtmlExporter;
+
+impl Exporter<CompareReport<'_>> for HtmlExporter {
+    fn export(&self, r: &CompareReport) -> Result<Vec<Artifact>, ReportError> {
+        let drawn = charts::draw(r.comparison, r.runs)?;
+        let page = render(r.comparison, &drawn)?;
+        let mut out = charts::artifacts(drawn);
+        out.push(Artifact { file_name: "compare.html".into(), bytes: page.into_bytes() });
+        Ok(out)
+    }
+}
 
 #[derive(Serialize)]
 struct Card {
@@ -113,10 +131,9 @@ fn card(c: &Comparison, name: &str, label: &'static str, unit: &str) -> Option<C
 
 fn page(c: &Comparison, charts: &[CompareChart]) -> Page {
     let (b, a) = c.run_counts();
-    let mut tables =
-        vec![Table { title: format!("{} ({b} vs {a} runs)", c.app), rows: c.metrics.iter().map(row).collect() }];
+    let mut tables = vec![Table { title: app_title(c), rows: c.metrics.iter().map(row).collect() }];
     tables.extend(c.scenes.iter().map(|s| Table {
-        title: format!("scene {} (exploratory)", s.scene),
+        title: scene_title(&s.scene),
         rows: s.metrics.iter().map(row).collect(),
     }));
     let runs = [("before", &c.before), ("after", &c.after)]
@@ -127,7 +144,7 @@ fn page(c: &Comparison, charts: &[CompareChart]) -> Page {
                 trace: r.trace.clone(),
                 frames: r.frames,
                 fps: value(r.fps, "fps"),
-                hz: r.refresh_hz.map_or("–".into(), |h| format!("{h:.0} Hz")),
+                hz: r.refresh_hz.map_or(NONE.into(), fmt_hz),
             })
         })
         .collect();
@@ -137,13 +154,7 @@ fn page(c: &Comparison, charts: &[CompareChart]) -> Page {
         title: format!("{}: before vs after", c.app),
         runs_line: format!("{b} run(s) before, {a} run(s) after"),
         headline: headline(c),
-        overall_class: match overall(c) {
-            "smoother" => "better",
-            "less smooth" => "worse",
-            "no change" => "same",
-            "indicative" => "indicative",
-            _ => "inconclusive",
-        },
+        overall_class: overall_verdict(c).word(),
         indicative: indicative_note(c),
         cards: [
             card(c, "fps", "fps (Matrix, paced)", ""),
@@ -161,7 +172,7 @@ fn page(c: &Comparison, charts: &[CompareChart]) -> Page {
                 rule: g.rule.clone(),
                 tripped: g.tripped,
                 state: g.status.label(),
-                value: g.value.map_or("–".into(), |v| format!("{v:.3}")),
+                value: g.value.map_or(NONE.into(), |v| format!("{v:.3}")),
                 reason: g.reason.clone().unwrap_or_default(),
             })
             .collect(),
