@@ -120,7 +120,7 @@ impl Report<'_> {
 
 /// One file (or stdout document) produced by an exporter.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Artifact {
+pub struct Artifact {
     /// File name inside `--out DIR`.
     pub file_name: String,
     pub bytes: Vec<u8>,
@@ -128,7 +128,7 @@ pub(crate) struct Artifact {
 
 /// One output format of `R`: `analyze`'s [`Report`], or another command's
 /// input (`compare`'s comparison with its runs).
-pub(crate) trait Exporter<R> {
+pub trait Exporter<R> {
     /// Render `input`. Stdout formats return exactly one artefact.
     fn export(&self, input: &R) -> Result<Vec<Artifact>, ReportError>;
 }
@@ -167,16 +167,18 @@ pub fn write_stdout<W: std::io::Write>(format: StdoutFormat, report: &Report, mu
     w.flush().map_err(ReportError::Stdout)
 }
 
-/// The exporters run for `--out DIR`, over the same `R`.
-pub struct ExportManager<R> {
-    exporters: Vec<Box<dyn Exporter<R>>>,
+/// The exporters run for `--out DIR`: trait objects `E` of [`Exporter`] over
+/// one input, by default `analyze`'s [`Report`] (of any lifetime, so a
+/// manager outlives the report it wrote).
+pub struct ExportManager<E: ?Sized = dyn for<'a> Exporter<Report<'a>>> {
+    exporters: Vec<Box<E>>,
 }
 
-impl Default for ExportManager<Report<'_>> {
+impl Default for ExportManager {
     /// `frames.parquet`, `presents.parquet`, `frames.csv`, `presents.csv`,
     /// `summary.json`, `charts/*.png`, `report.html`.
     fn default() -> Self {
-        let mut m = ExportManager::new();
+        let mut m = Self::new();
         m.add(Box::new(parquet::ParquetExporter));
         m.add(Box::new(csv::CsvExporter { presents: true }));
         m.add(Box::new(json::JsonExporter { file_name: "summary.json", include_frames: false }));
@@ -185,13 +187,13 @@ impl Default for ExportManager<Report<'_>> {
     }
 }
 
-impl<R> ExportManager<R> {
+impl<E: ?Sized> ExportManager<E> {
     /// No exporter yet: [`ExportManager::add`] them.
     pub(crate) fn new() -> Self {
         ExportManager { exporters: Vec::new() }
     }
 
-    pub(crate) fn add(&mut self, exporter: Box<dyn Exporter<R>>) {
+    pub(crate) fn add(&mut self, exporter: Box<E>) {
         self.exporters.push(exporter);
     }
 
@@ -202,7 +204,10 @@ impl<R> ExportManager<R> {
     /// a time, not the whole report's; they take their real names only once
     /// every exporter has succeeded, so a failed run leaves neither half a
     /// file nor half a report under the real names.
-    pub fn write(&self, dir: &Path, input: &R) -> Result<Vec<PathBuf>, ReportError> {
+    pub fn write<R>(&self, dir: &Path, input: &R) -> Result<Vec<PathBuf>, ReportError>
+    where
+        E: Exporter<R>,
+    {
         std::fs::create_dir_all(dir).map_err(|source| ReportError::OutDir { path: dir.to_path_buf(), source })?;
         let mut staged = Staged::default();
         for e in &self.exporters {

@@ -147,11 +147,9 @@ fn exporters_are_pluggable() {
         }
     }
     let dir = tempfile::tempdir().unwrap();
-    with_report(AppFilter::All, |r| {
-        let mut m = ExportManager::new();
-        m.add(Box::new(Hello));
-        m.write(dir.path(), r).unwrap()
-    });
+    let mut m: ExportManager = ExportManager::new();
+    m.add(Box::new(Hello));
+    with_report(AppFilter::All, |r| m.write(dir.path(), r).unwrap());
     assert_eq!(std::fs::read_to_string(dir.path().join("hello.txt")).unwrap(), "2 apps");
 }
 
@@ -172,12 +170,10 @@ fn a_failing_exporter_leaves_no_file_of_the_run() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("charts")).unwrap();
     std::fs::write(dir.path().join("charts/hello.txt"), "old").unwrap();
-    let err = with_report(AppFilter::All, |r| {
-        let mut m = ExportManager::new();
-        m.add(Box::new(Hello));
-        m.add(Box::new(Broken));
-        m.write(dir.path(), r).unwrap_err()
-    });
+    let mut m: ExportManager = ExportManager::new();
+    m.add(Box::new(Hello));
+    m.add(Box::new(Broken));
+    let err = with_report(AppFilter::All, |r| m.write(dir.path(), r).unwrap_err());
     assert_eq!(err.to_string(), "cannot encode output: template error");
     // Hello's file was staged before Broken ran; it is gone, and the
     // previous report's file is untouched.
@@ -186,12 +182,10 @@ fn a_failing_exporter_leaves_no_file_of_the_run() {
     assert_eq!(std::fs::read_to_string(dir.path().join("charts/hello.txt")).unwrap(), "old");
     // Without the broken exporter the new file replaces the old one (an
     // exporter registered twice writes its file once).
-    let written = with_report(AppFilter::All, |r| {
-        let mut m = ExportManager::new();
-        m.add(Box::new(Hello));
-        m.add(Box::new(Hello));
-        m.write(dir.path(), r).unwrap()
-    });
+    let mut m: ExportManager = ExportManager::new();
+    m.add(Box::new(Hello));
+    m.add(Box::new(Hello));
+    let written = with_report(AppFilter::All, |r| m.write(dir.path(), r).unwrap());
     assert_eq!(written, [dir.path().join("charts/hello.txt")]);
     assert_eq!(std::fs::read_to_string(dir.path().join("charts/hello.txt")).unwrap(), "new");
 }

@@ -48,8 +48,11 @@ pub(super) struct Presented {
     pub written: Vec<PathBuf>,
 }
 
+/// An exporter of `compare`'s, over a comparison of any lifetime.
+type CompareExporter = dyn for<'a> Exporter<CompareReport<'a>>;
+
 /// The exporter of a `--format` on stdout.
-fn stdout_exporter<'a>(format: CompareFormat, color: bool) -> Box<dyn Exporter<CompareReport<'a>>> {
+fn stdout_exporter(format: CompareFormat, color: bool) -> Box<CompareExporter> {
     match format {
         CompareFormat::Table => Box::new(text::TableExporter { color }),
         CompareFormat::Json => Box::new(json::JsonExporter),
@@ -58,8 +61,8 @@ fn stdout_exporter<'a>(format: CompareFormat, color: bool) -> Box<dyn Exporter<C
 }
 
 /// `compare.html` with `charts/compare-*.png`, `compare.json`, `frames.parquet`.
-fn out_manager<'a>() -> ExportManager<CompareReport<'a>> {
-    let mut m = ExportManager::new();
+fn out_manager() -> ExportManager<CompareExporter> {
+    let mut m: ExportManager<CompareExporter> = ExportManager::new();
     m.add(Box::new(html::HtmlExporter));
     m.add(Box::new(json::JsonExporter));
     m.add(Box::new(frames::FramesExporter));
