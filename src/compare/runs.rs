@@ -26,7 +26,8 @@ pub(crate) use crate::capture::manifest::Build as Side;
 /// Both sides analysed, the app chosen, each run reduced to its frames;
 /// with the warnings of the runs left out and of the sides' device states.
 pub(crate) fn load_sides(a: &CompareRequest) -> Result<Sides, CompareError> {
-    let sides = [(Side::Before, list_traces(Side::Before, &a.before)?), (Side::After, list_traces(Side::After, &a.after)?)];
+    let sides =
+        [(Side::Before, list_traces(Side::Before, &a.before)?), (Side::After, list_traces(Side::After, &a.after)?)];
     let opts = analysis::Options {
         frames: FrameOptions { refresh_hz: a.refresh_hz, ..analysis::Options::default().frames },
         // compare computes its metrics per run itself; the scenes come with the frames table.

@@ -158,7 +158,8 @@ fn janky_to_smooth_is_better_and_json_keys_are_fixed() {
     }
     // No FrameTimeline: no overrun or Perfetto metrics.
     assert!(c.metric("overrun_p90").is_none() && c.metric("perfetto_jank_pct").is_none());
-    let json: serde_json::Value = serde_json::from_slice(&super::present::json::json(&c).expect("json")).expect("parse");
+    let json: serde_json::Value =
+        serde_json::from_slice(&super::present::json::json(&c).expect("json")).expect("parse");
     // serde_json's map is sorted: compare key sets (the document itself keeps the struct's order).
     let keys = |v: &serde_json::Value| -> Vec<String> { v.as_object().expect("object").keys().cloned().collect() };
     let sorted = |mut v: Vec<&str>| -> Vec<String> {

@@ -28,8 +28,8 @@ pub mod html;
 pub mod info;
 mod json;
 mod parquet;
-pub use parquet::record_batch;
 pub(crate) use parquet::parquet_bytes;
+pub use parquet::record_batch;
 mod table;
 
 #[derive(Debug, thiserror::Error)]

@@ -8,11 +8,9 @@ use minijinja::Environment;
 use serde::Serialize;
 
 use super::charts::{self, CompareChart};
-use super::words::{
-    app_title, cells, headline, indicative_note, overall_verdict, scene_title, shade, signed, value, verdict_cell,
-};
+use super::words::{self, overall_verdict, shade, signed, value, verdict_cell, words};
 use super::CompareReport;
-use crate::compare::comparison::{Comparison, MetricResult};
+use crate::compare::comparison::Comparison;
 use crate::compare::stats::Verdict;
 use crate::report::format::{fmt_hz, NONE};
 use crate::report::{Artifact, Exporter, ReportError};
@@ -108,13 +106,13 @@ struct Page {
 }
 
 /// The CSS class of a verdict cell: the verdict's word, or `neutral`.
-fn class(m: &MetricResult) -> &'static str {
-    shade(m).map_or("neutral", Verdict::word)
+fn class(shade: Option<Verdict>) -> &'static str {
+    shade.map_or("neutral", Verdict::word)
 }
 
-fn row(m: &MetricResult) -> Row {
-    let [metric, before, after, delta, delta_pct, ci, p, verdict] = cells(m);
-    Row { metric, before, after, delta, delta_pct, ci, p, verdict, class: class(m) }
+fn row(r: words::Row) -> Row {
+    let [metric, before, after, delta, delta_pct, ci, p, verdict] = r.cells;
+    Row { metric, before, after, delta, delta_pct, ci, p, verdict, class: class(r.shade) }
 }
 
 fn card(c: &Comparison, name: &str, label: &'static str, unit: &str) -> Option<Card> {
@@ -125,17 +123,16 @@ fn card(c: &Comparison, name: &str, label: &'static str, unit: &str) -> Option<C
         after: format!("{}{unit}", value(m.after, m.unit)),
         change: m.delta_pct.map_or_else(|| format!("Δ {}", signed(m.delta, m.unit)), |p| format!("{p:+.1}%")),
         verdict: verdict_cell(m),
-        class: class(m),
+        class: class(shade(m)),
     })
 }
 
 fn page(c: &Comparison, charts: &[CompareChart]) -> Page {
     let (b, a) = c.run_counts();
-    let mut tables = vec![Table { title: app_title(c), rows: c.metrics.iter().map(row).collect() }];
-    tables.extend(c.scenes.iter().map(|s| Table {
-        title: scene_title(&s.scene),
-        rows: s.metrics.iter().map(row).collect(),
-    }));
+    let w = words(c);
+    let [_, _, _, _, _, ci_label, _, _] = w.head;
+    let tables =
+        w.tables.into_iter().map(|t| Table { title: t.title, rows: t.rows.into_iter().map(row).collect() }).collect();
     let runs = [("before", &c.before), ("after", &c.after)]
         .into_iter()
         .flat_map(|(side, s)| {
@@ -153,9 +150,9 @@ fn page(c: &Comparison, charts: &[CompareChart]) -> Page {
         fpsan_version: c.fpsan_version,
         title: format!("{}: before vs after", c.app),
         runs_line: format!("{b} run(s) before, {a} run(s) after"),
-        headline: headline(c),
+        headline: w.headline,
         overall_class: overall_verdict(c).word(),
-        indicative: indicative_note(c),
+        indicative: w.indicative,
         cards: [
             card(c, "fps", "fps (Matrix, paced)", ""),
             card(c, "frame_cost_p90", "frame cost P90", " ms"),
@@ -178,7 +175,7 @@ fn page(c: &Comparison, charts: &[CompareChart]) -> Page {
             .collect(),
         warnings: c.warnings.iter().map(|w| w.message.clone()).collect(),
         tables,
-        ci_label: c.settings.ci_label(),
+        ci_label,
         charts: charts
             .iter()
             .map(|ch| ChartView {

@@ -16,9 +16,9 @@ use super::{CompareRequest, IndicativeGates};
 use crate::report::{ExportManager, Exporter, ReportError};
 
 mod charts;
+mod frames;
 pub(super) mod html;
 pub(super) mod json;
-mod frames;
 pub(super) mod text;
 pub(super) mod words;
 

@@ -3,9 +3,9 @@
 //! aligned text (colour on a terminal only) or GitHub Markdown; then the
 //! legend, the gates and the warnings.
 
-use super::words::{app_title, cells, headline, indicative_note, legend, overall_verdict, scene_title, shade, table_head};
+use super::words::{overall_verdict, words, Table};
 use super::CompareReport;
-use crate::compare::comparison::{Comparison, MetricResult};
+use crate::compare::comparison::Comparison;
 use crate::compare::stats::Verdict;
 use crate::report::{cells::aligned_lines, Artifact, Exporter, ReportError};
 
@@ -43,19 +43,19 @@ fn colour(v: Verdict) -> &'static str {
 const RIGHT: [bool; 8] = [false, true, true, true, true, false, false, false];
 
 /// One aligned text table under its title; the verdict, the last cell of
-/// each row, coloured by [`shade`].
-fn text_table(out: &mut String, head: &[String; 8], title: &str, metrics: &[MetricResult], color: bool) {
-    let rows: Vec<Vec<String>> = metrics.iter().map(|m| cells(m).to_vec()).collect();
+/// each row, coloured by its shade.
+fn text_table(out: &mut String, head: &[String; 8], t: &Table, color: bool) {
+    let rows: Vec<Vec<String>> = t.rows.iter().map(|r| r.cells.to_vec()).collect();
     let lines = aligned_lines(head, &rows, &RIGHT);
-    out.push_str(title);
+    out.push_str(&t.title);
     out.push('\n');
     out.push_str(&lines[0]);
     out.push('\n');
-    for ((line, row), m) in lines[1..].iter().zip(&rows).zip(metrics) {
-        match shade(m) {
+    for (line, row) in lines[1..].iter().zip(&t.rows) {
+        match row.shade {
             Some(v) if color => {
                 // The verdict ends the line, unpadded: colour that end.
-                let (front, verdict) = line.split_at(line.len() - row[7].len());
+                let (front, verdict) = line.split_at(line.len() - row.cells[7].len());
                 out.push_str(&format!("{front}{}{verdict}\x1b[0m", colour(v)));
             }
             _ => out.push_str(line),
@@ -66,32 +66,29 @@ fn text_table(out: &mut String, head: &[String; 8], title: &str, metrics: &[Metr
 
 /// The terminal table.
 pub(crate) fn table(c: &Comparison, color: bool) -> String {
+    let w = words(c);
     let mut out = String::new();
-    let head = headline(c);
     if color {
         // The headline is green, red, or yellow for anything else.
         let v = match overall_verdict(c) {
             v @ (Verdict::Better | Verdict::Worse) => v,
             _ => Verdict::Inconclusive,
         };
-        out.push_str(&format!("\x1b[1m{}{head}\x1b[0m\n", colour(v)));
+        out.push_str(&format!("\x1b[1m{}{}\x1b[0m\n", colour(v), w.headline));
     } else {
-        out.push_str(&head);
+        out.push_str(&w.headline);
         out.push('\n');
     }
-    if let Some(n) = indicative_note(c) {
-        out.push_str(&n);
+    if let Some(n) = &w.indicative {
+        out.push_str(n);
         out.push('\n');
     }
-    out.push('\n');
-    let head = table_head(c);
-    text_table(&mut out, &head, &app_title(c), &c.metrics, color);
-    for s in &c.scenes {
+    for t in &w.tables {
         out.push('\n');
-        text_table(&mut out, &head, &scene_title(&s.scene), &s.metrics, color);
+        text_table(&mut out, &w.head, t, color);
     }
     out.push('\n');
-    out.push_str(&legend(c));
+    out.push_str(&w.legend);
     out.push('\n');
     gates_and_warnings(&mut out, c, "", "  - ");
     out
@@ -119,28 +116,27 @@ fn md_escape(s: &str) -> String {
     s.replace('|', "\\|")
 }
 
-fn md_table(out: &mut String, head: &[String; 8], title: &str, metrics: &[MetricResult]) {
-    out.push_str(&format!("\n#### {}\n\n", md_escape(title)));
+fn md_table(out: &mut String, head: &[String; 8], t: &Table) {
+    out.push_str(&format!("\n#### {}\n\n", md_escape(&t.title)));
     out.push_str(&format!("| {} |\n", head.join(" | ")));
     out.push_str("|---|---:|---:|---:|---:|---|---:|---|\n");
-    for m in metrics {
-        let c = cells(m).map(|s| md_escape(&s));
+    for r in &t.rows {
+        let c = r.cells.clone().map(|s| md_escape(&s));
         out.push_str(&format!("| `{}` | {} |\n", c[0], c[1..].join(" | ")));
     }
 }
 
 /// GitHub-flavoured Markdown for a review ticket or pull-request comment.
 pub(crate) fn markdown(c: &Comparison) -> String {
-    let mut out = format!("**{}**\n", md_escape(&headline(c)));
-    if let Some(n) = indicative_note(c) {
+    let w = words(c);
+    let mut out = format!("**{}**\n", md_escape(&w.headline));
+    if let Some(n) = &w.indicative {
         out.push_str(&format!("\n_{n}_\n"));
     }
-    let head = table_head(c);
-    md_table(&mut out, &head, &app_title(c), &c.metrics);
-    for s in &c.scenes {
-        md_table(&mut out, &head, &scene_title(&s.scene), &s.metrics);
+    for t in &w.tables {
+        md_table(&mut out, &w.head, t);
     }
-    out.push_str(&format!("\n_{}_\n", md_escape(&legend(c))));
+    out.push_str(&format!("\n_{}_\n", md_escape(&w.legend)));
     gates_and_warnings(&mut out, c, "#### ", "- ");
     out
 }

@@ -2,7 +2,8 @@
 //! headline, the note of an indicative comparison, the cells of a metric's
 //! row (values by unit, Δ, the interval, p, the verdict cell), the legend,
 //! how the overall word and a row are shaded, and the stderr line of a
-//! tripped gate.
+//! tripped gate. [`words`] gathers what the table, Markdown and HTML all
+//! show, so each format only lays it out.
 
 use crate::compare::comparison::{zero_both, Comparison, Family, GateResult, MetricResult};
 use crate::compare::gate::GateRule;
@@ -97,7 +98,7 @@ fn headline_part(c: &Comparison, name: &str, what: &str, unit: &str) -> Option<S
 }
 
 /// `com.example.app: smoother — fps 28.1 → 50.4 (+79%), … (3 vs 3 runs)`.
-pub(super) fn headline(c: &Comparison) -> String {
+fn headline(c: &Comparison) -> String {
     let parts: Vec<String> = [
         headline_part(c, "fps", "fps", ""),
         headline_part(c, "frame_cost_p90", "frame cost P90", " ms"),
@@ -111,7 +112,7 @@ pub(super) fn headline(c: &Comparison) -> String {
 }
 
 /// The line that says the comparison only describes.
-pub(super) fn indicative_note(c: &Comparison) -> Option<String> {
+fn indicative_note(c: &Comparison) -> Option<String> {
     let (b, a) = c.run_counts();
     c.indicative.then(|| {
         format!(
@@ -122,19 +123,8 @@ pub(super) fn indicative_note(c: &Comparison) -> Option<String> {
     })
 }
 
-/// The title of the app's table.
-pub(super) fn app_title(c: &Comparison) -> String {
-    let (b, a) = c.run_counts();
-    format!("{} ({b} vs {a} runs)", c.app)
-}
-
-/// The title of a scene's table.
-pub(super) fn scene_title(scene: &str) -> String {
-    format!("scene {scene} (exploratory)")
-}
-
 /// The line under the table that says how to read it.
-pub(super) fn legend(c: &Comparison) -> String {
+fn legend(c: &Comparison) -> String {
     format!(
         "before/after: median run; {}: of the shift after − before over the runs; \
          p: Mann–Whitney on per-run values (* adjusted: fps first, then Holm); verdict at alpha {}, min change {}%",
@@ -145,7 +135,7 @@ pub(super) fn legend(c: &Comparison) -> String {
 }
 
 /// A metric's row: metric, before, after, Δ, Δ%, interval, p, verdict.
-pub(super) fn cells(m: &MetricResult) -> [String; 8] {
+fn cells(m: &MetricResult) -> [String; 8] {
     [
         label(m),
         value(m.before, m.unit),
@@ -158,9 +148,44 @@ pub(super) fn cells(m: &MetricResult) -> [String; 8] {
     ]
 }
 
-/// The header of a table of [`cells`].
-pub(super) fn table_head(c: &Comparison) -> [String; 8] {
-    ["metric", "before", "after", "Δ", "Δ%", &c.settings.ci_label(), "p", "verdict"].map(String::from)
+/// One row of a table: its [`cells`] and how its verdict is [`shade`]d.
+pub(super) struct Row {
+    pub cells: [String; 8],
+    pub shade: Option<Verdict>,
+}
+
+/// The app's table, or a scene's.
+pub(super) struct Table {
+    pub title: String,
+    pub rows: Vec<Row>,
+}
+
+/// What the table, Markdown and HTML all show, in words.
+pub(super) struct Words {
+    pub headline: String,
+    pub indicative: Option<String>,
+    /// The tables' header: metric, before, after, Δ, Δ%, the interval (`95% CI`), p, verdict.
+    pub head: [String; 8],
+    /// The app's table, then each scene's.
+    pub tables: Vec<Table>,
+    pub legend: String,
+}
+
+pub(super) fn words(c: &Comparison) -> Words {
+    let table = |title: String, metrics: &[MetricResult]| Table {
+        title,
+        rows: metrics.iter().map(|m| Row { cells: cells(m), shade: shade(m) }).collect(),
+    };
+    let (b, a) = c.run_counts();
+    let mut tables = vec![table(format!("{} ({b} vs {a} runs)", c.app), &c.metrics)];
+    tables.extend(c.scenes.iter().map(|s| table(format!("scene {} (exploratory)", s.scene), &s.metrics)));
+    Words {
+        headline: headline(c),
+        indicative: indicative_note(c),
+        head: ["metric", "before", "after", "Δ", "Δ%", &c.settings.ci_label(), "p", "verdict"].map(String::from),
+        tables,
+        legend: legend(c),
+    }
 }
 
 /// The stderr line of a tripped rule: the rule, the values, the interval.
