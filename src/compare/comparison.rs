@@ -56,12 +56,6 @@ impl Settings {
     pub(crate) fn new(alpha: f64, min_change_pct: f64, indicative_gates: IndicativeGates) -> Settings {
         Settings { alpha, confidence: 1.0 - alpha, min_change_pct, indicative_gates }
     }
-
-    /// "95% CI", "90% CI", "99.5% CI".
-    pub(crate) fn ci_label(&self) -> String {
-        let pct = format!("{:.3}", self.confidence * 100.0);
-        format!("{}% CI", pct.trim_end_matches('0').trim_end_matches('.'))
-    }
 }
 
 #[derive(Debug, Clone, Serialize)]

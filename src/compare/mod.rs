@@ -16,6 +16,7 @@ pub(crate) mod stats;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use present::ci_label;
 pub use present::CompareFormat;
 
 use crate::analysis;

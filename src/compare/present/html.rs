@@ -8,7 +8,7 @@ use minijinja::Environment;
 use serde::Serialize;
 
 use super::charts::{self, CompareChart};
-use super::words::{self, overall_verdict, shade, signed, value, verdict_cell, words};
+use super::words::{self, ci_label, overall_verdict, shade, signed, value, verdict_cell, words};
 use super::CompareReport;
 use crate::compare::comparison::Comparison;
 use crate::compare::stats::Verdict;
@@ -130,7 +130,6 @@ fn card(c: &Comparison, name: &str, label: &'static str, unit: &str) -> Option<C
 fn page(c: &Comparison, charts: &[CompareChart]) -> Page {
     let (b, a) = c.run_counts();
     let w = words(c);
-    let [_, _, _, _, _, ci_label, _, _] = w.head;
     let tables =
         w.tables.into_iter().map(|t| Table { title: t.title, rows: t.rows.into_iter().map(row).collect() }).collect();
     let runs = [("before", &c.before), ("after", &c.after)]
@@ -175,7 +174,7 @@ fn page(c: &Comparison, charts: &[CompareChart]) -> Page {
             .collect(),
         warnings: c.warnings.iter().map(|w| w.message.clone()).collect(),
         tables,
-        ci_label,
+        ci_label: ci_label(&c.settings),
         charts: charts
             .iter()
             .map(|ch| ChartView {

@@ -22,6 +22,8 @@ pub(super) mod json;
 pub(super) mod text;
 pub(super) mod words;
 
+pub(crate) use words::ci_label;
+
 /// `--format` of `fpsan compare`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum CompareFormat {

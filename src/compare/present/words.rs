@@ -5,11 +5,18 @@
 //! tripped gate. [`words`] gathers what the table, Markdown and HTML all
 //! show, so each format only lays it out.
 
-use crate::compare::comparison::{zero_both, Comparison, Family, GateResult, MetricResult};
+use crate::compare::comparison::{zero_both, Comparison, Family, GateResult, MetricResult, Settings};
 use crate::compare::gate::GateRule;
 use crate::compare::stats::decision::RUNS_NEEDED_CAP;
 use crate::compare::stats::Verdict;
 use crate::report::format::NONE;
+
+/// The interval's name at the settings' confidence: "95% CI", "90% CI",
+/// "99.5% CI" (also in `ab`'s look lines).
+pub(crate) fn ci_label(s: &Settings) -> String {
+    let pct = format!("{:.3}", s.confidence * 100.0);
+    format!("{}% CI", pct.trim_end_matches('0').trim_end_matches('.'))
+}
 
 /// How a value of `unit` is printed (without sign).
 fn decimals(unit: &str) -> usize {
@@ -128,7 +135,7 @@ fn legend(c: &Comparison) -> String {
     format!(
         "before/after: median run; {}: of the shift after − before over the runs; \
          p: Mann–Whitney on per-run values (* adjusted: fps first, then Holm); verdict at alpha {}, min change {}%",
-        c.settings.ci_label(),
+        ci_label(&c.settings),
         c.settings.alpha,
         c.settings.min_change_pct
     )
@@ -182,7 +189,7 @@ pub(super) fn words(c: &Comparison) -> Words {
     Words {
         headline: headline(c),
         indicative: indicative_note(c),
-        head: ["metric", "before", "after", "Δ", "Δ%", &c.settings.ci_label(), "p", "verdict"].map(String::from),
+        head: ["metric", "before", "after", "Δ", "Δ%", &ci_label(&c.settings), "p", "verdict"].map(String::from),
         tables,
         legend: legend(c),
     }
@@ -210,7 +217,7 @@ pub(crate) fn tripped_line(c: &Comparison, rule: &GateRule, gate: &GateResult) -
         f(m.after),
         f(m.delta),
         f(m.delta_pct),
-        c.settings.ci_label(),
+        ci_label(&c.settings),
         m.ci.map_or("n/a".into(), |c| format!("[{:.3}, {:.3}]", c[0], c[1])),
         f(gate.p_adjusted),
         m.verdict.word()
