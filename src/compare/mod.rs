@@ -196,15 +196,17 @@ pub fn run(a: &CompareRequest) -> Result<Outcome, CompareError> {
     let settings = Settings::new(a.alpha, a.min_change_pct, a.indicative_gates);
     let c = comparison::compare(&sides, &rules, &settings);
     let compare = started.elapsed() - load;
-    let shown = present::present(&present::CompareReport { comparison: &c, runs: &sides.runs }, &rules, a)?;
+    let report = present::CompareReport { comparison: &c, runs: &sides.runs };
+    let how = present::Show { format: a.format, color: a.color, out: a.out.as_deref() };
+    let done = present::present(&report, &rules, &how)?;
     let output = started.elapsed() - load - compare;
-    let notes = sides.notes.into_iter().chain(shown.notes).collect();
+    let notes = sides.notes.into_iter().chain(done.notes).collect();
     Ok(Outcome {
-        stdout: shown.stdout,
-        markdown: shown.markdown,
+        stdout: done.stdout,
+        markdown: done.markdown,
         notes,
-        tripped: shown.tripped,
-        written: shown.written,
+        tripped: done.tripped,
+        written: done.written,
         timings: Timings { load, compare, output },
     })
 }

@@ -7,12 +7,11 @@
 //! [`ExportManager`] (each file staged, renamed into place once every
 //! exporter has succeeded). The words the formats share are [`words`]'s.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use super::comparison::Comparison;
+use super::comparison::{Comparison, IndicativeGates};
 use super::gate::GateRule;
 use super::runs::Run;
-use super::{CompareRequest, IndicativeGates};
 use crate::report::{ExportManager, Exporter, ReportError};
 
 mod charts;
@@ -71,22 +70,29 @@ fn out_manager() -> ExportManager<CompareExporter> {
     m
 }
 
+/// How `compare` was asked to show its result (`CompareRequest`'s `format`, `color`, `out`).
+pub(super) struct Show<'a> {
+    pub format: CompareFormat,
+    pub color: bool,
+    pub out: Option<&'a Path>,
+}
+
 /// Write `--out`, render the output for stdout and the Markdown, and say on
 /// stderr what the output does not: the files written, the warnings under
 /// JSON, the gates an indicative comparison did not check, the tripped gates.
-pub(super) fn present(r: &CompareReport, rules: &[GateRule], a: &CompareRequest) -> Result<Presented, ReportError> {
+pub(super) fn present(r: &CompareReport, rules: &[GateRule], how: &Show) -> Result<Presented, ReportError> {
     let c = r.comparison;
     let mut notes = Vec::new();
     let mut written = Vec::new();
-    if let Some(dir) = &a.out {
+    if let Some(dir) = how.out {
         written = out_manager().write(dir, r)?;
         notes.push(format!("wrote {} files to {}", written.len(), dir.display()));
     }
-    if a.format == CompareFormat::Json {
+    if how.format == CompareFormat::Json {
         // The table and Markdown list the warnings; JSON keeps stdout for the document.
         notes.extend(c.warnings.iter().map(|w| w.line()));
     }
-    let stdout = stdout_exporter(a.format, a.color).export(r)?.into_iter().flat_map(|a| a.bytes).collect();
+    let stdout = stdout_exporter(how.format, how.color).export(r)?.into_iter().flat_map(|a| a.bytes).collect();
     if c.indicative && !rules.is_empty() && c.settings.indicative_gates == IndicativeGates::Pass {
         let (b, af) = c.run_counts();
         notes.push(format!(
