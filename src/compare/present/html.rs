@@ -8,7 +8,7 @@ use minijinja::Environment;
 use serde::Serialize;
 
 use super::charts::{self, CompareChart};
-use super::words::{self, ci_label, overall_verdict, shade, signed, value, verdict_cell, words};
+use super::words::{self, ci_label, overall_verdict, value, words};
 use super::CompareReport;
 use crate::compare::comparison::Comparison;
 use crate::compare::stats::Verdict;
@@ -115,21 +115,33 @@ fn row(r: words::Row) -> Row {
     Row { metric, before, after, delta, delta_pct, ci, p, verdict, class: class(r.shade) }
 }
 
-fn card(c: &Comparison, name: &str, label: &'static str, unit: &str) -> Option<Card> {
-    let m = c.metric(name)?;
+/// The card of one of the app's metrics: its row's words.
+fn card(app: &words::Table, name: &str, label: &'static str, unit: &str) -> Option<Card> {
+    let r = app.rows.iter().find(|r| r.metric == name)?;
+    let [_, before, after, delta, delta_pct, _, _, verdict] = &r.cells;
     Some(Card {
         label,
-        before: format!("{}{unit}", value(m.before, m.unit)),
-        after: format!("{}{unit}", value(m.after, m.unit)),
-        change: m.delta_pct.map_or_else(|| format!("Δ {}", signed(m.delta, m.unit)), |p| format!("{p:+.1}%")),
-        verdict: verdict_cell(m),
-        class: class(shade(m)),
+        before: format!("{before}{unit}"),
+        after: format!("{after}{unit}"),
+        // Without a Δ% (the before side is 0), the change in the metric's unit.
+        change: if delta_pct == NONE { format!("Δ {delta}") } else { delta_pct.clone() },
+        verdict: verdict.clone(),
+        class: class(r.shade),
     })
 }
 
 fn page(c: &Comparison, charts: &[CompareChart]) -> Page {
     let (b, a) = c.run_counts();
     let w = words(c);
+    let cards = [
+        ("fps", "fps (Matrix, paced)", ""),
+        ("frame_cost_p90", "frame cost P90", " ms"),
+        ("jank_pct", "janky frames (≥ 1 dropped)", "%"),
+        ("frozen_per_1000", "FROZEN frames per 1000", ""),
+    ]
+    .into_iter()
+    .filter_map(|(name, label, unit)| card(&w.tables[0], name, label, unit))
+    .collect();
     let tables =
         w.tables.into_iter().map(|t| Table { title: t.title, rows: t.rows.into_iter().map(row).collect() }).collect();
     let runs = [("before", &c.before), ("after", &c.after)]
@@ -152,15 +164,7 @@ fn page(c: &Comparison, charts: &[CompareChart]) -> Page {
         headline: w.headline,
         overall_class: overall_verdict(c).word(),
         indicative: w.indicative,
-        cards: [
-            card(c, "fps", "fps (Matrix, paced)", ""),
-            card(c, "frame_cost_p90", "frame cost P90", " ms"),
-            card(c, "jank_pct", "janky frames (≥ 1 dropped)", "%"),
-            card(c, "frozen_per_1000", "FROZEN frames per 1000", ""),
-        ]
-        .into_iter()
-        .flatten()
-        .collect(),
+        cards,
         gates: c
             .gates
             .iter()

@@ -31,7 +31,7 @@ pub(super) fn value(v: Option<f64>, unit: &str) -> String {
     v.map_or(NONE.into(), |v| format!("{v:.*}", decimals(unit)))
 }
 
-pub(super) fn signed(v: Option<f64>, unit: &str) -> String {
+fn signed(v: Option<f64>, unit: &str) -> String {
     v.map_or(NONE.into(), |v| format!("{v:+.*}", decimals(unit)))
 }
 
@@ -61,7 +61,7 @@ fn label(m: &MetricResult) -> String {
 /// test can call that `same` (±`--min-change`% of 0 is no margin at all), so
 /// the table, Markdown and HTML say what happened instead, and compare.json
 /// keeps the test's verdict beside `zero_both`.
-pub(super) fn shade(m: &MetricResult) -> Option<Verdict> {
+fn shade(m: &MetricResult) -> Option<Verdict> {
     (!zero_both(m)).then_some(m.verdict)
 }
 
@@ -155,8 +155,9 @@ fn cells(m: &MetricResult) -> [String; 8] {
     ]
 }
 
-/// One row of a table: its [`cells`] and how its verdict is [`shade`]d.
+/// One row of a table: its metric, its [`cells`] and how its verdict is [`shade`]d.
 pub(super) struct Row {
+    pub metric: &'static str,
     pub cells: [String; 8],
     pub shade: Option<Verdict>,
 }
@@ -181,7 +182,7 @@ pub(super) struct Words {
 pub(super) fn words(c: &Comparison) -> Words {
     let table = |title: String, metrics: &[MetricResult]| Table {
         title,
-        rows: metrics.iter().map(|m| Row { cells: cells(m), shade: shade(m) }).collect(),
+        rows: metrics.iter().map(|m| Row { metric: m.metric, cells: cells(m), shade: shade(m) }).collect(),
     };
     let (b, a) = c.run_counts();
     let mut tables = vec![table(format!("{} ({b} vs {a} runs)", c.app), &c.metrics)];
