@@ -111,7 +111,9 @@ class Comparison:
 
         rows = []
         for m in self.metrics:
-            cells = [m.get("metric"), m.get("before"), m.get("after"), m.get("delta_pct"), m.get("verdict")]
+            # As the command line's table: every run of both sides 0 is no change, whatever the test said.
+            verdict = "no change (0 both)" if m.get("zero_both") else m.get("verdict")
+            cells = [m.get("metric"), m.get("before"), m.get("after"), m.get("delta_pct"), verdict]
             shown = ["" if v is None else (f"{v:.4g}" if isinstance(v, float) else str(v)) for v in cells]
             rows.append("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in shown) + "</tr>")
         head = "".join(f"<th>{h}</th>" for h in ["metric", "before", "after", "Δ %", "verdict"])

@@ -135,7 +135,7 @@ impl Lake {
         }
         let dir = self.partition(table, values);
         std::fs::create_dir_all(&dir).map_err(|source| LakeError::Create { path: dir.clone(), source })?;
-        let bytes = crate::report::parquet::parquet_bytes(df)?;
+        let bytes = crate::report::parquet_bytes(df)?;
         let tmp = dir.join(format!(".{trace_id}.parquet.tmp"));
         let path = dir.join(format!("{trace_id}.parquet"));
         std::fs::write(&tmp, bytes)

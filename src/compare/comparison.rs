@@ -56,12 +56,6 @@ impl Settings {
     pub(crate) fn new(alpha: f64, min_change_pct: f64, indicative_gates: IndicativeGates) -> Settings {
         Settings { alpha, confidence: 1.0 - alpha, min_change_pct, indicative_gates }
     }
-
-    /// "95% CI", "90% CI", "99.5% CI".
-    pub(crate) fn ci_label(&self) -> String {
-        let pct = format!("{:.3}", self.confidence * 100.0);
-        format!("{}% CI", pct.trim_end_matches('0').trim_end_matches('.'))
-    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -116,6 +110,9 @@ pub(crate) struct MetricResult {
     pub runs_needed: Option<usize>,
     pub before_runs: Vec<Option<f64>>,
     pub after_runs: Vec<Option<f64>>,
+    /// [`zero_both`]; in the document only when true.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub zero_both: bool,
     /// Which way the rank test saw the change (for gates).
     #[serde(skip)]
     pub u_excess: f64,
@@ -193,6 +190,15 @@ impl Comparison {
     pub(crate) fn run_counts(&self) -> (usize, usize) {
         (self.before.runs.len(), self.after.runs.len())
     }
+}
+
+/// Every run of both sides is 0 (FROZEN frames of two smooth builds): the
+/// test's verdict stands in the document, but nothing changed, and every
+/// rendering says so (`no change (0 both)`).
+pub(crate) fn zero_both(m: &MetricResult) -> bool {
+    m.before == Some(0.0)
+        && m.after == Some(0.0)
+        && m.before_runs.iter().chain(&m.after_runs).flatten().all(|&v| v == 0.0)
 }
 
 pub(crate) fn finite(x: f64) -> Option<f64> {
@@ -307,6 +313,7 @@ fn compare_metrics(
         let all_runs = |values: &[Vec<f64>]| values.iter().map(|v| finite(v[k])).collect();
         r.before_runs = all_runs(before);
         r.after_runs = all_runs(after);
+        r.zero_both = zero_both(r);
         settle(r, b, a, others_tested, s);
     }
     results
@@ -424,6 +431,7 @@ fn describe_and_test(
         runs_needed: None,
         before_runs: Vec::new(),
         after_runs: Vec::new(),
+        zero_both: false,
         u_excess: 0.0,
     };
     if family == Family::None {
@@ -689,35 +697,6 @@ fn gates(c: &Comparison, rules: &[GateRule], s: &Settings) -> Vec<GateResult> {
             }
         })
         .collect()
-}
-
-/// The stderr line of a tripped rule: the rule, the values, the interval.
-pub(crate) fn tripped_line(c: &Comparison, rule: &GateRule, gate: &GateResult) -> String {
-    let f = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.3}"));
-    let Some(m) = c.metric(&rule.metric) else {
-        return format!("gate tripped: {}", rule.text);
-    };
-    if let Some(reason) = &gate.reason {
-        return format!("gate tripped: {}: {reason}", rule.text);
-    }
-    format!(
-        "gate tripped: {}: {}.{} = {} ({} {}); {} {} → {} (Δ {}, Δ% {}), {} {}, p (Holm over the gates) {}, verdict {}",
-        rule.text,
-        m.metric,
-        rule.field.as_str(),
-        f(gate.value),
-        rule.op.as_str(),
-        rule.threshold,
-        m.metric,
-        f(m.before),
-        f(m.after),
-        f(m.delta),
-        f(m.delta_pct),
-        c.settings.ci_label(),
-        m.ci.map_or("n/a".into(), |c| format!("[{:.3}, {:.3}]", c[0], c[1])),
-        f(gate.p_adjusted),
-        m.verdict.word()
-    )
 }
 
 #[cfg(test)]

@@ -125,7 +125,7 @@ fn runs_needed_to_reach_alpha() {
 
 #[test]
 fn confidence_label_follows_alpha() {
-    let label = |alpha| Settings::new(alpha, 2.0, IndicativeGates::Pass).ci_label();
+    let label = |alpha| crate::compare::ci_label(&Settings::new(alpha, 2.0, IndicativeGates::Pass));
     assert_eq!(label(0.05), "95% CI");
     assert_eq!(label(0.1), "90% CI");
     assert_eq!(label(0.005), "99.5% CI");

@@ -2,32 +2,29 @@
 //! much, and can the runs tell? Wiring only: [`runs`] loads both sides
 //! through the one analysis entry point, [`comparison`] computes each run's
 //! metrics (`crate::series`, the one definition), the tests, intervals and verdicts on the per-run
-//! values ([`stats`]), warnings and gates ([`gate`]), [`render`] prints,
-//! [`out`] writes `--out DIR`. Formulas and sources: docs/compare.md.
+//! values ([`stats`]), warnings and gates ([`gate`]), and [`present`]
+//! renders the result: stdout, `--out DIR`, the lines for stderr.
+//! Formulas and sources: docs/compare.md.
 
 use std::path::{Path, PathBuf};
 
-mod charts;
 pub(crate) mod comparison;
 mod gate;
-mod html;
-mod out;
-mod render;
+mod present;
 mod runs;
 pub(crate) mod stats;
 #[cfg(test)]
 mod tests;
 
-pub use render::CompareFormat;
+pub(crate) use present::ci_label;
+pub use present::CompareFormat;
 
 use crate::analysis;
-use crate::frames::FrameOptions;
-use crate::model::{Warning, WarningCode};
 use comparison::Settings;
 pub use comparison::{Comparison, IndicativeGates};
 pub use gate::RuleError;
 pub use runs::Run;
-use runs::{AppChoice, Side};
+use runs::Side;
 pub use stats::Verdict;
 
 /// What `fpsan compare` is asked to do (the command line is `cli`'s; its
@@ -189,92 +186,27 @@ pub struct Outcome {
     pub timings: Timings,
 }
 
-/// Run `fpsan compare`: load, compare, write `--out`, render the output.
-/// Nothing is printed here; `cli` prints the [`Outcome`].
+/// Run `fpsan compare`: load, compare, present (`--out`, the output, the
+/// lines for stderr). Nothing is printed here; `cli` prints the [`Outcome`].
 pub fn run(a: &CompareRequest) -> Result<Outcome, CompareError> {
     let rules = parse_rules(&a.fail_if)?;
     let started = std::time::Instant::now();
-    let mut notes = Vec::new();
-    let sides = load_sides(a, &mut notes)?;
+    let sides = runs::load_sides(a)?;
     let load = started.elapsed();
     let settings = Settings::new(a.alpha, a.min_change_pct, a.indicative_gates);
     let c = comparison::compare(&sides, &rules, &settings);
     let compare = started.elapsed() - load;
-    let mut written = Vec::new();
-    if let Some(dir) = &a.out {
-        written = out::write(dir, &c, &sides)?;
-        notes.push(format!("wrote {} files to {}", written.len(), dir.display()));
-    }
-    if a.format == CompareFormat::Json {
-        // The table and Markdown list the warnings; JSON keeps stdout for the document.
-        notes.extend(c.warnings.iter().map(|w| w.line()));
-    }
-    let stdout = match a.format {
-        CompareFormat::Table => render::table(&c, a.color).into_bytes(),
-        CompareFormat::Markdown => render::markdown(&c).into_bytes(),
-        CompareFormat::Json => render::json(&c).map_err(|e| CompareError::Report(e.into()))?,
-    };
+    let report = present::CompareReport { comparison: &c, runs: &sides.runs };
+    let how = present::Show { format: a.format, color: a.color, out: a.out.as_deref() };
+    let done = present::present(&report, &rules, &how)?;
     let output = started.elapsed() - load - compare;
-    if c.indicative && !rules.is_empty() && a.indicative_gates == IndicativeGates::Pass {
-        let (b, af) = c.run_counts();
-        notes.push(format!(
-            "gates not checked: the comparison is indicative ({b} vs {af} runs; a test needs {} a side at alpha {}); \
-             record more runs, or pass --indicative-gates fail to fail closed",
-            c.min_runs_per_side, a.alpha
-        ));
-    }
-    let tripped = (c.gates.iter().zip(&rules))
-        .filter(|(g, _)| g.tripped)
-        .map(|(g, r)| comparison::tripped_line(&c, r, g))
-        .collect();
-    let markdown = render::markdown(&c);
-    Ok(Outcome { stdout, markdown, notes, tripped, written, timings: Timings { load, compare, output } })
-}
-
-/// What the sides' runs.json (`ab`, `capture --runs`) say about their
-/// device states; nothing when a side has none.
-fn manifest_warnings(before: &Path, after: &Path) -> Vec<String> {
-    use crate::capture::manifest::{side_warnings, Manifest, SeriesKind};
-    let (Some(mb), Some(ma)) = (Manifest::find_for(before), Manifest::find_for(after)) else { return Vec::new() };
-    let (Ok(b), Ok(a)) = (Manifest::read(&mb), Manifest::read(&ma)) else { return Vec::new() };
-    // One `ab` experiment holds both sides; two `capture --runs` one each.
-    let side = |m: &Manifest, path: &Path| {
-        (m.kind == SeriesKind::Ab).then(|| path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string())
-    };
-    let (sb, sa) = (side(&b, before), side(&a, after));
-    side_warnings(&b.ok_runs(sb.as_deref()).collect::<Vec<_>>(), &a.ok_runs(sa.as_deref()).collect::<Vec<_>>())
-}
-
-/// Both sides analysed, the app chosen, each run reduced to its frames.
-fn load_sides(a: &CompareRequest, notes: &mut Vec<String>) -> Result<runs::Sides, CompareError> {
-    let sides = [
-        (Side::Before, runs::list_traces(Side::Before, &a.before)?),
-        (Side::After, runs::list_traces(Side::After, &a.after)?),
-    ];
-    let opts = analysis::Options {
-        frames: FrameOptions { refresh_hz: a.refresh_hz, ..analysis::Options::default().frames },
-        // compare computes its metrics per run itself; the scenes come with the frames table.
-        summaries: false,
-        whole_trace: a.whole_trace,
-        ..Default::default()
-    };
-    let (loaded, load_warnings) = runs::load_all(sides, &opts, a.out.is_some(), a.sink);
-    for (k, side) in [Side::Before, Side::After].into_iter().enumerate() {
-        if loaded[k].is_empty() {
-            let why = load_warnings.iter().map(|w| w.message.as_str()).collect::<Vec<_>>().join("; ");
-            return Err(CompareError::NoUsableRun { side, why });
-        }
-    }
-    let choice = match (&a.app, a.pids) {
-        (Some(pkg), _) => AppChoice::Package(pkg.clone()),
-        (None, Some((b, af))) => AppChoice::Pids(b, af),
-        (None, None) => AppChoice::Auto,
-    };
-    let mut sides = runs::select(&choice, loaded)?;
-    sides.warnings.splice(0..0, load_warnings);
-    sides.warnings.extend(
-        manifest_warnings(&a.before, &a.after).into_iter().map(|m| Warning::new(WarningCode::DeviceStateDiffers, m)),
-    );
-    notes.extend(sides.notes.iter().cloned());
-    Ok(sides)
+    let notes = sides.notes.into_iter().chain(done.notes).collect();
+    Ok(Outcome {
+        stdout: done.stdout,
+        markdown: done.markdown,
+        notes,
+        tripped: done.tripped,
+        written: done.written,
+        timings: Timings { load, compare, output },
+    })
 }

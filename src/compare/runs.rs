@@ -12,9 +12,9 @@ use std::path::{Path, PathBuf};
 use polars::prelude::{BooleanChunked, DataFrame, NewChunkedArray};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use super::CompareError;
+use super::{CompareError, CompareRequest};
 use crate::analysis::{self, Analysis};
-use crate::frames::FrameRow;
+use crate::frames::{FrameOptions, FrameRow};
 use crate::metrics::AppFilter;
 use crate::model::{Warning, WarningCode};
 use crate::series::{Frame, Kind, Metric, Values};
@@ -22,6 +22,52 @@ use crate::sink::{one_line, Sink};
 
 /// Which side of the comparison: the build of `ab`'s runs.
 pub(crate) use crate::capture::manifest::Build as Side;
+
+/// Both sides analysed, the app chosen, each run reduced to its frames;
+/// with the warnings of the runs left out and of the sides' device states.
+pub(crate) fn load_sides(a: &CompareRequest) -> Result<Sides, CompareError> {
+    let sides =
+        [(Side::Before, list_traces(Side::Before, &a.before)?), (Side::After, list_traces(Side::After, &a.after)?)];
+    let opts = analysis::Options {
+        frames: FrameOptions { refresh_hz: a.refresh_hz, ..analysis::Options::default().frames },
+        // compare computes its metrics per run itself; the scenes come with the frames table.
+        summaries: false,
+        whole_trace: a.whole_trace,
+        ..Default::default()
+    };
+    let (loaded, load_warnings) = load_all(sides, &opts, a.out.is_some(), a.sink);
+    for (k, side) in [Side::Before, Side::After].into_iter().enumerate() {
+        if loaded[k].is_empty() {
+            let why = load_warnings.iter().map(|w| w.message.as_str()).collect::<Vec<_>>().join("; ");
+            return Err(CompareError::NoUsableRun { side, why });
+        }
+    }
+    let choice = match (&a.app, a.pids) {
+        (Some(pkg), _) => AppChoice::Package(pkg.clone()),
+        (None, Some((b, af))) => AppChoice::Pids(b, af),
+        (None, None) => AppChoice::Auto,
+    };
+    let mut sides = select(&choice, loaded)?;
+    sides.warnings.splice(0..0, load_warnings);
+    sides.warnings.extend(
+        manifest_warnings(&a.before, &a.after).into_iter().map(|m| Warning::new(WarningCode::DeviceStateDiffers, m)),
+    );
+    Ok(sides)
+}
+
+/// What the sides' runs.json (`ab`, `capture --runs`) say about their
+/// device states; nothing when a side has none.
+fn manifest_warnings(before: &Path, after: &Path) -> Vec<String> {
+    use crate::capture::manifest::{side_warnings, Manifest, SeriesKind};
+    let (Some(mb), Some(ma)) = (Manifest::find_for(before), Manifest::find_for(after)) else { return Vec::new() };
+    let (Ok(b), Ok(a)) = (Manifest::read(&mb), Manifest::read(&ma)) else { return Vec::new() };
+    // One `ab` experiment holds both sides; two `capture --runs` one each.
+    let side = |m: &Manifest, path: &Path| {
+        (m.kind == SeriesKind::Ab).then(|| path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string())
+    };
+    let (sb, sa) = (side(&b, before), side(&a, after));
+    side_warnings(&b.ok_runs(sb.as_deref()).collect::<Vec<_>>(), &a.ok_runs(sa.as_deref()).collect::<Vec<_>>())
+}
 
 /// One analysed trace, reduced to what `compare` keeps (the decoded trace
 /// itself is dropped at once: ten large runs must not stay in memory).

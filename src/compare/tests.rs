@@ -5,8 +5,9 @@
 use crate::model::WarningCode;
 use std::path::PathBuf;
 
-use super::comparison::{compare, tripped_line, IndicativeGates, Settings};
+use super::comparison::{compare, zero_both, IndicativeGates, Settings};
 use super::gate::{parse_rule, GateRule, GateStatus, Gateable};
+use super::present::words::{tripped_line, verdict_cell};
 use super::runs::{Run, Sides};
 use super::stats::rank::PMethod;
 use super::stats::Verdict;
@@ -153,7 +154,8 @@ fn janky_to_smooth_is_better_and_json_keys_are_fixed() {
     }
     // No FrameTimeline: no overrun or Perfetto metrics.
     assert!(c.metric("overrun_p90").is_none() && c.metric("perfetto_jank_pct").is_none());
-    let json: serde_json::Value = serde_json::from_slice(&super::render::json(&c).expect("json")).expect("parse");
+    let json: serde_json::Value =
+        serde_json::from_slice(&super::present::json::json(&c).expect("json")).expect("parse");
     // serde_json's map is sorted: compare key sets (the document itself keeps the struct's order).
     let keys = |v: &serde_json::Value| -> Vec<String> { v.as_object().expect("object").keys().cloned().collect() };
     let sorted = |mut v: Vec<&str>| -> Vec<String> {
@@ -220,7 +222,7 @@ fn the_same_runs_are_never_better_or_worse_and_output_is_deterministic() {
         );
     }
     let c2 = compare(&sides(mk(), mk()), &[], &settings());
-    assert_eq!(super::render::json(&c1).unwrap(), super::render::json(&c2).unwrap());
+    assert_eq!(super::present::json::json(&c1).unwrap(), super::present::json::json(&c2).unwrap());
 }
 
 #[test]
@@ -233,7 +235,7 @@ fn too_few_runs_are_indicative() {
             assert!(matches!(m.verdict, Verdict::Indicative | Verdict::Descriptive), "{}", m.metric);
             assert_eq!((m.p_value, m.ci), (None, None), "{}", m.metric);
         }
-        let table = super::render::table(&c, false);
+        let table = super::present::text::table(&c, false);
         assert!(table.contains(&format!("indicative: {b} vs {a} runs cannot show a change at alpha 0.05")), "{table}");
     }
     // The description is still there: medians and deltas.
@@ -317,9 +319,9 @@ fn warnings_for_mixed_rates_and_a_changed_scenario() {
 fn printed_confidence_follows_alpha() {
     let s = Settings::new(0.1, 2.0, IndicativeGates::Pass);
     let c = compare(&sides(janky(5), smooth(5)), &[], &s);
-    let table = super::render::table(&c, false);
+    let table = super::present::text::table(&c, false);
     assert!(table.contains("90% CI") && !table.contains("95%"), "{table}");
-    assert!(super::render::markdown(&c).contains("| 90% CI |"));
+    assert!(super::present::text::markdown(&c).contains("| 90% CI |"));
 }
 
 /// Jank CUJs are scenes aligned by CUJ name: each run's value is over the
@@ -352,20 +354,20 @@ fn zero_on_every_run_of_both_sides_reads_no_change() {
     let m = c.metric("frozen_per_1000").expect("frozen_per_1000");
     // compare.json keeps the numbers and the test's verdict.
     assert_eq!((m.before, m.after, m.delta, m.verdict), (Some(0.0), Some(0.0), Some(0.0), Verdict::Inconclusive));
-    assert!(super::render::zero_both(m));
+    assert!(zero_both(m));
     let row = |text: &str| text.lines().find(|l| l.contains("frozen_per_1000")).expect("a row").to_string();
     // The terminal row says so without colour; fps keeps its colour.
-    let table = super::render::table(&c, true);
+    let table = super::present::text::table(&c, true);
     assert_eq!(
         row(&table),
         "frozen_per_1000 (per 1000 frames)         0.00   0.00    +0.00        –  [+0.00, +0.00]      1.000   no change (0 both)"
     );
     assert!(table.contains("\x1b[32mbetter ↑\x1b[0m"), "{table}");
     assert_eq!(
-        row(&super::render::markdown(&c)),
+        row(&super::present::text::markdown(&c)),
         "| `frozen_per_1000 (per 1000 frames)` | 0.00 | 0.00 | +0.00 | – | [+0.00, +0.00] | 1.000 | no change (0 both) |"
     );
-    let html = super::html::render(&c, &[]).expect("html");
+    let html = super::present::html::render(&c, &[]).expect("html");
     assert_eq!(
         row(&html),
         "<tr><td>frozen_per_1000 (per 1000 frames)</td><td class=\"num\">0.00</td><td class=\"num\">0.00</td>\
@@ -379,6 +381,6 @@ fn zero_on_every_run_of_both_sides_reads_no_change() {
     // One run above 0 makes it a comparison again, shown with its verdict.
     let mut one = m.clone();
     one.after_runs[2] = Some(1.0);
-    assert!(!super::render::zero_both(&one));
-    assert_eq!(super::render::verdict_cell(&one), "inconclusive ?");
+    assert!(!zero_both(&one));
+    assert_eq!(verdict_cell(&one), "inconclusive ?");
 }

@@ -341,7 +341,7 @@ fn look(done: &[Vec<Option<f64>>; 2], alpha: f64, min_change_pct: f64, n: usize,
     let line = format!(
         "look at {n} runs a side (of at most {max}): fps change {:+.2}, {} {ci} at alpha {alpha:.4}: {}{needed}",
         r.delta.unwrap_or(f64::NAN),
-        s.ci_label(),
+        crate::compare::ci_label(&s),
         r.verdict.word()
     );
     let verdict = match r.verdict {

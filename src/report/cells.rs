@@ -202,6 +202,20 @@ pub fn write_csv<W: std::io::Write>(df: &DataFrame, w: W) -> Result<(), super::R
 
 /// A plain text table: a header, a rule, one line per row; numbers right-aligned.
 pub(crate) fn text_table<H: AsRef<str>>(headers: &[H], rows: &[Vec<String>], right: &[bool]) -> String {
+    let (width, mut lines) = aligned(headers, rows, right);
+    lines.insert(1, width.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join("  "));
+    lines.into_iter().map(|l| l + "\n").collect()
+}
+
+/// The lines of a text table without its rule (`compare`'s tables): the
+/// header, then one line per row; columns two spaces apart, text left and
+/// numbers (`right`) right-aligned, no trailing spaces.
+pub(crate) fn aligned_lines<H: AsRef<str>>(headers: &[H], rows: &[Vec<String>], right: &[bool]) -> Vec<String> {
+    aligned(headers, rows, right).1
+}
+
+/// The width of each column and the aligned lines (header first).
+fn aligned<H: AsRef<str>>(headers: &[H], rows: &[Vec<String>], right: &[bool]) -> (Vec<usize>, Vec<String>) {
     let headers: Vec<&str> = headers.iter().map(AsRef::as_ref).collect();
     let mut width: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
     for r in rows {
@@ -231,15 +245,9 @@ pub(crate) fn text_table<H: AsRef<str>>(headers: &[H], rows: &[Vec<String>], rig
         }
         s.trim_end().to_string()
     };
-    let mut out = line(&headers);
-    out.push('\n');
-    out.push_str(&width.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join("  "));
-    out.push('\n');
-    for r in rows {
-        out.push_str(&line(&r.iter().map(String::as_str).collect::<Vec<_>>()));
-        out.push('\n');
-    }
-    out
+    let mut lines = vec![line(&headers)];
+    lines.extend(rows.iter().map(|r| line(&r.iter().map(String::as_str).collect::<Vec<_>>())));
+    (width, lines)
 }
 
 /// `df` as a text table (all rows; null shown as `null`).

@@ -8,7 +8,7 @@ pub(crate) struct CsvExporter {
     pub presents: bool,
 }
 
-impl Exporter for CsvExporter {
+impl Exporter<Report<'_>> for CsvExporter {
     fn export(&self, report: &Report) -> Result<Vec<Artifact>, ReportError> {
         let mut bytes = Vec::new();
         cells::write_csv(report.frames, &mut bytes)?;

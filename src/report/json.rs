@@ -93,7 +93,7 @@ pub(crate) fn write<W: std::io::Write>(report: &Report, include_frames: bool, w:
         .map_err(ReportError::Stdout)
 }
 
-impl Exporter for JsonExporter {
+impl Exporter<Report<'_>> for JsonExporter {
     fn export(&self, report: &Report) -> Result<Vec<Artifact>, ReportError> {
         let mut bytes = Vec::new();
         write(report, self.include_frames, &mut bytes)?;

@@ -1,5 +1,7 @@
 //! Outputs of `fpsan analyze`. Every output format is one [`Exporter`]
 //! (hyperfine's design): it turns the [`Report`] into named byte buffers.
+//! The trait and the [`ExportManager`] are generic over what is exported,
+//! so `compare` renders its comparison through them too.
 //! The terminal table, `--format json` and `--format csv` are exporters whose
 //! single artefact goes to stdout; `--out DIR` runs the [`ExportManager`]'s
 //! exporters and writes their artefacts there (`frames.parquet`,
@@ -25,7 +27,8 @@ pub(crate) mod format;
 pub mod html;
 pub mod info;
 mod json;
-pub(crate) mod parquet;
+mod parquet;
+pub(crate) use parquet::parquet_bytes;
 pub use parquet::record_batch;
 mod table;
 
@@ -117,20 +120,21 @@ impl Report<'_> {
 
 /// One file (or stdout document) produced by an exporter.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Artifact {
+pub struct Artifact {
     /// File name inside `--out DIR`.
     pub file_name: String,
     pub bytes: Vec<u8>,
 }
 
-/// One output format.
-pub(crate) trait Exporter {
-    /// Render the report. Stdout formats return exactly one artefact.
-    fn export(&self, report: &Report) -> Result<Vec<Artifact>, ReportError>;
+/// One output format of `R`: `analyze`'s [`Report`], or another command's
+/// input (`compare`'s comparison with its runs).
+pub trait Exporter<R> {
+    /// Render `input`. Stdout formats return exactly one artefact.
+    fn export(&self, input: &R) -> Result<Vec<Artifact>, ReportError>;
 }
 
 /// The exporter for a `--format` value on stdout.
-pub(crate) fn stdout_exporter(format: StdoutFormat) -> Box<dyn Exporter> {
+pub(crate) fn stdout_exporter<'a>(format: StdoutFormat) -> Box<dyn Exporter<Report<'a>>> {
     match format {
         StdoutFormat::Table => Box::new(table::TableExporter),
         StdoutFormat::Json => Box::new(json::JsonExporter { file_name: "summary.json", include_frames: true }),
@@ -163,16 +167,18 @@ pub fn write_stdout<W: std::io::Write>(format: StdoutFormat, report: &Report, mu
     w.flush().map_err(ReportError::Stdout)
 }
 
-/// The exporters run for `--out DIR`.
-pub struct ExportManager {
-    exporters: Vec<Box<dyn Exporter>>,
+/// The exporters run for `--out DIR`: trait objects `E` of [`Exporter`] over
+/// one input, by default `analyze`'s [`Report`] (of any lifetime, so a
+/// manager outlives the report it wrote).
+pub struct ExportManager<E: ?Sized = dyn for<'a> Exporter<Report<'a>>> {
+    exporters: Vec<Box<E>>,
 }
 
 impl Default for ExportManager {
     /// `frames.parquet`, `presents.parquet`, `frames.csv`, `presents.csv`,
     /// `summary.json`, `charts/*.png`, `report.html`.
     fn default() -> Self {
-        let mut m = ExportManager { exporters: Vec::new() };
+        let mut m = Self::new();
         m.add(Box::new(parquet::ParquetExporter));
         m.add(Box::new(csv::CsvExporter { presents: true }));
         m.add(Box::new(json::JsonExporter { file_name: "summary.json", include_frames: false }));
@@ -181,8 +187,13 @@ impl Default for ExportManager {
     }
 }
 
-impl ExportManager {
-    pub(crate) fn add(&mut self, exporter: Box<dyn Exporter>) {
+impl<E: ?Sized> ExportManager<E> {
+    /// No exporter yet: [`ExportManager::add`] them.
+    pub(crate) fn new() -> Self {
+        ExportManager { exporters: Vec::new() }
+    }
+
+    pub(crate) fn add(&mut self, exporter: Box<E>) {
         self.exporters.push(exporter);
     }
 
@@ -193,11 +204,14 @@ impl ExportManager {
     /// a time, not the whole report's; they take their real names only once
     /// every exporter has succeeded, so a failed run leaves neither half a
     /// file nor half a report under the real names.
-    pub fn write(&self, dir: &Path, report: &Report) -> Result<Vec<PathBuf>, ReportError> {
+    pub fn write<R>(&self, dir: &Path, input: &R) -> Result<Vec<PathBuf>, ReportError>
+    where
+        E: Exporter<R>,
+    {
         std::fs::create_dir_all(dir).map_err(|source| ReportError::OutDir { path: dir.to_path_buf(), source })?;
         let mut staged = Staged::default();
         for e in &self.exporters {
-            for a in e.export(report)? {
+            for a in e.export(input)? {
                 staged.write(dir, &a.file_name, &a.bytes)?;
             }
         }
@@ -208,7 +222,7 @@ impl ExportManager {
 /// Files written under temporary names beside their final ones; removed
 /// again unless [`Staged::commit`] renames them into place.
 #[derive(Default)]
-pub(crate) struct Staged {
+struct Staged {
     /// (temporary path, final path)
     files: Vec<(PathBuf, PathBuf)>,
     /// The final paths in `files`: a name written twice keeps the last bytes.
@@ -218,7 +232,7 @@ pub(crate) struct Staged {
 impl Staged {
     /// Write `bytes` as `dir/.NAME.fpsan-tmp` (`name` may be in a
     /// subfolder, `charts/x.png`, which is created).
-    pub(crate) fn write(&mut self, dir: &Path, name: &str, bytes: &[u8]) -> Result<(), ReportError> {
+    fn write(&mut self, dir: &Path, name: &str, bytes: &[u8]) -> Result<(), ReportError> {
         let path = dir.join(name);
         let parent = path.parent().unwrap_or(dir);
         if parent != dir {
@@ -233,7 +247,7 @@ impl Staged {
     }
 
     /// Give every staged file its real name.
-    pub(crate) fn commit(mut self) -> Result<Vec<PathBuf>, ReportError> {
+    fn commit(mut self) -> Result<Vec<PathBuf>, ReportError> {
         let files = std::mem::take(&mut self.files);
         let mut done = Vec::with_capacity(files.len());
         for (i, (tmp, path)) in files.iter().enumerate() {

@@ -60,7 +60,7 @@ pub fn record_batch(df: &DataFrame) -> Result<RecordBatch, ReportError> {
     RecordBatch::try_new(Arc::new(Schema::new(fields)), arrays).map_err(|e| ReportError::Write(e.to_string()))
 }
 
-/// `df` as parquet file bytes.
+/// `df` as parquet file bytes (also `compare --out`'s and `batch`'s tables).
 pub(crate) fn parquet_bytes(df: &DataFrame) -> Result<Vec<u8>, ReportError> {
     let batch = record_batch(df)?;
     let mut bytes = Vec::new();
@@ -71,7 +71,7 @@ pub(crate) fn parquet_bytes(df: &DataFrame) -> Result<Vec<u8>, ReportError> {
     Ok(bytes)
 }
 
-impl Exporter for ParquetExporter {
+impl Exporter<Report<'_>> for ParquetExporter {
     fn export(&self, report: &Report) -> Result<Vec<Artifact>, ReportError> {
         Ok(vec![
             Artifact { file_name: "frames.parquet".into(), bytes: parquet_bytes(report.frames)? },

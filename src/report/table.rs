@@ -468,7 +468,7 @@ fn layers_table(
     text_table(&headers, &rows, &right)
 }
 
-impl Exporter for TableExporter {
+impl Exporter<Report<'_>> for TableExporter {
     fn export(&self, report: &Report) -> Result<Vec<Artifact>, ReportError> {
         Ok(vec![Artifact { file_name: "summary.txt".into(), bytes: render(report).into_bytes() }])
     }

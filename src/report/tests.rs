@@ -141,13 +141,13 @@ fn out_dir_files_and_errors() {
 #[test]
 fn exporters_are_pluggable() {
     struct Hello;
-    impl Exporter for Hello {
+    impl Exporter<Report<'_>> for Hello {
         fn export(&self, r: &Report) -> Result<Vec<Artifact>, ReportError> {
             Ok(vec![Artifact { file_name: "hello.txt".into(), bytes: format!("{} apps", r.apps.len()).into_bytes() }])
         }
     }
     let dir = tempfile::tempdir().unwrap();
-    let mut m = ExportManager { exporters: Vec::new() };
+    let mut m: ExportManager = ExportManager::new();
     m.add(Box::new(Hello));
     with_report(AppFilter::All, |r| m.write(dir.path(), r).unwrap());
     assert_eq!(std::fs::read_to_string(dir.path().join("hello.txt")).unwrap(), "2 apps");
@@ -156,13 +156,13 @@ fn exporters_are_pluggable() {
 #[test]
 fn a_failing_exporter_leaves_no_file_of_the_run() {
     struct Hello;
-    impl Exporter for Hello {
+    impl Exporter<Report<'_>> for Hello {
         fn export(&self, _: &Report) -> Result<Vec<Artifact>, ReportError> {
             Ok(vec![Artifact { file_name: "charts/hello.txt".into(), bytes: b"new".to_vec() }])
         }
     }
     struct Broken;
-    impl Exporter for Broken {
+    impl Exporter<Report<'_>> for Broken {
         fn export(&self, _: &Report) -> Result<Vec<Artifact>, ReportError> {
             Err(ReportError::Write("template error".into()))
         }
@@ -170,7 +170,7 @@ fn a_failing_exporter_leaves_no_file_of_the_run() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("charts")).unwrap();
     std::fs::write(dir.path().join("charts/hello.txt"), "old").unwrap();
-    let mut m = ExportManager { exporters: Vec::new() };
+    let mut m: ExportManager = ExportManager::new();
     m.add(Box::new(Hello));
     m.add(Box::new(Broken));
     let err = with_report(AppFilter::All, |r| m.write(dir.path(), r).unwrap_err());
@@ -182,7 +182,7 @@ fn a_failing_exporter_leaves_no_file_of_the_run() {
     assert_eq!(std::fs::read_to_string(dir.path().join("charts/hello.txt")).unwrap(), "old");
     // Without the broken exporter the new file replaces the old one (an
     // exporter registered twice writes its file once).
-    let mut m = ExportManager { exporters: Vec::new() };
+    let mut m: ExportManager = ExportManager::new();
     m.add(Box::new(Hello));
     m.add(Box::new(Hello));
     let written = with_report(AppFilter::All, |r| m.write(dir.path(), r).unwrap());

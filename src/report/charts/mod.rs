@@ -17,8 +17,9 @@ use crate::metrics::{AppSummary, HeadlineSource};
 
 mod backend;
 pub(crate) mod data;
-pub(crate) mod draw;
-pub(crate) mod style;
+mod draw;
+pub(crate) mod kit;
+mod style;
 
 use data::Frame;
 use draw::Heading;
@@ -280,7 +281,7 @@ impl ChartsExporter {
     }
 }
 
-impl Exporter for ChartsExporter {
+impl Exporter<Report<'_>> for ChartsExporter {
     fn export(&self, report: &Report) -> Result<Vec<Artifact>, ReportError> {
         Ok(Self::artifacts(self.draw(report)?))
     }

@@ -30,7 +30,7 @@ pub(crate) struct HtmlExporter {
     pub charts: ChartsExporter,
 }
 
-impl Exporter for HtmlExporter {
+impl Exporter<Report<'_>> for HtmlExporter {
     fn export(&self, report: &Report) -> Result<Vec<Artifact>, ReportError> {
         let charts = self.charts.draw(report)?;
         let html = render_html(report, &charts)?;

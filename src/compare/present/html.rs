@@ -7,13 +7,29 @@ use base64::Engine as _;
 use minijinja::Environment;
 use serde::Serialize;
 
-use super::charts::CompareChart;
-use super::comparison::{Comparison, MetricResult};
-use super::render::{cells, headline, indicative_note, overall, shade, signed, value, verdict_cell};
-use super::stats::Verdict;
-use crate::report::ReportError;
+use super::charts::{self, CompareChart};
+use super::words::{self, ci_label, overall_verdict, value, words};
+use super::CompareReport;
+use crate::compare::comparison::Comparison;
+use crate::compare::stats::Verdict;
+use crate::report::format::{fmt_hz, NONE};
+use crate::report::{Artifact, Exporter, ReportError};
 
 const TEMPLATE: &str = include_str!("templates/compare.html");
+
+/// `charts/compare-*.png` and `compare.html`: the charts are drawn once,
+/// written as files and inlined in the page.
+pub(super) struct HtmlExporter;
+
+impl Exporter<CompareReport<'_>> for HtmlExporter {
+    fn export(&self, r: &CompareReport) -> Result<Vec<Artifact>, ReportError> {
+        let drawn = charts::draw(r.comparison, r.runs)?;
+        let page = render(r.comparison, &drawn)?;
+        let mut out = charts::artifacts(drawn);
+        out.push(Artifact { file_name: "compare.html".into(), bytes: page.into_bytes() });
+        Ok(out)
+    }
+}
 
 #[derive(Serialize)]
 struct Card {
@@ -90,35 +106,44 @@ struct Page {
 }
 
 /// The CSS class of a verdict cell: the verdict's word, or `neutral`.
-fn class(m: &MetricResult) -> &'static str {
-    shade(m).map_or("neutral", Verdict::word)
+fn class(shade: Option<Verdict>) -> &'static str {
+    shade.map_or("neutral", Verdict::word)
 }
 
-fn row(m: &MetricResult) -> Row {
-    let [metric, before, after, delta, delta_pct, ci, p, verdict] = cells(m);
-    Row { metric, before, after, delta, delta_pct, ci, p, verdict, class: class(m) }
+fn row(r: words::Row) -> Row {
+    let [metric, before, after, delta, delta_pct, ci, p, verdict] = r.cells;
+    Row { metric, before, after, delta, delta_pct, ci, p, verdict, class: class(r.shade) }
 }
 
-fn card(c: &Comparison, name: &str, label: &'static str, unit: &str) -> Option<Card> {
-    let m = c.metric(name)?;
+/// The card of one of the app's metrics: its row's words.
+fn card(app: &words::Table, name: &str, label: &'static str, unit: &str) -> Option<Card> {
+    let r = app.rows.iter().find(|r| r.metric == name)?;
+    let [_, before, after, delta, delta_pct, _, _, verdict] = &r.cells;
     Some(Card {
         label,
-        before: format!("{}{unit}", value(m.before, m.unit)),
-        after: format!("{}{unit}", value(m.after, m.unit)),
-        change: m.delta_pct.map_or_else(|| format!("Δ {}", signed(m.delta, m.unit)), |p| format!("{p:+.1}%")),
-        verdict: verdict_cell(m),
-        class: class(m),
+        before: format!("{before}{unit}"),
+        after: format!("{after}{unit}"),
+        // Without a Δ% (the before side is 0), the change in the metric's unit.
+        change: if delta_pct == NONE { format!("Δ {delta}") } else { delta_pct.clone() },
+        verdict: verdict.clone(),
+        class: class(r.shade),
     })
 }
 
 fn page(c: &Comparison, charts: &[CompareChart]) -> Page {
     let (b, a) = c.run_counts();
-    let mut tables =
-        vec![Table { title: format!("{} ({b} vs {a} runs)", c.app), rows: c.metrics.iter().map(row).collect() }];
-    tables.extend(c.scenes.iter().map(|s| Table {
-        title: format!("scene {} (exploratory)", s.scene),
-        rows: s.metrics.iter().map(row).collect(),
-    }));
+    let w = words(c);
+    let cards = [
+        ("fps", "fps (Matrix, paced)", ""),
+        ("frame_cost_p90", "frame cost P90", " ms"),
+        ("jank_pct", "janky frames (≥ 1 dropped)", "%"),
+        ("frozen_per_1000", "FROZEN frames per 1000", ""),
+    ]
+    .into_iter()
+    .filter_map(|(name, label, unit)| card(&w.tables[0], name, label, unit))
+    .collect();
+    let tables =
+        w.tables.into_iter().map(|t| Table { title: t.title, rows: t.rows.into_iter().map(row).collect() }).collect();
     let runs = [("before", &c.before), ("after", &c.after)]
         .into_iter()
         .flat_map(|(side, s)| {
@@ -127,7 +152,7 @@ fn page(c: &Comparison, charts: &[CompareChart]) -> Page {
                 trace: r.trace.clone(),
                 frames: r.frames,
                 fps: value(r.fps, "fps"),
-                hz: r.refresh_hz.map_or("–".into(), |h| format!("{h:.0} Hz")),
+                hz: r.refresh_hz.map_or(NONE.into(), fmt_hz),
             })
         })
         .collect();
@@ -136,24 +161,10 @@ fn page(c: &Comparison, charts: &[CompareChart]) -> Page {
         fpsan_version: c.fpsan_version,
         title: format!("{}: before vs after", c.app),
         runs_line: format!("{b} run(s) before, {a} run(s) after"),
-        headline: headline(c),
-        overall_class: match overall(c) {
-            "smoother" => "better",
-            "less smooth" => "worse",
-            "no change" => "same",
-            "indicative" => "indicative",
-            _ => "inconclusive",
-        },
-        indicative: indicative_note(c),
-        cards: [
-            card(c, "fps", "fps (Matrix, paced)", ""),
-            card(c, "frame_cost_p90", "frame cost P90", " ms"),
-            card(c, "jank_pct", "janky frames (≥ 1 dropped)", "%"),
-            card(c, "frozen_per_1000", "FROZEN frames per 1000", ""),
-        ]
-        .into_iter()
-        .flatten()
-        .collect(),
+        headline: w.headline,
+        overall_class: overall_verdict(c).word(),
+        indicative: w.indicative,
+        cards,
         gates: c
             .gates
             .iter()
@@ -161,13 +172,13 @@ fn page(c: &Comparison, charts: &[CompareChart]) -> Page {
                 rule: g.rule.clone(),
                 tripped: g.tripped,
                 state: g.status.label(),
-                value: g.value.map_or("–".into(), |v| format!("{v:.3}")),
+                value: g.value.map_or(NONE.into(), |v| format!("{v:.3}")),
                 reason: g.reason.clone().unwrap_or_default(),
             })
             .collect(),
         warnings: c.warnings.iter().map(|w| w.message.clone()).collect(),
         tables,
-        ci_label: c.settings.ci_label(),
+        ci_label: ci_label(&c.settings),
         charts: charts
             .iter()
             .map(|ch| ChartView {

@@ -1,25 +1,27 @@
 //! The PNG charts of `compare --out`: the frame-cost CDF of both sides on a
 //! log axis with P50/P90/P99 marked, drop-level rates per 1000 frames side by
 //! side, fps per run as a strip plot, and fps_wall over time for the first
-//! run of each side. Drawn with the report's backend, font and style, so they
-//! look like `analyze`'s charts.
+//! run of each side. Drawn with the report's chart kit, so they look like
+//! `analyze`'s charts; the HTML exporter draws them and writes them too.
 
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::comparison::Comparison;
-use super::runs::Run;
+use crate::compare::comparison::Comparison;
+use crate::compare::runs::Run;
 use crate::frames::DropLevel;
-use crate::report::charts::draw::{mesh_style, plot_frame, Ticks};
-use crate::report::charts::render_png;
-use crate::report::charts::style::*;
-use crate::report::ReportError;
+use crate::report::charts::kit::{
+    anchored, header, item, label_on_white, mesh_style, plot_frame, render_png, tint, Area, DResult, Swatch, Ticks,
+    FPS_LINE, INK, LEVEL_COLORS, MUTED, NOTE_PX,
+};
+use crate::report::format::fmt_ms_tick;
+use crate::report::{Artifact, ReportError};
 use crate::series::Frame;
 
 /// Grey for "before", the report's blue for "after".
-pub(crate) const BEFORE: RGBColor = RGBColor(140, 140, 140);
-pub(crate) const AFTER: RGBColor = FPS_LINE;
+const BEFORE: RGBColor = RGBColor(140, 140, 140);
+const AFTER: RGBColor = FPS_LINE;
 const W: u32 = 1600;
 const H: u32 = 900;
 
@@ -32,8 +34,13 @@ pub(crate) struct CompareChart {
     pub png: Vec<u8>,
 }
 
+/// The charts as `charts/compare-*.png` artefacts.
+pub(super) fn artifacts(charts: Vec<CompareChart>) -> Vec<Artifact> {
+    charts.into_iter().map(|ch| Artifact { file_name: ch.file_name, bytes: ch.png }).collect()
+}
+
 /// Every chart, drawn in parallel.
-pub(crate) fn render(c: &Comparison, runs: &[Vec<Run>; 2]) -> Result<Vec<CompareChart>, ReportError> {
+pub(super) fn draw(c: &Comparison, runs: &[Vec<Run>; 2]) -> Result<Vec<CompareChart>, ReportError> {
     use rayon::prelude::*;
     type Draw<'a> = Box<dyn Fn(&Area) -> DResult + Send + Sync + 'a>;
     let jobs: Vec<(&str, &str, Draw)> = vec![
@@ -76,7 +83,7 @@ fn cdf_points(runs: &[Run]) -> (Vec<f64>, Vec<(f64, f64)>) {
 
 /// Nearest-rank percentile, as the table prints it.
 fn nearest_rank(sorted: &[f64], q: f64) -> f64 {
-    super::stats::quantile::quantile_nearest_rank(&mut sorted.to_vec(), q)
+    crate::compare::stats::quantile::quantile_nearest_rank(&mut sorted.to_vec(), q)
 }
 
 fn cdf(root: &Area, c: &Comparison, runs: &[Vec<Run>; 2]) -> DResult {
@@ -92,7 +99,7 @@ fn cdf(root: &Area, c: &Comparison, runs: &[Vec<Run>; 2]) -> DResult {
     let (lo, hi) = if lo.is_finite() { ((lo * 0.8).max(0.05), (hi * 1.25).max(lo * 2.0)) } else { (0.1, 100.0) };
     let mut chart = plot_frame(&plot).build_cartesian_2d((lo..hi).log_scale(), 0f64..1.02)?;
     mesh_style(&mut chart)
-        .x_label_formatter(&|v: &f64| crate::report::format::fmt_ms_tick(*v))
+        .x_label_formatter(&|v: &f64| fmt_ms_tick(*v))
         .y_label_formatter(&|v: &f64| format!("{:.0}%", v * 100.0))
         .x_desc("frame cost (ms, log scale)")
         .y_desc("frames at or below")
@@ -288,6 +295,6 @@ fn fps_wall(root: &Area, c: &Comparison, runs: &[Vec<Run>; 2]) -> DResult {
 }
 
 /// The file name of a trace path.
-pub(crate) fn short_name(path: &str) -> String {
+fn short_name(path: &str) -> String {
     std::path::Path::new(path).file_name().map_or(path.to_string(), |n| n.to_string_lossy().into_owned())
 }
