@@ -69,10 +69,6 @@ impl Table {
         }
     }
 
-    pub fn from_name(name: &str) -> Option<Table> {
-        Table::ALL.into_iter().find(|t| t.name() == name)
-    }
-
     /// Whether it is built from the analysis (else from the model alone).
     pub fn of_analysis(self) -> bool {
         AnalysisTables::ALL.contains(&self)
