@@ -134,7 +134,10 @@ pub fn info(trace: &Trace) -> Info {
     }
 }
 
-/// Data-loss counters that are not zero, as `name value` pairs.
+/// Data-loss counters that are not zero, as `name value` pairs. Patches the
+/// tracing service discarded are not among them: trace_processor grades
+/// `traced_patches_discarded` as information, not data loss (`info` prints it
+/// on a line of its own).
 pub(crate) fn data_loss_items(d: &DataLoss) -> Vec<(&'static str, u64)> {
     [
         ("packets_dropped_sequences", d.packets_dropped_sequences),
@@ -142,7 +145,6 @@ pub(crate) fn data_loss_items(d: &DataLoss) -> Vec<(&'static str, u64)> {
         ("ftrace_overrun", d.ftrace_overrun),
         ("trace_buffer_overruns", d.trace_buffer_overruns),
         ("chunks_discarded", d.chunks_discarded),
-        ("patches_discarded", d.patches_discarded),
         ("truncated_bytes", d.truncated_bytes),
         ("unmatched_ends", d.unmatched_ends),
         ("events_before_start", d.events_before_start),
@@ -188,6 +190,13 @@ pub fn render_text(i: &Info) -> String {
         let _ = writeln!(o, "data loss     none");
     } else {
         let _ = writeln!(o, "data loss     {}", fmt_pairs(loss));
+    }
+    if i.data_loss.patches_discarded > 0 {
+        let _ = writeln!(
+            o,
+            "patches       {} discarded by the tracing service (information, as trace_processor grades it; not data loss)",
+            i.data_loss.patches_discarded
+        );
     }
     if i.cut_at_start > 0 {
         let _ = writeln!(
