@@ -62,7 +62,79 @@ pub fn run(trace: &Trace, analysis: Option<&AnalysisTables>, sql: &str) -> Resul
         };
         ctx.register(table.name(), df.lazy());
     }
-    ctx.execute(sql).and_then(|lf| lf.collect()).map_err(|e| QueryError::Sql(one_line(&e)))
+    let sql = expand_exponents(sql);
+    ctx.execute(&sql).and_then(|lf| lf.collect()).map_err(|e| QueryError::Sql(explained(&one_line(&e))))
+}
+
+/// Polars' message, with what to do where a PerfettoSQL habit is the cause:
+/// a table it does not have (the tables there are), `percentile_cont`.
+fn explained(message: &str) -> String {
+    let lower = message.to_ascii_lowercase();
+    if lower.contains("relation") && lower.contains("not found") {
+        let names: Vec<&str> = Table::ALL.iter().map(|t| t.name()).collect();
+        format!("{message}; the tables are {}", names.join(", "))
+    } else if lower.contains("percentile_cont") || lower.contains("percentile_disc") {
+        format!("{message}; use QUANTILE_CONT(column, 0.9) or QUANTILE_DISC(column, 0.9)")
+    } else {
+        message.to_string()
+    }
+}
+
+/// `16e6` as `16000000.0`: Polars SQL does not read a float literal with an
+/// exponent, PerfettoSQL (SQLite) does. Quoted text and identifiers such as
+/// `t1e5` are left alone.
+fn expand_exponents(sql: &str) -> String {
+    let b = sql.as_bytes();
+    let mut out = String::with_capacity(sql.len());
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c == b'\'' || c == b'"' {
+            // A quoted string or identifier, to its closing quote (doubled quotes stay inside).
+            let mut j = i + 1;
+            while j < b.len() && b[j] != c {
+                j += 1;
+            }
+            let end = (j + 1).min(b.len());
+            out.push_str(&sql[i..end]);
+            i = end;
+            continue;
+        }
+        let starts_word = i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_' || b[i - 1] == b'.');
+        if c.is_ascii_digit() && starts_word {
+            let mut j = i;
+            while j < b.len() && (b[j].is_ascii_digit() || b[j] == b'.') {
+                j += 1;
+            }
+            let mantissa_end = j;
+            if j < b.len() && (b[j] == b'e' || b[j] == b'E') {
+                let mut k = j + 1;
+                if k < b.len() && (b[k] == b'+' || b[k] == b'-') {
+                    k += 1;
+                }
+                let digits = k;
+                while k < b.len() && b[k].is_ascii_digit() {
+                    k += 1;
+                }
+                let ends_word = k == b.len() || !(b[k].is_ascii_alphanumeric() || b[k] == b'_');
+                if k > digits && ends_word {
+                    if let Ok(v) = sql[i..k].parse::<f64>() {
+                        out.push_str(&format!("{v:?}"));
+                        i = k;
+                        continue;
+                    }
+                }
+            }
+            out.push_str(&sql[i..mantissa_end]);
+            i = mantissa_end;
+            continue;
+        }
+        // Whole UTF-8 characters: copy up to the next byte that can start a token.
+        let next = (i + 1..b.len()).find(|&k| sql.is_char_boundary(k)).unwrap_or(b.len());
+        out.push_str(&sql[i..next]);
+        i = next;
+    }
+    out
 }
 
 #[cfg(test)]
@@ -171,6 +243,31 @@ mod tests {
         let ft = run(&t, None, "SELECT kind, surface, token, jank_type FROM frame_timeline").unwrap();
         assert_eq!(ft.column("kind").unwrap().str().unwrap().get(0), Some("actual"));
         assert_eq!(ft.column("surface").unwrap().bool().unwrap().get(0), Some(true));
+    }
+
+    #[test]
+    fn exponent_literals_are_read_as_perfetto_sql_reads_them() {
+        assert_eq!(
+            expand_exponents("select * from slice where dur > 16e6"),
+            "select * from slice where dur > 16000000.0"
+        );
+        assert_eq!(expand_exponents("x < 1.5E-3 and y = 2e+2"), "x < 0.0015 and y = 200.0");
+        // Text, identifiers and plain numbers stay as they are.
+        assert_eq!(
+            expand_exponents("select 't 16e6', t1e5, \"c2e3\", 42, 3.5 from «x»"),
+            "select 't 16e6', t1e5, \"c2e3\", 42, 3.5 from «x»"
+        );
+        let t = trace();
+        let df = run(&t, None, "SELECT id FROM slice WHERE dur > 1e0 ORDER BY id").unwrap();
+        assert_eq!(df.height(), run(&t, None, "SELECT id FROM slice WHERE dur > 1 ORDER BY id").unwrap().height());
+    }
+
+    #[test]
+    fn unknown_tables_and_percentile_cont_say_what_to_do() {
+        let e = run(&trace(), None, "SELECT * FROM thread_track").unwrap_err().to_string();
+        assert!(e.contains("the tables are slice, counter, thread, process, frame_timeline, frames"), "{e}");
+        let e = run(&trace(), None, "SELECT percentile_cont(dur, 0.5) FROM slice").unwrap_err().to_string();
+        assert!(e.contains("use QUANTILE_CONT(column, 0.9)"), "{e}");
     }
 
     #[test]
