@@ -55,7 +55,11 @@ fn bad_flag_values_are_usage_errors() {
 fn sql_that_does_not_run_is_a_usage_error() {
     let (code, stderr) = run(fpsan().arg("query").arg(demo()).arg("SELECT nope FROM nowhere"));
     assert_eq!(code, Some(2), "{stderr}");
-    assert_eq!(only_line(&stderr), "fpsan: SQL error: relation 'nowhere' was not found");
+    assert_eq!(
+        only_line(&stderr),
+        "fpsan: SQL error: relation 'nowhere' was not found; the tables are slice, counter, thread, process, \
+         frame_timeline, frames, presents, flutter_frames, apps, scenes"
+    );
 }
 
 #[test]
