@@ -69,6 +69,8 @@ pub struct FrameRow {
     /// one vsync the same token) it can be another app's overrun. The
     /// `was_*` flags are computed from it, as Perfetto does.
     pub perfetto_overrun_ns: Option<i64>,
+    /// A data loss the trace reports touches the frame (docs/frames.md).
+    pub data_loss: bool,
 }
 
 use std::collections::BTreeMap;
@@ -80,6 +82,7 @@ use rayon::prelude::*;
 mod display_grid;
 pub(crate) mod interval;
 mod labels;
+mod loss;
 mod perfetto_compat;
 mod phases;
 mod render_thread;
@@ -393,6 +396,7 @@ fn rows<'t>(trace: &'t Trace, sel: &'t select::Selection, opts: &FrameOptions) -
     let mut order: Vec<usize> = (0..frames.len()).collect();
     order.sort_by_key(|&k| (frames[k].pid, frames[k].ts));
     let mut rows: Vec<FrameRow> = vec![FrameRow::default(); frames.len()];
+    let loss = loss::LossIndex::new(trace);
     let tallies: Vec<FrameQuality> = rows
         .par_chunks_mut(ROW_CHUNK)
         .zip(order.par_chunks(ROW_CHUNK))
@@ -400,6 +404,7 @@ fn rows<'t>(trace: &'t Trace, sel: &'t select::Selection, opts: &FrameOptions) -
             let mut q = FrameQuality::default();
             for (o, &k) in out.iter_mut().zip(ks) {
                 *o = row(&ix, k, intervals[k], vsyncs[k], &phases_of[k], next_start[k], &mut q);
+                o.data_loss = loss.touches(&frames[k], o);
             }
             q
         })
@@ -632,6 +637,8 @@ fn row(
         was_huge_jank: compat.was_huge_jank,
         interval_source: isrc,
         perfetto_overrun_ns: compat.overrun_ns,
+        // Set by `rows` (loss::LossIndex), which sees the whole row.
+        data_loss: false,
     }
 }
 

@@ -162,6 +162,7 @@ fn android12_first_frame_every_column() {
         was_huge_jank: None,
         interval_source: crate::frames::IntervalSource::FrameTimeline,
         perfetto_overrun_ns: Some(-2_666_667),
+        data_loss: false,
     };
     assert_eq!(r, &want);
 }

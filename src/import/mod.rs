@@ -3,8 +3,9 @@
 //! counter operation sorted by (timestamp, file order)), clock conversion to
 //! trace time, and one tracker per concern: process/thread identity
 //! (`identity`), tracks (`tracks`), slices with their stacks and depth limit
-//! (`slices`), counters (`counters`), the FrameTimeline (`timeline`), and
-//! counts, data sources and data loss (`stats`). Atrace records and track
+//! (`slices`), counters (`counters`), the FrameTimeline (`timeline`),
+//! counts and data sources (`stats`), and where the trace lost data and
+//! what an end with nothing open means (`loss`). Atrace records and track
 //! events become operations in `atrace` and `track_event`; the long-tail
 //! packets (clocks, process tree, descriptors) are replayed per sequence in
 //! `packets`. [`import`] only wires these steps, in the order their data
@@ -14,6 +15,7 @@ mod atrace;
 mod clock;
 mod counters;
 mod identity;
+mod loss;
 mod packets;
 mod slices;
 mod stats;
@@ -23,7 +25,7 @@ mod tracks;
 
 pub use slices::MAX_SLICE_DEPTH;
 
-use crate::model::{DataLoss, SchedEvent, Trace, TraceMeta, Warning, WarningCode};
+use crate::model::{SchedEvent, Trace, TraceMeta, Warning, WarningCode};
 use crate::read::records::SchedRecord;
 use crate::read::Decoded;
 
@@ -35,10 +37,10 @@ pub fn import(decoded: Decoded) -> Trace {
         file_size: source.file_size,
         container: source.container,
         warnings: source.warnings,
+        capture: source.capture,
         ..Default::default()
     };
     meta.data_loss.truncated_bytes = source.truncated_bytes;
-    meta.data_loss.ftrace_overrun = source.ftrace_lost_events;
     let mut sources = stats::Sources::default();
     stats::tally(&batches, &mut meta, &mut sources);
 
@@ -69,6 +71,13 @@ pub fn import(decoded: Decoded) -> Trace {
         (Some(a), Some(b)) => Some(a.max(b)),
         (a, b) => a.or(b),
     };
+    let ftrace_loss = loss::ftrace_loss(&batches, meta.last_ts.unwrap_or(0));
+    let drops = stats::dropped_packets(&batches);
+    meta.data_loss.ftrace_lost_events = ftrace_loss.lost_events;
+    // Every CPU's data has started by the latest CPU's first event (a
+    // systrace capture) or where Perfetto's ftrace data is valid.
+    meta.complete_from = valid_from.or(ftrace_loss.cpu_starts.iter().map(|c| c.ts).max());
+    meta.cpu_starts = ftrace_loss.cpu_starts;
 
     let mut ops = atrace::Ops::default();
     atrace::ops(&mut batches, valid_from, &mut id, &mut tracks, &mut meta, &mut ops);
@@ -92,17 +101,20 @@ pub fn import(decoded: Decoded) -> Trace {
     // counters, kernel names and FrameTimeline (its data-loss count and
     // warning are merged back where the sequential order had them).
     let warnings_before = meta.warnings.len();
-    let (mut slice_loss, mut cut_at_start) = (DataLoss::default(), 0);
+    let mut unmatched = slices::Unmatched::default();
+    let explain = loss::Explain { gaps: &ftrace_loss.gaps, first_drop: drops.iter().min().copied() };
     let ((slices, too_deep), (counters, frame_timeline)) = rayon::join(
-        || slices::build([atrace_slices, slices::SortedOps::sort(ops.slices)], &mut slice_loss, &mut cut_at_start),
+        || slices::build([atrace_slices, slices::SortedOps::sort(ops.slices)], &explain, &mut unmatched),
         || {
             let counters = counters::build(ops.counters);
             id.name_from_kernel(&batches);
             (counters, timeline::build(&batches, &mut id, &mut meta, &mut clocks))
         },
     );
-    meta.data_loss.unmatched_ends += slice_loss.unmatched_ends;
-    meta.cut_at_start += cut_at_start;
+    meta.data_loss.gaps = ftrace_loss.gaps;
+    meta.data_loss.unmatched_ends += unmatched.lost.len() as u64;
+    meta.lost_begins = unmatched.lost;
+    meta.cut_at_start += unmatched.cut_at_start;
     if too_deep > 0 {
         let message = format!(
             "{too_deep} slices nested deeper than {MAX_SLICE_DEPTH} levels on one thread or track were dropped (unmatched B events?)"
@@ -122,13 +134,16 @@ pub fn import(decoded: Decoded) -> Trace {
     }
 
     let (processes, threads) = id.finish();
+    let tracks = tracks.finish();
     meta.data_sources = sources.finish();
-    stats::warn_data_loss(&mut meta);
+    let names = loss::Names { tracks: &tracks, threads: &threads, processes: &processes };
+    let loss_warnings = loss::warnings(&meta, &names);
+    meta.warnings.extend(loss_warnings);
     Trace {
         meta,
         processes,
         threads,
-        tracks: tracks.finish(),
+        tracks,
         slices,
         counters,
         frame_timeline,

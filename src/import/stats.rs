@@ -1,7 +1,7 @@
 //! What the trace says about itself (trace_processor's stats): packet and
-//! event counts, the data sources found, damage met while decoding, data loss
-//! (dropped packets, ftrace overruns, lost buffer chunks) and where each CPU's
-//! ftrace data becomes complete.
+//! event counts, the data sources found, damage met while decoding, dropped
+//! packets and where each CPU's ftrace data becomes complete (the gaps and
+//! their warnings are `loss`'s).
 
 use std::collections::HashMap;
 
@@ -56,7 +56,7 @@ pub(crate) fn tally(batches: &[Batch], meta: &mut TraceMeta, sources: &mut Sourc
             meta.see_ts(t);
         }
     }
-    meta.data_loss.packets_dropped_sequences = dropped_packets(batches);
+    meta.data_loss.packets_dropped_sequences = dropped_packets(batches).len() as u64;
     if names_truncated > 0 {
         let message = format!("{names_truncated} names longer than {MAX_NAME_BYTES} bytes were cut to that length");
         meta.warnings.push(Warning::new(WarningCode::NamesTruncated, message));
@@ -85,9 +85,10 @@ fn note_sources(b: &Batch, sources: &mut Sources) {
     }
 }
 
-/// Packets flagged `previous_packet_dropped`, except on each sequence's first
-/// packet (a writer sets it there after any restart, nothing was lost).
-fn dropped_packets(batches: &[Batch]) -> u64 {
+/// The file orders of the packets flagged `previous_packet_dropped`, except
+/// on each sequence's first packet (a writer sets it there after any
+/// restart, nothing was lost).
+pub(crate) fn dropped_packets(batches: &[Batch]) -> Vec<u64> {
     let mut sequence_first: HashMap<u32, u64> = HashMap::new();
     for b in batches {
         for (&seq, &o) in &b.sequence_first {
@@ -95,8 +96,9 @@ fn dropped_packets(batches: &[Batch]) -> u64 {
             *e = (*e).min(o);
         }
     }
-    batches.iter().flat_map(|b| &b.dropped_at).filter(|(seq, o)| sequence_first.get(seq).is_some_and(|f| o > f)).count()
-        as u64
+    let real =
+        batches.iter().flat_map(|b| &b.dropped_at).filter(|(seq, o)| sequence_first.get(seq).is_some_and(|f| o > f));
+    real.map(|&(_, o)| o).collect()
 }
 
 /// The latest `previous_bundle_end` over the CPUs' first bundles: before it,
@@ -113,37 +115,6 @@ pub(crate) fn ftrace_complete_from(batches: &[Batch]) -> Option<i64> {
         }
     }
     first_bundle.values().filter_map(|v| v.1).max()
-}
-
-/// One warning per kind of data loss the trace reports.
-pub(crate) fn warn_data_loss(meta: &mut TraceMeta) {
-    let dl = &meta.data_loss;
-    let mut warnings = Vec::new();
-    if dl.packets_dropped_sequences > 0 {
-        warnings.push(Warning::new(
-            WarningCode::PacketsDropped,
-            format!(
-                "{} times a writer reported that packets before it were lost (previous_packet_dropped)",
-                dl.packets_dropped_sequences
-            ),
-        ));
-    }
-    if dl.chunks_discarded > 0 || dl.trace_buffer_overruns > 0 {
-        warnings.push(Warning::new(
-            WarningCode::TraceBufferLoss,
-            format!(
-                "the trace buffer lost data: {} chunks discarded, {} chunks overwritten",
-                dl.chunks_discarded, dl.trace_buffer_overruns
-            ),
-        ));
-    }
-    if dl.ftrace_lost_event_bundles > 0 || dl.ftrace_overrun > 0 {
-        warnings.push(Warning::new(WarningCode::FtraceOverrun, format!(
-            "the kernel ftrace buffer overran: {} bundles flagged lost events, {} events overwritten; slices may be missing",
-            dl.ftrace_lost_event_bundles, dl.ftrace_overrun
-        )));
-    }
-    meta.warnings.extend(warnings);
 }
 
 #[cfg(test)]
@@ -174,7 +145,7 @@ mod tests {
         let mut b = Batch { dropped_at: vec![(2, 30), (3, 40)], ..Default::default() };
         b.sequence_first.insert(2, 30);
         // (1,10) and (2,30) open their sequences; (3,40) has no known first.
-        assert_eq!(dropped_packets(&[a, b]), 1);
+        assert_eq!(dropped_packets(&[a, b]), [20]);
     }
 
     #[test]

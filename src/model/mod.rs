@@ -26,6 +26,11 @@ pub fn package_comm(pkg: &str) -> &str {
     &pkg[pkg.char_indices().rev().nth(14).map_or(0, |(i, _)| i)..]
 }
 
+/// `ts` in seconds after `first` (a trace's first timestamp; 0 when unknown).
+pub fn secs_from(first: Option<i64>, ts: i64) -> f64 {
+    ts.saturating_sub(first.unwrap_or(0)) as f64 / 1e9
+}
+
 /// Interned, cheaply clonable string used for every name in the model.
 pub type Name = Arc<str>;
 
@@ -265,11 +270,28 @@ pub struct TraceMeta {
     pub frame_timeline_events: u64,
     pub sched_events: u64,
     pub data_loss: DataLoss,
-    /// Slice ends before their thread's (or async track's) first begin: the
-    /// trace started in the middle of those slices, as a ring buffer does.
-    /// Information, not data loss (see `DataLoss::unmatched_ends`).
+    /// Slice ends with nothing open that no loss the trace reports can
+    /// explain: the trace started in the middle of those slices, as a ring
+    /// buffer does (each CPU's buffer starts at its own time, see
+    /// `complete_from`). Information, not data loss (see
+    /// `DataLoss::unmatched_ends` and docs/limits.md).
     pub cut_at_start: u64,
+    /// Where every CPU's ftrace data has started ("every CPU's data starts
+    /// by"): the latest first event of a CPU in a systrace capture; the
+    /// start of valid ftrace data in a Perfetto trace (its events before are
+    /// dropped, `DataLoss::events_before_start`).
+    pub complete_from: Option<i64>,
+    /// Each CPU's first event in a systrace capture, and the events its
+    /// kernel buffer reported lost before it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cpu_starts: Vec<CpuStart>,
+    /// The slice ends with nothing open that a reported loss explains (one
+    /// per `DataLoss::unmatched_ends`), for the frames it touches.
+    #[serde(skip)]
+    pub lost_begins: Vec<LostBegin>,
     pub android: AndroidInfo,
+    /// What a systrace HTML report's metadata block says about the capture.
+    pub capture: CaptureInfo,
     pub tracing_started_ts: Option<i64>,
     pub warnings: Vec<Warning>,
 }
@@ -376,6 +398,12 @@ impl TraceMeta {
         }
     }
 
+    /// `ts` in seconds from the trace's first timestamp, as warnings and
+    /// `info` give times.
+    pub fn secs_in(&self, ts: i64) -> f64 {
+        secs_from(self.first_ts, ts)
+    }
+
     /// Widen the trace's time bounds to include `ts`.
     pub fn see_ts(&mut self, ts: i64) {
         self.first_ts = Some(self.first_ts.map_or(ts, |m| m.min(ts)));
@@ -383,26 +411,108 @@ impl TraceMeta {
     }
 }
 
+/// What the trace says it lost, and the counters trace_processor grades as
+/// information beside them (docs/report.md says which is which).
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct DataLoss {
-    /// Sequences that reported `previous_packet_dropped`.
+    /// Sequences that reported `previous_packet_dropped` (data loss).
     pub packets_dropped_sequences: u64,
-    /// Ftrace bundles flagged `lost_events` (kernel ring buffer overrun).
+    /// Ftrace bundles flagged `lost_events`: the kernel overwrote events
+    /// between two reads (data loss).
     pub ftrace_lost_event_bundles: u64,
-    /// From ftrace_stats / trace_stats, when present.
+    /// Events the `CPU:n [LOST m EVENTS]` notes of a systrace capture say
+    /// were lost after the CPU's data had started (data loss; the notes
+    /// before a CPU's first event are its start, `CpuStart::lost_before`).
+    pub ftrace_lost_events: u64,
+    /// ftrace_stats' overrun at the end of the trace (information).
     pub ftrace_overrun: u64,
+    /// Chunks a ring buffer overwrote (trace_stats; information).
     pub trace_buffer_overruns: u64,
-    /// Chunks a full DISCARD-policy buffer dropped (trace_stats buffer_stats).
+    /// Chunks a full DISCARD-policy buffer dropped (trace_stats buffer_stats;
+    /// information).
     pub chunks_discarded: u64,
-    /// Patches the service refused (informational, as in trace_processor).
+    /// Patches the service refused (information).
     pub patches_discarded: u64,
-    /// Bytes at the end of the file that did not form a whole packet.
+    /// Bytes at the end of the file that did not form a whole packet (data loss).
     pub truncated_bytes: u64,
-    /// `E` events with no open slice on a thread or track that had slices
-    /// before (the `B` was lost); ends before the first `B` are `cut_at_start`.
+    /// Slice ends with nothing open that a reported loss could explain (its
+    /// begin was lost; data loss). The others are `TraceMeta::cut_at_start`.
     pub unmatched_ends: u64,
-    /// Ftrace events before `tracing_started` or before every CPU's buffer was valid.
+    /// Ftrace events before `tracing_started` or before every CPU's buffer
+    /// was valid, dropped (information).
     pub events_before_start: u64,
+    /// Where the kernel lost ftrace events, in time order (data loss).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub gaps: Vec<LossGap>,
+}
+
+/// A stretch of one CPU's ftrace data that the kernel lost: after its event
+/// at `from`, before its event at `to`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct LossGap {
+    pub cpu: u32,
+    pub from: i64,
+    pub to: i64,
+    /// How many events, where the trace says (a systrace note does; a
+    /// Perfetto bundle's flag does not).
+    pub events: Option<u64>,
+}
+
+/// Where one CPU's data starts in a systrace capture.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct CpuStart {
+    pub cpu: u32,
+    /// Its first event.
+    pub ts: i64,
+    /// Events a `CPU:n [LOST m EVENTS]` note before that event says the
+    /// buffer had already lost (its wrapped start).
+    pub lost_before: u64,
+}
+
+/// A slice end with nothing open, explained by a loss the trace reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LostBegin {
+    pub ts: i64,
+    pub track: TrackId,
+    pub cause: LossCause,
+}
+
+/// What lost a begin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LossCause {
+    /// The gap `DataLoss::gaps[i]`.
+    Gap(usize),
+    /// A writer's dropped packets (`previous_packet_dropped`).
+    PacketsDropped,
+}
+
+/// What a systrace HTML report's JSON block says about the capture: the
+/// systrace controller's or Chrome's metadata (docs/report.md, "info").
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct CaptureInfo {
+    /// The command that recorded it: systrace's argv, or Chrome's `command_line`.
+    pub command_line: Option<String>,
+    /// `clock-domain` (`SYSTRACE` from systrace's controller).
+    pub clock_domain: Option<String>,
+    /// Chrome's `trace-capture-datetime` (UTC).
+    pub capture_time: Option<String>,
+    /// Chrome's `os-name` and `os-version`.
+    pub os: Option<String>,
+}
+
+impl CaptureInfo {
+    pub fn is_empty(&self) -> bool {
+        *self == CaptureInfo::default()
+    }
+
+    /// Take the facts `other` has and these do not (the first block wins).
+    pub fn fill_from(&mut self, other: CaptureInfo) {
+        let CaptureInfo { command_line, clock_domain, capture_time, os } = other;
+        self.command_line = self.command_line.take().or(command_line);
+        self.clock_domain = self.clock_domain.take().or(clock_domain);
+        self.capture_time = self.capture_time.take().or(capture_time);
+        self.os = self.os.take().or(os);
+    }
 }
 
 #[derive(Debug, Clone, Default, serde::Serialize)]

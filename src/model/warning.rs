@@ -31,10 +31,16 @@ pub enum WarningCode {
     MalformedRecords,
     /// A writer reported that packets before it were lost.
     PacketsDropped,
-    /// The trace buffer discarded or overwrote chunks.
+    /// The trace buffer discarded chunks once full or overwrote its oldest
+    /// (information, as trace_processor grades them).
     TraceBufferLoss,
-    /// The kernel's ftrace ring buffer overran.
+    /// The kernel lost ftrace events in the middle of the data: a bundle
+    /// flagged `lost_events`, a systrace `CPU:n [LOST m EVENTS]` note after
+    /// the CPU's data began.
     FtraceOverrun,
+    /// ftrace_stats count events overwritten (information, as
+    /// trace_processor grades `ftrace_cpu_overrun_end`).
+    FtraceOverrunStats,
     /// Slices nested past the depth limit were dropped.
     SlicesTooDeep,
     /// Timestamps in a clock no snapshot relates to BOOTTIME were skipped.
@@ -108,10 +114,10 @@ impl WarningCode {
     pub fn severity(self) -> Severity {
         use WarningCode::*;
         match self {
-            StreamCut | TraceTruncated | HtmlScriptCut | PacketsDropped | TraceBufferLoss | FtraceOverrun => {
-                Severity::DataLoss
-            }
+            StreamCut | TraceTruncated | HtmlScriptCut | PacketsDropped | FtraceOverrun => Severity::DataLoss,
             TrailingBytes
+            | TraceBufferLoss
+            | FtraceOverrunStats
             | HtmlBlockSkipped
             | ProcessDumpLinesSkipped
             | TraceClockNotBoottime
@@ -178,7 +184,8 @@ mod tests {
         let doc = include_str!("../../docs/report.md");
         let mut rows = 0;
         let codes = &doc[doc.find("## Warning codes").unwrap()..];
-        for line in codes.lines().take_while(|l| !l.starts_with("## Speed")).filter(|l| l.starts_with("| `")) {
+        // The section's table: up to the next heading.
+        for line in codes.lines().skip(1).take_while(|l| !l.starts_with("## ")).filter(|l| l.starts_with("| `")) {
             let cells: Vec<&str> = line.split('|').map(str::trim).collect();
             let code: WarningCode = serde_json::from_value(serde_json::json!(cells[1].trim_matches('`'))).unwrap();
             let severity = serde_json::to_value(code.severity()).unwrap();

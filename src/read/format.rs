@@ -6,7 +6,7 @@ use super::error::ReadError;
 use super::records::{Batch, SchedRecord};
 use super::source::Source;
 use super::thread_records::ThreadBuckets;
-use crate::model::{Container, Warning};
+use crate::model::{CaptureInfo, Container, Warning};
 
 #[derive(Debug, Clone, Default)]
 pub struct ReadOptions {
@@ -25,9 +25,8 @@ pub struct SourceFacts {
     pub path: String,
     pub file_size: u64,
     pub container: Container,
-    /// Events a legacy text trace says the kernel ring buffer lost
-    /// (`CPU:n [LOST m EVENTS]`).
-    pub ftrace_lost_events: u64,
+    /// What a systrace HTML report's metadata block says about the capture.
+    pub capture: CaptureInfo,
     /// Bytes at the end of the file that did not form a whole packet.
     pub truncated_bytes: u64,
     /// Damage to the file as a whole (a cut stream, a torn last packet).

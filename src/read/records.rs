@@ -193,6 +193,28 @@ pub struct BundleInfo {
     pub lost_events: bool,
 }
 
+/// Legacy ftrace text: the first and last event timestamps of one CPU in a
+/// batch (for where each CPU's ring buffer starts, and the edges of a gap).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CpuSpan {
+    pub cpu: u32,
+    pub first: i64,
+    pub last: i64,
+}
+
+/// Legacy ftrace text: a `CPU:n [LOST m EVENTS]` note. The kernel prints it
+/// before the first event it still has after losing `events` of CPU `cpu`,
+/// so they were lost between that CPU's event before the note (`after`) and
+/// its event after it (`before`); either is `None` when it is not in the
+/// same batch (the importer looks in the neighbouring batches).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LostNote {
+    pub cpu: u32,
+    pub events: u64,
+    pub after: Option<i64>,
+    pub before: Option<i64>,
+}
+
 /// A long-tail packet decoded with prost, kept in file order for the
 /// sequential pass (interning, incremental clocks, defaults are per sequence).
 #[derive(Debug, Clone)]
@@ -293,6 +315,10 @@ pub struct Batch {
     pub timeline: Vec<TimelineRec>,
     pub tail: Vec<TailPacket>,
     pub bundles: Vec<BundleInfo>,
+    /// Legacy ftrace text: each CPU's first and last event in this batch.
+    pub cpu_spans: Vec<CpuSpan>,
+    /// Legacy ftrace text: its `CPU:n [LOST m EVENTS]` notes, in file order.
+    pub lost_notes: Vec<LostNote>,
     /// Newest kernel comm per tid in this batch.
     pub comms: FxHashMap<i32, CommRec>,
     /// tid → tgid learned from task_newtask (CLONE_THREAD) is not reliable;

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use super::format::fmt_pairs;
-use crate::model::{AndroidInfo, DataLoss, Trace, TrackKind};
+use crate::model::{AndroidInfo, CaptureInfo, CpuStart, DataLoss, Trace, TrackKind};
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ProcessInfo {
@@ -42,9 +42,17 @@ pub struct Info {
     pub slices: u64,
     pub counters: u64,
     pub data_loss: DataLoss,
-    /// Slice ends before their thread's first begin (not data loss).
+    /// Slice ends with nothing open that no reported loss explains: the
+    /// capture's start (not data loss).
     pub cut_at_start: u64,
+    /// Where every CPU's ftrace data has started.
+    pub complete_from: Option<i64>,
+    /// Each CPU's first event (systrace captures).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cpu_starts: Vec<CpuStart>,
     pub android: AndroidInfo,
+    /// What a systrace HTML report's metadata block says about the capture.
+    pub capture: CaptureInfo,
     pub processes: Vec<ProcessInfo>,
     pub warnings: Vec<crate::model::Warning>,
 }
@@ -128,30 +136,77 @@ pub fn info(trace: &Trace) -> Info {
         counters: trace.counters.len() as u64,
         data_loss: m.data_loss.clone(),
         cut_at_start: m.cut_at_start,
+        complete_from: m.complete_from,
+        cpu_starts: m.cpu_starts.clone(),
         android: m.android.clone(),
+        capture: m.capture.clone(),
         processes,
         warnings: m.warnings.clone(),
     }
 }
 
-/// Data-loss counters that are not zero, as `name value` pairs. Patches the
-/// tracing service discarded are not among them: trace_processor grades
-/// `traced_patches_discarded` as information, not data loss (`info` prints it
-/// on a line of its own).
+/// Data-loss counters that are not zero, as `name value` pairs: those
+/// trace_processor grades data loss (docs/report.md). The counters it grades
+/// information are [`loss_info_items`].
 pub(crate) fn data_loss_items(d: &DataLoss) -> Vec<(&'static str, u64)> {
     [
         ("packets_dropped_sequences", d.packets_dropped_sequences),
         ("ftrace_lost_event_bundles", d.ftrace_lost_event_bundles),
+        ("ftrace_lost_events", d.ftrace_lost_events),
+        ("truncated_bytes", d.truncated_bytes),
+        ("unmatched_ends", d.unmatched_ends),
+    ]
+    .into_iter()
+    .filter(|(_, v)| *v > 0)
+    .collect()
+}
+
+/// The buffers' counters trace_processor grades information, not zero:
+/// overruns and discarded chunks (`ftrace_cpu_overrun_end`,
+/// `traced_buf_chunks_overwritten`, `traced_buf_chunks_discarded`) and the
+/// events before the valid start (`ftrace_packet_before_tracing_start`).
+/// Discarded patches have a line of their own.
+pub(crate) fn loss_info_items(d: &DataLoss) -> Vec<(&'static str, u64)> {
+    [
         ("ftrace_overrun", d.ftrace_overrun),
         ("trace_buffer_overruns", d.trace_buffer_overruns),
         ("chunks_discarded", d.chunks_discarded),
-        ("truncated_bytes", d.truncated_bytes),
-        ("unmatched_ends", d.unmatched_ends),
         ("events_before_start", d.events_before_start),
     ]
     .into_iter()
     .filter(|(_, v)| *v > 0)
     .collect()
+}
+
+/// "the trace starts mid-slice …; every CPU's data starts by 0.412 s": what
+/// `info` and the report say of the ends with nothing open no loss explains.
+/// `complete_from` is in seconds from the trace's start; where the data is
+/// complete from the trace's start, those slices began before it.
+pub(crate) fn cut_start_text(cut_at_start: u64, complete_from: Option<f64>) -> String {
+    let why = match complete_from {
+        Some(t) if t > 0.0 => {
+            format!("each CPU's ring buffer starts at its own time; every CPU's data starts by {t:.6} s")
+        }
+        Some(_) => "those slices began before the trace did".to_string(),
+        None => "each CPU's ring buffer starts at its own time".to_string(),
+    };
+    format!("{cut_at_start} slice ends have no begin: the trace starts mid-slice ({why}); not data loss")
+}
+
+/// The capture's own metadata (systrace HTML), a line per fact it has.
+fn capture_lines(o: &mut String, c: &CaptureInfo) {
+    if let Some(cmd) = &c.command_line {
+        let _ = writeln!(o, "captured by   {cmd}");
+    }
+    if let Some(t) = &c.capture_time {
+        let _ = writeln!(o, "captured at   {t} UTC");
+    }
+    if let Some(os) = &c.os {
+        let _ = writeln!(o, "os            {os}");
+    }
+    if let Some(d) = &c.clock_domain {
+        let _ = writeln!(o, "clock domain  {d}");
+    }
 }
 
 /// Text form for the terminal.
@@ -174,6 +229,7 @@ pub fn render_text(i: &Info) -> String {
     if let Some(sdk) = i.android.sdk_version {
         let _ = writeln!(o, "android       sdk {sdk} {}", i.android.build_fingerprint.as_deref().unwrap_or(""));
     }
+    capture_lines(&mut o, &i.capture);
     let _ = writeln!(
         o,
         "events        {} slices, {} counters, {} FrameTimeline, {} ftrace, {} atrace ({} malformed), {} sched",
@@ -191,6 +247,14 @@ pub fn render_text(i: &Info) -> String {
     } else {
         let _ = writeln!(o, "data loss     {}", fmt_pairs(loss));
     }
+    let info = loss_info_items(&i.data_loss);
+    if !info.is_empty() {
+        let _ = writeln!(
+            o,
+            "buffers       {} (information, as trace_processor grades them; not data loss)",
+            fmt_pairs(info)
+        );
+    }
     if i.data_loss.patches_discarded > 0 {
         let _ = writeln!(
             o,
@@ -199,14 +263,11 @@ pub fn render_text(i: &Info) -> String {
         );
     }
     if i.cut_at_start > 0 {
-        let _ = writeln!(
-            o,
-            "cut start     {} slice ends before their thread's first begin: the trace starts mid-slice (normal for a ring buffer; not data loss)",
-            i.cut_at_start
-        );
+        let from = i.complete_from.map(|t| crate::model::secs_from(i.first_ts, t));
+        let _ = writeln!(o, "cut start     {}", cut_start_text(i.cut_at_start, from));
     }
     for w in &i.warnings {
-        let _ = writeln!(o, "warning       {w}");
+        let _ = writeln!(o, "{:<13} {w}", w.severity.label());
     }
     let headers = ["pid", "process", "threads", "slices", "doFrame", "DrawFrame"];
     let rows: Vec<Vec<String>> = i

@@ -340,7 +340,9 @@ pub(crate) fn render(report: &Report) -> String {
     );
     let loss = super::info::data_loss_items(&m.data_loss);
     if !loss.is_empty() {
-        let _ = writeln!(out, "data loss {} (frames near the gaps may be wrong)", fmt_pairs(loss));
+        let touched = report.rows.iter().filter(|r| r.data_loss).count();
+        let _ =
+            writeln!(out, "data loss {} (frames touched: {touched}, data_loss in the frames table)", fmt_pairs(loss));
     }
     if report.apps.is_empty() {
         out.push_str("no frames (no Choreographer#doFrame)\n");

@@ -65,6 +65,7 @@ pub fn frames(analysis: &FrameAnalysis, indices: &[usize], scenes: &[Option<Stri
         .col("was_slow_frame", |r| r.was_slow_frame)
         .col("was_big_jank", |r| r.was_big_jank)
         .col("was_huge_jank", |r| r.was_huge_jank)
+        .col("data_loss", |r| r.data_loss)
         .values("scene", scenes.to_vec())
         .build()
 }

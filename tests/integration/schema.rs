@@ -897,6 +897,11 @@ fn trace_facts_data_loss_and_statistics() {
     );
     assert_eq!(d.packets_dropped_sequences, 1, "the first packet's flag is not a loss, the later one is");
     assert_eq!(d.ftrace_lost_event_bundles, 1);
+    // The flagged bundle (CPU 0's second) lost events after its
+    // previous_bundle_end and before its first event.
+    let gap = fpsan::model::LossGap { cpu: 0, from: BOOT0 + 5_900, to: BOOT0 + 9_000, events: None };
+    assert_eq!(d.gaps, [gap]);
+    assert_eq!(d.ftrace_lost_events, 0, "a Perfetto bundle's flag has no count");
     assert_eq!(d.ftrace_overrun, 30, "END_OF_TRACE totals win over START_OF_TRACE");
     assert_eq!(d.trace_buffer_overruns, 5);
     assert_eq!((d.chunks_discarded, d.patches_discarded), (6, 1), "per-buffer DISCARD losses, not refused commits");

@@ -1,5 +1,6 @@
 //! Systrace HTML reports: catapult's `<script class="trace-data">` blocks
-//! (ftrace text, the `PROCESS DUMP`, and the blocks of other agents, which
+//! (ftrace text, the `PROCESS DUMP`, the JSON block read for what it says
+//! about the capture (`metadata`), and the blocks of other agents, which
 //! are named and skipped), trace2html's base64 + gzip `viewer-data` blocks,
 //! and the 2012-era inline `var linuxPerfData` string.
 
@@ -10,8 +11,9 @@ use memchr::{memchr, memmem};
 
 use super::dump::{parse_process_dump, ProcessDump};
 use super::line::{contains, lines, parse_line_bytes, trim_start};
+use super::metadata;
 use super::streams::{inflate_gzip, UnpackError, Unpacked, GZIP_MAGIC};
-use crate::model::{Container, Warning, WarningCode};
+use crate::model::{CaptureInfo, Container, Warning, WarningCode};
 
 /// catapult writes the viewer's own scripts first and the data after this.
 const BEGIN_TRACE: &[u8] = b"<!-- BEGIN TRACE -->";
@@ -77,6 +79,11 @@ fn script_at(data: &[u8], start: usize) -> Option<Script<'_>> {
 struct HtmlParts<'a> {
     ftrace: Vec<Cow<'a, [u8]>>,
     dump: ProcessDump,
+    /// What the JSON blocks say about the capture.
+    capture: CaptureInfo,
+    /// Blocks read for the capture's metadata, named for the error of a
+    /// report without ftrace text.
+    metadata_blocks: Vec<String>,
     skipped: Vec<String>,
     warnings: Vec<Warning>,
     /// What inflating `viewer-data` blocks may still produce.
@@ -90,6 +97,8 @@ struct HtmlParts<'a> {
 enum BlockKind {
     Ftrace,
     ProcessDump,
+    /// JSON: the systrace controller's or Chrome's events and metadata.
+    Json,
     Other(String),
 }
 
@@ -98,6 +107,8 @@ impl<'a> HtmlParts<'a> {
         HtmlParts {
             ftrace: Vec::new(),
             dump: ProcessDump::default(),
+            capture: CaptureInfo::default(),
+            metadata_blocks: Vec::new(),
             skipped: Vec::new(),
             warnings: Vec::new(),
             budget: limit,
@@ -148,6 +159,10 @@ impl<'a> HtmlParts<'a> {
                 self.dump.entries.extend(dump.entries);
                 self.dump.junk_lines += dump.junk_lines;
             }
+            BlockKind::Json => {
+                self.capture.fill_from(metadata::read(&block));
+                self.metadata_blocks.push(format!("block {}: JSON ({} bytes)", self.blocks, block.len()));
+            }
             BlockKind::Other(what) => self.skip(&what, block.len()),
         }
     }
@@ -158,7 +173,10 @@ impl<'a> HtmlParts<'a> {
 
     fn finish(mut self) -> Result<Unpacked<'a>, UnpackError> {
         if self.ftrace.is_empty() {
-            return Err(UnpackError::NoTraceData { found: self.skipped });
+            let mut found = self.metadata_blocks;
+            found.extend(self.skipped);
+            found.sort_by_key(|b| block_number(b));
+            return Err(UnpackError::NoTraceData { found });
         }
         if self.dump.junk_lines > 0 {
             let message = format!("process dump: skipped {} lines that are not ps rows", self.dump.junk_lines);
@@ -167,6 +185,7 @@ impl<'a> HtmlParts<'a> {
         let mut out = Unpacked::new(Container::SystraceHtml, join_blocks(self.ftrace));
         out.process_dump = self.dump;
         out.skipped = self.skipped;
+        out.capture = self.capture;
         out.warnings = self.warnings;
         Ok(out)
     }
@@ -198,7 +217,7 @@ fn classify_block(block: &[u8]) -> BlockKind {
     let other = |what: &str| BlockKind::Other(what.to_string());
     match text {
         [] => return other("an empty block"),
-        [b'{' | b'[', ..] => return other(json_kind(text)),
+        [b'{' | b'[', ..] => return BlockKind::Json,
         _ if text.starts_with(b"PROCESS DUMP") => return BlockKind::ProcessDump,
         _ if text.starts_with(b"ATRACE_PROCESS_DUMP") => return other("an atrace_helper memory dump (JSON)"),
         _ if text.starts_with(b"# BattOr") => return other("BattOr power samples"),
@@ -226,12 +245,10 @@ fn classify_block(block: &[u8]) -> BlockKind {
     BlockKind::Other(format!("unrecognised text starting {:?}", String::from_utf8_lossy(&first[..first.len().min(40)])))
 }
 
-fn json_kind(text: &[u8]) -> &'static str {
-    if contains(&text[..text.len().min(4096)], b"\"traceEvents\"") {
-        "JSON trace events (Chrome or the systrace controller)"
-    } else {
-        "JSON data"
-    }
+/// `N` of a `block N: …` description.
+fn block_number(description: &str) -> usize {
+    let digits = description.strip_prefix("block ").unwrap_or("").split(':').next().unwrap_or("");
+    digits.parse().unwrap_or(usize::MAX)
 }
 
 /// Strip the JavaScript string escapes of the 2012-era report: each line

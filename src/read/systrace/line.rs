@@ -4,6 +4,8 @@
 
 use memchr::{memchr, memmem};
 
+use crate::read::records::{CpuSpan, LostNote};
+
 /// The lines of `text`, split at `\n`, each without a trailing `\r`.
 pub fn lines(text: &[u8]) -> Lines<'_> {
     Lines { rest: text }
@@ -48,12 +50,23 @@ pub struct ScanStats {
     pub entries_in_buffer: Option<u64>,
     pub entries_written: Option<u64>,
     pub cpus: Option<u32>,
-    /// Sum of `CPU:n [LOST m EVENTS]` notes.
-    pub lost_events: u64,
+    /// The `CPU:n [LOST m EVENTS]` notes, each with its CPU's events on
+    /// either side where this text has them.
+    pub lost: Vec<LostNote>,
     /// CPUs with a `##### CPU n buffer started ####` note: their buffer
     /// wrapped, so their events start later than the others'.
     pub overflowed_cpus: Vec<u32>,
+    /// Per CPU (below [`MAX_TRACKED_CPU`]), its first and last event.
+    spans: Vec<Option<(i64, i64)>>,
+    /// Per CPU, the note in `lost` still waiting for that CPU's next event.
+    waiting: Vec<Option<usize>>,
 }
+
+/// CPUs at or past this number (no real device has them; a hostile line
+/// can claim any) are not followed for [`ScanStats::cpu_spans`] or the
+/// edges of a lost-events note. trace_processor refuses ftrace bundles of
+/// such CPUs (`kMaxCpuCount`).
+pub const MAX_TRACKED_CPU: u32 = 1024;
 
 /// Parse every event line of `text`, handing each to `on_event`. Lines
 /// starting with `#` are header comments (read for [`ScanStats`]), as in
@@ -90,9 +103,10 @@ impl ScanStats {
         }
         if let Some(l) = parse_line(line) {
             self.events += 1;
+            self.see_cpu(l.cpu, l.ts);
             on_event(&l);
-        } else if let Some(n) = lost_events(line) {
-            self.lost_events = self.lost_events.saturating_add(n);
+        } else if let Some((cpu, events)) = lost_events(line) {
+            self.lost_note(cpu, events);
         } else if !line.trim().is_empty() {
             self.unparsed += 1;
             if self.first_unparsed.is_none() {
@@ -100,6 +114,44 @@ impl ScanStats {
                 self.first_unparsed = Some(line[..end].to_string());
             }
         }
+    }
+
+    /// An event of `cpu` at `ts`: its span grows, and a note waiting for
+    /// the CPU's next event has it.
+    #[inline]
+    fn see_cpu(&mut self, cpu: u32, ts: i64) {
+        if cpu >= MAX_TRACKED_CPU {
+            return;
+        }
+        let c = cpu as usize;
+        if c >= self.spans.len() {
+            self.spans.resize(c + 1, None);
+            self.waiting.resize(c + 1, None);
+        }
+        let span = &mut self.spans[c];
+        *span = Some(span.map_or((ts, ts), |(first, last)| (first.min(ts), last.max(ts))));
+        if let Some(k) = self.waiting[c].take() {
+            self.lost[k].before = Some(ts);
+        }
+    }
+
+    fn lost_note(&mut self, cpu: u32, events: u64) {
+        let c = cpu as usize;
+        let after = self.spans.get(c).copied().flatten().map(|(_, last)| last);
+        if cpu < MAX_TRACKED_CPU {
+            if c >= self.waiting.len() {
+                self.spans.resize(c + 1, None);
+                self.waiting.resize(c + 1, None);
+            }
+            self.waiting[c] = Some(self.lost.len());
+        }
+        self.lost.push(LostNote { cpu, events, after, before: None });
+    }
+
+    /// Each CPU's first and last event in this text, by CPU.
+    pub fn cpu_spans(&self) -> Vec<CpuSpan> {
+        let spans = self.spans.iter().enumerate();
+        spans.filter_map(|(cpu, s)| s.map(|(first, last)| CpuSpan { cpu: cpu as u32, first, last })).collect()
     }
 
     fn comment(&mut self, line: &str) {
@@ -125,11 +177,11 @@ fn buffer_started(line: &str) -> Option<u32> {
     rest.starts_with("buffer started").then(|| cpu.parse().ok())?
 }
 
-/// `CPU:2 [LOST 123 EVENTS]`
-fn lost_events(line: &str) -> Option<u64> {
+/// `CPU:2 [LOST 123 EVENTS]`: (CPU, events).
+fn lost_events(line: &str) -> Option<(u32, u64)> {
     let rest = line.strip_prefix("CPU:")?;
-    let (_, rest) = rest.split_once(" [LOST ")?;
-    rest.strip_suffix(" EVENTS]")?.parse().ok()
+    let (cpu, rest) = rest.split_once(" [LOST ")?;
+    Some((cpu.parse().ok()?, rest.strip_suffix(" EVENTS]")?.parse().ok()?))
 }
 
 // ---------------------------------------------------------------------------

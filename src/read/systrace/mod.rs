@@ -19,6 +19,7 @@ mod dump;
 mod event;
 mod html;
 mod line;
+mod metadata;
 mod streams;
 #[cfg(test)]
 mod tests;
@@ -42,7 +43,7 @@ use super::records::{Batch, SchedRecord, TailBody, TailPacket, TidFilter};
 use super::source::Source;
 use super::thread_records::{switch_records, waking_record, ThreadBuckets};
 use super::{inflate, slim};
-use crate::model::{Container, Warning, WarningCode};
+use crate::model::{CaptureInfo, Container, Warning, WarningCode};
 
 /// The text is parsed in pieces of about this size, cut at line ends.
 const CHUNK_BYTES: usize = 4 << 20;
@@ -63,11 +64,8 @@ impl Format for Systrace {
             UnpackError::NoTraceData { .. } => ReadError::NotATrace { path: source.path.clone(), why: e.to_string() },
             _ => ReadError::Corrupt { path: source.path.clone(), why: e.to_string() },
         })?;
-        let facts = SourceFacts {
-            ftrace_lost_events: text.lost_events,
-            warnings: text.warnings,
-            ..SourceFacts::of(source, text.container)
-        };
+        let facts =
+            SourceFacts { warnings: text.warnings, capture: text.capture, ..SourceFacts::of(source, text.container) };
         Ok((Decoded { batches: text.batches, source: facts }, self.sched_pass()))
     }
 
@@ -93,9 +91,8 @@ pub struct Text {
     pub container: Container,
     /// The process dump's process tree first, then one batch per chunk.
     pub batches: Vec<Batch>,
-    /// `CPU:n [LOST m EVENTS]` notes: events the kernel ring buffer lost
-    /// in the middle of the capture.
-    pub lost_events: u64,
+    /// What an HTML report's metadata block says about the capture.
+    pub capture: CaptureInfo,
     /// Damage worked around and blocks skipped, one line each.
     pub warnings: Vec<Warning>,
 }
@@ -114,13 +111,12 @@ pub fn decode(data: &[u8], max_inflated: u64, done_before: &dyn Fn(usize)) -> Re
     let mut batches = Vec::with_capacity(decoded.len() + 1);
     batches.push(dump_batch(&unpacked.process_dump));
     // Of the chunks' statistics, the whole text's warnings need these.
-    let (mut unparsed, mut first_unparsed, mut lossy_lines, mut lost_events) = (0u64, None, 0u64, 0u64);
+    let (mut unparsed, mut first_unparsed, mut lossy_lines) = (0u64, None, 0u64);
     for (batch, s) in decoded {
         batches.push(batch);
         unparsed += s.unparsed;
         first_unparsed = first_unparsed.or(s.first_unparsed);
         lossy_lines += s.lossy_lines;
-        lost_events = lost_events.saturating_add(s.lost_events);
     }
     let mut warnings = unpacked.warnings;
     let skipped = unpacked.skipped.iter().map(|s| format!("systrace HTML: skipped {s}"));
@@ -138,7 +134,7 @@ pub fn decode(data: &[u8], max_inflated: u64, done_before: &dyn Fn(usize)) -> Re
         let message = format!("{lossy_lines} lines were not UTF-8; their bad bytes were replaced");
         warnings.push(Warning::new(WarningCode::InvalidUtf8, message));
     }
-    Ok(Text { container: unpacked.format, batches, lost_events, warnings })
+    Ok(Text { container: unpacked.format, batches, capture: unpacked.capture, warnings })
 }
 
 /// The scheduler events (sched_switch, sched_waking, sched_wakeup[_new])
@@ -222,7 +218,7 @@ fn chunks(text: &[u8], size: usize) -> Vec<&[u8]> {
 fn decode_chunk(index: u64, text: &[u8]) -> (Batch, ScanStats) {
     let mut ctx = BatchBuilder::new(index);
     let mut tgids: FxHashMap<i32, i32> = FxHashMap::default();
-    let stats = scan(text, |l| {
+    let mut stats = scan(text, |l| {
         ctx.batch.ftrace_events += 1;
         ctx.batch.see_ts(l.ts);
         if l.comm != "<...>" {
@@ -257,6 +253,10 @@ fn decode_chunk(index: u64, text: &[u8]) -> (Batch, ScanStats) {
         push_tree(&mut ctx, tree);
     }
     ctx.batch.packets = 0;
+    // Where each CPU's data starts and ends in this chunk, and its lost-events
+    // notes: the importer joins the chunks' (see import::loss).
+    ctx.batch.cpu_spans = stats.cpu_spans();
+    ctx.batch.lost_notes = std::mem::take(&mut stats.lost);
     (ctx.finish(), stats)
 }
 

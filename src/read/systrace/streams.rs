@@ -10,7 +10,7 @@ use flate2::{Decompress, FlushDecompress, Status};
 
 use super::dump::ProcessDump;
 use super::line::trim_start;
-use crate::model::{Container, Warning, WarningCode};
+use crate::model::{CaptureInfo, Container, Warning, WarningCode};
 
 /// What [`unpack`] found in a capture.
 #[derive(Debug)]
@@ -21,16 +21,25 @@ pub struct Unpacked<'a> {
     pub ftrace: Cow<'a, [u8]>,
     /// The `ps` listings of an HTML report, in file order (later is newer).
     pub process_dump: ProcessDump,
-    /// One short description per HTML block that was not used (JSON from
-    /// other agents, cgroup dumps, …), for the caller to mention.
+    /// One short description per HTML block that was not used (cgroup
+    /// dumps, BattOr samples, …), for the caller to mention.
     pub skipped: Vec<String>,
+    /// What an HTML report's JSON block says about the capture.
+    pub capture: CaptureInfo,
     /// Damage that was worked around (a cut stream, trailing bytes, …).
     pub warnings: Vec<Warning>,
 }
 
 impl<'a> Unpacked<'a> {
     pub(super) fn new(format: Container, ftrace: Cow<'a, [u8]>) -> Self {
-        Unpacked { format, ftrace, process_dump: ProcessDump::default(), skipped: Vec::new(), warnings: Vec::new() }
+        Unpacked {
+            format,
+            ftrace,
+            process_dump: ProcessDump::default(),
+            skipped: Vec::new(),
+            capture: CaptureInfo::default(),
+            warnings: Vec::new(),
+        }
     }
 }
 

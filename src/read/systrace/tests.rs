@@ -5,7 +5,8 @@ use super::dump::{parse_process_dump, DumpEntry, ProcessDump};
 use super::event::*;
 use super::line::{contains, lines, parse_line, scan, Line, ScanStats};
 use super::streams::UnpackError;
-use crate::model::{Container, Warning, WarningCode};
+use crate::model::{CaptureInfo, Container, Warning, WarningCode};
+use crate::read::records::{CpuSpan, LostNote};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::time::Instant;
@@ -378,19 +379,46 @@ fn scan_reads_header_notes_and_damage() {
     let stats = scan(text, |l| seen.push((l.comm.to_string(), l.tid, l.args.to_string())));
     assert_eq!(seen[1], ("a".to_string(), 5, "B|5|x".to_string()));
     assert_eq!(seen[2], ("b\u{fffd}".to_string(), 6, "E|6".to_string()));
-    let want = ScanStats {
-        lines: 13,
-        events: 3,
-        unparsed: 1,
-        first_unparsed: Some("garbage line".to_string()),
-        lossy_lines: 1,
-        entries_in_buffer: Some(5),
-        entries_written: Some(9),
-        cpus: Some(4),
-        lost_events: 17,
-        overflowed_cpus: vec![2, 1],
-    };
-    assert_eq!(stats, want);
+    let counts = (stats.lines, stats.events, stats.unparsed, stats.lossy_lines);
+    assert_eq!(counts, (13, 3, 1, 1));
+    assert_eq!(stats.first_unparsed.as_deref(), Some("garbage line"));
+    assert_eq!((stats.entries_in_buffer, stats.entries_written, stats.cpus), (Some(5), Some(9), Some(4)));
+    assert_eq!(stats.overflowed_cpus, [2, 1]);
+    // The note names CPU 3, which has no event before or after it here.
+    assert_eq!(stats.lost, [LostNote { cpu: 3, events: 17, after: None, before: None }]);
+    let spans = [
+        CpuSpan { cpu: 0, first: 100_000_003_000, last: 100_000_003_000 },
+        CpuSpan { cpu: 1, first: 100_000_002_000, last: 100_000_002_000 },
+        CpuSpan { cpu: 2, first: 100_000_001_000, last: 100_000_001_000 },
+    ];
+    assert_eq!(stats.cpu_spans(), spans);
+}
+
+#[test]
+fn a_lost_events_note_has_its_cpus_events_either_side() {
+    let line = |cpu: u32, us: u32| format!("a-5 (5) [{cpu:03}] .... 100.{us:06}: tracing_mark_write: E|5\n");
+    let text = [
+        line(1, 10),
+        line(0, 11),
+        line(1, 12),
+        "CPU:1 [LOST 4 EVENTS]\n".to_string(),
+        line(0, 20),
+        line(1, 30),
+        line(1, 31),
+        "CPU:0 [LOST 2 EVENTS]\n".to_string(),
+        format!("CPU:{} [LOST 1 EVENTS]\n", super::line::MAX_TRACKED_CPU),
+    ]
+    .concat();
+    let stats = scan(text.as_bytes(), |_| {});
+    let ns = |us: i64| 100_000_000_000 + us * 1_000;
+    let want = [
+        LostNote { cpu: 1, events: 4, after: Some(ns(12)), before: Some(ns(30)) },
+        LostNote { cpu: 0, events: 2, after: Some(ns(20)), before: None },
+        LostNote { cpu: super::line::MAX_TRACKED_CPU, events: 1, after: None, before: None },
+    ];
+    assert_eq!(stats.lost, want);
+    let spans = [CpuSpan { cpu: 0, first: ns(11), last: ns(20) }, CpuSpan { cpu: 1, first: ns(10), last: ns(31) }];
+    assert_eq!(stats.cpu_spans(), spans);
 }
 
 /// A shared real capture, or `None` (with the reason printed) when the
@@ -516,8 +544,9 @@ fn html_with_ftrace_dump_and_json() {
     let want =
         vec![p(598, 1, "/system/bin/surfaceflinger"), t(598, 598, "surfaceflinger"), t(598, 612, "Binder:598_1")];
     assert_eq!(u.process_dump, ProcessDump { entries: want, junk_lines: 0 });
-    assert_eq!(u.skipped.len(), 1);
-    assert!(u.skipped[0].starts_with("block 3: JSON trace events"), "{:?}", u.skipped);
+    // The JSON block is read for the capture's metadata (it has none), not skipped.
+    assert!(u.skipped.is_empty(), "{:?}", u.skipped);
+    assert_eq!(u.capture, CaptureInfo::default());
     assert!(u.warnings.is_empty(), "{:?}", u.warnings);
     let ev = events(&u.ftrace);
     assert_eq!(ev.iter().map(|(_, a)| a.as_str()).collect::<Vec<_>>(), ["B|598|some event", "E|598"]);
@@ -556,8 +585,14 @@ NonUserFacing6-5246  ( 1322) [005] .... 16138.357581: mm_filemap_add_to_page_cac
     let u = unpack(page.as_bytes(), 1 << 20).unwrap();
     let names: Vec<_> = u.process_dump.entries.iter().map(|e| (e.pid, e.ppid, e.name.as_str())).collect();
     assert_eq!(names, [(1, Some(0), "init"), (2, Some(0), "[kthreadd]")]);
-    assert_eq!(u.skipped.len(), 1);
-    assert!(u.skipped[0].starts_with("block 3: JSON trace events"));
+    // The systrace controller's block: the command line and clock domain.
+    assert!(u.skipped.is_empty(), "{:?}", u.skipped);
+    let capture = CaptureInfo {
+        command_line: Some("/mnt/ssd3/workspace/master/external/chromium-trace/systrace.py -t 5 pagecache".into()),
+        clock_domain: Some("SYSTRACE".into()),
+        ..Default::default()
+    };
+    assert_eq!(u.capture, capture);
     let ev = events(&u.ftrace);
     let got: Vec<_> = ev.iter().map(|(l, _)| (l.comm, l.tid, l.tgid, l.cpu, l.ts, l.event)).collect();
     let want = [
@@ -579,7 +614,7 @@ fn html_variants() {
         base64(&gzip(b"{\"traceEvents\": []}"))
     );
     let u = unpack(page.as_bytes(), 1 << 20).unwrap();
-    assert_eq!((&u.ftrace[..], u.skipped.len()), (lf.as_bytes(), 1));
+    assert_eq!((&u.ftrace[..], u.skipped.len()), (lf.as_bytes(), 0));
     assert!(matches!(unpack(page.as_bytes(), 100), Err(UnpackError::TooLarge { limit: 100 })));
     // Two ftrace blocks are joined; a cut file leaves the last block open.
     let second = "  b-7 ( 7) [001] .... 10852.771300: tracing_mark_write: B|7|x";
@@ -591,15 +626,17 @@ fn html_variants() {
     assert_eq!(u.warnings.len(), 1);
     assert!(u.warnings[0].message.contains("no </script>"));
     assert_eq!(u.warnings[0].code, WarningCode::HtmlScriptCut);
-    // Only foreign blocks: an error naming them.
+    // Only foreign blocks and metadata: an error naming them in file order.
     let page = html(&[
         trace_data("# tracer: \n# clock_type=LINUX_CLOCK_MONOTONIC\n"),
+        trace_data("{\"traceEvents\": []}\n"),
         trace_data("# BattOr\n0.00 6.5 4307.7\n"),
     ]);
     let err = unpack(page.as_bytes(), 1 << 20).unwrap_err();
     let found = vec![
         "block 1: a WALT latency trace (its own clock) (46 bytes)".to_string(),
-        "block 2: BattOr power samples (25 bytes)".to_string(),
+        "block 2: JSON (20 bytes)".to_string(),
+        "block 3: BattOr power samples (25 bytes)".to_string(),
     ];
     assert_eq!(err, UnpackError::NoTraceData { found });
     assert!(matches!(unpack(b"<html><body>hi</body></html>", 1 << 20), Err(UnpackError::NoTraceData { .. })));

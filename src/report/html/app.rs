@@ -23,6 +23,7 @@ pub(crate) fn app_view(report: &Report, a: &AppSummary, charts: &[Chart], origin
     let counts = h.drop_level.values();
     let janky: i64 = counts[1..].iter().sum();
     let g = &a.green_alliance;
+    let worst = worst_rows(a, report.rows, origin_ts);
     AppView {
         name: app_name(a),
         pid: a.pid,
@@ -55,7 +56,8 @@ pub(crate) fn app_view(report: &Report, a: &AppSummary, charts: &[Chart], origin
         scenes: scene_rows(a),
         cujs: cuj_rows(a),
         vocabularies: vocabularies(a),
-        worst: worst_rows(a, origin_ts),
+        worst_data_loss: worst.iter().any(|w| w.data_loss),
+        worst,
         quality: quality(a),
         charts: app_charts(a, charts),
     }
@@ -335,8 +337,15 @@ fn choreographer_fields(a: &AppSummary) -> Vec<Field> {
 // ---------------------------------------------------------------------------
 // Worst frames
 
-fn worst_rows(a: &AppSummary, origin_ts: i64) -> Vec<WorstRow> {
-    a.worst_frames.iter().enumerate().map(|(k, w)| worst_row(k + 1, w, origin_ts)).collect()
+/// The worst frames' rows; those a data loss touches (`rows`' `data_loss`)
+/// are greyed on the page.
+fn worst_rows(a: &AppSummary, rows: &[crate::frames::FrameRow], origin_ts: i64) -> Vec<WorstRow> {
+    let lost = |w: &WorstFrame| rows.get(w.frame_index).is_some_and(|r| r.data_loss);
+    a.worst_frames
+        .iter()
+        .enumerate()
+        .map(|(k, w)| WorstRow { data_loss: lost(w), ..worst_row(k + 1, w, origin_ts) })
+        .collect()
 }
 
 fn worst_row(rank: usize, w: &WorstFrame, origin_ts: i64) -> WorstRow {
@@ -356,6 +365,7 @@ fn worst_row(rank: usize, w: &WorstFrame, origin_ts: i64) -> WorstRow {
         thread_state: or_none(why.and_then(thread_state)),
         blockers: or_none(why.map(blockers).filter(|s| !s.is_empty())),
         jank_type: or_none(w.jank_type.clone()),
+        data_loss: false,
     }
 }
 

@@ -98,11 +98,20 @@ fn trace_quality(report: &Report) -> Vec<Field> {
         "data loss",
         if loss.is_empty() { "none reported".into() } else { fmt_pairs(loss.iter().map(|(k, v)| (k, count(*v)))) },
     ));
+    if !loss.is_empty() {
+        let touched = report.rows.iter().filter(|r| r.data_loss).count() as u64;
+        quality.push(field("frames touched by data loss (greyed)", count(touched)));
+    }
+    let buffers = info::loss_info_items(&m.data_loss);
+    if !buffers.is_empty() {
+        quality.push(field("buffer counters (information)", fmt_pairs(buffers.iter().map(|(k, v)| (k, count(*v))))));
+    }
     if m.cut_at_start > 0 {
-        quality.push(field(
-            "slice ends before their thread's first begin",
-            format!("{} (the trace starts mid-slice; not data loss)", count(m.cut_at_start)),
-        ));
+        let from = m.complete_from.map(|t| m.secs_in(t));
+        quality.push(field("slice ends without a begin", info::cut_start_text(m.cut_at_start, from)));
+    }
+    if let Some(cmd) = &m.capture.command_line {
+        quality.push(field("captured by", cmd.clone()));
     }
     for f in quality.iter_mut() {
         if f.value.is_empty() {

@@ -22,12 +22,16 @@ fn small() -> Analysed {
     trace.meta.android.build_fingerprint = Some("google/tokay/tokay:15/AP4A/123:user/release-keys".into());
     trace.meta.data_sources = vec![crate::model::DataSource::Ftrace, crate::model::DataSource::Atrace];
     trace.meta.data_loss.chunks_discarded = 1234;
+    trace.meta.data_loss.unmatched_ends = 2;
     trace.meta.cut_at_start = 3;
+    trace.meta.complete_from = Some(500_000_000);
     let mut rows: Vec<_> = [5, 5, 60, 5]
         .iter()
         .enumerate()
         .map(|(k, c)| app_frame(1, "com.a", 1_000_000_000 + k as i64 * 100 * MS, c * MS, k as i64))
         .collect();
+    // A data loss touches the janky frame.
+    rows[2].data_loss = true;
     rows.push(app_frame(2, "<b>evil</b>", 1_000_000_000, 5 * MS, 0));
     let why = vec![FrameWhy {
         frame_index: 2,
@@ -110,6 +114,7 @@ fn numbers_for_people() {
     assert_eq!(w.longest, "inflate (12.3 ms)");
     assert_eq!(w.thread_state, "Running 20.0 ms · Runnable 5.0 ms · Sleeping 30.0 ms · Blocked 4.0 ms");
     assert_eq!(w.blockers, "GC (9.0 ms)");
+    assert!(w.data_loss && a.worst_data_loss, "the frame a loss touches is greyed");
     assert_eq!(a.scenes[0].scene, "com.a/.MainActivity");
     assert_eq!(a.scenes[0].levels, ["3", "1", "0", "0", "0"]);
 
@@ -129,11 +134,12 @@ fn numbers_for_people() {
     );
     let q: Vec<(&str, &str)> = p.quality.iter().map(|f| (f.label.as_str(), f.value.as_str())).collect();
     assert!(q.contains(&("data sources", "ftrace, atrace")), "{q:?}");
-    assert!(q.contains(&("data loss", "chunks_discarded 1,234")), "{q:?}");
-    assert!(
-        q.contains(&("slice ends before their thread's first begin", "3 (the trace starts mid-slice; not data loss)")),
-        "{q:?}"
-    );
+    assert!(q.contains(&("data loss", "unmatched_ends 2")), "{q:?}");
+    assert!(q.contains(&("frames touched by data loss (greyed)", "1")), "{q:?}");
+    // trace_processor grades discarded chunks information.
+    assert!(q.contains(&("buffer counters (information)", "chunks_discarded 1,234")), "{q:?}");
+    let cut = "3 slice ends have no begin: the trace starts mid-slice (each CPU's ring buffer starts at its own time; every CPU's data starts by 0.500000 s); not data loss";
+    assert!(q.contains(&("slice ends without a begin", cut)), "{q:?}");
     assert!(q.contains(&("vsync sources (all frames)", "–")), "{q:?}");
 }
 
@@ -153,6 +159,9 @@ fn page_is_escaped_and_self_contained() {
     ));
     assert!(html.contains(r#"<div class="card fail" data-key="green_alliance"><div class="k">Green Alliance</div><div class="v">FAIL</div>"#));
     assert!(html.contains("Android 15") && html.contains("the trace lost data"));
+    // The one worst frame a data loss touches is greyed, and the page says why.
+    assert_eq!(html.matches(r#"<tr class="data-loss""#).count(), 1);
+    assert!(html.contains("Greyed rows: a data loss the trace reports touches the frame"));
     // Text from the trace is escaped.
     assert!(!html.contains("<b>evil"), "unescaped app name");
     assert!(html.contains("&lt;b&gt;evil"));

@@ -93,6 +93,8 @@ pub(crate) struct WorstRow {
     pub thread_state: String,
     pub blockers: String,
     pub jank_type: String,
+    /// A data loss the trace reports touches the frame: the row is greyed.
+    pub data_loss: bool,
 }
 
 /// One layer of an app on its presents table.
@@ -166,6 +168,8 @@ pub(crate) struct AppView {
     pub vocabularies: Vec<Vocabulary>,
     pub worst_title: String,
     pub worst: Vec<WorstRow>,
+    /// Some worst frame is greyed (`WorstRow::data_loss`): the page says why.
+    pub worst_data_loss: bool,
     pub quality: Vec<Field>,
     pub charts: Vec<ChartView>,
 }
