@@ -79,6 +79,8 @@ pub enum Event<'a> {
 }
 
 /// Type the event of a line.
+// Inlined into the per-line closures on purpose (see `parse_line`).
+#[inline]
 pub fn parse_event<'a>(line: &Line<'a>) -> Event<'a> {
     let args = line.args;
     let typed = match line.event {

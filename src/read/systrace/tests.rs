@@ -406,6 +406,8 @@ fn a_lost_events_note_has_its_cpus_events_either_side() {
         line(1, 30),
         line(1, 31),
         "CPU:0 [LOST 2 EVENTS]\n".to_string(),
+        // Another note before CPU 0's next event: the same gap.
+        "CPU:0 [LOST 3 EVENTS]\n".to_string(),
         format!("CPU:{} [LOST 1 EVENTS]\n", super::line::MAX_TRACKED_CPU),
     ]
     .concat();
@@ -413,7 +415,7 @@ fn a_lost_events_note_has_its_cpus_events_either_side() {
     let ns = |us: i64| 100_000_000_000 + us * 1_000;
     let want = [
         LostNote { cpu: 1, events: 4, after: Some(ns(12)), before: Some(ns(30)) },
-        LostNote { cpu: 0, events: 2, after: Some(ns(20)), before: None },
+        LostNote { cpu: 0, events: 5, after: Some(ns(20)), before: None },
         LostNote { cpu: super::line::MAX_TRACKED_CPU, events: 1, after: None, before: None },
     ];
     assert_eq!(stats.lost, want);
