@@ -161,7 +161,8 @@ pub fn analyze(trace: &Trace, frames: &FrameAnalysis) -> PresentAnalysis {
 }
 
 /// [`analyze`], with each layer's presents kept to `window` (its first
-/// present there has no interval); Flutter's engine frames stay whole.
+/// present there has no interval), and Flutter's engine frames to those
+/// whose first phase starts in it.
 pub fn analyze_in(
     trace: &Trace,
     frames: &FrameAnalysis,
@@ -183,6 +184,6 @@ pub fn analyze_in(
         let perfdog = summary::rows_of(s, trace, grid, &mut rows);
         layers.push(LayerSummary::of(s, &rows[first..], perfdog));
     }
-    let (flutter, flutter_apps) = flutter::analyze(trace, grid);
+    let (flutter, flutter_apps) = flutter::analyze(trace, grid, window);
     PresentAnalysis { rows, layers, renderers, flutter, flutter_apps }
 }
