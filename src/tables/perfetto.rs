@@ -175,13 +175,12 @@ fn track_rows(trace: &Trace) -> Vec<TrackRow<'_>> {
     model.chain(timeline).collect()
 }
 
+/// A track's owner column (`utid` or `upid`) from its kind.
+type Owner = fn(RowKind) -> Option<i64>;
+
 /// The tracks `keep` selects, as `(id, name)` and the column `extra` names
 /// (`utid`, `upid` or none) from the row's kind.
-fn tracks(
-    trace: &Trace,
-    keep: impl Fn(RowKind) -> bool,
-    extra: Option<(&str, fn(RowKind) -> Option<i64>)>,
-) -> PolarsResult<DataFrame> {
+fn tracks(trace: &Trace, keep: impl Fn(RowKind) -> bool, extra: Option<(&str, Owner)>) -> PolarsResult<DataFrame> {
     let rows: Vec<TrackRow> = track_rows(trace).into_iter().filter(|r| keep(r.kind)).collect();
     let b = TableBuilder::new(&rows).col("id", |r| r.id).col("name", |r| r.name);
     match extra {
@@ -335,17 +334,7 @@ mod tests {
         let e = expected_frame_timeline_slice(&trace()).unwrap();
         assert_eq!(
             e.get_column_names().iter().map(|n| n.as_str()).collect::<Vec<_>>(),
-            [
-                "id",
-                "ts",
-                "dur",
-                "track_id",
-                "name",
-                "display_frame_token",
-                "surface_frame_token",
-                "upid",
-                "layer_name"
-            ]
+            ["id", "ts", "dur", "track_id", "name", "display_frame_token", "surface_frame_token", "upid", "layer_name"]
         );
         let col = |n: &str| e.column(n).unwrap().i64().unwrap().iter().collect::<Vec<_>>();
         assert_eq!(col("id"), [Some(0), Some(4)]);

@@ -45,33 +45,41 @@ struct SchedRow {
 
 /// `sched(ts, dur, cpu, utid, end_state, priority)`: each time a thread ran
 /// on a CPU, by start (then CPU); `dur` -1 and `end_state` NULL when it was
-/// still running at the end of the trace.
+/// still running at the end of the trace. The swapper (tid 0) is one thread
+/// per CPU, so its runs pair by CPU; another thread switched in again
+/// without a switch-out (a lost event) ends its run there, `end_state` NULL.
 pub fn sched(trace: &Trace) -> PolarsResult<DataFrame> {
     let utids = utids(trace);
     let mut rows: Vec<SchedRow> = Vec::new();
+    let close = |(start, cpu, utid): (i64, u8, i64), end: Option<i64>, end_state: Option<String>| SchedRow {
+        ts: start,
+        dur: end.map_or(-1, |end| end - start),
+        cpu: cpu.into(),
+        utid,
+        end_state,
+    };
     for events in trace.sched.iter().flat_map(|v| v.chunk_by(|a, b| a.tid() == b.tid())) {
-        let mut open: Option<(i64, u8, i64)> = None;
+        let Some(&utid) = utids.get(&events[0].tid()) else { continue };
+        let idle = events[0].tid() == 0;
+        // The runs not yet switched out: (start, cpu, utid).
+        let mut open: Vec<(i64, u8, i64)> = Vec::new();
         for e in events {
             match *e {
-                SchedEvent::SwitchIn { ts, tid, cpu } => {
-                    if let Some((start, cpu, utid)) = open.take() {
-                        // Switched in again without a switch-out (a lost event).
-                        rows.push(SchedRow { ts: start, dur: ts - start, cpu: cpu.into(), utid, end_state: None });
-                    }
-                    open = utids.get(&tid).map(|&utid| (ts, cpu, utid));
+                SchedEvent::SwitchIn { ts, cpu, .. } => {
+                    let (lost, still): (Vec<_>, Vec<_>) = open.into_iter().partition(|r| !idle || r.1 == cpu);
+                    rows.extend(lost.into_iter().map(|r| close(r, Some(ts), None)));
+                    open = still;
+                    open.push((ts, cpu, utid));
                 }
-                SchedEvent::SwitchOut { ts, prev_state, .. } => {
-                    if let Some((start, cpu, utid)) = open.take() {
-                        let end_state = Some(end_state(prev_state));
-                        rows.push(SchedRow { ts: start, dur: ts - start, cpu: cpu.into(), utid, end_state });
+                SchedEvent::SwitchOut { ts, cpu, prev_state, .. } => {
+                    if let Some(k) = open.iter().position(|r| r.1 == cpu) {
+                        rows.push(close(open.remove(k), Some(ts), Some(end_state(prev_state))));
                     }
                 }
                 SchedEvent::Waking { .. } => {}
             }
         }
-        if let Some((start, cpu, utid)) = open {
-            rows.push(SchedRow { ts: start, dur: -1, cpu: cpu.into(), utid, end_state: None });
-        }
+        rows.extend(open.into_iter().map(|r| close(r, None, None)));
     }
     rows.sort_by_key(|r| (r.ts, r.cpu));
     TableBuilder::new(&rows)
@@ -102,7 +110,7 @@ pub fn thread_state(trace: &Trace) -> PolarsResult<DataFrame> {
     let utids = utids(trace);
     let mut rows: Vec<StateRow> = Vec::new();
     for events in trace.sched.iter().flat_map(|v| v.chunk_by(|a, b| a.tid() == b.tid())) {
-        let Some(&utid) = utids.get(&events[0].tid()) else { continue };
+        let Some(&utid) = utids.get(&events[0].tid()).filter(|&&u| u != IDLE) else { continue };
         let mut current: Option<StateRow> = None;
         for e in events {
             let (state, cpu) = match *e {
@@ -162,7 +170,16 @@ mod tests {
             .sched(SwitchIn { ts: 80, tid: 42, cpu: 0 })
             .sched(SwitchIn { ts: 20, tid: 43, cpu: 0 })
             .sched(SwitchOut { ts: 25, tid: 43, cpu: 0, prev_state: 2 })
+            // A lost switch-out: switched in again on another CPU.
+            .sched(SwitchIn { ts: 90, tid: 43, cpu: 1 })
+            .sched(SwitchIn { ts: 95, tid: 43, cpu: 2 })
             .sched(SwitchIn { ts: 5, tid: 999, cpu: 3 })
+            // The swapper runs on two CPUs at once.
+            .sched(SwitchIn { ts: 0, tid: 0, cpu: 0 })
+            .sched(SwitchIn { ts: 2, tid: 0, cpu: 1 })
+            .sched(SwitchOut { ts: 10, tid: 0, cpu: 1, prev_state: 0 })
+            .sched(SwitchOut { ts: 20, tid: 0, cpu: 0, prev_state: 0 })
+            .sched(SwitchIn { ts: 25, tid: 0, cpu: 0 })
             .build()
     }
 
@@ -192,9 +209,26 @@ mod tests {
     #[test]
     fn sched_slices_by_start() {
         let s = sched(&trace()).unwrap();
-        assert_eq!(s.get_column_names().iter().map(|n| n.as_str()).collect::<Vec<_>>(), ["ts", "dur", "cpu", "utid", "end_state", "priority"]);
+        assert_eq!(
+            s.get_column_names().iter().map(|n| n.as_str()).collect::<Vec<_>>(),
+            ["ts", "dur", "cpu", "utid", "end_state", "priority"]
+        );
         // tid 999 is no thread of the model: left out. utid 1 = tid 42, 2 = tid 43.
-        assert_eq!(rows(&s), ["10,20,1,1,S,null", "20,5,0,2,D,null", "60,10,2,1,R,null", "80,-1,0,1,null,null"]);
+        // The swapper is utid 0, its runs paired by CPU.
+        assert_eq!(
+            rows(&s),
+            [
+                "0,20,0,0,R,null",
+                "2,8,1,0,R,null",
+                "10,20,1,1,S,null",
+                "20,5,0,2,D,null",
+                "25,-1,0,0,null,null",
+                "60,10,2,1,R,null",
+                "80,-1,0,1,null,null",
+                "90,5,1,2,null,null",
+                "95,-1,2,2,null,null"
+            ]
+        );
     }
 
     #[test]
@@ -204,18 +238,20 @@ mod tests {
             s.get_column_names().iter().map(|n| n.as_str()).collect::<Vec<_>>(),
             ["ts", "dur", "utid", "state", "cpu", "io_wait", "blocked_function", "waker_utid"]
         );
-        // The wakeup at 65 (while running) changes nothing.
+        // The wakeup at 65 (while running) changes nothing; the swapper has no states.
         assert_eq!(
             rows(&s),
             [
                 "10,20,1,Running,1,null,null,null",
                 "20,5,2,Running,0,null,null,null",
-                "25,-1,2,D,null,null,null,null",
+                "25,65,2,D,null,null,null,null",
                 "30,20,1,S,null,null,null,null",
                 "50,10,1,R,null,null,null,null",
                 "60,10,1,Running,2,null,null,null",
                 "70,10,1,R,null,null,null,null",
                 "80,-1,1,Running,0,null,null,null",
+                "90,5,2,Running,1,null,null,null",
+                "95,-1,2,Running,2,null,null,null",
             ]
         );
     }

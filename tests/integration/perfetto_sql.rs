@@ -70,11 +70,8 @@ fn rows(df: &DataFrame) -> Result<Vec<Row>, String> {
 /// What fpsan gives for one case, or why it differs from trace_processor.
 fn check(dir: &Path) -> Result<(), String> {
     let sql = query_of(dir)?;
-    let trace_path = ["trace.pftrace", "trace.systrace"]
-        .iter()
-        .map(|f| dir.join(f))
-        .find(|p| p.is_file())
-        .ok_or("no trace file")?;
+    let trace_path =
+        ["trace.pftrace", "trace.systrace"].iter().map(|f| dir.join(f)).find(|p| p.is_file()).ok_or("no trace file")?;
     let mut trace = fpsan::analysis::load(&trace_path, &fpsan::read::ReadOptions::default())
         .map_err(|e| format!("decode failed: {e}"))?;
     if fpsan::query::needs_sched(&sql) {
