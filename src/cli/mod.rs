@@ -561,7 +561,7 @@ fn query_cmd(a: &QueryArgs) -> Result {
         }
         (None, None) => return Err(CliError::NoSql),
     };
-    let (trace, tables) = if query::needs_frames(&sql) {
+    let (mut trace, tables) = if query::needs_frames(&sql) {
         let opts = analysis::Options { require_frames: false, ..base_options() };
         let done = analysis::analyze(&a.trace, &opts)?;
         let tables = crate::tables::of(&done)?;
@@ -569,9 +569,13 @@ fn query_cmd(a: &QueryArgs) -> Result {
     } else {
         (open(&a.trace)?, None)
     };
+    if query::needs_sched(&sql) {
+        query::load_sched(&a.trace, &mut trace)?;
+    }
     let result = query::run(&trace, tables.as_ref(), &sql)?;
     let bytes = match a.format {
-        QueryFormat::Table => report::cells::df_text(&result)?.into_bytes(),
+        // Rounded for reading (docs/report.md, "fpsan query"); CSV and JSON keep every digit.
+        QueryFormat::Table => report::cells::df_text(&query::rounded_for_display(result)?)?.into_bytes(),
         QueryFormat::Csv => {
             let mut b = Vec::new();
             report::cells::write_csv(&result, &mut b)?;

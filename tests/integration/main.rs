@@ -17,6 +17,7 @@ mod frames;
 mod golden;
 mod hostile;
 mod info;
+mod perfetto_sql;
 mod presents;
 mod repeated;
 mod report;
