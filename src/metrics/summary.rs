@@ -81,14 +81,18 @@ fn app(
         *windows.entry((r.ts - first_ts) / 1_000_000_000).or_default() += 1;
     }
     let windows: Vec<(i64, i64)> = windows.into_iter().collect();
+    // The trace's name for the process (its frames', else its layer's),
+    // else the package its layers name.
+    let trace_name = rows
+        .iter()
+        .filter_map(|r| r.process.as_deref())
+        .max()
+        .or_else(|| layer.and_then(|l| l.process.as_deref()).filter(|_| presents.names.get(pid).is_none()));
+    let named = presents.names.resolve(trace_name, pid);
     AppSummary {
         pid,
-        process: rows
-            .iter()
-            .filter_map(|r| r.process.as_deref())
-            .max()
-            .or(layer.and_then(|l| l.process.as_deref()))
-            .map(str::to_string),
+        process: named.map(|(n, _)| n.to_string()),
+        process_source: named.map(|(_, source)| source),
         frames: n,
         fps,
         fps_wall: fps_wall(n, first_ts, wall_end_ts),

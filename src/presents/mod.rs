@@ -20,6 +20,7 @@ use crate::model::{JankSeverity, JankTag, PresentType, Trace};
 mod flutter;
 #[cfg(test)]
 mod flutter_tests;
+mod names;
 mod renderer;
 mod sources;
 mod summary;
@@ -28,6 +29,7 @@ mod tests;
 
 pub use crate::series::{perfdog, Levels, Percentiles, PerfDog};
 pub use flutter::{FlutterFrame, FlutterSummary};
+pub use names::{LayerNames, NameSource};
 pub use renderer::{Engine, Renderer, RendererKind};
 pub use sources::GraphicsApi;
 pub use summary::LayerSummary;
@@ -115,6 +117,9 @@ pub struct PresentAnalysis {
     pub flutter: Vec<FlutterFrame>,
     /// One per app with Flutter frames, by pid.
     pub flutter_apps: Vec<FlutterSummary>,
+    /// The apps the trace names only by their layers (their rows' and
+    /// layers' `process` is that package).
+    pub names: LayerNames,
 }
 
 impl PresentAnalysis {
@@ -169,6 +174,8 @@ pub fn analyze_in(
 ) -> PresentAnalysis {
     let grid = Grid { display: &frames.display, fallback: crate::frames::common_interval(&frames.rows) };
     let mut streams = sources::streams(trace);
+    // Before the window: a name is the trace's, whenever the layer presented.
+    let names = LayerNames::of(trace, &streams);
     if let Some(w) = window {
         for s in &mut streams {
             s.presents.retain(|p| w.contains(p.ts));
@@ -180,9 +187,9 @@ pub fn analyze_in(
     let mut layers = Vec::new();
     for s in &streams {
         let first = rows.len();
-        let perfdog = summary::rows_of(s, trace, grid, &mut rows);
+        let perfdog = summary::rows_of(s, trace, &names, grid, &mut rows);
         layers.push(LayerSummary::of(s, &rows[first..], perfdog));
     }
     let (flutter, flutter_apps) = flutter::analyze(trace, grid);
-    PresentAnalysis { rows, layers, renderers, flutter, flutter_apps }
+    PresentAnalysis { rows, layers, renderers, flutter, flutter_apps, names }
 }
