@@ -319,7 +319,8 @@ fn apps_in(rows: &[frames::FrameRow], presents: &PresentAnalysis, max: usize) ->
         }
         app.2 = app.2.max(l.presents);
     }
-    let mut apps: Vec<(i32, Option<&str>, i64, i64)> = apps.into_iter().map(|(pid, (n, f, p))| (pid, n, f, p)).collect();
+    let mut apps: Vec<(i32, Option<&str>, i64, i64)> =
+        apps.into_iter().map(|(pid, (n, f, p))| (pid, n, f, p)).collect();
     apps.sort_by(|a, b| b.2.cmp(&a.2).then(b.3.cmp(&a.3)).then(a.0.cmp(&b.0)));
     if apps.is_empty() {
         return "none".to_string();

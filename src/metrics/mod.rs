@@ -13,8 +13,8 @@ use serde::Serialize;
 
 use crate::frames::{DropLevel, FrameAnalysis, FrameRow, FrameWhy};
 use crate::model::Trace;
-pub use crate::presents::{Levels, Percentiles, PerfDog};
 use crate::presents::{LayerNames, NameSource, PresentAnalysis, Renderer, RendererKind};
+pub use crate::presents::{Levels, Percentiles, PerfDog};
 pub use cuj::{attach as attach_cujs, CujSummary};
 
 mod cuj;

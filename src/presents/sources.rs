@@ -254,7 +254,8 @@ fn is_package(s: &str) -> bool {
     let mut parts = 0;
     for part in s.split('.') {
         let mut chars = part.chars();
-        if !chars.next().is_some_and(|c| c.is_ascii_alphabetic()) || !chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        if !chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+            || !chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
         {
             return false;
         }

@@ -183,13 +183,37 @@ fn unnamed_app() -> Trace {
     let mut b = TB::new();
     b.process(300, "com.example.named");
     for k in 0..4 {
-        b.actual_surface(200, 10 + k, vsync(k), P60, "TX - com.example.bare/com.example.bare.Main#50010", "None", PresentType::OnTime);
-        b.actual_surface(300, 20 + k, vsync(k), P60, "TX - com.example.other/com.example.other.Main#4", "None", PresentType::OnTime);
+        b.actual_surface(
+            200,
+            10 + k,
+            vsync(k),
+            P60,
+            "TX - com.example.bare/com.example.bare.Main#50010",
+            "None",
+            PresentType::OnTime,
+        );
+        b.actual_surface(
+            300,
+            20 + k,
+            vsync(k),
+            P60,
+            "TX - com.example.other/com.example.other.Main#4",
+            "None",
+            PresentType::OnTime,
+        );
     }
     b.actual_surface(200, 31, vsync(9), P60, "TX - NotificationShade#0", "None", PresentType::OnTime);
     // pid 400 (unnamed: SystemUI) draws the bare app's splash screen.
     for k in 0..5 {
-        b.actual_surface(400, 40 + k, vsync(k), P60, "TX - Splash Screen com.example.bare#50011", "None", PresentType::OnTime);
+        b.actual_surface(
+            400,
+            40 + k,
+            vsync(k),
+            P60,
+            "TX - Splash Screen com.example.bare#50011",
+            "None",
+            PresentType::OnTime,
+        );
     }
     b.build()
 }

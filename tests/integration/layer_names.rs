@@ -120,7 +120,10 @@ fn app_matches_the_package_of_an_unnamed_processs_layer() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(String::from_utf8(out.stdout).unwrap(), format!("pid,process\n{BARE_PID},{BARE}\n{NAMED_PID},{NAMED}\n"));
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        format!("pid,process\n{BARE_PID},{BARE}\n{NAMED_PID},{NAMED}\n")
+    );
 }
 
 /// A process with a name keeps it: a layer of another package does not
@@ -131,7 +134,10 @@ fn the_process_name_wins_over_its_layers_package() {
     let trace = write_trace(dir.path());
     let apps = json_apps(&trace, &["--app", NAMED]);
     assert_eq!(apps.len(), 1);
-    assert_eq!((apps[0]["pid"].as_i64(), apps[0]["process_source"].as_str()), (Some(NAMED_PID as i64), Some("process")));
+    assert_eq!(
+        (apps[0]["pid"].as_i64(), apps[0]["process_source"].as_str()),
+        (Some(NAMED_PID as i64), Some("process"))
+    );
     assert_eq!(apps[0]["headline"]["frames"], NAMED_PRESENTS - 1);
 
     let (code, line) = failure(&analyze(&trace, &["--app", "com.example.other"]));
@@ -148,7 +154,9 @@ fn the_process_name_wins_over_its_layers_package() {
     // The same list for a pid that is not there.
     let (code, line) = failure(&analyze(&trace, &["--pid", "1"]));
     assert_eq!(code, Some(1), "{line}");
-    assert!(line.starts_with(&format!("fpsan: no frames or presents for pid 1 in {}; the apps it has: ", trace.display())));
+    assert!(
+        line.starts_with(&format!("fpsan: no frames or presents for pid 1 in {}; the apps it has: ", trace.display()))
+    );
 }
 
 /// The list is bounded: ten apps, then how many more.
@@ -182,7 +190,8 @@ fn the_no_match_error_lists_ten_apps_and_counts_the_rest() {
 }
 
 const NIA: &str = "com.google.samples.apps.nowinandroid.demo";
-const NIA_LAYER: &str = "TX - com.google.samples.apps.nowinandroid.demo/com.google.samples.apps.nowinandroid.MainActivity#50010";
+const NIA_LAYER: &str =
+    "TX - com.google.samples.apps.nowinandroid.demo/com.google.samples.apps.nowinandroid.MainActivity#50010";
 
 /// The real Pixel 7 Pro capture without process names: `--app PKG` finds
 /// pid 9305 by its layer, judged by that layer's presents, which equal
