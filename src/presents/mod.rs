@@ -156,6 +156,38 @@ impl PresentAnalysis {
                 .max_by_key(|l| (l.presents, std::cmp::Reverse(l.source)))
         })
     }
+
+    /// The layer whose presents app `pid` is judged by, and why, when it is
+    /// judged by presents rather than by its doFrames (docs/metrics.md,
+    /// "Headline"): its visible layer when a renderer other than its views
+    /// draws it; without doFrames (`has_do_frames` false), the layer that
+    /// shows it. `analyze`'s headline and `compare` both decide by this.
+    pub fn judged_layer(&self, pid: i32, has_do_frames: bool) -> Option<(&LayerSummary, JudgedBy)> {
+        match self.visible_layer(pid) {
+            Some(l) => Some((l, JudgedBy::Renderer)),
+            None if !has_do_frames => self.shown_layer(pid).map(|l| (l, JudgedBy::NoDoFrames)),
+            None => None,
+        }
+    }
+}
+
+/// Why an app is judged by a layer's presents ([`PresentAnalysis::judged_layer`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JudgedBy {
+    /// A renderer other than its views draws its content.
+    Renderer,
+    /// It has no doFrames.
+    NoDoFrames,
+}
+
+impl JudgedBy {
+    /// Why, in words.
+    pub fn why(self) -> &'static str {
+        match self {
+            Self::Renderer => "its renderer draws its content, not its views",
+            Self::NoDoFrames => "it has no doFrames",
+        }
+    }
 }
 
 /// The presents of every layer of `trace`, on the display grid the frames

@@ -115,14 +115,14 @@ fn app_matches_the_package_of_an_unnamed_processs_layer() {
     let out = fpsan()
         .arg("query")
         .arg(&trace)
-        .arg("SELECT pid, process FROM apps ORDER BY pid")
+        .arg("SELECT pid, process, process_source FROM apps ORDER BY pid")
         .args(["--format", "csv"])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(
         String::from_utf8(out.stdout).unwrap(),
-        format!("pid,process\n{BARE_PID},{BARE}\n{NAMED_PID},{NAMED}\n")
+        format!("pid,process,process_source\n{BARE_PID},{BARE},layer\n{NAMED_PID},{NAMED},process\n")
     );
 }
 
@@ -253,4 +253,156 @@ fn nowinandroid_no_match_lists_its_apps() {
             trace.display()
         )
     );
+}
+
+// `compare` knows the same apps as `analyze` (docs/compare.md, "The app"):
+// an app known only by its layer's presents is chosen, found by `--app` and
+// by its pids, judged by that layer's presents, and listed when missing.
+
+/// A FrameTimeline-only run: the bare app presenting every `every` ns (when
+/// `bare`), and the named app (when `named`).
+fn write_run(path: &Path, every: Option<i64>, named: bool) {
+    let mut b = TraceBuilder::new();
+    if named {
+        b.process(NAMED_PID, NAMED);
+        presents(&mut b, NAMED_PID, OTHER_LAYER, 500, NAMED_PRESENTS, P60);
+    }
+    if let Some(every) = every {
+        presents(&mut b, BARE_PID, BARE_LAYER, 100, BARE_PRESENTS, every);
+    }
+    std::fs::write(path, b.build(&BuildOptions::default())).unwrap();
+}
+
+/// `runs` runs of [`write_run`] in `dir/name/`.
+fn write_side(dir: &Path, name: &str, runs: usize, every: Option<i64>, named: bool) -> std::path::PathBuf {
+    let side = dir.join(name);
+    std::fs::create_dir_all(&side).unwrap();
+    for k in 0..runs {
+        write_run(&side.join(format!("run-{k}.pftrace")), every, named);
+    }
+    side
+}
+
+fn compare(before: &Path, after: &Path, args: &[&str]) -> std::process::Output {
+    fpsan().arg("compare").arg(before).arg(after).args(args).output().unwrap()
+}
+
+fn compare_json(before: &Path, after: &Path, args: &[&str]) -> (Value, String) {
+    let out = compare(before, after, &[args, &["--format", "json"]].concat());
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    (serde_json::from_slice(&out.stdout).unwrap(), stderr)
+}
+
+fn metric<'a>(doc: &'a Value, name: &str) -> &'a Value {
+    doc["metrics"].as_array().unwrap().iter().find(|m| m["metric"] == name).unwrap_or_else(|| panic!("no {name}"))
+}
+
+/// Four runs a side of the bare app, presenting every second vsync before
+/// and every vsync after: better, and the other way round worse, whichever
+/// way the app is chosen.
+#[test]
+fn compare_judges_an_app_known_only_by_its_layer() {
+    let dir = tempfile::tempdir().unwrap();
+    let slow = write_side(dir.path(), "slow", 4, Some(2 * P60), true);
+    let fast = write_side(dir.path(), "fast", 4, Some(P60), true);
+    // 31 presents: 30 intervals. Presents' fps = 1e9 · intervals / Σ intervals
+    // (docs/compare.md: a present's interval is its cost):
+    // slow: 1e9 · 30 / (30 · 2 · 16 666 667) = 1e9 / 33 333 334 ≈ 29.99999940;
+    // fast: 1e9 · 30 / (30 · 16 666 667)     = 1e9 / 16 666 667 ≈ 59.99999880.
+    let fps_slow = 1e9 * 30.0 / 1_000_000_020.0;
+    let fps_fast = 1e9 * 30.0 / 500_000_010.0;
+    // Automatic choice: the bare app's 4 · 30 intervals a side outnumber the
+    // named app's 4 · 9.
+    let (auto, stderr) = compare_json(&slow, &fast, &[]);
+    assert!(
+        stderr.contains(&format!("comparing {BARE}: the app with the most frames compared on both sides")),
+        "{stderr}"
+    );
+    assert!(stderr.contains(&format!("judging {BARE} by the presents of its layer {BARE_LAYER}: ")), "{stderr}");
+    assert_eq!(auto["app"], BARE);
+    for (side, fps) in [("before", fps_slow), ("after", fps_fast)] {
+        let runs = auto[side]["runs"].as_array().unwrap();
+        assert_eq!(runs.len(), 4);
+        for r in runs {
+            assert_eq!((r["frames"].as_i64(), r["fps"].as_f64()), (Some(30), Some(fps)), "{side}");
+        }
+    }
+    let fps = metric(&auto, "fps");
+    assert_eq!((fps["before"].as_f64(), fps["after"].as_f64()), (Some(fps_slow), Some(fps_fast)));
+    // 4 against 4 runs fully apart: the exact two-sided p is 2/70.
+    assert_eq!(fps["p_value"].as_f64(), Some(2.0 / 70.0));
+    assert_eq!(fps["verdict"], "better");
+    // `--app` and the pids choose the same app and give the same document.
+    let (by_app, _) = compare_json(&slow, &fast, &["--app", BARE]);
+    assert_eq!(by_app, auto);
+    let pid = BARE_PID.to_string();
+    let (by_pid, _) = compare_json(&slow, &fast, &["--pid-before", &pid, "--pid-after", &pid]);
+    assert_eq!(by_pid, auto);
+    // The other way round.
+    let (back, _) = compare_json(&fast, &slow, &["--app", BARE]);
+    let fps = metric(&back, "fps");
+    assert_eq!(
+        (fps["before"].as_f64(), fps["after"].as_f64(), fps["verdict"].as_str()),
+        (Some(fps_fast), Some(fps_slow), Some("worse"))
+    );
+}
+
+/// The errors list the apps known by their presents, with their presents,
+/// as `analyze`'s no-match line does.
+#[test]
+fn compare_lists_apps_known_only_by_their_layers() {
+    let dir = tempfile::tempdir().unwrap();
+    let both = write_side(dir.path(), "both", 4, Some(P60), true);
+    let (code, line) = failure(&compare(&both, &both, &["--app", "com.example.nothere"]));
+    assert_eq!(code, Some(1), "{line}");
+    // Presents over the side's four runs: 4 · 31 and 4 · 10.
+    assert_eq!(
+        line,
+        format!(
+            "fpsan: com.example.nothere has no frames or presents on the before side; apps there: {BARE} (pid \
+             {BARE_PID}, named by its layer, 124 presents), {NAMED} (pid {NAMED_PID}, 40 presents)"
+        )
+    );
+    let bare = write_side(dir.path(), "bare", 1, Some(P60), false);
+    let named = write_side(dir.path(), "named", 1, None, true);
+    let (code, line) = failure(&compare(&bare, &named, &[]));
+    assert_eq!(code, Some(1), "{line}");
+    assert_eq!(
+        line,
+        format!(
+            "fpsan: no app has frames or presents on both sides; before: {BARE} (pid {BARE_PID}, named by its layer, \
+             {BARE_PRESENTS} presents); after: {NAMED} (pid {NAMED_PID}, {NAMED_PRESENTS} presents)"
+        )
+    );
+}
+
+/// The real capture against itself, four runs a side (the fewest a test
+/// decides with): the app is found by its layer and nothing changed; each
+/// run's fps is `analyze`'s headline fps of that layer.
+#[test]
+fn compare_nowinandroid_against_itself() {
+    let Some(trace) = shared("traces/real-pixel7pro-android13-nowinandroid-frametimeline-only.pftrace") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let side = dir.path().join("runs");
+    std::fs::create_dir(&side).unwrap();
+    for k in 0..4 {
+        std::fs::copy(&trace, side.join(format!("run-{k}.pftrace"))).unwrap();
+    }
+    let out_dir = dir.path().join("out");
+    let out = compare(&side, &side, &["--app", NIA, "--out", out_dir.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains(&format!("judging {NIA} by the presents of its layer {NIA_LAYER}: ")), "{stderr}");
+    let doc: Value = serde_json::from_slice(&std::fs::read(out_dir.join("compare.json")).unwrap()).unwrap();
+    assert_eq!(doc["app"], NIA);
+    assert_eq!(doc["overall"], "no change");
+    for side in ["before", "after"] {
+        for r in doc[side]["runs"].as_array().unwrap() {
+            assert_eq!((r["frames"].as_i64(), r["fps"].as_f64()), (Some(737), Some(FPS_NIA)), "{side}");
+        }
+    }
+    let fps = metric(&doc, "fps");
+    assert_eq!((fps["before"].as_f64(), fps["after"].as_f64()), (Some(FPS_NIA), Some(FPS_NIA)));
+    assert_eq!(fps["verdict"], "same");
 }
