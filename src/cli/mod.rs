@@ -94,10 +94,11 @@ pub struct BatchArgs {
 pub struct AnalyzeArgs {
     #[arg(help = TRACE_HELP)]
     pub trace: PathBuf,
-    /// Only this app: process name, its `PKG:sub` processes, or its 15-char comm.
+    /// Only this app: process name, its `PKG:sub` processes, or its 15-char comm; a process
+    /// the trace does not name is matched by the package its layers name (`TX - PKG/…#N`).
     #[arg(long, conflicts_with = "pid")]
     pub app: Option<String>,
-    /// Only this process id.
+    /// Only this process id (when nothing matches, the error lists the apps with their pids).
     #[arg(long)]
     pub pid: Option<i32>,
     /// Also write into DIR: frames.parquet, frames.csv, presents.parquet, presents.csv,

@@ -103,7 +103,8 @@ fn unusable_input_is_exit_1() {
     let (code, stderr) = run(fpsan().arg("analyze").arg(demo()).args(["--app", "nosuch"]));
     assert_eq!(code, Some(1), "{stderr}");
     let expected = format!(
-        "fpsan: no frames or presents for app nosuch in {}; apps with frames: com.example.scroll (pid 4242, 300 frames)",
+        "fpsan: no frames or presents for app nosuch in {}; the apps it has: com.example.scroll (pid 4242, 300 \
+         frames, 300 presents); pass one of their names to --app, or a pid to --pid",
         demo().display()
     );
     assert_eq!(only_line(&stderr), expected);

@@ -17,6 +17,7 @@ mod frames;
 mod golden;
 mod hostile;
 mod info;
+mod layer_names;
 mod perfetto_sql;
 mod presents;
 mod repeated;
