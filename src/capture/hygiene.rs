@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::adb::Adb;
 use super::device::device_failed;
+use super::refusal::Refusal;
 use super::CaptureError;
 use crate::sink::Sink;
 
@@ -47,37 +48,74 @@ pub struct DeviceState {
     pub compile_status: Option<String>,
 }
 
+/// A setting the phone refused to change (recorded in `runs.json`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SettingNotSet {
+    pub name: String,
+    /// Its value, which stays for the runs.
+    pub value: String,
+    /// The phone's refusal, with the switch that allows it.
+    pub reason: String,
+}
+
 /// The device's settings for a series of runs, and the values to put back.
 pub struct Hygiene<'a> {
     adb: &'a Adb,
     /// (setting, old value) to restore, in the order they were changed.
     changed: Vec<(&'static str, String)>,
+    /// The settings the phone refused to change, and why (the first refusal).
+    not_set: Vec<SettingNotSet>,
+    refusal: Option<Refusal>,
     sink: Sink,
 }
 
 impl<'a> Hygiene<'a> {
     /// Keep the screen on while plugged in and put the animation scales at 1,
-    /// remembering what was there.
+    /// remembering what was there. A setting the phone refuses to change
+    /// (MIUI's security switch) is recorded, not an error: whether the runs
+    /// may go on without it is the caller's decision ([`Hygiene::refusal`]).
     pub fn begin(adb: &'a Adb, sink: Sink) -> Result<Hygiene<'a>, CaptureError> {
-        let mut h = Hygiene { adb, changed: Vec::new(), sink };
+        let mut h = Hygiene { adb, changed: Vec::new(), not_set: Vec::new(), refusal: None, sink };
         let stay_on = get_setting(adb, STAY_ON)?;
         if stay_on != "7" {
-            shell_ok(adb, "svc power stayon true")?;
-            h.changed.push((STAY_ON, stay_on));
+            h.change(STAY_ON, stay_on, "svc power stayon true")?;
         }
         for name in ANIMATION_SCALES {
             let old = get_setting(adb, name)?;
             if old.parse::<f64>().ok() != Some(1.0) {
-                shell_ok(adb, &format!("settings put global {name} 1"))?;
-                h.changed.push((name, old));
+                h.change(name, old, &format!("settings put global {name} 1"))?;
             }
         }
         Ok(h)
     }
 
+    /// Run `cmd`, which sets `name` (now `old`): remembered to be put back,
+    /// or recorded as refused.
+    fn change(&mut self, name: &'static str, old: String, cmd: &str) -> Result<(), CaptureError> {
+        match shell_ok(self.adb, cmd) {
+            Ok(()) => self.changed.push((name, old)),
+            Err(CaptureError::Refused { refusal, .. }) => {
+                self.not_set.push(SettingNotSet { name: name.to_string(), value: old, reason: refusal.to_string() });
+                self.refusal.get_or_insert(refusal);
+            }
+            Err(e) => return Err(e),
+        }
+        Ok(())
+    }
+
     /// What was changed (setting names), for the user.
     pub fn changed(&self) -> Vec<&'static str> {
         self.changed.iter().map(|(n, _)| *n).collect()
+    }
+
+    /// The settings the phone refused to change, with the values they keep.
+    pub fn not_set(&self) -> &[SettingNotSet] {
+        &self.not_set
+    }
+
+    /// Why the phone refused them (the first refusal), if it did.
+    pub fn refusal(&self) -> Option<Refusal> {
+        self.refusal
     }
 
     /// Wake and unlock the screen, wait (at most `cool_down`) while the
@@ -138,12 +176,7 @@ impl<'a> Hygiene<'a> {
     fn restore(&mut self) -> Vec<String> {
         let mut problems = Vec::new();
         for (name, old) in self.changed.drain(..).rev() {
-            // An unset setting reads "null"; deleting it restores that.
-            let cmd = if old == "null" {
-                format!("settings delete global {name}")
-            } else {
-                format!("settings put global {name} {old}")
-            };
+            let cmd = restore_command(name, &old);
             if let Err(e) = shell_ok(self.adb, &cmd) {
                 problems.push(format!(
                     "could not restore {name} on {s} ({e}): run `adb -s {s} shell {cmd}`",
@@ -162,6 +195,26 @@ impl Drop for Hygiene<'_> {
         for p in self.restore() {
             self.sink.warn(None, &p);
         }
+    }
+}
+
+/// The command that puts `name` back to `old`. Stay-awake goes back the way
+/// it was set, with `svc` (MIUI refuses `settings put` to the shell but
+/// lets `svc` through), when `svc` can say the value: 0 false, 1 ac, 2 usb,
+/// 4 wireless, 7 true. An unset setting reads "null"; deleting it restores that.
+fn restore_command(name: &str, old: &str) -> String {
+    let svc_word = match old {
+        "0" => Some("false"),
+        "1" => Some("ac"),
+        "2" => Some("usb"),
+        "4" => Some("wireless"),
+        "7" => Some("true"),
+        _ => None,
+    };
+    match svc_word {
+        Some(word) if name == STAY_ON => format!("svc power stayon {word}"),
+        _ if old == "null" => format!("settings delete global {name}"),
+        _ => format!("settings put global {name} {old}"),
     }
 }
 
@@ -193,8 +246,12 @@ fn get_setting(adb: &Adb, name: &str) -> Result<String, CaptureError> {
     Ok(out.stdout.trim().to_string())
 }
 
+/// `cmd` did its job; a refusal is recognised whatever the exit status.
 fn shell_ok(adb: &Adb, cmd: &str) -> Result<(), CaptureError> {
     let out = adb.shell(cmd)?;
+    if let Some(refusal) = Refusal::of(&out) {
+        return Err(CaptureError::Refused { during: format!("`{cmd}`"), refusal });
+    }
     if out.success() {
         Ok(())
     } else {
@@ -238,6 +295,16 @@ fn word_after(text: &str, key: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn settings_go_back_the_way_they_were_set() {
+        assert_eq!(restore_command(STAY_ON, "0"), "svc power stayon false");
+        assert_eq!(restore_command(STAY_ON, "2"), "svc power stayon usb");
+        // ac|usb has no svc word.
+        assert_eq!(restore_command(STAY_ON, "3"), "settings put global stay_on_while_plugged_in 3");
+        assert_eq!(restore_command("window_animation_scale", "0.5"), "settings put global window_animation_scale 0.5");
+        assert_eq!(restore_command("window_animation_scale", "null"), "settings delete global window_animation_scale");
+    }
 
     #[test]
     fn reads_dumpsys_fields() {

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::hygiene::DeviceState;
+use super::hygiene::{DeviceState, SettingNotSet};
 
 pub const FILE_NAME: &str = "runs.json";
 
@@ -98,6 +98,10 @@ pub struct Manifest {
     pub stopped: Option<String>,
     /// Settings changed for the runs and put back afterwards.
     pub settings_changed: Vec<String>,
+    /// Settings the phone refused to change (they keep their value for the
+    /// runs, with `--allow-dirty-device`); absent from older records.
+    #[serde(default)]
+    pub settings_not_set: Vec<SettingNotSet>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

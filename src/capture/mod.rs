@@ -9,7 +9,8 @@
 //! Parts: `adb` (the one place commands run), `device` (which device, its
 //! Android version, the app, traced), `config` (the TraceConfig and its text
 //! form), `session` (start / wait / stop / pull / cleanup), `check` (is the
-//! pulled file useful).
+//! pulled file useful), `refusal` (what makers' ROMs refuse until a developer
+//! switch is on, and which switch).
 
 pub(crate) mod adb;
 pub mod check;
@@ -18,6 +19,7 @@ mod device;
 pub mod hygiene;
 pub mod launch;
 pub mod manifest;
+pub mod refusal;
 pub mod scenario;
 pub(crate) mod session;
 
@@ -130,6 +132,10 @@ pub enum CaptureError {
     Output { path: PathBuf, detail: String },
     #[error("the screen of {serial} stays locked: remove the PIN/pattern lock for the experiment (Settings > Security > Screen lock: None)")]
     ScreenLocked { serial: String },
+    /// The phone refused a command until a developer switch is changed: no
+    /// retry helps. `during` says which command.
+    #[error("{during}: {refusal}")]
+    Refused { during: String, refusal: refusal::Refusal },
     #[error("capture cancelled (Ctrl-C) before tracing started; nothing was changed on the device")]
     Cancelled,
     #[error("the trace {path} is almost empty ({size_bytes} bytes, {packets} packets, no ftrace data): perfetto recorded nothing{}", reason_text(.reason))]

@@ -442,7 +442,7 @@ fn capture_cmd(a: &CaptureArgs) -> Result {
     }
     if let Some(runs) = a.runs {
         let dir = crate::capture::with_ctrlc(analysis::trace_facts, Sink::stderr(), |env| {
-            crate::experiment::capture_runs(&request, runs as usize, env)
+            crate::experiment::capture_runs(&request, runs as usize, a.allow_dirty_device, env)
         })?;
         return print_stdout(format!("{}\n", dir.display()).as_bytes());
     }

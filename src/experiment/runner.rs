@@ -49,6 +49,8 @@ enum RunEnd {
     Interrupted,
     /// Every attempt failed; the last reason.
     Failed(String),
+    /// The phone refused (the line says which switch to change); not retried.
+    Refused(String),
 }
 
 impl<'a> Runner<'a> {
@@ -71,6 +73,7 @@ impl<'a> Runner<'a> {
             launch: template.launch.as_str().into(),
             secs: template.secs,
             settings_changed: hygiene.changed().iter().map(|s| s.to_string()).collect(),
+            settings_not_set: hygiene.not_set().to_vec(),
             ..Default::default()
         };
         Runner {
@@ -88,6 +91,33 @@ impl<'a> Runner<'a> {
 
     fn stopped(&self) -> bool {
         self.env.stop.load(Ordering::SeqCst)
+    }
+
+    /// Settings the phone refused to change (recorded in runs.json): the
+    /// series runs with them as they are only when `allowed`
+    /// (`--allow-dirty-device`), with a warning; else it stops before its
+    /// first run, saying which switch to turn on.
+    pub fn check_settings(&mut self, allowed: bool) -> Result<(), ExperimentError> {
+        let Some(refusal) = self.hygiene.refusal() else { return Ok(()) };
+        let settings = self
+            .manifest
+            .settings_not_set
+            .iter()
+            .map(|s| format!("{} at {}", s.name, s.value))
+            .collect::<Vec<_>>()
+            .join(", ");
+        if allowed {
+            let line = format!(
+                "--allow-dirty-device: the runs go on with {settings}, which the phone refused to change ({})",
+                refusal.code()
+            );
+            self.env.sink.warn(None, &line);
+            return Ok(());
+        }
+        let refused = ExperimentError::DirtyDevice { refusal, settings };
+        self.manifest.stopped = Some(refused.to_string());
+        self.save();
+        Err(refused)
     }
 
     pub fn save(&self) {
@@ -115,6 +145,11 @@ impl<'a> Runner<'a> {
             RunEnd::Interrupted => {
                 self.manifest.interrupted = true;
                 Err(ExperimentError::Interrupted { kept, dir })
+            }
+            RunEnd::Refused(line) => {
+                let refused = ExperimentError::Refused { line, kept, dir };
+                self.manifest.stopped = Some(refused.to_string());
+                Err(refused)
             }
             RunEnd::Failed(why) => {
                 let attempts = self.retries + 1;
@@ -169,6 +204,13 @@ impl<'a> Runner<'a> {
                     self.save();
                     return RunEnd::Interrupted;
                 }
+                Err(Attempt::Refused(line)) => {
+                    record.status = RunStatus::Failed;
+                    record.reason = Some(line.clone());
+                    self.manifest.runs.push(record);
+                    self.save();
+                    return RunEnd::Refused(line);
+                }
                 Err(Attempt::Failed(why)) => {
                     record.status = RunStatus::Failed;
                     record.reason = Some(why.clone());
@@ -193,11 +235,12 @@ impl<'a> Runner<'a> {
         prepare: &mut dyn FnMut(&Adb) -> Result<Option<String>, InstallError>,
     ) -> Result<Run, Attempt> {
         let app = self.template.app.clone();
-        let expected = prepare(self.adb).map_err(|e| Attempt::Failed(e.to_string()))?;
-        let device = self
-            .hygiene
-            .before_run(&app, self.cool_down, self.env.poll * 10, &self.env.stop)
-            .map_err(|e| Attempt::Failed(e.to_string()))?;
+        let expected = prepare(self.adb).map_err(|e| match e {
+            InstallError::Refused(r) => Attempt::Refused(r.to_string()),
+            e => Attempt::Failed(e.to_string()),
+        })?;
+        let device =
+            self.hygiene.before_run(&app, self.cool_down, self.env.poll * 10, &self.env.stop).map_err(Attempt::from)?;
         record.device = device;
         if record.device.throttled {
             record.warnings.push(format!(
@@ -219,11 +262,7 @@ impl<'a> Runner<'a> {
         let path = self.dir.join(&relative);
         let request =
             CaptureRequest { out: Some(path.clone()), analyze: false, dry_run: false, ..self.template.clone() };
-        let outcome = match session::capture(&request, self.env) {
-            Ok(o) => o,
-            Err(CaptureError::Cancelled) => return Err(Attempt::Interrupted),
-            Err(e) => return Err(Attempt::Failed(e.to_string())),
-        };
+        let outcome = session::capture(&request, self.env).map_err(Attempt::from)?;
         record.launch_state = outcome.launched.as_ref().and_then(|l| l.state.clone());
         record.launch_total_ms = outcome.launched.as_ref().and_then(|l| l.total_ms);
         record.warnings.extend(outcome.warnings.iter().cloned());
@@ -290,6 +329,18 @@ struct DeviceGone {
 enum Attempt {
     Interrupted,
     Failed(String),
+    /// The phone refused: the line says which switch to change.
+    Refused(String),
+}
+
+impl From<CaptureError> for Attempt {
+    fn from(e: CaptureError) -> Attempt {
+        match e {
+            CaptureError::Cancelled => Attempt::Interrupted,
+            CaptureError::Refused { .. } => Attempt::Refused(e.to_string()),
+            e => Attempt::Failed(e.to_string()),
+        }
+    }
 }
 
 /// `before run 3`, or `run 3` for `capture --runs`.

@@ -77,6 +77,7 @@ fn request(fake: &Fake, before: PathBuf, after: PathBuf, runs: usize) -> AbReque
         retries: 2,
         cool_down: Duration::from_secs(5),
         compile: Compile::Ignore,
+        allow_dirty_device: false,
         compare: CompareRequest {
             before: out.join("before"),
             after: out.join("after"),
@@ -326,7 +327,7 @@ fn capture_runs_make_a_side_and_compare_reads_their_records() {
     let template = request(&fake, build.clone(), build.clone(), 1).capture;
     let side = |name: &str| {
         let req = CaptureRequest { out: Some(dir.join(name)), ..template.clone() };
-        capture_runs(&req, 2, &fake.env()).unwrap()
+        capture_runs(&req, 2, false, &fake.env()).unwrap()
     };
     let first = side("first");
     let second = side("second");
@@ -377,4 +378,153 @@ fn analysis_keeps_to_the_marked_scenario_window() {
     for w in &windowed.frames.why {
         assert!(windowed.frames.rows[w.frame_index].dropped_frames >= 1);
     }
+}
+
+// ---------------------------------------------------------------------------
+// Phones in the wild: MIUI's developer switches (tests/fake_adb/replies/).
+
+const INSTALL_REFUSED: &str = "the phone refused the install (INSTALL_FAILED_USER_RESTRICTED): turn on Developer options → Install via USB (MIUI/HyperOS; needs a Mi account and a SIM) and allow the install if the phone asks, then run again";
+const SETTINGS_REFUSED: &str = "the phone refused to change its settings (WRITE_SECURE_SETTINGS): turn on Developer options → USB debugging (Security settings) (MIUI/HyperOS), or Disable permission monitoring (ColorOS/realme UI), then run again";
+
+fn miui(extra: &[(&str, &str)]) -> Fake {
+    let mut all = vec![("FAKE_ADB_PROFILE", "miui-14")];
+    all.extend_from_slice(extra);
+    device(&all)
+}
+
+fn installs(fake: &Fake) -> usize {
+    fake.log().iter().filter(|l| l.contains(" install -r -d ")).count()
+}
+
+/// Install via USB off: one install attempt, no retry (none can help), the
+/// experiment stops with the switch to turn on, exit 1 from the CLI, the
+/// settings put back.
+#[test]
+fn miui_install_refused_stops_ab_after_one_attempt_with_one_line() {
+    let fake = miui(&[("FAKE_ADB_MIUI_USB_DEBUG_SECURITY", "1")]);
+    let dir = fake.dir.path();
+    let before = apk(dir, "before", 1, &traces(dir, "a", &[0.05]));
+    let after = apk(dir, "after", 2, &traces(dir, "b", &[0.05]));
+    let req = request(&fake, before.clone(), after.clone(), 2);
+    let err = ab(&req, &fake.env()).unwrap_err();
+    assert!(matches!(err, ExperimentError::Refused { .. }), "{err:?}");
+    assert_eq!(err.kind(), fpsan::error::ErrorKind::Input);
+    assert_eq!(err.to_string(), INSTALL_REFUSED);
+    assert_eq!(installs(&fake), 1);
+    let m = manifest(&req.out);
+    assert_eq!(m.stopped.as_deref(), Some(INSTALL_REFUSED));
+    assert_eq!(m.runs.len(), 1);
+    assert_eq!((m.runs[0].status, m.runs[0].reason.as_deref()), (RunStatus::Failed, Some(INSTALL_REFUSED)));
+    assert_eq!(setting(&fake, "stay_on_while_plugged_in"), "0");
+    fake.assert_device_clean();
+
+    // The command line: exit 1, the line alone on stderr.
+    let fake = miui(&[("FAKE_ADB_MIUI_USB_DEBUG_SECURITY", "1")]);
+    let out = dir.join("cli");
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_fpsan"))
+        .args(["ab", "--app", AB_APP, "--runs", "2", "--secs", "1", "--out"])
+        .arg(&out)
+        .arg("--before")
+        .arg(&before)
+        .arg("--after")
+        .arg(&after)
+        .env("ADB", &fake.wrapper)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(1));
+    assert_eq!(String::from_utf8(run.stderr).unwrap(), format!("fpsan: {INSTALL_REFUSED}\n"));
+    assert_eq!(installs(&fake), 1);
+}
+
+/// USB debugging (Security settings) off: the animation scale the user had
+/// cannot be put at 1. `ab` records it, says so and does not start;
+/// `--allow-dirty-device` runs with it. The stay-awake it could set is put
+/// back on both paths.
+#[test]
+fn miui_settings_refused_are_recorded_and_need_allow_dirty_device() {
+    let seeded = |fake: &Fake| {
+        std::fs::create_dir_all(fake.state.join("settings")).unwrap();
+        std::fs::write(fake.state.join("settings/window_animation_scale"), "0.5\n").unwrap();
+    };
+    let fake = miui(&[("FAKE_ADB_MIUI_INSTALL_VIA_USB", "1")]);
+    seeded(&fake);
+    let dir = fake.dir.path();
+    let before = apk(dir, "before", 1, &traces(dir, "a", &[0.05]));
+    let after = apk(dir, "after", 2, &traces(dir, "b", &[0.05]));
+    // No `input` step: the same switch refuses it (the test above).
+    let mut req = request(&fake, before.clone(), after.clone(), 1);
+    req.capture.drive = Some(Scenario::parse("sleep 0.1").unwrap());
+    let err = ab(&req, &fake.env()).unwrap_err();
+    let line = format!("{SETTINGS_REFUSED} (or pass --allow-dirty-device to run with window_animation_scale at 0.5)");
+    assert!(matches!(err, ExperimentError::DirtyDevice { .. }), "{err:?}");
+    assert_eq!(err.kind(), fpsan::error::ErrorKind::Input);
+    assert_eq!(err.to_string(), line);
+    let m = manifest(&req.out);
+    assert_eq!(m.stopped.as_deref(), Some(line.as_str()));
+    assert!(m.runs.is_empty());
+    assert_eq!(m.settings_changed, ["stay_on_while_plugged_in"]);
+    let not_set = serde_json::to_value(&m.settings_not_set).unwrap();
+    assert_eq!(
+        not_set,
+        serde_json::json!([{"name": "window_animation_scale", "value": "0.5", "reason": SETTINGS_REFUSED}])
+    );
+    assert_eq!(installs(&fake), 0);
+    let log = fake.log();
+    assert!(log.iter().any(|l| l.ends_with("shell svc power stayon false")), "{log:?}");
+    assert_eq!(setting(&fake, "stay_on_while_plugged_in"), "0");
+    assert_eq!(setting(&fake, "window_animation_scale"), "0.5");
+
+    let fake = miui(&[("FAKE_ADB_MIUI_INSTALL_VIA_USB", "1")]);
+    seeded(&fake);
+    req.out = fake.dir.path().join("exp");
+    req.compare.before = req.out.join("before");
+    req.compare.after = req.out.join("after");
+    req.compare.out = Some(req.out.clone());
+    let done = ab(&AbRequest { allow_dirty_device: true, ..req.clone() }, &fake.env()).unwrap();
+    assert_eq!(done.runs_per_side, [1, 1]);
+    let m = manifest(&req.out);
+    assert!(m.stopped.is_none() && m.runs.iter().all(|r| r.ok()));
+    assert_eq!(serde_json::to_value(&m.settings_not_set).unwrap(), not_set);
+    assert_eq!(setting(&fake, "stay_on_while_plugged_in"), "0");
+    assert_eq!(setting(&fake, "window_animation_scale"), "0.5");
+    fake.assert_device_clean();
+}
+
+/// The scenario's `input` refused on the first run: no trace enters the
+/// comparison, no retry, the experiment stops with the switch to turn on.
+#[test]
+fn miui_refused_scenario_stops_ab_without_a_trace() {
+    let fake = miui(&[("FAKE_ADB_MIUI_INSTALL_VIA_USB", "1")]);
+    let dir = fake.dir.path();
+    let before = apk(dir, "before", 1, &traces(dir, "a", &[0.05]));
+    let after = apk(dir, "after", 2, &traces(dir, "b", &[0.05]));
+    let req = request(&fake, before, after, 2);
+    let err = ab(&req, &fake.env()).unwrap_err();
+    let line = "scenario step 1 (`input swipe 500 1500 500 300 100`): the phone refused the simulated touches (INJECT_EVENTS): turn on Developer options → USB debugging (Security settings) (MIUI/HyperOS; reboot the phone if it still refuses), then run again";
+    assert_eq!(err.to_string(), line);
+    let m = manifest(&req.out);
+    assert_eq!(m.runs.len(), 1);
+    assert_eq!((m.runs[0].status, m.runs[0].trace.as_deref()), (RunStatus::Failed, None));
+    assert_eq!(fake.log().iter().filter(|l| l.contains("perfetto --background")).count(), 1);
+    for side in ["before", "after"] {
+        assert_eq!(std::fs::read_dir(req.out.join(side)).unwrap().count(), 0, "{side}");
+    }
+    assert!(!req.out.join("failed").exists());
+    fake.assert_device_clean();
+}
+
+/// Both switches on, MIUI runs the experiment as AOSP does.
+#[test]
+fn miui_with_its_switches_on_runs_like_aosp() {
+    let fake = miui(&[("FAKE_ADB_MIUI_INSTALL_VIA_USB", "1"), ("FAKE_ADB_MIUI_USB_DEBUG_SECURITY", "1")]);
+    let dir = fake.dir.path();
+    let before = apk(dir, "before", 1, &traces(dir, "a", &[0.05]));
+    let after = apk(dir, "after", 2, &traces(dir, "b", &[0.05]));
+    let req = request(&fake, before, after, 1);
+    let done = ab(&req, &fake.env()).unwrap();
+    assert_eq!(done.runs_per_side, [1, 1]);
+    let m = manifest(&req.out);
+    assert!(m.runs.iter().all(|r| r.ok() && r.attempt == 1) && m.settings_not_set.is_empty());
+    assert_eq!(installs(&fake), 2);
+    fake.assert_device_clean();
 }
