@@ -17,11 +17,14 @@ pub mod check;
 pub mod config;
 mod device;
 pub mod hygiene;
+pub mod identity;
 pub mod launch;
 pub mod manifest;
+mod md5;
 pub mod refusal;
 pub mod scenario;
 pub(crate) mod session;
+pub mod thermal;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};

@@ -20,7 +20,7 @@ use tracegen::ab_runs::{app_run, RunSpec, AB_APP};
 use super::capture::Fake;
 
 /// Traces of one build: `jank` is each frame's chance of being janky.
-fn traces(dir: &Path, name: &str, jank: &[f64]) -> Vec<PathBuf> {
+pub(crate) fn traces(dir: &Path, name: &str, jank: &[f64]) -> Vec<PathBuf> {
     jank.iter()
         .enumerate()
         .map(|(k, &p)| {
@@ -33,7 +33,7 @@ fn traces(dir: &Path, name: &str, jank: &[f64]) -> Vec<PathBuf> {
 }
 
 /// A fake APK of `AB_APP` whose device records `traces` in turn.
-fn apk(dir: &Path, name: &str, version: u32, traces: &[PathBuf]) -> PathBuf {
+pub(crate) fn apk(dir: &Path, name: &str, version: u32, traces: &[PathBuf]) -> PathBuf {
     let path = dir.join(format!("{name}.apk"));
     let list: Vec<String> = traces.iter().map(|p| p.display().to_string()).collect();
     std::fs::write(
@@ -44,14 +44,14 @@ fn apk(dir: &Path, name: &str, version: u32, traces: &[PathBuf]) -> PathBuf {
     path
 }
 
-fn device(extra: &[(&str, &str)]) -> Fake {
+pub(crate) fn device(extra: &[(&str, &str)]) -> Fake {
     let activity = format!("{AB_APP}/.MainActivity");
     let mut all = vec![("FAKE_ADB_ACTIVITY", activity.as_str())];
     all.extend_from_slice(extra);
     Fake::with("ok", &all)
 }
 
-fn request(fake: &Fake, before: PathBuf, after: PathBuf, runs: usize) -> AbRequest {
+pub(crate) fn request(fake: &Fake, before: PathBuf, after: PathBuf, runs: usize) -> AbRequest {
     let out = fake.dir.path().join("exp");
     AbRequest {
         capture: CaptureRequest {
@@ -97,11 +97,11 @@ fn request(fake: &Fake, before: PathBuf, after: PathBuf, runs: usize) -> AbReque
     }
 }
 
-fn manifest(dir: &Path) -> Manifest {
+pub(crate) fn manifest(dir: &Path) -> Manifest {
     Manifest::read(&dir.join("runs.json")).unwrap()
 }
 
-fn setting(fake: &Fake, name: &str) -> String {
+pub(crate) fn setting(fake: &Fake, name: &str) -> String {
     std::fs::read_to_string(fake.state.join("settings").join(name)).unwrap_or_default().trim().to_string()
 }
 

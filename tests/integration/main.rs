@@ -18,6 +18,7 @@ mod golden;
 mod hostile;
 mod info;
 mod presents;
+mod profiles;
 mod repeated;
 mod report;
 mod schema;
