@@ -183,7 +183,12 @@ impl<'a> Hygiene<'a> {
                 s.throttled = true;
                 break;
             }
-            std::thread::sleep(poll.min(cool_down.saturating_sub(started.elapsed())).max(Duration::from_millis(1)));
+            // In slices, so that Ctrl-C does not wait for the next poll.
+            let until =
+                Instant::now() + poll.min(cool_down.saturating_sub(started.elapsed())).max(Duration::from_millis(1));
+            while Instant::now() < until && !stop.load(Ordering::SeqCst) {
+                std::thread::sleep(until.saturating_duration_since(Instant::now()).min(Duration::from_millis(100)));
+            }
         }
         s.cooled_down_s = (started.elapsed().as_secs_f64() * 10.0).round() / 10.0;
         let battery = adb.shell("dumpsys battery")?.stdout;
