@@ -39,14 +39,14 @@ impl Md5 {
             *w = u32::from_le_bytes([chunk[4 * i], chunk[4 * i + 1], chunk[4 * i + 2], chunk[4 * i + 3]]);
         }
         let [mut a, mut b, mut c, mut d] = self.state;
-        for i in 0..64 {
+        for (i, (&shift, &t)) in S.iter().zip(self.t.iter()).enumerate() {
             let (f, g) = match i / 16 {
                 0 => ((b & c) | (!b & d), i),
                 1 => ((d & b) | (!d & c), (5 * i + 1) % 16),
                 2 => (b ^ c ^ d, (3 * i + 5) % 16),
                 _ => (c ^ (b | !d), (7 * i) % 16),
             };
-            let rotated = a.wrapping_add(f).wrapping_add(self.t[i]).wrapping_add(m[g]).rotate_left(S[i]);
+            let rotated = a.wrapping_add(f).wrapping_add(t).wrapping_add(m[g]).rotate_left(shift);
             (a, d, c) = (d, c, b);
             b = b.wrapping_add(rotated);
         }

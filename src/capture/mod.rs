@@ -10,7 +10,9 @@
 //! Android version, the app, traced), `config` (the TraceConfig and its text
 //! form), `session` (start / wait / stop / pull / cleanup), `check` (is the
 //! pulled file useful), `refusal` (what makers' ROMs refuse until a developer
-//! switch is on, and which switch).
+//! switch is on, and which switch); for repeated runs `hygiene` (the device's
+//! settings and state), `identity` (which APK is installed, by the best tool
+//! the phone has), `thermal` (how hot it is, by the best source it has).
 
 pub(crate) mod adb;
 pub mod check;
