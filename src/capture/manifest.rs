@@ -110,6 +110,12 @@ pub struct BuildRecord {
     pub apk: String,
     /// SHA-256 of the local APK file.
     pub sha256: String,
+    /// MD5 and size of the local APK file, for a phone that cannot give the
+    /// installed APK's SHA-256 (absent from older records).
+    #[serde(default)]
+    pub md5: Option<String>,
+    #[serde(default)]
+    pub size_bytes: Option<u64>,
 }
 
 /// One attempt at one run.

@@ -10,18 +10,23 @@
 //! Android version, the app, traced), `config` (the TraceConfig and its text
 //! form), `session` (start / wait / stop / pull / cleanup), `check` (is the
 //! pulled file useful), `refusal` (what makers' ROMs refuse until a developer
-//! switch is on, and which switch).
+//! switch is on, and which switch); for repeated runs `hygiene` (the device's
+//! settings and state), `identity` (which APK is installed, by the best tool
+//! the phone has), `thermal` (how hot it is, by the best source it has).
 
 pub(crate) mod adb;
 pub mod check;
 pub mod config;
 mod device;
 pub mod hygiene;
+pub mod identity;
 pub mod launch;
 pub mod manifest;
+mod md5;
 pub mod refusal;
 pub mod scenario;
 pub(crate) mod session;
+pub mod thermal;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};

@@ -12,7 +12,8 @@ use std::time::Duration;
 
 use crate::capture::adb::{Adb, ShellError, SHORT_TIMEOUT};
 use crate::capture::hygiene::Hygiene;
-use crate::capture::manifest::{file_sha256, BuildRecord, LookRecord, LookVerdict, SeriesKind};
+use crate::capture::identity::LocalApk;
+use crate::capture::manifest::{BuildRecord, LookRecord, LookVerdict, SeriesKind};
 use crate::capture::refusal::Refusal;
 use crate::capture::{self, session, CaptureEnv, CaptureError, CaptureRequest};
 use crate::compare::comparison::{primary_result, IndicativeGates, Settings};
@@ -207,8 +208,15 @@ fn check_request(req: &AbRequest) -> Result<(), ExperimentError> {
 fn hash_builds(req: &AbRequest, env: &CaptureEnv) -> Result<Vec<BuildRecord>, ExperimentError> {
     let mut builds = Vec::new();
     for (build, apk) in [(Build::Before, &req.before_apk), (Build::After, &req.after_apk)] {
-        let sha = file_sha256(apk).map_err(|source| ExperimentError::Apk { build, path: apk.to_path_buf(), source })?;
-        builds.push(BuildRecord { side: build, apk: apk.display().to_string(), sha256: sha });
+        let local =
+            LocalApk::of(apk).map_err(|source| ExperimentError::Apk { build, path: apk.to_path_buf(), source })?;
+        builds.push(BuildRecord {
+            side: build,
+            apk: apk.display().to_string(),
+            sha256: local.sha256,
+            md5: Some(local.md5),
+            size_bytes: Some(local.size_bytes),
+        });
     }
     if builds[0].sha256 == builds[1].sha256 {
         env.sink.warn(None, "--before and --after are the same APK (same SHA-256): expect `same`");
@@ -308,7 +316,12 @@ impl<'a> Experiment<'a> {
         let req = self.req;
         let number = self.done[build.index()].len() + 1;
         let kept = Kept::Sides([self.done[0].len(), self.done[1].len()]);
-        let sha = self.runner.manifest.builds[build.index()].sha256.clone();
+        let record = &self.runner.manifest.builds[build.index()];
+        let local = LocalApk {
+            sha256: record.sha256.clone(),
+            md5: record.md5.clone().unwrap_or_default(),
+            size_bytes: record.size_bytes.unwrap_or_default(),
+        };
         let apk = if build == Build::Before { &req.before_apk } else { &req.after_apk };
         let installed = &mut self.installed;
         let mut prepare = |adb: &Adb| {
@@ -317,7 +330,7 @@ impl<'a> Experiment<'a> {
                 install(adb, apk, &req.capture.app, req.compile)?;
                 *installed = Some(build);
             }
-            Ok(Some(sha.clone()))
+            Ok(Some(local.clone()))
         };
         let fps = self.runner.run(Some(build), number, kept, &mut prepare)?;
         self.done[build.index()].push(fps);

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use crate::analysis;
 use crate::capture::adb::Adb;
 use crate::capture::hygiene::Hygiene;
+use crate::capture::identity::{self, LocalApk};
 use crate::capture::manifest::{Manifest, RunRecord, RunStatus, SeriesKind};
 use crate::capture::{session, CaptureEnv, CaptureError, CaptureRequest};
 use crate::compare::Run;
@@ -130,14 +131,14 @@ impl<'a> Runner<'a> {
     /// its fps (as `compare` computes it; None when undefined), or why the
     /// series stops here, recorded in runs.json; `kept` is what the series
     /// has finished so far. `prepare` puts the device in shape first
-    /// (installs the build) and returns the SHA-256 the installed APK must
-    /// have, if any.
+    /// (installs the build) and returns the local APK the installed one must
+    /// be, if any.
     pub fn run(
         &mut self,
         side: Option<Build>,
         run: usize,
         kept: Kept,
-        prepare: &mut dyn FnMut(&Adb) -> Result<Option<String>, InstallError>,
+        prepare: &mut dyn FnMut(&Adb) -> Result<Option<LocalApk>, InstallError>,
     ) -> Result<Option<f64>, ExperimentError> {
         let dir = self.dir.clone();
         match self.run_with_retries(side, run, prepare) {
@@ -166,7 +167,7 @@ impl<'a> Runner<'a> {
         &mut self,
         side: Option<Build>,
         run: usize,
-        prepare: &mut dyn FnMut(&Adb) -> Result<Option<String>, InstallError>,
+        prepare: &mut dyn FnMut(&Adb) -> Result<Option<LocalApk>, InstallError>,
     ) -> RunEnd {
         let mut last = String::new();
         for attempt in 1..=self.retries + 1 {
@@ -232,7 +233,7 @@ impl<'a> Runner<'a> {
         side: Option<Build>,
         run: usize,
         record: &mut RunRecord,
-        prepare: &mut dyn FnMut(&Adb) -> Result<Option<String>, InstallError>,
+        prepare: &mut dyn FnMut(&Adb) -> Result<Option<LocalApk>, InstallError>,
     ) -> Result<Run, Attempt> {
         let app = self.template.app.clone();
         let expected = prepare(self.adb).map_err(|e| match e {
@@ -249,13 +250,26 @@ impl<'a> Runner<'a> {
                 record.device.cooled_down_s
             ));
         }
-        if let Some(want) = expected {
-            if record.device.apk_sha256.as_deref() != Some(want.as_str()) {
-                return Err(Attempt::Failed(format!(
-                    "the installed APK is not the {} build (device SHA-256 {}, expected {want})",
-                    side.map_or("intended", Build::name),
-                    record.device.apk_sha256.as_deref().unwrap_or("unknown")
-                )));
+        if let Some(local) = expected {
+            let build = side.map_or("intended", Build::name);
+            let device = &record.device;
+            match identity::check(device.apk_sha256.as_deref(), device.apk_identity.as_ref(), &local) {
+                identity::Check::Same => {}
+                // A weaker check that passes is not proof: said in the run's record.
+                identity::Check::SameSize => record.warnings.push(format!(
+                    "the installed APK was checked only by its size ({} bytes) and recorded with its versionCode {}: \
+                     no hash tool on the phone",
+                    local.size_bytes,
+                    device.version_code.as_deref().unwrap_or("unknown")
+                )),
+                identity::Check::Differs(what) => {
+                    return Err(Attempt::Failed(format!("the installed APK is not the {build} build ({what})")))
+                }
+                identity::Check::Unknown => {
+                    return Err(Attempt::Failed(format!(
+                        "the installed APK could not be identified (`pm path` or every tool failed), so it may not be the {build} build"
+                    )))
+                }
             }
         }
         let relative = trace_name(side, run);

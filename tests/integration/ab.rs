@@ -20,7 +20,7 @@ use tracegen::ab_runs::{app_run, RunSpec, AB_APP};
 use super::capture::Fake;
 
 /// Traces of one build: `jank` is each frame's chance of being janky.
-fn traces(dir: &Path, name: &str, jank: &[f64]) -> Vec<PathBuf> {
+pub(crate) fn traces(dir: &Path, name: &str, jank: &[f64]) -> Vec<PathBuf> {
     jank.iter()
         .enumerate()
         .map(|(k, &p)| {
@@ -33,7 +33,7 @@ fn traces(dir: &Path, name: &str, jank: &[f64]) -> Vec<PathBuf> {
 }
 
 /// A fake APK of `AB_APP` whose device records `traces` in turn.
-fn apk(dir: &Path, name: &str, version: u32, traces: &[PathBuf]) -> PathBuf {
+pub(crate) fn apk(dir: &Path, name: &str, version: u32, traces: &[PathBuf]) -> PathBuf {
     let path = dir.join(format!("{name}.apk"));
     let list: Vec<String> = traces.iter().map(|p| p.display().to_string()).collect();
     std::fs::write(
@@ -44,14 +44,14 @@ fn apk(dir: &Path, name: &str, version: u32, traces: &[PathBuf]) -> PathBuf {
     path
 }
 
-fn device(extra: &[(&str, &str)]) -> Fake {
+pub(crate) fn device(extra: &[(&str, &str)]) -> Fake {
     let activity = format!("{AB_APP}/.MainActivity");
     let mut all = vec![("FAKE_ADB_ACTIVITY", activity.as_str())];
     all.extend_from_slice(extra);
     Fake::with("ok", &all)
 }
 
-fn request(fake: &Fake, before: PathBuf, after: PathBuf, runs: usize) -> AbRequest {
+pub(crate) fn request(fake: &Fake, before: PathBuf, after: PathBuf, runs: usize) -> AbRequest {
     let out = fake.dir.path().join("exp");
     AbRequest {
         capture: CaptureRequest {
@@ -97,11 +97,11 @@ fn request(fake: &Fake, before: PathBuf, after: PathBuf, runs: usize) -> AbReque
     }
 }
 
-fn manifest(dir: &Path) -> Manifest {
+pub(crate) fn manifest(dir: &Path) -> Manifest {
     Manifest::read(&dir.join("runs.json")).unwrap()
 }
 
-fn setting(fake: &Fake, name: &str) -> String {
+pub(crate) fn setting(fake: &Fake, name: &str) -> String {
     std::fs::read_to_string(fake.state.join("settings").join(name)).unwrap_or_default().trim().to_string()
 }
 
@@ -313,6 +313,7 @@ fn ctrl_c_keeps_finished_runs_and_restores_the_device() {
     assert!(out.join("before/run-01.pftrace").is_file());
     assert_eq!(std::fs::read_dir(out.join("after")).unwrap().count(), 0);
     assert_eq!(setting(&fake, "animator_duration_scale"), "0");
+    assert_eq!(setting(&fake, "stay_on_while_plugged_in"), "0");
     fake.assert_device_clean();
 }
 
@@ -510,6 +511,9 @@ fn miui_refused_scenario_stops_ab_without_a_trace() {
         assert_eq!(std::fs::read_dir(req.out.join(side)).unwrap().count(), 0, "{side}");
     }
     assert!(!req.out.join("failed").exists());
+    // Stay-awake was set (with svc, which MIUI lets through) and is put back.
+    assert!(fake.log().iter().any(|l| l.ends_with("shell svc power stayon false")), "{:?}", fake.log());
+    assert_eq!(setting(&fake, "stay_on_while_plugged_in"), "0");
     fake.assert_device_clean();
 }
 
@@ -526,5 +530,108 @@ fn miui_with_its_switches_on_runs_like_aosp() {
     let m = manifest(&req.out);
     assert!(m.runs.iter().all(|r| r.ok() && r.attempt == 1) && m.settings_not_set.is_empty());
     assert_eq!(installs(&fake), 2);
+    fake.assert_device_clean();
+}
+
+// ---------------------------------------------------------------------------
+// Ctrl-C on every path: the settings (stay-awake, scales) and the tracing
+// service put back, nothing left on the device.
+
+/// Wait until `pred` holds on the fake's adb log, then send SIGINT to `child`;
+/// its exit status and stderr.
+fn interrupt_when(
+    fake: &Fake,
+    mut child: std::process::Child,
+    pred: impl Fn(&[String]) -> bool,
+) -> (Option<i32>, String) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !pred(&fake.log()) {
+        assert!(Instant::now() < deadline, "never reached: {:?}", fake.log());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let sent = Instant::now();
+    std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    let status = child.wait().unwrap();
+    assert!(sent.elapsed() < Duration::from_secs(15), "took {:?} to stop", sent.elapsed());
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    (status.code(), stderr)
+}
+
+/// Ctrl-C while `ab` waits for a throttling phone to cool down (before any
+/// trace): exit 130, no run kept, the scale and stay-awake put back.
+#[test]
+fn ctrl_c_during_the_cool_down_restores_the_settings() {
+    let fake = device(&[("FAKE_ADB_PROFILE", "aosp-10"), ("FAKE_ADB_THERMAL", "3")]);
+    std::fs::create_dir_all(fake.state.join("settings")).unwrap();
+    std::fs::write(fake.state.join("settings/transition_animation_scale"), "0.5\n").unwrap();
+    let dir = fake.dir.path();
+    let before = apk(dir, "before", 1, &traces(dir, "a", &[0.05]));
+    let after = apk(dir, "after", 2, &traces(dir, "b", &[0.05]));
+    let out = dir.join("exp");
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_fpsan"))
+        .args(["ab", "--app", AB_APP, "--runs", "2", "--secs", "1", "--cool-down", "300", "--out"])
+        .arg(&out)
+        .arg("--before")
+        .arg(&before)
+        .arg("--after")
+        .arg(&after)
+        .env("ADB", &fake.wrapper)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (code, stderr) = interrupt_when(&fake, child, |log| log.iter().any(|l| l.ends_with("dumpsys thermalservice")));
+    assert_eq!(code, Some(130), "{stderr}");
+    let last = format!("fpsan: interrupted: 0 before and 0 after runs kept in {}", out.display());
+    assert_eq!(stderr.lines().last(), Some(last.as_str()), "{stderr}");
+    let m = manifest(&out);
+    assert!(m.interrupted);
+    assert_eq!(m.runs.iter().map(|r| r.status).collect::<Vec<_>>(), [RunStatus::Interrupted]);
+    assert_eq!(m.runs[0].device.thermal_status, Some(3));
+    assert!(!fake.log().iter().any(|l| l.contains("perfetto --background")), "{:?}", fake.log());
+    assert_eq!(setting(&fake, "transition_animation_scale"), "0.5");
+    assert_eq!(setting(&fake, "stay_on_while_plugged_in"), "0");
+    assert_eq!(fake.prop("persist.traced.enable"), "0");
+    fake.assert_device_clean();
+}
+
+/// Ctrl-C in the middle of a trace of `capture --runs` on Android 9: the
+/// run is interrupted, perfetto stopped and its file deleted, the tracing
+/// service switched back off, the settings put back.
+#[test]
+fn ctrl_c_during_capture_runs_on_android_9_restores_everything() {
+    let fake = device(&[("FAKE_ADB_PROFILE", "aosp-9")]);
+    std::fs::create_dir_all(fake.state.join("settings")).unwrap();
+    std::fs::write(fake.state.join("settings/window_animation_scale"), "0\n").unwrap();
+    let dir = fake.dir.path();
+    let build = apk(dir, "only", 7, &traces(dir, "a", &[0.05]));
+    let ok = std::process::Command::new(&fake.wrapper).args(["install", "-r"]).arg(&build).output().unwrap();
+    assert!(ok.status.success());
+    let out = dir.join("series");
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_fpsan"))
+        .args(["capture", "--app", AB_APP, "--runs", "3", "--secs", "5", "--out"])
+        .arg(&out)
+        .env("ADB", &fake.wrapper)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (code, stderr) = interrupt_when(&fake, child, |log| log.iter().any(|l| l.contains("perfetto --background")));
+    assert_eq!(code, Some(130), "{stderr}");
+    let m = manifest(&out);
+    assert!(m.interrupted);
+    assert_eq!(m.runs.iter().map(|r| r.status).collect::<Vec<_>>(), [RunStatus::Interrupted]);
+    let log = fake.log();
+    assert_eq!(log.iter().filter(|l| l.ends_with("shell setprop persist.traced.enable 1")).count(), 1, "{log:?}");
+    // After the capture's own cleanup, the series puts the settings back, last changed first.
+    let tail: Vec<&str> = log[log.len() - 3..].iter().map(|l| l.trim_start_matches("-s FAKE0001 shell ")).collect();
+    assert_eq!(
+        tail,
+        ["setprop persist.traced.enable 0", "settings put global window_animation_scale 0", "svc power stayon false"]
+    );
+    assert_eq!(fake.prop("persist.traced.enable"), "0");
+    assert_eq!(setting(&fake, "window_animation_scale"), "0");
+    assert_eq!(setting(&fake, "stay_on_while_plugged_in"), "0");
     fake.assert_device_clean();
 }

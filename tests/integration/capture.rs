@@ -232,11 +232,11 @@ impl Fake {
         env
     }
 
-    fn out(&self) -> PathBuf {
+    pub(crate) fn out(&self) -> PathBuf {
         self.dir.path().join("out.pftrace")
     }
 
-    fn args(&self, secs: u32) -> CaptureRequest {
+    pub(crate) fn args(&self, secs: u32) -> CaptureRequest {
         CaptureRequest {
             app: APP.to_string(),
             secs,
@@ -283,7 +283,7 @@ impl Fake {
         self.events().lines().find_map(|l| l.strip_prefix("perfetto ")?.strip_suffix(" started")?.parse().ok())
     }
 
-    fn prop(&self, name: &str) -> String {
+    pub(crate) fn prop(&self, name: &str) -> String {
         std::fs::read_to_string(self.state.join("props").join(name)).unwrap_or_default().trim().to_string()
     }
 

@@ -20,6 +20,7 @@ mod info;
 mod layer_names;
 mod perfetto_sql;
 mod presents;
+mod profiles;
 mod repeated;
 mod report;
 mod schema;
