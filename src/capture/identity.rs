@@ -162,7 +162,7 @@ impl LocalApk {
     pub fn of(path: &Path) -> std::io::Result<LocalApk> {
         Ok(LocalApk {
             sha256: super::manifest::file_sha256(path)?,
-            md5: super::md5::file_md5(path)?,
+            md5: super::manifest::file_md5(path)?,
             size_bytes: std::fs::metadata(path)?.len(),
         })
     }

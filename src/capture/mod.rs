@@ -22,7 +22,6 @@ pub mod hygiene;
 pub mod identity;
 pub mod launch;
 pub mod manifest;
-mod md5;
 pub mod refusal;
 pub mod scenario;
 pub(crate) mod session;
