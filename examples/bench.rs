@@ -228,7 +228,7 @@ fn phases(path: &Path, mb: f64) -> Res<()> {
     laps.lap("presents");
     let cujs = fpsan::cujs::analyze(&trace, &frames);
     laps.lap("cujs");
-    let (kept, scenes) = fpsan::metrics::kept_frames(&trace, &frames, &opts.filter);
+    let (kept, scenes) = fpsan::metrics::kept_frames(&trace, &frames, &opts.filter, &presents.names);
     let _df = fpsan::tables::frames(&frames, &kept, &scenes)?;
     laps.lap("frames table");
     let mut apps = fpsan::metrics::summarize(&frames, &kept, &scenes, &presents, &opts.metrics);

@@ -162,7 +162,7 @@ pub enum AnalysisError {
     Read(#[from] ReadError),
     #[error("no frames in {}: it has no Choreographer#doFrame slices and no presented buffers (FrameTimeline, SurfaceFlinger layer counters or queueBuffer); record with atrace categories gfx and view, the frametimeline data source and the app in atrace_apps (`fpsan capture --app PKG`)", path.display())]
     NoFrames { path: PathBuf },
-    #[error("no frames or presents for {asked} in {}; apps with frames: {apps}", path.display())]
+    #[error("no frames or presents for {asked} in {}; the apps it has: {apps}; pass one of their names to --app, or a pid to --pid", path.display())]
     NoFramesForApp { path: PathBuf, asked: String, apps: String },
     /// A table could not be built (polars refused its columns).
     #[cfg(feature = "analysis")]
@@ -235,22 +235,28 @@ fn summarize(path: &Path, tf: TraceFrames, opts: &Options) -> Result<Analysis, A
     use crate::metrics;
     let TraceFrames { trace, frames, presents, mut cujs, warnings } = tf;
     let filter = &opts.filter;
+    // An app the trace does not name is matched by the package its layers
+    // name (docs/presents.md, "Apps named by their layers"); the presents'
+    // rows already carry it as their `process`.
+    let names = presents.names.clone();
+    let named = |process: Option<&str>, pid: i32| filter.matches(names.name(process, pid), pid);
+    if opts.require_frames {
+        if frames.rows.is_empty() && presents.rows.is_empty() {
+            return Err(AnalysisError::NoFrames { path: path.to_path_buf() });
+        }
+        let matched = frames.rows.iter().any(|r| named(r.process.as_deref(), r.pid))
+            || presents.rows.iter().any(|r| r.pid.is_some_and(|pid| filter.matches(r.process.as_deref(), pid)));
+        if !matched {
+            return Err(AnalysisError::NoFramesForApp {
+                path: path.to_path_buf(),
+                asked: filter.to_string(),
+                apps: apps_in(&frames.rows, &presents, MAX_APPS_LISTED),
+            });
+        }
+    }
     let presents = keep_apps(presents, filter, &trace);
-    cujs.cujs.retain(|c| filter.matches(c.process.as_deref(), c.pid));
-    if opts.require_frames && frames.rows.is_empty() && presents.rows.is_empty() {
-        return Err(AnalysisError::NoFrames { path: path.to_path_buf() });
-    }
-    if opts.require_frames
-        && !frames.rows.iter().any(|r| filter.matches(r.process.as_deref(), r.pid))
-        && presents.rows.is_empty()
-    {
-        return Err(AnalysisError::NoFramesForApp {
-            path: path.to_path_buf(),
-            asked: filter.to_string(),
-            apps: apps_with_frames(&frames.rows),
-        });
-    }
-    let (kept, scenes) = metrics::kept_frames(&trace, &frames, filter);
+    cujs.cujs.retain(|c| named(c.process.as_deref(), c.pid));
+    let (kept, scenes) = metrics::kept_frames(&trace, &frames, filter, &names);
     let frames_df = crate::tables::frames(&frames, &kept, &scenes)?;
     let presents_df = crate::tables::presents(&presents.rows)?;
     let apps = if opts.summaries {
@@ -275,32 +281,68 @@ fn keep_apps(mut p: PresentAnalysis, filter: &crate::metrics::AppFilter, trace: 
     p.layers.retain(|l| kept(l.process.as_deref(), l.pid));
     p.flutter.retain(|f| kept(f.process.as_deref(), Some(f.pid)));
     p.flutter_apps.retain(|f| kept(f.process.as_deref(), Some(f.pid)));
-    // Each pid's name: its first process's (one pass, not a search per pid).
+    // Each pid's name: its first process's (one pass, not a search per pid),
+    // else the package its layers name.
     let mut names: std::collections::HashMap<i32, Option<&str>> = std::collections::HashMap::new();
     for x in &trace.processes {
         names.entry(x.pid).or_insert(x.name.as_deref());
     }
-    p.renderers.retain(|&pid, _| filter.matches(names.get(&pid).copied().flatten(), pid));
+    let layer_names = &p.names;
+    p.renderers.retain(|&pid, _| filter.matches(layer_names.name(names.get(&pid).copied().flatten(), pid), pid));
     p
 }
 
-/// "a (pid 1, 30 frames), b (pid 2, 4 frames)": the ten apps with the most frames.
+/// Apps the "no frames for …" error lists; the rest are counted.
 #[cfg(feature = "analysis")]
-fn apps_with_frames(rows: &[frames::FrameRow]) -> String {
-    let mut counts: Vec<(i32, Option<&str>, u64)> = Vec::new();
-    let mut slot: std::collections::HashMap<i32, usize> = std::collections::HashMap::new();
+const MAX_APPS_LISTED: usize = 10;
+
+/// "a (pid 1, 30 frames), b (pid 2, named by its layer, 738 presents), … and
+/// 3 more": the apps with frames or presents, named as their summaries are
+/// (the process, else the package its layers name, else `?`), with their
+/// doFrames and the presents of their busiest layer; most frames first, then
+/// most presents, then by pid; `max` of them.
+#[cfg(feature = "analysis")]
+fn apps_in(rows: &[frames::FrameRow], presents: &PresentAnalysis, max: usize) -> String {
+    use std::collections::BTreeMap;
+    // pid → (the trace's name, doFrames, the busiest layer's presents).
+    let mut apps: BTreeMap<i32, (Option<&str>, i64, i64)> = BTreeMap::new();
     for r in rows {
-        let k = *slot.entry(r.pid).or_insert_with(|| {
-            counts.push((r.pid, r.process.as_deref(), 0));
-            counts.len() - 1
-        });
-        counts[k].2 += 1;
+        let app = apps.entry(r.pid).or_default();
+        app.0 = app.0.max(r.process.as_deref());
+        app.1 += 1;
     }
-    counts.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(&b.0)));
-    counts
+    for l in &presents.layers {
+        let Some(pid) = l.pid else { continue };
+        let app = apps.entry(pid).or_default();
+        if presents.names.get(pid).is_none() {
+            app.0 = app.0.max(l.process.as_deref());
+        }
+        app.2 = app.2.max(l.presents);
+    }
+    let mut apps: Vec<(i32, Option<&str>, i64, i64)> =
+        apps.into_iter().map(|(pid, (n, f, p))| (pid, n, f, p)).collect();
+    apps.sort_by(|a, b| b.2.cmp(&a.2).then(b.3.cmp(&a.3)).then(a.0.cmp(&b.0)));
+    if apps.is_empty() {
+        return "none".to_string();
+    }
+    let mut listed: Vec<String> = apps
         .iter()
-        .take(10)
-        .map(|(pid, name, n)| format!("{} (pid {pid}, {n} frames)", name.unwrap_or("?")))
-        .collect::<Vec<_>>()
-        .join(", ")
+        .take(max)
+        .map(|&(pid, process, frames, presents_n)| {
+            let mut about = vec![format!("pid {pid}")];
+            let named = presents.names.resolve(process, pid);
+            about.extend(named.and_then(|(_, source)| source.note()).map(str::to_string));
+            if frames > 0 {
+                about.push(format!("{frames} frames"));
+            }
+            if presents_n > 0 {
+                about.push(format!("{presents_n} presents"));
+            }
+            format!("{} ({})", named.map_or("?", |(name, _)| name), about.join(", "))
+        })
+        .collect();
+    if apps.len() > max {
+        listed.push(format!("… and {} more", apps.len() - max));
+    }
+    listed.join(", ")
 }

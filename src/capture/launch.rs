@@ -12,6 +12,7 @@
 //! the trace and its report (launch state, TotalTime, WaitTime) is kept.
 
 use super::adb::{Adb, ShellError, SHORT_TIMEOUT};
+use super::refusal::Refusal;
 use super::CaptureError;
 
 /// How the app is started in each run.
@@ -68,6 +69,10 @@ pub fn prepare(adb: &Adb, launch: Launch, app: &str, component: &str) -> Result<
     let mut warnings = Vec::new();
     let step = |cmd: &str| -> Result<(), CaptureError> {
         let out = adb.shell(cmd)?;
+        if let Some(refusal) = Refusal::of(&out) {
+            let during = format!("`{cmd}` (putting {app} in the {} state)", launch.as_str());
+            return Err(CaptureError::Refused { during, refusal });
+        }
         if out.success() {
             Ok(())
         } else {

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::hygiene::DeviceState;
+use super::hygiene::{DeviceState, SettingNotSet};
 
 pub const FILE_NAME: &str = "runs.json";
 
@@ -98,6 +98,10 @@ pub struct Manifest {
     pub stopped: Option<String>,
     /// Settings changed for the runs and put back afterwards.
     pub settings_changed: Vec<String>,
+    /// Settings the phone refused to change (they keep their value for the
+    /// runs, with `--allow-dirty-device`); absent from older records.
+    #[serde(default)]
+    pub settings_not_set: Vec<SettingNotSet>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -106,6 +110,12 @@ pub struct BuildRecord {
     pub apk: String,
     /// SHA-256 of the local APK file.
     pub sha256: String,
+    /// MD5 and size of the local APK file, for a phone that cannot give the
+    /// installed APK's SHA-256 (absent from older records).
+    #[serde(default)]
+    pub md5: Option<String>,
+    #[serde(default)]
+    pub size_bytes: Option<u64>,
 }
 
 /// One attempt at one run.
@@ -189,10 +199,20 @@ impl Manifest {
 
 /// SHA-256 of a local file, hex.
 pub fn file_sha256(path: &Path) -> std::io::Result<String> {
-    use sha2::Digest;
+    file_digest::<sha2::Sha256>(path)
+}
+
+/// MD5 of a local file, hex: what a phone without `sha256sum` can still hash
+/// the installed APK with. MD5 is broken against an adversary, not against
+/// an accidental mix-up of two builds, which is all this guards.
+pub fn file_md5(path: &Path) -> std::io::Result<String> {
+    file_digest::<md5::Md5>(path)
+}
+
+fn file_digest<D: sha2::Digest>(path: &Path) -> std::io::Result<String> {
     use std::io::Read;
     let mut f = std::fs::File::open(path)?;
-    let mut hasher = sha2::Sha256::new();
+    let mut hasher = D::new();
     let mut buf = vec![0u8; 1 << 16];
     loop {
         let n = f.read(&mut buf)?;
@@ -261,6 +281,17 @@ pub fn side_warnings(before: &[&RunRecord], after: &[&RunRecord]) -> Vec<String>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// RFC 1321's and FIPS 180-2's "abc" vectors, through the files the
+    /// APKs are read from.
+    #[test]
+    fn file_digests_are_the_standard_ones() {
+        let path = std::env::temp_dir().join(format!("fpsan-digest-{}", std::process::id()));
+        std::fs::write(&path, b"abc").unwrap();
+        assert_eq!(file_md5(&path).unwrap(), "900150983cd24fb0d6963f7d28e17f72");
+        assert_eq!(file_sha256(&path).unwrap(), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+        std::fs::remove_file(&path).unwrap();
+    }
 
     fn run(side: Build, sha: &str, throttled: bool, compile: &str) -> RunRecord {
         RunRecord {

@@ -9,17 +9,23 @@
 //! Parts: `adb` (the one place commands run), `device` (which device, its
 //! Android version, the app, traced), `config` (the TraceConfig and its text
 //! form), `session` (start / wait / stop / pull / cleanup), `check` (is the
-//! pulled file useful).
+//! pulled file useful), `refusal` (what makers' ROMs refuse until a developer
+//! switch is on, and which switch); for repeated runs `hygiene` (the device's
+//! settings and state), `identity` (which APK is installed, by the best tool
+//! the phone has), `thermal` (how hot it is, by the best source it has).
 
 pub(crate) mod adb;
 pub mod check;
 pub mod config;
 mod device;
 pub mod hygiene;
+pub mod identity;
 pub mod launch;
 pub mod manifest;
+pub mod refusal;
 pub mod scenario;
 pub(crate) mod session;
+pub mod thermal;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -130,6 +136,10 @@ pub enum CaptureError {
     Output { path: PathBuf, detail: String },
     #[error("the screen of {serial} stays locked: remove the PIN/pattern lock for the experiment (Settings > Security > Screen lock: None)")]
     ScreenLocked { serial: String },
+    /// The phone refused a command until a developer switch is changed: no
+    /// retry helps. `during` says which command.
+    #[error("{during}: {refusal}")]
+    Refused { during: String, refusal: refusal::Refusal },
     #[error("capture cancelled (Ctrl-C) before tracing started; nothing was changed on the device")]
     Cancelled,
     #[error("the trace {path} is almost empty ({size_bytes} bytes, {packets} packets, no ftrace data): perfetto recorded nothing{}", reason_text(.reason))]

@@ -33,6 +33,7 @@ use super::adb::{Adb, ShellError, SHORT_TIMEOUT};
 use super::check::{check_with, CheckedTrace};
 use super::device::{self, SerialSource, TRACED_DEFAULT_ON_SDK, TRACED_PROP};
 use super::launch::{self, Launch, Launched};
+use super::refusal::Refusal;
 use super::{config, locate_adb, output_path, CaptureEnv, CaptureError, CaptureOutcome, CaptureRequest};
 
 /// Where perfetto may write on every Android version it ships with (its
@@ -340,6 +341,9 @@ struct Driven {
     elapsed: Duration,
     /// The first step that failed (the scenario stops there), and why.
     failed: Option<String>,
+    /// The step the phone refused (the scenario stops there, and the
+    /// capture fails: its trace does not hold the scenario).
+    refused: Option<CaptureError>,
     /// `wait-idle` steps that ran out of time (the scenario went on).
     not_idle: Vec<String>,
     cancelled: bool,
@@ -375,6 +379,7 @@ fn drive(adb: &Adb, s: &super::scenario::Scenario, app: &str, env: &CaptureEnv) 
         ran: 0,
         elapsed: Duration::ZERO,
         failed: None,
+        refused: None,
         not_idle: Vec::new(),
         cancelled: false,
     };
@@ -403,8 +408,15 @@ fn drive(adb: &Adb, s: &super::scenario::Scenario, app: &str, env: &CaptureEnv) 
                 let mut argv: Vec<&str> = vec!["shell"];
                 argv.extend(words.iter().map(String::as_str));
                 let failed = match adb.exec(&argv, None, SHORT_TIMEOUT) {
-                    Ok(o) if o.success() => None,
-                    Ok(o) => Some(o.detail()),
+                    Ok(o) => match Refusal::of(&o) {
+                        Some(refusal) => {
+                            let during = format!("scenario step {} (`{}`)", k + 1, words.join(" "));
+                            out.refused = Some(CaptureError::Refused { during, refusal });
+                            break;
+                        }
+                        None if o.success() => None,
+                        None => Some(o.detail()),
+                    },
                     Err(e) => Some(e.to_string()),
                 };
                 if let Some(why) = failed {
@@ -539,7 +551,7 @@ pub(crate) fn capture(args: &CaptureRequest, env: &CaptureEnv) -> Result<Capture
     session.prepare_tracing(sdk)?;
     let tracing = session.start_perfetto()?;
     let launched = session.launch_app(component.as_deref());
-    let app_died = session.drive_scenario(tracing.pid);
+    let app_died = session.drive_scenario(tracing.pid)?;
     let waited = session.wait_for_trace(&tracing)?;
     session.pull_and_clean_up(&tracing, &local)?;
     let trace = session.check_trace(&local, tracing.pid)?;
@@ -692,10 +704,12 @@ impl<'a> Session<'a> {
 
     /// Drive `--drive`'s scenario between two marks in the trace (its
     /// window for the analysis), and tell how the app died meanwhile, if it
-    /// did (a crash spoils the run).
-    fn drive_scenario(&mut self, pid: u32) -> Option<String> {
+    /// did (a crash spoils the run). A step the phone refused fails the
+    /// capture: the trace would not hold the scenario (the guard stops
+    /// perfetto and deletes its file).
+    fn drive_scenario(&mut self, pid: u32) -> Result<Option<String>, CaptureError> {
         let args = self.args;
-        let scenario = args.drive.as_ref()?;
+        let Some(scenario) = args.drive.as_ref() else { return Ok(None) };
         let app = args.app.as_str();
         let alive_before = app_pids(self.adb, app);
         // Marked on perfetto's process, which lives through the whole trace
@@ -704,21 +718,24 @@ impl<'a> Session<'a> {
             format!("could not mark the scenario's window in the trace ({e}): analysis covers the whole trace")
         };
         self.warnings.extend(mark_window(self.adb, pid, 1).err().map(unmarked));
-        let ran = drive(self.adb, scenario, app, self.env);
+        let mut ran = drive(self.adb, scenario, app, self.env);
+        if let Some(refused) = ran.refused.take() {
+            return Err(refused);
+        }
         self.warnings.extend(mark_window(self.adb, pid, 0).err().map(unmarked));
         let (line, warnings) = ran.describe(args.secs);
         self.ui.info(&line);
         self.warnings.extend(warnings);
         let alive_after = app_pids(self.adb, app);
         if alive_before.is_empty() || alive_after == alive_before {
-            return None;
+            return Ok(None);
         }
         let died = match alive_after.is_empty() {
             true => format!("{app} (pid {alive_before}) died during the scenario"),
             false => format!("{app} (pid {alive_before}) died during the scenario and restarted as pid {alive_after}"),
         };
         self.warnings.push(format!("{died}: a crash? see `adb logcat -b crash`"));
-        Some(died)
+        Ok(Some(died))
     }
 
     /// Count down while perfetto records (since it started), on Ctrl-C send

@@ -72,6 +72,9 @@ pub struct AbArgs {
     /// Compile the app after each install as Macrobenchmark's modes: none, partial (speed-profile), full (speed), ignore.
     #[arg(long, value_enum, default_value = "ignore")]
     pub compile: Compile,
+    /// Run even when the phone refuses to set the animation scales or stay-awake (they keep their values, recorded in runs.json).
+    #[arg(long)]
+    pub allow_dirty_device: bool,
     #[command(flatten)]
     pub compare: CompareOptionArgs,
 }
@@ -112,6 +115,7 @@ impl AbArgs {
             retries: self.retries,
             cool_down: Duration::from_secs(self.cool_down),
             compile: self.compile,
+            allow_dirty_device: self.allow_dirty_device,
             compare,
         })
     }

@@ -51,6 +51,9 @@ pub struct CaptureArgs {
     /// before each: a side for `compare`.
     #[arg(long, value_name = "N", requires = "out", conflicts_with_all = ["analyze", "dry_run"], value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub runs: Option<u32>,
+    /// With --runs: run even when the phone refuses to set the animation scales or stay-awake.
+    #[arg(long, requires = "runs")]
+    pub allow_dirty_device: bool,
 }
 
 impl CaptureArgs {

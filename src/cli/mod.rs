@@ -94,10 +94,11 @@ pub struct BatchArgs {
 pub struct AnalyzeArgs {
     #[arg(help = TRACE_HELP)]
     pub trace: PathBuf,
-    /// Only this app: process name, its `PKG:sub` processes, or its 15-char comm.
+    /// Only this app: process name, its `PKG:sub` processes, or its 15-char comm; a process
+    /// the trace does not name is matched by the package its layers name (`TX - PKG/…#N`).
     #[arg(long, conflicts_with = "pid")]
     pub app: Option<String>,
-    /// Only this process id.
+    /// Only this process id (when nothing matches, the error lists the apps with their pids).
     #[arg(long)]
     pub pid: Option<i32>,
     /// Also write into DIR: frames.parquet, frames.csv, presents.parquet, presents.csv,
@@ -441,7 +442,7 @@ fn capture_cmd(a: &CaptureArgs) -> Result {
     }
     if let Some(runs) = a.runs {
         let dir = crate::capture::with_ctrlc(analysis::trace_facts, Sink::stderr(), |env| {
-            crate::experiment::capture_runs(&request, runs as usize, env)
+            crate::experiment::capture_runs(&request, runs as usize, a.allow_dirty_device, env)
         })?;
         return print_stdout(format!("{}\n", dir.display()).as_bytes());
     }
@@ -561,7 +562,7 @@ fn query_cmd(a: &QueryArgs) -> Result {
         }
         (None, None) => return Err(CliError::NoSql),
     };
-    let (trace, tables) = if query::needs_frames(&sql) {
+    let (mut trace, tables) = if query::needs_frames(&sql) {
         let opts = analysis::Options { require_frames: false, ..base_options() };
         let done = analysis::analyze(&a.trace, &opts)?;
         let tables = crate::tables::of(&done)?;
@@ -569,9 +570,13 @@ fn query_cmd(a: &QueryArgs) -> Result {
     } else {
         (open(&a.trace)?, None)
     };
+    if query::needs_sched(&sql) {
+        query::load_sched(&a.trace, &mut trace)?;
+    }
     let result = query::run(&trace, tables.as_ref(), &sql)?;
     let bytes = match a.format {
-        QueryFormat::Table => report::cells::df_text(&result)?.into_bytes(),
+        // Rounded for reading (docs/report.md, "fpsan query"); CSV and JSON keep every digit.
+        QueryFormat::Table => report::cells::df_text(&query::rounded_for_display(result)?)?.into_bytes(),
         QueryFormat::Csv => {
             let mut b = Vec::new();
             report::cells::write_csv(&result, &mut b)?;

@@ -70,10 +70,10 @@ pub enum CompareError {
     /// Every run of the side was left out; `why` joins their warnings.
     #[error("the {} side has no usable run: {why}", side.name())]
     NoUsableRun { side: Side, why: String },
-    /// The apps with frames on each side (the ten with most).
-    #[error("no app has frames on both sides; before: {before}; after: {after}")]
+    /// The apps with frames or judged presents on each side (the ten with most).
+    #[error("no app has frames or presents on both sides; before: {before}; after: {after}")]
     NoCommonApp { before: String, after: String },
-    #[error("{app} has no frames on the {} side; apps there: {apps}", side.name())]
+    #[error("{app} has no frames or presents on the {} side; apps there: {apps}", side.name())]
     AppMissing { app: String, side: Side, apps: String },
     /// The one run [`load_run`] was given could not be analysed.
     #[error(transparent)]

@@ -6,7 +6,7 @@
 //! out; then the compared app is picked and each run is reduced to that app's
 //! frames.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use polars::prelude::{BooleanChunked, DataFrame, NewChunkedArray};
@@ -17,6 +17,7 @@ use crate::analysis::{self, Analysis};
 use crate::frames::{FrameOptions, FrameRow};
 use crate::metrics::AppFilter;
 use crate::model::{Warning, WarningCode};
+use crate::presents::{JudgedBy, LayerNames, NameSource, PresentAnalysis};
 use crate::series::{Frame, Kind, Metric, Values};
 use crate::sink::{one_line, Sink};
 
@@ -80,14 +81,31 @@ pub(crate) struct Loaded {
     pub scenes: Vec<String>,
     /// Each counted jank CUJ: its `J<NAME>` and its frames (indices into `rows`).
     pub cujs: Vec<(String, Vec<usize>)>,
-    /// Per pid whose content a renderer other than its views draws: the
-    /// layer that shows it and its presents as frames (docs/presents.md, *Headline*).
-    pub visible: HashMap<i32, (String, Vec<Frame>)>,
+    /// The apps the trace names only by their layers (`rows` keep the
+    /// trace's own names): an app's name is `names.name(process, pid)`, as in `analyze`.
+    pub names: LayerNames,
+    /// Per pid judged by its layer's presents rather than by its doFrames
+    /// (`PresentAnalysis::judged_layer`, `analyze`'s headline rule): a
+    /// renderer other than its views draws it, or it has no doFrames.
+    pub presented: BTreeMap<i32, Presented>,
     pub fingerprint: Option<String>,
     pub device: Option<String>,
     /// The frames table of every app, kept only for `frames.parquet`.
     pub frames_df: Option<DataFrame>,
     pub warnings: Vec<Warning>,
+}
+
+/// An app of one trace judged by the presents of one of its layers.
+#[derive(Debug)]
+pub(crate) struct Presented {
+    /// The app's name: the process's, else the package its layers name.
+    pub name: Option<String>,
+    pub layer: String,
+    pub why: JudgedBy,
+    /// The layer's presents, the first (which has no interval) included.
+    pub presents: i64,
+    /// The presents with an interval, as frames.
+    pub frames: Vec<Frame>,
 }
 
 /// One run of the compared app: its frames and the facts of its trace.
@@ -101,9 +119,9 @@ pub struct Run {
     /// The app's jank CUJ instances: `J<NAME>` and their frames (indices
     /// into `frames`); compared as scenes named by the CUJ.
     pub(crate) cujs: Vec<(String, Vec<u32>)>,
-    /// The layer whose presents are the run's frames, when the app is judged
-    /// by what its renderer presented rather than by its doFrames.
-    pub(crate) presents_layer: Option<String>,
+    /// The layer whose presents are the run's frames, and why, when the app
+    /// is judged by what it presented rather than by its doFrames.
+    pub(crate) presents_layer: Option<(String, JudgedBy)>,
     /// From the first frame's start to max(ts + I): `analyze`'s fps_wall span.
     pub(crate) wall_ns: i64,
     pub(crate) first_ts: i64,
@@ -273,13 +291,15 @@ fn reduce(path: &Path, a: Analysis, keep_df: bool) -> Loaded {
         .collect();
     let android = a.trace.meta.android.clone();
     let cujs = a.cujs.cujs.iter().filter(|c| c.counted).map(|c| (c.slice_name.to_string(), c.frames.clone())).collect();
-    let visible = visible_layers(&a.presents);
+    let with_do_frames: HashSet<i32> = a.frames.rows.iter().map(|r| r.pid).collect();
+    let presented = presented_apps(&a.presents, &with_do_frames);
     Loaded {
         path: path.to_path_buf(),
         rows: a.frames.rows,
         scenes,
         cujs,
-        visible,
+        names: a.presents.names.clone(),
+        presented,
         fingerprint: android.build_fingerprint,
         device: android.device,
         frames_df: keep_df.then_some(a.frames_df),
@@ -287,49 +307,112 @@ fn reduce(path: &Path, a: Analysis, keep_df: bool) -> Loaded {
     }
 }
 
-/// The presents of each app's visible layer, as frames.
-fn visible_layers(p: &crate::presents::PresentAnalysis) -> HashMap<i32, (String, Vec<Frame>)> {
-    let wanted: HashMap<i32, &str> =
-        p.renderers.keys().filter_map(|&pid| Some((pid, p.visible_layer(pid)?.layer.as_str()))).collect();
-    if wanted.is_empty() {
-        return HashMap::new();
+/// The apps judged by a layer's presents, with those presents as frames.
+fn presented_apps(p: &PresentAnalysis, with_do_frames: &HashSet<i32>) -> BTreeMap<i32, Presented> {
+    let pids: BTreeSet<i32> = p.renderers.keys().copied().chain(p.layers.iter().filter_map(|l| l.pid)).collect();
+    let mut out = BTreeMap::new();
+    for pid in pids {
+        let Some((l, why)) = p.judged_layer(pid, with_do_frames.contains(&pid)) else { continue };
+        let app = Presented {
+            name: l.process.clone(),
+            layer: l.layer.clone(),
+            why,
+            presents: l.presents,
+            frames: Vec::new(),
+        };
+        out.insert(pid, (l.source, app));
+    }
+    if out.is_empty() {
+        return BTreeMap::new();
     }
     // One pass over the rows for every such app, however many there are.
-    let mut out: HashMap<i32, (String, Vec<Frame>)> = HashMap::new();
     for r in &p.rows {
-        let Some(pid) = r.pid.filter(|pid| wanted.get(pid) == Some(&r.layer.as_str())) else { continue };
-        if let Some(f) = Frame::from_present(r) {
-            out.entry(pid).or_insert_with(|| (r.layer.clone(), Vec::new())).1.push(f);
+        let Some((source, app)) = r.pid.and_then(|pid| out.get_mut(&pid)) else { continue };
+        if r.source == *source && r.layer == app.layer {
+            app.frames.extend(Frame::from_present(r));
         }
     }
-    out
+    out.into_iter().map(|(pid, (_, app))| (pid, app)).collect()
 }
 
-/// A side's apps with frames: process name (or `pid N`) → frames, over all runs.
-fn apps_of(runs: &[Loaded]) -> BTreeMap<String, usize> {
-    let mut apps = BTreeMap::new();
+/// What a side holds of one app (by name), over all its runs.
+#[derive(Debug, Default)]
+struct Tally {
+    pids: BTreeSet<i32>,
+    /// Its name is not the process's own: its layers name it.
+    by_layer: bool,
+    do_frames: usize,
+    /// Presents of the layers it is judged by.
+    presents: i64,
+    /// The frames `compare` would compare: each run's doFrames, or the
+    /// presents of its judged layer when it is judged by them.
+    compared: usize,
+}
+
+/// The key an app is chosen by: its name, else `pid N`.
+fn app_key(name: Option<&str>, pid: i32) -> String {
+    name.map_or_else(|| format!("pid {pid}"), str::to_string)
+}
+
+/// A side's apps with frames or judged presents, by name.
+fn apps_of(runs: &[Loaded]) -> BTreeMap<String, Tally> {
+    let mut apps: BTreeMap<String, Tally> = BTreeMap::new();
     for r in runs {
         for row in &r.rows {
-            *apps.entry(app_name(row)).or_insert(0) += 1;
+            let named = r.names.resolve(row.process.as_deref(), row.pid);
+            let t = apps.entry(app_key(named.map(|(n, _)| n), row.pid)).or_default();
+            t.pids.insert(row.pid);
+            t.by_layer |= named.is_some_and(|(_, source)| source == NameSource::Layer);
+            t.do_frames += 1;
+            t.compared += usize::from(!r.presented.contains_key(&row.pid));
+        }
+        for (&pid, p) in &r.presented {
+            let t = apps.entry(app_key(p.name.as_deref(), pid)).or_default();
+            t.pids.insert(pid);
+            t.by_layer |= p.name.is_some() && r.names.get(pid).is_some();
+            t.presents += p.presents;
+            t.compared += p.frames.len();
         }
     }
+    apps.retain(|_, t| t.compared > 0);
     apps
 }
 
-fn app_name(row: &FrameRow) -> String {
-    row.process.clone().unwrap_or_else(|| format!("pid {}", row.pid))
-}
-
-/// "a (30 frames), b (4 frames)": the ten apps with most frames.
-fn list_apps(apps: &BTreeMap<String, usize>) -> String {
-    let mut v: Vec<(&String, &usize)> = apps.iter().collect();
-    v.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
-    let listed: Vec<String> = v.iter().take(10).map(|(n, c)| format!("{n} ({c} frames)")).collect();
-    if listed.is_empty() {
-        "none".into()
-    } else {
-        listed.join(", ")
+/// "a (pid 1, 30 frames), b (pid 2, named by its layer, 738 presents), ? (pids
+/// 3, 4, 59 presents), … and 2 more": the shape of `analyze`'s no-match line,
+/// over the side's runs: the ten apps with the most frames compared.
+fn list_apps(apps: &BTreeMap<String, Tally>) -> String {
+    const LISTED: usize = 10;
+    const PIDS: usize = 3;
+    let mut v: Vec<(&String, &Tally)> = apps.iter().collect();
+    v.sort_by(|a, b| b.1.compared.cmp(&a.1.compared).then(a.0.cmp(b.0)));
+    if v.is_empty() {
+        return "none".into();
     }
+    let mut listed: Vec<String> = v
+        .iter()
+        .take(LISTED)
+        .map(|(key, t)| {
+            let pids: Vec<String> = t.pids.iter().take(PIDS).map(i32::to_string).collect();
+            let more = if t.pids.len() > PIDS { ", …" } else { "" };
+            let s = if t.pids.len() > 1 { "s" } else { "" };
+            let mut about = vec![format!("pid{s} {}{more}", pids.join(", "))];
+            about.extend(t.by_layer.then(|| NameSource::Layer.note()).flatten().map(str::to_string));
+            if t.do_frames > 0 {
+                about.push(format!("{} frames", t.do_frames));
+            }
+            if t.presents > 0 {
+                about.push(format!("{} presents", t.presents));
+            }
+            // An app without a name is keyed `pid N`; it is listed as `analyze` lists it.
+            let name = if key.starts_with("pid ") { "?" } else { key.as_str() };
+            format!("{name} ({})", about.join(", "))
+        })
+        .collect();
+    if v.len() > LISTED {
+        listed.push(format!("… and {} more", v.len() - LISTED));
+    }
+    listed.join(", ")
 }
 
 /// What selects the app's frames in one side's runs.
@@ -340,10 +423,11 @@ enum Matcher {
 }
 
 impl Matcher {
-    fn matches(&self, row: &FrameRow) -> bool {
+    /// Whether app `pid`, named `name` (the process's, else its layers' package), is the one.
+    fn matches(&self, name: Option<&str>, pid: i32) -> bool {
         match self {
-            Matcher::Filter(f) => f.matches(row.process.as_deref(), row.pid),
-            Matcher::Exact(name) => app_name(row) == *name,
+            Matcher::Filter(f) => f.matches(name, pid),
+            Matcher::Exact(key) => app_key(name, pid) == *key,
         }
     }
 }
@@ -359,17 +443,18 @@ fn choose_app(choice: &AppChoice, loaded: &[Vec<Loaded>; 2]) -> Result<(String, 
             let ms = [Matcher::Filter(AppFilter::Pid(*b)), Matcher::Filter(AppFilter::Pid(*a))];
             let name = loaded[0]
                 .iter()
-                .flat_map(|r| &r.rows)
-                .find(|row| ms[0].matches(row))
-                .and_then(|row| row.process.clone())
-                .unwrap_or_else(|| format!("pid {b} / pid {a}"));
+                .find_map(|l| {
+                    let by_rows = l.rows.iter().map(|row| l.names.name(row.process.as_deref(), row.pid));
+                    by_rows.chain(l.presented.get(b).map(|p| p.name.as_deref())).find(Option::is_some).flatten()
+                })
+                .map_or_else(|| format!("pid {b} / pid {a}"), str::to_string);
             Ok((name, ms))
         }
         AppChoice::Auto => {
             let (b, a) = (apps_of(&loaded[0]), apps_of(&loaded[1]));
             let best = b
                 .iter()
-                .filter_map(|(name, n)| a.get(name).map(|m| (name, n + m)))
+                .filter_map(|(name, n)| a.get(name).map(|m| (name, n.compared + m.compared)))
                 .max_by(|x, y| x.1.cmp(&y.1).then(y.0.cmp(x.0)))
                 .map(|(name, _)| name.clone());
             let Some(name) = best else {
@@ -405,7 +490,11 @@ pub(crate) fn select(choice: &AppChoice, loaded: [Vec<Loaded>; 2]) -> Result<Sid
             match app_run(l, &matchers[k]) {
                 Some(run) => runs[k].push(run),
                 None => {
-                    let message = format!("{} run {} has no frames of {app}; left out", side.name(), l.path.display());
+                    let message = format!(
+                        "{} run {} has no frames or presents of {app}; left out",
+                        side.name(),
+                        l.path.display()
+                    );
                     warnings.push(Warning::new(WarningCode::RunWithoutApp, message));
                 }
             }
@@ -420,7 +509,7 @@ pub(crate) fn select(choice: &AppChoice, loaded: [Vec<Loaded>; 2]) -> Result<Sid
         }
     }
     let mut notes: Vec<String> = matches!(choice, AppChoice::Auto)
-        .then(|| format!("comparing {app}: the app with the most frames on both sides (choose with --app)"))
+        .then(|| format!("comparing {app}: the app with the most frames compared on both sides (choose with --app)"))
         .into_iter()
         .collect();
     judged_by(&app, &runs, &mut notes, &mut warnings);
@@ -437,10 +526,9 @@ fn judged_by(app: &str, runs: &[Vec<Run>; 2], notes: &mut Vec<String>, warnings:
         return;
     }
     if by_presents == all.len() {
-        let layer = all[0].presents_layer.as_deref().unwrap_or_default();
-        notes.push(format!(
-            "judging {app} by the presents of its layer {layer}: its renderer draws its content, not its views (docs/presents.md)"
-        ));
+        if let Some((layer, why)) = &all[0].presents_layer {
+            notes.push(format!("judging {app} by the presents of its layer {layer}: {} (docs/presents.md)", why.why()));
+        }
     } else {
         let count = |k: usize| runs[k].iter().filter(|r| r.presents_layer.is_some()).count();
         let message = format!(
@@ -464,7 +552,7 @@ fn app_run(l: &Loaded, m: &Matcher) -> Option<Run> {
     // Each row's index among the app's frames.
     let mut frame_of_row: Vec<Option<u32>> = Vec::with_capacity(l.rows.len());
     for (row, scene) in l.rows.iter().zip(&l.scenes) {
-        let matched = m.matches(row);
+        let matched = m.matches(l.names.name(row.process.as_deref(), row.pid), row.pid);
         keep.push(matched);
         frame_of_row.push(matched.then_some(frames.len() as u32));
         if !matched {
@@ -484,13 +572,18 @@ fn app_run(l: &Loaded, m: &Matcher) -> Option<Run> {
         })
         .filter(|(_, f): &(String, Vec<u32>)| !f.is_empty())
         .collect();
-    // An app whose content its renderer draws is judged by its layer's presents.
-    let pid = l.rows.iter().zip(&keep).find(|(_, k)| **k).map(|(r, _)| r.pid);
-    let presents_layer = match pid.and_then(|pid| l.visible.get(&pid)) {
-        Some((layer, presents)) => {
-            frames = presents.clone();
-            names = vec![layer.clone()];
-            Some(layer.clone())
+    // An app judged by its layer's presents (its renderer draws its content,
+    // or it has no doFrames): the pid of its first doFrame, else its pid
+    // with the most presents.
+    let pid = l.rows.iter().zip(&keep).find(|(_, k)| **k).map(|(r, _)| r.pid).or_else(|| {
+        let matched = l.presented.iter().filter(|(&pid, p)| m.matches(p.name.as_deref(), pid));
+        matched.max_by_key(|(&pid, p)| (p.frames.len(), std::cmp::Reverse(pid))).map(|(&pid, _)| pid)
+    });
+    let presents_layer = match pid.and_then(|pid| l.presented.get(&pid)) {
+        Some(p) => {
+            frames = p.frames.clone();
+            names = vec![p.layer.clone()];
+            Some((p.layer.clone(), p.why))
         }
         None => None,
     };

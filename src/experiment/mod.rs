@@ -12,7 +12,9 @@ use std::time::Duration;
 
 use crate::capture::adb::{Adb, ShellError, SHORT_TIMEOUT};
 use crate::capture::hygiene::Hygiene;
-use crate::capture::manifest::{file_sha256, BuildRecord, LookRecord, LookVerdict, SeriesKind};
+use crate::capture::identity::LocalApk;
+use crate::capture::manifest::{BuildRecord, LookRecord, LookVerdict, SeriesKind};
+use crate::capture::refusal::Refusal;
 use crate::capture::{self, session, CaptureEnv, CaptureError, CaptureRequest};
 use crate::compare::comparison::{primary_result, IndicativeGates, Settings};
 use crate::compare::stats::sequential::Design;
@@ -66,6 +68,9 @@ pub struct AbRequest {
     pub retries: u32,
     pub cool_down: Duration,
     pub compile: Compile,
+    /// Run even when the phone refused to set the hygiene settings (they
+    /// keep their values, recorded in runs.json).
+    pub allow_dirty_device: bool,
     /// compare's options (`before`, `after`, `out` and `app` are set here).
     pub compare: CompareRequest,
 }
@@ -90,6 +95,13 @@ pub enum ExperimentError {
     /// finished runs are kept.
     #[error("{} failed {attempts} times (last: {why}); {kept} kept in {}", runner::run_label(*side, *run), dir.display())]
     Stopped { side: Option<Build>, run: usize, attempts: u32, why: String, kept: Kept, dir: PathBuf },
+    /// The phone refused a command until a developer switch is changed (an
+    /// install, a scenario step): retrying cannot help.
+    #[error("{line}{}", kept_suffix(*kept, dir))]
+    Refused { line: String, kept: Kept, dir: PathBuf },
+    /// The phone refused the hygiene settings and `--allow-dirty-device` was not given.
+    #[error("{refusal} (or pass --allow-dirty-device to run with {settings})")]
+    DirtyDevice { refusal: Refusal, settings: String },
     /// Ctrl-C: the finished runs are kept, the device restored.
     #[error("interrupted: {kept} kept in {}", dir.display())]
     Interrupted { kept: Kept, dir: PathBuf },
@@ -111,7 +123,9 @@ impl ExperimentError {
             | ExperimentError::TooFewRuns { .. }
             | ExperimentError::OutTaken { .. } => ErrorKind::Usage,
             ExperimentError::Apk { .. } | ExperimentError::Output { .. } => ErrorKind::Io,
-            ExperimentError::Stopped { .. } => ErrorKind::Input,
+            ExperimentError::Stopped { .. } | ExperimentError::Refused { .. } | ExperimentError::DirtyDevice { .. } => {
+                ErrorKind::Input
+            }
             ExperimentError::Interrupted { .. } => ErrorKind::Interrupted,
             ExperimentError::Capture(e) => e.kind(),
             ExperimentError::Compare(e) => e.kind(),
@@ -133,6 +147,14 @@ impl std::fmt::Display for Kept {
             Kept::Sides([before, after]) => write!(f, "{before} before and {after} after runs"),
             Kept::Runs(n) => write!(f, "{n} runs"),
         }
+    }
+}
+
+/// `; 3 before and 2 after runs kept in DIR`, or nothing when no run was finished.
+fn kept_suffix(kept: Kept, dir: &Path) -> String {
+    match kept {
+        Kept::Sides([0, 0]) | Kept::Runs(0) => String::new(),
+        _ => format!("; {kept} kept in {}", dir.display()),
     }
 }
 
@@ -163,6 +185,7 @@ pub fn ab(req: &AbRequest, env: &CaptureEnv) -> Result<AbOutcome, ExperimentErro
     let adb = session::connect(req.capture.serial.as_deref(), env)?;
     let hygiene = Hygiene::begin(&adb, env.sink)?;
     let mut experiment = Experiment::new(req, env, &adb, &hygiene, builds);
+    experiment.runner.check_settings(req.allow_dirty_device)?;
     let ran = experiment.run_pairs(design);
     let (alpha, runs_per_side) = experiment.finish();
     // The device's settings back (Hygiene's drop) before compare reads the runs.
@@ -185,8 +208,15 @@ fn check_request(req: &AbRequest) -> Result<(), ExperimentError> {
 fn hash_builds(req: &AbRequest, env: &CaptureEnv) -> Result<Vec<BuildRecord>, ExperimentError> {
     let mut builds = Vec::new();
     for (build, apk) in [(Build::Before, &req.before_apk), (Build::After, &req.after_apk)] {
-        let sha = file_sha256(apk).map_err(|source| ExperimentError::Apk { build, path: apk.to_path_buf(), source })?;
-        builds.push(BuildRecord { side: build, apk: apk.display().to_string(), sha256: sha });
+        let local =
+            LocalApk::of(apk).map_err(|source| ExperimentError::Apk { build, path: apk.to_path_buf(), source })?;
+        builds.push(BuildRecord {
+            side: build,
+            apk: apk.display().to_string(),
+            sha256: local.sha256,
+            md5: Some(local.md5),
+            size_bytes: Some(local.size_bytes),
+        });
     }
     if builds[0].sha256 == builds[1].sha256 {
         env.sink.warn(None, "--before and --after are the same APK (same SHA-256): expect `same`");
@@ -286,7 +316,12 @@ impl<'a> Experiment<'a> {
         let req = self.req;
         let number = self.done[build.index()].len() + 1;
         let kept = Kept::Sides([self.done[0].len(), self.done[1].len()]);
-        let sha = self.runner.manifest.builds[build.index()].sha256.clone();
+        let record = &self.runner.manifest.builds[build.index()];
+        let local = LocalApk {
+            sha256: record.sha256.clone(),
+            md5: record.md5.clone().unwrap_or_default(),
+            size_bytes: record.size_bytes.unwrap_or_default(),
+        };
         let apk = if build == Build::Before { &req.before_apk } else { &req.after_apk };
         let installed = &mut self.installed;
         let mut prepare = |adb: &Adb| {
@@ -295,7 +330,7 @@ impl<'a> Experiment<'a> {
                 install(adb, apk, &req.capture.app, req.compile)?;
                 *installed = Some(build);
             }
-            Ok(Some(sha.clone()))
+            Ok(Some(local.clone()))
         };
         let fps = self.runner.run(Some(build), number, kept, &mut prepare)?;
         self.done[build.index()].push(fps);
@@ -367,6 +402,9 @@ pub(crate) enum InstallError {
     Install { apk: String, source: ShellError },
     #[error("`{cmd}` failed: {source}")]
     Compile { cmd: String, source: ShellError },
+    /// The phone refused it until a switch is changed: not worth a retry.
+    #[error("{0}")]
+    Refused(Refusal),
 }
 
 /// `adb install -r -d APK`, then the compile mode.
@@ -374,11 +412,17 @@ fn install(adb: &Adb, apk: &Path, app: &str, compile: Compile) -> Result<(), Ins
     let path = apk.to_string_lossy();
     let failed = |source: ShellError| InstallError::Install { apk: path.to_string(), source };
     let out = adb.exec(&["install", "-r", "-d", &path], None, SHORT_TIMEOUT * 10).map_err(|e| failed(e.into()))?;
+    if let Some(refusal) = Refusal::of(&out) {
+        return Err(InstallError::Refused(refusal));
+    }
     if !out.success() || !out.stdout.contains("Success") {
         return Err(failed(ShellError::Failed(out.detail())));
     }
     if let Some(cmd) = compile.command(app) {
         let out = adb.shell(&cmd).map_err(|e| InstallError::Compile { cmd: cmd.clone(), source: e.into() })?;
+        if let Some(refusal) = Refusal::of(&out) {
+            return Err(InstallError::Refused(refusal));
+        }
         if !out.success() {
             return Err(InstallError::Compile { cmd, source: ShellError::Failed(out.detail()) });
         }
@@ -388,13 +432,20 @@ fn install(adb: &Adb, apk: &Path, app: &str, compile: Compile) -> Result<(), Ins
 
 /// `fpsan capture --runs N --out DIR`: N runs of the installed build into
 /// DIR (run-01.pftrace …, runs.json), a side for `compare`.
-pub fn capture_runs(req: &CaptureRequest, runs: usize, env: &CaptureEnv) -> Result<PathBuf, ExperimentError> {
+/// `allow_dirty_device`: as `ab`'s.
+pub fn capture_runs(
+    req: &CaptureRequest,
+    runs: usize,
+    allow_dirty_device: bool,
+    env: &CaptureEnv,
+) -> Result<PathBuf, ExperimentError> {
     capture::validate(req)?;
     let dir = req.out.clone().ok_or(ExperimentError::RunsNeedOut)?;
     output_dir(&dir)?;
     let adb = session::connect(req.serial.as_deref(), env)?;
     let hygiene = Hygiene::begin(&adb, env.sink)?;
     let mut runner = Runner::new(env, &adb, &hygiene, dir.clone(), req.clone(), SeriesKind::Capture);
+    runner.check_settings(allow_dirty_device)?;
     let ran = (1..=runs).try_for_each(|k| runner.run(None, k, Kept::Runs(k - 1), &mut |_| Ok(None)).map(drop));
     runner.save();
     ran.map(|()| dir)

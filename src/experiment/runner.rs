@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use crate::analysis;
 use crate::capture::adb::Adb;
 use crate::capture::hygiene::Hygiene;
+use crate::capture::identity::{self, LocalApk};
 use crate::capture::manifest::{Manifest, RunRecord, RunStatus, SeriesKind};
 use crate::capture::{session, CaptureEnv, CaptureError, CaptureRequest};
 use crate::compare::Run;
@@ -49,6 +50,8 @@ enum RunEnd {
     Interrupted,
     /// Every attempt failed; the last reason.
     Failed(String),
+    /// The phone refused (the line says which switch to change); not retried.
+    Refused(String),
 }
 
 impl<'a> Runner<'a> {
@@ -71,6 +74,7 @@ impl<'a> Runner<'a> {
             launch: template.launch.as_str().into(),
             secs: template.secs,
             settings_changed: hygiene.changed().iter().map(|s| s.to_string()).collect(),
+            settings_not_set: hygiene.not_set().to_vec(),
             ..Default::default()
         };
         Runner {
@@ -90,6 +94,33 @@ impl<'a> Runner<'a> {
         self.env.stop.load(Ordering::SeqCst)
     }
 
+    /// Settings the phone refused to change (recorded in runs.json): the
+    /// series runs with them as they are only when `allowed`
+    /// (`--allow-dirty-device`), with a warning; else it stops before its
+    /// first run, saying which switch to turn on.
+    pub fn check_settings(&mut self, allowed: bool) -> Result<(), ExperimentError> {
+        let Some(refusal) = self.hygiene.refusal() else { return Ok(()) };
+        let settings = self
+            .manifest
+            .settings_not_set
+            .iter()
+            .map(|s| format!("{} at {}", s.name, s.value))
+            .collect::<Vec<_>>()
+            .join(", ");
+        if allowed {
+            let line = format!(
+                "--allow-dirty-device: the runs go on with {settings}, which the phone refused to change ({})",
+                refusal.code()
+            );
+            self.env.sink.warn(None, &line);
+            return Ok(());
+        }
+        let refused = ExperimentError::DirtyDevice { refusal, settings };
+        self.manifest.stopped = Some(refused.to_string());
+        self.save();
+        Err(refused)
+    }
+
     pub fn save(&self) {
         if let Err(e) = self.manifest.write(&self.dir) {
             self.env.sink.warn(None, &format!("cannot write {}/runs.json: {e}", self.dir.display()));
@@ -100,14 +131,14 @@ impl<'a> Runner<'a> {
     /// its fps (as `compare` computes it; None when undefined), or why the
     /// series stops here, recorded in runs.json; `kept` is what the series
     /// has finished so far. `prepare` puts the device in shape first
-    /// (installs the build) and returns the SHA-256 the installed APK must
-    /// have, if any.
+    /// (installs the build) and returns the local APK the installed one must
+    /// be, if any.
     pub fn run(
         &mut self,
         side: Option<Build>,
         run: usize,
         kept: Kept,
-        prepare: &mut dyn FnMut(&Adb) -> Result<Option<String>, InstallError>,
+        prepare: &mut dyn FnMut(&Adb) -> Result<Option<LocalApk>, InstallError>,
     ) -> Result<Option<f64>, ExperimentError> {
         let dir = self.dir.clone();
         match self.run_with_retries(side, run, prepare) {
@@ -115,6 +146,11 @@ impl<'a> Runner<'a> {
             RunEnd::Interrupted => {
                 self.manifest.interrupted = true;
                 Err(ExperimentError::Interrupted { kept, dir })
+            }
+            RunEnd::Refused(line) => {
+                let refused = ExperimentError::Refused { line, kept, dir };
+                self.manifest.stopped = Some(refused.to_string());
+                Err(refused)
             }
             RunEnd::Failed(why) => {
                 let attempts = self.retries + 1;
@@ -131,7 +167,7 @@ impl<'a> Runner<'a> {
         &mut self,
         side: Option<Build>,
         run: usize,
-        prepare: &mut dyn FnMut(&Adb) -> Result<Option<String>, InstallError>,
+        prepare: &mut dyn FnMut(&Adb) -> Result<Option<LocalApk>, InstallError>,
     ) -> RunEnd {
         let mut last = String::new();
         for attempt in 1..=self.retries + 1 {
@@ -169,6 +205,13 @@ impl<'a> Runner<'a> {
                     self.save();
                     return RunEnd::Interrupted;
                 }
+                Err(Attempt::Refused(line)) => {
+                    record.status = RunStatus::Failed;
+                    record.reason = Some(line.clone());
+                    self.manifest.runs.push(record);
+                    self.save();
+                    return RunEnd::Refused(line);
+                }
                 Err(Attempt::Failed(why)) => {
                     record.status = RunStatus::Failed;
                     record.reason = Some(why.clone());
@@ -190,14 +233,15 @@ impl<'a> Runner<'a> {
         side: Option<Build>,
         run: usize,
         record: &mut RunRecord,
-        prepare: &mut dyn FnMut(&Adb) -> Result<Option<String>, InstallError>,
+        prepare: &mut dyn FnMut(&Adb) -> Result<Option<LocalApk>, InstallError>,
     ) -> Result<Run, Attempt> {
         let app = self.template.app.clone();
-        let expected = prepare(self.adb).map_err(|e| Attempt::Failed(e.to_string()))?;
-        let device = self
-            .hygiene
-            .before_run(&app, self.cool_down, self.env.poll * 10, &self.env.stop)
-            .map_err(|e| Attempt::Failed(e.to_string()))?;
+        let expected = prepare(self.adb).map_err(|e| match e {
+            InstallError::Refused(r) => Attempt::Refused(r.to_string()),
+            e => Attempt::Failed(e.to_string()),
+        })?;
+        let device =
+            self.hygiene.before_run(&app, self.cool_down, self.env.poll * 10, &self.env.stop).map_err(Attempt::from)?;
         record.device = device;
         if record.device.throttled {
             record.warnings.push(format!(
@@ -206,24 +250,33 @@ impl<'a> Runner<'a> {
                 record.device.cooled_down_s
             ));
         }
-        if let Some(want) = expected {
-            if record.device.apk_sha256.as_deref() != Some(want.as_str()) {
-                return Err(Attempt::Failed(format!(
-                    "the installed APK is not the {} build (device SHA-256 {}, expected {want})",
-                    side.map_or("intended", Build::name),
-                    record.device.apk_sha256.as_deref().unwrap_or("unknown")
-                )));
+        if let Some(local) = expected {
+            let build = side.map_or("intended", Build::name);
+            let device = &record.device;
+            match identity::check(device.apk_sha256.as_deref(), device.apk_identity.as_ref(), &local) {
+                identity::Check::Same => {}
+                // A weaker check that passes is not proof: said in the run's record.
+                identity::Check::SameSize => record.warnings.push(format!(
+                    "the installed APK was checked only by its size ({} bytes) and recorded with its versionCode {}: \
+                     no hash tool on the phone",
+                    local.size_bytes,
+                    device.version_code.as_deref().unwrap_or("unknown")
+                )),
+                identity::Check::Differs(what) => {
+                    return Err(Attempt::Failed(format!("the installed APK is not the {build} build ({what})")))
+                }
+                identity::Check::Unknown => {
+                    return Err(Attempt::Failed(format!(
+                        "the installed APK could not be identified (`pm path` or every tool failed), so it may not be the {build} build"
+                    )))
+                }
             }
         }
         let relative = trace_name(side, run);
         let path = self.dir.join(&relative);
         let request =
             CaptureRequest { out: Some(path.clone()), analyze: false, dry_run: false, ..self.template.clone() };
-        let outcome = match session::capture(&request, self.env) {
-            Ok(o) => o,
-            Err(CaptureError::Cancelled) => return Err(Attempt::Interrupted),
-            Err(e) => return Err(Attempt::Failed(e.to_string())),
-        };
+        let outcome = session::capture(&request, self.env).map_err(Attempt::from)?;
         record.launch_state = outcome.launched.as_ref().and_then(|l| l.state.clone());
         record.launch_total_ms = outcome.launched.as_ref().and_then(|l| l.total_ms);
         record.warnings.extend(outcome.warnings.iter().cloned());
@@ -290,6 +343,18 @@ struct DeviceGone {
 enum Attempt {
     Interrupted,
     Failed(String),
+    /// The phone refused: the line says which switch to change.
+    Refused(String),
+}
+
+impl From<CaptureError> for Attempt {
+    fn from(e: CaptureError) -> Attempt {
+        match e {
+            CaptureError::Cancelled => Attempt::Interrupted,
+            CaptureError::Refused { .. } => Attempt::Refused(e.to_string()),
+            e => Attempt::Failed(e.to_string()),
+        }
+    }
 }
 
 /// `before run 3`, or `run 3` for `capture --runs`.

@@ -9,7 +9,7 @@
 //! most common interval, else 60 Hz): FrameTimeline alone cannot tell a
 //! 30 Hz panel from an app drawing every other vsync of a 60 Hz one.
 
-use super::interval::{is_standard, PeriodSeries};
+use super::interval::{is_standard, PeriodSeries, SeriesKind};
 use crate::model::{TimelineKind, Trace};
 
 /// A series is looked up at its sample nearest to the time asked, if that
@@ -67,16 +67,17 @@ impl DisplayGrid {
             v
         };
         let mut sources = Vec::new();
-        for (mut ts, dense, tol) in [
-            (hw, true, 0.03),
-            (sf, true, 0.03),
-            (app, true, 0.03),
-            (starts(TimelineKind::ExpectedDisplay), false, 0.01),
-            (starts(TimelineKind::ExpectedSurface), false, 0.01),
+        for (mut ts, kind) in [
+            (hw, SeriesKind::Counter),
+            (sf, SeriesKind::Counter),
+            (app, SeriesKind::Counter),
+            (starts(TimelineKind::ExpectedDisplay), SeriesKind::FrameTimeline),
+            (starts(TimelineKind::ExpectedSurface), SeriesKind::FrameTimeline),
         ] {
             if ts.len() >= 2 {
                 ts.sort_unstable();
-                sources.push(Source { series: PeriodSeries::new(ts, tol), dense });
+                let dense = kind == SeriesKind::Counter;
+                sources.push(Source { series: PeriodSeries::new(ts, kind), dense });
             }
         }
         DisplayGrid { sources }

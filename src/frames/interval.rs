@@ -10,10 +10,44 @@ pub const STANDARD_HZ: [f64; 12] = [24.0, 30.0, 48.0, 50.0, 60.0, 72.0, 90.0, 96
 /// same vsync seen twice (or > 250 Hz); above it, an idle gap.
 pub const MIN_DELTA: i64 = 4_000_000;
 pub const MAX_DELTA: i64 = 50_000_000;
-/// Series at least this noisy (relative) are doFrame starts, not vsync times.
-pub const NOISY: f64 = 0.05;
 /// Deltas each side of a sample used for its estimate.
 const WINDOW: usize = 6;
+
+/// What a series' timestamps are, which says how far to trust them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeriesKind {
+    /// FrameTimeline's expected starts: SurfaceFlinger's predicted vsyncs,
+    /// exact, so one spacing of one period is a measurement.
+    FrameTimeline,
+    /// SurfaceFlinger's vsync counters (`HW_VSYNC_<display>`, `VSYNC-sf`,
+    /// `VSYNC-app`): edges of the real clock, but they toggle only when a
+    /// callback is asked for. A period is believed only when it persists: a
+    /// Pixel 6a's whole trace has 12–15 `VSYNC-app` toggles, the first two
+    /// 10.6 ms apart (a phase adjustment), which is no 96 Hz panel.
+    Counter,
+    /// A thread's doFrame starts: each late by its wake-up latency.
+    DoFrameStarts,
+}
+
+impl SeriesKind {
+    /// Relative noise: how close to a standard period a measurement must be
+    /// to snap to it, and how far apart two rates must be to be two.
+    fn tol(self) -> f64 {
+        match self {
+            SeriesKind::FrameTimeline => 0.01,
+            SeriesKind::Counter => 0.03,
+            SeriesKind::DoFrameStarts => 0.08,
+        }
+    }
+
+    /// Unit spacings a side's window needs before it measures a period.
+    fn min_units(self) -> usize {
+        match self {
+            SeriesKind::Counter => 3,
+            SeriesKind::FrameTimeline | SeriesKind::DoFrameStarts => 1,
+        }
+    }
+}
 
 /// `round(1e9 / hz)`.
 pub fn period_of_hz(hz: f64) -> i64 {
@@ -55,11 +89,12 @@ pub fn snap(p: i64, tol: f64) -> i64 {
 /// Median of the "unit" deltas of a window: those within 1.15 × the smallest.
 /// Skipped vsyncs only make deltas longer (k·I), so the smallest delta is one
 /// period up to noise, and the median of the deltas near it removes the noise.
-fn unit_median(deltas: &[Option<i64>], tol: f64) -> Option<i64> {
+fn unit_median(deltas: &[Option<i64>], kind: SeriesKind) -> Option<i64> {
+    let tol = kind.tol();
     // A window holds at most 2 × WINDOW deltas: kept on the stack (this runs
     // twice per sample of every series).
     let mut v: smallvec::SmallVec<[i64; 2 * WINDOW]> = deltas.iter().flatten().copied().collect();
-    if tol >= NOISY {
+    if kind == SeriesKind::DoFrameStarts {
         // doFrame starts jitter by a good part of a period (a late start then an
         // on-time one are closer than I), so the smallest delta is no anchor.
         // Jitter cancels in a sum of consecutive deltas, so their mean is one
@@ -75,6 +110,11 @@ fn unit_median(deltas: &[Option<i64>], tol: f64) -> Option<i64> {
     // 1.15: tighter than the closest common pair of rates (120/144 = 1.2,
     // 90/120 = 1.33), looser than doFrame start noise (±1 ms at 60 Hz).
     v.retain(|d| (*d as f64) <= m as f64 * 1.15);
+    if v.len() < kind.min_units() {
+        // Too few to be a rate, and no telling whether the longer spacings
+        // are this period's skips or another rate: this side says nothing.
+        return None;
+    }
     v.sort_unstable();
     Some(snap(v[v.len() / 2], tol))
 }
@@ -89,9 +129,9 @@ pub struct PeriodSeries {
 }
 
 impl PeriodSeries {
-    /// `ts` must be sorted; `tol` is the series' relative noise (used to snap
-    /// and to tell two rates apart).
-    pub fn new(mut ts: Vec<i64>, tol: f64) -> PeriodSeries {
+    /// `ts` must be sorted.
+    pub fn new(mut ts: Vec<i64>, kind: SeriesKind) -> PeriodSeries {
+        let tol = kind.tol();
         ts.dedup();
         let n = ts.len();
         // d[i] = ts[i] - ts[i-1] when it is a plausible spacing.
@@ -106,17 +146,17 @@ impl PeriodSeries {
             .collect();
         let mut period = Vec::with_capacity(n);
         for i in 0..n {
-            if tol >= NOISY {
+            if kind == SeriesKind::DoFrameStarts {
                 // One window each side together: a single jittered delta at the
                 // series' edge says little, and doFrame-start series are not
                 // used to locate rate switches precisely.
                 let lo = (i + 1).saturating_sub(WINDOW);
-                period.push(unit_median(&d[lo..(i + 1 + WINDOW).min(n)], tol));
+                period.push(unit_median(&d[lo..(i + 1 + WINDOW).min(n)], kind));
                 continue;
             }
             // Deltas ending at samples i-W+1..=i (left) and i+1..=i+W (right).
-            let left = unit_median(&d[(i + 1).saturating_sub(WINDOW)..=i], tol);
-            let right = if i + 1 < n { unit_median(&d[i + 1..(i + 1 + WINDOW).min(n)], tol) } else { None };
+            let left = unit_median(&d[(i + 1).saturating_sub(WINDOW)..=i], kind);
+            let right = if i + 1 < n { unit_median(&d[i + 1..(i + 1 + WINDOW).min(n)], kind) } else { None };
             let p = match (left, right) {
                 (Some(l), Some(r)) if (l - r).abs() as f64 > tol * l as f64 => {
                     // A rate switch is near: the side whose period the deltas
@@ -194,7 +234,7 @@ mod tests {
         // 60 Hz vsyncs with every third one missing: deltas 16.67 and 33.3 ms.
         let ts: Vec<i64> =
             grid(0, 1e9 / 60.0, 30).into_iter().enumerate().filter(|(k, _)| k % 3 != 2).map(|x| x.1).collect();
-        let s = PeriodSeries::new(ts, 0.01);
+        let s = PeriodSeries::new(ts, SeriesKind::FrameTimeline);
         assert!(s.period.iter().all(|p| *p == Some(P60)));
     }
 
@@ -257,7 +297,8 @@ mod tests {
                 };
                 ts.push(t);
             }
-            let s = PeriodSeries::new(ts, if next(2) == 0 { 0.01 } else { 0.08 });
+            let s =
+                PeriodSeries::new(ts, if next(2) == 0 { SeriesKind::FrameTimeline } else { SeriesKind::DoFrameStarts });
             for _ in 0..50 {
                 let probe = next(t.max(1) as u64 + 3_000_000_000) as i64 - 500_000_000;
                 let dist = [0, 1_000_000, 500_000_000, i64::MAX][next(4) as usize];
@@ -273,8 +314,29 @@ mod tests {
         // 72 Hz; the median-based estimate for noisy series says 60.
         let jitter = [0, 3_000_000, 0, 2_000_000, 0, 3_000_000, 1_000_000, 0, 3_000_000, 0, 2_000_000, 0];
         let ts: Vec<i64> = jitter.iter().enumerate().map(|(k, j)| k as i64 * P60 + j).collect();
-        let s = PeriodSeries::new(ts, 0.08);
+        let s = PeriodSeries::new(ts, SeriesKind::DoFrameStarts);
         assert!(s.period.iter().all(|&p| p == Some(P60)), "{:?}", s.period);
+    }
+
+    #[test]
+    fn sparse_toggles_measure_no_period() {
+        // Pixel 6a, 60 Hz: VSYNC-app toggles only when a callback is asked
+        // for. Two toggles 10.6 ms apart (a phase adjustment), then pairs one
+        // vsync apart 300 ms from each other.
+        let mut ts = vec![0, 10_600_000];
+        for k in 1..5 {
+            ts.extend([k * 300_000_000, k * 300_000_000 + P60]);
+        }
+        // A window holding the lone 10.6 ms spacing, or fewer than three
+        // 16.67 ms ones, says nothing (samples 0, 5 and 6 on both sides);
+        // the others measure 60 Hz. Never 96 Hz.
+        let s = PeriodSeries::new(ts.clone(), SeriesKind::Counter);
+        let want: Vec<Option<i64>> = (0..10).map(|i| (![0, 5, 6].contains(&i)).then_some(P60)).collect();
+        assert_eq!(s.period, want);
+        assert_eq!(s.at(5_000_000, 100_000_000), Some(P60));
+        // Two spacings that never repeat are no rate at all.
+        let s = PeriodSeries::new(vec![0, 10_600_000, 300_000_000, 300_000_000 + P60], SeriesKind::Counter);
+        assert!(s.period.iter().all(Option::is_none), "{:?}", s.period);
     }
 
     #[test]
@@ -284,7 +346,7 @@ mod tests {
         ts.extend(grid(last + P120, 1e9 / 120.0, 30));
         let last = *ts.last().unwrap();
         ts.extend(grid(last + P60, 1e9 / 60.0, 20));
-        let s = PeriodSeries::new(ts.clone(), 0.01);
+        let s = PeriodSeries::new(ts.clone(), SeriesKind::FrameTimeline);
         for i in 1..20 {
             assert_eq!(s.period[i], Some(P60), "sample {i}");
         }

@@ -441,13 +441,16 @@ fn intervals(ix: &Indexes, opts: &FrameOptions) -> Vec<(i64, IntervalSource)> {
     let mut ft_starts: Vec<i64> =
         trace.frame_timeline.iter().filter(|t| t.kind == model::TimelineKind::ExpectedSurface).map(|t| t.ts).collect();
     ft_starts.sort_unstable();
-    let ft_series = interval::PeriodSeries::new(ft_starts, 0.01);
-    let va_series = interval::PeriodSeries::new(ix.counters.vsync_app.clone(), 0.03);
+    let ft_series = interval::PeriodSeries::new(ft_starts, interval::SeriesKind::FrameTimeline);
+    let va_series = interval::PeriodSeries::new(ix.counters.vsync_app.clone(), interval::SeriesKind::Counter);
     let mut iv: Vec<Option<(i64, IntervalSource)>> = vec![None; frames.len()];
     // A rate above 1 GHz would round to a 0 ns interval: clamp to 1 ns.
     let forced = opts.refresh_hz.filter(|h| h.is_finite() && *h > 0.0).map(|h| interval::period_of_hz(h).max(1));
     for idxs in &ix.by_thread {
-        let grid = interval::PeriodSeries::new(idxs.iter().map(|&k| frames[k].ts).collect(), 0.08);
+        let grid = interval::PeriodSeries::new(
+            idxs.iter().map(|&k| frames[k].ts).collect(),
+            interval::SeriesKind::DoFrameStarts,
+        );
         let found: Vec<Option<(i64, IntervalSource)>> = idxs
             .par_iter()
             .with_min_len(ROW_CHUNK)

@@ -464,6 +464,39 @@ fn ninety_then_hundred_twenty_hz() {
     assert_eq!(a.quality.interval_sources, BTreeMap::from([("override".to_string(), 6)]));
 }
 
+/// Pixel 6a (60 Hz panel, Android 13), Macrobenchmark warm start: 30 frames
+/// on FrameTimeline's 60 Hz grid; SurfaceFlinger's `VSYNC-app` and
+/// `VSYNC-sf` toggle only when a callback is asked for, 13 samples each in
+/// the whole trace, the first two 10.6 ms apart (a phase adjustment).
+#[test]
+fn sparse_vsync_toggles_are_no_refresh_rate() {
+    let mut b = TB::new();
+    b.process(50, "/system/bin/surfaceflinger").thread(50, 50, "surfaceflinger");
+    b.process(100, "com.app").thread(100, 100, "com.app");
+    for k in 0..30 {
+        b.slice(100, v(k) + 1_000_000, 6_000_000, &format!("Choreographer#doFrame {}", k + 1));
+        b.expected_surface(100, k + 1, v(k), P);
+    }
+    // v(0) − 1 ms and 10.6 ms later, then one toggle every 120 ms (beyond
+    // the 4–50 ms spacings a period is read from).
+    let mut toggles = vec![V0 - 1_000_000, V0 + 9_600_000];
+    toggles.extend((1..12).map(|k| V0 + 9_600_000 + k * 120_000_000));
+    for (i, &t) in toggles.iter().enumerate() {
+        b.counter(50, "VSYNC-app", t, (i % 2) as f64).counter(50, "VSYNC-sf", t + 500_000, (i % 2) as f64);
+    }
+    let a = analyze(&b.build(), &FrameOptions::default());
+    assert_eq!(a.rows.len(), 30);
+    // Every frame on the panel's 60 Hz; before, the frames within 500 ms of
+    // the 10.6 ms spacing took 10_416_667 (96 Hz) from `display_vsync`.
+    assert!(
+        a.rows.iter().all(|r| r.frame_interval_ns == P),
+        "{:?}",
+        a.rows.iter().map(|r| r.frame_interval_ns).collect::<Vec<_>>()
+    );
+    assert_eq!(a.quality.interval_sources, BTreeMap::from([("frame_timeline".to_string(), 30)]));
+    assert!(a.rows.iter().all(|r| r.dropped_frames == 0));
+}
+
 #[test]
 fn cut_by_trace_bounds_and_markers() {
     let mut b = TB::new();

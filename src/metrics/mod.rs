@@ -13,8 +13,8 @@ use serde::Serialize;
 
 use crate::frames::{DropLevel, FrameAnalysis, FrameRow, FrameWhy};
 use crate::model::Trace;
+use crate::presents::{LayerNames, NameSource, PresentAnalysis, Renderer, RendererKind};
 pub use crate::presents::{Levels, Percentiles, PerfDog};
-use crate::presents::{PresentAnalysis, Renderer, RendererKind};
 pub use cuj::{attach as attach_cujs, CujSummary};
 
 mod cuj;
@@ -86,7 +86,9 @@ impl Default for MetricsOptions {
     }
 }
 
-/// Which apps to analyse (`--app` / `--pid`).
+/// Which apps to analyse (`--app` / `--pid`). A package matches the app's
+/// name: the trace's name for its process, else the package its layers
+/// name (`presents::LayerNames`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AppFilter {
     All,
@@ -289,7 +291,11 @@ pub struct AppQuality {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AppSummary {
     pub pid: i32,
+    /// The trace's name for the process, else the package its layers name
+    /// (docs/presents.md, "Apps named by their layers").
     pub process: Option<String>,
+    /// Where `process` was read: `process` or `layer`; null without a name.
+    pub process_source: Option<NameSource>,
     pub frames: i64,
     pub fps: f64,
     pub fps_wall: f64,
@@ -340,11 +346,21 @@ fn green_alliance(given: Option<Category>, renderer: Option<&Renderer>, fps: f64
     GreenAlliance { category, category_source, reason, min_fps, fps, pass: fps >= min_fps }
 }
 
-/// The frames of `analysis` that `filter` keeps: their whole-trace indices
-/// and their scenes.
-pub fn kept_frames(trace: &Trace, analysis: &FrameAnalysis, filter: &AppFilter) -> (Vec<usize>, Vec<Option<String>>) {
-    let (indices, rows): (Vec<usize>, Vec<&FrameRow>) =
-        analysis.rows.iter().enumerate().filter(|(_, r)| filter.matches(r.process.as_deref(), r.pid)).unzip();
+/// The frames of `analysis` that `filter` keeps (an app the trace does not
+/// name is matched by the package its layers name, `names`): their
+/// whole-trace indices and their scenes.
+pub fn kept_frames(
+    trace: &Trace,
+    analysis: &FrameAnalysis,
+    filter: &AppFilter,
+    names: &LayerNames,
+) -> (Vec<usize>, Vec<Option<String>>) {
+    let (indices, rows): (Vec<usize>, Vec<&FrameRow>) = analysis
+        .rows
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| filter.matches(names.name(r.process.as_deref(), r.pid), r.pid))
+        .unzip();
     let scenes = scene::assign(trace, &rows);
     (indices, scenes)
 }

@@ -11,7 +11,7 @@ use super::{
     PerfettoJank, SceneSummary, Vitals, WorstFrame,
 };
 use crate::frames::{FrameRow, FrameWhy};
-use crate::presents::{LayerSummary, PresentAnalysis};
+use crate::presents::{JudgedBy, LayerSummary, PresentAnalysis};
 use crate::series::{self, Kind, Percentiles, PerfDog, SKIPPED_FRAME_WARNING_LIMIT};
 
 /// A frame kept for the summaries: its whole-trace index, its row and its scene.
@@ -81,14 +81,18 @@ fn app(
         *windows.entry((r.ts - first_ts) / 1_000_000_000).or_default() += 1;
     }
     let windows: Vec<(i64, i64)> = windows.into_iter().collect();
+    // The trace's name for the process (its frames', else its layer's),
+    // else the package its layers name.
+    let trace_name = rows
+        .iter()
+        .filter_map(|r| r.process.as_deref())
+        .max()
+        .or_else(|| layer.and_then(|l| l.process.as_deref()).filter(|_| presents.names.get(pid).is_none()));
+    let named = presents.names.resolve(trace_name, pid);
     AppSummary {
         pid,
-        process: rows
-            .iter()
-            .filter_map(|r| r.process.as_deref())
-            .max()
-            .or(layer.and_then(|l| l.process.as_deref()))
-            .map(str::to_string),
+        process: named.map(|(n, _)| n.to_string()),
+        process_source: named.map(|(_, source)| source),
         frames: n,
         fps,
         fps_wall: fps_wall(n, first_ts, wall_end_ts),
@@ -166,26 +170,23 @@ fn headline(pid: i32, fps: f64, frames: &[series::Frame], presents: &PresentAnal
         drop_sum: l.drop_sum,
         frame_time_ns: l.interval_ns,
     };
-    if let (Some(r), Some(l)) = (renderer, presents.visible_layer(pid)) {
-        let reason = format!(
-            "{r} draws the app's content: {} presents of {} ({}); its doFrames ({} fps) only measure the Java main thread",
-            l.presents,
-            l.layer,
-            l.source.as_str(),
-            super::format_fps(fps)
-        );
-        return on_presents(l, reason);
-    }
-    if frames.is_empty() {
-        if let Some(l) = presents.shown_layer(pid) {
-            let reason = format!(
+    if let Some((l, why)) = presents.judged_layer(pid, !frames.is_empty()) {
+        let reason = match renderer.filter(|_| why == JudgedBy::Renderer) {
+            Some(r) => format!(
+                "{r} draws the app's content: {} presents of {} ({}); its doFrames ({} fps) only measure the Java main thread",
+                l.presents,
+                l.layer,
+                l.source.as_str(),
+                super::format_fps(fps)
+            ),
+            None => format!(
                 "no doFrames in the trace: the {} presents of its layer {} ({})",
                 l.presents,
                 l.layer,
                 l.source.as_str()
-            );
-            return on_presents(l, reason);
-        }
+            ),
+        };
+        return on_presents(l, reason);
     }
     let (drop_level, drop_sum) = series::drop_levels(frames);
     Headline {

@@ -139,7 +139,11 @@ struct Marks {
 }
 
 /// Every Flutter frame of `trace` (by pid, then time) and each app's summary.
-pub(crate) fn analyze(trace: &Trace, grid: Grid) -> (Vec<FlutterFrame>, Vec<FlutterSummary>) {
+pub(crate) fn analyze(
+    trace: &Trace,
+    grid: Grid,
+    window: Option<crate::frames::ScenarioWindow>,
+) -> (Vec<FlutterFrame>, Vec<FlutterSummary>) {
     let (marks, full) = collect(trace);
     // Each process's threads with markers.
     let mut by_process: HashMap<Upid, Vec<(Utid, Marks)>> = HashMap::default();
@@ -150,7 +154,7 @@ pub(crate) fn analyze(trace: &Trace, grid: Grid) -> (Vec<FlutterFrame>, Vec<Flut
     }
     let mut apps: Vec<(i32, Vec<FlutterFrame>, FlutterSummary)> = Vec::new();
     for (upid, threads) in by_process {
-        if let Some((frames, summary)) = app_frames(trace, upid, threads, &full, grid) {
+        if let Some((frames, summary)) = app_frames(trace, upid, threads, &full, grid, window) {
             apps.push((summary.pid, frames, summary));
         }
     }
@@ -221,6 +225,7 @@ fn app_frames(
     threads: Vec<(Utid, Marks)>,
     full: &HashSet<SliceId>,
     grid: Grid,
+    window: Option<crate::frames::ScenarioWindow>,
 ) -> Option<(Vec<FlutterFrame>, FlutterSummary)> {
     let ui = busiest(trace, &threads, |m| m.builds.len());
     let has_do_draw = threads.iter().any(|(_, m)| !m.rasters.is_empty());
@@ -278,6 +283,14 @@ fn app_frames(
         .collect();
     // `pair` emits in the order frames leave the pipeline; the table is by time.
     frames.sort_by_key(FlutterFrame::ts);
+    // A driven scenario's window keeps the frames that start in it, as it
+    // keeps doFrames and presents (docs/capture.md, "The scenario's window").
+    if let Some(w) = window {
+        frames.retain(|f| w.contains(f.ts()));
+        if frames.is_empty() {
+            return None;
+        }
+    }
     let summary =
         summarize(&frames, name, process.pid, (ui_tid, ui_thread), (raster_tid, raster_thread), raster_marker);
     Some((frames, summary))

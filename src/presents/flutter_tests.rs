@@ -137,6 +137,33 @@ fn frames_from_the_engines_markers_with_their_phases() {
 }
 
 #[test]
+fn a_scenario_window_keeps_the_frames_that_start_in_it() {
+    let v = |k: i64| 1_000_000_000 + k * P60;
+    let mut b = app();
+    // Six on-time frames, one a vsync.
+    for k in 0..6 {
+        b.slice(UI, v(k) + MS, 4 * MS, BUILD);
+        b.slice(RASTER_TID, v(k) + 6 * MS, 5 * MS, RASTER);
+        b.slice(RASTER_TID, v(k) + 10 * MS, 500_000, "queueBuffer");
+    }
+    let trace = b.build();
+    let frames = crate::frames::FrameAnalysis { display: DisplayGrid::new(&trace), ..Default::default() };
+    // The window [v(2), v(4)): the builds at v(2) + 1 ms and v(3) + 1 ms.
+    let w = crate::frames::ScenarioWindow { start_ns: v(2), end_ns: v(4) };
+    let p = analyze_in(&trace, &frames, Some(w));
+    let builds: Vec<Option<i64>> = p.flutter.iter().map(|f| f.build_ts).collect();
+    assert_eq!(builds, [Some(v(2) + MS), Some(v(3) + MS)]);
+    let s = &p.flutter_apps[0];
+    assert_eq!((s.frames, s.presented), (2, 2));
+    // One interval between the two presents: exactly one vsync.
+    assert_eq!((s.first_present_ts, s.last_present_ts), (Some(v(2) + 10_500_000), Some(v(3) + 10_500_000)));
+    // A window without any of its frames: no Flutter app at all.
+    let empty = crate::frames::ScenarioWindow { start_ns: v(7), end_ns: v(9) };
+    let p = analyze_in(&trace, &frames, Some(empty));
+    assert!(p.flutter.is_empty() && p.flutter_apps.is_empty());
+}
+
+#[test]
 fn a_build_whose_pipeline_was_full_is_not_rastered() {
     let mut b = app();
     b.slice(UI, 0, 4 * MS, BUILD);

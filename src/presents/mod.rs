@@ -20,6 +20,7 @@ use crate::model::{JankSeverity, JankTag, PresentType, Trace};
 mod flutter;
 #[cfg(test)]
 mod flutter_tests;
+mod names;
 mod renderer;
 mod sources;
 mod summary;
@@ -28,6 +29,7 @@ mod tests;
 
 pub use crate::series::{perfdog, Levels, Percentiles, PerfDog};
 pub use flutter::{FlutterFrame, FlutterSummary};
+pub use names::{LayerNames, NameSource};
 pub use renderer::{Engine, Renderer, RendererKind};
 pub use sources::GraphicsApi;
 pub use summary::LayerSummary;
@@ -115,6 +117,9 @@ pub struct PresentAnalysis {
     pub flutter: Vec<FlutterFrame>,
     /// One per app with Flutter frames, by pid.
     pub flutter_apps: Vec<FlutterSummary>,
+    /// The apps the trace names only by their layers (their rows' and
+    /// layers' `process` is that package).
+    pub names: LayerNames,
 }
 
 impl PresentAnalysis {
@@ -151,6 +156,38 @@ impl PresentAnalysis {
                 .max_by_key(|l| (l.presents, std::cmp::Reverse(l.source)))
         })
     }
+
+    /// The layer whose presents app `pid` is judged by, and why, when it is
+    /// judged by presents rather than by its doFrames (docs/metrics.md,
+    /// "Headline"): its visible layer when a renderer other than its views
+    /// draws it; without doFrames (`has_do_frames` false), the layer that
+    /// shows it. `analyze`'s headline and `compare` both decide by this.
+    pub fn judged_layer(&self, pid: i32, has_do_frames: bool) -> Option<(&LayerSummary, JudgedBy)> {
+        match self.visible_layer(pid) {
+            Some(l) => Some((l, JudgedBy::Renderer)),
+            None if !has_do_frames => self.shown_layer(pid).map(|l| (l, JudgedBy::NoDoFrames)),
+            None => None,
+        }
+    }
+}
+
+/// Why an app is judged by a layer's presents ([`PresentAnalysis::judged_layer`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JudgedBy {
+    /// A renderer other than its views draws its content.
+    Renderer,
+    /// It has no doFrames.
+    NoDoFrames,
+}
+
+impl JudgedBy {
+    /// Why, in words.
+    pub fn why(self) -> &'static str {
+        match self {
+            Self::Renderer => "its renderer draws its content, not its views",
+            Self::NoDoFrames => "it has no doFrames",
+        }
+    }
 }
 
 /// The presents of every layer of `trace`, on the display grid the frames
@@ -161,7 +198,8 @@ pub fn analyze(trace: &Trace, frames: &FrameAnalysis) -> PresentAnalysis {
 }
 
 /// [`analyze`], with each layer's presents kept to `window` (its first
-/// present there has no interval); Flutter's engine frames stay whole.
+/// present there has no interval), and Flutter's engine frames to those
+/// whose first phase starts in it.
 pub fn analyze_in(
     trace: &Trace,
     frames: &FrameAnalysis,
@@ -169,6 +207,8 @@ pub fn analyze_in(
 ) -> PresentAnalysis {
     let grid = Grid { display: &frames.display, fallback: crate::frames::common_interval(&frames.rows) };
     let mut streams = sources::streams(trace);
+    // Before the window: a name is the trace's, whenever the layer presented.
+    let names = LayerNames::of(trace, &streams);
     if let Some(w) = window {
         for s in &mut streams {
             s.presents.retain(|p| w.contains(p.ts));
@@ -180,9 +220,9 @@ pub fn analyze_in(
     let mut layers = Vec::new();
     for s in &streams {
         let first = rows.len();
-        let perfdog = summary::rows_of(s, trace, grid, &mut rows);
+        let perfdog = summary::rows_of(s, trace, &names, grid, &mut rows);
         layers.push(LayerSummary::of(s, &rows[first..], perfdog));
     }
-    let (flutter, flutter_apps) = flutter::analyze(trace, grid);
-    PresentAnalysis { rows, layers, renderers, flutter, flutter_apps }
+    let (flutter, flutter_apps) = flutter::analyze(trace, grid, window);
+    PresentAnalysis { rows, layers, renderers, flutter, flutter_apps, names }
 }

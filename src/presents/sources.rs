@@ -214,19 +214,61 @@ fn is_layer_name(name: &str) -> bool {
     name.contains('#') && !name.starts_with("VSYNC") && !name.starts_with("HW_VSYNC")
 }
 
-/// The package a layer name names: `SurfaceView - PKG/ACTIVITY#0`,
-/// `SurfaceView[PKG/ACTIVITY](BLAST)#12`, `PKG/ACTIVITY#0`.
-pub(crate) fn layer_package(layer: &str) -> Option<&str> {
-    let rest = layer.strip_prefix("SurfaceView - ").or_else(|| layer.strip_prefix("SurfaceView[")).unwrap_or(layer);
-    let pkg = rest.split('/').next().filter(|_| rest.contains('/'))?;
-    (!pkg.is_empty() && pkg.contains('.') && !pkg.contains(' ')).then_some(pkg)
+/// The package a layer name names (docs/presents.md, "Apps named by their
+/// layers").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LayerPackage<'a> {
+    pub package: &'a str,
+    /// A starting window (`Splash Screen PKG#N`): the system draws it for the
+    /// app (SystemUI's shell on Android 12+, system_server before), so its
+    /// process is not the app's.
+    pub starting_window: bool,
+}
+
+impl<'a> LayerPackage<'a> {
+    /// The package of the app whose process draws the layer.
+    pub(crate) fn drawn_by(self) -> Option<&'a str> {
+        (!self.starting_window).then_some(self.package)
+    }
+}
+
+/// The package a layer name names: `PKG/ACTIVITY#0`, `SurfaceView -
+/// PKG/ACTIVITY#0`, `SurfaceView[PKG/ACTIVITY](BLAST)#12`, `Splash Screen
+/// PKG#3`, and each of them behind `TX - ` (the BLAST transaction layers
+/// FrameTimeline names). System layers (`StatusBar#5`, `TX -
+/// Surface(name=Task=1)/@0x… - …`) name none.
+pub(crate) fn layer_package(layer: &str) -> Option<LayerPackage<'_>> {
+    let layer = layer.strip_prefix("TX - ").unwrap_or(layer);
+    let (pkg, starting_window) = if let Some(splash) = layer.strip_prefix("Splash Screen ") {
+        (splash.split('#').next()?, true)
+    } else {
+        let rest = layer.strip_prefix("SurfaceView - ").or_else(|| layer.strip_prefix("SurfaceView[")).unwrap_or(layer);
+        (rest.split_once('/')?.0, false)
+    };
+    is_package(pkg).then_some(LayerPackage { package: pkg, starting_window })
+}
+
+/// An Android package name: two or more dot-separated Java identifiers of
+/// ASCII letters, digits and `_`, each starting with a letter.
+fn is_package(s: &str) -> bool {
+    let mut parts = 0;
+    for part in s.split('.') {
+        let mut chars = part.chars();
+        if !chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+            || !chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        {
+            return false;
+        }
+        parts += 1;
+    }
+    parts >= 2
 }
 
 /// The process a layer name belongs to: the first named its package, or
 /// the package's last 15 characters (the kernel's comm of a process a
 /// systrace knows only from its threads). `by_name`: each name's first process.
 fn owner_of(by_name: &HashMap<&str, Upid>, layer: &str) -> Option<Upid> {
-    let pkg = layer_package(layer)?;
+    let pkg = layer_package(layer)?.drawn_by()?;
     by_name.get(pkg).or_else(|| by_name.get(crate::model::package_comm(pkg))).copied()
 }
 

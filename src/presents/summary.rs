@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::sources::{GraphicsApi, Stream};
-use super::{Grid, PresentRow, PresentSource};
+use super::{Grid, LayerNames, PresentRow, PresentSource};
 use crate::frames::DropLevel;
 use crate::series::{self, perfdog, Levels, Percentiles, PerfDog};
 
@@ -43,10 +43,21 @@ pub struct LayerSummary {
 
 /// Appends the rows of `s` (its presents on the display grid) to `rows`;
 /// returns PerfDog's vocabulary over their intervals.
-pub(crate) fn rows_of(s: &Stream, trace: &crate::model::Trace, grid: Grid, rows: &mut Vec<PresentRow>) -> PerfDog {
+pub(crate) fn rows_of(
+    s: &Stream,
+    trace: &crate::model::Trace,
+    names: &LayerNames,
+    grid: Grid,
+    rows: &mut Vec<PresentRow>,
+) -> PerfDog {
     let intervals: Vec<i64> = s.presents.windows(2).map(|w| w[1].ts - w[0].ts).collect();
     let (summary, flags) = perfdog(&intervals);
-    let process = s.upid.and_then(|u| trace.process(u).name.as_deref().map(str::to_string));
+    // The process's name, else the package its layers name.
+    let process = s
+        .upid
+        .and_then(|u| trace.process(u).name.as_deref())
+        .or_else(|| s.pid.and_then(|pid| names.get(pid)))
+        .map(str::to_string);
     let thread = s.producer.map(|u| trace.thread(u));
     for (i, p) in s.presents.iter().enumerate() {
         let vsync_period_ns = grid.display.period_at(p.ts, grid.fallback);

@@ -142,11 +142,124 @@ fn perfdog_flags_by_the_mean_of_the_previous_three() {
 
 #[test]
 fn layer_names_name_their_package() {
-    assert_eq!(layer_package(LAYER), Some("com.example.game"));
-    assert_eq!(layer_package("SurfaceView[com.a.b/com.a.b.Main](BLAST)#12"), Some("com.a.b"));
-    assert_eq!(layer_package("com.a.b/com.a.b.Main#0"), Some("com.a.b"));
-    assert_eq!(layer_package("StatusBar#0"), None);
-    assert_eq!(layer_package("TX - Surface(name=Task=1)/@0x50aef49 - animation-leash of app_transition#0"), None);
+    const NIA: &str = "com.google.samples.apps.nowinandroid.demo";
+    fn app(layer: &str) -> Option<(&str, Option<&str>)> {
+        layer_package(layer).map(|p| (p.package, p.drawn_by()))
+    }
+    let drawn = |pkg| Some((pkg, Some(pkg)));
+    assert_eq!(app(LAYER), drawn("com.example.game"));
+    assert_eq!(app("SurfaceView[com.a.b/com.a.b.Main](BLAST)#12"), drawn("com.a.b"));
+    assert_eq!(app("com.a.b/com.a.b.Main#0"), drawn("com.a.b"));
+    // FrameTimeline's BLAST transaction layers, as the Pixel 7 Pro capture names them.
+    assert_eq!(app(&format!("TX - {NIA}/com.google.samples.apps.nowinandroid.MainActivity#50010")), drawn(NIA));
+    assert_eq!(app("TX - SurfaceView - com.a.b/com.a.b.Main#7"), drawn("com.a.b"));
+    // A starting window names its app, but the system draws it.
+    assert_eq!(app(&format!("Splash Screen {NIA}#50015")), Some((NIA, None)));
+    assert_eq!(app(&format!("TX - Splash Screen {NIA}#50003")), Some((NIA, None)));
+    // System layers name no package.
+    for system in [
+        "StatusBar#0",
+        "StatusBar#5",
+        "TX - StatusBar#38004",
+        "TX - NotificationShade#0",
+        "TX - Surface(name=Task=1)/@0x50aef49 - animation-leash of app_transition#0",
+        "TX - Surface(name=8d1f382 com.a.b/com.a.b.Main)/@0x42c2fdf - animation-leash of starting_reveal#50014",
+        "Wallpaper BBQ wrapper#0",
+        "Splash Screen #3",
+        "TX - comA/Main#0",
+        "com..b/Main#0",
+        "1com.a/Main#0",
+        "(unnamed layer)",
+    ] {
+        assert_eq!(layer_package(system), None, "{system}");
+    }
+}
+
+/// pid 200 has no name, a layer of its package and a system layer; pid 300
+/// is named `com.example.named` and presents a layer of another package:
+/// the process's own name wins for its pid; pid 400, unnamed, presents
+/// only the bare app's splash screen, which names no process.
+fn unnamed_app() -> Trace {
+    let mut b = TB::new();
+    b.process(300, "com.example.named");
+    for k in 0..4 {
+        b.actual_surface(
+            200,
+            10 + k,
+            vsync(k),
+            P60,
+            "TX - com.example.bare/com.example.bare.Main#50010",
+            "None",
+            PresentType::OnTime,
+        );
+        b.actual_surface(
+            300,
+            20 + k,
+            vsync(k),
+            P60,
+            "TX - com.example.other/com.example.other.Main#4",
+            "None",
+            PresentType::OnTime,
+        );
+    }
+    b.actual_surface(200, 31, vsync(9), P60, "TX - NotificationShade#0", "None", PresentType::OnTime);
+    // pid 400 (unnamed: SystemUI) draws the bare app's splash screen.
+    for k in 0..5 {
+        b.actual_surface(
+            400,
+            40 + k,
+            vsync(k),
+            P60,
+            "TX - Splash Screen com.example.bare#50011",
+            "None",
+            PresentType::OnTime,
+        );
+    }
+    b.build()
+}
+
+#[test]
+fn an_unnamed_process_is_named_by_its_layers_package() {
+    let trace = unnamed_app();
+    let p = presents_of(&trace);
+    assert_eq!(p.names.iter().collect::<Vec<_>>(), [(200, "com.example.bare")]);
+    assert_eq!(p.names.resolve(None, 200), Some(("com.example.bare", NameSource::Layer)));
+    assert_eq!(p.names.resolve(Some("x.y"), 200), Some(("x.y", NameSource::Process)));
+    assert_eq!((p.names.resolve(None, 300), p.names.resolve(None, 400)), (None, None));
+    // Every layer of pid 200 carries the package, its system layer too; pid
+    // 300's keep its process name; pid 400's have none.
+    let by_layer: Vec<(Option<i32>, &str, Option<&str>)> =
+        p.layers.iter().map(|l| (l.pid, l.layer.as_str(), l.process.as_deref())).collect();
+    assert_eq!(
+        by_layer,
+        [
+            (Some(200), "TX - NotificationShade#0", Some("com.example.bare")),
+            (Some(200), "TX - com.example.bare/com.example.bare.Main#50010", Some("com.example.bare")),
+            (Some(300), "TX - com.example.other/com.example.other.Main#4", Some("com.example.named")),
+            (Some(400), "TX - Splash Screen com.example.bare#50011", None),
+        ]
+    );
+    let named = |pid| match pid {
+        Some(200) => Some("com.example.bare"),
+        Some(300) => Some("com.example.named"),
+        _ => None,
+    };
+    assert!(p.rows.iter().all(|r| r.process.as_deref() == named(r.pid)));
+}
+
+#[test]
+fn several_packages_in_one_process_the_one_with_most_presents_names_it() {
+    let mut b = TB::new();
+    for k in 0..3 {
+        b.actual_surface(200, k, vsync(k), P60, "b.pkg/b.pkg.Main#1", "None", PresentType::OnTime);
+    }
+    for k in 0..3 {
+        b.actual_surface(200, 10 + k, vsync(k), P60, "a.pkg/a.pkg.Main#1", "None", PresentType::OnTime);
+    }
+    // A tie: the first in name order.
+    assert_eq!(presents_of(&b.build()).names.get(200), Some("a.pkg"));
+    b.actual_surface(200, 20, vsync(5), P60, "b.pkg/b.pkg.Main#1", "None", PresentType::OnTime);
+    assert_eq!(presents_of(&b.build()).names.get(200), Some("b.pkg"));
 }
 
 #[test]

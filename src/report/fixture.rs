@@ -29,9 +29,9 @@ impl Analysed {
     pub fn new(trace: Trace, rows: Vec<FrameRow>, why: Vec<FrameWhy>, filter: &AppFilter) -> Analysed {
         let display = crate::frames::DisplayGrid::new(&trace);
         let analysis = FrameAnalysis { rows, why, quality: Default::default(), display };
-        let (kept, scenes) = metrics::kept_frames(&trace, &analysis, filter);
-        let frames = crate::tables::frames(&analysis, &kept, &scenes).unwrap();
         let presents = crate::presents::analyze(&trace, &analysis);
+        let (kept, scenes) = metrics::kept_frames(&trace, &analysis, filter, &presents.names);
+        let frames = crate::tables::frames(&analysis, &kept, &scenes).unwrap();
         let presents_table = crate::tables::presents(&presents.rows).unwrap();
         let apps = metrics::summarize(&analysis, &kept, &scenes, &presents, &MetricsOptions::default());
         Analysed { trace, analysis, frames, apps, presents, presents_table, warnings: Vec::new() }

@@ -157,6 +157,15 @@ pub(crate) fn app_name(app: &AppSummary) -> String {
     }
 }
 
+/// `pid 42`, or `pid 42, named by its layer` when the trace does not name
+/// the process (docs/presents.md, "Apps named by their layers").
+pub(crate) fn pid_note(app: &AppSummary) -> String {
+    match app.process_source.and_then(|s| s.note()) {
+        Some(note) => format!("pid {}, {note}", app.pid),
+        None => format!("pid {}", app.pid),
+    }
+}
+
 /// The app's process name, `?` when unknown (the terminal table).
 pub(crate) fn process_name(app: &AppSummary) -> &str {
     app.process.as_deref().unwrap_or("?")
@@ -318,5 +327,9 @@ mod tests {
         );
         a.process = None;
         assert_eq!((app_name(&a), process_name(&a), app_slug(&a)), ("pid 42".into(), "?", "pid-42".into()));
+        a.process_source = Some(crate::presents::NameSource::Process);
+        assert_eq!(pid_note(&a), "pid 42");
+        a.process_source = Some(crate::presents::NameSource::Layer);
+        assert_eq!(pid_note(&a), "pid 42, named by its layer");
     }
 }

@@ -68,7 +68,7 @@ fn summary_table(apps: &[AppSummary]) -> String {
 
 /// One app's block under the summary table, one line or sub-table per section.
 fn app_details(out: &mut String, a: &AppSummary, trace_start: i64) {
-    let _ = writeln!(out, "\n{} (pid {})", process_name(a), a.pid);
+    let _ = writeln!(out, "\n{} ({})", process_name(a), pid_note(a));
     headline_lines(out, a);
     let h = &a.headline;
     match h.source {

@@ -2,7 +2,9 @@
 //! and built by one function (trace_processor's `tables/` is the model):
 //!
 //! - the model's (`model`): `slice`, `counter`, `thread`, `process`,
-//!   `frame_timeline`, built from a `Trace` when a query names them;
+//!   `frame_timeline`, built from a `Trace` when a query names them, and
+//!   trace_processor's tables over the same data (`perfetto`: tracks and the
+//!   FrameTimeline tables; `sched`: `sched` and `thread_state`);
 //! - the analysis' rows (`analysis`): `frames`, `presents`, `flutter_frames`;
 //! - the summaries' (`summaries`): `apps`, `scenes`.
 //!
@@ -18,6 +20,8 @@ use crate::model::Trace;
 mod analysis;
 mod builder;
 mod model;
+pub mod perfetto;
+mod sched;
 mod summaries;
 
 pub use analysis::{flutter_frames, frames, presents};
@@ -32,6 +36,16 @@ pub enum Table {
     Thread,
     Process,
     FrameTimeline,
+    Track,
+    ThreadTrack,
+    ProcessTrack,
+    CounterTrack,
+    ProcessCounterTrack,
+    ThreadCounterTrack,
+    ActualFrameTimelineSlice,
+    ExpectedFrameTimelineSlice,
+    Sched,
+    ThreadState,
     Frames,
     Presents,
     FlutterFrames,
@@ -40,12 +54,22 @@ pub enum Table {
 }
 
 impl Table {
-    pub const ALL: [Table; 10] = [
+    pub const ALL: [Table; 20] = [
         Table::Slice,
         Table::Counter,
         Table::Thread,
         Table::Process,
         Table::FrameTimeline,
+        Table::Track,
+        Table::ThreadTrack,
+        Table::ProcessTrack,
+        Table::CounterTrack,
+        Table::ProcessCounterTrack,
+        Table::ThreadCounterTrack,
+        Table::ActualFrameTimelineSlice,
+        Table::ExpectedFrameTimelineSlice,
+        Table::Sched,
+        Table::ThreadState,
         Table::Frames,
         Table::Presents,
         Table::FlutterFrames,
@@ -61,6 +85,16 @@ impl Table {
             Table::Thread => "thread",
             Table::Process => "process",
             Table::FrameTimeline => "frame_timeline",
+            Table::Track => "track",
+            Table::ThreadTrack => "thread_track",
+            Table::ProcessTrack => "process_track",
+            Table::CounterTrack => "counter_track",
+            Table::ProcessCounterTrack => "process_counter_track",
+            Table::ThreadCounterTrack => "thread_counter_track",
+            Table::ActualFrameTimelineSlice => "actual_frame_timeline_slice",
+            Table::ExpectedFrameTimelineSlice => "expected_frame_timeline_slice",
+            Table::Sched => "sched",
+            Table::ThreadState => "thread_state",
             Table::Frames => "frames",
             Table::Presents => "presents",
             Table::FlutterFrames => "flutter_frames",
@@ -74,6 +108,24 @@ impl Table {
         AnalysisTables::ALL.contains(&self)
     }
 
+    /// Whether it is built from the scheduler events of every thread (which
+    /// the caller reads into `Trace::sched` first: see `Trace::sched`).
+    pub fn of_sched(self) -> bool {
+        matches!(self, Table::Sched | Table::ThreadState)
+    }
+
+    /// The columns trace_processor's table of this name has, where fpsan's
+    /// has more (its own columns after them); None where they are the same
+    /// or trace_processor has no such table.
+    pub fn perfetto_columns(self) -> Option<&'static [&'static str]> {
+        match self {
+            Table::Slice => Some(model::SLICE_PERFETTO),
+            Table::Counter => Some(model::COUNTER_PERFETTO),
+            Table::Thread => Some(model::THREAD_PERFETTO),
+            _ => None,
+        }
+    }
+
     /// A model table of `trace`; None for the analysis' tables.
     pub fn of_trace(self, trace: &Trace) -> Option<PolarsResult<DataFrame>> {
         Some(match self {
@@ -82,7 +134,17 @@ impl Table {
             Table::Thread => model::thread(trace),
             Table::Process => model::process(trace),
             Table::FrameTimeline => model::frame_timeline(trace),
-            _ => return None,
+            Table::Track => perfetto::track(trace),
+            Table::ThreadTrack => perfetto::thread_track(trace),
+            Table::ProcessTrack => perfetto::process_track(trace),
+            Table::CounterTrack => perfetto::counter_track(trace),
+            Table::ProcessCounterTrack => perfetto::process_counter_track(trace),
+            Table::ThreadCounterTrack => perfetto::thread_counter_track(trace),
+            Table::ActualFrameTimelineSlice => perfetto::actual_frame_timeline_slice(trace),
+            Table::ExpectedFrameTimelineSlice => perfetto::expected_frame_timeline_slice(trace),
+            Table::Sched => sched::sched(trace),
+            Table::ThreadState => sched::thread_state(trace),
+            Table::Frames | Table::Presents | Table::FlutterFrames | Table::Apps | Table::Scenes => return None,
         })
     }
 }

@@ -1,8 +1,11 @@
 //! The model's tables as `fpsan query` offers them: `slice`, `counter`,
 //! `thread`, `process` and `frame_timeline` (docs/report.md, "fpsan query").
+//! `slice`, `counter`, `thread` and `process` have trace_processor's columns
+//! and ids (`perfetto`), then fpsan's own.
 
 use polars::prelude::*;
 
+use super::perfetto::{self, SliceIds, IDLE};
 use super::TableBuilder;
 use crate::model::{Process, Slice, Thread, Trace, Track, TrackId};
 
@@ -14,9 +17,17 @@ struct SliceRow<'t> {
     process: Option<&'t Process>,
 }
 
-/// `slice(id, ts, dur, name, depth, parent_id, category, tid, pid,
-/// thread_name, process_name, track, track_name)`.
+/// trace_processor's columns of `slice`, `counter` and `thread` (the first
+/// columns of fpsan's).
+pub const SLICE_PERFETTO: &[&str] = &["id", "ts", "dur", "name", "depth", "parent_id", "category", "track_id"];
+pub const COUNTER_PERFETTO: &[&str] = &["id", "ts", "track_id", "value"];
+pub const THREAD_PERFETTO: &[&str] = &["utid", "tid", "name", "upid"];
+
+/// `slice(id, ts, dur, name, depth, parent_id, category, track_id, tid, pid,
+/// thread_name, process_name, track, track_name)`: `track` is `track_id`'s
+/// older name.
 pub fn slice(trace: &Trace) -> PolarsResult<DataFrame> {
+    let ids = SliceIds::of(trace);
     let rows: Vec<SliceRow> = trace
         .slices
         .iter()
@@ -31,13 +42,14 @@ pub fn slice(trace: &Trace) -> PolarsResult<DataFrame> {
         })
         .collect();
     TableBuilder::new(&rows)
-        .col("id", |r| r.s.id.0 as i64)
+        .col("id", |r| ids.slice(r.s.id))
         .col("ts", |r| r.s.ts)
         .col("dur", |r| r.s.dur)
         .col("name", |r| &*r.s.name)
         .col("depth", |r| r.s.depth as i64)
-        .col("parent_id", |r| r.s.parent.map(|p| p.0 as i64))
+        .col("parent_id", |r| r.s.parent.and_then(|p| ids.slice(p)))
         .col("category", |r| r.s.category.as_deref())
+        .col("track_id", |r| r.s.track.0 as i64)
         .col("tid", |r| r.thread.map(|t| t.tid))
         .col("pid", |r| r.process.map(|p| p.pid))
         .col("thread_name", |r| r.thread.and_then(|t| t.name.as_deref()))
@@ -47,11 +59,15 @@ pub fn slice(trace: &Trace) -> PolarsResult<DataFrame> {
         .build()
 }
 
-/// `counter(ts, value, name, pid, tid, track)`: name is the counter track's name.
+/// `counter(id, ts, track_id, value, name, pid, tid, track)`: name is the
+/// counter track's name, `track` is `track_id`'s older name.
 pub fn counter(trace: &Trace) -> PolarsResult<DataFrame> {
     let track = |track: TrackId| trace.tracks.get(track.index());
+    let ids: Vec<i64> = (0..trace.counters.len() as i64).collect();
     TableBuilder::new(&trace.counters)
+        .values("id", ids)
         .col("ts", |c| c.ts)
+        .col("track_id", |c| c.track.0 as i64)
         .col("value", |c| c.value)
         .col("name", |c| track(c.track).and_then(|t| t.name.as_deref()))
         .col("pid", |c| track(c.track).and_then(|_| trace.track_process(c.track)).map(|p| p.pid))
@@ -60,25 +76,36 @@ pub fn counter(trace: &Trace) -> PolarsResult<DataFrame> {
         .build()
 }
 
-/// `thread(utid, tid, pid, name)`.
+/// The first row of `thread` and `process`: trace_processor's idle process
+/// (pid 0) and its swapper thread (tid 0), named `swapper` when the trace has
+/// kernel (ftrace) data, as trace_processor names it then.
+fn swapper(trace: &Trace) -> Option<&'static str> {
+    (trace.meta.ftrace_events > 0).then_some("swapper")
+}
+
+/// `thread(utid, tid, name, upid, pid)`; utid 0 is the swapper thread.
 pub fn thread(trace: &Trace) -> PolarsResult<DataFrame> {
-    TableBuilder::new(&trace.threads)
-        .col("utid", |t| t.utid.0 as i64)
-        .col("tid", |t| t.tid)
-        .col("pid", |t| t.upid.and_then(|u| trace.processes.get(u.index())).map(|p| p.pid))
-        .col("name", |t| t.name.as_deref())
+    let rows: Vec<Option<&Thread>> = std::iter::once(None).chain(trace.threads.iter().map(Some)).collect();
+    let process = |t: &Thread| t.upid.and_then(|u| trace.processes.get(u.index()));
+    TableBuilder::new(&rows)
+        .col("utid", |t| t.map_or(IDLE, |t| perfetto::utid(t.utid)))
+        .col("tid", |t| t.map_or(0, |t| t.tid))
+        .col("name", |t| t.map_or(swapper(trace), |t| t.name.as_deref()))
+        .col("upid", |t| t.map_or(Some(IDLE), |t| process(t).map(|p| perfetto::upid(p.upid))))
+        .col("pid", |t| t.map_or(Some(0), |t| process(t).map(|p| p.pid)))
         .build()
 }
 
-/// `process(upid, pid, name, cmdline, parent_pid, uid)`.
+/// `process(upid, pid, name, cmdline, parent_pid, uid)`; upid 0 is the idle process.
 pub fn process(trace: &Trace) -> PolarsResult<DataFrame> {
-    TableBuilder::new(&trace.processes)
-        .col("upid", |p| p.upid.0 as i64)
-        .col("pid", |p| p.pid)
-        .col("name", |p| p.name.as_deref())
-        .col("cmdline", |p| p.cmdline.as_deref())
-        .col("parent_pid", |p| p.parent_pid)
-        .col("uid", |p| p.uid)
+    let rows: Vec<Option<&Process>> = std::iter::once(None).chain(trace.processes.iter().map(Some)).collect();
+    TableBuilder::new(&rows)
+        .col("upid", |p| p.map_or(IDLE, |p| perfetto::upid(p.upid)))
+        .col("pid", |p| p.map_or(0, |p| p.pid))
+        .col("name", |p| p.and_then(|p| p.name.as_deref()))
+        .col("cmdline", |p| p.and_then(|p| p.cmdline.as_deref()))
+        .col("parent_pid", |p| p.and_then(|p| p.parent_pid))
+        .col("uid", |p| p.and_then(|p| p.uid))
         .build()
 }
 

@@ -13,6 +13,8 @@ pub fn apps(apps: &[AppSummary]) -> PolarsResult<DataFrame> {
     let mut b = TableBuilder::new(apps)
         .col("pid", |a| a.pid)
         .col("process", |a| a.process.as_deref())
+        // Where `process` was read (docs/presents.md, "Apps named by their layers").
+        .col("process_source", |a| a.process_source.map(|s| s.as_str()))
         .col("frames", |a| a.frames)
         .col("fps", |a| a.fps)
         .col("fps_wall", |a| a.fps_wall)

@@ -20,7 +20,7 @@ use tracegen::ab_runs::{app_run, RunSpec, AB_APP};
 use super::capture::Fake;
 
 /// Traces of one build: `jank` is each frame's chance of being janky.
-fn traces(dir: &Path, name: &str, jank: &[f64]) -> Vec<PathBuf> {
+pub(crate) fn traces(dir: &Path, name: &str, jank: &[f64]) -> Vec<PathBuf> {
     jank.iter()
         .enumerate()
         .map(|(k, &p)| {
@@ -33,7 +33,7 @@ fn traces(dir: &Path, name: &str, jank: &[f64]) -> Vec<PathBuf> {
 }
 
 /// A fake APK of `AB_APP` whose device records `traces` in turn.
-fn apk(dir: &Path, name: &str, version: u32, traces: &[PathBuf]) -> PathBuf {
+pub(crate) fn apk(dir: &Path, name: &str, version: u32, traces: &[PathBuf]) -> PathBuf {
     let path = dir.join(format!("{name}.apk"));
     let list: Vec<String> = traces.iter().map(|p| p.display().to_string()).collect();
     std::fs::write(
@@ -44,14 +44,14 @@ fn apk(dir: &Path, name: &str, version: u32, traces: &[PathBuf]) -> PathBuf {
     path
 }
 
-fn device(extra: &[(&str, &str)]) -> Fake {
+pub(crate) fn device(extra: &[(&str, &str)]) -> Fake {
     let activity = format!("{AB_APP}/.MainActivity");
     let mut all = vec![("FAKE_ADB_ACTIVITY", activity.as_str())];
     all.extend_from_slice(extra);
     Fake::with("ok", &all)
 }
 
-fn request(fake: &Fake, before: PathBuf, after: PathBuf, runs: usize) -> AbRequest {
+pub(crate) fn request(fake: &Fake, before: PathBuf, after: PathBuf, runs: usize) -> AbRequest {
     let out = fake.dir.path().join("exp");
     AbRequest {
         capture: CaptureRequest {
@@ -77,6 +77,7 @@ fn request(fake: &Fake, before: PathBuf, after: PathBuf, runs: usize) -> AbReque
         retries: 2,
         cool_down: Duration::from_secs(5),
         compile: Compile::Ignore,
+        allow_dirty_device: false,
         compare: CompareRequest {
             before: out.join("before"),
             after: out.join("after"),
@@ -96,11 +97,11 @@ fn request(fake: &Fake, before: PathBuf, after: PathBuf, runs: usize) -> AbReque
     }
 }
 
-fn manifest(dir: &Path) -> Manifest {
+pub(crate) fn manifest(dir: &Path) -> Manifest {
     Manifest::read(&dir.join("runs.json")).unwrap()
 }
 
-fn setting(fake: &Fake, name: &str) -> String {
+pub(crate) fn setting(fake: &Fake, name: &str) -> String {
     std::fs::read_to_string(fake.state.join("settings").join(name)).unwrap_or_default().trim().to_string()
 }
 
@@ -312,6 +313,7 @@ fn ctrl_c_keeps_finished_runs_and_restores_the_device() {
     assert!(out.join("before/run-01.pftrace").is_file());
     assert_eq!(std::fs::read_dir(out.join("after")).unwrap().count(), 0);
     assert_eq!(setting(&fake, "animator_duration_scale"), "0");
+    assert_eq!(setting(&fake, "stay_on_while_plugged_in"), "0");
     fake.assert_device_clean();
 }
 
@@ -326,7 +328,7 @@ fn capture_runs_make_a_side_and_compare_reads_their_records() {
     let template = request(&fake, build.clone(), build.clone(), 1).capture;
     let side = |name: &str| {
         let req = CaptureRequest { out: Some(dir.join(name)), ..template.clone() };
-        capture_runs(&req, 2, &fake.env()).unwrap()
+        capture_runs(&req, 2, false, &fake.env()).unwrap()
     };
     let first = side("first");
     let second = side("second");
@@ -377,4 +379,259 @@ fn analysis_keeps_to_the_marked_scenario_window() {
     for w in &windowed.frames.why {
         assert!(windowed.frames.rows[w.frame_index].dropped_frames >= 1);
     }
+}
+
+// ---------------------------------------------------------------------------
+// Phones in the wild: MIUI's developer switches (tests/fake_adb/replies/).
+
+const INSTALL_REFUSED: &str = "the phone refused the install (INSTALL_FAILED_USER_RESTRICTED): turn on Developer options → Install via USB (MIUI/HyperOS; needs a Mi account and a SIM) and allow the install if the phone asks, then run again";
+const SETTINGS_REFUSED: &str = "the phone refused to change its settings (WRITE_SECURE_SETTINGS): turn on Developer options → USB debugging (Security settings) (MIUI/HyperOS), or Disable permission monitoring (ColorOS/realme UI), then run again";
+
+fn miui(extra: &[(&str, &str)]) -> Fake {
+    let mut all = vec![("FAKE_ADB_PROFILE", "miui-14")];
+    all.extend_from_slice(extra);
+    device(&all)
+}
+
+fn installs(fake: &Fake) -> usize {
+    fake.log().iter().filter(|l| l.contains(" install -r -d ")).count()
+}
+
+/// Install via USB off: one install attempt, no retry (none can help), the
+/// experiment stops with the switch to turn on, exit 1 from the CLI, the
+/// settings put back.
+#[test]
+fn miui_install_refused_stops_ab_after_one_attempt_with_one_line() {
+    let fake = miui(&[("FAKE_ADB_MIUI_USB_DEBUG_SECURITY", "1")]);
+    let dir = fake.dir.path();
+    let before = apk(dir, "before", 1, &traces(dir, "a", &[0.05]));
+    let after = apk(dir, "after", 2, &traces(dir, "b", &[0.05]));
+    let req = request(&fake, before.clone(), after.clone(), 2);
+    let err = ab(&req, &fake.env()).unwrap_err();
+    assert!(matches!(err, ExperimentError::Refused { .. }), "{err:?}");
+    assert_eq!(err.kind(), fpsan::error::ErrorKind::Input);
+    assert_eq!(err.to_string(), INSTALL_REFUSED);
+    assert_eq!(installs(&fake), 1);
+    let m = manifest(&req.out);
+    assert_eq!(m.stopped.as_deref(), Some(INSTALL_REFUSED));
+    assert_eq!(m.runs.len(), 1);
+    assert_eq!((m.runs[0].status, m.runs[0].reason.as_deref()), (RunStatus::Failed, Some(INSTALL_REFUSED)));
+    assert_eq!(setting(&fake, "stay_on_while_plugged_in"), "0");
+    fake.assert_device_clean();
+
+    // The command line: exit 1, the line alone on stderr.
+    let fake = miui(&[("FAKE_ADB_MIUI_USB_DEBUG_SECURITY", "1")]);
+    let out = dir.join("cli");
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_fpsan"))
+        .args(["ab", "--app", AB_APP, "--runs", "2", "--secs", "1", "--out"])
+        .arg(&out)
+        .arg("--before")
+        .arg(&before)
+        .arg("--after")
+        .arg(&after)
+        .env("ADB", &fake.wrapper)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(1));
+    assert_eq!(String::from_utf8(run.stderr).unwrap(), format!("fpsan: {INSTALL_REFUSED}\n"));
+    assert_eq!(installs(&fake), 1);
+}
+
+/// USB debugging (Security settings) off: the animation scale the user had
+/// cannot be put at 1. `ab` records it, says so and does not start;
+/// `--allow-dirty-device` runs with it. The stay-awake it could set is put
+/// back on both paths.
+#[test]
+fn miui_settings_refused_are_recorded_and_need_allow_dirty_device() {
+    let seeded = |fake: &Fake| {
+        std::fs::create_dir_all(fake.state.join("settings")).unwrap();
+        std::fs::write(fake.state.join("settings/window_animation_scale"), "0.5\n").unwrap();
+    };
+    let fake = miui(&[("FAKE_ADB_MIUI_INSTALL_VIA_USB", "1")]);
+    seeded(&fake);
+    let dir = fake.dir.path();
+    let before = apk(dir, "before", 1, &traces(dir, "a", &[0.05]));
+    let after = apk(dir, "after", 2, &traces(dir, "b", &[0.05]));
+    // No `input` step: the same switch refuses it (the test above).
+    let mut req = request(&fake, before.clone(), after.clone(), 1);
+    req.capture.drive = Some(Scenario::parse("sleep 0.1").unwrap());
+    let err = ab(&req, &fake.env()).unwrap_err();
+    let line = format!("{SETTINGS_REFUSED} (or pass --allow-dirty-device to run with window_animation_scale at 0.5)");
+    assert!(matches!(err, ExperimentError::DirtyDevice { .. }), "{err:?}");
+    assert_eq!(err.kind(), fpsan::error::ErrorKind::Input);
+    assert_eq!(err.to_string(), line);
+    let m = manifest(&req.out);
+    assert_eq!(m.stopped.as_deref(), Some(line.as_str()));
+    assert!(m.runs.is_empty());
+    assert_eq!(m.settings_changed, ["stay_on_while_plugged_in"]);
+    let not_set = serde_json::to_value(&m.settings_not_set).unwrap();
+    assert_eq!(
+        not_set,
+        serde_json::json!([{"name": "window_animation_scale", "value": "0.5", "reason": SETTINGS_REFUSED}])
+    );
+    assert_eq!(installs(&fake), 0);
+    let log = fake.log();
+    assert!(log.iter().any(|l| l.ends_with("shell svc power stayon false")), "{log:?}");
+    assert_eq!(setting(&fake, "stay_on_while_plugged_in"), "0");
+    assert_eq!(setting(&fake, "window_animation_scale"), "0.5");
+
+    let fake = miui(&[("FAKE_ADB_MIUI_INSTALL_VIA_USB", "1")]);
+    seeded(&fake);
+    req.out = fake.dir.path().join("exp");
+    req.compare.before = req.out.join("before");
+    req.compare.after = req.out.join("after");
+    req.compare.out = Some(req.out.clone());
+    let done = ab(&AbRequest { allow_dirty_device: true, ..req.clone() }, &fake.env()).unwrap();
+    assert_eq!(done.runs_per_side, [1, 1]);
+    let m = manifest(&req.out);
+    assert!(m.stopped.is_none() && m.runs.iter().all(|r| r.ok()));
+    assert_eq!(serde_json::to_value(&m.settings_not_set).unwrap(), not_set);
+    assert_eq!(setting(&fake, "stay_on_while_plugged_in"), "0");
+    assert_eq!(setting(&fake, "window_animation_scale"), "0.5");
+    fake.assert_device_clean();
+}
+
+/// The scenario's `input` refused on the first run: no trace enters the
+/// comparison, no retry, the experiment stops with the switch to turn on.
+#[test]
+fn miui_refused_scenario_stops_ab_without_a_trace() {
+    let fake = miui(&[("FAKE_ADB_MIUI_INSTALL_VIA_USB", "1")]);
+    let dir = fake.dir.path();
+    let before = apk(dir, "before", 1, &traces(dir, "a", &[0.05]));
+    let after = apk(dir, "after", 2, &traces(dir, "b", &[0.05]));
+    let req = request(&fake, before, after, 2);
+    let err = ab(&req, &fake.env()).unwrap_err();
+    let line = "scenario step 1 (`input swipe 500 1500 500 300 100`): the phone refused the simulated touches (INJECT_EVENTS): turn on Developer options → USB debugging (Security settings) (MIUI/HyperOS; reboot the phone if it still refuses), then run again";
+    assert_eq!(err.to_string(), line);
+    let m = manifest(&req.out);
+    assert_eq!(m.runs.len(), 1);
+    assert_eq!((m.runs[0].status, m.runs[0].trace.as_deref()), (RunStatus::Failed, None));
+    assert_eq!(fake.log().iter().filter(|l| l.contains("perfetto --background")).count(), 1);
+    for side in ["before", "after"] {
+        assert_eq!(std::fs::read_dir(req.out.join(side)).unwrap().count(), 0, "{side}");
+    }
+    assert!(!req.out.join("failed").exists());
+    // Stay-awake was set (with svc, which MIUI lets through) and is put back.
+    assert!(fake.log().iter().any(|l| l.ends_with("shell svc power stayon false")), "{:?}", fake.log());
+    assert_eq!(setting(&fake, "stay_on_while_plugged_in"), "0");
+    fake.assert_device_clean();
+}
+
+/// Both switches on, MIUI runs the experiment as AOSP does.
+#[test]
+fn miui_with_its_switches_on_runs_like_aosp() {
+    let fake = miui(&[("FAKE_ADB_MIUI_INSTALL_VIA_USB", "1"), ("FAKE_ADB_MIUI_USB_DEBUG_SECURITY", "1")]);
+    let dir = fake.dir.path();
+    let before = apk(dir, "before", 1, &traces(dir, "a", &[0.05]));
+    let after = apk(dir, "after", 2, &traces(dir, "b", &[0.05]));
+    let req = request(&fake, before, after, 1);
+    let done = ab(&req, &fake.env()).unwrap();
+    assert_eq!(done.runs_per_side, [1, 1]);
+    let m = manifest(&req.out);
+    assert!(m.runs.iter().all(|r| r.ok() && r.attempt == 1) && m.settings_not_set.is_empty());
+    assert_eq!(installs(&fake), 2);
+    fake.assert_device_clean();
+}
+
+// ---------------------------------------------------------------------------
+// Ctrl-C on every path: the settings (stay-awake, scales) and the tracing
+// service put back, nothing left on the device.
+
+/// Wait until `pred` holds on the fake's adb log, then send SIGINT to `child`;
+/// its exit status and stderr.
+fn interrupt_when(
+    fake: &Fake,
+    mut child: std::process::Child,
+    pred: impl Fn(&[String]) -> bool,
+) -> (Option<i32>, String) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !pred(&fake.log()) {
+        assert!(Instant::now() < deadline, "never reached: {:?}", fake.log());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let sent = Instant::now();
+    std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    let status = child.wait().unwrap();
+    assert!(sent.elapsed() < Duration::from_secs(15), "took {:?} to stop", sent.elapsed());
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    (status.code(), stderr)
+}
+
+/// Ctrl-C while `ab` waits for a throttling phone to cool down (before any
+/// trace): exit 130, no run kept, the scale and stay-awake put back.
+#[test]
+fn ctrl_c_during_the_cool_down_restores_the_settings() {
+    let fake = device(&[("FAKE_ADB_PROFILE", "aosp-10"), ("FAKE_ADB_THERMAL", "3")]);
+    std::fs::create_dir_all(fake.state.join("settings")).unwrap();
+    std::fs::write(fake.state.join("settings/transition_animation_scale"), "0.5\n").unwrap();
+    let dir = fake.dir.path();
+    let before = apk(dir, "before", 1, &traces(dir, "a", &[0.05]));
+    let after = apk(dir, "after", 2, &traces(dir, "b", &[0.05]));
+    let out = dir.join("exp");
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_fpsan"))
+        .args(["ab", "--app", AB_APP, "--runs", "2", "--secs", "1", "--cool-down", "300", "--out"])
+        .arg(&out)
+        .arg("--before")
+        .arg(&before)
+        .arg("--after")
+        .arg(&after)
+        .env("ADB", &fake.wrapper)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (code, stderr) = interrupt_when(&fake, child, |log| log.iter().any(|l| l.ends_with("dumpsys thermalservice")));
+    assert_eq!(code, Some(130), "{stderr}");
+    let last = format!("fpsan: interrupted: 0 before and 0 after runs kept in {}", out.display());
+    assert_eq!(stderr.lines().last(), Some(last.as_str()), "{stderr}");
+    let m = manifest(&out);
+    assert!(m.interrupted);
+    assert_eq!(m.runs.iter().map(|r| r.status).collect::<Vec<_>>(), [RunStatus::Interrupted]);
+    assert_eq!(m.runs[0].device.thermal_status, Some(3));
+    assert!(!fake.log().iter().any(|l| l.contains("perfetto --background")), "{:?}", fake.log());
+    assert_eq!(setting(&fake, "transition_animation_scale"), "0.5");
+    assert_eq!(setting(&fake, "stay_on_while_plugged_in"), "0");
+    assert_eq!(fake.prop("persist.traced.enable"), "0");
+    fake.assert_device_clean();
+}
+
+/// Ctrl-C in the middle of a trace of `capture --runs` on Android 9: the
+/// run is interrupted, perfetto stopped and its file deleted, the tracing
+/// service switched back off, the settings put back.
+#[test]
+fn ctrl_c_during_capture_runs_on_android_9_restores_everything() {
+    let fake = device(&[("FAKE_ADB_PROFILE", "aosp-9")]);
+    std::fs::create_dir_all(fake.state.join("settings")).unwrap();
+    std::fs::write(fake.state.join("settings/window_animation_scale"), "0\n").unwrap();
+    let dir = fake.dir.path();
+    let build = apk(dir, "only", 7, &traces(dir, "a", &[0.05]));
+    let ok = std::process::Command::new(&fake.wrapper).args(["install", "-r"]).arg(&build).output().unwrap();
+    assert!(ok.status.success());
+    let out = dir.join("series");
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_fpsan"))
+        .args(["capture", "--app", AB_APP, "--runs", "3", "--secs", "5", "--out"])
+        .arg(&out)
+        .env("ADB", &fake.wrapper)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (code, stderr) = interrupt_when(&fake, child, |log| log.iter().any(|l| l.contains("perfetto --background")));
+    assert_eq!(code, Some(130), "{stderr}");
+    let m = manifest(&out);
+    assert!(m.interrupted);
+    assert_eq!(m.runs.iter().map(|r| r.status).collect::<Vec<_>>(), [RunStatus::Interrupted]);
+    let log = fake.log();
+    assert_eq!(log.iter().filter(|l| l.ends_with("shell setprop persist.traced.enable 1")).count(), 1, "{log:?}");
+    // After the capture's own cleanup, the series puts the settings back, last changed first.
+    let tail: Vec<&str> = log[log.len() - 3..].iter().map(|l| l.trim_start_matches("-s FAKE0001 shell ")).collect();
+    assert_eq!(
+        tail,
+        ["setprop persist.traced.enable 0", "settings put global window_animation_scale 0", "svc power stayon false"]
+    );
+    assert_eq!(fake.prop("persist.traced.enable"), "0");
+    assert_eq!(setting(&fake, "window_animation_scale"), "0");
+    assert_eq!(setting(&fake, "stay_on_while_plugged_in"), "0");
+    fake.assert_device_clean();
 }

@@ -232,11 +232,11 @@ impl Fake {
         env
     }
 
-    fn out(&self) -> PathBuf {
+    pub(crate) fn out(&self) -> PathBuf {
         self.dir.path().join("out.pftrace")
     }
 
-    fn args(&self, secs: u32) -> CaptureRequest {
+    pub(crate) fn args(&self, secs: u32) -> CaptureRequest {
         CaptureRequest {
             app: APP.to_string(),
             secs,
@@ -283,7 +283,7 @@ impl Fake {
         self.events().lines().find_map(|l| l.strip_prefix("perfetto ")?.strip_suffix(" started")?.parse().ok())
     }
 
-    fn prop(&self, name: &str) -> String {
+    pub(crate) fn prop(&self, name: &str) -> String {
         std::fs::read_to_string(self.state.join("props").join(name)).unwrap_or_default().trim().to_string()
     }
 
@@ -1227,4 +1227,75 @@ fn an_activity_with_shell_syntax_never_reaches_the_device() {
         "invalid capture arguments: --activity \".Main;reboot\" is not an activity name: use .MainActivity or com.example.app/.MainActivity"
     );
     assert!(fake.log().is_empty(), "{:?}", fake.log());
+}
+
+// ---------------------------------------------------------------------------
+// Phones in the wild: the replies of tests/fake_adb/replies/ (FAKE_ADB_PROFILE).
+
+const INJECT_EVENTS_LINE: &str = "the phone refused the simulated touches (INJECT_EVENTS): turn on Developer options → USB debugging (Security settings) (MIUI/HyperOS; reboot the phone if it still refuses), then run again";
+
+/// MIUI with USB debugging (Security settings) off refuses `input`: the
+/// capture fails with the switch to turn on (its trace would not hold the
+/// scenario), perfetto is stopped, its file deleted, nothing is pulled, and
+/// the steps after the refused one never run.
+#[test]
+fn miui_refusing_a_scenario_step_fails_the_capture_and_leaves_nothing() {
+    use fpsan::capture::scenario::Scenario;
+    let fake = Fake::with("ok", &[("FAKE_ADB_PROFILE", "miui-14")]);
+    let mut args = fake.args(3);
+    args.drive =
+        Some(Scenario::parse("sleep 0.1; input swipe 500 1500 500 300 300; sleep 0.1; input tap 1 2").unwrap());
+    let err = fake.run(&args).unwrap_err();
+    assert!(matches!(err, CaptureError::Refused { .. }), "{err:?}");
+    assert_eq!(err.kind(), fpsan::error::ErrorKind::Input);
+    assert_eq!(err.to_string(), format!("scenario step 2 (`input swipe 500 1500 500 300 300`): {INJECT_EVENTS_LINE}"));
+    let driven = std::fs::read_to_string(fake.state.join("driven")).unwrap();
+    assert_eq!(driven.lines().count(), 1, "the steps after the refused one never ran: {driven}");
+    let log = fake.log();
+    assert!(log.iter().any(|l| l == &sh("kill -TERM PID")), "{log:?}");
+    assert!(log.iter().any(|l| l == &rm_cmd()), "{log:?}");
+    assert!(!log.iter().any(|l| l.contains(" pull ")), "{log:?}");
+    fake.assert_device_clean();
+    fake.assert_no_local_leftovers();
+    assert!(!fake.out().exists());
+
+    // The switch on: the same scenario runs, as on AOSP.
+    let fake = Fake::with("ok", &[("FAKE_ADB_PROFILE", "miui-14"), ("FAKE_ADB_MIUI_USB_DEBUG_SECURITY", "1")]);
+    let args = CaptureRequest { out: Some(fake.out()), ..args };
+    let outcome = fake.run(&args).unwrap().unwrap();
+    assert!(outcome.warnings.is_empty(), "{:?}", outcome.warnings);
+    assert_eq!(std::fs::read_to_string(fake.state.join("driven")).unwrap().lines().count(), 2);
+    assert!(fake.out().is_file());
+    fake.assert_device_clean();
+}
+
+/// A warm launch presses BACK with `input` before tracing: refused on MIUI,
+/// it stops the capture with the switch before perfetto starts.
+#[test]
+fn miui_refusing_the_launch_preparation_says_which_switch() {
+    let fake = Fake::with("ok", &[("FAKE_ADB_PROFILE", "miui-14")]);
+    let mut args = fake.args(1);
+    args.launch = fpsan::capture::launch::Launch::Warm;
+    let err = fake.run(&args).unwrap_err().to_string();
+    assert_eq!(err, format!("`input keyevent 4` (putting com.example.app in the warm state): {INJECT_EVENTS_LINE}"));
+    assert!(!fake.log().iter().any(|l| l.contains("perfetto")), "{:?}", fake.log());
+    fake.assert_device_clean();
+}
+
+/// The CLI: the refusal is the one line on stderr, exit status 1.
+#[test]
+fn miui_refusal_is_one_line_and_exit_1_from_the_cli() {
+    let fake = Fake::with("ok", &[("FAKE_ADB_PROFILE", "miui-14")]);
+    let out = crate::util::fpsan()
+        .env("ADB", &fake.wrapper)
+        .args(["capture", "--app", APP, "--secs", "2", "--drive", "input tap 1 2", "-o"])
+        .arg(fake.out())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err, format!("fpsan: scenario step 1 (`input tap 1 2`): {INJECT_EVENTS_LINE}\n"));
+    fake.assert_device_clean();
+    assert!(!fake.out().exists());
 }

@@ -201,7 +201,9 @@ fn unusable_input_exits_1_with_one_line() {
     let out = compare(&good, &good, &["--app", "com.example.absent"]);
     assert_eq!(out.code, Some(1), "{}", out.stderr);
     assert!(
-        out.stderr.contains("com.example.absent has no frames on the before side; apps there: com.example.compare ("),
+        out.stderr.contains(
+            "com.example.absent has no frames or presents on the before side; apps there: com.example.compare (pid "
+        ),
         "{}",
         out.stderr
     );

@@ -17,11 +17,11 @@ use fpsan::read::ReadOptions;
 use crate::util::shared;
 
 /// One output row, each cell printed the way trace_processor prints it.
-type Row = Vec<String>;
+pub(crate) type Row = Vec<String>;
 /// A case's mapping: the rows fpsan computes for its query.
 type Compute = fn(&Case) -> Result<Vec<Row>, String>;
 
-const NULL: &str = "[NULL]";
+pub(crate) const NULL: &str = "[NULL]";
 
 fn int(v: i64) -> String {
     v.to_string()
@@ -77,7 +77,7 @@ impl Case {
 }
 
 /// trace_processor's CSV, with the diff-test indentation removed.
-fn parse_expected(path: &Path) -> Result<(Row, Vec<Row>), String> {
+pub(crate) fn parse_expected(path: &Path) -> Result<(Row, Vec<Row>), String> {
     let raw = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
     let text: String = raw.lines().map(str::trim).filter(|l| !l.is_empty()).map(|l| format!("{l}\n")).collect();
     let mut rdr = csv::ReaderBuilder::new().has_headers(true).from_reader(text.as_bytes());

@@ -58,7 +58,9 @@ fn sql_that_does_not_run_is_a_usage_error() {
     assert_eq!(
         only_line(&stderr),
         "fpsan: SQL error: relation 'nowhere' was not found; the tables are slice, counter, thread, process, \
-         frame_timeline, frames, presents, flutter_frames, apps, scenes"
+         frame_timeline, track, thread_track, process_track, counter_track, process_counter_track, \
+         thread_counter_track, actual_frame_timeline_slice, expected_frame_timeline_slice, sched, thread_state, \
+         frames, presents, flutter_frames, apps, scenes"
     );
 }
 
@@ -101,7 +103,8 @@ fn unusable_input_is_exit_1() {
     let (code, stderr) = run(fpsan().arg("analyze").arg(demo()).args(["--app", "nosuch"]));
     assert_eq!(code, Some(1), "{stderr}");
     let expected = format!(
-        "fpsan: no frames or presents for app nosuch in {}; apps with frames: com.example.scroll (pid 4242, 300 frames)",
+        "fpsan: no frames or presents for app nosuch in {}; the apps it has: com.example.scroll (pid 4242, 300 \
+         frames, 300 presents); pass one of their names to --app, or a pid to --pid",
         demo().display()
     );
     assert_eq!(only_line(&stderr), expected);

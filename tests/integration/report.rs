@@ -88,9 +88,9 @@ fn analysis() -> (Trace, FrameAnalysis) {
 
 fn write_out(dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
     let (trace, a) = analysis();
-    let (kept, scenes) = metrics::kept_frames(&trace, &a, &AppFilter::All);
-    let frames = fpsan::tables::frames(&a, &kept, &scenes).unwrap();
     let presents = fpsan::presents::analyze(&trace, &a);
+    let (kept, scenes) = metrics::kept_frames(&trace, &a, &AppFilter::All, &presents.names);
+    let frames = fpsan::tables::frames(&a, &kept, &scenes).unwrap();
     let presents_table = fpsan::tables::presents(&presents.rows).unwrap();
     let apps = metrics::summarize(&a, &kept, &scenes, &presents, &MetricsOptions::default());
     let report = Report {

@@ -27,6 +27,7 @@ pub(crate) fn app_view(report: &Report, a: &AppSummary, charts: &[Chart], origin
     AppView {
         name: app_name(a),
         pid: a.pid,
+        pid_note: pid_note(a),
         anchor: format!("app-{}", a.pid),
         refresh: refresh.clone(),
         fps: fmt_fps(h.fps),

@@ -142,6 +142,8 @@ pub(crate) struct PresentsView {
 pub(crate) struct AppView {
     pub name: String,
     pub pid: i32,
+    /// `pid N`, and where the name came from when not the process.
+    pub pid_note: String,
     pub anchor: String,
     pub refresh: String,
     /// The headline fps, and what it was computed on.
