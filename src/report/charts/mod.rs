@@ -1,4 +1,4 @@
-//! PNG charts for `--out DIR` (`charts/*.png`) and the HTML report: per app
+//! Charts for `--out DIR` (`charts/*.png`) and the HTML report (SVG): per app
 //! the frame timeline, the frame cost distribution, FPS over time, drop
 //! levels per scene, the janky frames with their why, when the trace has
 //! FrameTimeline, present intervals and overrun, and when a layer of the app
