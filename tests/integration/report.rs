@@ -3,8 +3,9 @@
 //! unwritable-directory behaviour, and a real browser: Debian's headless
 //! `chromium` renders report.html to a screenshot (not blank, chart colours
 //! present) while its NetLog proves the page fetched nothing. Then the same
-//! on the demo trace through the binary. Browser parts skip with a printed
-//! reason when chromium is absent.
+//! on the demo trace through the binary, and the size budget of a real
+//! trace's page. Browser parts skip with a printed reason when chromium is
+//! absent, the real trace when `../shared` is.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -125,8 +126,33 @@ fn out_dir_has_charts_and_html() {
     }
     assert!(rel.contains(&"report.html".to_string()));
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
-    assert_eq!(html.matches("data:image/png;base64,").count(), 6);
+    assert_eq!(inlined_charts(&html), 6);
     assert_eq!(fpsan::report::html::external_references(&html), Vec::<String>::new());
+}
+
+/// Charts inlined in a page: SVG elements and PNG `data:` images.
+fn inlined_charts(html: &str) -> usize {
+    html.matches(r#"<svg role="img""#).count() + html.matches(r#"<img src="data:image/png;base64,"#).count()
+}
+
+/// docs/report.md's size budget: the db-ui-thread-before trace's report.html
+/// (33 charts, 8.8 MB when they were inlined as PNGs) at most 3 MB, every
+/// chart inlined, nothing fetched from anywhere.
+#[test]
+fn real_trace_report_within_size_budget() {
+    let Some(trace) = crate::util::shared("traces/real-android16-db-ui-thread-before.pftrace") else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let t = std::time::Instant::now();
+    let out = fpsan().arg("analyze").arg(&trace).arg("--out").arg(tmp.path()).output().unwrap();
+    eprintln!("analyze --out on db-ui-thread-before: {:?}", t.elapsed());
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let html = std::fs::read_to_string(tmp.path().join("report.html")).unwrap();
+    eprintln!("report.html: {} bytes", html.len());
+    assert!(html.len() <= 3_000_000, "report.html is {} bytes, over the 3 MB budget", html.len());
+    let pngs = std::fs::read_dir(tmp.path().join("charts")).unwrap().count();
+    assert_eq!((inlined_charts(&html), pngs), (33, 33));
+    assert_eq!(fpsan::report::html::external_references(&html), Vec::<String>::new());
+    assert!(!html.contains("http://") && !html.contains("https://"));
 }
 
 #[test]
@@ -307,6 +333,9 @@ fn demo_trace_report_in_chromium() {
     }
     let html = std::fs::read_to_string(tmp.path().join("report.html")).unwrap();
     assert_eq!(fpsan::report::html::external_references(&html), Vec::<String>::new());
+    assert!(!html.contains("http://") && !html.contains("https://"));
+    // Chart text is text in the page, not pixels (the SVG charts).
+    assert!(html.contains(">\ncom.example.scroll · 60 Hz — Janky frames and why\n</text>"));
     assert!(html.contains("com.example.scroll"));
     let Some(chromium) = chromium() else { return };
     check_rendered(&render(&chromium, &tmp.path().join("report.html"), 4000));

@@ -1,13 +1,14 @@
-//! PNG charts for `--out DIR` (`charts/*.png`) and the HTML report: per app
+//! Charts for `--out DIR` (`charts/*.png`) and the HTML report (SVG): per app
 //! the frame timeline, the frame cost distribution, FPS over time, drop
 //! levels per scene, the janky frames with their why, when the trace has
 //! FrameTimeline, present intervals and overrun, and when a layer of the app
 //! presented buffers, that layer's present intervals (one layer per app: the
 //! one its headline fps comes from, else its busiest); plus drop levels per
 //! app when there are several apps. [`data`] computes the numbers, [`draw`] draws them
-//! with plotters on a bitmap (text through [`backend`], in the embedded
-//! DejaVu Sans of [`style`]), and this module plans the charts, encodes the
-//! PNGs (in parallel), names the files and owns the [`ChartsExporter`].
+//! with plotters on a [`backend`] that is a bitmap (text in the embedded
+//! DejaVu Sans of [`style`]) for the PNG files, or SVG for `report.html`; this
+//! module plans the charts, draws each on both and encodes the PNGs (in
+//! parallel), names the files and owns the [`ChartsExporter`].
 
 use rayon::prelude::*;
 
@@ -79,6 +80,9 @@ pub(crate) struct Chart {
     pub width: u32,
     pub height: u32,
     pub png: Vec<u8>,
+    /// The same chart as an SVG document (`report.html` inlines whichever
+    /// of the two is smaller, see `html::inline_charts`).
+    pub svg: String,
 }
 
 #[derive(Debug, Clone)]
@@ -129,6 +133,24 @@ pub(crate) fn render_png(
     Ok(encode_png(&buf, width, height)?)
 }
 
+/// Draw with `f` on a `width`×`height` SVG (white background, as the PNG)
+/// and return the document.
+pub(crate) fn render_svg(
+    width: u32,
+    height: u32,
+    f: impl FnOnce(&style::Area) -> style::DResult,
+) -> style::DResult<String> {
+    use plotters::prelude::*;
+    let mut out = String::new();
+    {
+        let root = backend::ChartBackend::with_string(&mut out, (width, height)).into_drawing_area();
+        root.fill(&WHITE)?;
+        f(&root)?;
+        root.present()?;
+    }
+    Ok(out)
+}
+
 /// A chart to draw: everything it needs, computed up front.
 enum Job {
     Timeline(Heading, data::TimelineData, i64),
@@ -151,7 +173,7 @@ struct Planned {
 
 impl Planned {
     fn render(self) -> Result<Chart, ReportError> {
-        let png = render_png(self.width, self.height, |root| match &self.job {
+        let draw = |root: &style::Area| match &self.job {
             Job::Timeline(h, d, origin) => draw::timeline(root, h, d, *origin),
             Job::Distribution(h, d, i) => draw::distribution(root, h, d, *i),
             Job::Fps(h, d) => draw::fps(root, h, d),
@@ -159,8 +181,10 @@ impl Planned {
             Job::Janky(h, d) => draw::janky(root, h, d),
             Job::Present(h, d) => draw::present(root, h, d),
             Job::LayerPresents(h, d) => draw::layer_presents(root, h, d),
-        })
-        .map_err(|e| ReportError::Write(format!("cannot draw {}: {e}", self.file_name)))?;
+        };
+        let failed = |e: style::DrawError| ReportError::Write(format!("cannot draw {}: {e}", self.file_name));
+        let png = render_png(self.width, self.height, draw).map_err(failed)?;
+        let svg = render_svg(self.width, self.height, draw).map_err(failed)?;
         Ok(Chart {
             kind: self.kind,
             pid: self.pid,
@@ -168,6 +192,7 @@ impl Planned {
             width: self.width,
             height: self.height,
             png,
+            svg,
         })
     }
 }

@@ -1,5 +1,6 @@
 //! `report.html`: one self-contained page for review tickets. The charts are
-//! inlined as base64 PNG `data:` URIs and the CSS is inline; there is no
+//! inlined as SVG elements, or as base64 PNG `data:` URIs where that is
+//! smaller ([`Inline`]), and the CSS is inline; there is no
 //! script and no reference to anything outside the file, so it opens
 //! anywhere, offline. The page is a minijinja template
 //! (`templates/report.html`) rendered from a view model of preformatted
@@ -52,7 +53,7 @@ pub(crate) fn render_html(report: &Report, charts: &[Chart]) -> Result<String, R
 }
 
 /// What the template first gets as a chart's `src`: this and the chart's
-/// index. The PNGs are base64-encoded straight into the finished page by
+/// index. The charts are spliced straight into the finished page by
 /// [`inline_charts`], so their text exists once, not also in the view model
 /// and in the template engine's copy of it (on a 200 MB trace, 15 MB less
 /// at the report's peak).
@@ -69,32 +70,86 @@ fn chart_view(index: usize, c: &Chart) -> ChartView {
     }
 }
 
-/// `page` with each `src="fpsan-chart:N"` replaced by chart N's PNG as a
-/// `data:` URI. Only the template writes `src="`: every value in the page is
-/// escaped (a `"` becomes `&quot;`), so no app or thread name can forge it.
+/// How a chart is inlined: its SVG (text selectable and searchable, and far
+/// smaller for lines and bars), unless its base64 PNG is smaller (a scatter
+/// of thousands of dots), so the page stays within its size budget
+/// (docs/report.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Inline {
+    Svg,
+    Png,
+}
+
+impl Inline {
+    pub(crate) fn of(c: &Chart) -> Inline {
+        if c.svg.len() <= c.png.len().div_ceil(3) * 4 {
+            Inline::Svg
+        } else {
+            Inline::Png
+        }
+    }
+}
+
+/// `page` with each `<img src="fpsan-chart:N" …>` the template wrote replaced
+/// by chart N: an inline `<svg>` labelled with the image's `alt`, or the
+/// image with its PNG as a `data:` URI ([`Inline::of`]). Only the template
+/// writes `src="`: every value in the page is escaped (a `"` becomes
+/// `&quot;`, a `>` `&gt;`), so no app or thread name can forge the marker or
+/// end the tag early.
 fn inline_charts(page: &str, charts: &[Chart]) -> String {
     let b64 = base64::engine::general_purpose::STANDARD;
-    let marker = format!("src=\"{CHART_SRC}");
-    let images: usize = charts.iter().map(|c| c.png.len().div_ceil(3) * 4 + 32).sum();
-    let mut out = String::with_capacity(page.len() + images);
+    let marker = format!("<img src=\"{CHART_SRC}");
+    let inlined: usize = charts
+        .iter()
+        .map(|c| match Inline::of(c) {
+            Inline::Svg => c.svg.len() + 64,
+            Inline::Png => c.png.len().div_ceil(3) * 4 + 32,
+        })
+        .sum();
+    let mut out = String::with_capacity(page.len() + inlined);
     let mut rest = page;
     while let Some(at) = rest.find(&marker) {
         let after = &rest[at + marker.len()..];
         let digits = after.bytes().take_while(u8::is_ascii_digit).count();
         let chart = after[..digits].parse::<usize>().ok().and_then(|i| charts.get(i));
-        let Some(chart) = chart.filter(|_| after[digits..].starts_with('"')) else {
+        let tag_end = after.find('>');
+        let (Some(chart), Some(tag_end)) = (chart.filter(|_| after[digits..].starts_with('"')), tag_end) else {
             // Not one of ours (cannot happen: see above); kept as it is.
             out.push_str(&rest[..at + marker.len()]);
             rest = after;
             continue;
         };
         out.push_str(&rest[..at]);
-        out.push_str("src=\"data:image/png;base64,");
-        b64.encode_string(&chart.png, &mut out);
-        rest = &after[digits..];
+        // The tag's other attributes (width, height, alt), escaped by the template.
+        let attrs = &after[digits + 1..tag_end];
+        match Inline::of(chart) {
+            Inline::Svg => push_svg(&mut out, &chart.svg, attrs),
+            Inline::Png => {
+                out.push_str("<img src=\"data:image/png;base64,");
+                b64.encode_string(&chart.png, &mut out);
+                out.push('"');
+                out.push_str(attrs);
+                out.push('>');
+            }
+        }
+        rest = &after[tag_end + 1..];
     }
     out.push_str(rest);
     out
+}
+
+/// `svg` (a document from plotters' SVG backend, `<svg width=… height=…
+/// viewBox=… xmlns=…>…`) as an element of the page, named by the image
+/// tag's `alt` for screen readers. HTML needs no `xmlns`, and the page keeps
+/// no URL that is not its own.
+fn push_svg(out: &mut String, svg: &str, img_attrs: &str) {
+    let alt = img_attrs.split_once("alt=\"").and_then(|(_, v)| v.split_once('"')).map_or("", |(v, _)| v);
+    let body = svg.trim_start_matches("<svg");
+    let body = body.replacen(r#" xmlns="http://www.w3.org/2000/svg""#, "", 1);
+    out.push_str("<svg role=\"img\" aria-label=\"");
+    out.push_str(alt);
+    out.push('"');
+    out.push_str(&body);
 }
 
 /// What in a page would make a browser fetch anything: a script, link,

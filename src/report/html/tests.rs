@@ -145,11 +145,10 @@ fn numbers_for_people() {
 
 #[test]
 fn page_is_escaped_and_self_contained() {
-    let (html, pngs) = with_small(|r| {
+    let (html, charts) = with_small(|r| {
         let charts = charts::render_charts(r, &ChartOptions::default()).unwrap();
-        (render_html(r, &charts).unwrap(), charts.into_iter().map(|c| c.png).collect::<Vec<_>>())
+        (render_html(r, &charts).unwrap(), charts)
     });
-    let n_charts = pngs.len();
     assert!(html.starts_with("<!DOCTYPE html>"));
     assert!(html.contains(
         r#"<div class="k">FPS</div><div class="v">34.3</div><div class="s">doFrames, paced · fps_wall 12.6</div>"#
@@ -165,21 +164,78 @@ fn page_is_escaped_and_self_contained() {
     // Text from the trace is escaped.
     assert!(!html.contains("<b>evil"), "unescaped app name");
     assert!(html.contains("&lt;b&gt;evil"));
-    // Every chart inline, as a PNG.
-    assert_eq!(html.matches(r#"<img src="data:image/png;base64,"#).count(), n_charts);
-    let mut inlined = Vec::new();
-    for part in html.split(r#"src="data:image/png;base64,"#).skip(1) {
-        let b64 = &part[..part.find('"').unwrap()];
-        let png = base64::engine::general_purpose::STANDARD.decode(b64).unwrap();
-        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
-        inlined.push(png);
-    }
-    // Each chart exactly once.
-    let mut drawn = pngs;
-    inlined.sort();
-    drawn.sort();
-    assert!(inlined == drawn, "the page does not hold each drawn chart once");
+    assert_each_chart_once(&html, &charts);
     assert_eq!(external_references(&html), Vec::<String>::new());
+    assert!(!html.contains("http://") && !html.contains("https://"));
+}
+
+/// Every chart of `charts` is in `html` exactly once, as [`Inline::of`]
+/// chooses: its SVG (well-formed) or its PNG (decodable), and nothing else
+/// is inlined.
+fn assert_each_chart_once(html: &str, charts: &[Chart]) {
+    let svgs = html.matches(r#"<svg role="img""#).count();
+    let pngs = html.matches(r#"<img src="data:image/png;base64,"#).count();
+    assert_eq!(svgs + pngs, charts.len(), "{svgs} SVG + {pngs} PNG");
+    let b64 = base64::engine::general_purpose::STANDARD;
+    for c in charts {
+        match Inline::of(c) {
+            Inline::Svg => {
+                // The document minus `<svg` and its xmlns, as inline_charts writes it.
+                let body = c.svg.trim_start_matches("<svg").replacen(r#" xmlns="http://www.w3.org/2000/svg""#, "", 1);
+                assert_eq!(html.matches(&body).count(), 1, "{}", c.file_name);
+                assert_well_formed(&c.svg);
+            }
+            Inline::Png => {
+                let uri = format!("data:image/png;base64,{}", b64.encode(&c.png));
+                assert_eq!(html.matches(&uri).count(), 1, "{}", c.file_name);
+                assert_eq!(&c.png[..8], b"\x89PNG\r\n\x1a\n");
+            }
+        }
+    }
+    for part in html.split(r#"src="data:image/png;base64,"#).skip(1) {
+        let png = b64.decode(&part[..part.find('"').unwrap()]).unwrap();
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    }
+}
+
+/// `svg` is one element whose tags nest properly and whose text has no raw `<`.
+fn assert_well_formed(svg: &str) {
+    let mut open: Vec<&str> = Vec::new();
+    let mut rest = svg;
+    while let Some(at) = rest.find('<') {
+        let end = rest[at..].find('>').expect("tag not closed") + at;
+        let tag = &rest[at + 1..end];
+        if let Some(name) = tag.strip_prefix('/') {
+            assert_eq!(open.pop(), Some(name), "</{name}> closes another tag");
+        } else if !tag.ends_with('/') {
+            open.push(tag.split([' ', '\n']).next().unwrap());
+        }
+        rest = &rest[end + 1..];
+        if open.is_empty() {
+            assert!(rest.trim().is_empty(), "text after the root element");
+        }
+    }
+    assert!(open.is_empty(), "unclosed {open:?}");
+    assert!(svg.starts_with("<svg "));
+}
+
+#[test]
+fn external_references_are_found() {
+    let page = |body: &str| format!("<!DOCTYPE html><html><body>{body}</body></html>");
+    // What the page inlines passes.
+    let inline = page(
+        r##"<a href="#app-1">a</a><img src="data:image/png;base64,AA=="><svg role="img" viewBox="0 0 1 1"><text>http</text></svg>"##,
+    );
+    assert_eq!(external_references(&inline), Vec::<String>::new());
+    let found = |body: &str| external_references(&page(body));
+    let script = found(r#"<script src="https://cdn.example/x.js"></script>"#);
+    assert!(
+        script.contains(&"<script".to_string()) && script.iter().any(|f| f.starts_with(r#"src="https://cdn.example"#))
+    );
+    assert!(found(r#"<img src="http://example.com/a.png">"#)
+        .iter()
+        .any(|f| f.starts_with(r#"src="http://example.com"#)));
+    assert!(found(r#"<a href='https://example.com'>x</a>"#).iter().any(|f| f.starts_with("href='https://example.com")));
 }
 
 #[test]
@@ -202,20 +258,24 @@ fn fixture_page_renders() {
 
 #[test]
 fn charts_are_spliced_only_where_the_template_put_them() {
-    let chart = |png: &[u8]| Chart {
+    let chart = |png: &[u8], svg: &str| Chart {
         kind: ChartKind::Fps,
         pid: None,
         file_name: "charts/x.png".into(),
         width: 1,
         height: 1,
         png: png.to_vec(),
+        svg: svg.into(),
     };
-    let charts = [chart(b"zero"), chart(b"one")];
-    let page =
-        r#"<img src="fpsan-chart:1" alt="a"><p>fpsan-chart:0</p><img src="fpsan-chart:7"><img src="fpsan-chart:0">"#;
+    // Chart 0's SVG (63 bytes) is longer than its PNG in base64 (8), chart
+    // 1's (64 bytes) shorter than its (88): PNG, then SVG.
+    let svg = r#"<svg width="1" height="1" xmlns="http://www.w3.org/2000/svg">"#;
+    let charts = [chart(b"zero", &format!("{svg}</svg>")), chart(&[b'x'; 64], &format!("{svg}<g/></svg>"))];
+    assert_eq!((Inline::of(&charts[0]), Inline::of(&charts[1])), (Inline::Png, Inline::Svg));
+    let page = r#"<img src="fpsan-chart:1" width="1" alt="a &gt; b"><p>fpsan-chart:0</p><img src="fpsan-chart:7"><img src="fpsan-chart:0" alt="z">"#;
     assert_eq!(
         inline_charts(page, &charts),
-        r#"<img src="data:image/png;base64,b25l" alt="a"><p>fpsan-chart:0</p><img src="fpsan-chart:7"><img src="data:image/png;base64,emVybw==">"#
+        r#"<svg role="img" aria-label="a &gt; b" width="1" height="1"><g/></svg><p>fpsan-chart:0</p><img src="fpsan-chart:7"><img src="data:image/png;base64,emVybw==" alt="z">"#
     );
 }
 
@@ -310,7 +370,7 @@ fn game_presents_section() {
     assert!(html.contains(&row), "{}", &html[html.find("<h3>Presents").unwrap()..][..3000]);
     assert!(html.contains("<tr><th>headline fps</th><td><strong>23.2 fps</strong> from the presents of SurfaceView"));
     // Every chart once, the layer's included.
-    assert_eq!(html.matches(r#"<img src="data:image/png;base64,"#).count(), charts.len());
+    assert_each_chart_once(&html, &charts);
     assert_eq!(external_references(&html), Vec::<String>::new());
 }
 

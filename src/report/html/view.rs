@@ -22,7 +22,7 @@ pub(crate) struct ChartView {
     pub file_name: String,
     pub width: u32,
     pub height: u32,
-    /// `data:image/png;base64,…`
+    /// `fpsan-chart:N`, replaced by chart N in the finished page (`inline_charts`)
     pub src: String,
 }
 
