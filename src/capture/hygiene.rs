@@ -169,6 +169,9 @@ impl<'a> Hygiene<'a> {
         }
         s.locked = locked;
         let started = Instant::now();
+        // Whether the device was waited for: a reading that needs no wait
+        // records 0 s, however long the `dumpsys` itself took.
+        let mut waited = false;
         loop {
             let reading = thermal::read(adb)?;
             s.thermal_source = Some(reading.source);
@@ -183,6 +186,7 @@ impl<'a> Hygiene<'a> {
                 s.throttled = true;
                 break;
             }
+            waited = true;
             // In slices, so that Ctrl-C does not wait for the next poll.
             let until =
                 Instant::now() + poll.min(cool_down.saturating_sub(started.elapsed())).max(Duration::from_millis(1));
@@ -190,7 +194,7 @@ impl<'a> Hygiene<'a> {
                 std::thread::sleep(until.saturating_duration_since(Instant::now()).min(Duration::from_millis(100)));
             }
         }
-        s.cooled_down_s = (started.elapsed().as_secs_f64() * 10.0).round() / 10.0;
+        s.cooled_down_s = if waited { (started.elapsed().as_secs_f64() * 10.0).round() / 10.0 } else { 0.0 };
         let battery = adb.shell("dumpsys battery")?.stdout;
         s.battery_pct = field(&battery, "level:").and_then(|v| v.parse().ok());
         s.battery_temp_c = field(&battery, "temperature:").and_then(|v| v.parse::<f64>().ok()).map(|t| t / 10.0);
