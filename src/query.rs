@@ -306,6 +306,7 @@ mod tests {
         CounterSample, Process, Slice, SliceId, Thread, TimelineKind, TimelineSlice, Track, TrackId, TrackKind, Upid,
         Utid,
     };
+    use crate::tables::text_rows as rows;
     use std::sync::Arc;
 
     fn trace() -> Trace {
@@ -449,23 +450,6 @@ mod tests {
         assert!(matches!(e, QueryError::Sql(_)));
         assert!(!e.to_string().contains('\n'));
         assert!(run(&trace(), None, "SELECT * FROM nowhere").is_err());
-    }
-
-    /// Each row of `df` as text cells (`null` for NULL), for exact comparisons.
-    fn rows(df: &DataFrame) -> Vec<Vec<String>> {
-        (0..df.height())
-            .map(|i| {
-                df.columns()
-                    .iter()
-                    .map(|c| match c.get(i).unwrap() {
-                        AnyValue::Null => "null".to_string(),
-                        AnyValue::String(s) => s.to_string(),
-                        AnyValue::StringOwned(s) => s.to_string(),
-                        v => v.to_string(),
-                    })
-                    .collect()
-            })
-            .collect()
     }
 
     fn cells(rows: &[&[&str]]) -> Vec<Vec<String>> {

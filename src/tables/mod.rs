@@ -191,3 +191,23 @@ pub fn of(a: &crate::analysis::Analysis) -> PolarsResult<AnalysisTables> {
         scenes: scenes(&a.apps)?,
     })
 }
+
+/// Each row of `df` as text cells (`null` for NULL, strings unquoted), for
+/// tests' exact comparisons.
+#[cfg(test)]
+pub(crate) fn text_rows(df: &polars::prelude::DataFrame) -> Vec<Vec<String>> {
+    use polars::prelude::AnyValue;
+    (0..df.height())
+        .map(|i| {
+            df.columns()
+                .iter()
+                .map(|c| match c.get(i).unwrap() {
+                    AnyValue::Null => "null".to_string(),
+                    AnyValue::String(s) => s.to_string(),
+                    AnyValue::StringOwned(s) => s.to_string(),
+                    v => v.to_string(),
+                })
+                .collect()
+        })
+        .collect()
+}

@@ -183,21 +183,9 @@ mod tests {
             .build()
     }
 
-    /// Each row as text, NULL as `null`.
+    /// Each row as text, NULL as `null`, its cells joined by commas.
     fn rows(df: &DataFrame) -> Vec<String> {
-        (0..df.height())
-            .map(|i| {
-                df.columns()
-                    .iter()
-                    .map(|c| match c.get(i).unwrap() {
-                        AnyValue::Null => "null".to_string(),
-                        AnyValue::String(s) => s.to_string(),
-                        v => v.to_string(),
-                    })
-                    .collect::<Vec<_>>()
-                    .join(",")
-            })
-            .collect()
+        crate::tables::text_rows(df).into_iter().map(|r| r.join(",")).collect()
     }
 
     #[test]
