@@ -280,16 +280,13 @@ fn ctrl_c_keeps_finished_runs_and_restores_the_device() {
     let before = apk(dir, "before", 1, &traces(dir, "a", &[0.05]));
     let after = apk(dir, "after", 2, &traces(dir, "b", &[0.05]));
     let out = dir.join("exp");
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_fpsan"))
+    let mut child = fpsan_with(&fake)
         .args(["ab", "--app", AB_APP, "--runs", "3", "--secs", "3", "--launch", "none", "--out"])
         .arg(&out)
         .arg("--before")
         .arg(&before)
         .arg("--after")
         .arg(&after)
-        .env("ADB", &fake.wrapper)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     // Interrupt during the second run's trace.
@@ -422,14 +419,13 @@ fn miui_install_refused_stops_ab_after_one_attempt_with_one_line() {
     // The command line: exit 1, the line alone on stderr.
     let fake = miui(&[("FAKE_ADB_MIUI_USB_DEBUG_SECURITY", "1")]);
     let out = dir.join("cli");
-    let run = std::process::Command::new(env!("CARGO_BIN_EXE_fpsan"))
+    let run = fpsan_with(&fake)
         .args(["ab", "--app", AB_APP, "--runs", "2", "--secs", "1", "--out"])
         .arg(&out)
         .arg("--before")
         .arg(&before)
         .arg("--after")
         .arg(&after)
-        .env("ADB", &fake.wrapper)
         .output()
         .unwrap();
     assert_eq!(run.status.code(), Some(1));
@@ -537,6 +533,13 @@ fn miui_with_its_switches_on_runs_like_aosp() {
 // Ctrl-C on every path: the settings (stay-awake, scales) and the tracing
 // service put back, nothing left on the device.
 
+/// fpsan's binary talking to the fake device, its output captured.
+fn fpsan_with(fake: &Fake) -> std::process::Command {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_fpsan"));
+    cmd.env("ADB", &fake.wrapper).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+    cmd
+}
+
 /// Wait until `pred` holds on the fake's adb log, then send SIGINT to `child`;
 /// its exit status and stderr.
 fn interrupt_when(
@@ -569,16 +572,13 @@ fn ctrl_c_during_the_cool_down_restores_the_settings() {
     let before = apk(dir, "before", 1, &traces(dir, "a", &[0.05]));
     let after = apk(dir, "after", 2, &traces(dir, "b", &[0.05]));
     let out = dir.join("exp");
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_fpsan"))
+    let child = fpsan_with(&fake)
         .args(["ab", "--app", AB_APP, "--runs", "2", "--secs", "1", "--cool-down", "300", "--out"])
         .arg(&out)
         .arg("--before")
         .arg(&before)
         .arg("--after")
         .arg(&after)
-        .env("ADB", &fake.wrapper)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     let (code, stderr) = interrupt_when(&fake, child, |log| log.iter().any(|l| l.ends_with("dumpsys thermalservice")));
@@ -609,12 +609,9 @@ fn ctrl_c_during_capture_runs_on_android_9_restores_everything() {
     let ok = std::process::Command::new(&fake.wrapper).args(["install", "-r"]).arg(&build).output().unwrap();
     assert!(ok.status.success());
     let out = dir.join("series");
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_fpsan"))
+    let child = fpsan_with(&fake)
         .args(["capture", "--app", AB_APP, "--runs", "3", "--secs", "5", "--out"])
         .arg(&out)
-        .env("ADB", &fake.wrapper)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     let (code, stderr) = interrupt_when(&fake, child, |log| log.iter().any(|l| l.contains("perfetto --background")));
