@@ -160,11 +160,7 @@ pub struct LocalApk {
 
 impl LocalApk {
     pub fn of(path: &Path) -> std::io::Result<LocalApk> {
-        Ok(LocalApk {
-            sha256: super::manifest::file_sha256(path)?,
-            md5: super::manifest::file_md5(path)?,
-            size_bytes: std::fs::metadata(path)?.len(),
-        })
+        Ok(LocalApk { sha256: file_sha256(path)?, md5: file_md5(path)?, size_bytes: std::fs::metadata(path)?.len() })
     }
 }
 
@@ -209,9 +205,47 @@ pub fn check(sha256: Option<&str>, identity: Option<&ApkIdentity>, local: &Local
     }
 }
 
+/// SHA-256 of a local file, hex.
+pub fn file_sha256(path: &Path) -> std::io::Result<String> {
+    file_digest::<sha2::Sha256>(path)
+}
+
+/// MD5 of a local file, hex: what a phone without `sha256sum` can still hash
+/// the installed APK with. MD5 is broken against an adversary, not against
+/// an accidental mix-up of two builds, which is all this guards.
+pub fn file_md5(path: &Path) -> std::io::Result<String> {
+    file_digest::<md5::Md5>(path)
+}
+
+fn file_digest<D: sha2::Digest>(path: &Path) -> std::io::Result<String> {
+    use std::io::Read;
+    let mut f = std::fs::File::open(path)?;
+    let mut hasher = D::new();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+    }
+    Ok(hasher.finalize().iter().map(|b| format!("{b:02x}")).collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// FIPS 180-2's and RFC 1321's "abc" vectors, through the files the APKs
+    /// are read from.
+    #[test]
+    fn file_digests_are_sha256_and_md5() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x");
+        std::fs::write(&p, b"abc").unwrap();
+        assert_eq!(file_sha256(&p).unwrap(), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+        assert_eq!(file_md5(&p).unwrap(), "900150983cd24fb0d6963f7d28e17f72");
+    }
 
     const BASE: &str = "/data/app/~~inst1==/com.example.app-v1==/base.apk";
 

@@ -197,33 +197,6 @@ impl Manifest {
     }
 }
 
-/// SHA-256 of a local file, hex.
-pub fn file_sha256(path: &Path) -> std::io::Result<String> {
-    file_digest::<sha2::Sha256>(path)
-}
-
-/// MD5 of a local file, hex: what a phone without `sha256sum` can still hash
-/// the installed APK with. MD5 is broken against an adversary, not against
-/// an accidental mix-up of two builds, which is all this guards.
-pub fn file_md5(path: &Path) -> std::io::Result<String> {
-    file_digest::<md5::Md5>(path)
-}
-
-fn file_digest<D: sha2::Digest>(path: &Path) -> std::io::Result<String> {
-    use std::io::Read;
-    let mut f = std::fs::File::open(path)?;
-    let mut hasher = D::new();
-    let mut buf = vec![0u8; 1 << 16];
-    loop {
-        let n = f.read(&mut buf)?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buf[..n]);
-    }
-    Ok(hasher.finalize().iter().map(|b| format!("{b:02x}")).collect())
-}
-
 /// Warnings about two sides' device states, for `compare`: throttled runs
 /// on one side only, several versions within a side, the same APK on both
 /// sides, different compilation states.
@@ -282,17 +255,6 @@ pub fn side_warnings(before: &[&RunRecord], after: &[&RunRecord]) -> Vec<String>
 mod tests {
     use super::*;
 
-    /// RFC 1321's and FIPS 180-2's "abc" vectors, through the files the
-    /// APKs are read from.
-    #[test]
-    fn file_digests_are_the_standard_ones() {
-        let path = std::env::temp_dir().join(format!("fpsan-digest-{}", std::process::id()));
-        std::fs::write(&path, b"abc").unwrap();
-        assert_eq!(file_md5(&path).unwrap(), "900150983cd24fb0d6963f7d28e17f72");
-        assert_eq!(file_sha256(&path).unwrap(), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-        std::fs::remove_file(&path).unwrap();
-    }
-
     fn run(side: Build, sha: &str, throttled: bool, compile: &str) -> RunRecord {
         RunRecord {
             side: Some(side),
@@ -325,13 +287,5 @@ mod tests {
         let a = [run(Build::After, "aa", false, "speed")];
         let w = side_warnings(&b.iter().collect::<Vec<_>>(), &a.iter().collect::<Vec<_>>());
         assert_eq!(w, vec!["before and after ran the same APK (same SHA-256): the build did not change".to_string()]);
-    }
-
-    #[test]
-    fn file_hash_is_sha256() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("x");
-        std::fs::write(&p, b"abc").unwrap();
-        assert_eq!(file_sha256(&p).unwrap(), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
     }
 }

@@ -11,7 +11,8 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use fpsan::capture::manifest::{file_sha256, Build, LookVerdict, Manifest, RunStatus, SeriesKind};
+use fpsan::capture::identity::file_sha256;
+use fpsan::capture::manifest::{Build, LookVerdict, Manifest, RunStatus, SeriesKind};
 use fpsan::capture::{launch::Launch, scenario::Scenario, CaptureRequest};
 use fpsan::compare::{CompareFormat, CompareRequest, IndicativeGates};
 use fpsan::experiment::{ab, capture_runs, plan::Order, AbRequest, Compile, ExperimentError};

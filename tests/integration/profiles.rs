@@ -12,8 +12,9 @@
 
 use std::path::Path;
 
+use fpsan::capture::identity::file_sha256;
 use fpsan::capture::identity::IdentityMethod;
-use fpsan::capture::manifest::{file_sha256, Manifest, RunStatus};
+use fpsan::capture::manifest::{Manifest, RunStatus};
 use fpsan::capture::thermal::ThermalSource;
 use fpsan::capture::{self, launch::Launch, CaptureRequest};
 use fpsan::experiment::{ab, AbRequest};
