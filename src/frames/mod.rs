@@ -71,6 +71,12 @@ pub struct FrameRow {
     pub perfetto_overrun_ns: Option<i64>,
     /// A data loss the trace reports touches the frame (docs/frames.md).
     pub data_loss: bool,
+    /// The (thread, slice) that took most of the frame's critical path
+    /// (docs/frames.md, "Critical path"); None without one.
+    pub blocker_tid: Option<i32>,
+    pub blocker_thread: Option<String>,
+    pub blocker_slice: Option<String>,
+    pub blocker_ns: Option<i64>,
 }
 
 use std::collections::BTreeMap;
@@ -79,6 +85,7 @@ use foldhash::{HashMap, HashSet};
 
 use rayon::prelude::*;
 
+pub mod critical_path;
 mod display_grid;
 pub(crate) mod interval;
 mod labels;
@@ -97,7 +104,8 @@ mod window;
 pub use display_grid::DisplayGrid;
 pub use interval::period_of_hz;
 pub use labels::{DropLevel, FramePart, IntervalSource, PerPhase, Phase, VsyncSource};
-pub use select::{sqlite_cast_int, DO_FRAME};
+pub use select::{sqlite_cast_int, DO_FRAME, DRAW_FRAME};
+pub use why::{SchedIndex, State};
 pub use window::{scenario_window, ScenarioWindow};
 
 use crate::model::{SchedEvent, Trace};
@@ -150,6 +158,9 @@ pub struct FrameWhy {
     pub longest_slice_ns: Option<i64>,
     pub blockers: Vec<Blocker>,
     pub thread_state: Option<ThreadStateSplit>,
+    /// The frame's critical path, vsync to end, in time order; its
+    /// durations add up to the frame's cost (docs/frames.md, "Critical path").
+    pub critical_path: Vec<critical_path::PathSegment>,
 }
 
 /// What the reconstruction could and could not match, for the data-quality section.
@@ -185,17 +196,34 @@ pub struct FrameAnalysis {
     /// The display's vsync grid the intervals were checked against (the
     /// presents stage puts its intervals on it too).
     pub display: DisplayGrid,
+    /// The scheduler states of the frame threads and their RenderThreads
+    /// ([`frame_threads`]), for the report's frame timeline.
+    pub sched: SchedIndex,
 }
 
-/// Thread ids that ran `Choreographer#doFrame` (their scheduler data feeds
-/// `FrameWhy::thread_state`; load it with `read::sched_for_threads` into
-/// `Trace::sched` before calling [`analyze`]).
+/// Thread ids whose scheduler data the frames use: those that ran
+/// `Choreographer#doFrame`, and the RenderThreads (threads that ran a
+/// `DrawFrame…` slice) of their processes — the "why" splits the first's
+/// time by state and follows a frame's critical path through both. Load it
+/// with `read::sched_for_threads` into `Trace::sched` before calling [`analyze`].
 pub fn frame_threads(trace: &Trace) -> Vec<i32> {
-    threads_of(&select::select(trace))
+    threads_of(trace, &select::select(trace))
 }
 
-fn threads_of(sel: &select::Selection) -> Vec<i32> {
+fn threads_of(trace: &Trace, sel: &select::Selection) -> Vec<i32> {
     let mut tids: Vec<i32> = sel.frames.iter().map(|c| c.tid).collect();
+    let pids: HashSet<i32> = sel.frames.iter().map(|c| c.pid).collect();
+    let mut seen: HashSet<model::TrackId> = HashSet::default();
+    for s in trace.slices.iter().filter(|s| s.name.starts_with(select::DRAW_FRAME)) {
+        if !seen.insert(s.track) {
+            continue;
+        }
+        let Some(th) = trace.track_thread(s.track) else { continue };
+        let pid = th.upid.map_or(th.tid, |u| trace.process(u).pid);
+        if pids.contains(&pid) {
+            tids.push(th.tid);
+        }
+    }
     tids.sort_unstable();
     tids.dedup();
     tids
@@ -352,7 +380,7 @@ pub fn analyze_with(
 
 fn rebuild(trace: &Trace, opts: &FrameOptions, sched: impl FnOnce(&[i32]) -> why::SchedIndex + Send) -> FrameAnalysis {
     let sel = select::select(trace);
-    let tids = threads_of(&sel);
+    let tids = threads_of(trace, &sel);
     // The frame threads' top-level slices (for the blockers) are gathered
     // beside the scheduler pass, which is done before the rows.
     let tracks: HashSet<model::TrackId> = sel.frames.iter().map(|c| trace.slice(c.slice).track).collect();
@@ -361,7 +389,7 @@ fn rebuild(trace: &Trace, opts: &FrameOptions, sched: impl FnOnce(&[i32]) -> why
     let why_ctx = why::WhyContext { trace, top: &top, sched: &sched, blocker_threshold_ns: opts.blocker_threshold_ns };
     let why = explain(&built, &why_ctx);
     let Rows { ix, rows, quality, .. } = built;
-    FrameAnalysis { rows, why, quality, display: ix.display }
+    FrameAnalysis { rows, why, quality, display: ix.display, sched }
 }
 
 /// Every frame's row, with what `explain` needs of the way there.
@@ -642,6 +670,11 @@ fn row(
         perfetto_overrun_ns: compat.overrun_ns,
         // Set by `rows` (loss::LossIndex), which sees the whole row.
         data_loss: false,
+        // Set by `rebuild` from the critical path.
+        blocker_tid: None,
+        blocker_thread: None,
+        blocker_slice: None,
+        blocker_ns: None,
     }
 }
 

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::model::testutil::TB;
-use crate::model::{PresentType, SchedEvent};
+use crate::model::{PresentType, SchedEvent, Waker};
 
 const P: i64 = 16_666_667; // 60 Hz
 const V0: i64 = 1_000_000_000;
@@ -96,7 +96,7 @@ fn android12() -> Trace {
     );
     b.sched(SchedEvent::SwitchIn { ts: v(6), tid: 100, cpu: 0 })
         .sched(SchedEvent::SwitchOut { ts: v(6) + 38_000_000, tid: 100, cpu: 0, prev_state: 1 })
-        .sched(SchedEvent::Waking { ts: v(6) + 39_000_000, tid: 100 })
+        .sched(SchedEvent::Waking { ts: v(6) + 39_000_000, tid: 100, waker: Waker::NONE })
         .sched(SchedEvent::SwitchIn { ts: v(6) + 39_500_000, tid: 100, cpu: 1 })
         .sched(SchedEvent::SwitchOut { ts: ts6 + 30_000_000, tid: 100, cpu: 1, prev_state: 0 });
     b.build()
@@ -163,6 +163,10 @@ fn android12_first_frame_every_column() {
         interval_source: crate::frames::IntervalSource::FrameTimeline,
         perfetto_overrun_ns: Some(-2_666_667),
         data_loss: false,
+        blocker_tid: None,
+        blocker_thread: None,
+        blocker_slice: None,
+        blocker_ns: None,
     };
     assert_eq!(r, &want);
 }

@@ -10,7 +10,8 @@ use super::select::is_do_frame_name;
 use super::{Blocker, FrameWhy, ThreadStateSplit};
 use crate::model::{SchedEvent, SliceId, Trace, TrackId};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum State {
     Running,
     Runnable,
@@ -37,7 +38,7 @@ pub fn decode_prev_state(s: u16) -> State {
 }
 
 /// Per-thread state transitions derived once from `Trace::sched`.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct SchedIndex {
     by_tid: HashMap<i32, Vec<(i64, State)>>,
     pub has_data: bool,
@@ -77,21 +78,38 @@ impl SchedIndex {
         }
     }
 
-    /// Time in each state over `[from, to)`; time before the thread's first
-    /// event is unknown and left out. `None` without sched data for the thread.
-    pub fn split(&self, tid: i32, from: i64, to: i64) -> Option<ThreadStateSplit> {
-        let v = self.by_tid.get(&tid)?;
-        let mut out = ThreadStateSplit::default();
+    /// The thread's states over `[from, to)` as `(start, end, state)`, in
+    /// time order, clipped to the window; time before the thread's first
+    /// event is unknown and left out. Empty without sched data for it.
+    pub fn states(&self, tid: i32, from: i64, to: i64) -> Vec<(i64, i64, State)> {
+        let Some(v) = self.by_tid.get(&tid) else { return Vec::new() };
         let start = v.partition_point(|x| x.0 <= from).saturating_sub(1);
+        let mut out = Vec::new();
         for (k, &(t, st)) in v.iter().enumerate().skip(start) {
             if t >= to {
                 break;
             }
-            let a = t.max(from);
-            let b = v.get(k + 1).map(|x| x.0).unwrap_or(to).min(to);
-            if b <= a {
-                continue;
+            let (a, b) = (t.max(from), v.get(k + 1).map_or(to, |x| x.0).min(to));
+            if b > a {
+                out.push((a, b, st));
             }
+        }
+        out
+    }
+
+    /// Whether the trace has scheduler data for `tid`.
+    pub fn knows(&self, tid: i32) -> bool {
+        self.by_tid.contains_key(&tid)
+    }
+
+    /// Time in each state over `[from, to)`; time before the thread's first
+    /// event is unknown and left out. `None` without sched data for the thread.
+    pub fn split(&self, tid: i32, from: i64, to: i64) -> Option<ThreadStateSplit> {
+        if !self.knows(tid) {
+            return None;
+        }
+        let mut out = ThreadStateSplit::default();
+        for (a, b, st) in self.states(tid, from, to) {
             let slot = match st {
                 State::Running => &mut out.running_ns,
                 State::Runnable => &mut out.runnable_ns,
@@ -219,6 +237,7 @@ impl WhyContext<'_> {
             longest_slice: longest.map(|x| x.0),
             blockers,
             thread_state,
+            critical_path: Vec::new(),
         }
     }
 }
@@ -226,6 +245,7 @@ impl WhyContext<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Waker;
 
     #[test]
     fn prev_state_mapping() {
@@ -244,11 +264,11 @@ mod tests {
         let ev = vec![
             SchedEvent::SwitchIn { ts: 10, tid: 7, cpu: 0 },
             SchedEvent::SwitchOut { ts: 20, tid: 7, cpu: 0, prev_state: 1 },
-            SchedEvent::Waking { ts: 30, tid: 7 },
+            SchedEvent::Waking { ts: 30, tid: 7, waker: Waker::NONE },
             SchedEvent::SwitchIn { ts: 35, tid: 7, cpu: 1 },
-            SchedEvent::Waking { ts: 40, tid: 7 },
+            SchedEvent::Waking { ts: 40, tid: 7, waker: Waker::NONE },
             SchedEvent::SwitchOut { ts: 50, tid: 7, cpu: 1, prev_state: 2 },
-            SchedEvent::Waking { ts: 60, tid: 7 },
+            SchedEvent::Waking { ts: 60, tid: 7, waker: Waker::NONE },
         ];
         let ix = SchedIndex::new(&[ev]);
         // Window [15, 70): running 15–20 (5) + 35–50 (15) = 20; sleeping 20–30 = 10;

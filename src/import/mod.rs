@@ -157,7 +157,7 @@ pub fn sched_events(threads: Vec<Vec<SchedRecord>>) -> Vec<Vec<SchedEvent>> {
     let event = |r| match r {
         SchedRecord::SwitchIn { ts, tid, cpu } => SchedEvent::SwitchIn { ts, tid, cpu },
         SchedRecord::SwitchOut { ts, tid, cpu, prev_state } => SchedEvent::SwitchOut { ts, tid, cpu, prev_state },
-        SchedRecord::Waking { ts, tid } => SchedEvent::Waking { ts, tid },
+        SchedRecord::Waking { ts, tid, waker } => SchedEvent::Waking { ts, tid, waker },
     };
     threads.into_iter().map(|records| records.into_iter().map(event).collect()).collect()
 }

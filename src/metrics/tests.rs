@@ -346,6 +346,7 @@ fn apps_most_frames_first_with_worst_frames_and_why() {
         longest_slice_ns: Some(40 * MS),
         blockers: vec![],
         thread_state: None,
+        critical_path: Vec::new(),
     };
     let apps =
         summarize_with(&rows, &[], std::slice::from_ref(&why), &MetricsOptions { category: None, worst_frames: 2 });

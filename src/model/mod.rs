@@ -224,8 +224,45 @@ pub enum SchedEvent {
     /// The thread left a CPU in kernel state `prev_state` (its low 16 bits;
     /// 0 = preempted, still runnable).
     SwitchOut { ts: i64, tid: i32, cpu: u8, prev_state: u16 },
-    /// The thread was woken (sched_waking / sched_wakeup).
-    Waking { ts: i64, tid: i32 },
+    /// The thread was woken (sched_waking / sched_wakeup) by `waker`.
+    Waking { ts: i64, tid: i32, waker: Waker },
+}
+
+/// The thread that issued a wakeup: sched_waking's common pid (the task
+/// running where `try_to_wake_up` was called; in compact_sched, which does not
+/// store it, the task the CPU's switch column says was running then), as
+/// trace_processor's `thread_state.waker_utid`. Three bytes, so that a waking
+/// record stays 16 bytes: Linux tids stop at 2^22 (`PID_MAX_LIMIT`).
+/// Unknown, or a tid past 2^24 − 2, is [`Waker::NONE`]; tid 0 is the idle
+/// task (a wakeup from an interrupt taken while the CPU idled).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Waker([u8; 3]);
+
+impl Waker {
+    pub const NONE: Waker = Waker([0xFF; 3]);
+
+    pub fn of(tid: Option<i32>) -> Waker {
+        match tid {
+            Some(t) if (0..0xFF_FFFF).contains(&t) => {
+                let b = (t as u32).to_le_bytes();
+                Waker([b[0], b[1], b[2]])
+            }
+            _ => Waker::NONE,
+        }
+    }
+
+    pub fn tid(self) -> Option<i32> {
+        (self != Waker::NONE).then(|| i32::from_le_bytes([self.0[0], self.0[1], self.0[2], 0]))
+    }
+}
+
+impl std::fmt::Debug for Waker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.tid() {
+            Some(t) => write!(f, "Waker({t})"),
+            None => f.write_str("Waker(?)"),
+        }
+    }
 }
 
 // The same size as `read::records::SchedRecord`, so that the conversion

@@ -7,6 +7,7 @@ use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
 use super::slim;
+pub use crate::model::Waker;
 
 /// Interned, cheaply clonable string (the model's `Name` is the same type).
 pub type Name = Arc<str>;
@@ -115,8 +116,8 @@ pub enum SchedRecord {
     SwitchIn { ts: i64, tid: i32, cpu: u8 },
     /// The thread left a CPU in kernel state `prev_state` (0 = preempted, still runnable).
     SwitchOut { ts: i64, tid: i32, cpu: u8, prev_state: u16 },
-    /// The thread was woken (sched_waking / sched_wakeup).
-    Waking { ts: i64, tid: i32 },
+    /// The thread was woken (sched_waking / sched_wakeup) by `waker`.
+    Waking { ts: i64, tid: i32, waker: Waker },
 }
 
 const _: () = assert!(std::mem::size_of::<SchedRecord>() == 16);

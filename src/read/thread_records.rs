@@ -5,7 +5,7 @@
 
 use rayon::prelude::*;
 
-use super::records::{SchedRecord, TidFilter};
+use super::records::{SchedRecord, TidFilter, Waker};
 
 /// Scheduler records, given in file order a run at a time, gathered into one
 /// vector per wanted thread, each by (timestamp, file order). A run (a batch
@@ -131,7 +131,7 @@ pub(crate) fn sort_by_thread_then_time(tids: &[i32], records: &mut [SchedRecord]
     }
     SORT_BUFFER.with_borrow_mut(|buffer| {
         buffer.clear();
-        buffer.resize(records.len(), SchedRecord::Waking { ts: 0, tid: 0 });
+        buffer.resize(records.len(), SchedRecord::Waking { ts: 0, tid: 0, waker: Waker::NONE });
         let mut next = bounds.clone();
         for (r, &k) in records.iter().zip(&ranks) {
             buffer[next[k as usize]] = *r;
@@ -236,7 +236,7 @@ pub(crate) fn switch_records(
 #[inline(always)]
 pub(crate) fn waking_record(wanted: &TidFilter, ts: i64, pid: i32, out: &mut Vec<SchedRecord>) {
     if wanted.contains(pid) {
-        out.push(SchedRecord::Waking { ts, tid: pid });
+        out.push(SchedRecord::Waking { ts, tid: pid, waker: Waker::NONE });
     }
 }
 
@@ -248,7 +248,7 @@ mod tests {
         match kind {
             0 => SchedRecord::switch_in(ts, tid, 1),
             1 => SchedRecord::switch_out(ts, tid, 2, 1),
-            _ => SchedRecord::Waking { ts, tid },
+            _ => SchedRecord::Waking { ts, tid, waker: Waker::NONE },
         }
     }
 
@@ -320,7 +320,7 @@ mod tests {
     fn thread_buckets_sort_each_thread_by_time_keeping_file_order_at_ties() {
         let (a, b) = (20, 10);
         let sw_in = |ts, tid| SchedRecord::SwitchIn { ts, tid, cpu: 0 };
-        let wake = |ts, tid| SchedRecord::Waking { ts, tid };
+        let wake = |ts, tid| SchedRecord::Waking { ts, tid, waker: Waker::NONE };
         let mut threads = ThreadBuckets::new(&[a, b, a, 30]);
         threads.add(vec![sw_in(50, a), wake(40, b), wake(50, a)]);
         // Merged into a's tail (the 50s came first in the file, so stay first).

@@ -28,7 +28,7 @@ impl Analysed {
     /// metrics options, default reconstruction quality).
     pub fn new(trace: Trace, rows: Vec<FrameRow>, why: Vec<FrameWhy>, filter: &AppFilter) -> Analysed {
         let display = crate::frames::DisplayGrid::new(&trace);
-        let analysis = FrameAnalysis { rows, why, quality: Default::default(), display };
+        let analysis = FrameAnalysis { rows, why, quality: Default::default(), display, sched: Default::default() };
         let presents = crate::presents::analyze(&trace, &analysis);
         let (kept, scenes) = metrics::kept_frames(&trace, &analysis, filter, &presents.names);
         let frames = crate::tables::frames(&analysis, &kept, &scenes).unwrap();
@@ -94,6 +94,7 @@ pub(crate) fn two_apps() -> Analysed {
             longest_slice_ns: Some(rows[i].traversal_dur.unwrap_or(0) - MS),
             blockers: vec![],
             thread_state: None,
+            critical_path: Vec::new(),
         })
         .collect();
     Analysed::new(trace, rows, why, &AppFilter::All).with_warnings(&["a warning"])

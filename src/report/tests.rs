@@ -35,6 +35,7 @@ fn analysis() -> (Trace, Vec<FrameRow>, Vec<FrameWhy>) {
         longest_slice_ns: Some(45_000_000),
         blockers: vec![],
         thread_state: None,
+        critical_path: Vec::new(),
     }];
     (trace, rows, why)
 }

@@ -154,6 +154,7 @@ pub fn thread_state(trace: &Trace) -> PolarsResult<DataFrame> {
 mod tests {
     use super::*;
     use crate::model::testutil::TB;
+    use crate::model::Waker;
 
     fn trace() -> Trace {
         use SchedEvent::*;
@@ -163,9 +164,9 @@ mod tests {
             .thread(43, 42, "RenderThread")
             .sched(SwitchIn { ts: 10, tid: 42, cpu: 1 })
             .sched(SwitchOut { ts: 30, tid: 42, cpu: 1, prev_state: 1 })
-            .sched(Waking { ts: 50, tid: 42 })
+            .sched(Waking { ts: 50, tid: 42, waker: Waker::NONE })
             .sched(SwitchIn { ts: 60, tid: 42, cpu: 2 })
-            .sched(Waking { ts: 65, tid: 42 })
+            .sched(Waking { ts: 65, tid: 42, waker: Waker::NONE })
             .sched(SwitchOut { ts: 70, tid: 42, cpu: 2, prev_state: 0 })
             .sched(SwitchIn { ts: 80, tid: 42, cpu: 0 })
             .sched(SwitchIn { ts: 20, tid: 43, cpu: 0 })

@@ -81,10 +81,11 @@ fn analysis() -> (Trace, FrameAnalysis) {
             longest_slice_ns: Some(rows[i].traversal_dur.unwrap() - MS),
             blockers: vec![],
             thread_state: None,
+            critical_path: Vec::new(),
         })
         .collect();
     let display = fpsan::frames::DisplayGrid::new(&trace);
-    (trace, FrameAnalysis { rows, why, quality: Default::default(), display })
+    (trace, FrameAnalysis { rows, why, quality: Default::default(), display, sched: Default::default() })
 }
 
 fn write_out(dir: &Path) -> Result<Vec<PathBuf>, ReportError> {

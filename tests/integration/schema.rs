@@ -43,7 +43,7 @@ use protobuf::{EnumOrUnknown, Message, MessageField};
 
 use fpsan::analysis::decode;
 use fpsan::model::{TimelineKind, Trace, TrackKind};
-use fpsan::read::records::SchedRecord;
+use fpsan::read::records::{SchedRecord, Waker};
 use fpsan::read::{sched_for_threads, Source};
 
 /// BOOTTIME and MONOTONIC at the clock snapshot: MONOTONIC runs 100 ms behind
@@ -919,7 +919,7 @@ fn sched_events_for_chosen_threads() {
         got,
         vec![
             vec![SchedRecord::SwitchIn { ts: BOOT0 + 300, tid: APP, cpu: 0 }],
-            vec![SchedRecord::Waking { ts: BOOT0 + 6_600, tid: BINDER }],
+            vec![SchedRecord::Waking { ts: BOOT0 + 6_600, tid: BINDER, waker: Waker::NONE }],
             vec![
                 SchedRecord::SwitchIn { ts: BOOT0 + 6_500, tid: POOL, cpu: 1 },
                 SchedRecord::SwitchOut { ts: BOOT0 + 6_600, tid: POOL, cpu: 1, prev_state: 1 },
@@ -927,5 +927,5 @@ fn sched_events_for_chosen_threads() {
         ]
     );
     let render = sched_for_threads(&source, &[RENDER]).expect("sched");
-    assert_eq!(render, vec![vec![SchedRecord::Waking { ts: BOOT0 + 5_500, tid: RENDER }]]);
+    assert_eq!(render, vec![vec![SchedRecord::Waking { ts: BOOT0 + 5_500, tid: RENDER, waker: Waker::NONE }]]);
 }

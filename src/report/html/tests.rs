@@ -46,6 +46,7 @@ fn small() -> Analysed {
             sleeping_ns: 30 * MS,
             blocked_ns: 4 * MS,
         }),
+        critical_path: Vec::new(),
     }];
     Analysed::new(trace, rows, why, &AppFilter::All).with_warnings(&["the trace lost data"])
 }
