@@ -4,7 +4,11 @@
 //! waker) or, where the trace does not say, to Android's known hand-offs;
 //! each interval goes to a (thread, slice, state), recursively.
 
-use crate::model::Name;
+use foldhash::HashMap;
+use smallvec::SmallVec;
+
+use super::why::{SchedIndex, State};
+use crate::model::{Name, SliceId, Trace, TrackId, TrackKind};
 
 /// What a thread on a frame's critical path was doing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
@@ -61,6 +65,9 @@ pub struct PathSegment {
     pub thread: Option<Name>,
     /// The deepest slice open on the thread, if any.
     pub slice: Option<Name>,
+    /// Its id, for the chain's slice totals.
+    #[serde(skip)]
+    pub slice_id: Option<SliceId>,
     pub state: PathState,
     pub hop: Hop,
     /// 0 on the frame's thread, 1 on the thread it waited on, and so on.
@@ -74,4 +81,538 @@ pub struct TopBlocker {
     pub thread: Option<Name>,
     pub slice: Option<Name>,
     pub ns: i64,
+}
+
+/// How many hand-offs a path follows from the frame's thread.
+const MAX_DEPTH: u8 = 6;
+/// A thread woken this soon after its RenderThread finished a slice was
+/// waiting for that slice (the hand-off of `postAndWait` and of the first
+/// frame's draw sync, where the trace names no waker).
+const RENDER_HANDOFF_NS: i64 = 2_000_000;
+/// The chain lists at most this many slices inside the last thread's work.
+const CHAIN_INSIDE: usize = 3;
+/// A slice one child of which holds at least this share of its time wraps
+/// the work rather than names it, and the chain does not list it.
+const WRAPPER_SHARE: f64 = 0.8;
+/// The chain follows a hand-off that holds at least this (and a tenth of
+/// the frame's cost).
+const MIN_HANDOFF_NS: i64 = 1_000_000;
+/// The chain leaves out states and slices shorter than this (0.1 ms).
+const MIN_LISTED_NS: i64 = 100_000;
+
+/// What following a path needs of the trace, built once per analysis
+/// (beside the scheduler pass: it needs only the trace).
+#[derive(Debug, Default)]
+pub struct PathThreads {
+    /// tid → its thread track with the most slices, its pid and name.
+    threads: HashMap<i32, ThreadInfo>,
+    /// pid → its RenderThread's tid, and its `HeapTaskDaemon`'s.
+    render_thread: HashMap<i32, i32>,
+    gc_thread: HashMap<i32, i32>,
+    /// `binder reply` slices: (ts, end, server tid), by ts.
+    binder_replies: Vec<(i64, i64, i32)>,
+    /// The longest `binder reply`, so that a search by start time bounds
+    /// the replies that can overlap a time.
+    longest_reply: i64,
+}
+
+/// The trace's threads and their scheduler states: follows paths.
+pub struct PathIndex<'a> {
+    trace: &'a Trace,
+    sched: &'a SchedIndex,
+    t: &'a PathThreads,
+}
+
+#[derive(Debug, Clone)]
+struct ThreadInfo {
+    track: Option<TrackId>,
+    slices: usize,
+    pid: Option<i32>,
+    name: Option<Name>,
+}
+
+impl PathThreads {
+    pub fn new(trace: &Trace) -> PathThreads {
+        let mut threads: HashMap<i32, ThreadInfo> = HashMap::default();
+        let pid_of = |th: &crate::model::Thread| th.upid.map(|u| trace.process(u).pid);
+        for th in &trace.threads {
+            threads.insert(th.tid, ThreadInfo { track: None, slices: 0, pid: pid_of(th), name: th.name.clone() });
+        }
+        let mut per_track: Vec<usize> = vec![0; trace.tracks.len()];
+        let mut binder_replies = Vec::new();
+        let mut render_thread = HashMap::default();
+        for s in &trace.slices {
+            if let Some(n) = per_track.get_mut(s.track.index()) {
+                *n += 1;
+            }
+            let name = &*s.name;
+            let is_reply = name == "binder reply";
+            let is_draw = name.starts_with(super::select::DRAW_FRAME);
+            if !(is_reply || is_draw) {
+                continue;
+            }
+            let Some(th) = trace.track_thread(s.track) else { continue };
+            if is_reply {
+                binder_replies.push((s.ts, s.end().unwrap_or(i64::MAX), th.tid));
+            } else if let Some(pid) = pid_of(th) {
+                render_thread.entry(pid).or_insert(th.tid);
+            }
+        }
+        for t in &trace.tracks {
+            let TrackKind::Thread { utid } = t.kind else { continue };
+            let th = trace.thread(utid);
+            let n = per_track.get(t.id.index()).copied().unwrap_or(0);
+            if let Some(info) = threads.get_mut(&th.tid) {
+                if info.track.is_none() || n > info.slices {
+                    info.track = Some(t.id);
+                    info.slices = n;
+                }
+            }
+        }
+        let mut gc_thread = HashMap::default();
+        for (&tid, info) in &threads {
+            if let (Some(pid), Some("HeapTaskDaemon")) = (info.pid, info.name.as_deref()) {
+                gc_thread.insert(pid, tid);
+            }
+        }
+        binder_replies.sort_unstable();
+        let longest_reply = binder_replies.iter().map(|r| r.1.saturating_sub(r.0)).max().unwrap_or(0);
+        PathThreads { threads, render_thread, gc_thread, binder_replies, longest_reply }
+    }
+}
+
+impl<'a> PathIndex<'a> {
+    pub fn new(trace: &'a Trace, sched: &'a SchedIndex, t: &'a PathThreads) -> PathIndex<'a> {
+        PathIndex { trace, sched, t }
+    }
+
+    /// The critical path of a frame drawn by `tid` over `[from, to)`.
+    pub fn path(&self, tid: i32, from: i64, to: i64) -> Vec<PathSegment> {
+        let mut out = Vec::new();
+        if to > from {
+            let mut stack = Vec::new();
+            self.walk(&mut Walk { out: &mut out, stack: &mut stack }, tid, from, to, Hop::Frame, 0);
+        }
+        out
+    }
+
+    /// Attribute `[a, b)` of `tid`'s time: its own states, and for each
+    /// sleep the thread it waited on, recursively.
+    fn walk(&self, w: &mut Walk, tid: i32, a: i64, b: i64, hop: Hop, depth: u8) {
+        w.stack.push(tid);
+        if !self.sched.knows(tid) {
+            // Known by its slices only; a hand-off its slices name is still followed.
+            self.sleep(w, tid, a, b, PathState::Unknown, hop, depth);
+        } else {
+            let mut at = a;
+            for (s, e, st) in self.sched.states(tid, a, b) {
+                if s > at {
+                    self.emit(w, tid, at, s, PathState::Unknown, hop, depth);
+                }
+                match st {
+                    State::Running => self.emit(w, tid, s, e, PathState::Running, hop, depth),
+                    State::Runnable => self.emit(w, tid, s, e, PathState::Runnable, hop, depth),
+                    State::Sleeping | State::Blocked => {
+                        let own = if st == State::Blocked { PathState::Blocked } else { PathState::Sleeping };
+                        // The wakeup that ended the sleep names its waker.
+                        let waker = self.sched.woken_by(tid, e).filter(|&k| k > 0 && k != tid);
+                        match waker {
+                            Some(k) if e <= b && self.can_enter(w, k, depth) => {
+                                self.walk(w, k, s, e, Hop::Waker, depth + 1)
+                            }
+                            _ => self.sleep(w, tid, s, e, own, hop, depth),
+                        }
+                    }
+                }
+                at = e;
+            }
+            if at < b {
+                self.emit(w, tid, at, b, PathState::Unknown, hop, depth);
+            }
+        }
+        w.stack.pop();
+    }
+
+    fn can_enter(&self, w: &Walk, tid: i32, depth: u8) -> bool {
+        depth < MAX_DEPTH && !w.stack.contains(&tid)
+    }
+
+    /// `[a, b)` while `tid` was off the CPU (or unknown) with no waker named:
+    /// Android's hand-offs its slices name, else the thread's own.
+    #[allow(clippy::too_many_arguments)]
+    fn sleep(&self, w: &mut Walk, tid: i32, a: i64, b: i64, own: PathState, hop: Hop, depth: u8) {
+        let mut at = a;
+        for (s, e, partner, via) in self.handoffs(tid, a, b) {
+            if !self.can_enter(w, partner, depth) {
+                continue;
+            }
+            if s > at {
+                self.emit(w, tid, at, s, own, hop, depth);
+            }
+            self.walk(w, partner, s, e, via, depth + 1);
+            at = e;
+        }
+        if at < b {
+            self.emit(w, tid, at, b, own, hop, depth);
+        }
+    }
+
+    /// The parts of `[a, b)` that `tid`'s slices say it waited on another
+    /// thread for, in time order, not overlapping.
+    fn handoffs(&self, tid: i32, a: i64, b: i64) -> Vec<(i64, i64, i32, Hop)> {
+        let mut out = Vec::new();
+        let Some(info) = self.t.threads.get(&tid) else { return out };
+        // What the thread was in when it went to sleep, deepest first.
+        let open = info.track.map(|t| self.open_at(t, a)).unwrap_or_default();
+        for &id in open.iter().rev() {
+            let s = self.trace.slice(id);
+            let end = s.end().unwrap_or(i64::MAX).min(b);
+            if let Some(owner) = lock_owner(&s.name) {
+                out.push((a, end, owner, Hop::Lock));
+            } else if is_gc_wait(&s.name) {
+                if let Some(&gc) = info.pid.and_then(|p| self.t.gc_thread.get(&p)) {
+                    out.push((a, end, gc, Hop::Gc));
+                }
+            } else if s.name.starts_with("binder transaction") {
+                if let Some((rs, re, server)) = self.binder_reply(tid, s.ts, a, end) {
+                    out.push((rs, re, server, Hop::Binder));
+                }
+            } else {
+                continue;
+            }
+            break;
+        }
+        if out.is_empty() {
+            // Woken right after its RenderThread finished: it waited for it.
+            if let Some(&rt) = info.pid.and_then(|p| self.t.render_thread.get(&p)).filter(|&&rt| rt != tid) {
+                if let Some((rs, re)) = self.render_work_before(rt, b).filter(|&(_, re)| re > a) {
+                    out.push((rs.max(a), re.min(b), rt, Hop::RenderThread));
+                }
+            }
+        }
+        out.retain(|x| x.1 > x.0);
+        out
+    }
+
+    /// The top-level slice of the RenderThread `rt` that ended within
+    /// [`RENDER_HANDOFF_NS`] before `wake`.
+    fn render_work_before(&self, rt: i32, wake: i64) -> Option<(i64, i64)> {
+        let track = self.t.threads.get(&rt)?.track?;
+        let ids = self.trace.track_slices(track);
+        let k = ids.partition_point(|&i| self.trace.slice(i).ts < wake);
+        ids[..k]
+            .iter()
+            .rev()
+            .map(|&i| self.trace.slice(i))
+            .filter(|s| s.depth == 0)
+            .take(4)
+            .filter_map(|s| Some((s.ts, s.end()?)))
+            .find(|&(_, e)| e <= wake && wake - e <= RENDER_HANDOFF_NS)
+    }
+
+    /// The `binder reply` on another thread that overlaps `[a, b)` most and
+    /// began after the transaction did; its overlap.
+    fn binder_reply(&self, client: i32, txn_ts: i64, a: i64, b: i64) -> Option<(i64, i64, i32)> {
+        let lo = self.t.binder_replies.partition_point(|r| r.0 < txn_ts.max(a.saturating_sub(self.t.longest_reply)));
+        self.t.binder_replies[lo..]
+            .iter()
+            .take_while(|r| r.0 < b)
+            .filter(|r| r.2 != client && r.0 >= txn_ts)
+            .map(|&(s, e, t)| (s.max(a), e.min(b), t))
+            .filter(|r| r.1 > r.0)
+            .max_by_key(|r| (r.1 - r.0, std::cmp::Reverse(r.0)))
+    }
+
+    /// The slices of `track` open at `t`, outermost first.
+    fn open_at(&self, track: TrackId, t: i64) -> SmallVec<[SliceId; 8]> {
+        let ids = self.trace.track_slices(track);
+        let k = ids.partition_point(|&i| self.trace.slice(i).ts <= t);
+        let mut chain: SmallVec<[SliceId; 8]> = SmallVec::new();
+        // The last slice begun by `t` and its ancestors: slices of a thread
+        // nest, so every slice open at `t` is among them.
+        let mut cur = k.checked_sub(1).map(|k| ids[k]);
+        while let Some(id) = cur {
+            let s = self.trace.slice(id);
+            if s.end().is_none_or(|e| e > t) {
+                chain.push(id);
+            }
+            cur = s.parent;
+        }
+        chain.reverse();
+        chain
+    }
+
+    /// `tid`'s own time `[a, b)` in `state`, split where its deepest open
+    /// slice changes.
+    #[allow(clippy::too_many_arguments)]
+    fn emit(&self, w: &mut Walk, tid: i32, a: i64, b: i64, state: PathState, hop: Hop, depth: u8) {
+        if b <= a {
+            return;
+        }
+        let info = self.t.threads.get(&tid);
+        let mut push = |x: i64, y: i64, slice: Option<SliceId>| {
+            if y <= x {
+                return;
+            }
+            let slice_id = slice;
+            let slice = slice.map(|id| self.trace.slice(id).name.clone());
+            if let Some(last) = w.out.last_mut() {
+                if last.ts + last.dur == x
+                    && (last.tid, last.state, last.hop, last.depth) == (tid, state, hop, depth)
+                    && last.slice_id == slice_id
+                {
+                    last.dur += y - x;
+                    return;
+                }
+            }
+            w.out.push(PathSegment {
+                ts: x,
+                dur: y - x,
+                tid,
+                pid: info.and_then(|i| i.pid),
+                thread: info.and_then(|i| i.name.clone()),
+                slice,
+                slice_id,
+                state,
+                hop,
+                depth,
+            });
+        };
+        let Some(track) = info.and_then(|i| i.track) else {
+            push(a, b, None);
+            return;
+        };
+        let trace = self.trace;
+        let end_of = |id: SliceId| trace.slice(id).end().unwrap_or(i64::MAX);
+        let mut stack = self.open_at(track, a);
+        let ids = trace.track_slices(track);
+        let first = ids.partition_point(|&i| trace.slice(i).ts <= a);
+        let mut at = a;
+        for &id in &ids[first..] {
+            let s = trace.slice(id);
+            if s.ts >= b {
+                break;
+            }
+            while let Some(&top) = stack.last().filter(|&&top| end_of(top) <= s.ts) {
+                push(at, end_of(top), Some(top));
+                at = at.max(end_of(top));
+                stack.pop();
+            }
+            push(at, s.ts, stack.last().copied());
+            at = at.max(s.ts);
+            stack.push(id);
+        }
+        while let Some(&top) = stack.last().filter(|&&top| end_of(top) < b) {
+            push(at, end_of(top), Some(top));
+            at = at.max(end_of(top));
+            stack.pop();
+        }
+        push(at, b, stack.last().copied());
+    }
+}
+
+impl PathIndex<'_> {
+    /// The path in one line, from the frame's thread to what it waited on
+    /// (docs/frames.md, "Critical path"): e.g. `e.perfetto.dbui sleeping
+    /// 327.3 ms in traversal ← RenderThread DrawFrames 191623 327.3 ms
+    /// (flush commands 82.1 ms, shader_compile 78.3 ms)`. Each link after
+    /// the first is the thread holding the most path time one hand-off
+    /// further, its outermost slice and that time, and the slices inside it
+    /// that took most of it.
+    pub fn chain(&self, path: &[PathSegment]) -> String {
+        let Some(first) = path.first() else { return String::new() };
+        let cost: i64 = path.iter().map(|s| s.dur).sum();
+        let name = |s: &PathSegment| s.thread.as_deref().map_or_else(|| format!("thread {}", s.tid), str::to_string);
+        // Per depth, the (thread, outermost slice) holding the most time:
+        // its own segments and those it handed on (the deeper ones after it).
+        let mut picks: Vec<(Key, i64, usize)> = Vec::new();
+        for depth in 1..=MAX_DEPTH {
+            let mut by: HashMap<Key, (i64, usize)> = HashMap::default();
+            let mut owner: Option<Key> = None;
+            // Only inside the previous pick: the chain follows one line.
+            let held = picks.last().map(|p| self.held_by(path, depth - 1, p.0));
+            for (k, s) in path.iter().enumerate() {
+                if s.depth < depth || held.as_ref().is_some_and(|h| !h[k]) {
+                    owner = None;
+                    continue;
+                }
+                if s.depth == depth {
+                    owner = Some((s.tid, s.slice_id.map(|id| self.outermost(id))));
+                }
+                if let Some(o) = owner {
+                    by.entry(o).or_insert((0, k)).0 += s.dur;
+                }
+            }
+            let Some((key, (time, at))) = by.into_iter().max_by(|a, b| a.1 .0.cmp(&b.1 .0).then(b.1 .1.cmp(&a.1 .1)))
+            else {
+                break;
+            };
+            // A wait too short to explain the frame is not followed.
+            if time < MIN_HANDOFF_NS.max(cost / 10) {
+                break;
+            }
+            picks.push((key, time, at));
+        }
+        let mut links = Vec::new();
+        match picks.first() {
+            Some(&(_, time, at)) => {
+                let waiting = path[..at].iter().rev().find(|s| s.depth == 0);
+                let slice =
+                    waiting.and_then(|s| s.slice.as_deref()).map(|n| format!(" in {}", short(n))).unwrap_or_default();
+                links.push(format!("{} waited {}{slice}", name(first), ms(time)));
+            }
+            None => {
+                let by_state = |st: PathState| path.iter().filter(|s| s.state == st).map(|s| s.dur).sum::<i64>();
+                let mut parts: Vec<String> =
+                    [PathState::Running, PathState::Runnable, PathState::Sleeping, PathState::Blocked]
+                        .into_iter()
+                        .filter_map(|st| {
+                            Some(format!("{} {}", st.as_str(), ms(Some(by_state(st)).filter(|&d| d >= MIN_LISTED_NS)?)))
+                        })
+                        .collect();
+                if let Some(d) = Some(by_state(PathState::Unknown)).filter(|&d| d >= MIN_LISTED_NS) {
+                    parts.push(format!("{} without scheduler data", ms(d)));
+                }
+                let inside = self.inside(path, 0, None).map(|x| format!(" ({x})")).unwrap_or_default();
+                links.push(format!("{} {}{inside}", name(first), parts.join(", ")));
+            }
+        }
+        for (depth, &((_, outer), time, at)) in (1u8..).zip(&picks) {
+            let outer_name = outer.map(|o| format!(" {}", short(&self.trace.slice(o).name))).unwrap_or_default();
+            let key = picks[depth as usize - 1].0;
+            // Its own sleep nobody is named for, when it is a good part of it.
+            let held = self.held_by(path, depth, key);
+            let asleep: i64 = path
+                .iter()
+                .zip(&held)
+                .filter(|(s, &h)| h && s.depth == depth && matches!(s.state, PathState::Sleeping | PathState::Blocked))
+                .map(|(s, _)| s.dur)
+                .sum();
+            let mut about: Vec<String> = Vec::new();
+            if asleep >= MIN_HANDOFF_NS.max(time / 10) {
+                about.push(format!("asleep {}", ms(asleep)));
+            }
+            about.extend(self.inside(path, depth, Some(key)));
+            let about = if about.is_empty() { String::new() } else { format!(" ({})", about.join("; ")) };
+            links.push(format!("{}{outer_name} {}{about}", name(&path[at]), ms(time)));
+        }
+        links.join(" ← ")
+    }
+
+    /// Which segments lie in the time `key` (at `depth` ≥ 1) holds: its
+    /// own segments and the deeper ones that follow them.
+    fn held_by(&self, path: &[PathSegment], depth: u8, key: Key) -> Vec<bool> {
+        let mut holding = false;
+        path.iter()
+            .map(|s| {
+                if s.depth <= depth {
+                    holding = s.depth == depth && (s.tid, s.slice_id.map(|id| self.outermost(id))) == key;
+                }
+                holding
+            })
+            .collect()
+    }
+
+    /// The outermost slice around `id` on its thread.
+    fn outermost(&self, mut id: SliceId) -> SliceId {
+        while let Some(p) = self.trace.slice(id).parent {
+            id = p;
+        }
+        id
+    }
+
+    /// The slices that took most of the time of the segments at `depth`
+    /// held by `key` (all of them without one): each slice's total over the
+    /// segments inside it, by name; outermost slices and wrappers (a slice
+    /// one child of which holds [`WRAPPER_SHARE`] of its time) left out.
+    fn inside(&self, path: &[PathSegment], depth: u8, key: Option<Key>) -> Option<String> {
+        let mut time: HashMap<SliceId, i64> = HashMap::default();
+        for s in path.iter().filter(|s| s.depth == depth) {
+            if key.is_some_and(|k| (s.tid, s.slice_id.map(|id| self.outermost(id))) != k) {
+                continue;
+            }
+            let mut cur = s.slice_id;
+            while let Some(id) = cur {
+                *time.entry(id).or_default() += s.dur;
+                cur = self.trace.slice(id).parent;
+            }
+        }
+        let mut biggest_child: HashMap<SliceId, i64> = HashMap::default();
+        for (&id, &t) in &time {
+            if let Some(p) = self.trace.slice(id).parent {
+                let c = biggest_child.entry(p).or_default();
+                *c = (*c).max(t);
+            }
+        }
+        let mut by: HashMap<&str, i64> = HashMap::default();
+        for (&id, &t) in &time {
+            let sl = self.trace.slice(id);
+            let wrapper = biggest_child.get(&id).is_some_and(|&c| c as f64 >= WRAPPER_SHARE * t as f64);
+            if sl.parent.is_some() && !wrapper {
+                *by.entry(&sl.name).or_default() += t;
+            }
+        }
+        let mut top: Vec<(&str, i64)> = by.into_iter().filter(|&(_, d)| d >= MIN_LISTED_NS).collect();
+        top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        let listed: Vec<String> =
+            top.iter().take(CHAIN_INSIDE).map(|(n, d)| format!("{} {}", short(n), ms(*d))).collect();
+        (!listed.is_empty()).then(|| listed.join(", "))
+    }
+}
+
+/// A thread and the outermost slice it was in.
+type Key = (i32, Option<SliceId>);
+
+/// Slice names in the chain stop at this many characters.
+const CHAIN_NAME_CHARS: usize = 40;
+
+fn short(name: &str) -> String {
+    match name.char_indices().nth(CHAIN_NAME_CHARS) {
+        Some((i, _)) => format!("{}…", &name[..i]),
+        None => name.to_string(),
+    }
+}
+
+/// ns as ms with one decimal.
+fn ms(ns: i64) -> String {
+    format!("{:.1} ms", ns as f64 / 1e6)
+}
+
+/// The state of one walk: the segments so far and the threads being walked
+/// (a thread already on the stack is not entered again).
+struct Walk<'o> {
+    out: &'o mut Vec<PathSegment>,
+    stack: &'o mut Vec<i32>,
+}
+
+/// The owner's tid in ART's monitor contention slices: `Lock contention on
+/// a monitor lock (owner tid: 1234)` and `monitor contention with owner
+/// NAME (1234) …`.
+pub fn lock_owner(name: &str) -> Option<i32> {
+    let digits = |s: &str| -> Option<i32> {
+        let d: String = s.chars().take_while(|c| c.is_ascii_digit()).collect();
+        d.parse().ok()
+    };
+    if let Some(i) = name.find("(owner tid: ") {
+        return digits(&name[i + "(owner tid: ".len()..]);
+    }
+    let rest = name.strip_prefix("monitor contention with owner ")?;
+    let open = rest.find(" (")?;
+    digits(&rest[open + 2..])
+}
+
+/// ART's slices for waiting on a running GC.
+fn is_gc_wait(name: &str) -> bool {
+    name.starts_with("WaitForGcToComplete") || name.contains("Wait For Completion") || name == "GC: Wait For Completion"
+}
+
+/// The (thread, slice) with the most time on `path`.
+pub fn top_blocker(path: &[PathSegment]) -> Option<TopBlocker> {
+    let mut by: HashMap<(i32, Option<&str>), i64> = HashMap::default();
+    for s in path {
+        *by.entry((s.tid, s.slice.as_deref())).or_default() += s.dur;
+    }
+    let ((tid, slice), ns) = by.into_iter().max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))?;
+    let seg = path.iter().find(|s| s.tid == tid && s.slice.as_deref() == slice)?;
+    Some(TopBlocker { tid, thread: seg.thread.clone(), slice: seg.slice.clone(), ns })
 }

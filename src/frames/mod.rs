@@ -161,6 +161,8 @@ pub struct FrameWhy {
     /// The frame's critical path, vsync to end, in time order; its
     /// durations add up to the frame's cost (docs/frames.md, "Critical path").
     pub critical_path: Vec<critical_path::PathSegment>,
+    /// The path in one line (`critical_path::PathIndex::chain`).
+    pub chain: String,
 }
 
 /// What the reconstruction could and could not match, for the data-quality section.
@@ -384,11 +386,26 @@ fn rebuild(trace: &Trace, opts: &FrameOptions, sched: impl FnOnce(&[i32]) -> why
     // The frame threads' top-level slices (for the blockers) are gathered
     // beside the scheduler pass, which is done before the rows.
     let tracks: HashSet<model::TrackId> = sel.frames.iter().map(|c| trace.slice(c.slice).track).collect();
-    let ((sched, top), built) =
-        rayon::join(|| (sched(&tids), why::TopLevel::new(trace, &tracks)), || rows(trace, &sel, opts));
-    let why_ctx = why::WhyContext { trace, top: &top, sched: &sched, blocker_threshold_ns: opts.blocker_threshold_ns };
-    let why = explain(&built, &why_ctx);
-    let Rows { ix, rows, quality, .. } = built;
+    let ((sched, (top, path_threads)), built) = rayon::join(
+        || (sched(&tids), (why::TopLevel::new(trace, &tracks), critical_path::PathThreads::new(trace))),
+        || rows(trace, &sel, opts),
+    );
+    let why_ctx = why::WhyContext {
+        trace,
+        top: &top,
+        sched: &sched,
+        paths: critical_path::PathIndex::new(trace, &sched, &path_threads),
+        blocker_threshold_ns: opts.blocker_threshold_ns,
+    };
+    let (why, blockers) = explain(&built, &why_ctx);
+    let Rows { ix, mut rows, quality, .. } = built;
+    for (row, b) in rows.iter_mut().zip(blockers) {
+        let Some(b) = b else { continue };
+        row.blocker_tid = Some(b.tid);
+        row.blocker_thread = b.thread.map(|n| n.to_string());
+        row.blocker_slice = b.slice.map(|n| n.to_string());
+        row.blocker_ns = Some(b.ns);
+    }
     FrameAnalysis { rows, why, quality, display: ix.display, sched }
 }
 
@@ -678,26 +695,39 @@ fn row(
     }
 }
 
-/// Explain every janky row; `order[i]` is the frame of `rows[i]`.
-fn explain(built: &Rows, why_ctx: &why::WhyContext) -> Vec<FrameWhy> {
+/// Every row's critical path: its top blocker, and for a janky row (one
+/// entry each, in row order) why; `order[i]` is the frame of `rows[i]`.
+fn explain(built: &Rows, why_ctx: &why::WhyContext) -> (Vec<FrameWhy>, Vec<Option<critical_path::TopBlocker>>) {
     let Rows { ix, rows, order, phases_of, .. } = built;
     let frames = ix.frames;
-    // Each janky frame is explained on its own: in parallel, in row order.
-    let janky: Vec<usize> = (0..rows.len()).filter(|&i| rows[i].dropped_frames >= 1).collect();
-    janky
-        .par_iter()
-        .map(|&idx| {
+    // Each frame is explained on its own: in parallel, in row order.
+    let explained: Vec<(Option<critical_path::TopBlocker>, Option<FrameWhy>)> = (0..rows.len())
+        .into_par_iter()
+        .map(|idx| {
             let (k, row) = (order[idx], &rows[idx]);
-            why_ctx.explain(&why::JankyFrame {
+            let f = why::Frame {
                 index: idx,
                 do_frame: frames[k].slice,
                 tid: row.tid,
                 vsync_ts: row.vsync_ts,
                 jitter_ns: row.jitter_ns,
                 phases: &phases_of[k].dur,
-            })
+            };
+            let path = why_ctx.critical_path(&f);
+            let top = critical_path::top_blocker(&path);
+            let why = (row.dropped_frames >= 1).then(|| why_ctx.explain(&f, path));
+            (top, why)
         })
-        .collect()
+        .collect();
+    let mut whys = Vec::new();
+    let blockers = explained
+        .into_iter()
+        .map(|(top, why)| {
+            whys.extend(why);
+            top
+        })
+        .collect();
+    (whys, blockers)
 }
 
 use crate::model;

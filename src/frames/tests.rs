@@ -163,10 +163,13 @@ fn android12_first_frame_every_column() {
         interval_source: crate::frames::IntervalSource::FrameTimeline,
         perfetto_overrun_ns: Some(-2_666_667),
         data_loss: false,
-        blocker_tid: None,
-        blocker_thread: None,
-        blocker_slice: None,
-        blocker_ns: None,
+        // Its critical path [v1, ts1 + 10 ms) has no scheduler data (tid
+        // 100's starts at v6): the thread's own time by slice, traversal the
+        // longest (6 ms).
+        blocker_tid: Some(100),
+        blocker_thread: Some("com.app".into()),
+        blocker_slice: Some("traversal".into()),
+        blocker_ns: Some(6_000_000),
     };
     assert_eq!(r, &want);
 }
@@ -281,7 +284,8 @@ fn android12_why_and_quality() {
     assert_eq!(q.vsync_sources, BTreeMap::from([("frame_timeline".to_string(), 5)]));
     assert_eq!(q.interval_sources, BTreeMap::from([("frame_timeline".to_string(), 5)]));
     assert_eq!((q.without_render_thread, q.without_timeline, q.cut_by_trace_bounds), (1, 1, 0));
-    assert_eq!(frame_threads(&android12()), vec![100, 200]);
+    // The frame threads and their RenderThreads.
+    assert_eq!(frame_threads(&android12()), vec![100, 101, 200, 201]);
 }
 
 const T0: i64 = 2_000_000_000;

@@ -8,7 +8,7 @@ use foldhash::{HashMap, HashSet};
 use super::labels::{FramePart, PerPhase, Phase};
 use super::select::is_do_frame_name;
 use super::{Blocker, FrameWhy, ThreadStateSplit};
-use crate::model::{SchedEvent, SliceId, Trace, TrackId};
+use crate::model::{SchedEvent, SliceId, Trace, TrackId, Waker};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -40,7 +40,9 @@ pub fn decode_prev_state(s: u16) -> State {
 /// Per-thread state transitions derived once from `Trace::sched`.
 #[derive(Debug, Default, Clone)]
 pub struct SchedIndex {
-    by_tid: HashMap<i32, Vec<(i64, State)>>,
+    /// Per thread, each change of state: when, the new state, and for a
+    /// wakeup (runnable after sleeping) the thread that woke it.
+    by_tid: HashMap<i32, Vec<(i64, State, Waker)>>,
     pub has_data: bool,
 }
 
@@ -64,15 +66,15 @@ impl SchedIndex {
             let v = self.by_tid.entry(run[0].tid()).or_default();
             for e in run {
                 let cur = v.last().map(|x| x.1);
-                let st = match *e {
-                    SchedEvent::SwitchIn { .. } => State::Running,
-                    SchedEvent::SwitchOut { prev_state, .. } => decode_prev_state(prev_state),
+                let (st, waker) = match *e {
+                    SchedEvent::SwitchIn { .. } => (State::Running, Waker::NONE),
+                    SchedEvent::SwitchOut { prev_state, .. } => (decode_prev_state(prev_state), Waker::NONE),
                     // A wakeup of a running task changes nothing.
                     SchedEvent::Waking { .. } if cur == Some(State::Running) => continue,
-                    SchedEvent::Waking { .. } => State::Runnable,
+                    SchedEvent::Waking { waker, .. } => (State::Runnable, waker),
                 };
                 if cur != Some(st) {
-                    v.push((e.ts(), st));
+                    v.push((e.ts(), st, waker));
                 }
             }
         }
@@ -85,7 +87,7 @@ impl SchedIndex {
         let Some(v) = self.by_tid.get(&tid) else { return Vec::new() };
         let start = v.partition_point(|x| x.0 <= from).saturating_sub(1);
         let mut out = Vec::new();
-        for (k, &(t, st)) in v.iter().enumerate().skip(start) {
+        for (k, &(t, st, _)) in v.iter().enumerate().skip(start) {
             if t >= to {
                 break;
             }
@@ -95,6 +97,14 @@ impl SchedIndex {
             }
         }
         out
+    }
+
+    /// Who woke `tid` at `ts`, when its state changed to runnable then by a
+    /// wakeup that names its waker.
+    pub fn woken_by(&self, tid: i32, ts: i64) -> Option<i32> {
+        let v = self.by_tid.get(&tid)?;
+        let k = v.partition_point(|x| x.0 < ts);
+        v.get(k).filter(|x| x.0 == ts && x.1 == State::Runnable).and_then(|x| x.2.tid())
     }
 
     /// Whether the trace has scheduler data for `tid`.
@@ -202,12 +212,13 @@ pub struct WhyContext<'a> {
     pub trace: &'a Trace,
     pub top: &'a TopLevel,
     pub sched: &'a SchedIndex,
+    pub paths: super::critical_path::PathIndex<'a>,
     /// Main-thread slices at least this long before the doFrame are blockers.
     pub blocker_threshold_ns: i64,
 }
 
-/// A janky frame to explain.
-pub struct JankyFrame<'a> {
+/// A frame to explain.
+pub struct Frame<'a> {
     /// Its index in the frames table.
     pub index: usize,
     pub do_frame: SliceId,
@@ -218,7 +229,16 @@ pub struct JankyFrame<'a> {
 }
 
 impl WhyContext<'_> {
-    pub fn explain(&self, f: &JankyFrame) -> FrameWhy {
+    /// The frame's critical path over its cost: from its vsync (its start
+    /// without one) to its doFrame's end.
+    pub fn critical_path(&self, f: &Frame) -> Vec<super::critical_path::PathSegment> {
+        let s = self.trace.slice(f.do_frame);
+        let end = s.end().unwrap_or(s.ts);
+        self.paths.path(f.tid, f.vsync_ts.unwrap_or(s.ts), end)
+    }
+
+    /// Why a janky frame was late, with its critical path.
+    pub fn explain(&self, f: &Frame, critical_path: Vec<super::critical_path::PathSegment>) -> FrameWhy {
         let trace = self.trace;
         let s = trace.slice(f.do_frame);
         let (phase, phase_ns) = dominant(f.jitter_ns, f.phases, s.dur);
@@ -237,7 +257,8 @@ impl WhyContext<'_> {
             longest_slice: longest.map(|x| x.0),
             blockers,
             thread_state,
-            critical_path: Vec::new(),
+            chain: self.paths.chain(&critical_path),
+            critical_path,
         }
     }
 }
@@ -245,7 +266,6 @@ impl WhyContext<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Waker;
 
     #[test]
     fn prev_state_mapping() {

@@ -347,6 +347,7 @@ fn apps_most_frames_first_with_worst_frames_and_why() {
         blockers: vec![],
         thread_state: None,
         critical_path: Vec::new(),
+        chain: String::new(),
     };
     let apps =
         summarize_with(&rows, &[], std::slice::from_ref(&why), &MetricsOptions { category: None, worst_frames: 2 });

@@ -95,6 +95,7 @@ pub(crate) fn two_apps() -> Analysed {
             blockers: vec![],
             thread_state: None,
             critical_path: Vec::new(),
+            chain: String::new(),
         })
         .collect();
     Analysed::new(trace, rows, why, &AppFilter::All).with_warnings(&["a warning"])

@@ -277,7 +277,17 @@ fn cujs_table(cujs: &[CujSummary]) -> String {
 
 /// The worst frames; times are seconds from `trace_start`.
 fn worst_table(worst: &[WorstFrame], trace_start: i64) -> String {
-    let headers = ["at s", "frame_id", "cost ms", "dropped", "level", "phase", "phase ms", "longest slice", "why else"];
+    let headers = [
+        "at s",
+        "frame_id",
+        "cost ms",
+        "dropped",
+        "level",
+        "phase",
+        "phase ms",
+        "longest slice",
+        "waited on (critical path)",
+    ];
     let rows: Vec<Vec<String>> = worst
         .iter()
         .map(|w| {
@@ -298,14 +308,17 @@ fn worst_table(worst: &[WorstFrame], trace_start: i64) -> String {
     text_table(&headers, &rows, &[true, true, true, true, false, false, true, false, false])
 }
 
-/// Phase, phase ms, longest slice and "why else" (thread state, first
-/// blocker; the FrameTimeline jank type when the frame has no why).
+/// Phase, phase ms, longest slice and what the frame waited on: its
+/// critical path's chain (docs/frames.md), else its thread state and first
+/// blocker; the FrameTimeline jank type when the frame has no why.
 fn why_cells(w: &WorstFrame) -> [String; 4] {
     let Some(y) = &w.why else {
         return [NONE_ASCII.into(), NONE_ASCII.into(), NONE_ASCII.into(), w.jank_type.clone().unwrap_or_default()];
     };
     let mut other = Vec::new();
-    if let Some(t) = &y.thread_state {
+    if !y.chain.is_empty() {
+        other.push(y.chain.clone());
+    } else if let Some(t) = &y.thread_state {
         other.push(format!(
             "run {} runnable {} sleep {} blocked {} ms",
             fmt_ms_value(t.running_ns),

@@ -36,6 +36,7 @@ fn analysis() -> (Trace, Vec<FrameRow>, Vec<FrameWhy>) {
         blockers: vec![],
         thread_state: None,
         critical_path: Vec::new(),
+        chain: String::new(),
     }];
     (trace, rows, why)
 }

@@ -66,6 +66,10 @@ pub fn frames(analysis: &FrameAnalysis, indices: &[usize], scenes: &[Option<Stri
         .col("was_big_jank", |r| r.was_big_jank)
         .col("was_huge_jank", |r| r.was_huge_jank)
         .col("data_loss", |r| r.data_loss)
+        .col("blocker_tid", |r| r.blocker_tid)
+        .col("blocker_thread", |r| r.blocker_thread.as_deref())
+        .col("blocker_slice", |r| r.blocker_slice.as_deref())
+        .col("blocker_ns", |r| r.blocker_ns)
         .values("scene", scenes.to_vec())
         .build()
 }

@@ -82,6 +82,7 @@ fn analysis() -> (Trace, FrameAnalysis) {
             blockers: vec![],
             thread_state: None,
             critical_path: Vec::new(),
+            chain: String::new(),
         })
         .collect();
     let display = fpsan::frames::DisplayGrid::new(&trace);

@@ -363,6 +363,7 @@ fn worst_row(rank: usize, w: &WorstFrame, origin_ts: i64) -> WorstRow {
         level_class: level_class(w.drop_level),
         phase: or_none(why.map(|y| format!("{} {}", part_words(y.dominant_phase), fmt_ms(y.dominant_phase_ns)))),
         longest: or_none(why.and_then(longest_slice)),
+        chain: why.map(|y| y.chain.clone()).unwrap_or_default(),
         thread_state: or_none(why.and_then(thread_state)),
         blockers: or_none(why.map(blockers).filter(|s| !s.is_empty())),
         jank_type: or_none(w.jank_type.clone()),

@@ -47,6 +47,7 @@ fn small() -> Analysed {
             blocked_ns: 4 * MS,
         }),
         critical_path: Vec::new(),
+        chain: String::new(),
     }];
     Analysed::new(trace, rows, why, &AppFilter::All).with_warnings(&["the trace lost data"])
 }

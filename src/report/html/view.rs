@@ -90,6 +90,8 @@ pub(crate) struct WorstRow {
     pub level_class: String,
     pub phase: String,
     pub longest: String,
+    /// The critical path's chain (docs/frames.md, "Critical path"); empty without one.
+    pub chain: String,
     pub thread_state: String,
     pub blockers: String,
     pub jank_type: String,
