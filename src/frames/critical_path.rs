@@ -242,7 +242,7 @@ impl<'a> PathIndex<'a> {
     #[allow(clippy::too_many_arguments)]
     fn sleep(&self, w: &mut Walk, tid: i32, a: i64, b: i64, own: PathState, hop: Hop, depth: u8) {
         let mut at = a;
-        for (s, e, partner, via) in self.handoffs(tid, a, b) {
+        for (s, e, partner, via) in self.handoffs(tid, a, b, own != PathState::Unknown) {
             if !self.can_enter(w, partner, depth) {
                 continue;
             }
@@ -258,31 +258,36 @@ impl<'a> PathIndex<'a> {
     }
 
     /// The parts of `[a, b)` that `tid`'s slices say it waited on another
-    /// thread for, in time order, not overlapping.
-    fn handoffs(&self, tid: i32, a: i64, b: i64) -> Vec<(i64, i64, i32, Hop)> {
-        let mut out = Vec::new();
+    /// thread for, in time order, not overlapping: each slice open at `a` or
+    /// begun before `b` that names a hand-off, over its part of `[a, b)` (an
+    /// earlier or outer one wins an overlap).
+    fn handoffs(&self, tid: i32, a: i64, b: i64, woken_at_b: bool) -> Vec<(i64, i64, i32, Hop)> {
+        let mut out: Vec<(i64, i64, i32, Hop)> = Vec::new();
         let Some(info) = self.t.threads.get(&tid) else { return out };
-        // What the thread was in when it went to sleep, deepest first.
-        let open = info.track.map(|t| self.open_at(t, a)).unwrap_or_default();
-        for &id in open.iter().rev() {
-            let s = self.trace.slice(id);
-            let end = s.end().unwrap_or(i64::MAX).min(b);
-            if let Some(owner) = lock_owner(&s.name) {
-                out.push((a, end, owner, Hop::Lock));
-            } else if is_gc_wait(&s.name) {
-                if let Some(&gc) = info.pid.and_then(|p| self.t.gc_thread.get(&p)) {
-                    out.push((a, end, gc, Hop::Gc));
+        if let Some(track) = info.track {
+            let trace = self.trace;
+            let ids = trace.track_slices(track);
+            let first = ids.partition_point(|&i| trace.slice(i).ts <= a);
+            let begun = ids[first..].iter().copied().take_while(|&i| trace.slice(i).ts < b);
+            for id in self.open_at(track, a).into_iter().chain(begun) {
+                let s = trace.slice(id);
+                let (x, y) = (s.ts.max(a), s.end().unwrap_or(i64::MAX).min(b));
+                if y <= x || out.last().is_some_and(|l| x < l.1) {
+                    continue;
                 }
-            } else if s.name.starts_with("binder transaction") {
-                if let Some((rs, re, server)) = self.binder_reply(tid, s.ts, a, end) {
-                    out.push((rs, re, server, Hop::Binder));
-                }
-            } else {
-                continue;
+                let handoff = if let Some(owner) = lock_owner(&s.name) {
+                    Some((x, y, owner, Hop::Lock))
+                } else if is_gc_wait(&s.name) {
+                    info.pid.and_then(|p| self.t.gc_thread.get(&p)).map(|&gc| (x, y, gc, Hop::Gc))
+                } else if s.name.starts_with("binder transaction") {
+                    self.binder_reply(tid, s.ts, x, y).map(|(rs, re, server)| (rs, re, server, Hop::Binder))
+                } else {
+                    None
+                };
+                out.extend(handoff.filter(|h| h.2 != tid && h.1 > h.0));
             }
-            break;
         }
-        if out.is_empty() {
+        if out.is_empty() && woken_at_b {
             // Woken right after its RenderThread finished: it waited for it.
             if let Some(&rt) = info.pid.and_then(|p| self.t.render_thread.get(&p)).filter(|&&rt| rt != tid) {
                 if let Some((rs, re)) = self.render_work_before(rt, b).filter(|&(_, re)| re > a) {
@@ -290,7 +295,6 @@ impl<'a> PathIndex<'a> {
                 }
             }
         }
-        out.retain(|x| x.1 > x.0);
         out
     }
 

@@ -11,6 +11,7 @@ mod capture;
 mod compare;
 mod conformance;
 mod consistency;
+mod critical_path;
 mod decode;
 mod exit_codes;
 mod frames;

@@ -52,15 +52,30 @@ pub(crate) struct Frame {
     pub segments: [i64; 8],
     /// End of the RenderThread work, when it ran.
     pub draw_end: Option<i64>,
+    /// When the RenderThread work began, ns after the bar's origin (the
+    /// vsync, else the doFrame's start): the charts draw it there, on the
+    /// frame's own time axis, beside the main thread's segments.
+    pub render_offset_ns: Option<i64>,
     pub actual_end: Option<i64>,
     pub overrun_ns: Option<i64>,
     pub present_type: Option<PresentType>,
 }
 
 impl Frame {
-    /// Height of the whole bar.
+    /// How far the bar reaches from its origin: the end of the main
+    /// thread's segments or of the RenderThread's, whichever is later.
     pub(crate) fn total_ns(&self) -> i64 {
-        self.segments.iter().sum()
+        let main: i64 = self.segments[..RENDER].iter().sum();
+        match self.render_offset_ns {
+            Some(at) => main.max(at + self.segments[RENDER]),
+            None => main + self.segments[RENDER],
+        }
+    }
+
+    /// Where the RenderThread segment starts on the bar: at its own time,
+    /// else (no start known) after the main thread's segments.
+    pub(crate) fn render_start_ns(&self) -> i64 {
+        self.render_offset_ns.unwrap_or_else(|| self.segments[..RENDER].iter().sum())
     }
     /// Where the frame's own work ends: RenderThread end or doFrame end.
     fn end_ts(&self) -> i64 {
@@ -115,6 +130,7 @@ pub(crate) fn app_frames(rows: &[FrameRow], pid: i32) -> Vec<Frame> {
                 r.draw_frame_dur,
             ),
             draw_end: r.draw_frame_ts.zip(r.draw_frame_dur).map(|(t, d)| t + d),
+            render_offset_ns: r.draw_frame_ts.map(|t| (t - r.vsync_ts.unwrap_or(r.ts).min(r.ts)).max(0)),
             actual_end: r.actual_end,
             overrun_ns: r.overrun_ns,
             present_type: r.present_type,
@@ -438,6 +454,9 @@ pub(crate) struct JankyRow {
     pub longest_slice: Option<String>,
     pub longest_ns: Option<i64>,
     pub jank_type: Option<String>,
+    /// What the frame's thread waited on: its critical path's chain after
+    /// the first link (docs/frames.md), when it waited on another thread.
+    pub waited_on: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -462,6 +481,7 @@ pub(crate) fn janky(app: &AppSummary, frames: &[Frame], origin_ts: i64) -> Janky
                 longest_slice: w.why.as_ref().and_then(|y| y.longest_slice.clone()),
                 longest_ns: w.why.as_ref().and_then(|y| y.longest_slice_ns),
                 jank_type: w.jank_type.clone(),
+                waited_on: w.why.as_ref().and_then(|y| y.chain.split_once(" ← ")).map(|(_, on)| on.to_string()),
             })
         })
         .collect();

@@ -25,10 +25,30 @@ fn frame(ts: i64, cost: i64) -> Frame {
         level: crate::frames::DropLevel::from_dropped(d),
         segments: segments(Some(0), [None, None, None, Some(cost), None], cost, None),
         draw_end: None,
+        render_offset_ns: None,
         actual_end: None,
         overrun_ns: None,
         present_type: None,
     }
+}
+
+/// The RenderThread's segment sits at its own time from the vsync: one that
+/// ran inside the doFrame (the main thread waiting for it) does not lengthen
+/// the bar; one that ran after it does, by its own end.
+#[test]
+fn render_thread_is_drawn_at_its_own_time() {
+    // doFrame 0–392 ms from the vsync, RenderThread 58–386 ms (dbui 191623's shape).
+    let mut f = frame(0, 392 * MS);
+    f.segments[RENDER] = 328 * MS;
+    f.render_offset_ns = Some(58 * MS);
+    assert_eq!((f.render_start_ns(), f.total_ns()), (58 * MS, 392 * MS));
+    // After the doFrame: 392 + 2 + 10 ms.
+    f.render_offset_ns = Some(394 * MS);
+    f.segments[RENDER] = 10 * MS;
+    assert_eq!(f.total_ns(), 404 * MS);
+    // No start known: after the main thread's segments, as before.
+    f.render_offset_ns = None;
+    assert_eq!((f.render_start_ns(), f.total_ns()), (392 * MS, 402 * MS));
 }
 
 // ---------------------------------------------------------------------------

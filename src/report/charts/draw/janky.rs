@@ -7,7 +7,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
 use super::{budget_legend, mesh_style, segment_legend, Heading, Plot, Ticks};
-use crate::report::charts::data::{JankyData, JankyRow};
+use crate::report::charts::data::{JankyData, JankyRow, RENDER};
 use crate::report::charts::style::*;
 use crate::report::format::{fmt_ms, ns_to_ms as ms, part_words, shorten_head};
 
@@ -20,7 +20,7 @@ pub(crate) fn janky_height(rows: usize) -> u32 {
 pub(crate) fn janky(root: &Area, h: &Heading, d: &JankyData) -> DResult {
     let r = d.rows.len();
     let subtitle = format!(
-        "the {r} worst of {} janky frames (≥ 1 dropped frame), worst first · cost = vsync → doFrame end; RenderThread drawn after it · below each bar: why",
+        "the {r} worst of {} janky frames (≥ 1 dropped frame), worst first · cost = vsync → doFrame end; upper band main thread, lower band RenderThread at its own time · below each bar: why",
         d.janky_frames
     );
     let interval = d.rows.iter().map(|x| x.frame.interval_ns).min().unwrap_or(0);
@@ -74,18 +74,26 @@ fn axes<'a, 'b>(plot: &'a Area<'b>, xmax: f64, rows: usize) -> DResult<Plot<'a, 
     Ok(chart)
 }
 
-/// The frame's segments left to right; returns where the bar ends (ms).
+/// The main thread's segments left to right in the bar's upper band, the
+/// RenderThread's at its own time in the lower band (both on the frame's
+/// axis, from its vsync); returns where the bar ends (ms).
 fn bar(chart: &mut Plot, row: &JankyRow, top: f64, bottom: f64) -> DResult<f64> {
+    let split = bottom + (top - bottom) * 0.38;
     let mut x = 0.0;
     let mut rects = Vec::new();
-    for (s, &v) in row.frame.segments.iter().enumerate() {
+    for (s, &v) in row.frame.segments[..RENDER].iter().enumerate() {
         if v > 0 {
-            rects.push(Rectangle::new([(x, bottom), (x + ms(v), top)], SEGMENT_COLORS[s].filled()));
+            rects.push(Rectangle::new([(x, split), (x + ms(v), top)], SEGMENT_COLORS[s].filled()));
             x += ms(v);
         }
     }
+    let rt = row.frame.segments[RENDER];
+    if rt > 0 {
+        let at = ms(row.frame.render_start_ns());
+        rects.push(Rectangle::new([(at, bottom), (at + ms(rt), split)], SEGMENT_COLORS[RENDER].filled()));
+    }
     chart.draw_series(rects)?;
-    Ok(x)
+    Ok(ms(row.frame.total_ns()))
 }
 
 /// `cost 60.0 ms · 3 dropped (NORMAL)` after the bar ending at `at`, or
@@ -144,14 +152,35 @@ fn row_label(root: &Area, chart: &Plot, row: &JankyRow, rank: usize, y: f64) -> 
 }
 
 /// "dominant: traversal 45.0 ms · longest slice: inflate 40.0 ms · FrameTimeline: App Deadline Missed".
+/// `text` without its parenthesised asides (the chain's slice lists), which
+/// a chart line has no room for.
+fn without_asides(text: &str) -> String {
+    let mut depth = 0usize;
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 fn why_line(row: &JankyRow) -> String {
     let mut parts = Vec::new();
     match (&row.dominant_phase, row.dominant_ns) {
         (Some(p), Some(ns)) => parts.push(format!("dominant: {} {}", part_words(*p), fmt_ms(ns))),
         _ => parts.push("no why recorded".to_string()),
     }
-    if let (Some(s), Some(ns)) = (&row.longest_slice, row.longest_ns) {
-        parts.push(format!("longest slice: {} {}", shorten_head(s, 64), fmt_ms(ns)));
+    match &row.waited_on {
+        Some(on) => parts.push(format!("waited on {}", shorten_head(&without_asides(on), 80))),
+        None => {
+            if let (Some(s), Some(ns)) = (&row.longest_slice, row.longest_ns) {
+                parts.push(format!("longest slice: {} {}", shorten_head(s, 64), fmt_ms(ns)));
+            }
+        }
     }
     if let Some(j) = &row.jank_type {
         if j != "None" {

@@ -6,7 +6,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
 use super::{budget_legend, level_legend, mesh_style, plot_frame, segment_legend, Heading, Plot, Ticks};
-use crate::report::charts::data::{self, Frame, TimelineData};
+use crate::report::charts::data::{self, Frame, TimelineData, RENDER};
 use crate::report::charts::style::*;
 use crate::report::format::ns_to_ms as ms;
 
@@ -56,7 +56,7 @@ fn subtitle(d: &TimelineData, origin_ts: i64) -> String {
             t1
         )
     } else {
-        format!("all {} frames, {:.2}–{:.2} s; bar = vsync → end of the frame's work", d.total_frames, t0, t1)
+        format!("all {} frames, {:.2}–{:.2} s; bar = vsync → end of the frame's work, RenderThread at its own time on the right", d.total_frames, t0, t1)
     }
 }
 
@@ -97,25 +97,31 @@ fn axes<'a, 'b>(plot: &'a Area<'b>, n: usize, s: &Scale) -> DResult<Plot<'a, 'b>
     Ok(chart)
 }
 
-/// The stacked segments of each bar (cut at the top of the scale) and its
-/// drop-level strip.
+/// The stacked segments of each bar (cut at the top of the scale): the main
+/// thread's in its left part, the RenderThread's beside them at its own
+/// time from the vsync; and its drop-level strip.
 fn bars(chart: &mut Plot, frames: &[Frame], s: &Scale) -> DResult {
     let mut rects = Vec::with_capacity(frames.len() * 8);
     for (k, f) in frames.iter().enumerate() {
         let x = s.first + k as f64;
+        let split = x + s.half * 0.3;
         let mut y = 0.0;
-        for (seg, &v) in f.segments.iter().enumerate() {
+        for (seg, &v) in f.segments[..RENDER].iter().enumerate() {
             if v <= 0 {
                 continue;
             }
             let y1 = y + ms(v);
             if y < s.ymax {
-                rects.push(Rectangle::new(
-                    [(x - s.half, y), (x + s.half, y1.min(s.ymax))],
-                    SEGMENT_COLORS[seg].filled(),
-                ));
+                rects.push(Rectangle::new([(x - s.half, y), (split, y1.min(s.ymax))], SEGMENT_COLORS[seg].filled()));
             }
             y = y1;
+        }
+        let (at, rt) = (ms(f.render_start_ns()), ms(f.segments[RENDER]));
+        if rt > 0.0 && at < s.ymax {
+            rects.push(Rectangle::new(
+                [(split, at), (x + s.half, (at + rt).min(s.ymax))],
+                SEGMENT_COLORS[RENDER].filled(),
+            ));
         }
         rects.push(Rectangle::new(
             [(x - 0.5, -s.strip * 0.9), (x + 0.5, -s.strip * 0.25)],

@@ -1,0 +1,296 @@
+//! Critical paths of generated frames whose chains are known (docs/frames.md,
+//! "Critical path"): the main thread waiting on its RenderThread, a binder
+//! call into a server blocked on a lock held by a third thread, a GC wait and
+//! I/O in D state. Each is built with and without `sched_waking`, as ftrace
+//! events, as compact_sched and as systrace text; the path must equal the
+//! generator's truth to the nanosecond and add up to the frame's cost.
+
+use fpsan::analysis::{self, Options};
+use fpsan::frames::critical_path::{Hop, PathSegment, PathState};
+use tracegen::systrace::SystraceOptions;
+use tracegen::{BuildOptions, TraceBuilder};
+
+const US: i64 = 1_000;
+const MS: i64 = 1_000_000;
+/// 60 Hz in whole microseconds (systrace text prints µs).
+const P: i64 = 16_667 * US;
+const T0: i64 = 100_000 * MS;
+const SF: i32 = 600;
+const APP: i32 = 4000;
+const RENDER: i32 = 4010;
+const GC: i32 = 4020;
+const SYSTEM: i32 = 1000;
+const BINDER: i32 = 1010;
+const OWNER: i32 = 1020;
+/// The kernel keeps the last 15 bytes of a thread's name.
+const APP_COMM: &str = "example.waiting";
+
+/// The four frames (vsync index k; each doFrame starts at v(k) + 1 ms).
+const RENDER_WAIT: i64 = 1;
+const BINDER_LOCK: i64 = 4;
+const GC_WAIT: i64 = 7;
+const IO_WAIT: i64 = 10;
+
+fn v(k: i64) -> i64 {
+    T0 + k * P
+}
+
+/// `ms` (fractional) after `v(k)`.
+fn at(k: i64, ms: f64) -> i64 {
+    v(k) + (ms * 1e6).round() as i64
+}
+
+/// A thread switching in and out of one CPU, the idle task between.
+struct Cpu(u32);
+
+impl Cpu {
+    fn run(&self, b: &mut TraceBuilder, (tid, comm): (i32, &str), from: i64, to: i64, out_state: i64) {
+        b.sched_switch(from, self.0, 0, "swapper", 0, tid, comm);
+        b.sched_switch(to, self.0, tid, comm, out_state, 0, "swapper");
+    }
+}
+
+/// The app's main thread on CPU 0, its RenderThread on CPU 1, system_server's
+/// binder thread on CPU 2, the GC daemon on CPU 3. `wakings`: whether the
+/// trace has sched_waking (each issued on the waker's CPU while it runs, so
+/// that the event's task is the waker).
+fn scenario(wakings: bool) -> TraceBuilder {
+    let mut b = TraceBuilder::new();
+    b.process(SF, "/system/bin/surfaceflinger").thread(SF, SF, "surfaceflinger");
+    b.process(APP, "com.example.waiting").thread(APP, APP, APP_COMM).thread(RENDER, APP, "RenderThread").thread(
+        GC,
+        APP,
+        "HeapTaskDaemon",
+    );
+    b.process(SYSTEM, "system_server").thread(BINDER, SYSTEM, "binder:1000_1").thread(OWNER, SYSTEM, "android.bg");
+    for k in 0..14 {
+        b.atrace_counter(v(k), SF, SF, "VSYNC-app", k % 2);
+    }
+    let main = (APP, APP_COMM);
+    let (cpu0, cpu1, cpu2, cpu3) = (Cpu(0), Cpu(1), Cpu(2), Cpu(3));
+    let mut wake = |b: &mut TraceBuilder, ts: i64, cpu: u32| {
+        if wakings {
+            b.sched_waking(ts, cpu, APP, APP_COMM, 0);
+        }
+    };
+
+    // 1. The main thread sleeps 5–34.6 ms while its RenderThread draws
+    // (5–34.5); the RenderThread wakes it at 34.6 from CPU 1.
+    let k = RENDER_WAIT;
+    b.slice(at(k, 1.0), 40 * MS, APP, APP, "Choreographer#doFrame");
+    b.slice(at(k, 2.0), 38 * MS, APP, APP, "traversal");
+    b.slice(at(k, 5.0), at(k, 34.5) - at(k, 5.0), RENDER, APP, "DrawFrame");
+    cpu0.run(&mut b, main, at(k, -1.0), at(k, 5.0), 1);
+    cpu1.run(&mut b, (RENDER, "RenderThread"), at(k, 4.0), at(k, 34.7), 1);
+    wake(&mut b, at(k, 34.6), 1);
+    cpu0.run(&mut b, main, at(k, 35.0), at(k, 41.5), 1);
+
+    // 2. A binder call (2–28) into system_server, whose binder thread waits
+    // on a monitor (4–24) that android.bg holds in `updateState` (1–24); the
+    // binder thread wakes the main thread at 27.6 from CPU 2.
+    let k = BINDER_LOCK;
+    b.slice(at(k, 1.0), 30 * MS, APP, APP, "Choreographer#doFrame");
+    b.slice(at(k, 2.0), 26 * MS, APP, APP, "binder transaction");
+    b.slice(at(k, 3.5), 24 * MS, BINDER, SYSTEM, "binder reply");
+    b.slice(at(k, 4.0), 20 * MS, BINDER, SYSTEM, "Lock contention on a monitor lock (owner tid: 1020)");
+    b.slice(at(k, 24.0), at(k, 27.5) - at(k, 24.0), BINDER, SYSTEM, "work");
+    b.slice(at(k, 1.0), 23 * MS, OWNER, SYSTEM, "updateState");
+    cpu0.run(&mut b, main, at(k, -1.0), at(k, 3.0), 1);
+    cpu2.run(&mut b, (BINDER, "binder:1000_1"), at(k, 24.0), at(k, 27.8), 1);
+    wake(&mut b, at(k, 27.6), 2);
+    cpu0.run(&mut b, main, at(k, 28.0), at(k, 31.5), 1);
+
+    // 3. WaitForGcToComplete (2–22) while HeapTaskDaemon collects (0–21.8);
+    // the daemon wakes the main thread at 21.9 from CPU 3.
+    let k = GC_WAIT;
+    b.slice(at(k, 1.0), 24 * MS, APP, APP, "Choreographer#doFrame");
+    b.slice(at(k, 2.0), 20 * MS, APP, APP, "WaitForGcToComplete");
+    b.slice(v(k), at(k, 21.8) - v(k), GC, APP, "concurrent mark compact GC");
+    cpu0.run(&mut b, main, at(k, -1.0), at(k, 3.0), 1);
+    cpu3.run(&mut b, (GC, "HeapTaskDaemon"), v(k), at(k, 22.0), 1);
+    wake(&mut b, at(k, 21.9), 3);
+    cpu0.run(&mut b, main, at(k, 22.0), at(k, 25.5), 1);
+
+    // 4. I/O: in D 3–28 inside `openAndQuery` (2–29); an interrupt wakes it
+    // at 28 (CPU 3 idle: no thread woke it).
+    let k = IO_WAIT;
+    b.slice(at(k, 1.0), 29 * MS, APP, APP, "Choreographer#doFrame");
+    b.slice(at(k, 2.0), 27 * MS, APP, APP, "openAndQuery");
+    cpu0.run(&mut b, main, at(k, -1.0), at(k, 3.0), 2);
+    wake(&mut b, at(k, 28.0), 3);
+    cpu0.run(&mut b, main, at(k, 28.5), at(k, 30.5), 1);
+    b
+}
+
+/// A segment as (start ms after the vsync, dur ms, tid, slice, state, hop, depth).
+type Seg = (f64, f64, i32, Option<&'static str>, PathState, Hop, u8);
+
+fn seg(k: i64, s: &PathSegment) -> (f64, f64, i32, Option<String>, PathState, Hop, u8) {
+    let ms = |ns: i64| (ns as f64 / 1e3).round() / 1e3;
+    (ms(s.ts - v(k)), ms(s.dur), s.tid, s.slice.as_deref().map(str::to_string), s.state, s.hop, s.depth)
+}
+
+fn want(segs: &[Seg]) -> Vec<(f64, f64, i32, Option<String>, PathState, Hop, u8)> {
+    segs.iter().map(|&(a, d, t, s, st, h, dp)| (a, d, t, s.map(str::to_string), st, h, dp)).collect()
+}
+
+use Hop::{Binder, Frame, Gc, Lock, RenderThread, Waker};
+use PathState::{Blocked, Runnable, Running, Sleeping, Unknown};
+
+/// What each frame's path must be: `wakings` says whether the trace named
+/// the wakers.
+fn expected(k: i64, wakings: bool) -> Vec<(f64, f64, i32, Option<String>, PathState, Hop, u8)> {
+    let own = |a, d, s, st| (a, d, APP, s, st, Frame, 0u8);
+    match (k, wakings) {
+        (RENDER_WAIT, true) => want(&[
+            own(0.0, 1.0, None, Running),
+            own(1.0, 1.0, Some("Choreographer#doFrame"), Running),
+            own(2.0, 3.0, Some("traversal"), Running),
+            (5.0, 29.5, RENDER, Some("DrawFrame"), Running, Waker, 1),
+            (34.5, 0.1, RENDER, None, Running, Waker, 1),
+            own(34.6, 0.4, Some("traversal"), Runnable),
+            own(35.0, 5.0, Some("traversal"), Running),
+            own(40.0, 1.0, Some("Choreographer#doFrame"), Running),
+        ]),
+        (RENDER_WAIT, false) => want(&[
+            own(0.0, 1.0, None, Running),
+            own(1.0, 1.0, Some("Choreographer#doFrame"), Running),
+            own(2.0, 3.0, Some("traversal"), Running),
+            (5.0, 29.5, RENDER, Some("DrawFrame"), Running, RenderThread, 1),
+            own(34.5, 0.5, Some("traversal"), Sleeping),
+            own(35.0, 5.0, Some("traversal"), Running),
+            own(40.0, 1.0, Some("Choreographer#doFrame"), Running),
+        ]),
+        (BINDER_LOCK, true) => want(&[
+            own(0.0, 1.0, None, Running),
+            own(1.0, 1.0, Some("Choreographer#doFrame"), Running),
+            own(2.0, 1.0, Some("binder transaction"), Running),
+            // Woken by the binder thread: known by its slices only.
+            (3.0, 0.5, BINDER, None, Unknown, Waker, 1),
+            (3.5, 0.5, BINDER, Some("binder reply"), Unknown, Waker, 1),
+            (4.0, 20.0, OWNER, Some("updateState"), Unknown, Lock, 2),
+            (24.0, 3.5, BINDER, Some("work"), Unknown, Waker, 1),
+            (27.5, 0.1, BINDER, None, Unknown, Waker, 1),
+            own(27.6, 0.4, Some("binder transaction"), Runnable),
+            own(28.0, 3.0, Some("Choreographer#doFrame"), Running),
+        ]),
+        (BINDER_LOCK, false) => want(&[
+            own(0.0, 1.0, None, Running),
+            own(1.0, 1.0, Some("Choreographer#doFrame"), Running),
+            own(2.0, 1.0, Some("binder transaction"), Running),
+            own(3.0, 0.5, Some("binder transaction"), Sleeping),
+            (3.5, 0.5, BINDER, Some("binder reply"), Unknown, Binder, 1),
+            (4.0, 20.0, OWNER, Some("updateState"), Unknown, Lock, 2),
+            (24.0, 3.5, BINDER, Some("work"), Unknown, Binder, 1),
+            own(27.5, 0.5, Some("binder transaction"), Sleeping),
+            own(28.0, 3.0, Some("Choreographer#doFrame"), Running),
+        ]),
+        (GC_WAIT, true) => want(&[
+            own(0.0, 1.0, None, Running),
+            own(1.0, 1.0, Some("Choreographer#doFrame"), Running),
+            own(2.0, 1.0, Some("WaitForGcToComplete"), Running),
+            (3.0, 18.8, GC, Some("concurrent mark compact GC"), Unknown, Waker, 1),
+            (21.8, 0.1, GC, None, Unknown, Waker, 1),
+            own(21.9, 0.1, Some("WaitForGcToComplete"), Runnable),
+            own(22.0, 3.0, Some("Choreographer#doFrame"), Running),
+        ]),
+        (GC_WAIT, false) => want(&[
+            own(0.0, 1.0, None, Running),
+            own(1.0, 1.0, Some("Choreographer#doFrame"), Running),
+            own(2.0, 1.0, Some("WaitForGcToComplete"), Running),
+            (3.0, 18.8, GC, Some("concurrent mark compact GC"), Unknown, Gc, 1),
+            (21.8, 0.2, GC, None, Unknown, Gc, 1),
+            own(22.0, 3.0, Some("Choreographer#doFrame"), Running),
+        ]),
+        (IO_WAIT, true) => want(&[
+            own(0.0, 1.0, None, Running),
+            own(1.0, 1.0, Some("Choreographer#doFrame"), Running),
+            own(2.0, 1.0, Some("openAndQuery"), Running),
+            own(3.0, 25.0, Some("openAndQuery"), Blocked),
+            own(28.0, 0.5, Some("openAndQuery"), Runnable),
+            own(28.5, 0.5, Some("openAndQuery"), Running),
+            own(29.0, 1.0, Some("Choreographer#doFrame"), Running),
+        ]),
+        (IO_WAIT, false) => want(&[
+            own(0.0, 1.0, None, Running),
+            own(1.0, 1.0, Some("Choreographer#doFrame"), Running),
+            own(2.0, 1.0, Some("openAndQuery"), Running),
+            own(3.0, 25.5, Some("openAndQuery"), Blocked),
+            own(28.5, 0.5, Some("openAndQuery"), Running),
+            own(29.0, 1.0, Some("Choreographer#doFrame"), Running),
+        ]),
+        _ => unreachable!(),
+    }
+}
+
+/// The scenario in every form: (name, file, whether it has wakings).
+fn forms(dir: &std::path::Path) -> Vec<(String, std::path::PathBuf, bool)> {
+    let mut out = Vec::new();
+    for wakings in [true, false] {
+        let b = scenario(wakings);
+        let compact = BuildOptions { compact_sched: true, ..Default::default() };
+        let files: [(&str, Vec<u8>); 3] = [
+            ("ftrace.pftrace", b.build(&BuildOptions::default())),
+            ("compact.pftrace", b.build(&compact)),
+            ("systrace.txt", b.systrace_text(&SystraceOptions::default()).into_bytes()),
+        ];
+        for (name, bytes) in files {
+            let name = format!("{}-{name}", if wakings { "wakings" } else { "no-wakings" });
+            let path = dir.join(&name);
+            std::fs::write(&path, bytes).expect("write trace");
+            out.push((name, path, wakings));
+        }
+    }
+    out
+}
+
+#[test]
+fn known_chains_are_followed_to_the_nanosecond() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (name, path, wakings) in forms(dir.path()) {
+        let a = analysis::analyze(&path, &Options::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let rows = &a.frames.rows;
+        for k in [RENDER_WAIT, BINDER_LOCK, GC_WAIT, IO_WAIT] {
+            let (i, row) = rows
+                .iter()
+                .enumerate()
+                .find(|(_, r)| r.pid == APP && r.vsync_ts == Some(v(k)))
+                .unwrap_or_else(|| panic!("{name}: no frame at vsync {k}"));
+            let why = a.frames.why.iter().find(|w| w.frame_index == i).expect("a janky frame has a why");
+            let got: Vec<_> = why.critical_path.iter().map(|s| seg(k, s)).collect();
+            assert_eq!(got, expected(k, wakings), "{name}: frame {k}");
+            let sum: i64 = why.critical_path.iter().map(|s| s.dur).sum();
+            assert_eq!(sum, row.frame_cost_ns, "{name}: frame {k}'s path adds up to its cost");
+        }
+    }
+}
+
+#[test]
+fn the_chain_and_the_top_blocker_name_the_thread_waited_on() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("wakings.pftrace");
+    std::fs::write(&path, scenario(true).build(&BuildOptions::default())).expect("write");
+    let a = analysis::analyze(&path, &Options::default()).expect("analyze");
+    let frame = |k: i64| {
+        let i = a.frames.rows.iter().position(|r| r.pid == APP && r.vsync_ts == Some(v(k))).expect("frame");
+        (&a.frames.rows[i], a.frames.why.iter().find(|w| w.frame_index == i).expect("why"))
+    };
+    let (row, why) = frame(RENDER_WAIT);
+    assert_eq!(
+        (row.blocker_tid, row.blocker_thread.as_deref(), row.blocker_slice.as_deref(), row.blocker_ns),
+        (Some(RENDER), Some("RenderThread"), Some("DrawFrame"), Some(29_500_000))
+    );
+    assert_eq!(why.chain, "example.waiting waited 29.5 ms in traversal ← RenderThread DrawFrame 29.5 ms");
+    let (row, why) = frame(BINDER_LOCK);
+    assert_eq!(
+        (row.blocker_tid, row.blocker_slice.as_deref(), row.blocker_ns),
+        (Some(OWNER), Some("updateState"), Some(20_000_000))
+    );
+    assert_eq!(
+        why.chain,
+        "example.waiting waited 24.0 ms in binder transaction ← binder:1000_1 binder reply 24.0 ms (work 3.5 ms) \
+         ← android.bg updateState 20.0 ms"
+    );
+    let (_, why) = frame(IO_WAIT);
+    assert_eq!(why.chain, "example.waiting running 4.5 ms, runnable 0.5 ms, blocked 25.0 ms (openAndQuery 27.0 ms)");
+}
