@@ -68,7 +68,7 @@ fn scenario(wakings: bool) -> TraceBuilder {
     }
     let main = (APP, APP_COMM);
     let (cpu0, cpu1, cpu2, cpu3) = (Cpu(0), Cpu(1), Cpu(2), Cpu(3));
-    let mut wake = |b: &mut TraceBuilder, ts: i64, cpu: u32| {
+    let wake = |b: &mut TraceBuilder, ts: i64, cpu: u32| {
         if wakings {
             b.sched_waking(ts, cpu, APP, APP_COMM, 0);
         }
@@ -124,13 +124,15 @@ fn scenario(wakings: bool) -> TraceBuilder {
 
 /// A segment as (start ms after the vsync, dur ms, tid, slice, state, hop, depth).
 type Seg = (f64, f64, i32, Option<&'static str>, PathState, Hop, u8);
+/// The same with an owned slice name, as read from a path.
+type Got = (f64, f64, i32, Option<String>, PathState, Hop, u8);
 
-fn seg(k: i64, s: &PathSegment) -> (f64, f64, i32, Option<String>, PathState, Hop, u8) {
+fn seg(k: i64, s: &PathSegment) -> Got {
     let ms = |ns: i64| (ns as f64 / 1e3).round() / 1e3;
     (ms(s.ts - v(k)), ms(s.dur), s.tid, s.slice.as_deref().map(str::to_string), s.state, s.hop, s.depth)
 }
 
-fn want(segs: &[Seg]) -> Vec<(f64, f64, i32, Option<String>, PathState, Hop, u8)> {
+fn want(segs: &[Seg]) -> Vec<Got> {
     segs.iter().map(|&(a, d, t, s, st, h, dp)| (a, d, t, s.map(str::to_string), st, h, dp)).collect()
 }
 
@@ -139,7 +141,7 @@ use PathState::{Blocked, Runnable, Running, Sleeping, Unknown};
 
 /// What each frame's path must be: `wakings` says whether the trace named
 /// the wakers.
-fn expected(k: i64, wakings: bool) -> Vec<(f64, f64, i32, Option<String>, PathState, Hop, u8)> {
+fn expected(k: i64, wakings: bool) -> Vec<Got> {
     let own = |a, d, s, st| (a, d, APP, s, st, Frame, 0u8);
     match (k, wakings) {
         (RENDER_WAIT, true) => want(&[
