@@ -23,6 +23,7 @@ pub mod error;
 pub mod experiment;
 pub mod frames;
 pub mod import;
+pub mod lanes;
 #[cfg(feature = "analysis")]
 pub mod memory;
 #[cfg(feature = "analysis")]

@@ -105,6 +105,7 @@ fn write_out(dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
         presents_table: &presents_table,
         quality: &a.quality,
         warnings: &[],
+        lanes: None,
     };
     ExportManager::default().write(dir, &report)
 }
