@@ -1,13 +1,14 @@
 //! `report.html`: one self-contained page for review tickets. The charts are
 //! inlined as SVG elements, or as base64 PNG `data:` URIs where that is
-//! smaller ([`Inline`]), and the CSS is inline; there is no
-//! script and no reference to anything outside the file, so it opens
-//! anywhere, offline. The page is a minijinja template
-//! (`templates/report.html`) rendered from a view model of preformatted
-//! strings ([`view`], built by [`page`], [`app`] and [`presents`]): ms with one decimal,
-//! fps with one decimal, percentages, counts with thousands separators.
-//! This module renders and inlines; it also owns the offline check
-//! ([`external_references`]).
+//! smaller ([`Inline`]), and the CSS is inline; its one script (the frame
+//! timeline's, `templates/timeline.js`) and that script's data (the
+//! analysis' lanes as a JSON block, [`timeline`]) are inline too, and nothing
+//! refers to anything outside the file, so it opens anywhere, offline. The
+//! page is a minijinja template (`templates/report.html`) rendered from a
+//! view model of preformatted strings ([`view`], built by [`page`], [`app`],
+//! [`presents`] and [`timeline`]): ms with one decimal, fps with one decimal,
+//! percentages, counts with thousands separators. This module renders and
+//! inlines; it also owns the offline check ([`external_references`]).
 
 use base64::Engine as _;
 use minijinja::Environment;
