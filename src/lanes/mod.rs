@@ -21,9 +21,9 @@ use crate::frames::{DropLevel, FrameAnalysis, FrameRow};
 use crate::model::Trace;
 use crate::presents::PresentAnalysis;
 
-mod window;
 #[cfg(test)]
 mod tests;
+mod window;
 
 /// The embedded data's budget: with the charts (about 1–3 MB) the page stays
 /// well under the 10 MB many ticket systems cap attachments at.

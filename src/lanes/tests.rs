@@ -41,7 +41,12 @@ fn trace() -> crate::model::Trace {
         .slice(APP, a + 2 * MS, 20 * MS, "inflate")
         .slice(APP, a + 29 * MS, 10_000, "tiny_inner")
         .slice(APP, vsync(6) + MS, 5 * MS, "Choreographer#doFrame 1002");
-    b.slice(RT, a + 40 * MS + MS / 2, 5 * MS, "DrawFrames 1001").slice(RT, a + 41 * MS + MS / 2, 2 * MS, "shader_compile");
+    b.slice(RT, a + 40 * MS + MS / 2, 5 * MS, "DrawFrames 1001").slice(
+        RT,
+        a + 41 * MS + MS / 2,
+        2 * MS,
+        "shader_compile",
+    );
     b.slice(BINDER, a + 10 * MS, 30_000, "binder reply").slice(BINDER, a + 39 * MS, 10_000, "other_tiny");
     b.slice(SF, vsync(5) + MS, 2 * MS, "composite 1001").slice(SF, vsync(5) + 4 * MS, 5_000, "commit");
     b.expected_surface(APP, 1001, vsync(2), P).actual_surface(
@@ -53,7 +58,15 @@ fn trace() -> crate::model::Trace {
         "App Deadline Missed",
         PresentType::Late,
     );
-    b.expected_surface(APP, 1002, vsync(6), P).actual_surface(APP, 1002, vsync(6), 20 * MS, LAYER, "None", PresentType::OnTime);
+    b.expected_surface(APP, 1002, vsync(6), P).actual_surface(
+        APP,
+        1002,
+        vsync(6),
+        20 * MS,
+        LAYER,
+        "None",
+        PresentType::OnTime,
+    );
     let t = vsync(2);
     b.sched(SchedEvent::SwitchIn { ts: t, tid: APP, cpu: 0 })
         .sched(SchedEvent::SwitchOut { ts: t + 20 * MS, tid: APP, cpu: 0, prev_state: 1 })
@@ -70,8 +83,14 @@ fn analysed(trace: &crate::model::Trace) -> (FrameAnalysis, PresentAnalysis, usi
     let a = fa.rows.iter().position(|r| r.frame_id == Some(1001)).expect("frame A");
     let r = &fa.rows[a];
     // What the windows below are computed from.
-    assert_eq!((r.vsync_ts, r.vsync_source, r.frame_interval_ns), (Some(vsync(2)), Some(VsyncSource::FrameTimeline), P));
-    assert_eq!((r.dropped_frames, r.draw_frame_ts, r.actual_end), (2, Some(vsync(2) + 41 * MS + MS / 2), Some(vsync(2) + 60 * MS)));
+    assert_eq!(
+        (r.vsync_ts, r.vsync_source, r.frame_interval_ns),
+        (Some(vsync(2)), Some(VsyncSource::FrameTimeline), P)
+    );
+    assert_eq!(
+        (r.dropped_frames, r.draw_frame_ts, r.actual_end),
+        (2, Some(vsync(2) + 41 * MS + MS / 2), Some(vsync(2) + 60 * MS))
+    );
     let seg = |ts, dur, tid, thread: &str, slice: &str, hop, depth| PathSegment {
         ts,
         dur,
@@ -135,7 +154,12 @@ fn a_janky_frames_window_and_lanes() {
     let kinds: Vec<(LaneKind, i32)> = f.lanes.iter().map(|l| (l.kind, l.tid)).collect();
     assert_eq!(
         kinds,
-        vec![(LaneKind::Main, APP), (LaneKind::RenderThread, RT), (LaneKind::Path, BINDER), (LaneKind::SurfaceFlinger, SF)]
+        vec![
+            (LaneKind::Main, APP),
+            (LaneKind::RenderThread, RT),
+            (LaneKind::Path, BINDER),
+            (LaneKind::SurfaceFlinger, SF)
+        ]
     );
     let names: Vec<&str> = f.lanes.iter().map(|l| lanes.strings[l.name as usize].as_str()).collect();
     assert_eq!(names, ["com.example.app", "RenderThread", "binder:100_1", "surfaceflinger"]);
@@ -171,7 +195,22 @@ fn a_janky_frames_window_and_lanes() {
     let id = |n: &str| lanes.strings.iter().position(|x| x == n).unwrap() as i64;
     assert_eq!(
         f.path,
-        vec![17_667, 10_000, APP as i64, id("inflate"), 0, 0, 0, 10_000, 30, BINDER as i64, id("binder reply"), 0, 3, 1]
+        vec![
+            17_667,
+            10_000,
+            APP as i64,
+            id("inflate"),
+            0,
+            0,
+            0,
+            10_000,
+            30,
+            BINDER as i64,
+            id("binder reply"),
+            0,
+            3,
+            1
+        ]
     );
     // The size it reports is the JSON the page embeds.
     assert_eq!(lanes.bytes, serde_json::to_string(&lanes).unwrap().replace('<', "\\u003c").len());
@@ -217,14 +256,14 @@ fn the_budget_leaves_out_what_does_not_fit() {
 #[test]
 fn wanted_frames_listed_then_janky_then_each_apps_costliest() {
     let rows = vec![
-        frame(1, 0, 16 * MS, 50 * MS),  // 0: janky
+        frame(1, 0, 16 * MS, 50 * MS),        // 0: janky
         frame(1, 100 * MS, 16 * MS, 20 * MS), // 1: janky, listed
         frame(1, 200 * MS, 16 * MS, 10 * MS), // 2
         frame(1, 300 * MS, 16 * MS, 12 * MS), // 3
         frame(1, 400 * MS, 16 * MS, 5 * MS),  // 4
-        frame(2, 0, 16 * MS, 8 * MS),   // 5
+        frame(2, 0, 16 * MS, 8 * MS),         // 5
         frame(2, 100 * MS, 16 * MS, 9 * MS),  // 6
-        frame(3, 0, 16 * MS, 40 * MS),  // 7: janky, not kept
+        frame(3, 0, 16 * MS, 40 * MS),        // 7: janky, not kept
     ];
     let kept: Vec<usize> = (0..7).collect();
     let w = wanted(&rows, &Wanted { kept: &kept, listed: &[1], per_app: 3 });

@@ -51,8 +51,9 @@ impl<'a> Context<'a> {
                 tracks_of.entry(utid).or_default().push(t.id);
             }
         }
-        let (mut by_pid_tid, mut by_tid, mut of_pid): (HashMap<_, Vec<Utid>>, HashMap<_, Vec<Utid>>, HashMap<_, Vec<Utid>>) =
-            Default::default();
+        let mut by_pid_tid: HashMap<(i32, i32), Vec<Utid>> = HashMap::default();
+        let mut by_tid: HashMap<i32, Vec<Utid>> = HashMap::default();
+        let mut of_pid: HashMap<i32, Vec<Utid>> = HashMap::default();
         for th in &trace.threads {
             let pid = th.upid.map_or(th.tid, |u| trace.process(u).pid);
             by_pid_tid.entry((pid, th.tid)).or_default().push(th.utid);
@@ -111,14 +112,26 @@ impl<'a> Context<'a> {
 
         let main = self.thread(r.pid, r.tid, |u| self.starts_at(u, r.ts, |_| true));
         let render = draw.and_then(|(t, _)| {
-            self.of_pid.get(&r.pid)?.iter().copied().find(|&u| {
-                Some(u) != main && self.starts_at(u, t, |s| s.name.starts_with(DRAW_FRAME))
-            })
+            self.of_pid
+                .get(&r.pid)?
+                .iter()
+                .copied()
+                .find(|&u| Some(u) != main && self.starts_at(u, t, |s| s.name.starts_with(DRAW_FRAME)))
         });
         let render = render.or_else(|| self.named(r.pid, "RenderThread"));
         let mut lanes: Vec<Lane> = Vec::new();
         let own = Some((r.ts, do_frame_end));
-        lanes.extend(self.lane(&win, LaneKind::Main, main, r.tid, Some(r.pid), r.thread.as_deref(), own, path, strings));
+        lanes.extend(self.lane(
+            &win,
+            LaneKind::Main,
+            main,
+            r.tid,
+            Some(r.pid),
+            r.thread.as_deref(),
+            own,
+            path,
+            strings,
+        ));
         if let Some(u) = render {
             let tid = self.trace.thread(u).tid;
             lanes.extend(self.lane(&win, LaneKind::RenderThread, Some(u), tid, Some(r.pid), None, draw, path, strings));
@@ -259,15 +272,7 @@ impl<'a> Context<'a> {
         if utid.is_none() && states.is_empty() && name.is_none() {
             return None;
         }
-        Some(Lane {
-            kind,
-            name: thread_name.map_or(-1, |n| strings.id(n) as i64),
-            tid,
-            pid,
-            slices,
-            states,
-            dropped,
-        })
+        Some(Lane { kind, name: thread_name.map_or(-1, |n| strings.id(n) as i64), tid, pid, slices, states, dropped })
     }
 
     /// The slices of `track` that overlap `[from, to]`, in start order: those
@@ -325,7 +330,8 @@ impl Window {
     fn of(r: &FrameRow, path: &[PathSegment]) -> Window {
         let draw_end = r.draw_frame_ts.map(|t| t.saturating_add(r.draw_frame_dur.unwrap_or(0).max(0)));
         let path_end = path.iter().map(|p| p.ts.saturating_add(p.dur.max(0))).max();
-        let start = [Some(r.ts), r.vsync_ts, path.iter().map(|p| p.ts).min()].into_iter().flatten().min().unwrap_or(r.ts);
+        let start =
+            [Some(r.ts), r.vsync_ts, path.iter().map(|p| p.ts).min()].into_iter().flatten().min().unwrap_or(r.ts);
         let end = [Some(r.ts.saturating_add(r.do_frame_dur.max(0))), draw_end, r.actual_end, path_end]
             .into_iter()
             .flatten()
