@@ -42,7 +42,8 @@
     return (us / 1000).toFixed(us < 100000 ? 3 : 1) + " ms";
   }
   function atSecs(f, us) { return ((f.t0_ns - D.origin_ns + us * 1000) / 1e9).toFixed(6) + " s"; }
-  function frameAt(f) { return ((f.t0_ns - D.origin_ns) / 1e9 + (f.vsync !== null ? f.vsync : f.do_frame[0]) / 1e6).toFixed(3) + " s"; }
+  // Where the frame is: its doFrame's start, as the worst-frames tables' "at".
+  function frameAt(f) { return ((f.t0_ns - D.origin_ns) / 1e9 + f.do_frame[0] / 1e6).toFixed(3) + " s"; }
 
   (function buildList() {
     var t = txt("table");
