@@ -22,10 +22,12 @@ if [ ! -x "$venv/bin/python" ] || grep -qi '^include-system-site-packages *= *tr
   python3 -m venv "$venv"
 fi
 # The test tools, pinned so that a run today and a run next month test the
-# same thing; the package itself pins none of them.
+# same thing; the package itself pins none of them. Playwright drives the
+# system's chromium (report.html's frame timeline, test_report_browser.py);
+# it downloads no browser of its own.
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
   "maturin==1.16.0" "pytest==9.2.0" "pyarrow==26.0.1" "polars==2.1.0" "pandas==3.1.1" "duckdb==2.0.1" \
-  "pyspark==4.0.1"
+  "pyspark==4.0.1" "playwright==1.65.2"
 wheels="$CARGO_TARGET_DIR/wheels"
 rm -rf "$wheels"
 "$venv/bin/maturin" build --release --quiet -m python/Cargo.toml -o "$wheels"

@@ -43,6 +43,10 @@ pub struct Options {
     /// computes its own metrics per run, turns this off.
     #[cfg(feature = "analysis")]
     pub summaries: bool,
+    /// Build the frame timeline's lanes (`Analysis::lanes`, for
+    /// `report.html`; docs/report.md, "Frame timeline"): `analyze --out`.
+    #[cfg(feature = "analysis")]
+    pub lanes: bool,
 }
 
 impl Default for Options {
@@ -58,6 +62,8 @@ impl Default for Options {
             metrics: crate::metrics::MetricsOptions::default(),
             #[cfg(feature = "analysis")]
             summaries: true,
+            #[cfg(feature = "analysis")]
+            lanes: false,
         }
     }
 }
@@ -196,6 +202,9 @@ pub struct Analysis {
     pub cujs: CujAnalysis,
     /// Per-app summaries; empty when `Options::summaries` is off.
     pub apps: Vec<crate::metrics::AppSummary>,
+    /// The frame timeline's lanes of the frames that matter; None unless
+    /// `Options::lanes` asked for them.
+    pub lanes: Option<crate::lanes::Lanes>,
     pub warnings: Vec<Warning>,
 }
 
@@ -266,7 +275,15 @@ fn summarize(path: &Path, tf: TraceFrames, opts: &Options) -> Result<Analysis, A
     } else {
         Vec::new()
     };
-    Ok(Analysis { trace, frames, frames_df, presents, presents_df, cujs, apps, warnings })
+    // Built here, while the model is still there: the report is written
+    // after `take_model` frees it.
+    let lanes = opts.lanes.then(|| {
+        use crate::lanes;
+        let listed: Vec<usize> = apps.iter().flat_map(|a| a.worst_frames.iter().map(|w| w.frame_index)).collect();
+        let want = lanes::Wanted { kept: &kept, listed: &listed, per_app: opts.metrics.worst_frames };
+        lanes::build(&trace, &frames, &presents, &lanes::wanted(&frames.rows, &want), lanes::DEFAULT_BUDGET_BYTES)
+    });
+    Ok(Analysis { trace, frames, frames_df, presents, presents_df, cujs, apps, lanes, warnings })
 }
 
 /// The layers, rows and renderers of the apps `filter` keeps.

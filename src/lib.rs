@@ -4,8 +4,8 @@
 //! `capture` (adb) → `read` (framing, decompression, parallel decode) →
 //! `model` (threads, slices, counters, frame timeline) → `frames`
 //! (reconstruction) → `presents` → `metrics` (summaries; numbers from
-//! `series`, tables in `tables`) → `report` (tables,
-//! charts, HTML). `compare` judges runs of two builds; `experiment` makes
+//! `series`, tables in `tables`) → `lanes` (the frame timeline's data) →
+//! `report` (tables, charts, HTML). `compare` judges runs of two builds; `experiment` makes
 //! those runs on a device (`ab`, `capture --runs`); `batch` writes many
 //! traces' tables into a Parquet lake. `cli` wires the commands to it.
 
@@ -23,6 +23,7 @@ pub mod error;
 pub mod experiment;
 pub mod frames;
 pub mod import;
+pub mod lanes;
 #[cfg(feature = "analysis")]
 pub mod memory;
 #[cfg(feature = "analysis")]

@@ -211,7 +211,8 @@ fn report(
     refresh_hz: Option<f64>,
     whole_trace: bool,
 ) -> PyResult<Vec<PathBuf>> {
-    let opts = options(app, refresh_hz, whole_trace)?;
+    // report.html's frame timeline, as `analyze --out` builds it.
+    let opts = analysis::Options { lanes: true, ..options(app, refresh_hz, whole_trace)? };
     py.allow_threads(|| -> Result<_, Failure> {
         let a = analysis::analyze(&path, &opts).map_err(analysis_failure)?;
         let report = fpsan::report::Report::of(&a);

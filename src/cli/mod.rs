@@ -510,6 +510,8 @@ fn analyze(a: &AnalyzeArgs) -> Result {
         filter,
         metrics: MetricsOptions { category: a.category, ..Default::default() },
         whole_trace: a.whole_trace,
+        // The frame timeline is for report.html only.
+        lanes: a.out.is_some(),
         ..base_options()
     };
     let mut done = analysis::analyze(&a.trace, &opts)?;

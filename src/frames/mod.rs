@@ -105,6 +105,8 @@ pub use display_grid::DisplayGrid;
 pub use interval::period_of_hz;
 pub use labels::{DropLevel, FramePart, IntervalSource, PerPhase, Phase, VsyncSource};
 pub use select::{sqlite_cast_int, DO_FRAME, DRAW_FRAME};
+/// The `VSYNC-app` ticks, for the report's frame timeline (`lanes`).
+pub(crate) use vsync::CounterIndex;
 pub use why::{SchedIndex, State};
 pub use window::{scenario_window, ScenarioWindow};
 

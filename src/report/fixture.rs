@@ -53,6 +53,7 @@ impl Analysed {
             presents_table: &self.presents_table,
             quality: &self.analysis.quality,
             warnings: &self.warnings,
+            lanes: None,
         }
     }
 }

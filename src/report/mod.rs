@@ -91,6 +91,9 @@ pub struct Report<'a> {
     pub quality: &'a FrameQuality,
     /// Trace warnings followed by analysis warnings.
     pub warnings: &'a [crate::model::Warning],
+    /// The frame timeline's lanes (`report.html`'s "Frame timeline"); None
+    /// when the analysis did not build them.
+    pub lanes: Option<&'a crate::lanes::Lanes>,
 }
 
 impl<'a> Report<'a> {
@@ -106,6 +109,7 @@ impl<'a> Report<'a> {
             presents_table: &a.presents_df,
             quality: &a.frames.quality,
             warnings: &a.warnings,
+            lanes: a.lanes.as_ref(),
         }
     }
 }

@@ -106,6 +106,7 @@ fn write_out(dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
         presents_table: &presents_table,
         quality: &a.quality,
         warnings: &[],
+        lanes: None,
     };
     ExportManager::default().write(dir, &report)
 }
@@ -155,6 +156,56 @@ fn real_trace_report_within_size_budget() {
     assert_eq!((inlined_charts(&html), pngs), (33, 33));
     assert_eq!(fpsan::report::html::external_references(&html), Vec::<String>::new());
     assert!(!html.contains("http://") && !html.contains("https://"));
+    // The frame timeline has every janky frame of this small trace, the
+    // dbui app's worst among them, and its worst-frames row links to it.
+    let data = timeline_data(&html);
+    assert_eq!(data["lanes"]["left_out"], 0);
+    let frames = data["lanes"]["frames"].as_array().unwrap();
+    let worst = frames.iter().find(|f| f["frame_id"] == 191623).expect("vsync 191623 has lanes");
+    assert!(html.contains(&format!(r##"<a href="#frame={}">lanes</a>"##, worst["frame_index"])));
+}
+
+/// The frame timeline's data block of a report.html, parsed.
+fn timeline_data(html: &str) -> serde_json::Value {
+    let open = r#"<script type="application/json" id="tl-data">"#;
+    let start = html.find(open).expect("a frame timeline data block") + open.len();
+    let end = start + html[start..].find("</script>").expect("the block's end");
+    serde_json::from_str(&html[start..end]).expect("JSON")
+}
+
+/// docs/report.md's budget on a busy phone: a 211 MB trace (tracegen's
+/// `busy_phone`: three apps drawing at 60, 90 and 120 Hz for 36 s, about
+/// 2 500 janky frames) gives a report.html of at most 10 MB, its frame
+/// timeline within its own 3 MB budget, the frames that did not fit left
+/// out and counted.
+#[test]
+fn busy_trace_report_within_size_budget() {
+    let tmp = tempfile::tempdir().unwrap();
+    let trace = tmp.path().join("busy.pftrace");
+    let t = std::time::Instant::now();
+    let mut w = std::io::BufWriter::new(std::fs::File::create(&trace).unwrap());
+    let n = tracegen::scenarios::busy_phone(&mut w, 201 << 20).unwrap();
+    std::io::Write::flush(&mut w).unwrap();
+    drop(w);
+    let generated = t.elapsed();
+    assert!(n > 210_000_000, "{n} bytes");
+    let out_dir = tmp.path().join("out");
+    let t = std::time::Instant::now();
+    let out = fpsan().arg("analyze").arg(&trace).arg("--out").arg(&out_dir).output().unwrap();
+    eprintln!("busy_phone {n} bytes: generated in {generated:?}, analyze --out in {:?}", t.elapsed());
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let html = std::fs::read_to_string(out_dir.join("report.html")).unwrap();
+    eprintln!("report.html: {} bytes", html.len());
+    assert!(html.len() <= 10_000_000, "report.html is {} bytes, over the 10 MB budget", html.len());
+    let data = timeline_data(&html);
+    let lanes = &data["lanes"];
+    let bytes = lanes["bytes"].as_u64().unwrap();
+    assert!(bytes <= fpsan::lanes::DEFAULT_BUDGET_BYTES as u64, "{bytes}");
+    let shown = lanes["frames"].as_array().unwrap().len() as u64;
+    let (wanted, left_out) = (lanes["wanted"].as_u64().unwrap(), lanes["left_out"].as_u64().unwrap());
+    eprintln!("frame timeline: {shown} of {wanted} frames, {bytes} bytes");
+    assert!(shown > 100 && left_out > 0 && shown + left_out == wanted, "{shown} + {left_out} ≠ {wanted}");
+    assert_eq!(fpsan::report::html::external_references(&html), Vec::<String>::new());
 }
 
 #[test]

@@ -23,7 +23,7 @@ pub(crate) fn app_view(report: &Report, a: &AppSummary, charts: &[Chart], origin
     let counts = h.drop_level.values();
     let janky: i64 = counts[1..].iter().sum();
     let g = &a.green_alliance;
-    let worst = worst_rows(a, report.rows, origin_ts);
+    let worst = worst_rows(a, report.rows, &super::timeline::frames_with_lanes(report), origin_ts);
     AppView {
         name: app_name(a),
         pid: a.pid,
@@ -339,13 +339,22 @@ fn choreographer_fields(a: &AppSummary) -> Vec<Field> {
 // Worst frames
 
 /// The worst frames' rows; those a data loss touches (`rows`' `data_loss`)
-/// are greyed on the page.
-fn worst_rows(a: &AppSummary, rows: &[crate::frames::FrameRow], origin_ts: i64) -> Vec<WorstRow> {
+/// are greyed on the page, those in `with_lanes` link to the frame timeline.
+fn worst_rows(
+    a: &AppSummary,
+    rows: &[crate::frames::FrameRow],
+    with_lanes: &foldhash::HashSet<usize>,
+    origin_ts: i64,
+) -> Vec<WorstRow> {
     let lost = |w: &WorstFrame| rows.get(w.frame_index).is_some_and(|r| r.data_loss);
     a.worst_frames
         .iter()
         .enumerate()
-        .map(|(k, w)| WorstRow { data_loss: lost(w), ..worst_row(k + 1, w, origin_ts) })
+        .map(|(k, w)| WorstRow {
+            data_loss: lost(w),
+            timeline: with_lanes.contains(&w.frame_index).then_some(w.frame_index),
+            ..worst_row(k + 1, w, origin_ts)
+        })
         .collect()
 }
 
@@ -368,6 +377,7 @@ fn worst_row(rank: usize, w: &WorstFrame, origin_ts: i64) -> WorstRow {
         blockers: or_none(why.map(blockers).filter(|s| !s.is_empty())),
         jank_type: or_none(w.jank_type.clone()),
         data_loss: false,
+        timeline: None,
     }
 }
 

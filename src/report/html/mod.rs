@@ -1,13 +1,14 @@
 //! `report.html`: one self-contained page for review tickets. The charts are
 //! inlined as SVG elements, or as base64 PNG `data:` URIs where that is
-//! smaller ([`Inline`]), and the CSS is inline; there is no
-//! script and no reference to anything outside the file, so it opens
-//! anywhere, offline. The page is a minijinja template
-//! (`templates/report.html`) rendered from a view model of preformatted
-//! strings ([`view`], built by [`page`], [`app`] and [`presents`]): ms with one decimal,
-//! fps with one decimal, percentages, counts with thousands separators.
-//! This module renders and inlines; it also owns the offline check
-//! ([`external_references`]).
+//! smaller ([`Inline`]), and the CSS is inline; its one script (the frame
+//! timeline's, `templates/timeline.js`) and that script's data (the
+//! analysis' lanes as a JSON block, [`timeline`]) are inline too, and nothing
+//! refers to anything outside the file, so it opens anywhere, offline. The
+//! page is a minijinja template (`templates/report.html`) rendered from a
+//! view model of preformatted strings ([`view`], built by [`page`], [`app`],
+//! [`presents`] and [`timeline`]): ms with one decimal, fps with one decimal,
+//! percentages, counts with thousands separators. This module renders and
+//! inlines; it also owns the offline check ([`external_references`]).
 
 use base64::Engine as _;
 use minijinja::Environment;
@@ -18,6 +19,7 @@ use super::{Artifact, Exporter, Report, ReportError};
 mod app;
 mod page;
 mod presents;
+mod timeline;
 mod view;
 
 use view::ChartView;
@@ -49,7 +51,7 @@ pub(crate) fn render_html(report: &Report, charts: &[Chart]) -> Result<String, R
     let tmpl = env.get_template("report.html").map_err(|e| ReportError::Write(e.to_string()))?;
     let page =
         tmpl.render(page::page(report, charts)).map_err(|e| ReportError::Write(format!("report template: {e:#}")))?;
-    Ok(inline_charts(&page, charts))
+    Ok(timeline::splice_data(inline_charts(&page, charts), report)?)
 }
 
 /// What the template first gets as a chart's `src`: this and the chart's
@@ -152,28 +154,93 @@ fn push_svg(out: &mut String, svg: &str, img_attrs: &str) {
     out.push_str(&body);
 }
 
-/// What in a page would make a browser fetch anything: a script, link,
-/// frame or embedded object, CSS `url()` / `@import`, a refresh, or a
+/// What in a page would make a browser fetch anything: a link, frame or
+/// embedded object, CSS `url()` / `@import`, a refresh, a
 /// `src`/`href`/`action`/`poster` that is not a `data:` URI or an in-page
-/// anchor. Empty for every report fpsan writes (it must open offline).
+/// anchor (an external `<script src>` among them), a module script, or
+/// inside a script a call that loads or sends ([`SCRIPT_NETWORK`]). A JSON
+/// data block (`<script type="application/json">`) is data the page never
+/// runs, and its text is not read as markup (a slice named `url(…)` is a
+/// name). Empty for every report fpsan writes (it must open offline).
 pub fn external_references(html: &str) -> Vec<String> {
     let lower = html.to_lowercase();
-    let mut found: Vec<String> =
-        ["<script", "<link", "<iframe", "<object", "<embed", "@import", "url(", "srcset", "http-equiv"]
-            .into_iter()
-            .filter(|bad| lower.contains(bad))
-            .map(String::from)
-            .collect();
+    let (markup, scripts) = split_scripts(&lower);
+    let mut found: Vec<String> = ["<link", "<iframe", "<object", "<embed", "@import", "url(", "srcset", "http-equiv"]
+        .into_iter()
+        .filter(|bad| markup.contains(bad))
+        .map(String::from)
+        .collect();
+    found.extend(attribute_references(&markup));
+    for (tag, body) in scripts {
+        if tag.contains("module") {
+            found.push(format!("module script {}", shorten(tag)));
+        }
+        if tag.contains("application/json") {
+            continue;
+        }
+        found.extend(SCRIPT_NETWORK.iter().filter(|api| body.contains(*api)).map(|api| format!("script: {api}")));
+    }
+    found
+}
+
+/// What in a script's text (lowercased) would load or send anything, or
+/// write markup that could.
+const SCRIPT_NETWORK: [&str; 18] = [
+    "fetch(",
+    "xmlhttprequest",
+    "websocket",
+    "eventsource",
+    "sendbeacon",
+    "import(",
+    "importscripts",
+    "worker(",
+    "serviceworker",
+    ".src",
+    "href",
+    "innerhtml",
+    "outerhtml",
+    "insertadjacenthtml",
+    "document.write",
+    "window.open",
+    "location.assign",
+    "location.replace",
+];
+
+/// `src=`, `href=`, `action=`, `poster=` values that are not `data:` or `#…`.
+fn attribute_references(markup: &str) -> Vec<String> {
+    let mut found = Vec::new();
     for attr in ["src=", "href=", "action=", "poster="] {
-        for part in lower.split(attr).skip(1) {
+        for part in markup.split(attr).skip(1) {
             let v = part.trim_start_matches(['"', '\'']);
             if !(v.starts_with("data:") || v.starts_with('#')) {
-                let end = part.char_indices().nth(60).map_or(part.len(), |(i, _)| i);
-                found.push(format!("{attr}{}", &part[..end]));
+                found.push(format!("{attr}{}", shorten(part)));
             }
         }
     }
     found
+}
+
+/// The first 60 characters of `s`.
+fn shorten(s: &str) -> &str {
+    s.char_indices().nth(60).map_or(s, |(i, _)| &s[..i])
+}
+
+/// `html` (lowercased) without the text of its `<script>` elements (their
+/// tags stay), and each script's tag and text. A script without its end
+/// runs to the end of the page, as a browser reads it.
+fn split_scripts(html: &str) -> (String, Vec<(&str, &str)>) {
+    let mut markup = String::with_capacity(html.len());
+    let mut scripts = Vec::new();
+    let mut rest = html;
+    while let Some(at) = rest.find("<script") {
+        let tag_end = rest[at..].find('>').map_or(rest.len(), |i| at + i + 1);
+        markup.push_str(&rest[..tag_end]);
+        let body_end = rest[tag_end..].find("</script").map_or(rest.len(), |i| tag_end + i);
+        scripts.push((&rest[at..tag_end], &rest[tag_end..body_end]));
+        rest = &rest[body_end..];
+    }
+    markup.push_str(rest);
+    (markup, scripts)
 }
 
 #[cfg(test)]

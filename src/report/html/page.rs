@@ -32,6 +32,7 @@ pub(crate) fn page(report: &Report, charts: &[Chart]) -> Page {
         warnings: report.warnings.iter().map(|w| w.line()).collect(),
         definitions: definitions(),
         level_names: DropLevel::ALL.iter().map(|l| l.to_string()).collect(),
+        timeline: super::timeline::timeline_view(report),
     }
 }
 

@@ -169,6 +169,80 @@ fn page_is_escaped_and_self_contained() {
     assert_each_chart_once(&html, &charts);
     assert_eq!(external_references(&html), Vec::<String>::new());
     assert!(!html.contains("http://") && !html.contains("https://"));
+    // Without lanes, no frame timeline and no script.
+    assert!(!html.contains("<script") && !html.contains(r#"<section id="frame-timeline">"#));
+}
+
+/// Lanes for `small()`'s janky frame (index 2) with a slice name that would
+/// end the data block and inject markup if it were written as it is; two
+/// more frames wanted and left out.
+fn small_lanes() -> crate::lanes::Lanes {
+    use crate::lanes::*;
+    Lanes {
+        strings: vec!["com.a".into(), "main".into(), "inflate</script><img src=x>".into()],
+        states: STATES.to_vec(),
+        hops: HOPS.to_vec(),
+        frames: vec![FrameLanes {
+            frame_index: 2,
+            pid: 1,
+            frame_id: Some(1002),
+            dropped_frames: 3,
+            drop_level: crate::frames::DropLevel::Normal,
+            frame_cost_ns: 60 * MS,
+            frame_interval_ns: 16_666_667,
+            t0_ns: 1_200_000_000,
+            len: 95_000,
+            vsync: Some(16_667),
+            do_frame: [17_667, 59_000],
+            ticks: vec![0, 16_667],
+            ticks_from: "grid",
+            lanes: vec![Lane {
+                kind: LaneKind::Main,
+                name: 1,
+                tid: 1,
+                pid: Some(1),
+                slices: vec![17_667, 40_000, 0, 2],
+                states: vec![17_667, 0, 20_000],
+                dropped: 0,
+            }],
+            ..Default::default()
+        }],
+        wanted: 3,
+        wanted_janky: 1,
+        left_out: 2,
+        left_out_janky: 0,
+        budget_bytes: DEFAULT_BUDGET_BYTES,
+        bytes: 1234,
+    }
+}
+
+#[test]
+fn frame_timeline_section_data_and_links() {
+    let fx = small();
+    let lanes = small_lanes();
+    let r = Report { lanes: Some(&lanes), ..fx.report() };
+    let html = render_html(&r, &[]).unwrap();
+    assert!(html.contains(r#"<section id="frame-timeline">"#));
+    assert!(html.contains(
+        "Lanes for 1 frames: 1 of the 1 janky frames; 1.2 kB of data. 2 frames (0 of them janky) were left out to keep the data within its 3.0 MB budget"
+    ));
+    // The worst frame's row links to its lanes.
+    assert!(html.contains(r#" data-frame="2"><td class="num">1</td>"#));
+    assert!(html.contains(r##"<td><a href="#frame=2">lanes</a></td></tr>"##));
+    // The data block: the lanes and the page's origin, no `<` inside.
+    let open = r#"<script type="application/json" id="tl-data">"#;
+    let start = html.find(open).unwrap() + open.len();
+    let block = &html[start..start + html[start..].find("</script>").unwrap()];
+    assert!(!block.contains('<'), "{block}");
+    let data: serde_json::Value = serde_json::from_str(block).unwrap();
+    assert_eq!(data["origin_ns"], 0);
+    assert_eq!(data["lanes"], serde_json::to_value(&lanes).unwrap());
+    assert_eq!(data["lanes"]["strings"][2], "inflate</script><img src=x>");
+    // The data block and the one script; nothing fetched.
+    assert_eq!(html.matches("<script").count(), 2);
+    assert!(!super::timeline::SCRIPT.contains("</script"));
+    assert_eq!(external_references(&html), Vec::<String>::new());
+    assert!(!html.contains("http://") && !html.contains("https://"));
 }
 
 /// Every chart of `charts` is in `html` exactly once, as [`Inline::of`]
@@ -231,9 +305,19 @@ fn external_references_are_found() {
     assert_eq!(external_references(&inline), Vec::<String>::new());
     let found = |body: &str| external_references(&page(body));
     let script = found(r#"<script src="https://cdn.example/x.js"></script>"#);
-    assert!(
-        script.contains(&"<script".to_string()) && script.iter().any(|f| f.starts_with(r#"src="https://cdn.example"#))
+    assert!(script.iter().any(|f| f.starts_with(r#"src="https://cdn.example"#)), "{script:?}");
+    // An inline script passes unless it loads or sends something.
+    assert_eq!(found("<script>document.title = 'x';</script>"), Vec::<String>::new());
+    assert_eq!(found("<script>fetch('/a')</script>"), vec!["script: fetch("]);
+    assert_eq!(found("<script>var i = new Image(); i.src = 'x';</script>"), vec!["script: .src"]);
+    assert_eq!(found(r#"<script type="module">1</script>"#), vec![r#"module script <script type="module">"#]);
+    // A JSON data block is data: names in it are not references.
+    assert_eq!(
+        found(r#"<script type="application/json">{"n": "loadUrl(https://x) src=http://y"}</script>"#),
+        Vec::<String>::new()
     );
+    // Markup after a script is still read.
+    assert!(found(r#"<script>1</script><img src="http://z/a.png">"#).iter().any(|f| f.starts_with(r#"src="http://z"#)));
     assert!(found(r#"<img src="http://example.com/a.png">"#)
         .iter()
         .any(|f| f.starts_with(r#"src="http://example.com"#)));

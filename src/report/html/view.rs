@@ -97,6 +97,8 @@ pub(crate) struct WorstRow {
     pub jank_type: String,
     /// A data loss the trace reports touches the frame: the row is greyed.
     pub data_loss: bool,
+    /// The frame's index (`#frame=N`) when the frame timeline has its lanes.
+    pub timeline: Option<usize>,
 }
 
 /// One layer of an app on its presents table.
@@ -185,6 +187,18 @@ pub(crate) struct Definition {
     pub formula: String,
 }
 
+/// The frame timeline section (the page's script draws the lanes).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub(crate) struct TimelineView {
+    /// `12 frames: 10 janky (of 10) and 2 of the apps' costliest that dropped none (40.1 kB of data)`.
+    pub summary: String,
+    /// What was left out for the budget; empty when nothing was.
+    pub left_out: String,
+    pub frames: usize,
+    /// The page's script (`templates/timeline.js`), which draws the lanes.
+    pub script: &'static str,
+}
+
 /// The whole page.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Page {
@@ -197,4 +211,6 @@ pub(crate) struct Page {
     pub warnings: Vec<String>,
     pub definitions: Vec<Definition>,
     pub level_names: Vec<String>,
+    /// None when the analysis built no lanes (the section and its script are left out).
+    pub timeline: Option<TimelineView>,
 }
