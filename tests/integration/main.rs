@@ -26,3 +26,4 @@ mod repeated;
 mod report;
 mod schema;
 mod systrace;
+mod wakers;
