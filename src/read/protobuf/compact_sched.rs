@@ -4,8 +4,6 @@
 //! hot path (thread names and counts, `read::ftrace`) and the scheduler pass
 //! (the frame threads' events, `read::sched`).
 
-use std::cell::RefCell;
-
 use super::wire::{Fields, PackedVarints, Value};
 use crate::read::records::{SchedRecord, TidFilter, Waker};
 use crate::read::thread_records::{merge_columns, waking_record};
@@ -203,20 +201,6 @@ pub(crate) struct CompactRecords {
     /// Where this bundle's switch records, then its waking records, begin in `out`.
     switches_at: usize,
     wakings_at: usize,
-    /// The bundle's switches as (timestamp, task switched in), decoded at its
-    /// first waking of a wanted thread (most bundles have none); the buffer
-    /// is the worker's [`SWITCH_TASKS`], given back by `finish`.
-    tasks: Option<Vec<(i64, Waker)>>,
-}
-
-/// A reused buffer of [`CompactRecords::tasks`] stays allocated up to this
-/// many switches (1 MB; a bundle holds hundreds to a few thousand).
-const SWITCH_TASKS_MAX: usize = 1 << 16;
-
-thread_local! {
-    /// One per worker (the decoding workers, the scheduler pass'), reused
-    /// from bundle to bundle.
-    static SWITCH_TASKS: RefCell<Vec<(i64, Waker)>> = const { RefCell::new(Vec::new()) };
 }
 
 impl CompactRecords {
@@ -229,7 +213,6 @@ impl CompactRecords {
             wakings_whole: true,
             switches_at: out_len,
             wakings_at: out_len,
-            tasks: None,
         }
     }
 
@@ -240,11 +223,8 @@ impl CompactRecords {
 
     /// Both columns are done: their records become one run by time (see
     /// [`merge_columns`]).
-    pub(crate) fn finish(&mut self, out: &mut [SchedRecord]) {
+    pub(crate) fn finish(&self, out: &mut [SchedRecord]) {
         merge_columns(&mut out[self.switches_at..], self.wakings_at - self.switches_at);
-        if let Some(tasks) = self.tasks.take().filter(|t| t.capacity() <= SWITCH_TASKS_MAX) {
-            SWITCH_TASKS.set(tasks);
-        }
     }
 
     /// The next switch of the column (read with `Want::prev_state`).
@@ -263,44 +243,106 @@ impl CompactRecords {
         self.prev = Some(next);
     }
 
-    /// The next waking of `cs`'s column.
+    /// The next waking of the column; `tasks` (of the same bundle) gives
+    /// its waker.
     #[inline(always)]
-    pub(crate) fn waking(&mut self, wanted: &TidFilter, cs: &CompactSched, w: &Waking, out: &mut Vec<SchedRecord>) {
+    pub(crate) fn waking(
+        &mut self,
+        wanted: &TidFilter,
+        tasks: &mut RunningTasks,
+        w: &Waking,
+        out: &mut Vec<SchedRecord>,
+    ) {
         let (true, Some(pid)) = (self.wakings_whole, w.pid) else {
             self.wakings_whole = false;
             return;
         };
-        waking_record(wanted, w.ts, pid, || self.running_at(cs, w.ts), out);
+        waking_record(wanted, w.ts, pid, || tasks.at(w.ts), out);
+    }
+}
+
+/// The waker of a compact_sched waking. The bundle does not store the
+/// event's common pid, so, as trace_processor does, it is the task running
+/// on the bundle's CPU then: the one the latest switch at or before the
+/// waking switched in (at a tie the switch came first, as the records'
+/// merge has it). The switch column's (timestamp, task) pairs are noted as
+/// a pass reads them (the first pass reads every switch of a bundle whose
+/// records it keeps), else read at the first waking of a wanted thread
+/// (most bundles have none), then searched. A column out of time order (a
+/// hostile one) gives the switch before the first one later than the
+/// waking: the answer depends on the waking's time and the column alone,
+/// so both passes give a waking the same waker whatever else they keep.
+///
+/// Before the bundle's first switch the task is unknown (`Waker::NONE`).
+/// trace_processor does better there: it reads the bundles in time order
+/// and carries each CPU's last task across them (and drops a waking seen
+/// before its CPU's first switch of the trace). Here bundles are decoded in
+/// parallel batches, cut differently by the two passes, so the task could
+/// be carried over deterministically only after decoding, from per-bundle
+/// facts (a CPU's last task, a waking's CPU) the records do not hold; on
+/// Android 16 traces 1–8% of compact wakings come before their bundle's
+/// first switch (docs/limits.md).
+pub(crate) struct RunningTasks<'a, 's> {
+    cs: &'s CompactSched<'a>,
+    /// Per switch, in column order: the latest timestamp up to it (so that
+    /// a binary search finds the first switch later than a time even in a
+    /// column out of order) and the task it switched in. The worker's
+    /// [`SWITCH_TASKS`] buffer, given back on drop.
+    table: Vec<(i64, Waker)>,
+    /// `table` holds the whole column.
+    whole: bool,
+}
+
+/// [`RunningTasks::table`]'s buffer stays allocated up to this many
+/// switches (1 MB; a bundle holds hundreds to a few thousand).
+const SWITCH_TASKS_MAX: usize = 1 << 16;
+
+thread_local! {
+    /// One per worker (the decoding workers, the scheduler pass's), reused
+    /// from bundle to bundle.
+    static SWITCH_TASKS: std::cell::Cell<Vec<(i64, Waker)>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+impl<'a, 's> RunningTasks<'a, 's> {
+    pub(crate) fn new(cs: &'s CompactSched<'a>) -> Self {
+        let mut table = SWITCH_TASKS.take();
+        table.clear();
+        RunningTasks { cs, table, whole: false }
     }
 
-    /// The waker of a waking at `ts`: compact_sched does not store the
-    /// event's common pid, so, as trace_processor does, it is the task
-    /// running on the bundle's CPU then: the one the latest switch at or
-    /// before `ts` switched in (at a tie the switch came first, as the
-    /// records' merge has it). A binary search, not a walk from the previous
-    /// waking: the answer depends on `ts` and the column alone, so both
-    /// passes give a waking the same waker whatever else they keep.
-    ///
-    /// Before the bundle's first switch the task is unknown (`Waker::NONE`).
-    /// trace_processor does better there: it reads the bundles in time order
-    /// and carries each CPU's last task across them (and drops a waking seen
-    /// before its CPU's first switch of the trace). Here bundles are decoded
-    /// in parallel batches, cut differently by the two passes, so the task
-    /// could be carried over deterministically only after decoding, from
-    /// per-bundle facts (a CPU's last task, a waking's CPU) the records do
-    /// not hold; on Android 16 traces 1–8% of compact wakings come before
-    /// their bundle's first switch (docs/limits.md).
-    fn running_at(&mut self, cs: &CompactSched, ts: i64) -> Waker {
-        let tasks = self.tasks.get_or_insert_with(|| {
-            let mut tasks = SWITCH_TASKS.take();
-            tasks.clear();
-            let bare = Want { prev_state: false, comm: false };
-            tasks.extend(cs.switches(bare).map(|s| (s.ts, Waker::of(s.next_pid))));
-            tasks
-        });
-        match tasks.partition_point(|&(t, _)| t <= ts) {
+    /// The column's next switch, as a pass reads the whole column.
+    #[inline(always)]
+    pub(crate) fn note(&mut self, s: &Switch) {
+        let latest = self.table.last().map_or(s.ts, |&(t, _)| t.max(s.ts));
+        self.table.push((latest, Waker::of(s.next_pid)));
+    }
+
+    /// Every switch of the column was noted.
+    pub(crate) fn noted(&mut self) {
+        self.whole = true;
+    }
+
+    /// The task running at `ts`.
+    #[inline]
+    pub(crate) fn at(&mut self, ts: i64) -> Waker {
+        if !self.whole {
+            self.table.clear();
+            for s in self.cs.switches(Want { prev_state: false, comm: false }) {
+                self.note(&s);
+            }
+            self.whole = true;
+        }
+        match self.table.partition_point(|&(latest, _)| latest <= ts) {
             0 => Waker::NONE,
-            n => tasks[n - 1].1,
+            n => self.table[n - 1].1,
+        }
+    }
+}
+
+impl Drop for RunningTasks<'_, '_> {
+    fn drop(&mut self) {
+        if self.table.capacity() <= SWITCH_TASKS_MAX {
+            SWITCH_TASKS.set(std::mem::take(&mut self.table));
         }
     }
 }
@@ -364,21 +406,34 @@ mod tests {
         assert_eq!(wk, [Waking { ts: 2000, pid: Some(43), comm: Some(&b"RenderThread"[..]) }]);
     }
 
-    /// The records of a whole bundle of CPU 2 for `wanted`, as both passes make them.
+    /// The records of a whole bundle of CPU 2 for `wanted`, as both passes
+    /// make them: the switches noted for the wakers on the way (the first
+    /// pass), or read again at the first wanted waking; the same either way.
     fn records(m: &[u8], wanted: &[i32]) -> Vec<SchedRecord> {
         let (cs, wanted) = (CompactSched::parse(m), TidFilter::new(wanted.iter().copied()));
         let want = Want { prev_state: true, comm: false };
-        let mut out = Vec::new();
-        let mut records = CompactRecords::new(2, 0);
-        for s in cs.switches(want) {
-            records.switch(&wanted, &s, &mut out);
-        }
-        records.wakings_begin(&out);
-        for w in cs.wakings(want) {
-            records.waking(&wanted, &cs, &w, &mut out);
-        }
-        records.finish(&mut out);
-        out
+        let [noted, read_again] = [true, false].map(|note| {
+            let mut out = Vec::new();
+            let mut records = CompactRecords::new(2, 0);
+            let mut tasks = RunningTasks::new(&cs);
+            for s in cs.switches(want) {
+                records.switch(&wanted, &s, &mut out);
+                if note {
+                    tasks.note(&s);
+                }
+            }
+            if note {
+                tasks.noted();
+            }
+            records.wakings_begin(&out);
+            for w in cs.wakings(want) {
+                records.waking(&wanted, &mut tasks, &w, &mut out);
+            }
+            records.finish(&mut out);
+            out
+        });
+        assert_eq!(noted, read_again);
+        noted
     }
 
     #[test]
@@ -425,6 +480,38 @@ mod tests {
         bytes_field(field::WAKING_TIMESTAMP, &varints(&[990]), &mut lone);
         bytes_field(field::WAKING_PID, &varints(&[7]), &mut lone);
         assert_eq!(records(&lone, &[7]), [SchedRecord::Waking { ts: 990, tid: 7, waker: Waker::NONE }]);
+    }
+
+    #[test]
+    fn a_hostile_column_out_of_time_order_gives_each_waking_one_waker() {
+        let back = |d: u64| u64::MAX - d + 1; // a delta of -d
+        let mut m = Vec::new();
+        // Switches at 1000 (to 42), 900 (to 43), 1100 (to 44).
+        bytes_field(field::SWITCH_TIMESTAMP, &varints(&[1000, back(100), 200]), &mut m);
+        bytes_field(field::SWITCH_PREV_STATE, &varints(&[0, 0, 0]), &mut m);
+        bytes_field(field::SWITCH_NEXT_PID, &varints(&[42, 43, 44]), &mut m);
+        // Wakings at 1050 (of 7), 950 (of 8, back in time), 1200 (of 9).
+        bytes_field(field::WAKING_TIMESTAMP, &varints(&[1050, back(100), 250]), &mut m);
+        bytes_field(field::WAKING_PID, &varints(&[7, 8, 9]), &mut m);
+        let wakers = |wanted: &[i32]| -> Vec<(i32, Option<i32>)> {
+            let mut w: Vec<_> = records(&m, wanted)
+                .into_iter()
+                .filter_map(|r| match r {
+                    SchedRecord::Waking { tid, waker, .. } => Some((tid, waker.tid())),
+                    _ => None,
+                })
+                .collect();
+            w.sort_unstable();
+            w
+        };
+        // The switch before the first one later than the waking: 43 at
+        // 1050 (900 ≤ 1050 < 1100), none at 950 (1000 is later), 44 at 1200;
+        // the same whether a waking is asked about alone or after others.
+        let all = [(7, Some(43)), (8, None), (9, Some(44))];
+        assert_eq!(wakers(&[7, 8, 9]), all);
+        for (k, one) in all.iter().enumerate() {
+            assert_eq!(wakers(&[7 + k as i32]), [*one]);
+        }
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! threads an analysis asks about). The event layouts both passes read
 //! (`scan_bundle`, `canonical_event`, `switch_fields`, `waking_fields`) are here.
 
-use super::compact_sched::{CompactRecords, CompactSched, Want};
+use super::compact_sched::{CompactRecords, CompactSched, RunningTasks, Want};
 use super::wire::{lossy, Expect, Fields, Value, WireError};
 use crate::read::batch::BatchBuilder;
 use crate::read::records::{AtraceOp, BundleInfo};
@@ -437,15 +437,18 @@ fn compact_sched(ctx: &mut BatchBuilder, b: &[u8], cpu: u32) -> Option<i64> {
         }
         Some((wanted, out)) => {
             let mut records = CompactRecords::new(cpu, out.len());
+            let mut tasks = RunningTasks::new(&cs);
             let want = Want { prev_state: true, comm: true };
             let switches = cs.switches(want).map(|s| {
                 records.switch(wanted, &s, out);
+                tasks.note(&s);
                 (s.ts, s.next_pid, s.next_comm)
             });
             let first = compact_column(ctx, switches, None);
+            tasks.noted();
             records.wakings_begin(out);
             let wakings = cs.wakings(want).map(|w| {
-                records.waking(wanted, &cs, &w, out);
+                records.waking(wanted, &mut tasks, &w, out);
                 (w.ts, w.pid, w.comm)
             });
             let first = compact_column(ctx, wakings, first);

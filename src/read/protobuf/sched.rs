@@ -5,7 +5,7 @@
 
 use rayon::prelude::*;
 
-use super::compact_sched::{CompactRecords, CompactSched, Want};
+use super::compact_sched::{CompactRecords, CompactSched, RunningTasks, Want};
 use super::framing::{self, Framing};
 use super::ftrace::{self, ev};
 use super::wire::{Fields, Value};
@@ -198,13 +198,23 @@ pub(super) fn compact(b: &[u8], cpu: u32, wanted: &TidFilter, out: &mut Vec<Sche
     // wanted record at all.)
     let (switches, wakings) = cs.pids_wanted(|p| wanted.contains(p));
     let mut records = CompactRecords::new(cpu, out.len());
+    let mut tasks = RunningTasks::new(&cs);
     let want = Want { prev_state: true, comm: false };
-    for s in cs.switches(want).take_while(|_| switches) {
-        records.switch(wanted, &s, out);
+    if switches {
+        // The wakings' wakers, if any is wanted, are noted on the way.
+        for s in cs.switches(want) {
+            records.switch(wanted, &s, out);
+            if wakings {
+                tasks.note(&s);
+            }
+        }
+        if wakings {
+            tasks.noted();
+        }
     }
     records.wakings_begin(out);
     for w in cs.wakings(want).take_while(|_| wakings) {
-        records.waking(wanted, &cs, &w, out);
+        records.waking(wanted, &mut tasks, &w, out);
     }
     records.finish(out);
 }
@@ -213,7 +223,7 @@ pub(super) fn compact(b: &[u8], cpu: u32, wanted: &TidFilter, out: &mut Vec<Sche
 mod tests {
     use super::*;
     use crate::read::format::SchedScan;
-    use crate::read::{self, ReadOptions, Source};
+    use crate::read::{self, Source};
     use tracegen::scenarios;
 
     #[test]
