@@ -10,7 +10,7 @@ use rustc_hash::FxHashMap;
 
 use super::perfetto::{self, IDLE};
 use super::TableBuilder;
-use crate::model::{SchedEvent, Trace};
+use crate::model::{SchedEvent, Trace, Waker};
 
 /// trace_processor's `utid` of each tid: tid 0 is the swapper thread; a tid
 /// reused by several threads is the last of them (the thread trace_processor
@@ -99,8 +99,9 @@ struct StateRow {
     utid: i64,
     state: String,
     cpu: Option<i32>,
-    /// The thread whose wakeup began this `R` state.
-    waker_utid: Option<i64>,
+    /// The task whose wakeup began this `R` state (3 bytes: the table has
+    /// a row per state of every thread; its utid is looked up per column).
+    waker: Waker,
 }
 
 /// `thread_state(ts, dur, utid, state, cpu, io_wait, blocked_function,
@@ -118,15 +119,15 @@ pub fn thread_state(trace: &Trace) -> PolarsResult<DataFrame> {
         let Some(&utid) = utids.get(&events[0].tid()).filter(|&&u| u != IDLE) else { continue };
         let mut current: Option<StateRow> = None;
         for e in events {
-            let (state, cpu, waker_utid) = match *e {
-                SchedEvent::SwitchIn { cpu, .. } => ("Running".to_string(), Some(i32::from(cpu)), None),
-                SchedEvent::SwitchOut { prev_state, .. } => (end_state(prev_state), None, None),
+            let (state, cpu, waker) = match *e {
+                SchedEvent::SwitchIn { cpu, .. } => ("Running".to_string(), Some(i32::from(cpu)), Waker::NONE),
+                SchedEvent::SwitchOut { prev_state, .. } => (end_state(prev_state), None, Waker::NONE),
                 SchedEvent::Waking { waker, .. } => {
                     // A wakeup of a running or runnable (`Running`, `R`, `R+`) thread changes nothing.
                     if current.as_ref().is_some_and(|c| c.state.starts_with('R')) {
                         continue;
                     }
-                    ("R".to_string(), None, waker.tid().and_then(|t| utids.get(&t).copied()))
+                    ("R".to_string(), None, waker)
                 }
             };
             let ts = e.ts();
@@ -138,7 +139,7 @@ pub fn thread_state(trace: &Trace) -> PolarsResult<DataFrame> {
                 c.dur = ts - c.ts;
                 rows.push(c);
             }
-            current = Some(StateRow { ts, dur: -1, utid, state, cpu, waker_utid });
+            current = Some(StateRow { ts, dur: -1, utid, state, cpu, waker });
         }
         rows.extend(current);
     }
@@ -151,7 +152,7 @@ pub fn thread_state(trace: &Trace) -> PolarsResult<DataFrame> {
         .col("cpu", |r| r.cpu)
         .col("io_wait", |_| None::<i32>)
         .col("blocked_function", |_| None::<&str>)
-        .col("waker_utid", |r| r.waker_utid)
+        .col("waker_utid", |r| r.waker.tid().and_then(|t| utids.get(&t).copied()))
         .build()
 }
 
@@ -159,7 +160,6 @@ pub fn thread_state(trace: &Trace) -> PolarsResult<DataFrame> {
 mod tests {
     use super::*;
     use crate::model::testutil::TB;
-    use crate::model::Waker;
 
     fn trace() -> Trace {
         use SchedEvent::*;

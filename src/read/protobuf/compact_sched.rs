@@ -284,13 +284,16 @@ impl CompactRecords {
 /// first switch (docs/limits.md).
 pub(crate) struct RunningTasks<'a, 's> {
     cs: &'s CompactSched<'a>,
-    /// Per switch, in column order: the latest timestamp up to it (so that
-    /// a binary search finds the first switch later than a time even in a
-    /// column out of order) and the task it switched in. The worker's
-    /// [`SWITCH_TASKS`] buffer, given back on drop.
+    /// Per switch, in column order: its timestamp and the task it switched
+    /// in; once searched, the latest timestamp up to it instead of its own
+    /// (so that a binary search finds the first switch later than a time
+    /// even in a column out of order). The worker's [`SWITCH_TASKS`]
+    /// buffer, given back on drop.
     table: Vec<(i64, Waker)>,
     /// `table` holds the whole column.
     whole: bool,
+    /// ... with the latest timestamps: ready to search.
+    ready: bool,
 }
 
 /// [`RunningTasks::table`]'s buffer stays allocated up to this many
@@ -307,14 +310,13 @@ impl<'a, 's> RunningTasks<'a, 's> {
     pub(crate) fn new(cs: &'s CompactSched<'a>) -> Self {
         let mut table = SWITCH_TASKS.take();
         table.clear();
-        RunningTasks { cs, table, whole: false }
+        RunningTasks { cs, table, whole: false, ready: false }
     }
 
     /// The column's next switch, as a pass reads the whole column.
     #[inline(always)]
     pub(crate) fn note(&mut self, s: &Switch) {
-        let latest = self.table.last().map_or(s.ts, |&(t, _)| t.max(s.ts));
-        self.table.push((latest, Waker::of(s.next_pid)));
+        self.table.push((s.ts, Waker::of(s.next_pid)));
     }
 
     /// Every switch of the column was noted.
@@ -325,12 +327,18 @@ impl<'a, 's> RunningTasks<'a, 's> {
     /// The task running at `ts`.
     #[inline]
     pub(crate) fn at(&mut self, ts: i64) -> Waker {
-        if !self.whole {
-            self.table.clear();
-            for s in self.cs.switches(Want { prev_state: false, comm: false }) {
-                self.note(&s);
+        if !self.ready {
+            if !self.whole {
+                self.table.clear();
+                let bare = Want { prev_state: false, comm: false };
+                self.table.extend(self.cs.switches(bare).map(|s| (s.ts, Waker::of(s.next_pid))));
             }
-            self.whole = true;
+            let mut latest = i64::MIN;
+            for (t, _) in &mut self.table {
+                latest = latest.max(*t);
+                *t = latest;
+            }
+            self.ready = true;
         }
         match self.table.partition_point(|&(latest, _)| latest <= ts) {
             0 => Waker::NONE,
