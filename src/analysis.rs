@@ -82,10 +82,11 @@ pub struct TraceFrames {
     pub warnings: Vec<Warning>,
 }
 
-/// How every analysis that rebuilds frames reads a trace: the frame
-/// threads' scheduler records are kept while decoding.
+/// How every analysis that rebuilds frames reads a trace: the scheduler
+/// records of the frame threads and of the RenderThreads (the threads
+/// `frames::frame_threads` asks the scheduler pass for) are kept while decoding.
 pub fn frame_read_options(sink: Sink) -> ReadOptions {
-    ReadOptions { sink, keep_sched_of_slices: Some(frames::DO_FRAME) }
+    ReadOptions { sink, keep_sched_of_slices: &[frames::DO_FRAME, frames::DRAW_FRAME] }
 }
 
 /// Read an opened trace and import it into the model; the scheduler pass

@@ -13,10 +13,11 @@ pub struct ReadOptions {
     /// Where the decoding progress bar goes.
     pub sink: crate::sink::Sink,
     /// Keep, while decoding, the scheduler records of the threads that begin
-    /// slices whose name starts with this (`frames::DO_FRAME`), so that the
-    /// [`SchedPass`] need not read the trace again for them (see
-    /// `frame_sched`). `None` for what never asks for frames (`info`).
-    pub keep_sched_of_slices: Option<&'static str>,
+    /// slices whose name starts with one of these (`frames::DO_FRAME`,
+    /// `frames::DRAW_FRAME`), so that the [`SchedPass`] need not read the
+    /// trace again for them (see `frame_sched`). Empty for what never asks
+    /// for frames (`info`).
+    pub keep_sched_of_slices: &'static [&'static str],
 }
 
 /// What was learned about the file itself while reading it.

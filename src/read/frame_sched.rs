@@ -4,8 +4,9 @@
 //! them in a second pass decodes every ftrace bundle of the trace again
 //! (a large share of a busy trace's analysis). So while the first pass decodes a
 //! batch it also keeps the records of the threads known, when the batch
-//! began, to begin a slice named as the caller says (`frames` says
-//! `Choreographer#doFrame`: atrace writers, and the threads of TrackEvent
+//! began, to begin a slice named as the caller says (`analysis` says
+//! `Choreographer#doFrame` and `DrawFrame`, the frame threads and their
+//! RenderThreads: atrace writers, and the threads of TrackEvent
 //! tracks); a thread found later is kept from the batches begun
 //! after that. The scheduler pass (`sched::collect`) takes a batch's kept
 //! records when they cover every thread it is asked about and reads the
@@ -16,12 +17,13 @@ use std::sync::{Arc, Mutex};
 
 use rustc_hash::FxHashMap;
 
-use super::records::{EventName, Kept, SchedRecord, TailBody, TidFilter, TrackEventKind};
+use super::records::{EventName, Kept, SchedRecord, TailBody, TidFilter, TrackEventKind, Waker};
 use super::slim;
 use super::thread_records::{sort_by_thread_then_time, switch_records, waking_record};
 
-/// At most this many threads are kept; a hostile trace with a doFrame on
-/// every thread gets the second pass for the rest.
+/// At most this many threads are kept, whichever prefix found them; a
+/// hostile trace with a doFrame on every thread gets the second pass for
+/// the rest.
 const MAX_THREADS: usize = 256;
 /// At most this many TrackEvent thread tracks are remembered.
 const MAX_TRACKS: usize = 1 << 16;
@@ -29,9 +31,9 @@ const MAX_TRACKS: usize = 1 << 16;
 /// What the decoding workers have found so far, shared between them.
 #[derive(Debug)]
 pub struct Discovery {
-    /// A thread that begins a slice whose name starts with this is kept
-    /// (keeping a few threads too many costs only memory).
-    slice_prefix: &'static str,
+    /// A thread that begins a slice whose name starts with one of these is
+    /// kept (keeping a few threads too many costs only memory).
+    slice_prefixes: &'static [&'static str],
     /// The threads whose records a batch begun now keeps.
     threads: Mutex<Arc<TidFilter>>,
     /// TrackEvent track uuid → the thread its descriptor names.
@@ -39,9 +41,15 @@ pub struct Discovery {
 }
 
 impl Discovery {
-    /// Keep the threads that begin slices named `slice_prefix…`.
-    pub fn new(slice_prefix: &'static str) -> Arc<Discovery> {
-        Arc::new(Discovery { slice_prefix, threads: Default::default(), thread_tracks: Default::default() })
+    /// Keep the threads that begin slices named `slice_prefixes[k]…`.
+    pub fn new(slice_prefixes: &'static [&'static str]) -> Arc<Discovery> {
+        Arc::new(Discovery { slice_prefixes, threads: Default::default(), thread_tracks: Default::default() })
+    }
+
+    /// Whether a slice named `name` makes its thread kept.
+    #[inline]
+    fn keeps(&self, name: &str) -> bool {
+        self.slice_prefixes.iter().any(|p| name.starts_with(p))
     }
 
     /// The collector of a batch about to be decoded.
@@ -80,10 +88,11 @@ impl Collector {
         switch_records(&self.wanted, ts, cpu, switch, &mut self.records);
     }
 
-    /// A sched_waking / sched_wakeup of `pid` at `ts`.
+    /// A sched_waking / sched_wakeup of `pid` at `ts` by `waker` (the
+    /// event's common pid).
     #[inline]
-    pub(crate) fn waking(&mut self, ts: i64, pid: i32) {
-        waking_record(&self.wanted, ts, pid, &mut self.records);
+    pub(crate) fn waking(&mut self, ts: i64, pid: i32, waker: Option<i32>) {
+        waking_record(&self.wanted, ts, pid, || Waker::of(waker), &mut self.records);
     }
 
     /// Room for `n` records.
@@ -101,7 +110,7 @@ impl Collector {
     pub fn atrace_begin(&mut self, tid: i32, name: &str) {
         // Bounded: a batch of doFrames on a million threads stays linear.
         if self.found.len() < MAX_THREADS
-            && name.starts_with(self.discovery.slice_prefix)
+            && self.discovery.keeps(name)
             && !self.wanted.contains(tid)
             && !self.found.contains(&tid)
         {
@@ -141,10 +150,7 @@ impl Collector {
 
     /// A TrackEvent slice begun on track `uuid`.
     fn track_event_begin(&mut self, uuid: u64, name: &str) {
-        if self.track_frames.len() < MAX_THREADS
-            && name.starts_with(self.discovery.slice_prefix)
-            && !self.track_frames.contains(&uuid)
-        {
+        if self.track_frames.len() < MAX_THREADS && self.discovery.keeps(name) && !self.track_frames.contains(&uuid) {
             self.track_frames.push(uuid);
         }
     }
@@ -184,16 +190,20 @@ impl Collector {
 mod tests {
     use super::*;
 
-    /// A hostile batch with a doFrame on each of 200 000 threads: the
-    /// search stays linear and at most 256 threads are kept.
+    const FRAME_SLICES: &[&str] = &["Choreographer#doFrame", "DrawFrame"];
+
+    /// A hostile batch with a doFrame or a DrawFrame on each of 200 000
+    /// threads: the search stays linear and at most 256 threads are kept,
+    /// whichever prefix found them.
     #[test]
-    fn a_doframe_on_every_thread_keeps_256_threads() {
-        let discovery = Discovery::new("Choreographer#doFrame");
+    fn a_frame_slice_on_every_thread_keeps_256_threads() {
+        let discovery = Discovery::new(FRAME_SLICES);
         let mut c = discovery.collector();
         for tid in 0..200_000 {
-            c.atrace_begin(tid, "Choreographer#doFrame 1");
+            let name = if tid % 2 == 0 { "DrawFrames 1" } else { "Choreographer#doFrame 1" };
+            c.atrace_begin(tid, name);
             c.thread_track(tid as u64, tid);
-            c.track_event_begin(tid as u64, "Choreographer#doFrame 2");
+            c.track_event_begin(tid as u64, name);
         }
         c.finish();
         assert_eq!(discovery.collector().finish().threads.tids(), (0..256).collect::<Vec<_>>());
@@ -201,11 +211,13 @@ mod tests {
 
     #[test]
     fn threads_found_by_a_batch_are_kept_by_the_batches_begun_after_it() {
-        let discovery = Discovery::new("Choreographer#doFrame");
+        let discovery = Discovery::new(FRAME_SLICES);
         let mut first = discovery.collector();
         let concurrent = discovery.collector();
         first.atrace_begin(10, "Choreographer#doFrame 5");
         first.atrace_begin(11, "traversal");
+        first.atrace_begin(12, "DrawFrames 5");
+        first.atrace_begin(13, "Draw");
         first.thread_track(0xabc, 20);
         first.track_event_begin(0xabc, "Choreographer#doFrame 6");
         first.track_event_begin(0xdef, "Choreographer#doFrame 7");
@@ -214,10 +226,10 @@ mod tests {
         let mut later = discovery.collector();
         // The descriptor came in an earlier batch.
         later.track_event_begin(0xdef, "Choreographer#doFrame 8");
-        assert_eq!(later.finish().threads.tids(), [10, 20]);
+        assert_eq!(later.finish().threads.tids(), [10, 12, 20]);
         let mut last = discovery.collector();
         last.thread_track(0xdef, 30);
-        assert_eq!(last.finish().threads.tids(), [10, 20]);
-        assert_eq!(discovery.collector().finish().threads.tids(), [10, 20]);
+        assert_eq!(last.finish().threads.tids(), [10, 12, 20]);
+        assert_eq!(discovery.collector().finish().threads.tids(), [10, 12, 20]);
     }
 }

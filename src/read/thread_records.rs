@@ -232,11 +232,19 @@ pub(crate) fn switch_records(
     }
 }
 
-/// The record of a sched_waking / sched_wakeup of `pid` at `ts`.
+/// The record of a sched_waking / sched_wakeup of `pid` at `ts`, by the
+/// task `waker` says (asked only for a wanted thread: compact_sched finds it
+/// in the bundle's switch column, see `CompactRecords`).
 #[inline(always)]
-pub(crate) fn waking_record(wanted: &TidFilter, ts: i64, pid: i32, out: &mut Vec<SchedRecord>) {
+pub(crate) fn waking_record(
+    wanted: &TidFilter,
+    ts: i64,
+    pid: i32,
+    waker: impl FnOnce() -> Waker,
+    out: &mut Vec<SchedRecord>,
+) {
     if wanted.contains(pid) {
-        out.push(SchedRecord::Waking { ts, tid: pid, waker: Waker::NONE });
+        out.push(SchedRecord::Waking { ts, tid: pid, waker: waker() });
     }
 }
 

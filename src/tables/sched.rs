@@ -3,14 +3,14 @@
 //! query` does when a query names one of them: docs/report.md, "fpsan query").
 //!
 //! What fpsan's scheduler records do not hold is NULL: `priority`,
-//! `io_wait`, `blocked_function`, `waker_utid`.
+//! `io_wait`, `blocked_function`.
 
 use polars::prelude::*;
 use rustc_hash::FxHashMap;
 
 use super::perfetto::{self, IDLE};
 use super::TableBuilder;
-use crate::model::{SchedEvent, Trace};
+use crate::model::{SchedEvent, Trace, Waker};
 
 /// trace_processor's `utid` of each tid: tid 0 is the swapper thread; a tid
 /// reused by several threads is the last of them (the thread trace_processor
@@ -99,13 +99,19 @@ struct StateRow {
     utid: i64,
     state: String,
     cpu: Option<i32>,
+    /// The task whose wakeup began this `R` state (3 bytes: the table has
+    /// a row per state of every thread; its utid is looked up per column).
+    waker: Waker,
 }
 
 /// `thread_state(ts, dur, utid, state, cpu, io_wait, blocked_function,
 /// waker_utid)`: each thread's states from its first scheduler event on:
 /// `Running` (with its CPU) from a switch-in, the switch-out's `end_state`
-/// after it, `R` from a wakeup of a thread that was not runnable; `dur` -1
-/// for the state a thread was still in at the end of the trace.
+/// after it, `R` from a wakeup of a thread that was not runnable, with the
+/// waker's utid (as trace_processor: NULL for the other states, a waker not
+/// known, or one that is no thread of the trace; the swapper, utid 0, for
+/// a wakeup from an interrupt); `dur` -1 for the state a thread was still
+/// in at the end of the trace.
 pub fn thread_state(trace: &Trace) -> PolarsResult<DataFrame> {
     let utids = utids(trace);
     let mut rows: Vec<StateRow> = Vec::new();
@@ -113,15 +119,15 @@ pub fn thread_state(trace: &Trace) -> PolarsResult<DataFrame> {
         let Some(&utid) = utids.get(&events[0].tid()).filter(|&&u| u != IDLE) else { continue };
         let mut current: Option<StateRow> = None;
         for e in events {
-            let (state, cpu) = match *e {
-                SchedEvent::SwitchIn { cpu, .. } => ("Running".to_string(), Some(i32::from(cpu))),
-                SchedEvent::SwitchOut { prev_state, .. } => (end_state(prev_state), None),
-                SchedEvent::Waking { .. } => {
+            let (state, cpu, waker) = match *e {
+                SchedEvent::SwitchIn { cpu, .. } => ("Running".to_string(), Some(i32::from(cpu)), Waker::NONE),
+                SchedEvent::SwitchOut { prev_state, .. } => (end_state(prev_state), None, Waker::NONE),
+                SchedEvent::Waking { waker, .. } => {
                     // A wakeup of a running or runnable (`Running`, `R`, `R+`) thread changes nothing.
                     if current.as_ref().is_some_and(|c| c.state.starts_with('R')) {
                         continue;
                     }
-                    ("R".to_string(), None)
+                    ("R".to_string(), None, waker)
                 }
             };
             let ts = e.ts();
@@ -133,7 +139,7 @@ pub fn thread_state(trace: &Trace) -> PolarsResult<DataFrame> {
                 c.dur = ts - c.ts;
                 rows.push(c);
             }
-            current = Some(StateRow { ts, dur: -1, utid, state, cpu });
+            current = Some(StateRow { ts, dur: -1, utid, state, cpu, waker });
         }
         rows.extend(current);
     }
@@ -146,7 +152,7 @@ pub fn thread_state(trace: &Trace) -> PolarsResult<DataFrame> {
         .col("cpu", |r| r.cpu)
         .col("io_wait", |_| None::<i32>)
         .col("blocked_function", |_| None::<&str>)
-        .col("waker_utid", |_| None::<i64>)
+        .col("waker_utid", |r| r.waker.tid().and_then(|t| utids.get(&t).copied()))
         .build()
 }
 
@@ -154,7 +160,6 @@ pub fn thread_state(trace: &Trace) -> PolarsResult<DataFrame> {
 mod tests {
     use super::*;
     use crate::model::testutil::TB;
-    use crate::model::Waker;
 
     fn trace() -> Trace {
         use SchedEvent::*;
@@ -162,19 +167,26 @@ mod tests {
             .process(42, "com.a")
             .thread(42, 42, "com.a")
             .thread(43, 42, "RenderThread")
+            .thread(44, 42, "bg")
             .sched(SwitchIn { ts: 10, tid: 42, cpu: 1 })
             .sched(SwitchOut { ts: 30, tid: 42, cpu: 1, prev_state: 1 })
-            .sched(Waking { ts: 50, tid: 42, waker: Waker::NONE })
+            .sched(Waking { ts: 50, tid: 42, waker: Waker::of(Some(43)) })
             .sched(SwitchIn { ts: 60, tid: 42, cpu: 2 })
-            .sched(Waking { ts: 65, tid: 42, waker: Waker::NONE })
+            .sched(Waking { ts: 65, tid: 42, waker: Waker::of(Some(0)) })
             .sched(SwitchOut { ts: 70, tid: 42, cpu: 2, prev_state: 0 })
             .sched(SwitchIn { ts: 80, tid: 42, cpu: 0 })
             .sched(SwitchIn { ts: 20, tid: 43, cpu: 0 })
             .sched(SwitchOut { ts: 25, tid: 43, cpu: 0, prev_state: 2 })
+            // Woken from an interrupt: by the idle task.
+            .sched(Waking { ts: 28, tid: 43, waker: Waker::of(Some(0)) })
             // A lost switch-out: switched in again on another CPU.
             .sched(SwitchIn { ts: 90, tid: 43, cpu: 1 })
             .sched(SwitchIn { ts: 95, tid: 43, cpu: 2 })
             .sched(SwitchIn { ts: 5, tid: 999, cpu: 3 })
+            // Woken by a task that is no thread of the model, then again
+            // by an unknown one while runnable.
+            .sched(Waking { ts: 1, tid: 44, waker: Waker::of(Some(999)) })
+            .sched(Waking { ts: 3, tid: 44, waker: Waker::NONE })
             // The swapper runs on two CPUs at once.
             .sched(SwitchIn { ts: 0, tid: 0, cpu: 0 })
             .sched(SwitchIn { ts: 2, tid: 0, cpu: 1 })
@@ -227,15 +239,20 @@ mod tests {
             s.get_column_names().iter().map(|n| n.as_str()).collect::<Vec<_>>(),
             ["ts", "dur", "utid", "state", "cpu", "io_wait", "blocked_function", "waker_utid"]
         );
-        // The wakeup at 65 (while running) changes nothing; the swapper has no states.
+        // The wakeups at 65 (while running) and 3 (while runnable) change
+        // nothing; the swapper has no states. An R row begun by a wakeup
+        // names its waker: RenderThread (utid 2), the swapper (0), or NULL
+        // for tid 999, no thread of the model.
         assert_eq!(
             rows(&s),
             [
+                "1,-1,3,R,null,null,null,null",
                 "10,20,1,Running,1,null,null,null",
                 "20,5,2,Running,0,null,null,null",
-                "25,65,2,D,null,null,null,null",
+                "25,3,2,D,null,null,null,null",
+                "28,62,2,R,null,null,null,0",
                 "30,20,1,S,null,null,null,null",
-                "50,10,1,R,null,null,null,null",
+                "50,10,1,R,null,null,null,2",
                 "60,10,1,Running,2,null,null,null",
                 "70,10,1,R,null,null,null,null",
                 "80,-1,1,Running,0,null,null,null",

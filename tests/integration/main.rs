@@ -27,3 +27,4 @@ mod repeated;
 mod report;
 mod schema;
 mod systrace;
+mod wakers;

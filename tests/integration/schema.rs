@@ -919,7 +919,9 @@ fn sched_events_for_chosen_threads() {
         got,
         vec![
             vec![SchedRecord::SwitchIn { ts: BOOT0 + 300, tid: APP, cpu: 0 }],
-            vec![SchedRecord::Waking { ts: BOOT0 + 6_600, tid: BINDER, waker: Waker::NONE }],
+            // compact_sched: woken at the time CPU 1's switch to the idle
+            // task happened (the switch counts first): by the idle task.
+            vec![SchedRecord::Waking { ts: BOOT0 + 6_600, tid: BINDER, waker: Waker::of(Some(0)) }],
             vec![
                 SchedRecord::SwitchIn { ts: BOOT0 + 6_500, tid: POOL, cpu: 1 },
                 SchedRecord::SwitchOut { ts: BOOT0 + 6_600, tid: POOL, cpu: 1, prev_state: 1 },
@@ -927,5 +929,7 @@ fn sched_events_for_chosen_threads() {
         ]
     );
     let render = sched_for_threads(&source, &[RENDER]).expect("sched");
-    assert_eq!(render, vec![vec![SchedRecord::Waking { ts: BOOT0 + 5_500, tid: RENDER, waker: Waker::NONE }]]);
+    // A sched_waking whose common pid is the app's main thread: woken by it.
+    let by_app = SchedRecord::Waking { ts: BOOT0 + 5_500, tid: RENDER, waker: Waker::of(Some(APP)) };
+    assert_eq!(render, vec![vec![by_app]]);
 }

@@ -5,7 +5,7 @@
 //! (the frame threads' events, `read::sched`).
 
 use super::wire::{Fields, PackedVarints, Value};
-use crate::read::records::{SchedRecord, TidFilter};
+use crate::read::records::{SchedRecord, TidFilter, Waker};
 use crate::read::thread_records::{merge_columns, waking_record};
 
 /// CompactSched field numbers (Perfetto's ftrace_event_bundle.proto).
@@ -243,14 +243,115 @@ impl CompactRecords {
         self.prev = Some(next);
     }
 
-    /// The next waking of the column.
+    /// The next waking of the column; `tasks` (of the same bundle) gives
+    /// its waker.
     #[inline(always)]
-    pub(crate) fn waking(&mut self, wanted: &TidFilter, w: &Waking, out: &mut Vec<SchedRecord>) {
+    pub(crate) fn waking(
+        &mut self,
+        wanted: &TidFilter,
+        tasks: &mut RunningTasks,
+        w: &Waking,
+        out: &mut Vec<SchedRecord>,
+    ) {
         let (true, Some(pid)) = (self.wakings_whole, w.pid) else {
             self.wakings_whole = false;
             return;
         };
-        waking_record(wanted, w.ts, pid, out);
+        waking_record(wanted, w.ts, pid, || tasks.at(w.ts), out);
+    }
+}
+
+/// The waker of a compact_sched waking. The bundle does not store the
+/// event's common pid, so, as trace_processor does, it is the task running
+/// on the bundle's CPU then: the one the latest switch at or before the
+/// waking switched in (at a tie the switch came first, as the records'
+/// merge has it). The switch column's (timestamp, task) pairs are noted as
+/// a pass reads them (the first pass reads every switch of a bundle whose
+/// records it keeps), else read at the first waking of a wanted thread
+/// (most bundles have none), then searched. A column out of time order (a
+/// hostile one) gives the switch before the first one later than the
+/// waking: the answer depends on the waking's time and the column alone,
+/// so both passes give a waking the same waker whatever else they keep.
+///
+/// Before the bundle's first switch the task is unknown (`Waker::NONE`).
+/// trace_processor does better there: it reads the bundles in time order
+/// and carries each CPU's last task across them (and drops a waking seen
+/// before its CPU's first switch of the trace). Here bundles are decoded in
+/// parallel batches, cut differently by the two passes, so the task could
+/// be carried over deterministically only after decoding, from per-bundle
+/// facts (a CPU's last task, a waking's CPU) the records do not hold; on
+/// Android 16 traces 1–8% of compact wakings come before their bundle's
+/// first switch (docs/limits.md).
+pub(crate) struct RunningTasks<'a, 's> {
+    cs: &'s CompactSched<'a>,
+    /// Per switch, in column order: its timestamp and the task it switched
+    /// in; once searched, the latest timestamp up to it instead of its own
+    /// (so that a binary search finds the first switch later than a time
+    /// even in a column out of order). The worker's [`SWITCH_TASKS`]
+    /// buffer, given back on drop.
+    table: Vec<(i64, Waker)>,
+    /// `table` holds the whole column.
+    whole: bool,
+    /// ... with the latest timestamps: ready to search.
+    ready: bool,
+}
+
+/// [`RunningTasks::table`]'s buffer stays allocated up to this many
+/// switches (1 MB; a bundle holds hundreds to a few thousand).
+const SWITCH_TASKS_MAX: usize = 1 << 16;
+
+thread_local! {
+    /// One per worker (the decoding workers, the scheduler pass's), reused
+    /// from bundle to bundle.
+    static SWITCH_TASKS: std::cell::Cell<Vec<(i64, Waker)>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+impl<'a, 's> RunningTasks<'a, 's> {
+    pub(crate) fn new(cs: &'s CompactSched<'a>) -> Self {
+        let mut table = SWITCH_TASKS.take();
+        table.clear();
+        RunningTasks { cs, table, whole: false, ready: false }
+    }
+
+    /// The column's next switch, as a pass reads the whole column.
+    #[inline(always)]
+    pub(crate) fn note(&mut self, s: &Switch) {
+        self.table.push((s.ts, Waker::of(s.next_pid)));
+    }
+
+    /// Every switch of the column was noted.
+    pub(crate) fn noted(&mut self) {
+        self.whole = true;
+    }
+
+    /// The task running at `ts`.
+    #[inline]
+    pub(crate) fn at(&mut self, ts: i64) -> Waker {
+        if !self.ready {
+            if !self.whole {
+                self.table.clear();
+                let bare = Want { prev_state: false, comm: false };
+                self.table.extend(self.cs.switches(bare).map(|s| (s.ts, Waker::of(s.next_pid))));
+            }
+            let mut latest = i64::MIN;
+            for (t, _) in &mut self.table {
+                latest = latest.max(*t);
+                *t = latest;
+            }
+            self.ready = true;
+        }
+        match self.table.partition_point(|&(latest, _)| latest <= ts) {
+            0 => Waker::NONE,
+            n => self.table[n - 1].1,
+        }
+    }
+}
+
+impl Drop for RunningTasks<'_, '_> {
+    fn drop(&mut self) {
+        if self.table.capacity() <= SWITCH_TASKS_MAX {
+            SWITCH_TASKS.set(std::mem::take(&mut self.table));
+        }
     }
 }
 
@@ -311,6 +412,114 @@ mod tests {
         assert!(c.switches(bare).all(|s| s.prev_state.is_none() && s.next_comm.is_none()));
         assert_eq!(c.switches(bare).map(|s| s.next_pid).collect::<Vec<_>>(), [Some(42), Some(43), Some(42)]);
         assert_eq!(wk, [Waking { ts: 2000, pid: Some(43), comm: Some(&b"RenderThread"[..]) }]);
+    }
+
+    /// The records of a whole bundle of CPU 2 for `wanted`, as both passes
+    /// make them: the switches noted for the wakers on the way (the first
+    /// pass), or read again at the first wanted waking; the same either way.
+    fn records(m: &[u8], wanted: &[i32]) -> Vec<SchedRecord> {
+        let (cs, wanted) = (CompactSched::parse(m), TidFilter::new(wanted.iter().copied()));
+        let want = Want { prev_state: true, comm: false };
+        let [noted, read_again] = [true, false].map(|note| {
+            let mut out = Vec::new();
+            let mut records = CompactRecords::new(2, 0);
+            let mut tasks = RunningTasks::new(&cs);
+            for s in cs.switches(want) {
+                records.switch(&wanted, &s, &mut out);
+                if note {
+                    tasks.note(&s);
+                }
+            }
+            if note {
+                tasks.noted();
+            }
+            records.wakings_begin(&out);
+            for w in cs.wakings(want) {
+                records.waking(&wanted, &mut tasks, &w, &mut out);
+            }
+            records.finish(&mut out);
+            out
+        });
+        assert_eq!(noted, read_again);
+        noted
+    }
+
+    #[test]
+    fn a_wakings_waker_is_the_task_its_cpus_latest_switch_switched_in() {
+        let mut m = Vec::new();
+        // Switches at 1000 (to 42), 1005 (to 43), 1015 (to the idle task)
+        // and 1030, whose next_pid is missing.
+        bytes_field(field::SWITCH_TIMESTAMP, &varints(&[1000, 5, 10, 15]), &mut m);
+        bytes_field(field::SWITCH_PREV_STATE, &varints(&[0, 1, 0, 0]), &mut m);
+        bytes_field(field::SWITCH_NEXT_PID, &varints(&[42, 43, 0]), &mut m);
+        // Wakings at 990, 1005, 1010, 1020, 1040 of 7, and at 1012 of 8.
+        bytes_field(field::WAKING_TIMESTAMP, &varints(&[990, 15, 5, 2, 8, 20]), &mut m);
+        bytes_field(field::WAKING_PID, &varints(&[7, 7, 7, 8, 7, 7]), &mut m);
+        let wakings: Vec<(i64, i32, Option<i32>)> = records(&m, &[7])
+            .into_iter()
+            .filter_map(|r| match r {
+                SchedRecord::Waking { ts, tid, waker } => Some((ts, tid, waker.tid())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            wakings,
+            [
+                // Before the bundle's first switch: unknown.
+                (990, 7, None),
+                // At a switch's timestamp: the task it switched in.
+                (1005, 7, Some(43)),
+                // Between two switches.
+                (1010, 7, Some(43)),
+                // On the idle CPU: the idle task (an interrupt).
+                (1020, 7, Some(0)),
+                // After a switch to a task the column does not name.
+                (1040, 7, None),
+            ]
+        );
+        // The same wakings whatever else is wanted (here 8, woken at 1012,
+        // and 42, whose switches come first).
+        let with_more = records(&m, &[7, 8, 42]);
+        assert!(with_more.contains(&SchedRecord::Waking { ts: 1012, tid: 8, waker: Waker::of(Some(43)) }));
+        let sevens: Vec<_> = with_more.into_iter().filter(|r| r.tid() == 7).collect();
+        assert_eq!(sevens, records(&m, &[7]));
+        // Without switches, no waker is known.
+        let mut lone = Vec::new();
+        bytes_field(field::WAKING_TIMESTAMP, &varints(&[990]), &mut lone);
+        bytes_field(field::WAKING_PID, &varints(&[7]), &mut lone);
+        assert_eq!(records(&lone, &[7]), [SchedRecord::Waking { ts: 990, tid: 7, waker: Waker::NONE }]);
+    }
+
+    #[test]
+    fn a_hostile_column_out_of_time_order_gives_each_waking_one_waker() {
+        let back = |d: u64| u64::MAX - d + 1; // a delta of -d
+        let mut m = Vec::new();
+        // Switches at 1000 (to 42), 900 (to 43), 1100 (to 44).
+        bytes_field(field::SWITCH_TIMESTAMP, &varints(&[1000, back(100), 200]), &mut m);
+        bytes_field(field::SWITCH_PREV_STATE, &varints(&[0, 0, 0]), &mut m);
+        bytes_field(field::SWITCH_NEXT_PID, &varints(&[42, 43, 44]), &mut m);
+        // Wakings at 1050 (of 7), 950 (of 8, back in time), 1200 (of 9).
+        bytes_field(field::WAKING_TIMESTAMP, &varints(&[1050, back(100), 250]), &mut m);
+        bytes_field(field::WAKING_PID, &varints(&[7, 8, 9]), &mut m);
+        let wakers = |wanted: &[i32]| -> Vec<(i32, Option<i32>)> {
+            let mut w: Vec<_> = records(&m, wanted)
+                .into_iter()
+                .filter_map(|r| match r {
+                    SchedRecord::Waking { tid, waker, .. } => Some((tid, waker.tid())),
+                    _ => None,
+                })
+                .collect();
+            w.sort_unstable();
+            w
+        };
+        // The switch before the first one later than the waking: 43 at
+        // 1050 (900 ≤ 1050 < 1100), none at 950 (1000 is later), 44 at 1200;
+        // the same whether a waking is asked about alone or after others.
+        let all = [(7, Some(43)), (8, None), (9, Some(44))];
+        assert_eq!(wakers(&[7, 8, 9]), all);
+        for (k, one) in all.iter().enumerate() {
+            assert_eq!(wakers(&[7 + k as i32]), [*one]);
+        }
     }
 
     #[test]

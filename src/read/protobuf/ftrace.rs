@@ -6,7 +6,7 @@
 //! threads an analysis asks about). The event layouts both passes read
 //! (`scan_bundle`, `canonical_event`, `switch_fields`, `waking_fields`) are here.
 
-use super::compact_sched::{CompactRecords, CompactSched, Want};
+use super::compact_sched::{CompactRecords, CompactSched, RunningTasks, Want};
 use super::wire::{lossy, Expect, Fields, Value, WireError};
 use crate::read::batch::BatchBuilder;
 use crate::read::records::{AtraceOp, BundleInfo};
@@ -124,7 +124,7 @@ fn event(ctx: &mut BatchBuilder, e: &[u8], cpu: u32) -> Option<i64> {
         ev::PRINT => {
             for f in Fields::new(p).flatten() {
                 if let (2, Value::Bytes(buf)) = f {
-                    ctx.atrace_text(ts, pid, &lossy(buf));
+                    ctx.atrace_text(ts, pid.unwrap_or(0), &lossy(buf));
                 }
             }
         }
@@ -144,7 +144,7 @@ fn event(ctx: &mut BatchBuilder, e: &[u8], cpu: u32) -> Option<i64> {
             let w = waking_fields(p);
             ctx.sched_tid(w.pid);
             if let Some(c) = &mut ctx.collect {
-                c.waking(ts, w.pid);
+                c.waking(ts, w.pid, pid);
             }
             ctx.comm(ts, w.pid, w.comm);
         }
@@ -178,7 +178,7 @@ fn event(ctx: &mut BatchBuilder, e: &[u8], cpu: u32) -> Option<i64> {
         | ev::DPU_TRACING_MARK_WRITE
         | ev::G2D_TRACING_MARK_WRITE
         | ev::MALI_TRACING_MARK_WRITE
-        | ev::LWIS_TRACING_MARK_WRITE => kernel_mark(ctx, ts, pid, num, p),
+        | ev::LWIS_TRACING_MARK_WRITE => kernel_mark(ctx, ts, pid.unwrap_or(0), num, p),
         _ => {}
     }
     Some(ts)
@@ -187,7 +187,10 @@ fn event(ctx: &mut BatchBuilder, e: &[u8], cpu: u32) -> Option<i64> {
 /// What the first pass needs of an FtraceEvent around its payload.
 struct Envelope<'a> {
     ts: i64,
-    pid: i32,
+    /// The common pid: the task the event was recorded in (a waking's
+    /// waker). Absent, it is unknown (trace_processor reads it as 0, the
+    /// idle task: a wakeup from an interrupt, which it would not be).
+    pid: Option<i32>,
     /// The last payload and its field number.
     payload: Option<(u32, &'a [u8])>,
     /// A scheduler payload was followed by another kind. The scheduler pass
@@ -219,14 +222,14 @@ pub(crate) fn canonical_event(e: &[u8]) -> Option<(i64, i32, u32, &[u8])> {
 
 fn envelope(e: &[u8]) -> Result<Envelope<'_>, WireError> {
     if let Some((ts, pid, num, payload)) = canonical_event(e) {
-        return Ok(Envelope { ts, pid, payload: Some((num, payload)), sched_then_other: false });
+        return Ok(Envelope { ts, pid: Some(pid), payload: Some((num, payload)), sched_then_other: false });
     }
-    let mut env = Envelope { ts: 0, pid: 0, payload: None, sched_then_other: false };
+    let mut env = Envelope { ts: 0, pid: None, payload: None, sched_then_other: false };
     let (mut sched_seen, mut last_is_sched) = (false, false);
     for f in Fields::new(e) {
         match f? {
             (1, v) => env.ts = v.as_i64(),
-            (2, v) => env.pid = v.as_i32(),
+            (2, v) => env.pid = Some(v.as_i32()),
             (num, Value::Bytes(p)) if num >= 3 => {
                 env.payload = Some((num, p));
                 last_is_sched = is_sched(num);
@@ -434,15 +437,18 @@ fn compact_sched(ctx: &mut BatchBuilder, b: &[u8], cpu: u32) -> Option<i64> {
         }
         Some((wanted, out)) => {
             let mut records = CompactRecords::new(cpu, out.len());
+            let mut tasks = RunningTasks::new(&cs);
             let want = Want { prev_state: true, comm: true };
             let switches = cs.switches(want).map(|s| {
                 records.switch(wanted, &s, out);
+                tasks.note(&s);
                 (s.ts, s.next_pid, s.next_comm)
             });
             let first = compact_column(ctx, switches, None);
+            tasks.noted();
             records.wakings_begin(out);
             let wakings = cs.wakings(want).map(|w| {
-                records.waking(wanted, &w, out);
+                records.waking(wanted, &mut tasks, &w, out);
                 (w.ts, w.pid, w.comm)
             });
             let first = compact_column(ctx, wakings, first);
@@ -558,7 +564,7 @@ mod tests {
         let env = envelope(&canonical).expect("well-formed");
         assert_eq!(
             (env.ts, env.pid, env.payload, env.sched_then_other),
-            (1_234_567_890_123, 1001, Some((4, &payload[..])), false)
+            (1_234_567_890_123, Some(1001), Some((4, &payload[..])), false)
         );
         // A payload with a two-byte tag (sched_waking, field 20).
         let mut w = SchedWakingFtraceEvent::new();
@@ -575,7 +581,7 @@ mod tests {
         let flagged = bytes(&e);
         assert_eq!(canonical_event(&flagged), None);
         let env = envelope(&flagged).expect("well-formed");
-        assert_eq!((env.ts, env.pid, env.payload), (1_234_567_890_123, 1001, Some((4, &payload[..]))));
+        assert_eq!((env.ts, env.pid, env.payload), (1_234_567_890_123, Some(1001), Some((4, &payload[..]))));
         // A scheduler payload followed by a print: the last payload counts,
         // and the scheduler pass is told the two differ.
         let print = [&canonical[..], &[0x1a, 3, 0x12, 1, b'x']].concat();

@@ -72,7 +72,7 @@ fn first_pass(source: &Source, opts: &ReadOptions) -> Result<(Decoded, SchedPack
     // without packets is refused before anything else is reported.
     let bar = opts.sink.bar(data.len() as u64, "{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec}");
     bar.set_message("decoding");
-    let discovery = opts.keep_sched_of_slices.map(Discovery::new);
+    let discovery = (!opts.keep_sched_of_slices.is_empty()).then(|| Discovery::new(opts.keep_sched_of_slices));
     let on_progress = |n| bar.inc(n);
     let (framing, mut batches) =
         frame_and_decode(data, discovery.as_ref(), &on_progress, &|offset| source.release_before(offset));

@@ -39,7 +39,7 @@ use rustc_hash::FxHashMap;
 use super::batch::BatchBuilder;
 use super::error::ReadError;
 use super::format::{Decoded, Format, ReadOptions, SchedPass, SchedScan, SourceFacts};
-use super::records::{Batch, SchedRecord, TailBody, TailPacket, TidFilter};
+use super::records::{Batch, SchedRecord, TailBody, TailPacket, TidFilter, Waker};
 use super::source::Source;
 use super::thread_records::{switch_records, waking_record, ThreadBuckets};
 use super::{inflate, slim};
@@ -189,8 +189,9 @@ fn sched_records(l: &Line<'_>, wanted: &TidFilter, out: &mut Vec<SchedRecord>) {
         Event::SchedSwitch(s) => {
             switch_records(wanted, ts, cpu, (s.prev_pid, s.prev_state.unwrap_or(0), s.next_pid), out)
         }
+        // The line's task is the waker (`<idle>-0`: an interrupt).
         Event::SchedWaking(w) | Event::SchedWakeup(w) | Event::SchedWakeupNew(w) => {
-            waking_record(wanted, ts, w.pid, out)
+            waking_record(wanted, ts, w.pid, || Waker::of(Some(l.tid)), out)
         }
         _ => {}
     }

@@ -283,6 +283,28 @@ fn waking_args() {
 }
 
 #[test]
+fn a_wakings_waker_is_the_task_of_its_line() {
+    use crate::read::records::{SchedRecord, Waker};
+    let text = "# tracer: nop\n#\n\
+  RenderThread-11393 (11370) [006] d..3 19529.453896: sched_waking: comm=e.perfetto.dbui pid=11377 prio=110 target_cpu=001\n\
+          <idle>-0     (-----) [002] dNh3 19529.500000: sched_waking: comm=e.perfetto.dbui pid=11377 prio=110 target_cpu=002\n\
+           <...>-1500  (-----) [003] d..3 19529.600000: sched_wakeup: comm=RenderThread pid=11393 prio=110 target_cpu=003\n\
+           <...>-1500  (-----) [003] d..3 19529.700000: sched_waking: comm=kworker pid=77 prio=120 target_cpu=003\n";
+    let records = super::sched_for_threads(text.as_bytes(), &[11377, 11393], u64::MAX, &|_| {});
+    let waking = |ts, tid, waker| SchedRecord::Waking { ts, tid, waker: Waker::of(Some(waker)) };
+    assert_eq!(
+        records,
+        [
+            waking(19_529_453_896_000, 11377, 11393),
+            // `<idle>-0`: a wakeup from an interrupt, by the idle task.
+            waking(19_529_500_000_000, 11377, 0),
+            // A task ftrace could not name still has its tid.
+            waking(19_529_600_000_000, 11393, 1500),
+        ]
+    );
+}
+
+#[test]
 fn task_and_exit_args() {
     // Formats from include/trace/events/task.h and sched.h.
     let t = parse_task_newtask("pid=1234 comm=zygote64 clone_flags=1200011 oom_score_adj=-1000");
