@@ -12,6 +12,7 @@ use serde::Serialize;
 use crate::model::{Warning, WarningCode};
 use crate::series::{Frame, Kind, Metric, Role, Values};
 
+use super::blockers;
 use super::gate::{GateInput, GateRule, GateStatus};
 use super::runs::{Run, Sides};
 use super::stats::decision::{
@@ -118,6 +119,18 @@ pub(crate) struct MetricResult {
     pub u_excess: f64,
 }
 
+/// One blocker kind compared (docs/compare.md, "Blockers"): its (thread,
+/// slice) and the same fields as a metric's, whose `metric` is `blocker`.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct BlockerResult {
+    pub thread: Option<String>,
+    pub slice: Option<String>,
+    /// `thread / slice`, as the tables print it.
+    pub kind: String,
+    #[serde(flatten)]
+    pub result: MetricResult,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct SceneResult {
     pub scene: String,
@@ -152,6 +165,8 @@ pub struct Comparison {
     pub(crate) overall: &'static str,
     pub(crate) metrics: Vec<MetricResult>,
     pub(crate) scenes: Vec<SceneResult>,
+    /// The blocker kinds that hold the most of the app's critical path, each compared.
+    pub(crate) blockers: Vec<BlockerResult>,
     pub(crate) gates: Vec<GateResult>,
     pub(crate) warnings: Vec<Warning>,
 }
@@ -224,6 +239,7 @@ pub(crate) fn compare(sides: &Sides, rules: &[GateRule], s: &Settings) -> Compar
     let included = included_metrics(before, after, true);
     let metrics = compare_metrics(&b_values, &a_values, &included, Scope::App, s, &mut bounds);
     let (scenes, scene_warnings) = compare_scenes(before, after, s, &mut bounds);
+    let blockers = compare_blockers(before, after, s, &mut bounds);
     let mut warnings = sides.warnings.clone();
     warnings.extend(quality_warnings(before, after, &b_values, &a_values));
     warnings.extend(scene_warnings);
@@ -239,6 +255,7 @@ pub(crate) fn compare(sides: &Sides, rules: &[GateRule], s: &Settings) -> Compar
         overall: "",
         metrics,
         scenes,
+        blockers,
         gates: Vec::new(),
         warnings,
     };
@@ -306,8 +323,11 @@ fn compare_metrics(
 ) -> Vec<MetricResult> {
     // Each metric's sample on each side: the runs where it is defined.
     let samples: Vec<[Vec<f64>; 2]> = included.iter().map(|&k| [column(before, k), column(after, k)]).collect();
-    let mut results: Vec<MetricResult> =
-        included.iter().zip(&samples).map(|(&k, [b, a])| describe_and_test(k, b, a, scope, s, bounds)).collect();
+    let mut results: Vec<MetricResult> = included
+        .iter()
+        .zip(&samples)
+        .map(|(&k, [b, a])| describe_and_test(Head::of(Metric::ALL[k], scope), b, a, s, bounds))
+        .collect();
     let others_tested = adjust_headline(&mut results);
     for ((r, &k), [b, a]) in results.iter_mut().zip(included).zip(&samples) {
         let all_runs = |values: &[Vec<f64>]| values.iter().map(|v| finite(v[k])).collect();
@@ -317,6 +337,27 @@ fn compare_metrics(
         settle(r, b, a, others_tested, s);
     }
     results
+}
+
+/// What a blocker kind's comparison is: critical-path time per frame, lower is better, each kind its own test
+/// at alpha as a scene's metric is (for finding what grew, not for deciding that the UI changed).
+const BLOCKER: Head =
+    Head { metric: "blocker", unit: "ms per frame", direction: Direction::Lower, family: Family::Exploratory };
+
+/// The blocker kinds that matter ([`blockers::samples`]), each through the same test, interval and decision as
+/// a metric; a kind a run does not have is 0 there.
+fn compare_blockers(before: &[Run], after: &[Run], s: &Settings, bounds: &mut BoundsCache) -> Vec<BlockerResult> {
+    blockers::samples(before, after)
+        .into_iter()
+        .map(|x| {
+            let mut r = describe_and_test(BLOCKER, &x.before, &x.after, s, bounds);
+            r.before_runs = x.before.iter().copied().map(finite).collect();
+            r.after_runs = x.after.iter().copied().map(finite).collect();
+            r.zero_both = zero_both(&r);
+            settle(&mut r, &x.before, &x.after, 0, s);
+            BlockerResult { kind: x.kind.label(), thread: x.kind.thread, slice: x.kind.slice, result: r }
+        })
+        .collect()
 }
 
 /// The headline is tested as a hierarchy: fps first, then the other two by Holm once fps is decided; every
@@ -387,36 +428,44 @@ fn settle(r: &mut MetricResult, b: &[f64], a: &[f64], others_tested: usize, s: &
 /// `fps`'s result from per-run values alone, exactly as [`compare`] settles it (the primary metric keeps
 /// its own p): what each look of `ab --until-decided` decides on (docs/ab.md, "Until decided").
 pub(crate) fn primary_result(before: &[f64], after: &[f64], s: &Settings) -> MetricResult {
-    let k = PRIMARY.index();
-    let mut r = describe_and_test(k, before, after, Scope::App, s, &mut BoundsCache::default());
+    let mut r = describe_and_test(Head::of(PRIMARY, Scope::App), before, after, s, &mut BoundsCache::default());
     settle(&mut r, before, after, 0, s);
     r
 }
 
-/// One metric's description and test; the verdict is settled after the family's adjustment (`Inconclusive`
+/// What a compared quantity is: its name, unit, better direction and family.
+#[derive(Debug, Clone, Copy)]
+struct Head {
+    metric: &'static str,
+    unit: &'static str,
+    direction: Direction,
+    family: Family,
+}
+
+impl Head {
+    /// A metric of the app or of a scene.
+    fn of(m: Metric, scope: Scope) -> Head {
+        let family = match (m.role(), scope) {
+            (Role::Descriptive, _) => Family::None,
+            (_, Scope::Scene) => Family::Exploratory,
+            (Role::Headline, Scope::App) => Family::Headline,
+            (Role::Secondary, Scope::App) => Family::Secondary,
+        };
+        Head { metric: m.name(), unit: m.unit(), direction: m.direction(), family }
+    }
+}
+
+/// One quantity's description and test; the verdict is settled after the family's adjustment (`Inconclusive`
 /// stands for "to decide").
-fn describe_and_test(
-    k: usize,
-    b: &[f64],
-    a: &[f64],
-    scope: Scope,
-    s: &Settings,
-    bounds: &mut BoundsCache,
-) -> MetricResult {
-    let m = Metric::ALL[k];
+fn describe_and_test(head: Head, b: &[f64], a: &[f64], s: &Settings, bounds: &mut BoundsCache) -> MetricResult {
     let (before, after) = (median(b), median(a));
     let delta = after - before;
     let delta_pct = if before != 0.0 { percent_of(before, delta) } else { f64::NAN };
-    let family = match (m.role(), scope) {
-        (Role::Descriptive, _) => Family::None,
-        (_, Scope::Scene) => Family::Exploratory,
-        (Role::Headline, Scope::App) => Family::Headline,
-        (Role::Secondary, Scope::App) => Family::Secondary,
-    };
+    let Head { metric, unit, direction, family } = head;
     let mut r = MetricResult {
-        metric: m.name(),
-        unit: m.unit(),
-        direction: m.direction(),
+        metric,
+        unit,
+        direction,
         family,
         before: finite(before),
         after: finite(after),

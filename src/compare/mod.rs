@@ -1,13 +1,15 @@
 //! `fpsan compare BEFORE AFTER`: did a change make the UI smoother, by how
 //! much, and can the runs tell? Wiring only: [`runs`] loads both sides
 //! through the one analysis entry point, [`comparison`] computes each run's
-//! metrics (`crate::series`, the one definition), the tests, intervals and verdicts on the per-run
+//! metrics (`crate::series`, the one definition) and its blocker kinds' critical-path time
+//! ([`blockers`]), the tests, intervals and verdicts on the per-run
 //! values ([`stats`]), warnings and gates ([`gate`]), and [`present`]
 //! renders the result: stdout, `--out DIR`, the lines for stderr.
 //! Formulas and sources: docs/compare.md.
 
 use std::path::{Path, PathBuf};
 
+mod blockers;
 pub(crate) mod comparison;
 mod gate;
 mod present;

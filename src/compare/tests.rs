@@ -102,10 +102,11 @@ fn run_at(hz: f64, n: usize, every: usize, dropped: i64, cost_jitter: i64) -> Ru
         fingerprint: None,
         device: None,
         frames_df: None,
+        blockers: None,
     }
 }
 
-fn run(n: usize, every: usize, dropped: i64, cost_jitter: i64) -> Run {
+pub(super) fn run(n: usize, every: usize, dropped: i64, cost_jitter: i64) -> Run {
     run_at(60.0, n, every, dropped, cost_jitter)
 }
 
@@ -173,6 +174,7 @@ fn janky_to_smooth_is_better_and_json_keys_are_fixed() {
         "overall",
         "metrics",
         "scenes",
+        "blockers",
         "gates",
         "warnings",
     ];
@@ -383,4 +385,137 @@ fn zero_on_every_run_of_both_sides_reads_no_change() {
     one.after_runs[2] = Some(1.0);
     assert!(!zero_both(&one));
     assert_eq!(verdict_cell(&one), "inconclusive ?");
+}
+
+/// `runs` with a 6.00, 6.01, … ms-per-frame `main / traversal` each (the same on both sides), and with
+/// `binder_ms` per frame of `binder:* / binder reply` when given.
+fn with_blockers(runs: Vec<Run>, binder_ms: Option<f64>) -> Vec<Run> {
+    use super::blockers::BlockerKind;
+    let kind = |t: &str, s: &str| BlockerKind { thread: Some(t.into()), slice: Some(s.into()) };
+    runs.into_iter()
+        .enumerate()
+        .map(|(i, mut r)| {
+            let n = r.frames.len() as i64;
+            let mut totals = std::collections::BTreeMap::new();
+            totals.insert(kind("main", "traversal"), (6_000_000 + 10_000 * i as i64) * n);
+            if let Some(ms) = binder_ms {
+                totals.insert(kind("binder:*", "binder reply"), (ms * 1e6).round() as i64 * n);
+            }
+            r.blockers = Some(totals);
+            r
+        })
+        .collect()
+}
+
+/// The cells of a text line: columns are two or more spaces apart.
+fn text_cells(line: &str) -> Vec<String> {
+    line.split("  ").map(str::trim).filter(|c| !c.is_empty()).map(String::from).collect()
+}
+
+#[test]
+fn a_grown_blocker_is_worse_and_every_format_says_so() {
+    let before = with_blockers(smooth(4), None);
+    let after = with_blockers(smooth(4), Some(7.9));
+    let c = compare(&sides(before, after), &[], &settings());
+    let kinds: Vec<&str> = c.blockers.iter().map(|b| b.kind.as_str()).collect();
+    // Most time over both sides first: traversal 6.015 + 6.015, the binder 0 + 7.9.
+    assert_eq!(kinds, ["main / traversal", "binder:* / binder reply"]);
+    let (traversal, binder) = (&c.blockers[0].result, &c.blockers[1].result);
+    // The binder: 0 on every before run, 7.9 on every after run. Fully separated 4 vs 4: p = 2/70; every
+    // difference is 7.9, so is the interval; before is 0, so the change is an infinite percentage: large.
+    assert_eq!((binder.before, binder.after, binder.delta, binder.delta_pct), (Some(0.0), Some(7.9), Some(7.9), None));
+    assert_eq!((binder.before_runs.clone(), binder.after_runs.clone()), (vec![Some(0.0); 4], vec![Some(7.9); 4]));
+    assert!((binder.p_value.expect("p") - 2.0 / 70.0).abs() < 1e-15);
+    assert_eq!(
+        (binder.ci, binder.verdict, binder.family),
+        (Some([7.9, 7.9]), Verdict::Worse, super::comparison::Family::Exploratory)
+    );
+    assert_eq!((binder.metric, binder.unit), ("blocker", "ms per frame"));
+    // The traversal: the same runs on both sides; p 1; the 90% interval of the shift drops the c = 1 smallest and
+    // largest of the 16 differences (P(U ≤ 1) = 2/70 ≤ 0.05 < P(U ≤ 2) = 4/70): [−0.02, +0.02], inside ±2% of 6.015.
+    assert!(traversal.before.is_some_and(|v| (v - 6.015).abs() < 1e-12), "{:?}", traversal.before);
+    assert_eq!((traversal.delta, traversal.p_value), (Some(0.0), Some(1.0)));
+    let eq = traversal.equivalence_ci.expect("interval");
+    assert!((eq[0] + 0.02).abs() < 1e-9 && (eq[1] - 0.02).abs() < 1e-9, "{eq:?}");
+    assert_eq!(traversal.verdict, Verdict::Same);
+
+    // JSON: the kind, its parts and the fields of a metric.
+    let json: serde_json::Value =
+        serde_json::from_slice(&super::present::json::json(&c).expect("json")).expect("parse");
+    let b = &json["blockers"][1];
+    assert_eq!(
+        (b["thread"].as_str(), b["slice"].as_str(), b["kind"].as_str()),
+        (Some("binder:*"), Some("binder reply"), Some("binder:* / binder reply"))
+    );
+    let mut keys: Vec<&str> = b.as_object().expect("object").keys().map(String::as_str).collect();
+    keys.retain(|k| !["thread", "slice", "kind"].contains(k));
+    let metric_keys: Vec<&str> = json["metrics"][1].as_object().expect("object").keys().map(String::as_str).collect();
+    assert_eq!(keys, metric_keys);
+    assert_eq!(
+        (b["verdict"].as_str(), b["after"].as_f64(), b["delta_pct"].as_null()),
+        (Some("worse"), Some(7.9), Some(()))
+    );
+
+    // The terminal table, Markdown and the HTML page show the JSON's numbers, row by row.
+    let text = super::present::text::table(&c, false);
+    let md = super::present::text::markdown(&c);
+    // minijinja escapes `/` too.
+    let html = super::present::html::render(&c, &[]).expect("html").replace("&#x2f;", "/");
+    let section = text.split(super::present::words::BLOCKERS_TITLE).nth(1).expect("a blockers section");
+    assert!(section.lines().nth(1).is_some_and(|h| h.starts_with("blocker ")), "{section}");
+    assert!(md.contains("| blocker | before | after | Δ | Δ% | 95% CI | p | verdict |"), "{md}");
+    assert!(html.contains("<th>blocker</th>"), "{html}");
+    for (k, b) in json["blockers"].as_array().expect("blockers").iter().enumerate() {
+        let num = |key: &str, sign: &str| {
+            b[key].as_f64().map_or(crate::report::format::NONE.to_string(), |v| {
+                if sign == "+" {
+                    format!("{v:+.2}")
+                } else {
+                    format!("{v:.2}")
+                }
+            })
+        };
+        let ci = |v: &serde_json::Value| {
+            format!("[{:+.2}, {:+.2}]", v[0].as_f64().unwrap_or(f64::NAN), v[1].as_f64().unwrap_or(f64::NAN))
+        };
+        let pct = b["delta_pct"].as_f64().map_or(crate::report::format::NONE.to_string(), |v| format!("{v:+.1}%"));
+        let p = b["p_adjusted"].as_f64().map_or(crate::report::format::NONE.to_string(), |v| format!("{v:.3}"));
+        let verdict = c.blockers[k].result.verdict;
+        let cells = [
+            crate::report::format::shorten_head(b["kind"].as_str().expect("kind"), super::present::words::KIND_CHARS),
+            num("before", ""),
+            num("after", ""),
+            num("delta", "+"),
+            pct,
+            ci(&b["ci"]),
+            p,
+            format!("{} {}", verdict.word(), verdict.symbol()),
+        ];
+        let line = section.lines().nth(2 + k).expect("a row");
+        assert_eq!(text_cells(line), cells, "{line}");
+        let md_row = format!("| `{}` | {} |", cells[0], cells[1..].join(" | "));
+        assert!(md.contains(&md_row), "{md_row}\n{md}");
+        let html_row: String = cells
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let class = match i {
+                    0 => String::new(),
+                    7 => format!(" class=\"{}\"", verdict.word()),
+                    _ => " class=\"num\"".to_string(),
+                };
+                format!("<td{class}>{c}</td>")
+            })
+            .collect();
+        assert!(html.contains(&format!("<tr>{html_row}</tr>")), "{html_row}");
+    }
+    assert_eq!(section.lines().nth(3).map(text_cells).expect("row")[1..4], ["0.00", "7.90", "+7.90"]);
+}
+
+#[test]
+fn runs_without_critical_paths_have_no_blockers() {
+    // Runs judged by their layer's presents (here: no blocker totals at all) compare no blockers.
+    let c = compare(&sides(smooth(4), smooth(4)), &[], &settings());
+    assert!(c.blockers.is_empty());
+    assert!(!super::present::text::table(&c, false).contains(super::present::words::BLOCKERS_TITLE));
 }

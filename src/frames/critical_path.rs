@@ -74,7 +74,8 @@ pub struct PathSegment {
     pub depth: u8,
 }
 
-/// The (thread, slice) that took most of a frame's critical path.
+/// A (thread, slice) and its time on a frame's critical path; the frame's
+/// top blocker is the one with the most.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct TopBlocker {
     pub tid: i32,
@@ -610,13 +611,21 @@ fn is_gc_wait(name: &str) -> bool {
     name.starts_with("WaitForGcToComplete") || name.contains("Wait For Completion") || name == "GC: Wait For Completion"
 }
 
-/// The (thread, slice) with the most time on `path`.
-pub fn top_blocker(path: &[PathSegment]) -> Option<TopBlocker> {
-    let mut by: HashMap<(i32, Option<&str>), i64> = HashMap::default();
+/// Each (thread, slice) on `path` with its time there, most first (ties:
+/// lower tid, then slice name, no slice first): the first is the frame's top
+/// blocker. They add up to the path's time; `compare` sums them per run
+/// (docs/compare.md, "Blockers").
+pub fn totals(path: &[PathSegment]) -> Vec<TopBlocker> {
+    let mut by: HashMap<(i32, Option<&str>), (i64, &PathSegment)> = HashMap::default();
     for s in path {
-        *by.entry((s.tid, s.slice.as_deref())).or_default() += s.dur;
+        by.entry((s.tid, s.slice.as_deref())).or_insert((0, s)).0 += s.dur;
     }
-    let ((tid, slice), ns) = by.into_iter().max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))?;
-    let seg = path.iter().find(|s| s.tid == tid && s.slice.as_deref() == slice)?;
-    Some(TopBlocker { tid, thread: seg.thread.clone(), slice: seg.slice.clone(), ns })
+    let mut out: Vec<((i32, Option<&str>), TopBlocker)> = by
+        .into_iter()
+        .map(|(key, (ns, seg))| {
+            (key, TopBlocker { tid: key.0, thread: seg.thread.clone(), slice: seg.slice.clone(), ns })
+        })
+        .collect();
+    out.sort_by(|a, b| b.1.ns.cmp(&a.1.ns).then(a.0.cmp(&b.0)));
+    out.into_iter().map(|(_, t)| t).collect()
 }

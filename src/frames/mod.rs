@@ -77,6 +77,12 @@ pub struct FrameRow {
     pub blocker_thread: Option<String>,
     pub blocker_slice: Option<String>,
     pub blocker_ns: Option<i64>,
+    /// Every (thread, slice) on the frame's critical path with its time
+    /// there, most first (`critical_path::totals`; the first is the
+    /// blocker above): not a column, `compare` sums them per run
+    /// (docs/compare.md, "Blockers").
+    #[serde(skip)]
+    pub path_totals: Vec<critical_path::TopBlocker>,
 }
 
 use std::collections::BTreeMap;
@@ -401,12 +407,14 @@ fn rebuild(trace: &Trace, opts: &FrameOptions, sched: impl FnOnce(&[i32]) -> why
     };
     let (why, blockers) = explain(&built, &why_ctx);
     let Rows { ix, mut rows, quality, .. } = built;
-    for (row, b) in rows.iter_mut().zip(blockers) {
-        let Some(b) = b else { continue };
-        row.blocker_tid = Some(b.tid);
-        row.blocker_thread = b.thread.map(|n| n.to_string());
-        row.blocker_slice = b.slice.map(|n| n.to_string());
-        row.blocker_ns = Some(b.ns);
+    for (row, totals) in rows.iter_mut().zip(blockers) {
+        if let Some(b) = totals.first() {
+            row.blocker_tid = Some(b.tid);
+            row.blocker_thread = b.thread.as_ref().map(|n| n.to_string());
+            row.blocker_slice = b.slice.as_ref().map(|n| n.to_string());
+            row.blocker_ns = Some(b.ns);
+        }
+        row.path_totals = totals;
     }
     FrameAnalysis { rows, why, quality, display: ix.display, sched }
 }
@@ -694,16 +702,18 @@ fn row(
         blocker_thread: None,
         blocker_slice: None,
         blocker_ns: None,
+        path_totals: Vec::new(),
     }
 }
 
-/// Every row's critical path: its top blocker, and for a janky row (one
-/// entry each, in row order) why; `order[i]` is the frame of `rows[i]`.
-fn explain(built: &Rows, why_ctx: &why::WhyContext) -> (Vec<FrameWhy>, Vec<Option<critical_path::TopBlocker>>) {
+/// Every row's critical path: its time per (thread, slice), most first, and
+/// for a janky row (one entry each, in row order) why; `order[i]` is the
+/// frame of `rows[i]`.
+fn explain(built: &Rows, why_ctx: &why::WhyContext) -> (Vec<FrameWhy>, Vec<Vec<critical_path::TopBlocker>>) {
     let Rows { ix, rows, order, phases_of, .. } = built;
     let frames = ix.frames;
     // Each frame is explained on its own: in parallel, in row order.
-    let explained: Vec<(Option<critical_path::TopBlocker>, Option<FrameWhy>)> = (0..rows.len())
+    let explained: Vec<(Vec<critical_path::TopBlocker>, Option<FrameWhy>)> = (0..rows.len())
         .into_par_iter()
         .map(|idx| {
             let (k, row) = (order[idx], &rows[idx]);
@@ -716,7 +726,7 @@ fn explain(built: &Rows, why_ctx: &why::WhyContext) -> (Vec<FrameWhy>, Vec<Optio
                 phases: &phases_of[k].dur,
             };
             let path = why_ctx.critical_path(&f);
-            let top = critical_path::top_blocker(&path);
+            let top = critical_path::totals(&path);
             let why = (row.dropped_frames >= 1).then(|| why_ctx.explain(&f, path));
             (top, why)
         })

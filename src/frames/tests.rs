@@ -170,6 +170,27 @@ fn android12_first_frame_every_column() {
         blocker_thread: Some("com.app".into()),
         blocker_slice: Some("traversal".into()),
         blocker_ns: Some(6_000_000),
+        // The whole path by slice, most first, ties by name (no slice
+        // first): [v1, ts1) 1 ms outside slices; input 0.5, animation 1,
+        // traversal 6, commit 1; the resynced child's own 0.5 + 0.5 between
+        // and after them; the doFrame's own last 0.5 ms. 11 ms in all, the
+        // frame's cost.
+        path_totals: [
+            (Some("traversal"), 6_000_000),
+            (None, 1_000_000),
+            (Some("Choreographer#doFrame - resynced to 2 in 0.0ms"), 1_000_000),
+            (Some("animation"), 1_000_000),
+            (Some("commit"), 1_000_000),
+            (Some("Choreographer#doFrame 1"), 500_000),
+            (Some("input"), 500_000),
+        ]
+        .map(|(slice, ns)| critical_path::TopBlocker {
+            tid: 100,
+            thread: Some("com.app".into()),
+            slice: slice.map(Into::into),
+            ns,
+        })
+        .to_vec(),
     };
     assert_eq!(r, &want);
 }

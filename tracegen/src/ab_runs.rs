@@ -17,6 +17,14 @@
 //! or, for a janky frame, `d · I + 2..6 ms` with `d` dropped frames: mostly
 //! 1–4, one janky frame in ten 9–30. The next frame starts at the first vsync
 //! after the work ends.
+//!
+//! With [`RunSpec::sched`] the main thread's scheduler events are written
+//! too (running through each doFrame, asleep between); with
+//! [`RunSpec::binder_ns`] each frame's traversal also makes a `binder
+//! transaction` that long, answered by a `binder reply` on one of
+//! system_server's binder threads (`binder:<pid>_<n>`, the pid changing run
+//! to run, `n` frame to frame), which wakes the main thread: the frame's
+//! critical path goes through that thread (docs/frames.md, "Critical path").
 
 use super::scenarios::{AppFrameTimeline, XorShift, SF_APP_TID, SF_PID, SF_PROCESS};
 use super::{BuildOptions, TraceBuilder};
@@ -52,6 +60,11 @@ pub struct RunSpec {
     /// `fpsan.scenario` counter `capture --drive` writes (1, then 0) on
     /// perfetto's process.
     pub scenario_window: Option<(f64, f64)>,
+    /// Write the main thread's sched_switch / sched_waking events.
+    pub sched: bool,
+    /// A binder call in every frame's traversal, this long (0: none; needs
+    /// `sched` for its reply to wake the main thread). The frame's work grows by it.
+    pub binder_ns: i64,
 }
 
 impl RunSpec {
@@ -66,6 +79,8 @@ impl RunSpec {
             scenes: vec![format!("{AB_APP}.ListActivity"), format!("{AB_APP}.DetailActivity")],
             fingerprint: "google/ab_device/ab:14/AP1A.240305.019/11445699:user/release-keys".into(),
             scenario_window: None,
+            sched: false,
+            binder_ns: 0,
         }
     }
 }
@@ -73,6 +88,16 @@ impl RunSpec {
 /// σ of the per-run device effect of [`RunSpec::new`]: a run's slow and
 /// blocked frames vary by a factor 0.74–1.35 (±1 σ) around the build's rate.
 pub const DEVICE_SIGMA: f64 = 0.3;
+
+/// Binder threads of system_server that answer the calls, `binder:<pid>_1` to `_<n>`.
+const BINDER_THREADS: i32 = 4;
+/// The reply starts this long after the transaction and ends this long before it.
+pub const BINDER_REPLY_INSET_NS: i64 = 50 * US;
+
+/// system_server's pid in the run of `seed` (it changes run to run, as after a reboot).
+fn system_server_pid(seed: u64) -> i32 {
+    1500 + (seed % 7) as i32
+}
 
 /// Main thread comm: the last 15 characters of the package name.
 fn main_comm() -> &'static str {
@@ -86,6 +111,14 @@ pub fn app_run(spec: &RunSpec) -> Vec<u8> {
     b.thread(SF_APP_TID, SF_PID, "app");
     b.process(AB_PID, AB_APP).thread(AB_PID, AB_PID, main_comm()).thread(AB_RENDER_TID, AB_PID, "RenderThread");
     b.system_info(&spec.fingerprint, 34);
+    let server = (spec.binder_ns > 0).then(|| {
+        let pid = system_server_pid(spec.seed);
+        b.process(pid, "system_server");
+        for n in 1..=BINDER_THREADS {
+            b.thread(pid * 100 + n, pid, &format!("binder:{pid}_{n}"));
+        }
+        pid
+    });
     let mut rng = XorShift::new(spec.seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0xab);
     let device = (spec.device_sigma * standard_normal(&mut rng)).exp();
     let jank_prob = (spec.jank_prob * device).clamp(0.0, 1.0);
@@ -109,7 +142,9 @@ pub fn app_run(spec: &RunSpec) -> Vec<u8> {
         token += 2;
         level ^= 1;
         b.atrace_counter(vsync, SF_APP_TID, SF_PID, "VSYNC-app", level);
-        let done = frame(&mut b, &mut rng, Frame { vsync, period, work, token, scene });
+        let binder = server.map(|pid| (pid, pid * 100 + 1 + (token / 2 % i64::from(BINDER_THREADS)) as i32));
+        let f = Frame { vsync, period, work, token, scene, binder, binder_ns: spec.binder_ns, sched: spec.sched };
+        let done = frame(&mut b, &mut rng, f);
         vsync += period * ((done - vsync) / period + 1);
     }
     b.build(&BuildOptions::default())
@@ -141,25 +176,72 @@ struct Frame<'a> {
     work: i64,
     token: i64,
     scene: &'a str,
+    /// system_server's pid and the binder thread that answers this frame's call.
+    binder: Option<(i32, i32)>,
+    binder_ns: i64,
+    sched: bool,
 }
 
 /// Lays out one frame; returns when its main-thread work ends.
 fn frame(b: &mut TraceBuilder, rng: &mut XorShift, f: Frame) -> i64 {
     let (main, pid) = (AB_PID, AB_PID);
     let ts = f.vsync + rng.range(150 * US, 500 * US);
-    let end = f.vsync + f.work.max(ts - f.vsync + 400 * US);
-    let q = (end - ts) / 8;
+    // The binder call lengthens the traversal (and the frame) by its length.
+    let extra = if f.binder.is_some() { f.binder_ns } else { 0 };
+    let end = f.vsync + f.work.max(ts - f.vsync + 400 * US) + extra;
+    let q = (end - extra - ts) / 8;
     b.atrace_begin(ts, main, pid, &format!("Choreographer#doFrame {}", f.token));
     b.slice(ts + 10 * US, q, main, pid, "animation");
-    b.slice(ts + q + 20 * US, 5 * q, main, pid, "traversal");
-    b.atrace_begin(ts + 6 * q + 40 * US, main, pid, "commit");
+    let traversal = ts + q + 20 * US;
+    b.slice(traversal, 5 * q + extra, main, pid, "traversal");
+    b.atrace_begin(ts + 6 * q + 40 * US + extra, main, pid, "commit");
     b.atrace_end(end - 10 * US, main, pid);
     b.atrace_end(end, main, pid);
+    if f.sched {
+        // Woken by nobody on the path (an interrupt) just before the doFrame, asleep after it.
+        b.sched_waking(ts - 10 * US, MAIN_CPU + 1, main, main_comm(), MAIN_CPU);
+        b.sched_switch(ts, MAIN_CPU, 0, "swapper/0", 0, main, main_comm());
+        b.sched_switch(end, MAIN_CPU, main, main_comm(), SLEEPING, 0, "swapper/0");
+    }
+    if let Some((server, binder)) = f.binder {
+        binder_call(b, main, (server, binder), traversal + 10 * US, f.binder_ns, f.sched);
+    }
     let rt0 = end - q / 2;
     let rt1 = rt0 + f.period / 5 + 300 * US;
     b.slice(rt0, rt1 - rt0, AB_RENDER_TID, pid, &format!("DrawFrames {}", f.token));
     timeline(b, &f, ts, rt1 + 700 * US);
     end
+}
+
+/// The main thread's CPU; the binder thread runs on the next but one.
+const MAIN_CPU: u32 = 0;
+/// sched_switch's prev_state of a thread going to sleep (S).
+const SLEEPING: i64 = 1;
+
+/// A binder call of the main thread at `t0`, `len` long: it runs 20 µs into
+/// the transaction and sleeps; system_server's `binder` thread replies from
+/// `t0 + 50 µs` to `t0 + len − 50 µs` and wakes it at the reply's end; it
+/// runs again 20 µs later. With `sched`, its critical path: `len − 100 µs`
+/// in the binder thread's `binder reply` and 100 µs of the main thread in
+/// `binder transaction`, of which the 30 µs from its sleep to the reply's
+/// start go to the binder thread (outside slices) where the reader names the
+/// waker; without `sched`, the main thread's `len` in the transaction
+/// (nothing says it slept).
+fn binder_call(b: &mut TraceBuilder, main: i32, (server, binder): (i32, i32), t0: i64, len: i64, sched: bool) {
+    let name = format!("binder:{server}_{}", binder - server * 100);
+    let (reply, reply_end) = (t0 + BINDER_REPLY_INSET_NS, t0 + len - BINDER_REPLY_INSET_NS);
+    b.slice(t0, len, main, AB_PID, "binder transaction");
+    b.slice(reply, reply_end - reply, binder, server, "binder reply");
+    if !sched {
+        return;
+    }
+    let cpu = MAIN_CPU + 2;
+    b.sched_switch(t0 + 20 * US, MAIN_CPU, main, main_comm(), SLEEPING, 0, "swapper/0");
+    b.sched_switch(reply, cpu, 0, "swapper/2", 0, binder, &name);
+    // Recorded on the binder thread's CPU while it runs: it is the waker.
+    b.sched_waking(reply_end, cpu, main, main_comm(), MAIN_CPU);
+    b.sched_switch(reply_end + 10 * US, cpu, binder, &name, SLEEPING, 0, "swapper/2");
+    b.sched_switch(reply_end + 20 * US, MAIN_CPU, 0, "swapper/0", 0, main, main_comm());
 }
 
 /// FrameTimeline surface and display frames of one app frame.

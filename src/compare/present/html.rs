@@ -57,6 +57,8 @@ struct Row {
 #[derive(Serialize)]
 struct Table {
     title: String,
+    /// The header of the first column.
+    first: &'static str,
     rows: Vec<Row>,
 }
 
@@ -142,8 +144,11 @@ fn page(c: &Comparison, charts: &[CompareChart]) -> Page {
     .into_iter()
     .filter_map(|(name, label, unit)| card(&w.tables[0], name, label, unit))
     .collect();
-    let tables =
-        w.tables.into_iter().map(|t| Table { title: t.title, rows: t.rows.into_iter().map(row).collect() }).collect();
+    let tables = w
+        .tables
+        .into_iter()
+        .map(|t| Table { title: t.title, first: t.first, rows: t.rows.into_iter().map(row).collect() })
+        .collect();
     let runs = [("before", &c.before), ("after", &c.after)]
         .into_iter()
         .flat_map(|(side, s)| {

@@ -46,7 +46,7 @@ const RIGHT: [bool; 8] = [false, true, true, true, true, false, false, false];
 /// each row, coloured by its shade.
 fn text_table(out: &mut String, head: &[String; 8], t: &Table, color: bool) {
     let rows: Vec<Vec<String>> = t.rows.iter().map(|r| r.cells.to_vec()).collect();
-    let lines = aligned_lines(head, &rows, &RIGHT);
+    let lines = aligned_lines(&header(head, t), &rows, &RIGHT);
     out.push_str(&t.title);
     out.push('\n');
     out.push_str(&lines[0]);
@@ -62,6 +62,13 @@ fn text_table(out: &mut String, head: &[String; 8], t: &Table, color: bool) {
         }
         out.push('\n');
     }
+}
+
+/// The header of `t`: the shared one, its first column named by the table.
+fn header(head: &[String; 8], t: &Table) -> [String; 8] {
+    let mut h = head.clone();
+    h[0] = t.first.to_string();
+    h
 }
 
 /// The terminal table.
@@ -118,7 +125,7 @@ fn md_escape(s: &str) -> String {
 
 fn md_table(out: &mut String, head: &[String; 8], t: &Table) {
     out.push_str(&format!("\n#### {}\n\n", md_escape(&t.title)));
-    out.push_str(&format!("| {} |\n", head.join(" | ")));
+    out.push_str(&format!("| {} |\n", header(head, t).join(" | ")));
     out.push_str("|---|---:|---:|---:|---:|---|---:|---|\n");
     for r in &t.rows {
         let c = r.cells.clone().map(|s| md_escape(&s));

@@ -5,11 +5,11 @@
 //! tripped gate. [`words`] gathers what the table, Markdown and HTML all
 //! show, so each format only lays it out.
 
-use crate::compare::comparison::{zero_both, Comparison, Family, GateResult, MetricResult, Settings};
+use crate::compare::comparison::{zero_both, BlockerResult, Comparison, Family, GateResult, MetricResult, Settings};
 use crate::compare::gate::GateRule;
 use crate::compare::stats::decision::RUNS_NEEDED_CAP;
 use crate::compare::stats::Verdict;
-use crate::report::format::NONE;
+use crate::report::format::{shorten_head, NONE};
 
 /// The interval's name at the settings' confidence: "95% CI", "90% CI",
 /// "99.5% CI" (also in `ab`'s look lines).
@@ -155,6 +155,20 @@ fn cells(m: &MetricResult) -> [String; 8] {
     ]
 }
 
+/// The blockers' table title: what its values are.
+pub(crate) const BLOCKERS_TITLE: &str = "blockers: critical-path time per frame, ms (exploratory)";
+
+/// The tables cut a blocker's kind to this many characters (a slice name can
+/// be a whole `relayoutWindow#…` parameter list); compare.json keeps it whole.
+pub(crate) const KIND_CHARS: usize = 60;
+
+/// A blocker kind's row: its kind (`thread / slice`) where a metric has its name; the unit is the table's.
+fn blocker_row(b: &BlockerResult) -> Row {
+    let mut cells = cells(&b.result);
+    cells[0] = shorten_head(&b.kind, KIND_CHARS);
+    Row { metric: b.result.metric, cells, shade: shade(&b.result) }
+}
+
 /// One row of a table: its metric, its [`cells`] and how its verdict is [`shade`]d.
 pub(super) struct Row {
     pub metric: &'static str,
@@ -162,9 +176,11 @@ pub(super) struct Row {
     pub shade: Option<Verdict>,
 }
 
-/// The app's table, or a scene's.
+/// The app's table, a scene's, or the blockers'.
 pub(super) struct Table {
     pub title: String,
+    /// The header of its first column: `metric`, or `blocker` (the kind, `thread / slice`).
+    pub first: &'static str,
     pub rows: Vec<Row>,
 }
 
@@ -174,7 +190,7 @@ pub(super) struct Words {
     pub indicative: Option<String>,
     /// The tables' header: metric, before, after, Δ, Δ%, the interval (`95% CI`), p, verdict.
     pub head: [String; 8],
-    /// The app's table, then each scene's.
+    /// The app's table, then each scene's, then the blockers' (when the runs have any).
     pub tables: Vec<Table>,
     pub legend: String,
 }
@@ -182,11 +198,19 @@ pub(super) struct Words {
 pub(super) fn words(c: &Comparison) -> Words {
     let table = |title: String, metrics: &[MetricResult]| Table {
         title,
+        first: "metric",
         rows: metrics.iter().map(|m| Row { metric: m.metric, cells: cells(m), shade: shade(m) }).collect(),
     };
     let (b, a) = c.run_counts();
     let mut tables = vec![table(format!("{} ({b} vs {a} runs)", c.app), &c.metrics)];
     tables.extend(c.scenes.iter().map(|s| table(format!("scene {} (exploratory)", s.scene), &s.metrics)));
+    if !c.blockers.is_empty() {
+        tables.push(Table {
+            title: BLOCKERS_TITLE.into(),
+            first: "blocker",
+            rows: c.blockers.iter().map(blocker_row).collect(),
+        });
+    }
     Words {
         headline: headline(c),
         indicative: indicative_note(c),
