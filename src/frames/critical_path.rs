@@ -425,7 +425,7 @@ impl PathIndex<'_> {
     /// further, its outermost slice and that time, and the slices inside it
     /// that took most of it.
     pub fn chain(&self, path: &[PathSegment]) -> String {
-        let Some(first) = path.first() else { return String::new() };
+        let Some(first) = path.iter().find(|s| s.depth == 0) else { return String::new() };
         let cost: i64 = path.iter().map(|s| s.dur).sum();
         let name = |s: &PathSegment| s.thread.as_deref().map_or_else(|| format!("thread {}", s.tid), str::to_string);
         // Per depth, the (thread, outermost slice) holding the most time:

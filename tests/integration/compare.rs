@@ -353,19 +353,16 @@ fn a_binder_call_added_to_every_frame_is_the_blocker_that_grew() {
     assert!((b["p_value"].as_f64().unwrap() - 2.0 / 70.0).abs() < 1e-15, "{b}");
     assert_eq!(b["ci"], serde_json::json!([7.9, 7.9]));
     assert_eq!(b["verdict"], "worse");
-    // The main thread's own part of the call (tracegen::ab_runs::binder_call), 0 before: grown too. 100 µs a
-    // frame while the reader names no waker (then the 30 µs from its sleep to the reply's start stay on it);
-    // 70 µs where it names the binder thread that woke it (those 30 µs are then the binder thread's).
-    let own = blocker(&doc, "example.compare / binder transaction");
-    assert_eq!((own["before"].as_f64(), own["verdict"].as_str()), (Some(0.0), Some("worse")));
-    assert!([Some(0.1), Some(0.07)].contains(&own["after"].as_f64()), "{own}");
+    // The main thread's own part of the call (tracegen::ab_runs::binder_call): 70 µs a frame, the 30 µs from
+    // its sleep to the reply's start being the binder thread's that woke it; under the 0.1 ms a frame a kind
+    // needs to be listed.
+    let own_kind = "example.compare / binder transaction";
+    assert!(doc["blockers"].as_array().unwrap().iter().all(|o| o["kind"] != own_kind), "{}", doc["blockers"]);
     // Nothing else grew: the main thread's own work is drawn from the same distributions. Its wait from vsync
     // to doFrame `(no slice)` may read a little better: once frames are 8 ms longer, the previous frame's
     // DrawFrames sometimes ends after the next vsync and within 2 ms of the wakeup, and the critical path hands
     // that part of the wait to the RenderThread (docs/frames.md, "Critical path").
-    for other in
-        doc["blockers"].as_array().unwrap().iter().filter(|o| o["kind"] != b["kind"] && o["kind"] != own["kind"])
-    {
+    for other in doc["blockers"].as_array().unwrap().iter().filter(|o| o["kind"] != b["kind"]) {
         assert_ne!(other["verdict"], "worse", "{other}");
     }
 
