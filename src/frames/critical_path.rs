@@ -427,7 +427,17 @@ impl PathIndex<'_> {
     pub fn chain(&self, path: &[PathSegment]) -> String {
         let Some(first) = path.iter().find(|s| s.depth == 0) else { return String::new() };
         let cost: i64 = path.iter().map(|s| s.dur).sum();
-        let name = |s: &PathSegment| s.thread.as_deref().map_or_else(|| format!("thread {}", s.tid), str::to_string);
+        let name = |s: &PathSegment| {
+            let thread = s.thread.as_deref().map_or_else(|| format!("thread {}", s.tid), str::to_string);
+            // Another process's thread says whose it is.
+            match s.pid.filter(|&p| Some(p) != first.pid) {
+                Some(pid) => {
+                    let process = self.trace.processes.iter().find(|p| p.pid == pid).and_then(|p| p.name.as_deref());
+                    format!("{thread} of {}", process.map_or_else(|| format!("pid {pid}"), str::to_string))
+                }
+                None => thread,
+            }
+        };
         // Per depth, the (thread, outermost slice) holding the most time:
         // its own segments and those it handed on (the deeper ones after it).
         let mut picks: Vec<(Key, i64, usize)> = Vec::new();
