@@ -7,7 +7,8 @@
 //! `series`, tables in `tables`) → `lanes` (the frame timeline's data) →
 //! `report` (tables, charts, HTML). `compare` judges runs of two builds; `experiment` makes
 //! those runs on a device (`ab`, `capture --runs`); `batch` writes many
-//! traces' tables into a Parquet lake. `cli` wires the commands to it.
+//! traces' tables into a Parquet lake; `open` serves a trace to Perfetto UI.
+//! `cli` wires the commands to it.
 
 pub mod analysis;
 #[cfg(feature = "analysis")]
@@ -29,6 +30,7 @@ pub mod memory;
 #[cfg(feature = "analysis")]
 pub mod metrics;
 pub mod model;
+pub mod open;
 pub mod presents;
 #[cfg(feature = "analysis")]
 pub mod query;

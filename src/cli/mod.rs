@@ -21,6 +21,7 @@ use crate::experiment::ExperimentError;
 use crate::frames::FrameOptions;
 use crate::metrics::{AppFilter, Category, MetricsOptions};
 use crate::model::Trace;
+use crate::open::OpenError;
 use crate::query::{self, QueryError};
 use crate::read::{ReadError, ReadOptions};
 use crate::report::{self, info, ExportManager, Report, ReportError, StdoutFormat};
@@ -31,11 +32,13 @@ type Result<T = (), E = CliError> = std::result::Result<T, E>;
 mod ab_args;
 mod capture_args;
 mod compare_args;
+mod open_args;
 mod value_enums;
 
 pub use ab_args::AbArgs;
 pub use capture_args::CaptureArgs;
 pub use compare_args::CompareArgs;
+pub use open_args::OpenArgs;
 
 #[derive(Debug, Parser)]
 #[command(name = "fpsan", version, about = "Measure and explain Android UI smoothness from Perfetto traces")]
@@ -65,6 +68,9 @@ pub enum Command {
     /// Many traces into a Parquet lake (frames, apps, scenes, presents, traces), partitioned by
     /// keys read from the paths or a manifest; incremental.
     Batch(BatchArgs),
+    /// Open the trace in Perfetto UI: serve it on 127.0.0.1 and print the link that loads it
+    /// (`--frame N` zooms to frame N); exits once the UI fetched it.
+    Open(OpenArgs),
 }
 
 #[derive(Debug, Args)]
@@ -222,6 +228,8 @@ pub enum CliError {
     Scenario(#[from] ScenarioError),
     #[error(transparent)]
     Batch(#[from] BatchError),
+    #[error(transparent)]
+    Open(OpenError),
     #[error("give the SQL or --file FILE")]
     NoSql,
     #[error("cannot read SQL file {}: {source}", path.display())]
@@ -250,6 +258,7 @@ impl CliError {
             CliError::Capture(e) => e.kind(),
             CliError::Scenario(e) => e.kind(),
             CliError::Batch(e) => e.kind(),
+            CliError::Open(e) => e.kind(),
             CliError::NoSql => ErrorKind::Usage,
             CliError::Table(_) | CliError::NoTraceAnalysed => ErrorKind::Input,
             CliError::Json(_) | CliError::SqlFile { .. } | CliError::StepFile { .. } | CliError::Stdout(_) => {
@@ -266,6 +275,17 @@ impl From<AnalysisError> for CliError {
         match e {
             AnalysisError::Read(e) => CliError::Read(e),
             other => CliError::Analysis(other),
+        }
+    }
+}
+
+/// The reader's and the analysis' errors keep their own hints.
+impl From<OpenError> for CliError {
+    fn from(e: OpenError) -> Self {
+        match e {
+            OpenError::Read(e) => CliError::Read(e),
+            OpenError::Analysis(e) => e.into(),
+            other => CliError::Open(other),
         }
     }
 }
@@ -360,6 +380,7 @@ pub fn run(cli: Cli) -> Result {
         Command::Compare(a) => compare_cmd(&a),
         Command::Ab(a) => ab_cmd(&a),
         Command::Batch(a) => batch_cmd(&a),
+        Command::Open(a) => open_cmd(&a),
     }
 }
 
@@ -428,6 +449,39 @@ fn batch_cmd(a: &BatchArgs) -> Result {
     if done.failed == done.traces {
         return Err(CliError::NoTraceAnalysed);
     }
+    Ok(())
+}
+
+/// `open`: the link on stdout, then the trace served until Perfetto UI
+/// fetched it (each request a line on stderr); Ctrl-C stops it.
+fn open_cmd(a: &OpenArgs) -> Result {
+    use crate::open;
+    let server = open::TraceServer::bind(&a.trace, a.port)?;
+    let frame = a.frame.map(|k| open::frame_span(&a.trace, k, a.whole_trace, Sink::stderr())).transpose()?;
+    let link = open::deep_link(&server.url(), server.port(), frame.as_ref());
+    // Before the link is out: from then on Ctrl-C stops the server cleanly.
+    let stopper = server.stopper();
+    if let Err(e) = ctrlc::set_handler(move || stopper.stop()) {
+        eprintln!("fpsan: warning: cannot catch Ctrl-C ({e})");
+    }
+    print_stdout(format!("{link}\n").as_bytes())?;
+    if let Some(f) = &frame {
+        for w in &f.warnings {
+            warn(w);
+        }
+        eprintln!("fpsan: {}", one_line(&f.describe()));
+    }
+    if let Some(note) = open::port_note(server.port()) {
+        eprintln!("fpsan: note: {}", one_line(&note));
+    }
+    let until = if a.keep_serving { "until Ctrl-C" } else { "until Perfetto UI fetched it" };
+    eprintln!("fpsan: serving {} at {} {until}", a.trace.display(), server.url());
+    if a.browser {
+        if let Err(e) = open::launch_browser(&link) {
+            eprintln!("fpsan: warning: cannot open a browser ({e}); open the link above in one");
+        }
+    }
+    server.serve(a.keep_serving, |answered| eprintln!("fpsan: {}", one_line(&answered.to_string())))?;
     Ok(())
 }
 
@@ -614,13 +668,17 @@ mod tests {
         assert_eq!(codes.map(exit_code), [2, 1, 1, 3, 130]);
         let cannot_create =
             |path: &str| LakeError::Create { path: path.into(), source: std::io::ErrorKind::PermissionDenied.into() };
-        let cases: [(CliError, i32); 6] = [
+        let cases: [(CliError, i32); 10] = [
             (BatchError::Lake(cannot_create("/proc/x")).into(), 1),
             (BatchError::Keys(crate::batch::keys::KeyTemplate::parse("{a}{b}").unwrap_err()).into(), 2),
             (QueryError::Sql("no such table".into()).into(), 2),
             (ReadError::Empty { path: "t".into() }.into(), 1),
             (ExperimentError::Interrupted { kept: crate::experiment::Kept::Runs(1), dir: "d".into() }.into(), 130),
             (CliError::GateTripped(vec!["fps".into()]), 3),
+            (OpenError::PortInUse { port: 9001 }.into(), 1),
+            (OpenError::FrameOutOfRange { index: 9, frames: 2 }.into(), 2),
+            (OpenError::Interrupted.into(), 130),
+            (OpenError::Read(ReadError::Empty { path: "t".into() }).into(), 1),
         ];
         for (e, code) in cases {
             assert_eq!(exit_code(e.kind()), code, "{e}");
@@ -644,5 +702,11 @@ mod tests {
         let c = Cli::try_parse_from(["fpsan", "query", "t", "--file", "q.sql", "--format", "csv"]).unwrap();
         assert!(matches!(c.command, Command::Query(QueryArgs { format: QueryFormat::Csv, .. })));
         assert!(Cli::try_parse_from(["fpsan", "query", "t", "SELECT 1", "--file", "q.sql"]).is_err());
+        let c = Cli::try_parse_from(["fpsan", "open", "t.pftrace", "--frame", "3"]).unwrap();
+        let Command::Open(o) = c.command else { panic!("not open") };
+        assert_eq!((o.frame, o.port, o.keep_serving, o.browser, o.whole_trace), (Some(3), 9001, false, false, false));
+        // --whole-trace only counts frames for --frame.
+        assert!(Cli::try_parse_from(["fpsan", "open", "t", "--whole-trace"]).is_err());
+        assert!(Cli::try_parse_from(["fpsan", "open", "t", "--port", "65536"]).is_err());
     }
 }

@@ -265,6 +265,14 @@ pub fn build(
     lanes
 }
 
+/// Frame `k`'s window in trace time (ns), start and end: the span the frame
+/// timeline draws for it (docs/report.md, "Frame timeline"), which `fpsan
+/// open --frame` also zooms Perfetto UI to; None when the frames table has
+/// no row `k`.
+pub fn frame_window(frames: &FrameAnalysis, k: usize) -> Option<(i64, i64)> {
+    window::Window::of_frame(frames, k).map(|(w, _)| (w.t0, w.t1))
+}
+
 /// The string table being built.
 #[derive(Default)]
 pub(crate) struct Strings {

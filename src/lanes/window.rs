@@ -102,9 +102,7 @@ impl<'a> Context<'a> {
     /// Frame `k`'s window and lanes; None when the frames table has no row `k`.
     pub(crate) fn frame(&self, k: usize, tier: u8, strings: &mut Strings) -> Option<FrameLanes> {
         let r = self.frames.rows.get(k)?;
-        let why = self.frames.why.binary_search_by_key(&k, |w| w.frame_index).ok().map(|i| &self.frames.why[i]);
-        let path: &[PathSegment] = why.map_or(&[], |w| &w.critical_path);
-        let win = Window::of(r, path);
+        let (win, path) = Window::of_frame(self.frames, k)?;
         let us = |t: i64| win.us(t);
         let span = |a: i64, b: i64| [us(a), us(b) - us(a)];
         let do_frame_end = r.ts.saturating_add(r.do_frame_dur.max(0));
@@ -324,6 +322,15 @@ pub(crate) struct Window {
 }
 
 impl Window {
+    /// Frame `k`'s window, with the critical path it was widened by (none
+    /// for a frame that was not janky); None when the frames table has no row `k`.
+    pub(crate) fn of_frame(frames: &FrameAnalysis, k: usize) -> Option<(Window, &[PathSegment])> {
+        let r = frames.rows.get(k)?;
+        let why = frames.why.binary_search_by_key(&k, |w| w.frame_index).ok().map(|i| &frames.why[i]);
+        let path: &[PathSegment] = why.map_or(&[], |w| &w.critical_path);
+        Some((Window::of(r, path), path))
+    }
+
     /// From one frame interval before the frame's vsync (its doFrame start
     /// if earlier, or its critical path's start) to one interval after the
     /// last of its doFrame, RenderThread work, present and critical path.

@@ -36,7 +36,7 @@ mod thread_records;
 pub use error::ReadError;
 pub use format::{Decoded, Format, ReadOptions, SchedPass, SourceFacts};
 pub use protobuf::framing;
-pub use source::{Compression, Source};
+pub use source::{open_file, Compression, Source};
 
 use records::SchedRecord;
 

@@ -25,6 +25,31 @@ enum Bytes {
     Owned(Vec<u8>),
 }
 
+/// The trace file at `path`, opened, and its size: refused with the reason
+/// when it is missing, a directory, not a regular file or empty (what every
+/// command that takes a TRACE says about it, `open` included).
+pub fn open_file(path: &Path) -> Result<(File, u64), ReadError> {
+    let io = |source| ReadError::Io { path: path.to_path_buf(), source };
+    let meta = std::fs::metadata(path).map_err(io)?;
+    if meta.is_dir() {
+        return Err(ReadError::IsDirectory { path: path.to_path_buf() });
+    }
+    // Opening a FIFO blocks until a writer appears, and a device has no
+    // size: refuse both rather than hang.
+    if !meta.is_file() {
+        return Err(ReadError::NotATrace {
+            path: path.to_path_buf(),
+            why: "it is not a regular file (a pipe, socket or device); save the trace to a file first".to_string(),
+        });
+    }
+    let file = File::open(path).map_err(io)?;
+    let file_size = meta.len();
+    if file_size == 0 {
+        return Err(ReadError::Empty { path: path.to_path_buf() });
+    }
+    Ok((file, file_size))
+}
+
 /// The bytes of a trace file, mapped or decompressed. Kept alive for the
 /// whole analysis so that a second pass can scan them again.
 pub struct Source {
@@ -42,23 +67,7 @@ pub struct Source {
 impl Source {
     pub fn open(path: &Path) -> Result<Source, ReadError> {
         let io = |source| ReadError::Io { path: path.to_path_buf(), source };
-        let meta = std::fs::metadata(path).map_err(io)?;
-        if meta.is_dir() {
-            return Err(ReadError::IsDirectory { path: path.to_path_buf() });
-        }
-        // Opening a FIFO blocks until a writer appears, and a device has no
-        // size: refuse both rather than hang.
-        if !meta.is_file() {
-            return Err(ReadError::NotATrace {
-                path: path.to_path_buf(),
-                why: "it is not a regular file (a pipe, socket or device); save the trace to a file first".to_string(),
-            });
-        }
-        let file = File::open(path).map_err(io)?;
-        let file_size = meta.len();
-        if file_size == 0 {
-            return Err(ReadError::Empty { path: path.to_path_buf() });
-        }
+        let (file, file_size) = open_file(path)?;
         // SAFETY: the map is read-only; a trace being rewritten while we read it
         // can only give wrong bytes, which the decoder treats as damage.
         let map = unsafe { Mmap::map(&file) }.map_err(io)?;

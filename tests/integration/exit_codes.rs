@@ -146,3 +146,45 @@ fn a_tripped_gate_is_exit_3() {
     let line = only_line(&stderr);
     assert!(line.starts_with("fpsan: gate tripped: fps.delta_pct > 5") && line.ends_with("failing closed"), "{line}");
 }
+
+#[test]
+fn open_errors_are_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = crate::open::two_frames(dir.path(), "t.pftrace");
+    let (code, stderr) = run(fpsan().arg("open").arg(&trace).args(["--port", "0", "--frame", "2"]));
+    assert_eq!(code, Some(2), "{stderr}");
+    assert_eq!(
+        only_line(&stderr),
+        "fpsan: --frame 2: the trace has 2 frames, frame_index 0 to 1 (the first column of `fpsan analyze --format csv`)"
+    );
+
+    let missing = dir.path().join("absent.pftrace");
+    let (code, stderr) = run(fpsan().arg("open").arg(&missing).args(["--port", "0"]));
+    assert_eq!(code, Some(1), "{stderr}");
+    assert_eq!(
+        only_line(&stderr),
+        format!("fpsan: cannot read {}: No such file or directory (os error 2); check the path", missing.display())
+    );
+
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port();
+    let (code, stderr) = run(fpsan().arg("open").arg(&trace).args(["--port", &port.to_string()]));
+    assert_eq!(code, Some(1), "{stderr}");
+    assert_eq!(
+        only_line(&stderr),
+        format!(
+            "fpsan: port {port} on 127.0.0.1 is in use (another `fpsan open`, or trace_processor_shell --httpd?); \
+             stop it, or pass another --port (0: a free one)"
+        )
+    );
+
+    // A trace without frames has no frame N.
+    let mut b = tracegen::TraceBuilder::new();
+    b.process(100, "com.app").thread(100, 100, "com.app");
+    b.slice(1_000_000, 1_000_000, 100, 100, "work");
+    let empty = dir.path().join("no-frames.pftrace");
+    std::fs::write(&empty, b.build(&tracegen::BuildOptions::default())).unwrap();
+    let (code, stderr) = run(fpsan().arg("open").arg(&empty).args(["--port", "0", "--frame", "0"]));
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(only_line(&stderr).starts_with(&format!("fpsan: no frames in {}: ", empty.display())), "{stderr}");
+}

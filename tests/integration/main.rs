@@ -20,6 +20,7 @@ mod hostile;
 mod info;
 mod layer_names;
 mod loss;
+mod open;
 mod perfetto_sql;
 mod presents;
 mod profiles;
