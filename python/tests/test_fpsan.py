@@ -200,3 +200,21 @@ def test_batch_lake_and_the_documented_queries(fleet, tmp_path):
 
     failed = duckdb.sql(q[3]).fetchall()
     assert len(failed) == 1 and failed[0][0].endswith("run-9.pftrace") and failed[0][1]
+
+
+DBUI = ROOT.parent / "shared" / "traces" / "real-android16-db-ui-thread-before.pftrace"
+
+
+@pytest.mark.skipif(not DBUI.exists(), reason="../shared/traces is not beside the checkout")
+def test_critical_path_agrees_with_the_cli():
+    """The worst frames' critical-path chains and segments in Python are the CLI JSON's (docs/frames.md)."""
+    cli = json.loads(subprocess.run([BIN, "analyze", str(DBUI), "--app", "com.example.perfetto.dbui",
+                                     "--format", "json"], check=True, capture_output=True).stdout)
+    a = fpsan.analyze(DBUI, app="com.example.perfetto.dbui")
+    want = [w["why"] for w in cli["apps"][0]["worst_frames"]]
+    got = [w["why"] for w in a.summary["apps"][0]["worst_frames"]]
+    assert [w["chain"] for w in got] == [w["chain"] for w in want]
+    assert [w["critical_path"] for w in got] == [w["critical_path"] for w in want]
+    # Frame 191623 waited on its RenderThread's DrawFrames 191623 (≥ 300 ms), shader compiles inside.
+    assert "← RenderThread DrawFrames 191623 327.4 ms" in got[0]["chain"]
+    assert "shader_compile" in got[0]["chain"]

@@ -492,8 +492,15 @@ impl PathIndex<'_> {
                 links.push(format!("{} {}{inside}", name(first), parts.join(", ")));
             }
         }
-        for (depth, &((_, outer), time, at)) in (1u8..).zip(&picks) {
+        let mut named: Vec<String> = vec![name(first)];
+        for (depth, &((tid, outer), time, at)) in (1u8..).zip(&picks) {
             let outer_name = outer.map(|o| format!(" {}", short(&self.trace.slice(o).name))).unwrap_or_default();
+            // A second thread of the same name (a process's two RenderThreads) says which it is.
+            let mut who = name(&path[at]);
+            if named.contains(&who) {
+                who = format!("{who} tid {tid}");
+            }
+            named.push(who.clone());
             let key = picks[depth as usize - 1].0;
             // Its own sleep nobody is named for, when it is a good part of it.
             let held = self.held_by(path, depth, key);
@@ -509,7 +516,7 @@ impl PathIndex<'_> {
             }
             about.extend(self.inside(path, depth, Some(key)));
             let about = if about.is_empty() { String::new() } else { format!(" ({})", about.join("; ")) };
-            links.push(format!("{}{outer_name} {}{about}", name(&path[at]), ms(time)));
+            links.push(format!("{who}{outer_name} {}{about}", ms(time)));
         }
         links.join(" ← ")
     }

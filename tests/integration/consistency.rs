@@ -245,3 +245,44 @@ fn flutter_frames_are_a_table() {
         }
     }
 }
+
+/// The critical path's chain (docs/frames.md) is one string: the JSON's
+/// worst frames carry it, the terminal's worst-frames table ends each row
+/// with it and report.html puts it under each worst-frames row. On the dbui
+/// trace, frame 191623 waited on its RenderThread's `DrawFrames 191623`.
+#[test]
+fn the_critical_path_chain_is_the_same_in_every_output() {
+    let Some(trace) = shared("traces/real-android16-db-ui-thread-before.pftrace") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let app = ["--app", "com.example.perfetto.dbui"];
+    let json: Value = serde_json::from_slice(&run(&[&app[..], &["--format", "json"]].concat(), &trace).stdout).unwrap();
+    let table_out = String::from_utf8(run(&app, &trace).stdout).unwrap();
+    let out = dir.path().join("out");
+    run(&[&app[..], &["--out", out.to_str().unwrap()]].concat(), &trace);
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    let worst = json["apps"][0]["worst_frames"].as_array().unwrap();
+    assert_eq!(worst.len(), 2);
+    for w in worst {
+        let chain = w["why"]["chain"].as_str().unwrap();
+        assert!(!chain.is_empty());
+        let id = w["frame_id"].to_string();
+        let row = table_out
+            .lines()
+            .find(|l| l.split_whitespace().nth(1) == Some(id.as_str()))
+            .unwrap_or_else(|| panic!("a terminal row for frame {id}"));
+        assert!(row.trim_end().ends_with(chain), "terminal row of {id}: {row}");
+        let escaped = chain.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+        assert!(html.contains(&format!("waited on: {escaped}</td>")), "report.html's line for {id}");
+    }
+    let chain = worst[0]["why"]["chain"].as_str().unwrap();
+    // The main thread slept in postAndWait until its RenderThread (11393) woke it; that one slept 230.7 ms in
+    // `Drawing` until the process's other RenderThread (11412) woke it.
+    assert!(
+        chain.starts_with("e.perfetto.dbui waited 327.4 ms in postAndWait ← RenderThread DrawFrames 191623 327.4 ms ("),
+        "{chain}"
+    );
+    assert!(chain.contains("shader_compile 24.5 ms"), "{chain}");
+    assert!(chain.ends_with(") ← RenderThread tid 11412 230.7 ms"), "{chain}");
+}

@@ -290,8 +290,8 @@ fn the_chain_and_the_top_blocker_name_the_thread_waited_on() {
     );
     assert_eq!(
         why.chain,
-        "example.waiting waited 24.0 ms in binder transaction ← binder:1000_1 binder reply 24.0 ms (work 3.5 ms) \
-         ← android.bg updateState 20.0 ms"
+        "example.waiting waited 24.0 ms in binder transaction ← binder:1000_1 of system_server binder reply 24.0 ms \
+         (work 3.5 ms) ← android.bg of system_server updateState 20.0 ms"
     );
     let (_, why) = frame(IO_WAIT);
     assert_eq!(why.chain, "example.waiting running 4.5 ms, runnable 0.5 ms, blocked 25.0 ms (openAndQuery 27.0 ms)");
