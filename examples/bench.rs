@@ -224,6 +224,15 @@ fn phases(path: &Path, mb: f64) -> Res<()> {
     let opts = analysis::Options::default();
     let frames = fpsan::frames::analyze(&trace, &opts.frames);
     laps.lap("frames");
+    // The critical-path pass alone (part of `frames` above, done again here
+    // to time it): every frame's path, as frames::rebuild walks them.
+    let path_threads = fpsan::frames::critical_path::PathThreads::new(&trace);
+    let paths = fpsan::frames::critical_path::PathIndex::new(&trace, &frames.sched, &path_threads);
+    let segments: usize = {
+        use rayon::prelude::*;
+        frames.rows.par_iter().map(|r| paths.path(r.tid, r.vsync_ts.unwrap_or(r.ts), r.ts + r.do_frame_dur).len()).sum()
+    };
+    laps.lap("(critical path)");
     let presents = fpsan::presents::analyze(&trace, &frames);
     laps.lap("presents");
     let cujs = fpsan::cujs::analyze(&trace, &frames);
@@ -239,7 +248,7 @@ fn phases(path: &Path, mb: f64) -> Res<()> {
         println!("  {name:<14} {secs:.3} s  {faults:>7} minor faults");
     }
     println!(
-        "  {} slices, {} sched events kept, {} frames, {} apps",
+        "  {} slices, {} sched events kept, {} frames, {} apps, {segments} critical-path segments",
         trace.slices.len(),
         trace.sched.iter().map(Vec::len).sum::<usize>(),
         frames.rows.len(),

@@ -205,14 +205,21 @@ impl<'a> PathIndex<'a> {
             // Known by its slices only; a hand-off its slices name is still followed.
             self.sleep(w, tid, a, b, PathState::Unknown, hop, depth);
         } else {
+            // The thread's slices over the window, walked once beside its states.
+            let runs = self.slice_runs(tid, a, b);
+            let mut cursor = 0;
             let mut at = a;
             for (s, e, st) in self.sched.states(tid, a, b) {
                 if s > at {
-                    self.emit(w, tid, at, s, PathState::Unknown, hop, depth);
+                    self.emit_runs(w, tid, &runs, &mut cursor, (at, s), (PathState::Unknown, hop, depth));
                 }
                 match st {
-                    State::Running => self.emit(w, tid, s, e, PathState::Running, hop, depth),
-                    State::Runnable => self.emit(w, tid, s, e, PathState::Runnable, hop, depth),
+                    State::Running => {
+                        self.emit_runs(w, tid, &runs, &mut cursor, (s, e), (PathState::Running, hop, depth))
+                    }
+                    State::Runnable => {
+                        self.emit_runs(w, tid, &runs, &mut cursor, (s, e), (PathState::Runnable, hop, depth))
+                    }
                     State::Sleeping | State::Blocked => {
                         let own = if st == State::Blocked { PathState::Blocked } else { PathState::Sleeping };
                         // The wakeup that ended the sleep names its waker.
@@ -228,7 +235,7 @@ impl<'a> PathIndex<'a> {
                 at = e;
             }
             if at < b {
-                self.emit(w, tid, at, b, PathState::Unknown, hop, depth);
+                self.emit_runs(w, tid, &runs, &mut cursor, (at, b), (PathState::Unknown, hop, depth));
             }
         }
         w.stack.pop();
@@ -351,23 +358,39 @@ impl<'a> PathIndex<'a> {
     /// slice changes.
     #[allow(clippy::too_many_arguments)]
     fn emit(&self, w: &mut Walk, tid: i32, a: i64, b: i64, state: PathState, hop: Hop, depth: u8) {
-        if b <= a {
-            return;
+        let runs = self.slice_runs(tid, a, b);
+        self.emit_runs(w, tid, &runs, &mut 0, (a, b), (state, hop, depth));
+    }
+
+    /// `[a, b)` of `tid` in `state`, from `runs` (the thread's slice runs
+    /// over a window holding it, from `*cursor` on; the cursor moves to the
+    /// first run `[a, b)` did not finish, so that consecutive intervals walk
+    /// the runs once).
+    fn emit_runs(
+        &self,
+        w: &mut Walk,
+        tid: i32,
+        runs: &[SliceRun],
+        cursor: &mut usize,
+        (a, b): (i64, i64),
+        (state, hop, depth): (PathState, Hop, u8),
+    ) {
+        while runs.get(*cursor).is_some_and(|r| r.1 <= a) {
+            *cursor += 1;
         }
         let info = self.t.threads.get(&tid);
-        let mut push = |x: i64, y: i64, slice: Option<SliceId>| {
+        for &(x, y, slice_id) in runs[*cursor..].iter().take_while(|r| r.0 < b) {
+            let (x, y) = (x.max(a), y.min(b));
             if y <= x {
-                return;
+                continue;
             }
-            let slice_id = slice;
-            let slice = slice.map(|id| self.trace.slice(id).name.clone());
             if let Some(last) = w.out.last_mut() {
                 if last.ts + last.dur == x
                     && (last.tid, last.state, last.hop, last.depth) == (tid, state, hop, depth)
                     && last.slice_id == slice_id
                 {
                     last.dur += y - x;
-                    return;
+                    continue;
                 }
             }
             w.out.push(PathSegment {
@@ -376,16 +399,26 @@ impl<'a> PathIndex<'a> {
                 tid,
                 pid: info.and_then(|i| i.pid),
                 thread: info.and_then(|i| i.name.clone()),
-                slice,
+                slice: slice_id.map(|id| self.trace.slice(id).name.clone()),
                 slice_id,
                 state,
                 hop,
                 depth,
             });
+        }
+    }
+
+    /// `tid`'s deepest open slice over `[a, b)`: consecutive runs covering it.
+    fn slice_runs(&self, tid: i32, a: i64, b: i64) -> Vec<SliceRun> {
+        let mut out: Vec<SliceRun> = Vec::new();
+        let mut push = |x: i64, y: i64, slice: Option<SliceId>| {
+            if y > x {
+                out.push((x, y, slice));
+            }
         };
-        let Some(track) = info.and_then(|i| i.track) else {
+        let Some(track) = self.t.threads.get(&tid).and_then(|i| i.track) else {
             push(a, b, None);
-            return;
+            return out;
         };
         let trace = self.trace;
         let end_of = |id: SliceId| trace.slice(id).end().unwrap_or(i64::MAX);
@@ -413,8 +446,12 @@ impl<'a> PathIndex<'a> {
             stack.pop();
         }
         push(at, b, stack.last().copied());
+        out
     }
 }
+
+/// `[start, end)` of a thread's time and the deepest slice open over it.
+type SliceRun = (i64, i64, Option<SliceId>);
 
 impl PathIndex<'_> {
     /// The path in one line, from the frame's thread to what it waited on
