@@ -305,6 +305,9 @@ fn the_chain_and_the_top_blocker_name_the_thread_waited_on() {
 /// `thread_state` table's definition stands in for it; the db-ui frame
 /// 191623's waker (its RenderThread, 11393) was also checked by decoding
 /// the compact_sched bundle by hand (tests/integration/wakers.rs).
+/// A `thread_state` row: (ts, end, state, the waker's tid).
+type StateRow = (i64, i64, String, Option<i64>);
+
 #[test]
 fn on_real_traces_the_longest_sleep_goes_to_the_thread_that_ended_it() {
     use polars::prelude::AnyValue;
@@ -339,8 +342,8 @@ fn on_real_traces_the_longest_sleep_goes_to_the_thread_that_ended_it() {
                    from thread_state s join thread t on t.utid = s.utid left join thread w on w.utid = s.waker_utid";
         fpsan::query::load_sched(&path, &mut trace).expect("sched");
         let df = fpsan::query::run(&trace, None, sql).expect("thread_state");
-        // tid → its states (ts, end, state, waker tid), by ts.
-        let mut by_tid: std::collections::HashMap<i64, Vec<(i64, i64, String, Option<i64>)>> = Default::default();
+        // tid → its states, by ts.
+        let mut by_tid: std::collections::HashMap<i64, Vec<StateRow>> = Default::default();
         let col = |n: &str| df.column(n).unwrap().clone();
         let (tid, ts, dur, state, waker) = (col("tid"), col("ts"), col("dur"), col("state"), col("waker"));
         for i in 0..df.height() {
