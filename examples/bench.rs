@@ -226,7 +226,7 @@ fn phases(path: &Path, mb: f64) -> Res<()> {
     laps.lap("frames");
     // The critical-path pass alone (part of `frames` above, done again here
     // to time it): every frame's path, as frames::rebuild walks them.
-    let path_threads = fpsan::frames::critical_path::PathThreads::new(&trace);
+    let path_threads = fpsan::frames::critical_path::PathThreads::new(&trace, &fpsan::frames::render_threads(&trace));
     let paths = fpsan::frames::critical_path::PathIndex::new(&trace, &frames.sched, &path_threads);
     let segments: usize = {
         use rayon::prelude::*;

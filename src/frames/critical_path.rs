@@ -5,7 +5,6 @@
 //! each interval goes to a (thread, slice, state), recursively.
 
 use foldhash::HashMap;
-use smallvec::SmallVec;
 
 use super::why::{SchedIndex, State};
 use crate::model::{Name, SliceId, Trace, TrackId, TrackKind};
@@ -77,7 +76,7 @@ pub struct PathSegment {
 /// A (thread, slice) and its time on a frame's critical path; the frame's
 /// top blocker is the one with the most.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct TopBlocker {
+pub struct PathTotal {
     pub tid: i32,
     pub thread: Option<Name>,
     pub slice: Option<Name>,
@@ -133,7 +132,8 @@ struct ThreadInfo {
 }
 
 impl PathThreads {
-    pub fn new(trace: &Trace) -> PathThreads {
+    /// From the trace and its RenderThreads ([`super::render_threads`]).
+    pub fn new(trace: &Trace, renderers: &[(i32, i32)]) -> PathThreads {
         let mut threads: HashMap<i32, ThreadInfo> = HashMap::default();
         let pid_of = |th: &crate::model::Thread| th.upid.map(|u| trace.process(u).pid);
         for th in &trace.threads {
@@ -141,23 +141,21 @@ impl PathThreads {
         }
         let mut per_track: Vec<usize> = vec![0; trace.tracks.len()];
         let mut binder_replies = Vec::new();
-        let mut render_thread = HashMap::default();
         for s in &trace.slices {
             if let Some(n) = per_track.get_mut(s.track.index()) {
                 *n += 1;
             }
-            let name = &*s.name;
-            let is_reply = name == "binder reply";
-            let is_draw = name.starts_with(super::select::DRAW_FRAME);
-            if !(is_reply || is_draw) {
+            if &*s.name != "binder reply" {
                 continue;
             }
-            let Some(th) = trace.track_thread(s.track) else { continue };
-            if is_reply {
+            if let Some(th) = trace.track_thread(s.track) {
                 binder_replies.push((s.ts, s.end().unwrap_or(i64::MAX), th.tid));
-            } else if let Some(pid) = pid_of(th) {
-                render_thread.entry(pid).or_insert(th.tid);
             }
+        }
+        // A process's first RenderThread.
+        let mut render_thread: HashMap<i32, i32> = HashMap::default();
+        for &(pid, tid) in renderers {
+            render_thread.entry(pid).or_insert(tid);
         }
         for t in &trace.tracks {
             let TrackKind::Thread { utid } = t.kind else { continue };
@@ -277,7 +275,7 @@ impl<'a> PathIndex<'a> {
             let ids = trace.track_slices(track);
             let first = ids.partition_point(|&i| trace.slice(i).ts <= a);
             let begun = ids[first..].iter().copied().take_while(|&i| trace.slice(i).ts < b);
-            for id in self.open_at(track, a).into_iter().chain(begun) {
+            for id in self.trace.open_at(track, a).into_iter().chain(begun) {
                 let s = trace.slice(id);
                 let (x, y) = (s.ts.max(a), s.end().unwrap_or(i64::MAX).min(b));
                 if y <= x || out.last().is_some_and(|l| x < l.1) {
@@ -307,19 +305,23 @@ impl<'a> PathIndex<'a> {
     }
 
     /// The top-level slice of the RenderThread `rt` that ended within
-    /// [`RENDER_HANDOFF_NS`] before `wake`.
+    /// [`RENDER_HANDOFF_NS`] before `wake`, among its last 4 begun before
+    /// it: each found from the one after it through the outermost ancestor
+    /// of the slice begun last before that one (two binary searches, not a
+    /// scan over the nested slices in between).
     fn render_work_before(&self, rt: i32, wake: i64) -> Option<(i64, i64)> {
         let track = self.t.threads.get(&rt)?.track?;
         let ids = self.trace.track_slices(track);
-        let k = ids.partition_point(|&i| self.trace.slice(i).ts < wake);
-        ids[..k]
-            .iter()
-            .rev()
-            .map(|&i| self.trace.slice(i))
-            .filter(|s| s.depth == 0)
-            .take(4)
-            .filter_map(|s| Some((s.ts, s.end()?)))
-            .find(|&(_, e)| e <= wake && wake - e <= RENDER_HANDOFF_NS)
+        let mut k = ids.partition_point(|&i| self.trace.slice(i).ts < wake);
+        for _ in 0..4 {
+            let top = self.outermost(*ids[..k].last()?);
+            let s = self.trace.slice(top);
+            if let Some(e) = s.end().filter(|&e| e <= wake && wake - e <= RENDER_HANDOFF_NS) {
+                return Some((s.ts, e));
+            }
+            k = ids.partition_point(|&i| i < top);
+        }
+        None
     }
 
     /// The `binder reply` on another thread that overlaps `[a, b)` most and
@@ -333,25 +335,6 @@ impl<'a> PathIndex<'a> {
             .map(|&(s, e, t)| (s.max(a), e.min(b), t))
             .filter(|r| r.1 > r.0)
             .max_by_key(|r| (r.1 - r.0, std::cmp::Reverse(r.0)))
-    }
-
-    /// The slices of `track` open at `t`, outermost first.
-    fn open_at(&self, track: TrackId, t: i64) -> SmallVec<[SliceId; 8]> {
-        let ids = self.trace.track_slices(track);
-        let k = ids.partition_point(|&i| self.trace.slice(i).ts <= t);
-        let mut chain: SmallVec<[SliceId; 8]> = SmallVec::new();
-        // The last slice begun by `t` and its ancestors: slices of a thread
-        // nest, so every slice open at `t` is among them.
-        let mut cur = k.checked_sub(1).map(|k| ids[k]);
-        while let Some(id) = cur {
-            let s = self.trace.slice(id);
-            if s.end().is_none_or(|e| e > t) {
-                chain.push(id);
-            }
-            cur = s.parent;
-        }
-        chain.reverse();
-        chain
     }
 
     /// `tid`'s own time `[a, b)` in `state`, split where its deepest open
@@ -422,7 +405,7 @@ impl<'a> PathIndex<'a> {
         };
         let trace = self.trace;
         let end_of = |id: SliceId| trace.slice(id).end().unwrap_or(i64::MAX);
-        let mut stack = self.open_at(track, a);
+        let mut stack = self.trace.open_at(track, a);
         let ids = trace.track_slices(track);
         let first = ids.partition_point(|&i| trace.slice(i).ts <= a);
         let mut at = a;
@@ -669,15 +652,15 @@ fn is_gc_wait(name: &str) -> bool {
 /// lower tid, then slice name, no slice first): the first is the frame's top
 /// blocker. They add up to the path's time; `compare` sums them per run
 /// (docs/compare.md, "Blockers").
-pub fn totals(path: &[PathSegment]) -> Vec<TopBlocker> {
+pub fn totals(path: &[PathSegment]) -> Vec<PathTotal> {
     let mut by: HashMap<(i32, Option<&str>), (i64, &PathSegment)> = HashMap::default();
     for s in path {
         by.entry((s.tid, s.slice.as_deref())).or_insert((0, s)).0 += s.dur;
     }
-    let mut out: Vec<((i32, Option<&str>), TopBlocker)> = by
+    let mut out: Vec<((i32, Option<&str>), PathTotal)> = by
         .into_iter()
         .map(|(key, (ns, seg))| {
-            (key, TopBlocker { tid: key.0, thread: seg.thread.clone(), slice: seg.slice.clone(), ns })
+            (key, PathTotal { tid: key.0, thread: seg.thread.clone(), slice: seg.slice.clone(), ns })
         })
         .collect();
     out.sort_by(|a, b| b.1.ns.cmp(&a.1.ns).then(a.0.cmp(&b.0)));

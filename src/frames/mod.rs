@@ -71,18 +71,21 @@ pub struct FrameRow {
     pub perfetto_overrun_ns: Option<i64>,
     /// A data loss the trace reports touches the frame (docs/frames.md).
     pub data_loss: bool,
-    /// The (thread, slice) that took most of the frame's critical path
-    /// (docs/frames.md, "Critical path"); None without one.
-    pub blocker_tid: Option<i32>,
-    pub blocker_thread: Option<String>,
-    pub blocker_slice: Option<String>,
-    pub blocker_ns: Option<i64>,
     /// Every (thread, slice) on the frame's critical path with its time
-    /// there, most first (`critical_path::totals`; the first is the
-    /// blocker above): not a column, `compare` sums them per run
-    /// (docs/compare.md, "Blockers").
+    /// there, most first (`critical_path::totals`): not a column; the first
+    /// is the `blocker_*` columns ([`FrameRow::top_blocker`]), `compare`
+    /// sums them per run (docs/compare.md, "Blockers").
     #[serde(skip)]
-    pub path_totals: Vec<critical_path::TopBlocker>,
+    pub path_totals: Vec<critical_path::PathTotal>,
+}
+
+impl FrameRow {
+    /// The (thread, slice) that took most of the frame's critical path
+    /// (docs/frames.md, "Critical path"): the frames table's `blocker_*`
+    /// columns; None without one.
+    pub fn top_blocker(&self) -> Option<&critical_path::PathTotal> {
+        self.path_totals.first()
+    }
 }
 
 use std::collections::BTreeMap;
@@ -110,6 +113,7 @@ mod window;
 pub use display_grid::DisplayGrid;
 pub use interval::period_of_hz;
 pub use labels::{DropLevel, FramePart, IntervalSource, PerPhase, Phase, VsyncSource};
+pub use render_thread::render_threads;
 pub use select::{sqlite_cast_int, DO_FRAME, DRAW_FRAME};
 /// The `VSYNC-app` ticks, for the report's frame timeline (`lanes`).
 pub(crate) use vsync::CounterIndex;
@@ -217,23 +221,15 @@ pub struct FrameAnalysis {
 /// time by state and follows a frame's critical path through both. Load it
 /// with `read::sched_for_threads` into `Trace::sched` before calling [`analyze`].
 pub fn frame_threads(trace: &Trace) -> Vec<i32> {
-    threads_of(trace, &select::select(trace))
+    threads_of(&select::select(trace), &render_threads(trace))
 }
 
-fn threads_of(trace: &Trace, sel: &select::Selection) -> Vec<i32> {
+/// The frame threads of `sel` and the RenderThreads (of `renderers`) of
+/// their processes.
+fn threads_of(sel: &select::Selection, renderers: &[(i32, i32)]) -> Vec<i32> {
     let mut tids: Vec<i32> = sel.frames.iter().map(|c| c.tid).collect();
     let pids: HashSet<i32> = sel.frames.iter().map(|c| c.pid).collect();
-    let mut seen: HashSet<model::TrackId> = HashSet::default();
-    for s in trace.slices.iter().filter(|s| s.name.starts_with(select::DRAW_FRAME)) {
-        if !seen.insert(s.track) {
-            continue;
-        }
-        let Some(th) = trace.track_thread(s.track) else { continue };
-        let pid = th.upid.map_or(th.tid, |u| trace.process(u).pid);
-        if pids.contains(&pid) {
-            tids.push(th.tid);
-        }
-    }
+    tids.extend(renderers.iter().filter(|(pid, _)| pids.contains(pid)).map(|&(_, tid)| tid));
     tids.sort_unstable();
     tids.dedup();
     tids
@@ -390,12 +386,13 @@ pub fn analyze_with(
 
 fn rebuild(trace: &Trace, opts: &FrameOptions, sched: impl FnOnce(&[i32]) -> why::SchedIndex + Send) -> FrameAnalysis {
     let sel = select::select(trace);
-    let tids = threads_of(trace, &sel);
+    let renderers = render_threads(trace);
+    let tids = threads_of(&sel, &renderers);
     // The frame threads' top-level slices (for the blockers) are gathered
     // beside the scheduler pass, which is done before the rows.
     let tracks: HashSet<model::TrackId> = sel.frames.iter().map(|c| trace.slice(c.slice).track).collect();
     let ((sched, (top, path_threads)), built) = rayon::join(
-        || (sched(&tids), (why::TopLevel::new(trace, &tracks), critical_path::PathThreads::new(trace))),
+        || (sched(&tids), (why::TopLevel::new(trace, &tracks), critical_path::PathThreads::new(trace, &renderers))),
         || rows(trace, &sel, opts),
     );
     let why_ctx = why::WhyContext {
@@ -408,12 +405,6 @@ fn rebuild(trace: &Trace, opts: &FrameOptions, sched: impl FnOnce(&[i32]) -> why
     let (why, blockers) = explain(&built, &why_ctx);
     let Rows { ix, mut rows, quality, .. } = built;
     for (row, totals) in rows.iter_mut().zip(blockers) {
-        if let Some(b) = totals.first() {
-            row.blocker_tid = Some(b.tid);
-            row.blocker_thread = b.thread.as_ref().map(|n| n.to_string());
-            row.blocker_slice = b.slice.as_ref().map(|n| n.to_string());
-            row.blocker_ns = Some(b.ns);
-        }
         row.path_totals = totals;
     }
     FrameAnalysis { rows, why, quality, display: ix.display, sched }
@@ -698,10 +689,6 @@ fn row(
         // Set by `rows` (loss::LossIndex), which sees the whole row.
         data_loss: false,
         // Set by `rebuild` from the critical path.
-        blocker_tid: None,
-        blocker_thread: None,
-        blocker_slice: None,
-        blocker_ns: None,
         path_totals: Vec::new(),
     }
 }
@@ -709,11 +696,11 @@ fn row(
 /// Every row's critical path: its time per (thread, slice), most first, and
 /// for a janky row (one entry each, in row order) why; `order[i]` is the
 /// frame of `rows[i]`.
-fn explain(built: &Rows, why_ctx: &why::WhyContext) -> (Vec<FrameWhy>, Vec<Vec<critical_path::TopBlocker>>) {
+fn explain(built: &Rows, why_ctx: &why::WhyContext) -> (Vec<FrameWhy>, Vec<Vec<critical_path::PathTotal>>) {
     let Rows { ix, rows, order, phases_of, .. } = built;
     let frames = ix.frames;
     // Each frame is explained on its own: in parallel, in row order.
-    let explained: Vec<(Vec<critical_path::TopBlocker>, Option<FrameWhy>)> = (0..rows.len())
+    let explained: Vec<(Vec<critical_path::PathTotal>, Option<FrameWhy>)> = (0..rows.len())
         .into_par_iter()
         .map(|idx| {
             let (k, row) = (order[idx], &rows[idx]);

@@ -9,6 +9,26 @@ use super::select::{name_id, DRAW_FRAME};
 use super::Window;
 use crate::model::{SliceId, Trace, TrackKind};
 
+/// The threads that ran a `DrawFrame…` slice, as `(pid, tid)`, each once,
+/// in the order of their first such slice; `pid` is the thread's process',
+/// its own tid without one (as [`DrawIndex`] keys them).
+pub fn render_threads(trace: &Trace) -> Vec<(i32, i32)> {
+    let mut tracks: foldhash::HashSet<crate::model::TrackId> = Default::default();
+    let mut pairs: foldhash::HashSet<(i32, i32)> = Default::default();
+    let mut out = Vec::new();
+    for s in trace.slices.iter().filter(|s| s.name.starts_with(DRAW_FRAME)) {
+        if !tracks.insert(s.track) {
+            continue;
+        }
+        let Some(th) = trace.track_thread(s.track) else { continue };
+        let pair = (th.upid.map_or(th.tid, |u| trace.process(u).pid), th.tid);
+        if pairs.insert(pair) {
+            out.push(pair);
+        }
+    }
+    out
+}
+
 #[derive(Debug, Default)]
 pub struct DrawIndex {
     /// (pid, id) -> DrawFrame slices named `DrawFrame…<space><id>`, by ts.

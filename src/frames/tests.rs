@@ -163,13 +163,6 @@ fn android12_first_frame_every_column() {
         interval_source: crate::frames::IntervalSource::FrameTimeline,
         perfetto_overrun_ns: Some(-2_666_667),
         data_loss: false,
-        // Its critical path [v1, ts1 + 10 ms) has no scheduler data (tid
-        // 100's starts at v6): the thread's own time by slice, traversal the
-        // longest (6 ms).
-        blocker_tid: Some(100),
-        blocker_thread: Some("com.app".into()),
-        blocker_slice: Some("traversal".into()),
-        blocker_ns: Some(6_000_000),
         // The whole path by slice, most first, ties by name (no slice
         // first): [v1, ts1) 1 ms outside slices; input 0.5, animation 1,
         // traversal 6, commit 1; the resynced child's own 0.5 + 0.5 between
@@ -184,7 +177,7 @@ fn android12_first_frame_every_column() {
             (Some("Choreographer#doFrame 1"), 500_000),
             (Some("input"), 500_000),
         ]
-        .map(|(slice, ns)| critical_path::TopBlocker {
+        .map(|(slice, ns)| critical_path::PathTotal {
             tid: 100,
             thread: Some("com.app".into()),
             slice: slice.map(Into::into),
@@ -193,6 +186,10 @@ fn android12_first_frame_every_column() {
         .to_vec(),
     };
     assert_eq!(r, &want);
+    // Its critical path [v1, ts1 + 10 ms) has no scheduler data (tid 100's
+    // starts at v6): the thread's own time by slice, traversal the longest.
+    let top = r.top_blocker().map(|b| (b.tid, b.thread.as_deref(), b.slice.as_deref(), b.ns));
+    assert_eq!(top, Some((100, Some("com.app"), Some("traversal"), 6_000_000)));
 }
 
 #[test]

@@ -13,10 +13,6 @@ use crate::presents::PresentAnalysis;
 /// A window never spans more than this (a frame of a hand-made or hostile
 /// trace can claim any length).
 const MAX_WINDOW_NS: i64 = 30_000_000_000;
-/// How far before a window's start its open slices are looked for, in
-/// slices of the track (a top-level slice that ended bounds the search
-/// first on any well-formed track).
-const MAX_LOOKBACK: usize = 4096;
 /// The most vsync ticks a window shows.
 const MAX_TICKS: usize = 4096;
 
@@ -274,23 +270,15 @@ impl<'a> Context<'a> {
     }
 
     /// The slices of `track` that overlap `[from, to]`, in start order: those
-    /// starting inside, and before them those still open at `from` (found
-    /// walking back until a finished top-level slice that ended by `from`).
+    /// begun before `from` and still open at it ([`Trace::open_at`]), then
+    /// those starting inside.
     fn slices_in(&self, track: TrackId, from: i64, to: i64) -> Vec<&'a Slice> {
         let trace = self.trace;
         let ids = trace.track_slices(track);
         let lo = ids.partition_point(|&i| trace.slice(i).ts < from);
         let hi = ids.partition_point(|&i| trace.slice(i).ts <= to).max(lo);
-        let mut open: Vec<&Slice> = Vec::new();
-        for &i in ids[..lo].iter().rev().take(MAX_LOOKBACK) {
-            let s = trace.slice(i);
-            match s.end() {
-                Some(e) if e <= from && s.depth == 0 => break,
-                Some(e) if e <= from => {}
-                _ => open.push(s),
-            }
-        }
-        open.reverse();
+        let mut open: Vec<&Slice> =
+            trace.open_at(track, from).into_iter().map(|i| trace.slice(i)).filter(|s| s.ts < from).collect();
         open.extend(ids[lo..hi].iter().map(|&i| trace.slice(i)));
         open
     }

@@ -658,6 +658,25 @@ impl Trace {
         let from = on_track.partition_point(|&s| s <= id);
         on_track[from..].iter().map(move |&s| self.slice(s)).take_while(move |s| s.ts <= end)
     }
+    /// The slices of `track` open at `t` (begun by `t`, not ended by it),
+    /// outermost first: the last slice begun by `t` and those of its
+    /// ancestors still open (slices of a thread track nest, so every slice
+    /// open at `t` is among them); O(log n + depth).
+    pub fn open_at(&self, track: TrackId, t: i64) -> smallvec::SmallVec<[SliceId; 8]> {
+        let ids = self.track_slices(track);
+        let k = ids.partition_point(|&i| self.slice(i).ts <= t);
+        let mut chain: smallvec::SmallVec<[SliceId; 8]> = smallvec::SmallVec::new();
+        let mut cur = k.checked_sub(1).map(|k| ids[k]);
+        while let Some(id) = cur {
+            let s = self.slice(id);
+            if s.end().is_none_or(|e| e > t) {
+                chain.push(id);
+            }
+            cur = s.parent;
+        }
+        chain.reverse();
+        chain
+    }
     /// Direct children of a slice, in start order: O(log n) to find the
     /// slice in its track, then O(slices of its track inside it).
     pub fn children(&self, id: SliceId) -> impl Iterator<Item = &Slice> + '_ {

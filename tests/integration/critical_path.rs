@@ -279,14 +279,14 @@ fn the_chain_and_the_top_blocker_name_the_thread_waited_on() {
     };
     let (row, why) = frame(RENDER_WAIT);
     assert_eq!(
-        (row.blocker_tid, row.blocker_thread.as_deref(), row.blocker_slice.as_deref(), row.blocker_ns),
-        (Some(RENDER), Some("RenderThread"), Some("DrawFrame"), Some(29_500_000))
+        row.top_blocker().map(|b| (b.tid, b.thread.as_deref(), b.slice.as_deref(), b.ns)),
+        Some((RENDER, Some("RenderThread"), Some("DrawFrame"), 29_500_000))
     );
     assert_eq!(why.chain, "example.waiting waited 29.5 ms in traversal ← RenderThread DrawFrame 29.5 ms");
     let (row, why) = frame(BINDER_LOCK);
     assert_eq!(
-        (row.blocker_tid, row.blocker_slice.as_deref(), row.blocker_ns),
-        (Some(OWNER), Some("updateState"), Some(20_000_000))
+        row.top_blocker().map(|b| (b.tid, b.slice.as_deref(), b.ns)),
+        Some((OWNER, Some("updateState"), 20_000_000))
     );
     assert_eq!(
         why.chain,

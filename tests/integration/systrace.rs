@@ -113,7 +113,7 @@ fn analyze(path: &Path) -> Analysis {
 /// A frame row without its names, which legitimately differ by source
 /// (systrace names a thread by its comm, cut at 15 characters).
 fn unnamed(r: &FrameRow) -> FrameRow {
-    let mut r = FrameRow { process: None, thread: None, blocker_thread: None, ..r.clone() };
+    let mut r = FrameRow { process: None, thread: None, ..r.clone() };
     for t in &mut r.path_totals {
         t.thread = None;
     }
