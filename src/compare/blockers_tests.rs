@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::*;
+use crate::compare::blocker_kinds::kind_of;
 use crate::compare::runs::{load_run, Run};
 use tracegen::ab_runs::{app_run, RunSpec, AB_APP, BINDER_REPLY_INSET_NS};
 

@@ -9,6 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
+mod blocker_kinds;
 mod blockers;
 pub(crate) mod comparison;
 mod gate;

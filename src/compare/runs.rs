@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use polars::prelude::{BooleanChunked, DataFrame, NewChunkedArray};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use super::blockers::{self, BlockerKind};
+use super::blocker_kinds::{self, BlockerKind};
 use super::{CompareError, CompareRequest};
 use crate::analysis::{self, Analysis};
 use crate::frames::{FrameOptions, FrameRow};
@@ -131,7 +131,7 @@ pub struct Run {
     /// The app's rows of the frames table (with `--out`).
     pub(crate) frames_df: Option<DataFrame>,
     /// Critical-path time per blocker kind over the app's doFrames, ns
-    /// (`blockers::run_totals`); None when the run is judged by its layer's
+    /// (`blocker_kinds::run_totals`); None when the run is judged by its layer's
     /// presents, which have no critical path.
     pub(crate) blockers: Option<BTreeMap<BlockerKind, i64>>,
 }
@@ -594,7 +594,7 @@ fn app_run(l: &Loaded, m: &Matcher) -> Option<Run> {
     };
     let cujs = if presents_layer.is_some() { Vec::new() } else { cujs };
     let app_rows = l.rows.iter().zip(&keep).filter(|(_, k)| **k).map(|(r, _)| r);
-    let blockers = presents_layer.is_none().then(|| blockers::run_totals(app_rows));
+    let blockers = presents_layer.is_none().then(|| blocker_kinds::run_totals(app_rows));
     let first_ts = frames.iter().map(|f| f.ts).min()?;
     let wall_end = frames.iter().map(|f| f.ts + f.interval_ns).max().unwrap_or(first_ts);
     let frames_df = l.frames_df.as_ref().and_then(|df| {

@@ -390,7 +390,7 @@ fn zero_on_every_run_of_both_sides_reads_no_change() {
 /// `runs` with a 6.00, 6.01, … ms-per-frame `main / traversal` each (the same on both sides), and with
 /// `binder_ms` per frame of `binder:* / binder reply` when given.
 fn with_blockers(runs: Vec<Run>, binder_ms: Option<f64>) -> Vec<Run> {
-    use super::blockers::BlockerKind;
+    use super::blocker_kinds::BlockerKind;
     let kind = |t: &str, s: &str| BlockerKind { thread: Some(t.into()), slice: Some(s.into()) };
     runs.into_iter()
         .enumerate()

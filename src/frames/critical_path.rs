@@ -6,7 +6,7 @@
 
 use foldhash::HashMap;
 
-use super::why::{SchedIndex, State};
+use super::sched_index::{SchedIndex, State};
 use crate::model::{Name, SliceId, Trace, TrackId, TrackKind};
 
 /// What a thread on a frame's critical path was doing.

@@ -102,6 +102,7 @@ mod loss;
 mod perfetto_compat;
 mod phases;
 mod render_thread;
+mod sched_index;
 mod select;
 #[cfg(test)]
 mod tests;
@@ -114,10 +115,10 @@ pub use display_grid::DisplayGrid;
 pub use interval::period_of_hz;
 pub use labels::{DropLevel, FramePart, IntervalSource, PerPhase, Phase, VsyncSource};
 pub use render_thread::render_threads;
+pub use sched_index::{SchedIndex, State};
 pub use select::{sqlite_cast_int, DO_FRAME, DRAW_FRAME};
 /// The `VSYNC-app` ticks, for the report's frame timeline (`lanes`).
 pub(crate) use vsync::CounterIndex;
-pub use why::{SchedIndex, State};
 pub use window::{scenario_window, ScenarioWindow};
 
 use crate::model::{SchedEvent, Trace};
@@ -369,7 +370,7 @@ impl FrameQuality {
 
 /// Rebuild every frame of every app in the trace.
 pub fn analyze(trace: &Trace, opts: &FrameOptions) -> FrameAnalysis {
-    rebuild(trace, opts, |_| why::SchedIndex::new(&trace.sched))
+    rebuild(trace, opts, |_| sched_index::SchedIndex::new(&trace.sched))
 }
 
 /// [`analyze`], with the frame threads' scheduler events from `load_sched`
@@ -381,10 +382,14 @@ pub fn analyze_with(
     opts: &FrameOptions,
     load_sched: impl FnOnce(&[i32]) -> Vec<Vec<SchedEvent>> + Send,
 ) -> FrameAnalysis {
-    rebuild(trace, opts, |tids| why::SchedIndex::new(load_sched(tids)))
+    rebuild(trace, opts, |tids| sched_index::SchedIndex::new(load_sched(tids)))
 }
 
-fn rebuild(trace: &Trace, opts: &FrameOptions, sched: impl FnOnce(&[i32]) -> why::SchedIndex + Send) -> FrameAnalysis {
+fn rebuild(
+    trace: &Trace,
+    opts: &FrameOptions,
+    sched: impl FnOnce(&[i32]) -> sched_index::SchedIndex + Send,
+) -> FrameAnalysis {
     let sel = select::select(trace);
     let renderers = render_threads(trace);
     let tids = threads_of(&sel, &renderers);

@@ -1,136 +1,15 @@
 //! Why a frame dropped: the dominant part of its vsync-to-commit time, its
 //! longest nested slice, the main-thread slices that ran between its vsync and
-//! its start (the trace-side BlockCanary), and the thread's scheduler-state
-//! split over the frame.
+//! its start (the trace-side BlockCanary), the thread's scheduler-state
+//! split over the frame (`sched_index`) and its critical path.
 
 use foldhash::{HashMap, HashSet};
 
 use super::labels::{FramePart, PerPhase, Phase};
+use super::sched_index::SchedIndex;
 use super::select::is_do_frame_name;
-use super::{Blocker, FrameWhy, ThreadStateSplit};
-use crate::model::{SchedEvent, SliceId, Trace, TrackId, Waker};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum State {
-    Running,
-    Runnable,
-    Sleeping,
-    Blocked,
-}
-
-/// A `sched_switch` `prev_state`, decoded with the kernel ≥ 4.14 encoding
-/// trace_processor uses for Android (`TASK_REPORT`: 1 S, 2 D, 4 T, 8 t,
-/// 16 X, 32 Z, 64 P, 128 I, 256 = preempted "R+"):
-/// * no state bit (0, or only the preempted / `TASK_STATE_MAX` marker) →
-///   runnable (the task was preempted and is still on a run queue);
-/// * D (uninterruptible, incl. `DK`) → blocked;
-/// * anything else (S, T, t, X, Z, P, I idle) → sleeping: off the CPU and not
-///   waiting for one.
-pub fn decode_prev_state(s: u16) -> State {
-    if s & 0xFF == 0 {
-        State::Runnable
-    } else if s & 2 != 0 {
-        State::Blocked
-    } else {
-        State::Sleeping
-    }
-}
-
-/// Per-thread state transitions derived once from `Trace::sched`.
-#[derive(Debug, Default, Clone)]
-pub struct SchedIndex {
-    /// Per thread, each change of state: when, the new state, and for a
-    /// wakeup (runnable after sleeping) the thread that woke it.
-    by_tid: HashMap<i32, Vec<(i64, State, Waker)>>,
-    pub has_data: bool,
-}
-
-impl SchedIndex {
-    /// From one vector per thread, as in `Trace::sched` (a vector holding
-    /// several threads, or a thread split over several vectors, gives the
-    /// same index). Vectors given by value are freed once indexed, so the
-    /// events and the index never both take their full size.
-    pub fn new<T: AsRef<[SchedEvent]>>(threads: impl IntoIterator<Item = T>) -> SchedIndex {
-        let mut ix = SchedIndex::default();
-        for t in threads {
-            ix.add(t.as_ref());
-        }
-        ix
-    }
-
-    fn add(&mut self, events: &[SchedEvent]) {
-        self.has_data |= !events.is_empty();
-        // One map lookup per run of a thread's events.
-        for run in events.chunk_by(|a, b| a.tid() == b.tid()) {
-            let v = self.by_tid.entry(run[0].tid()).or_default();
-            for e in run {
-                let cur = v.last().map(|x| x.1);
-                let (st, waker) = match *e {
-                    SchedEvent::SwitchIn { .. } => (State::Running, Waker::NONE),
-                    SchedEvent::SwitchOut { prev_state, .. } => (decode_prev_state(prev_state), Waker::NONE),
-                    // A wakeup of a running task changes nothing.
-                    SchedEvent::Waking { .. } if cur == Some(State::Running) => continue,
-                    SchedEvent::Waking { waker, .. } => (State::Runnable, waker),
-                };
-                if cur != Some(st) {
-                    v.push((e.ts(), st, waker));
-                }
-            }
-        }
-    }
-
-    /// The thread's states over `[from, to)` as `(start, end, state)`, in
-    /// time order, clipped to the window; time before the thread's first
-    /// event is unknown and left out. Empty without sched data for it.
-    pub fn states(&self, tid: i32, from: i64, to: i64) -> Vec<(i64, i64, State)> {
-        let Some(v) = self.by_tid.get(&tid) else { return Vec::new() };
-        let start = v.partition_point(|x| x.0 <= from).saturating_sub(1);
-        let mut out = Vec::new();
-        for (k, &(t, st, _)) in v.iter().enumerate().skip(start) {
-            if t >= to {
-                break;
-            }
-            let (a, b) = (t.max(from), v.get(k + 1).map_or(to, |x| x.0).min(to));
-            if b > a {
-                out.push((a, b, st));
-            }
-        }
-        out
-    }
-
-    /// Who woke `tid` at `ts`, when its state changed to runnable then by a
-    /// wakeup that names its waker.
-    pub fn woken_by(&self, tid: i32, ts: i64) -> Option<i32> {
-        let v = self.by_tid.get(&tid)?;
-        let k = v.partition_point(|x| x.0 < ts);
-        v.get(k).filter(|x| x.0 == ts && x.1 == State::Runnable).and_then(|x| x.2.tid())
-    }
-
-    /// Whether the trace has scheduler data for `tid`.
-    pub fn knows(&self, tid: i32) -> bool {
-        self.by_tid.contains_key(&tid)
-    }
-
-    /// Time in each state over `[from, to)`; time before the thread's first
-    /// event is unknown and left out. `None` without sched data for the thread.
-    pub fn split(&self, tid: i32, from: i64, to: i64) -> Option<ThreadStateSplit> {
-        if !self.knows(tid) {
-            return None;
-        }
-        let mut out = ThreadStateSplit::default();
-        for (a, b, st) in self.states(tid, from, to) {
-            let slot = match st {
-                State::Running => &mut out.running_ns,
-                State::Runnable => &mut out.runnable_ns,
-                State::Sleeping => &mut out.sleeping_ns,
-                State::Blocked => &mut out.blocked_ns,
-            };
-            *slot += b - a;
-        }
-        Some(out)
-    }
-}
+use super::{Blocker, FrameWhy};
+use crate::model::{SliceId, Trace, TrackId};
 
 /// Top-level slices of the frame threads' tracks, by ts, for the blocker search.
 #[derive(Debug, Default)]
@@ -266,40 +145,6 @@ impl WhyContext<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn prev_state_mapping() {
-        assert_eq!(decode_prev_state(0), State::Runnable);
-        assert_eq!(decode_prev_state(256), State::Runnable); // R+ (4.14+)
-        assert_eq!(decode_prev_state(1), State::Sleeping);
-        assert_eq!(decode_prev_state(2), State::Blocked);
-        assert_eq!(decode_prev_state(2 | 256), State::Blocked);
-        assert_eq!(decode_prev_state(128), State::Sleeping); // I (idle)
-        assert_eq!(decode_prev_state(64), State::Sleeping); // P (parked)
-    }
-
-    #[test]
-    fn split_over_window() {
-        // tid 7: in at 10, out S at 20, waking 30, in 35, out D at 50, waking 60.
-        let ev = vec![
-            SchedEvent::SwitchIn { ts: 10, tid: 7, cpu: 0 },
-            SchedEvent::SwitchOut { ts: 20, tid: 7, cpu: 0, prev_state: 1 },
-            SchedEvent::Waking { ts: 30, tid: 7, waker: Waker::NONE },
-            SchedEvent::SwitchIn { ts: 35, tid: 7, cpu: 1 },
-            SchedEvent::Waking { ts: 40, tid: 7, waker: Waker::NONE },
-            SchedEvent::SwitchOut { ts: 50, tid: 7, cpu: 1, prev_state: 2 },
-            SchedEvent::Waking { ts: 60, tid: 7, waker: Waker::NONE },
-        ];
-        let ix = SchedIndex::new(&[ev]);
-        // Window [15, 70): running 15–20 (5) + 35–50 (15) = 20; sleeping 20–30 = 10;
-        // runnable 30–35 (5) + 60–70 (10) = 15; blocked 50–60 = 10.
-        let s = ix.split(7, 15, 70).unwrap();
-        assert_eq!((s.running_ns, s.runnable_ns, s.sleeping_ns, s.blocked_ns), (20, 15, 10, 10));
-        // Before the first event nothing is known: [0, 12) → running 2 only.
-        let s = ix.split(7, 0, 12).unwrap();
-        assert_eq!((s.running_ns, s.runnable_ns, s.sleeping_ns, s.blocked_ns), (2, 0, 0, 0));
-        assert_eq!(ix.split(8, 0, 12), None);
-    }
 
     #[test]
     fn dominant_part() {
