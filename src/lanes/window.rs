@@ -234,9 +234,19 @@ impl<'a> Context<'a> {
     ) -> Option<Lane> {
         let thread_name = utid.and_then(|u| self.trace.thread(u).name.as_deref()).or(name);
         let min = (win.t1 - win.t0) / MIN_SLICE_SHARE;
+        // This thread's path segments by slice name, in the path's time order
+        // (they do not overlap): a slice is on the path when one of its name
+        // overlaps it, found by a binary search, not a scan of the path.
+        let mut on_thread: HashMap<&str, Vec<(i64, i64)>> = HashMap::default();
+        for p in path.iter().filter(|p| p.tid == tid) {
+            if let Some(n) = p.slice.as_deref() {
+                on_thread.entry(n).or_default().push((p.ts, p.ts.saturating_add(p.dur)));
+            }
+        }
         let on_path = |s: &Slice, end: i64| {
-            path.iter().any(|p| {
-                p.tid == tid && p.slice.as_deref() == Some(&*s.name) && p.ts < end && p.ts.saturating_add(p.dur) > s.ts
+            on_thread.get(&*s.name).is_some_and(|v| {
+                let k = v.partition_point(|&(_, e)| e <= s.ts);
+                v.get(k).is_some_and(|&(t, _)| t < end)
             })
         };
         let mut found: Vec<&Slice> = Vec::new();
