@@ -31,3 +31,57 @@ pub fn testdata(name: &str) -> PathBuf {
 pub fn fpsan() -> assert_cmd::Command {
     assert_cmd::Command::cargo_bin("fpsan").expect("fpsan binary")
 }
+
+/// trace_processor v58.2, the reference for every table (`../shared/tools`),
+/// unpacked once per test run from its zstd file into the tests' temporary
+/// folder. `None` (after `shared` printed why) where `../shared` is absent.
+pub fn trace_processor() -> Option<PathBuf> {
+    use std::sync::OnceLock;
+    static UNPACKED: OnceLock<PathBuf> = OnceLock::new();
+    let packed = shared("tools/trace_processor_shell.zst")?;
+    Some(
+        UNPACKED
+            .get_or_init(|| {
+                use std::os::unix::fs::PermissionsExt;
+                let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+                let out = dir.join("trace_processor_shell");
+                let part = dir.join(format!("trace_processor_shell.{}", std::process::id()));
+                let input = std::fs::File::open(&packed).expect("open trace_processor_shell.zst");
+                let mut output = std::fs::File::create(&part).expect("create trace_processor_shell");
+                zstd::stream::copy_decode(input, &mut output).expect("unpack trace_processor_shell");
+                drop(output);
+                std::fs::set_permissions(&part, std::fs::Permissions::from_mode(0o755)).unwrap();
+                std::fs::rename(&part, &out).unwrap();
+                out
+            })
+            .clone(),
+    )
+}
+
+/// The rows trace_processor gives for `sql` on `trace` (header first, every
+/// cell as text, NULL as `[NULL]`), or `None` where `../shared` is absent.
+pub fn trace_processor_rows(trace: &std::path::Path, sql: &str) -> Option<Vec<Vec<String>>> {
+    let shell = trace_processor()?;
+    let dir = tempfile::tempdir().unwrap();
+    let query = dir.path().join("q.sql");
+    std::fs::write(&query, sql).unwrap();
+    let out = std::process::Command::new(shell)
+        .arg("-q")
+        .arg(&query)
+        .arg(trace)
+        .output()
+        .expect("run trace_processor_shell");
+    assert!(
+        out.status.success(),
+        "trace_processor failed on {}: {}",
+        trace.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut reader = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(&out.stdout[..]);
+    Some(
+        reader
+            .records()
+            .map(|r| r.expect("trace_processor's CSV").iter().map(str::to_owned).collect())
+            .collect(),
+    )
+}
