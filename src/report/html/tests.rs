@@ -65,7 +65,7 @@ fn numbers_for_people() {
     assert_eq!(a.fps, "34.3");
     // wall = 300 ms + I = 316.67 ms → 4 / 0.316 666 667 s = 12.63 fps.
     assert_eq!(a.fps_from, "doFrames, paced · fps_wall 12.6");
-    assert_eq!((a.pass, a.verdict.as_str()), (false, "FAIL"));
+    assert_eq!((a.verdict_class.as_str(), a.verdict.as_str()), ("fail", "FAIL"));
     assert_eq!(a.verdict_rule, "Green Alliance, ordinary app: fps ≥ 55.0");
     assert_eq!((a.frozen_text.as_str(), a.high_text.as_str()), ("0", "0"));
     assert_eq!(a.janky, "1 of 4 frames dropped ≥ 3 frames");
