@@ -65,7 +65,7 @@ fn row_by_id(html: &str, id: &str) -> Vec<String> {
 }
 
 /// The terminal's line of an app in a table: its second cell is the pid.
-fn terminal_row<'a>(table_out: &'a str, pid: i64) -> Vec<&'a str> {
+fn terminal_row(table_out: &str, pid: i64) -> Vec<&str> {
     table_out
         .lines()
         .find(|l| l.split_whitespace().nth(1) == Some(&pid.to_string()))

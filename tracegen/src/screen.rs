@@ -20,8 +20,8 @@
 //! - [`WEATHER`] (pid 3000) runs a doFrame at every vsync
 //!   `0..WEATHER_FRAMES`: 2 ms from vsync + 300 µs, whose only child is
 //!   `animation` (1.5 ms from 50 µs in). Its main thread's scheduler events
-//!   on CPU 1: in at vsync + 200 µs, out sleeping at + 1.3 ms, woken at
-//!   + 1.8 ms, in at + 1.9 ms, out sleeping at + 2.5 ms: it runs 1.0 + 0.4 ms
+//!   on CPU 1, after the vsync: in at 200 µs, out sleeping at 1.3 ms, woken
+//!   at 1.8 ms, in at 1.9 ms, out sleeping at 2.5 ms: it runs 1.0 and 0.4 ms
 //!   of each doFrame ([`WEATHER_RUNNING_PER_FRAME_NS`]).
 //! - [`CLOCK`] (pid 3100) animates the same way at vsyncs `0..CLOCK_FRAMES`,
 //!   with no scheduler events.
@@ -77,7 +77,7 @@ pub const CLOCK_FRAMES: i64 = 200;
 /// The doFrame of an animating app.
 pub const ANIMATE_DO_FRAME_NS: i64 = 2 * MS;
 /// Time the weather app's main thread runs inside each of its doFrames:
-/// [vsync + 0.3, + 1.3 ms) and [+ 1.9, + 2.3 ms).
+/// 0.3–1.3 ms and 1.9–2.3 ms after the vsync.
 pub const WEATHER_RUNNING_PER_FRAME_NS: i64 = 1_400 * US;
 
 /// A View frame of `app` at vsync `k` (see the module doc).
