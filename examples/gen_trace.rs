@@ -6,16 +6,17 @@
 //! cargo run --release --example gen_trace -- systrace OUT SIZE_MB
 //! cargo run --release --example gen_trace -- run OUT SEED JANK   (one run for `compare`, tracegen::ab_runs)
 //! cargo run --release --example gen_trace -- fleet DIR DEVICES RUNS   (DIR/{b1,b2}/devN/run-K.pftrace, b2 smoother)
+//! cargo run --release --example gen_trace -- screen OUT   (a launcher beside apps that animate, draw nothing: tracegen::screen)
 //! ```
 
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use tracegen::{ab_runs, scenarios, systrace};
+use tracegen::{ab_runs, scenarios, screen, systrace};
 
 fn usage() -> ExitCode {
-    eprintln!("usage: gen_trace demo OUT | gen_trace busy OUT SIZE_MB | gen_trace systrace OUT SIZE_MB | gen_trace run OUT SEED JANK | gen_trace fleet DIR DEVICES RUNS");
+    eprintln!("usage: gen_trace demo OUT | gen_trace busy OUT SIZE_MB | gen_trace systrace OUT SIZE_MB | gen_trace run OUT SEED JANK | gen_trace fleet DIR DEVICES RUNS | gen_trace screen OUT");
     ExitCode::from(2)
 }
 
@@ -25,6 +26,10 @@ fn main() -> ExitCode {
     let result = match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
         ["demo", out] => {
             let bytes = scenarios::demo_scroll().build(&scenarios::demo_build_options());
+            std::fs::write(out, &bytes).map(|()| bytes.len() as u64)
+        }
+        ["screen", out] => {
+            let bytes = screen::launcher_and_background_animators().build(&tracegen::BuildOptions::default());
             std::fs::write(out, &bytes).map(|()| bytes.len() as u64)
         }
         ["run", out, seed, jank] => {

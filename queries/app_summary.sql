@@ -1,4 +1,8 @@
--- Per-app summary over the frames table: one row per pid, most frames first.
+-- Per-app summary over the frames table: one row per pid, the app with the
+-- most frames that drew first (a traversal, a RenderThread DrawFrame or a
+-- FrameTimeline present; docs/metrics.md, "What reached the screen"; fpsan's
+-- summaries also count the presents of the app's busiest layer, which this
+-- table does not hold), then most frames.
 -- fpsan runs this for `fpsan analyze`; try it with
 --   fpsan query TRACE --file queries/app_summary.sql
 -- Formulas (docs/metrics.md): fps is Matrix's frames / Σ (dropped_frames + 1)·I,
@@ -36,7 +40,8 @@ SELECT
   SUM(CASE WHEN frame_cost_ns * 25 > frame_interval_ns * 24 THEN 1 ELSE 0 END) AS vitals_slow,
   SUM(CASE WHEN frame_cost_ns > 700000000 THEN 1 ELSE 0 END) AS vitals_frozen,
   SUM(CASE WHEN draw_frame_count = 0 THEN 1 ELSE 0 END) AS without_render_thread,
-  SUM(CASE WHEN actual_ts IS NULL THEN 1 ELSE 0 END) AS without_timeline
+  SUM(CASE WHEN actual_ts IS NULL THEN 1 ELSE 0 END) AS without_timeline,
+  SUM(CASE WHEN traversal_dur IS NOT NULL OR draw_frame_count > 0 OR actual_ts IS NOT NULL THEN 1 ELSE 0 END) AS drawn_frames
 FROM frames
 GROUP BY pid
-ORDER BY frames DESC, pid
+ORDER BY drawn_frames DESC, frames DESC, pid

@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import fpsan
-from conftest import BIN, DEMO, ROOT, traces_of
+from conftest import BIN, DEMO, GEN, ROOT, traces_of
 
 
 def cli(*args, check=True):
@@ -49,6 +49,30 @@ def test_tables_equal_the_cli_parquet_cell_for_cell(which, fleet, tmp_path):
         assert row["frame_cost_p90"] == s["frame_cost_ns"]["p90"]
         scenes = [r for r in pa.table(a.scenes).to_pylist() if r["pid"] == row["pid"]]
         assert [(r["scene"], r["frames"]) for r in scenes] == [(x["scene"], x["frames"]) for x in s["scenes"]]
+    assert a.summary == json.loads(cli("analyze", path, "--format", "json").stdout)
+
+
+def test_apps_that_draw_nothing_have_no_verdict(tmp_path):
+    """tracegen::screen: a 90 Hz launcher (120 drawn frames), a SystemUI that drew 3, and two
+    apps that only animate (330 and 200 doFrames): the apps table and the summary carry the
+    same verdicts and order as the CLI (docs/metrics.md, "What reached the screen")."""
+    path = tmp_path / "animators.pftrace"
+    subprocess.run([GEN, "screen", str(path)], check=True, capture_output=True)
+    a = fpsan.analyze(path)
+    apps = pa.table(a.apps).to_pylist()
+    got = [(r["pid"], r["frames"], r["screen_reached"], r["green_alliance_verdict"], r["green_alliance_pass"])
+           for r in apps]
+    assert got == [
+        (2000, 120, 120, "pass", True),
+        (1500, 3, 3, "too_few_frames", None),
+        (3000, 330, 0, "draws_nothing", None),
+        (3100, 200, 0, "draws_nothing", None),
+    ]
+    assert [(r["cpu_time_ns"], r["cpu_time_source"]) for r in apps[2:]] == [
+        (330 * 1_400_000, "running"),
+        (200 * 2_000_000, "do_frame"),
+    ]
+    assert [s["green_alliance"]["verdict"] for s in a.summary["apps"]] == [r["green_alliance_verdict"] for r in apps]
     assert a.summary == json.loads(cli("analyze", path, "--format", "json").stdout)
 
 

@@ -16,9 +16,11 @@ use crate::model::Trace;
 use crate::presents::{LayerNames, NameSource, PresentAnalysis, Renderer, RendererKind};
 pub use crate::presents::{Levels, Percentiles, PerfDog};
 pub use cuj::{attach as attach_cujs, CujSummary};
+pub use screen::{drew, CpuTimeSource, Screen, Verdict, MIN_VERDICT_FRAMES};
 
 mod cuj;
 mod scene;
+mod screen;
 pub mod sql;
 #[cfg(test)]
 mod sql_examples;
@@ -181,7 +183,10 @@ pub struct GreenAlliance {
     pub min_fps: f64,
     /// The headline fps.
     pub fps: f64,
-    pub pass: bool,
+    /// The fewest frames of the headline series a verdict needs.
+    pub min_frames: i64,
+    /// Pass or fail, or none: too few frames, or nothing reached the screen.
+    pub verdict: Verdict,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -316,6 +321,9 @@ pub struct AppSummary {
     pub jank: Jank,
     /// What draws the app (docs/presents.md, "Renderer").
     pub renderer: Option<Renderer>,
+    /// What of the app reached the screen: the apps' order, and whether it
+    /// gets a verdict (docs/metrics.md, "What reached the screen").
+    pub screen: Screen,
     /// The fps of what the user saw: `fps`, or the presents of the app's
     /// SurfaceView layer when its content is not drawn by its views.
     pub headline: Headline,
@@ -333,8 +341,16 @@ fn format_fps(fps: f64) -> String {
 }
 
 /// Green Alliance verdict: the app's headline fps against the category's
-/// minimum (≥ 55, or ≥ 25 for games, maps and video).
-fn green_alliance(given: Option<Category>, renderer: Option<&Renderer>, fps: f64) -> GreenAlliance {
+/// minimum (≥ 55, or ≥ 25 for games, maps and video), when its headline
+/// series has `frames` frames and something of it reached the screen
+/// ([`Verdict::of`]).
+fn green_alliance(
+    given: Option<Category>,
+    renderer: Option<&Renderer>,
+    fps: f64,
+    frames: i64,
+    screen: &Screen,
+) -> GreenAlliance {
     let (category, category_source, reason) = match given {
         Some(c) => (c, CategorySource::Given, "--category".to_string()),
         None => {
@@ -343,7 +359,8 @@ fn green_alliance(given: Option<Category>, renderer: Option<&Renderer>, fps: f64
         }
     };
     let min_fps = category.green_alliance_min_fps();
-    GreenAlliance { category, category_source, reason, min_fps, fps, pass: fps >= min_fps }
+    let verdict = Verdict::of(screen, frames, fps, min_fps);
+    GreenAlliance { category, category_source, reason, min_fps, fps, min_frames: MIN_VERDICT_FRAMES, verdict }
 }
 
 /// The frames of `analysis` that `filter` keeps (an app the trace does not
@@ -366,7 +383,8 @@ pub fn kept_frames(
 }
 
 /// Summaries of every app with kept frames (see [`kept_frames`]) or with
-/// presents in `presents`, most frames first.
+/// presents in `presents`, the app that reached the screen most first
+/// ([`Screen::reached`]; apps that draw nothing last).
 pub fn summarize(
     analysis: &FrameAnalysis,
     indices: &[usize],
@@ -379,7 +397,7 @@ pub fn summarize(
         .zip(scenes)
         .map(|(&index, scene)| summary::Kept { index, row: &analysis.rows[index], scene: scene.as_deref() })
         .collect();
-    summary::summarize(&kept, &analysis.why, presents, opts.category, opts.worst_frames)
+    summary::summarize(&kept, analysis, presents, opts.category, opts.worst_frames)
 }
 
 /// The scene of every frame of `analysis`, by row (`None`: none could be

@@ -56,6 +56,8 @@ pub(super) fn agree(frames: &DataFrame, apps: &[AppSummary]) {
     assert_eq!(rows.len(), with_frames.len(), "app_summary.sql: one row per app with frames");
     for (r, a) in rows.iter().zip(&with_frames) {
         let pid = a.pid;
+        // The summaries here have no presents: what reached the screen is
+        // their drawn doFrames, which the SQL orders by.
         assert_eq!(r.i64("pid").unwrap() as i32, pid, "app_summary.sql orders apps as the summaries");
         assert_eq!(r.opt_str("process").unwrap(), a.process, "process of {pid}");
         for (name, want) in [
@@ -77,6 +79,7 @@ pub(super) fn agree(frames: &DataFrame, apps: &[AppSummary]) {
             ("vitals_frozen", a.jank.vitals.frozen),
             ("without_render_thread", a.quality.without_render_thread),
             ("without_timeline", a.quality.without_timeline),
+            ("drawn_frames", a.screen.drawn_frames),
         ] {
             assert_eq!(r.i64(name).unwrap(), want, "app_summary.sql {name} of {pid}");
         }

@@ -8,9 +8,9 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::{
     fps_windows, green_alliance, AppQuality, AppSummary, Category, Choreographer, Headline, HeadlineSource, Jank,
-    PerfettoJank, SceneSummary, Vitals, WorstFrame,
+    PerfettoJank, SceneSummary, Screen, Vitals, WorstFrame,
 };
-use crate::frames::{FrameRow, FrameWhy};
+use crate::frames::{FrameAnalysis, FrameRow, FrameWhy, SchedIndex};
 use crate::presents::{JudgedBy, LayerSummary, PresentAnalysis};
 use crate::series::{self, Kind, Percentiles, PerfDog, SKIPPED_FRAME_WARNING_LIMIT};
 
@@ -22,11 +22,12 @@ pub struct Kept<'a> {
     pub scene: Option<&'a str>,
 }
 
-/// Summaries of every app that has frames in `kept` or presents in
-/// `presents`, most frames first (then by pid).
+/// Summaries of every app that has frames in `kept` (frames of `analysis`)
+/// or presents in `presents`: the app that reached the screen most first
+/// (then most frames, then by pid), so apps that draw nothing come last.
 pub fn summarize(
     kept: &[Kept],
-    why: &[FrameWhy],
+    analysis: &FrameAnalysis,
     presents: &PresentAnalysis,
     category: Option<Category>,
     worst_frames: usize,
@@ -43,16 +44,16 @@ pub fn summarize(
             }
         }
     }
-    let why_of: HashMap<usize, &FrameWhy> = why.iter().map(|w| (w.frame_index, w)).collect();
+    let why_of: HashMap<usize, &FrameWhy> = analysis.why.iter().map(|w| (w.frame_index, w)).collect();
     let mut apps: Vec<AppSummary> = by_pid
         .into_iter()
         .map(|(pid, mut frames)| {
             // Time order within the app (PerfDog's history, the wall windows).
             frames.sort_by_key(|k| (k.row.ts, k.index));
-            app(pid, &frames, &why_of, presents, category, worst_frames)
+            app(pid, &frames, &why_of, presents, &analysis.sched, category, worst_frames)
         })
         .collect();
-    apps.sort_by(|a, b| b.frames.cmp(&a.frames).then(a.pid.cmp(&b.pid)));
+    apps.sort_by(|a, b| b.screen.reached.cmp(&a.screen.reached).then(b.frames.cmp(&a.frames)).then(a.pid.cmp(&b.pid)));
     apps
 }
 
@@ -62,6 +63,7 @@ fn app(
     frames: &[Kept],
     why_of: &HashMap<usize, &FrameWhy>,
     presents: &PresentAnalysis,
+    sched: &SchedIndex,
     category: Option<Category>,
     worst_frames: usize,
 ) -> AppSummary {
@@ -76,6 +78,7 @@ fn app(
     let layer = presents.shown_layer(pid);
     let renderer = presents.renderers.get(&pid);
     let headline = headline(pid, fps, &series, presents);
+    let screen = Screen::of(pid, &rows, presents, sched);
     let mut windows: BTreeMap<i64, i64> = BTreeMap::new();
     for r in &rows {
         *windows.entry((r.ts - first_ts) / 1_000_000_000).or_default() += 1;
@@ -139,7 +142,8 @@ fn app(
             },
         },
         renderer: renderer.cloned(),
-        green_alliance: green_alliance(category, renderer, headline.fps),
+        green_alliance: green_alliance(category, renderer, headline.fps, headline.frames, &screen),
+        screen,
         headline,
         fps_wall_timeline: fps_windows(first_ts, wall_end_ts, &windows),
         scenes: scenes(frames),

@@ -247,18 +247,30 @@ fn android_vitals_slow_and_frozen() {
     assert!(v.excessive_slow && v.excessive_frozen);
 }
 
+/// A [`Screen`] that drew `drawn` frames, for the verdict's tests.
+fn drawn(drawn: i64) -> Screen {
+    Screen {
+        drawn_frames: drawn,
+        layer_presents: 0,
+        reached: drawn,
+        cpu_time_ns: 0,
+        cpu_time_source: CpuTimeSource::DoFrame,
+    }
+}
+
 #[test]
 fn green_alliance_thresholds() {
-    let given = |c: Category, fps: f64| green_alliance(Some(c), None, fps);
-    assert!(given(Category::App, 55.0).pass);
-    assert!(!given(Category::App, 54.99).pass);
-    assert!(given(Category::Game, 25.0).pass);
-    assert!(!given(Category::Video, 24.9).pass);
-    assert!(given(Category::Map, 30.0).pass);
-    assert_eq!(given(Category::Map, 30.0).min_fps, 25.0);
-    assert_eq!(given(Category::Map, 30.0).category_source, CategorySource::Given);
+    let on_screen = drawn(MIN_VERDICT_FRAMES);
+    let given = |c: Category, fps: f64| green_alliance(Some(c), None, fps, MIN_VERDICT_FRAMES, &on_screen).verdict;
+    assert_eq!(given(Category::App, 55.0), Verdict::Pass);
+    assert_eq!(given(Category::App, 54.99), Verdict::Fail);
+    assert_eq!(given(Category::Game, 25.0), Verdict::Pass);
+    assert_eq!(given(Category::Video, 24.9), Verdict::Fail);
+    assert_eq!(given(Category::Map, 30.0), Verdict::Pass);
+    let map = green_alliance(Some(Category::Map), None, 30.0, 40, &on_screen);
+    assert_eq!((map.min_fps, map.category_source, map.min_frames), (25.0, CategorySource::Given, 30));
     // Detected: no renderer is an ordinary app; a SurfaceView a game.
-    let detected = green_alliance(None, None, 30.0);
+    let detected = green_alliance(None, None, 30.0, 40, &on_screen);
     assert_eq!(
         (detected.category, detected.category_source, detected.min_fps),
         (Category::App, CategorySource::Detected, 55.0)
@@ -269,16 +281,70 @@ fn green_alliance_thresholds() {
         api: None,
         evidence: "thread UnityMain".into(),
     };
-    let game = green_alliance(None, Some(&unity), 30.0);
-    assert_eq!((game.category, game.min_fps, game.pass), (Category::Game, 25.0, true));
+    let game = green_alliance(None, Some(&unity), 30.0, 40, &on_screen);
+    assert_eq!((game.category, game.min_fps, game.verdict), (Category::Game, 25.0, Verdict::Pass));
     assert!(game.reason.contains("SurfaceView (Unity)"), "{}", game.reason);
-    // Through summarize: 3 frames at 60 Hz with one dropped → 45 fps.
-    let rows = [frame(1, 0, I60, MS), frame(1, 20 * MS, I60, 20 * MS), frame(1, 60 * MS, I60, MS)];
-    let normal = summarize_rows(&rows);
-    assert!(!normal[0].green_alliance.pass);
-    let game = summarize_with(&rows, &[], &[], &MetricsOptions { category: Some(Category::Game), worst_frames: 10 });
-    assert!(game[0].green_alliance.pass);
+    // Through summarize: 30 frames at 60 Hz, one of them dropping one
+    // → 30 / 31 · 60 = 58.1 fps; a game only needs 25. Then 1 s apart, each
+    // dropping 2 of the 3 vsyncs of its 50 ms: 30 / 90 · 60 = 20 fps.
+    let rows: Vec<FrameRow> = (0..30).map(|k| frame(1, k * 20 * MS, I60, if k == 5 { 20 * MS } else { MS })).collect();
+    assert_eq!(summarize_rows(&rows)[0].green_alliance.verdict, Verdict::Pass);
+    let slow: Vec<FrameRow> = (0..30).map(|k| frame(1, k * 1000 * MS, I60, 50 * MS)).collect();
+    let normal = summarize_rows(&slow);
+    assert!(close(normal[0].headline.fps, 30e9 / (90 * I60) as f64), "{}", normal[0].headline.fps);
+    assert_eq!(normal[0].green_alliance.verdict, Verdict::Fail);
+    let game = summarize_with(&slow, &[], &[], &MetricsOptions { category: Some(Category::Game), worst_frames: 10 });
+    assert_eq!(game[0].green_alliance.verdict, Verdict::Fail);
     assert_eq!(game[0].green_alliance.category, Category::Game);
+}
+
+/// A verdict needs `MIN_VERDICT_FRAMES` frames of the headline series
+/// (29 get none, 30 get one), and an app that drew nothing gets none however
+/// many frames it ran; the order is what reached the screen.
+#[test]
+fn verdicts_need_frames_that_reached_the_screen() {
+    assert_eq!(Verdict::of(&drawn(1), 29, 60.0, 55.0), Verdict::TooFewFrames);
+    assert_eq!(Verdict::of(&drawn(1), 30, 60.0, 55.0), Verdict::Pass);
+    assert_eq!(Verdict::of(&drawn(0), 500, 60.0, 55.0), Verdict::DrawsNothing);
+    assert_eq!(Verdict::DrawsNothing.passed(), None);
+    assert_eq!(Verdict::TooFewFrames.passed(), None);
+    // App 1: 400 doFrames with only an animation callback (no traversal, no
+    // DrawFrame, no present). App 2: 40 frames that drew through their
+    // RenderThread only, app 3: 3 frames that ran a traversal only.
+    let animate = |r: FrameRow| FrameRow { draw_frame_count: 0, animation_dur: Some(MS), ..r };
+    let mut rows: Vec<FrameRow> = (0..400).map(|k| animate(frame(1, k * I60, I60, MS))).collect();
+    rows.extend((0..40).map(|k| frame(2, k * I60, I60, MS)));
+    rows.extend((0..3).map(|k| FrameRow { traversal_dur: Some(MS / 2), ..animate(frame(3, k * I60, I60, MS)) }));
+    let apps = summarize_rows(&rows);
+    let got: Vec<(i32, i64, i64, Verdict)> =
+        apps.iter().map(|a| (a.pid, a.frames, a.screen.reached, a.green_alliance.verdict)).collect();
+    assert_eq!(got, [(2, 40, 40, Verdict::Pass), (3, 3, 3, Verdict::TooFewFrames), (1, 400, 0, Verdict::DrawsNothing)]);
+    // No scheduler data: the CPU time is the doFrames' wall time, 400 · 1 ms.
+    let idle = &apps[2].screen;
+    assert_eq!((idle.drawn_frames, idle.layer_presents), (0, 0));
+    assert_eq!((idle.cpu_time_ns, idle.cpu_time_source), (400 * MS, CpuTimeSource::DoFrame));
+    // With scheduler data for the thread: the time it ran inside its doFrames.
+    // Frame [0, 10 ms): in before it, out (sleeping) at 4, woken 6, in 7,
+    // out 20: 4 + 3 = 7 ms. Frame [100, 110 ms): in 105, out 108: 3 ms.
+    use crate::model::{SchedEvent, Waker};
+    let events = vec![
+        SchedEvent::SwitchIn { ts: -5 * MS, tid: 1, cpu: 0 },
+        SchedEvent::SwitchOut { ts: 4 * MS, tid: 1, cpu: 0, prev_state: 1 },
+        SchedEvent::Waking { ts: 6 * MS, tid: 1, waker: Waker::NONE },
+        SchedEvent::SwitchIn { ts: 7 * MS, tid: 1, cpu: 0 },
+        SchedEvent::SwitchOut { ts: 20 * MS, tid: 1, cpu: 0, prev_state: 1 },
+        SchedEvent::Waking { ts: 104 * MS, tid: 1, waker: Waker::NONE },
+        SchedEvent::SwitchIn { ts: 105 * MS, tid: 1, cpu: 0 },
+        SchedEvent::SwitchOut { ts: 108 * MS, tid: 1, cpu: 0, prev_state: 1 },
+    ];
+    let two = [animate(frame(1, 0, I60, 10 * MS)), animate(frame(1, 100 * MS, I60, 10 * MS))];
+    let sched = crate::frames::SchedIndex::new([events]);
+    let screen = Screen::of(1, &two.iter().collect::<Vec<_>>(), &Default::default(), &sched);
+    assert_eq!((screen.cpu_time_ns, screen.cpu_time_source), (10 * MS, CpuTimeSource::Running));
+    assert!(screen.draws_nothing());
+    // A FrameTimeline present is a draw too.
+    assert!(drew(&FrameRow { actual_ts: Some(5), ..animate(frame(1, 0, I60, MS)) }));
+    assert!(!drew(&animate(frame(1, 0, I60, MS))));
 }
 
 #[test]

@@ -123,6 +123,14 @@ pub struct PresentAnalysis {
 }
 
 impl PresentAnalysis {
+    /// The layers of app `pid` (every one presented at least one buffer).
+    pub fn layers_of(&self, pid: i32) -> &[LayerSummary] {
+        // Layers are ordered by pid: the app's are one run.
+        let from = self.layers.partition_point(|l| l.pid < Some(pid));
+        let to = self.layers.partition_point(|l| l.pid <= Some(pid));
+        &self.layers[from..to]
+    }
+
     /// The layer that shows what a user of app `pid` saw, when its content is
     /// not drawn by its View hierarchy: the app's layer (not its View
     /// layer) with the most presents.
@@ -131,10 +139,7 @@ impl PresentAnalysis {
         if !renderer.kind.draws_outside_views() {
             return None;
         }
-        // Layers are ordered by pid: the app's are one run.
-        let from = self.layers.partition_point(|l| l.pid < Some(pid));
-        let to = self.layers.partition_point(|l| l.pid <= Some(pid));
-        self.layers[from..to]
+        self.layers_of(pid)
             .iter()
             .filter(|l| l.presents >= 2 && !renderer::is_view_layer(l))
             .max_by_key(|l| (l.presents, std::cmp::Reverse(l.source)))
@@ -148,9 +153,7 @@ impl PresentAnalysis {
     /// judged by it.
     pub fn shown_layer(&self, pid: i32) -> Option<&LayerSummary> {
         self.visible_layer(pid).or_else(|| {
-            let from = self.layers.partition_point(|l| l.pid < Some(pid));
-            let to = self.layers.partition_point(|l| l.pid <= Some(pid));
-            self.layers[from..to]
+            self.layers_of(pid)
                 .iter()
                 .filter(|l| l.presents >= 2)
                 .max_by_key(|l| (l.presents, std::cmp::Reverse(l.source)))

@@ -75,7 +75,8 @@ impl From<serde_json::Error> for ReportError {
 pub struct Report<'a> {
     pub meta: &'a TraceMeta,
     pub span_ns: i64,
-    /// Apps in report order (most frames first).
+    /// Apps in report order: the app that reached the screen most first,
+    /// apps that draw nothing last (`metrics::summarize`).
     pub apps: &'a [AppSummary],
     /// The frames table of those apps (`tables::frames`).
     pub frames: &'a DataFrame,
@@ -114,7 +115,19 @@ impl<'a> Report<'a> {
     }
 }
 
-impl Report<'_> {
+impl<'a> Report<'a> {
+    /// The apps something of which reached the screen, in report order:
+    /// each gets its summary, charts and details.
+    pub(crate) fn drawing_apps(&self) -> impl Iterator<Item = &'a AppSummary> {
+        self.apps.iter().filter(|a| !a.screen.draws_nothing())
+    }
+
+    /// The apps that animate but draw nothing (docs/metrics.md, "What
+    /// reached the screen"): listed with their frames and CPU time only.
+    pub(crate) fn animating_apps(&self) -> impl Iterator<Item = &'a AppSummary> {
+        self.apps.iter().filter(|a| a.screen.draws_nothing())
+    }
+
     /// Where times on the HTML page and the charts start: the trace start,
     /// else the first frame of any app (0 without apps).
     pub(crate) fn origin_ts(&self) -> i64 {

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use super::cells::text_table;
 use super::format::*;
 use super::{Artifact, Exporter, Report, ReportError};
-use crate::metrics::{AppSummary, CujSummary, HeadlineSource, Jank, Levels, SceneSummary, WorstFrame};
+use crate::metrics::{AppSummary, CujSummary, GreenAlliance, HeadlineSource, Jank, Levels, SceneSummary, WorstFrame};
 
 pub(crate) struct TableExporter;
 
@@ -20,7 +20,7 @@ fn levels_line(count: &Levels, sum: &Levels) -> String {
     count.iter().zip(sum.values()).map(|((level, c), s)| format!("{level} {c} ({s})")).collect::<Vec<_>>().join("  ")
 }
 
-fn summary_table(apps: &[AppSummary]) -> String {
+fn summary_table(apps: &[&AppSummary]) -> String {
     // Every number is the headline series': the app's doFrames, or the
     // presents of its visible layer (then frames are presents, dropped are
     // vsyncs and the times are present intervals).
@@ -58,12 +58,39 @@ fn summary_table(apps: &[AppSummary]) -> String {
                 fmt_opt_ms_value(h.frame_time_ns.p90),
                 fmt_opt_ms_value(h.frame_time_ns.p99),
                 fmt_opt_ms_value(h.frame_time_ns.max),
-                format!("{} (≥ {})", if a.green_alliance.pass { "pass" } else { "FAIL" }, a.green_alliance.min_fps),
+                verdict_cell(&a.green_alliance),
             ]
         })
         .collect();
     let right = [false, true, true, false, true, true, true, true, true, true, true, false];
     text_table(&headers, &rows, &right)
+}
+
+/// `pass (≥ 55)`, `FAIL (≥ 55)`, or `too few frames (< 30)`.
+fn verdict_cell(g: &GreenAlliance) -> String {
+    match g.verdict.passed() {
+        Some(_) => format!("{} (≥ {})", g.verdict.label(), g.min_fps),
+        None => format!("{} (< {})", g.verdict.label(), g.min_frames),
+    }
+}
+
+/// The apps that animate but draw nothing: their doFrames and their main
+/// thread's CPU time over them, no FPS verdict.
+fn animating_table(apps: &[&AppSummary]) -> String {
+    let headers = ["app", "pid", "frames", "CPU ms", "CPU time from"];
+    let rows: Vec<Vec<String>> = apps
+        .iter()
+        .map(|a| {
+            vec![
+                process_name(a).to_string(),
+                a.pid.to_string(),
+                a.frames.to_string(),
+                fmt_ms_value(a.screen.cpu_time_ns),
+                a.screen.cpu_time_source.label().to_string(),
+            ]
+        })
+        .collect();
+    text_table(&headers, &rows, &[false, true, true, true, false])
 }
 
 /// One app's block under the summary table, one line or sub-table per section.
@@ -144,10 +171,14 @@ fn headline_lines(out: &mut String, a: &AppSummary) {
     let h = &a.headline;
     let _ = writeln!(out, "  headline fps   {}  [{}]", fmt_fps(h.fps), h.reason);
     let g = &a.green_alliance;
+    let few = match g.verdict.passed() {
+        Some(_) => String::new(),
+        None => format!(": {} {}, a verdict needs {}", h.frames, units_of(h.source), g.min_frames),
+    };
     let _ = writeln!(
         out,
-        "  green alliance {} (≥ {}, {} {}: {})",
-        if g.pass { "pass" } else { "FAIL" },
+        "  green alliance {}{few} (≥ {}, {} {}: {})",
+        g.verdict.label(),
         g.min_fps,
         g.category.as_str(),
         match g.category_source {
@@ -156,6 +187,14 @@ fn headline_lines(out: &mut String, a: &AppSummary) {
         },
         g.reason
     );
+}
+
+/// What a headline series counts: `frames` (doFrames) or `presents`.
+fn units_of(source: HeadlineSource) -> &'static str {
+    match source {
+        HeadlineSource::Frames => "frames",
+        HeadlineSource::Presents => "presents",
+    }
 }
 
 /// The jank vocabularies, one line each.
@@ -357,13 +396,25 @@ pub(crate) fn render(report: &Report) -> String {
         let _ =
             writeln!(out, "data loss {} (frames touched: {touched}, data_loss in the frames table)", fmt_pairs(loss));
     }
+    let drawing: Vec<&AppSummary> = report.drawing_apps().collect();
+    let animating: Vec<&AppSummary> = report.animating_apps().collect();
     if report.apps.is_empty() {
         out.push_str("no frames (no Choreographer#doFrame)\n");
     } else {
-        out.push('\n');
-        out.push_str(&summary_table(report.apps));
+        if !drawing.is_empty() {
+            out.push('\n');
+            out.push_str(&summary_table(&drawing));
+        }
+        if !animating.is_empty() {
+            let _ = writeln!(
+                out,
+                "\n{} (no traversal, DrawFrame or present: no FPS verdict)",
+                crate::metrics::Verdict::DrawsNothing.label()
+            );
+            out.push_str(&animating_table(&animating));
+        }
         let start = m.first_ts.unwrap_or(0);
-        for a in report.apps {
+        for a in drawing {
             app_details(&mut out, a, start);
         }
         let intervals = &report.quality.interval_sources;

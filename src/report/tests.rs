@@ -10,7 +10,8 @@ use crate::model::{Warning, WarningCode};
 use crate::testutil::{frame, I60};
 
 /// com.a: frames at 0 and 100 ms costing 5 and 60 ms (the second with a
-/// why); com.b: one 5 ms frame at 0.
+/// why); com.b: one 5 ms frame at 0. Every frame is all traversal (so it
+/// drew) and has no RenderThread.
 fn analysis() -> (Trace, Vec<FrameRow>, Vec<FrameWhy>) {
     let mut trace = Trace::default();
     trace.meta.path = "t.pftrace".into();
@@ -24,6 +25,7 @@ fn analysis() -> (Trace, Vec<FrameRow>, Vec<FrameWhy>) {
         layer_name: Some(format!("{name}/{name}.Main#1")),
         // No RenderThread.
         draw_frame_count: 0,
+        traversal_dur: Some(cost),
         ..frame(pid, k * 100_000_000, I60, cost)
     };
     let rows = vec![mk(1, "com.a", 0, 5_000_000), mk(1, "com.a", 1, 60_000_000), mk(2, "com.b", 0, 5_000_000)];

@@ -46,7 +46,16 @@ pub fn apps(apps: &[AppSummary]) -> PolarsResult<DataFrame> {
         .col("perfdog_big_jank", |a| a.jank.perfdog.big_jank)
         .col("perfdog_stutter", |a| a.jank.perfdog.stutter)
         .col("skipped_frame_events", |a| a.jank.choreographer.skipped_frame_events)
-        .col("green_alliance_pass", |a| a.green_alliance.pass)
+        // Null without a verdict (too few frames, or nothing reached the
+        // screen); the verdict itself and what reached the screen follow
+        // (docs/metrics.md, "Verdict", "What reached the screen").
+        .col("green_alliance_pass", |a| a.green_alliance.verdict.passed())
+        .col("green_alliance_verdict", |a| a.green_alliance.verdict.as_str())
+        .col("screen_drawn_frames", |a| a.screen.drawn_frames)
+        .col("screen_layer_presents", |a| a.screen.layer_presents)
+        .col("screen_reached", |a| a.screen.reached)
+        .col("cpu_time_ns", |a| a.screen.cpu_time_ns)
+        .col("cpu_time_source", |a| a.screen.cpu_time_source.as_str())
         // The headline series (docs/metrics.md, "Headline"): what every
         // output shows first; the columns above are the doFrames'.
         .col("headline_fps", |a| a.headline.fps)

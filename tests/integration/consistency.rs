@@ -1,6 +1,7 @@
 //! One truth in every output: for the demo, a Unity game, a Flutter app, a
-//! video player and a FrameTimeline-only capture, every number the terminal
-//! table and report.html show for an app equals `--format json`'s, and
+//! video player, a launcher beside apps that only animate and a
+//! FrameTimeline-only capture, every number and verdict the terminal table
+//! and report.html show for an app equals `--format json`'s, and
 //! summary.json is the JSON's apps. The HTML is read by its structure (the
 //! cards' `data-key`, the summary's and the drop levels' table cells), never
 //! by searching its prose.
@@ -8,8 +9,8 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use tracegen::renderers;
 use tracegen::BuildOptions;
+use tracegen::{renderers, screen};
 
 use crate::util::{fpsan, shared, testdata};
 
@@ -21,6 +22,9 @@ fn fixtures(dir: &Path) -> Vec<(&'static str, PathBuf)> {
         std::fs::write(&path, s.builder.build(&BuildOptions::default())).unwrap();
         out.push((name, path));
     }
+    let path = dir.join("animators.pftrace");
+    std::fs::write(&path, screen::launcher_and_background_animators().build(&BuildOptions::default())).unwrap();
+    out.push(("animators", path));
     if let Some(p) = shared("traces/real-pixel7pro-android13-nowinandroid-frametimeline-only.pftrace") {
         out.push(("frametimeline-only", p));
     }
@@ -51,6 +55,23 @@ fn section(html: &str, pid: i64) -> &str {
     let start = html.find(&open).unwrap_or_else(|| panic!("report.html has a section for pid {pid}"));
     let end = html[start..].find("</section>").map(|k| start + k).expect("section end");
     &html[start..end]
+}
+
+/// The cells of the row `<tr id="ID" …>` of a section's table.
+fn row_by_id(html: &str, id: &str) -> Vec<String> {
+    let at = html.find(&format!("<tr id=\"{id}\"")).unwrap_or_else(|| panic!("a row {id}"));
+    let end = at + html[at..].find("</tr>").expect("row end");
+    html[at..end].split("<td").skip(1).map(|c| strip_tags(&format!("<td{c}"))).collect()
+}
+
+/// The terminal's line of an app in a table: its second cell is the pid.
+fn terminal_row(table_out: &str, pid: i64) -> Vec<&str> {
+    table_out
+        .lines()
+        .find(|l| l.split_whitespace().nth(1) == Some(&pid.to_string()))
+        .unwrap_or_else(|| panic!("a terminal row for pid {pid}"))
+        .split_whitespace()
+        .collect()
 }
 
 /// A verdict card's value (`<div class="card" data-key="KEY">…<div class="v">V</div>`).
@@ -120,28 +141,49 @@ fn terminal_json_and_html_show_the_same_numbers_per_app() {
         assert_eq!(summary["apps"], json["apps"], "{name}: summary.json's apps are the JSON's");
         for app in apps {
             let pid = app["pid"].as_i64().unwrap();
+            let verdict = app["green_alliance"]["verdict"].as_str().unwrap();
+            let screen = &app["screen"];
+            assert_eq!(verdict == "draws_nothing", screen["reached"] == 0, "{name} pid {pid}: {screen}");
+            if verdict == "draws_nothing" {
+                // Listed with its frames and CPU time, no summary row, no section.
+                let row = terminal_row(&table_out, pid);
+                assert_eq!(row[2], app["frames"].to_string(), "{name} pid {pid}: terminal frames");
+                assert_eq!(row[3], format!("{:.1}", screen["cpu_time_ns"].as_f64().unwrap() / 1e6));
+                let cells = row_by_id(&html, &format!("app-{pid}"));
+                assert_eq!(count(&cells[2]), app["frames"].as_i64().unwrap(), "{name} pid {pid}: HTML frames");
+                assert_eq!(cells[3], format!("{:.1} ms", screen["cpu_time_ns"].as_f64().unwrap() / 1e6));
+                assert!(!html.contains(&format!("<section id=\"app-{pid}\">")), "{name} pid {pid}: no section");
+                continue;
+            }
             let h = &app["headline"];
             let presents = h["source"] == "presents";
             let (unit, dropped) = if presents { ("presents", "dropped vsyncs") } else { ("frames", "dropped frames") };
-            // The terminal's summary row: fps, from, frames, dropped of the headline.
-            let row: Vec<&str> = table_out
-                .lines()
-                .find(|l| l.split_whitespace().nth(1) == Some(&pid.to_string()))
-                .unwrap_or_else(|| panic!("{name}: a terminal row for pid {pid}"))
-                .split_whitespace()
-                .collect();
+            // The terminal's summary row: fps, from, frames, dropped of the headline, and the verdict.
+            let row = terminal_row(&table_out, pid);
             assert_eq!(row[2], fps1(&h["fps"]), "{name} pid {pid}: terminal fps");
             assert_eq!(row[3], if presents { "presents" } else { "doFrames" }, "{name} pid {pid}: terminal from");
             assert_eq!(row[4], h["frames"].to_string(), "{name} pid {pid}: terminal frames");
             assert_eq!(row[5], h["dropped"].to_string(), "{name} pid {pid}: terminal dropped");
+            let min_fps = app["green_alliance"]["min_fps"].as_f64().unwrap();
+            let verdict_cell = match verdict {
+                "pass" => format!("pass (≥ {min_fps})"),
+                "fail" => format!("FAIL (≥ {min_fps})"),
+                "too_few_frames" => format!("too few frames (< {})", app["green_alliance"]["min_frames"]),
+                other => panic!("{name} pid {pid}: verdict {other}"),
+            };
+            assert!(row.join(" ").ends_with(&verdict_cell), "{name} pid {pid}: terminal verdict {row:?}");
             // report.html: the cards, the summary and the drop levels.
             let s = section(&html, pid);
             assert_eq!(card(s, "fps"), fps1(&h["fps"]), "{name} pid {pid}: HTML fps card");
             let levels = &h["drop_level"];
             assert_eq!(count(&card(s, "frozen")), levels["FROZEN"].as_i64().unwrap(), "{name} pid {pid}: FROZEN card");
             assert_eq!(count(&card(s, "high")), levels["HIGH"].as_i64().unwrap(), "{name} pid {pid}: HIGH card");
-            let pass = app["green_alliance"]["pass"].as_bool().unwrap();
-            assert_eq!(card(s, "green_alliance"), if pass { "PASS" } else { "FAIL" }, "{name} pid {pid}");
+            let want = match verdict {
+                "pass" => "PASS",
+                "fail" => "FAIL",
+                _ => "too few frames",
+            };
+            assert_eq!(card(s, "green_alliance"), want, "{name} pid {pid}");
             let kv = table(s, "kv");
             let field = |label: &str| {
                 kv.iter()
@@ -285,4 +327,91 @@ fn the_critical_path_chain_is_the_same_in_every_output() {
     );
     assert!(chain.contains("shader_compile 24.5 ms"), "{chain}");
     assert!(chain.ends_with(") ← RenderThread tid 11412 230.7 ms"), "{chain}");
+}
+
+/// A launcher on screen (120 drawn frames at 90 Hz, none late) beside two
+/// apps that only animate (330 and 200 doFrames with nothing but
+/// `animation`) and a SystemUI that drew 3 frames (tracegen::screen): the
+/// launcher is listed first and passes, SystemUI has too few frames for a
+/// verdict, the animators come last as "animates, draws nothing" with their
+/// frame counts and CPU time (the weather app's from the scheduler: 330 ×
+/// 1.4 ms; the clock's, without scheduler data, its doFrames' 200 × 2 ms),
+/// and report.html is titled by the launcher.
+#[test]
+fn apps_that_draw_nothing_get_no_verdict_and_come_last() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("animators.pftrace");
+    std::fs::write(&trace, screen::launcher_and_background_animators().build(&BuildOptions::default())).unwrap();
+    let json: Value = serde_json::from_slice(&run(&["--format", "json"], &trace).stdout).unwrap();
+    let apps = json["apps"].as_array().unwrap();
+    let got: Vec<(i64, &str, i64, i64, &str)> = apps
+        .iter()
+        .map(|a| {
+            (
+                a["pid"].as_i64().unwrap(),
+                a["process"].as_str().unwrap(),
+                a["frames"].as_i64().unwrap(),
+                a["screen"]["reached"].as_i64().unwrap(),
+                a["green_alliance"]["verdict"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    let (launcher, systemui, weather, clock) = (screen::LAUNCHER, screen::SYSTEMUI, screen::WEATHER, screen::CLOCK);
+    assert_eq!(
+        got,
+        [
+            (launcher.pid.into(), launcher.package, 120, 120, "pass"),
+            (systemui.pid.into(), systemui.package, 3, 3, "too_few_frames"),
+            (weather.pid.into(), weather.package, 330, 0, "draws_nothing"),
+            (clock.pid.into(), clock.package, 200, 0, "draws_nothing"),
+        ]
+    );
+    assert_eq!((apps[0]["headline"]["frames"].as_i64(), apps[0]["headline"]["dropped"].as_i64()), (Some(120), Some(0)));
+    assert_eq!(fps1(&apps[0]["headline"]["fps"]), "90.0");
+    assert_eq!(apps[1]["green_alliance"]["min_frames"], 30);
+    let cpu = |a: &Value| (a["screen"]["cpu_time_ns"].as_i64().unwrap(), a["screen"]["cpu_time_source"].clone());
+    assert_eq!(cpu(&apps[2]), (462_000_000, Value::from("running")));
+    assert_eq!(cpu(&apps[3]), (400_000_000, Value::from("do_frame")));
+    assert_eq!(
+        (apps[2]["screen"]["drawn_frames"].as_i64(), apps[2]["screen"]["layer_presents"].as_i64()),
+        (Some(0), Some(0))
+    );
+
+    // The terminal: the summary table holds the two apps that drew, the launcher first;
+    // the animators are listed under "animates, draws nothing".
+    let table_out = String::from_utf8(run(&[], &trace).stdout).unwrap();
+    let lines: Vec<&str> = table_out.lines().collect();
+    let header = lines.iter().position(|l| l.starts_with("app ")).expect("the summary table");
+    assert_eq!(terminal_row(&table_out, launcher.pid.into())[0], launcher.package);
+    assert!(lines[header + 2].starts_with(launcher.package), "{table_out}");
+    assert!(lines[header + 3].starts_with(systemui.package), "{table_out}");
+    assert!(lines[header + 3].ends_with("too few frames (< 30)"), "{table_out}");
+    assert!(table_out.contains("\nanimates, draws nothing (no traversal, DrawFrame or present: no FPS verdict)\n"));
+    assert_eq!(terminal_row(&table_out, weather.pid.into())[..4], [weather.package, "3000", "330", "462.0"]);
+    assert_eq!(terminal_row(&table_out, clock.pid.into())[..4], [clock.package, "3100", "200", "400.0"]);
+    assert!(table_out.contains("  green alliance too few frames: 3 frames, a verdict needs 30 (≥ 55"), "{table_out}");
+    assert!(!table_out.contains(&format!("\n{} (pid", weather.package)), "no details block for an animator");
+
+    // report.html: titled by the launcher; no section, card or chart for the animators.
+    let out = dir.path().join("out");
+    run(&["--out", out.to_str().unwrap()], &trace);
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("<title>fpsan report: com.android.launcher3</title>"));
+    assert!(html.contains("<h1>fpsan report: com.android.launcher3</h1>"));
+    assert_eq!(card(section(&html, systemui.pid.into()), "green_alliance"), "too few frames");
+    assert_eq!(card(section(&html, launcher.pid.into()), "green_alliance"), "PASS");
+    assert_eq!(
+        row_by_id(&html, "app-3000"),
+        [weather.package, "3000", "330", "462.0 ms", "running, from the scheduler"]
+    );
+    assert_eq!(
+        row_by_id(&html, "app-3100"),
+        [clock.package, "3100", "200", "400.0 ms", "doFrame wall time: no scheduler data"]
+    );
+    let charts: Vec<String> = std::fs::read_dir(out.join("charts"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(charts.iter().any(|c| c.starts_with("com.android.launcher3-2000-")), "{charts:?}");
+    assert!(!charts.iter().any(|c| c.contains("-3000-") || c.contains("-3100-")), "{charts:?}");
 }

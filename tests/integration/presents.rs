@@ -9,7 +9,7 @@ use std::path::Path;
 
 use fpsan::analysis::{self, Analysis, Options};
 use fpsan::frames::IntervalSource;
-use fpsan::metrics::{Category, CategorySource, HeadlineSource};
+use fpsan::metrics::{Category, CategorySource, HeadlineSource, Verdict};
 use fpsan::presents::{PresentSource, RendererKind};
 use tracegen::renderers::{self, RendererScenario};
 use tracegen::systrace::SystraceOptions;
@@ -91,7 +91,7 @@ fn a_game_is_judged_by_its_surface_view_not_its_doframes() {
         assert_eq!(app.headline.fps, fps_of(&want));
         let g = &app.green_alliance;
         assert_eq!((g.category, g.category_source, g.min_fps), (Category::Game, CategorySource::Detected, 25.0));
-        assert_eq!((g.fps, g.pass), (app.headline.fps, true));
+        assert_eq!((g.fps, g.verdict), (app.headline.fps, Verdict::Pass));
     }
 }
 
@@ -154,7 +154,7 @@ fn the_category_given_wins_and_is_printed() {
     assert_eq!(game["green_alliance"]["category"], "app");
     assert_eq!(game["green_alliance"]["category_source"], "given");
     assert_eq!(game["green_alliance"]["min_fps"], 55.0);
-    assert_eq!(game["green_alliance"]["pass"], false);
+    assert_eq!(game["green_alliance"]["verdict"], "fail");
 }
 
 /// The two real captures that have FrameTimeline but no doFrame: presents

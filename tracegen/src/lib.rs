@@ -15,13 +15,15 @@
 //! [`systrace`] writes the same events as legacy systrace text, `.ctrace`
 //! or HTML. [`scenarios`] holds the demo scroll and the streaming `busy_phone`
 //! generator; [`renderers`] apps whose content is not drawn by the View
-//! hierarchy at the display rate (a game, Flutter, video, sparse drawing).
+//! hierarchy at the display rate (a game, Flutter, video, sparse drawing);
+//! [`screen`] a launcher on screen beside apps that only animate.
 
 pub mod ab_runs;
 mod encode;
 mod pb;
 pub mod renderers;
 pub mod scenarios;
+pub mod screen;
 pub mod systrace;
 #[cfg(test)]
 mod tests;

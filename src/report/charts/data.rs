@@ -430,7 +430,7 @@ pub(crate) fn drop_levels(app: &AppSummary, max_groups: usize) -> Vec<LevelGroup
 }
 
 /// One group per app, in report order.
-pub(crate) fn apps_drop_levels(apps: &[AppSummary]) -> Vec<LevelGroup> {
+pub(crate) fn apps_drop_levels(apps: &[&AppSummary]) -> Vec<LevelGroup> {
     apps.iter()
         .map(|a| LevelGroup {
             name: app_name(a),

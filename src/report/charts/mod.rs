@@ -87,7 +87,7 @@ pub(crate) struct Chart {
 
 #[derive(Debug, Clone)]
 pub(crate) struct ChartOptions {
-    /// Apps that get their own charts (most frames first).
+    /// Apps that get their own charts (the first ones in report order that drew).
     pub max_apps: usize,
     /// Bars on the frame timeline; longer traces show the worst window.
     pub max_bars: usize,
@@ -265,7 +265,9 @@ fn plan_presents_only(report: &Report, app: &AppSummary, origin_ts: i64, o: &Cha
 pub(crate) fn render_charts(report: &Report, o: &ChartOptions) -> Result<Vec<Chart>, ReportError> {
     let origin_ts = report.origin_ts();
     let mut plan = Vec::new();
-    for app in report.apps.iter().take(o.max_apps) {
+    // Apps that draw nothing get no charts: nothing of them was on the screen.
+    let drawing: Vec<&AppSummary> = report.drawing_apps().collect();
+    for &app in drawing.iter().take(o.max_apps) {
         let frames = data::app_frames(report.rows, app.pid);
         if frames.is_empty() {
             plan.extend(plan_presents_only(report, app, origin_ts, o));
@@ -273,8 +275,8 @@ pub(crate) fn render_charts(report: &Report, o: &ChartOptions) -> Result<Vec<Cha
             plan.extend(plan_app(report, app, &frames, origin_ts, o));
         }
     }
-    if report.apps.len() > 1 {
-        let groups = data::apps_drop_levels(report.apps);
+    if drawing.len() > 1 {
+        let groups = data::apps_drop_levels(&drawing);
         plan.push(Planned {
             kind: ChartKind::AppsDropLevels,
             pid: None,

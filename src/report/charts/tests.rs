@@ -219,7 +219,7 @@ fn drop_level_groups() {
     assert_eq!(g[3].counts, [21, 0, 0, 0, 0]);
     assert_eq!(g[3].sums, [0, 2 + 3 + 4, 0, 0, 0]);
 
-    let a = apps_drop_levels(&fx.apps);
+    let a = apps_drop_levels(&fx.apps.iter().collect::<Vec<_>>());
     assert_eq!(
         a.iter().map(|x| (x.name.as_str(), x.frames)).collect::<Vec<_>>(),
         vec![("com.example.app", 40), ("com.other", 5)]

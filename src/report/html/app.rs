@@ -37,9 +37,17 @@ pub(crate) fn app_view(report: &Report, a: &AppSummary, charts: &[Chart], origin
         },
         unit: units.unit.into(),
         dropped_unit: units.dropped.into(),
-        pass: g.pass,
-        verdict: if g.pass { "PASS".into() } else { "FAIL".into() },
-        verdict_rule: verdict_rule(g),
+        verdict_class: match g.verdict.passed() {
+            Some(true) => "pass",
+            Some(false) => "fail",
+            None => "none",
+        }
+        .into(),
+        verdict: match g.verdict.passed() {
+            Some(_) => g.verdict.label().to_uppercase(),
+            None => g.verdict.label().to_string(),
+        },
+        verdict_rule: verdict_rule(g, h),
         frozen: counts[4],
         high: counts[3],
         frozen_text: fmt_count(counts[4]),
@@ -105,9 +113,16 @@ fn category_name(c: Category) -> &'static str {
     }
 }
 
-/// `Green Alliance, ordinary app: fps ≥ 55.0`.
-fn verdict_rule(g: &GreenAlliance) -> String {
-    format!("Green Alliance, {} app: fps ≥ {}", category_name(g.category), fmt_fps(g.min_fps))
+/// `Green Alliance, ordinary app: fps ≥ 55.0`; without a verdict for too
+/// few frames, `Green Alliance needs ≥ 30 frames: 3 frames`.
+fn verdict_rule(g: &GreenAlliance, h: &Headline) -> String {
+    match g.verdict.passed() {
+        Some(_) => format!("Green Alliance, {} app: fps ≥ {}", category_name(g.category), fmt_fps(g.min_fps)),
+        None => {
+            let unit = Units::of(h.source).unit;
+            format!("Green Alliance needs ≥ {} {unit}: {} {unit}", g.min_frames, fmt_count(h.frames))
+        }
+    }
 }
 
 /// CSS class of a drop level's colour: `lv-best`.

@@ -4,7 +4,7 @@
 //! with one [`AppView`] per app.
 
 use super::app::app_view;
-use super::view::{field, Definition, Field, Page};
+use super::view::{field, AnimatingRow, Definition, Field, Page};
 use crate::frames::DropLevel;
 use crate::report::charts::{Chart, ChartKind};
 use crate::report::format::*;
@@ -13,15 +13,12 @@ use crate::report::{info, Report};
 /// The view model of the page.
 pub(crate) fn page(report: &Report, charts: &[Chart]) -> Page {
     let origin_ts = report.origin_ts();
-    let title = match report.apps.first() {
-        Some(a) => format!("fpsan report: {}", app_name(a)),
-        None => "fpsan report".into(),
-    };
     Page {
-        title,
+        title: title(report),
         fpsan_version: env!("CARGO_PKG_VERSION").into(),
         header: header(report),
-        apps: report.apps.iter().map(|a| app_view(report, a, charts, origin_ts)).collect(),
+        apps: report.drawing_apps().map(|a| app_view(report, a, charts, origin_ts)).collect(),
+        animating: report.animating_apps().map(animating_row).collect(),
         overview_charts: charts
             .iter()
             .enumerate()
@@ -33,6 +30,30 @@ pub(crate) fn page(report: &Report, charts: &[Chart]) -> Page {
         definitions: definitions(),
         level_names: DropLevel::ALL.iter().map(|l| l.to_string()).collect(),
         timeline: super::timeline::timeline_view(report),
+    }
+}
+
+/// `fpsan report: PACKAGE`, the chosen app: the first in report order (the
+/// app that reached the screen most) that drew. Never a pid or an app that
+/// drew nothing; without a named app that drew, the trace's file name.
+fn title(report: &Report) -> String {
+    let chosen = report.drawing_apps().next().and_then(|a| a.process.as_deref());
+    let file = || std::path::Path::new(&report.meta.path).file_name().map(|f| f.to_string_lossy().into_owned());
+    match chosen.map(str::to_string).or_else(file) {
+        Some(name) => format!("fpsan report: {name}"),
+        None => "fpsan report".into(),
+    }
+}
+
+/// An app that animates but draws nothing, as its row lists it.
+fn animating_row(a: &crate::metrics::AppSummary) -> AnimatingRow {
+    AnimatingRow {
+        name: app_name(a),
+        pid: a.pid,
+        anchor: format!("app-{}", a.pid),
+        frames: fmt_count(a.frames),
+        cpu_time: fmt_ms(a.screen.cpu_time_ns),
+        cpu_time_from: a.screen.cpu_time_source.label().into(),
     }
 }
 
@@ -54,7 +75,18 @@ fn header(report: &Report) -> Vec<Field> {
     ));
     header.push(field(
         "apps",
-        report.apps.iter().map(|a| format!("{} (pid {})", app_name(a), a.pid)).collect::<Vec<_>>().join(", "),
+        report
+            .apps
+            .iter()
+            .map(|a| {
+                if a.screen.draws_nothing() {
+                    format!("{} (pid {}, {})", app_name(a), a.pid, crate::metrics::Verdict::DrawsNothing.label())
+                } else {
+                    format!("{} (pid {})", app_name(a), a.pid)
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
     ));
     header.push(field("refresh rates", trace_refresh(report)));
     header.push(field("duration", fmt_duration(report.span_ns)));
@@ -135,7 +167,8 @@ fn definitions() -> Vec<Definition> {
         d("fps_wall", "frames per second of wall time from the first doFrame to max(ts + I), counted in 1 s windows by doFrame start"),
         d("percentiles", "nearest rank: the value at rank ⌈n · p⌉ of the n sorted values"),
         d("overrun", "FrameTimeline actual_end − expected_end of the app's surface frame"),
-        d("Green Alliance", "pass when fps ≥ 55 (ordinary apps) or ≥ 25 (games, maps, video)"),
+        d("Green Alliance", &format!("pass when fps ≥ 55 (ordinary apps) or ≥ 25 (games, maps, video); no verdict (too few frames) under {} frames of the headline series", crate::metrics::MIN_VERDICT_FRAMES)),
+        d("animates, draws nothing", "none of the app's doFrames ran a traversal, had a RenderThread DrawFrame or a FrameTimeline present, and no layer of it presented a buffer: listed with its doFrames and its main thread's CPU time over them, no FPS verdict; apps are listed by what reached the screen (drawn doFrames or its busiest layer's presents), most first"),
         d("Perfetto jank", "counts of was_jank / was_slow_frame / was_big_jank / was_huge_jank as android.frames.per_frame_metrics defines them"),
         d("Android vitals", "slow: cost · 25 > I · 24 (16 ms at 60 Hz, scaled to I); frozen: cost > 700 ms; excessive: > 50 % slow or > 0.1 % frozen"),
         d("PerfDog", "frame time = present − max(previous present, vsync); Jank: 3·ft > 2·(sum of the previous 3) and ft > 83.33 ms; BigJank: also > 125 ms; Stutter = Σ jank frame time / Σ frame time"),

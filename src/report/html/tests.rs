@@ -65,8 +65,9 @@ fn numbers_for_people() {
     assert_eq!(a.fps, "34.3");
     // wall = 300 ms + I = 316.67 ms → 4 / 0.316 666 667 s = 12.63 fps.
     assert_eq!(a.fps_from, "doFrames, paced · fps_wall 12.6");
-    assert_eq!((a.pass, a.verdict.as_str()), (false, "FAIL"));
-    assert_eq!(a.verdict_rule, "Green Alliance, ordinary app: fps ≥ 55.0");
+    // 4 frames: too few for a verdict (docs/metrics.md, "Verdict").
+    assert_eq!((a.verdict_class.as_str(), a.verdict.as_str()), ("none", "too few frames"));
+    assert_eq!(a.verdict_rule, "Green Alliance needs ≥ 30 frames: 4 frames");
     assert_eq!((a.frozen_text.as_str(), a.high_text.as_str()), ("0", "0"));
     assert_eq!(a.janky, "1 of 4 frames dropped ≥ 3 frames");
     let summary: Vec<(&str, &str)> = a.summary.iter().map(|f| (f.label.as_str(), f.value.as_str())).collect();
@@ -158,7 +159,7 @@ fn page_is_escaped_and_self_contained() {
     assert!(html.contains(
         r#"<tr><td><span class="lv lv-best"></span>BEST</td><td class="num">3</td><td class="num">75.0%</td><td class="num">0</td></tr>"#
     ));
-    assert!(html.contains(r#"<div class="card fail" data-key="green_alliance"><div class="k">Green Alliance</div><div class="v">FAIL</div>"#));
+    assert!(html.contains(r#"<div class="card none" data-key="green_alliance"><div class="k">Green Alliance</div><div class="v">too few frames</div>"#));
     assert!(html.contains("Android 15") && html.contains("the trace lost data"));
     // The one worst frame a data loss touches is greyed, and the page says why.
     assert_eq!(html.matches(r#"<tr class="data-loss""#).count(), 1);

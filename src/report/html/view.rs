@@ -156,7 +156,8 @@ pub(crate) struct AppView {
     /// What the headline series counts (`frames` / `presents`) and drops (`frames` / `vsyncs`).
     pub unit: String,
     pub dropped_unit: String,
-    pub pass: bool,
+    /// The verdict card's class: `pass`, `fail`, or `none` (too few frames).
+    pub verdict_class: String,
     pub verdict: String,
     pub verdict_rule: String,
     pub frozen: i64,
@@ -178,6 +179,18 @@ pub(crate) struct AppView {
     pub worst_data_loss: bool,
     pub quality: Vec<Field>,
     pub charts: Vec<ChartView>,
+}
+
+/// An app that animates but draws nothing: no verdict, its frames and CPU time.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub(crate) struct AnimatingRow {
+    pub name: String,
+    pub pid: i32,
+    pub anchor: String,
+    pub frames: String,
+    /// Its main thread's CPU time over its doFrames, ms, and what measured it.
+    pub cpu_time: String,
+    pub cpu_time_from: String,
 }
 
 /// A term of the definitions section and its formula.
@@ -205,7 +218,10 @@ pub(crate) struct Page {
     pub title: String,
     pub fpsan_version: String,
     pub header: Vec<Field>,
+    /// The apps something of which reached the screen.
     pub apps: Vec<AppView>,
+    /// The apps that animate but draw nothing.
+    pub animating: Vec<AnimatingRow>,
     pub overview_charts: Vec<ChartView>,
     pub quality: Vec<Field>,
     pub warnings: Vec<String>,
