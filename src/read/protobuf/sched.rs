@@ -288,6 +288,7 @@ mod tests {
     fn a_wakings_waker_is_its_events_common_pid() {
         use perfetto_protos::ftrace_event::FtraceEvent;
         use perfetto_protos::sched::{SchedWakeupNewFtraceEvent, SchedWakingFtraceEvent};
+        use perfetto_protos::task::TaskNewtaskFtraceEvent;
         use protobuf::Message;
         let mut waking = SchedWakingFtraceEvent::new();
         waking.set_comm("main".into());
@@ -309,10 +310,18 @@ mod tests {
         let mut new_task = SchedWakeupNewFtraceEvent::new();
         new_task.set_comm("worker".into());
         new_task.set_pid(4300);
+        let mut woken_new = FtraceEvent::new();
+        woken_new.set_timestamp(5000);
+        woken_new.set_pid(4242);
+        woken_new.set_sched_wakeup_new(new_task);
+        let mut task = TaskNewtaskFtraceEvent::new();
+        task.set_pid(4301);
+        task.set_comm("worker2".into());
+        task.set_clone_flags(0x10000);
         let mut forked = FtraceEvent::new();
-        forked.set_timestamp(5000);
+        forked.set_timestamp(6000);
         forked.set_pid(4242);
-        forked.set_sched_wakeup_new(new_task);
+        forked.set_task_newtask(task);
         let events = [
             waking_event(1000, Some(4262), false),
             // common_flags after the pid: the general path.
@@ -321,9 +330,13 @@ mod tests {
             waking_event(3000, Some(0), false),
             // No common pid at all: unknown, not the idle task.
             waking_event(4000, None, false),
+            // As in trace_processor's thread states, sched_wakeup_new wakes
+            // nothing: task_newtask makes the new task runnable, woken by
+            // the task that made it.
+            woken_new.write_to_bytes().expect("encodes"),
             forked.write_to_bytes().expect("encodes"),
         ];
-        let (wanted, mut out) = (TidFilter::new([4242, 4300]), Vec::new());
+        let (wanted, mut out) = (TidFilter::new([4242, 4300, 4301]), Vec::new());
         for e in &events {
             event(e, 1, &wanted, &mut out);
         }
@@ -335,7 +348,7 @@ mod tests {
                 record(2000, 4242, Some(4262)),
                 record(3000, 4242, Some(0)),
                 record(4000, 4242, None),
-                record(5000, 4300, Some(4242)),
+                record(6000, 4301, Some(4242)),
             ]
         );
     }
@@ -369,8 +382,8 @@ mod tests {
         };
         let threads = |pass: &mut super::super::SchedPackets| {
             let mut buckets = ThreadBuckets::new(&main_threads);
-            pass.scan(&source, &main_threads, &mut buckets);
-            buckets.finish()
+            let stitch = pass.scan(&source, &main_threads, &mut buckets);
+            stitch.apply(&main_threads, buckets.finish())
         };
         // A batch keeps the threads found before it began, so how many
         // batches are covered depends on how the workers raced; with one
