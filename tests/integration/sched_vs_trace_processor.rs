@@ -237,3 +237,17 @@ fn the_startup_threads_short_run_ends_in_sleep() {
     assert_eq!(lines(&ours), lines(&tp));
     assert_eq!(lines(&ours), ["17391701176190,321628,S"]);
 }
+
+#[test]
+fn frame_84264s_chain_names_the_render_thread_that_woke_its_main_thread() {
+    use fpsan::analysis::{self, Options};
+    let Some(trace) = shared("traces/real-android16-app-startup-after.pftrace") else { return };
+    let a = analysis::analyze(&trace, &Options::default()).expect("analyze");
+    let i = a.frames.rows.iter().position(|r| r.frame_id == Some(84264)).expect("frame 84264");
+    let why = a.frames.why.iter().find(|w| w.frame_index == i).expect("its why");
+    // Its main thread slept in postAndWait until its RenderThread woke it
+    // (before the stitch: "running 19.1 ms (postAndWait …)").
+    println!("{}", why.chain);
+    assert!(why.chain.contains("← RenderThread"), "{}", why.chain);
+    assert!(!why.chain.contains("running 19.1 ms"), "{}", why.chain);
+}
