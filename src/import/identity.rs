@@ -104,9 +104,9 @@ impl Identity {
     }
 
     /// Thread names the kernel reported (sched comms, then task renames in
-    /// time order). Only threads the analysis can see (slices, process tree)
-    /// are named: the kernel's full thread list would dwarf the model on a
-    /// busy phone.
+    /// time order). Every thread the kernel named is a thread of the model,
+    /// as in trace_processor's `thread` table (its `sched` and
+    /// `thread_state` rows need one): a few thousand on a busy phone.
     pub(crate) fn name_from_kernel(&mut self, batches: &[Batch]) {
         let mut comms: FxHashMap<i32, (i64, Name)> = FxHashMap::default();
         for b in batches {
@@ -117,10 +117,12 @@ impl Identity {
                 }
             }
         }
+        // By tid: the new threads' utids do not depend on the map's order.
+        let mut comms: Vec<(i32, (i64, Name))> = comms.into_iter().collect();
+        comms.sort_unstable_by_key(|(tid, _)| *tid);
         for (tid, (ts, name)) in comms {
-            if let Some(utid) = self.known_thread(tid) {
-                self.name_thread(utid, name, NamePriority::Ftrace, ts);
-            }
+            let utid = self.thread(tid);
+            self.name_thread(utid, name, NamePriority::Ftrace, ts);
         }
         let mut renames: Vec<&(i64, u64, i32, Name)> = batches.iter().flat_map(|b| &b.renames).collect();
         renames.sort_unstable_by_key(|r| (r.0, r.1));

@@ -2,6 +2,7 @@
 //! records and facts of the first pass ([`Decoded`]), and the second pass
 //! ([`SchedPass`]).
 
+use super::compact_stitch::CompactStitch;
 use super::error::ReadError;
 use super::records::{Batch, SchedRecord};
 use super::source::Source;
@@ -65,8 +66,10 @@ pub trait Format: Sync {
 
 /// One format's scheduler pass over a source.
 pub(crate) trait SchedScan: Send {
-    /// Put the scheduler records of `tids` into `threads`, in file order.
-    fn scan(&mut self, source: &Source, tids: &[i32], threads: &mut ThreadBuckets);
+    /// Put the scheduler records of `tids` into `threads`, in file order;
+    /// what the stitch across compact_sched bundles needs (nothing where
+    /// the format has no compact_sched).
+    fn scan(&mut self, source: &Source, tids: &[i32], threads: &mut ThreadBuckets) -> CompactStitch;
 }
 
 /// The second pass: scheduler events (sched_switch, sched_waking and
@@ -77,13 +80,17 @@ pub struct SchedPass(pub(crate) Box<dyn SchedScan>);
 
 impl SchedPass {
     /// The events that involve the given thread ids: one vector per thread
-    /// that has any (by tid), each sorted by timestamp (ties in file order).
+    /// that has any (by tid), each sorted by timestamp (ties in file order),
+    /// compact_sched's bundles stitched (`compact_stitch`).
     pub fn threads(&mut self, source: &Source, tids: &[i32]) -> Vec<Vec<SchedRecord>> {
         if tids.is_empty() {
             return Vec::new();
         }
         let mut threads = ThreadBuckets::new(tids);
-        self.0.scan(source, tids, &mut threads);
-        threads.finish()
+        let stitch = self.0.scan(source, tids, &mut threads);
+        let mut sorted = tids.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        stitch.apply(&sorted, threads.finish())
     }
 }

@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex};
 
 use rustc_hash::FxHashMap;
 
-use super::records::{EventName, Kept, SchedRecord, TailBody, TidFilter, TrackEventKind, Waker};
+use super::records::{EarlyWaking, EventName, Kept, SchedRecord, TailBody, TidFilter, TrackEventKind, Waker};
 use super::slim;
 use super::thread_records::{sort_by_thread_then_time, switch_records, waking_record};
 
@@ -59,6 +59,7 @@ impl Discovery {
             discovery: self.clone(),
             wanted,
             records: Vec::new(),
+            early: Vec::new(),
             found: Vec::new(),
             tracks: Vec::new(),
             track_frames: Vec::new(),
@@ -73,6 +74,8 @@ pub struct Collector {
     discovery: Arc<Discovery>,
     wanted: Arc<TidFilter>,
     records: Vec<SchedRecord>,
+    /// The compact_sched wakings of `records` before their bundle's first switch.
+    early: Vec<EarlyWaking>,
     /// doFrame writers not in `wanted`.
     found: Vec<i32>,
     /// (uuid, tid) of the thread track descriptors seen.
@@ -100,9 +103,10 @@ impl Collector {
         self.records.reserve(n);
     }
 
-    /// Where a compact_sched's records go, unless no thread is kept.
-    pub(crate) fn compact_target(&mut self) -> Option<(&TidFilter, &mut Vec<SchedRecord>)> {
-        (!self.wanted.is_empty()).then_some((&*self.wanted, &mut self.records))
+    /// Where a compact_sched's records (and its wakings before its first
+    /// switch) go, unless no thread is kept.
+    pub(crate) fn compact_target(&mut self) -> Option<(&TidFilter, &mut Vec<SchedRecord>, &mut Vec<EarlyWaking>)> {
+        (!self.wanted.is_empty()).then_some((&*self.wanted, &mut self.records, &mut self.early))
     }
 
     /// An atrace slice begun by `tid`.
@@ -182,7 +186,7 @@ impl Collector {
         // Sorted here, while small and in this core's cache, so that the
         // scheduler pass only merges.
         sort_by_thread_then_time(self.wanted.tids(), &mut self.records);
-        Kept { threads: self.wanted, records: self.records }
+        Kept { threads: self.wanted, records: self.records, early: self.early }
     }
 }
 

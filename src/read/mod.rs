@@ -22,6 +22,7 @@
 
 pub mod atrace;
 mod batch;
+mod compact_stitch;
 mod error;
 mod format;
 mod frame_sched;

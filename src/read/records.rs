@@ -182,6 +182,42 @@ impl TidFilter {
 pub struct Kept {
     pub threads: Arc<TidFilter>,
     pub records: Vec<SchedRecord>,
+    /// Those of the records' wakings that came before their compact_sched
+    /// bundle's first switch (their waker is the stitch's to find).
+    pub early: Vec<EarlyWaking>,
+}
+
+/// What one compact_sched bundle tells about the task running on its CPU
+/// at its edges, for the stitch across the CPU's bundles
+/// (`read::compact_stitch`): the bundle names the task each switch switches
+/// in, never the one it switches out, which for the bundle's first switch is
+/// the previous bundle's last task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CompactEdge {
+    pub cpu: u32,
+    /// The bundle's first switch, when its columns hold all of it.
+    pub first: Option<FirstSwitch>,
+    /// The bundle's last switch that names its task: (timestamp, task).
+    pub last: Option<(i64, i32)>,
+}
+
+/// A compact_sched bundle's first switch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FirstSwitch {
+    pub ts: i64,
+    /// The state the (unnamed) task switched out left in.
+    pub prev_state: i64,
+    pub next_pid: i32,
+}
+
+/// A wanted thread's compact_sched waking that came before its bundle's
+/// first switch: the bundle does not know the task running then (the waker),
+/// the CPU's earlier bundles do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EarlyWaking {
+    pub cpu: u32,
+    pub ts: i64,
+    pub tid: i32,
 }
 
 /// Header facts of one ftrace bundle (for the valid-data start and data loss).
@@ -316,6 +352,9 @@ pub struct Batch {
     pub timeline: Vec<TimelineRec>,
     pub tail: Vec<TailPacket>,
     pub bundles: Vec<BundleInfo>,
+    /// Every readable compact_sched bundle's edges, in file order (for the
+    /// scheduler pass's stitch, `read::compact_stitch`).
+    pub compact_edges: Vec<CompactEdge>,
     /// Legacy ftrace text: each CPU's first and last event in this batch.
     pub cpu_spans: Vec<CpuSpan>,
     /// Legacy ftrace text: its `CPU:n [LOST m EVENTS]` notes, in file order.

@@ -46,8 +46,9 @@ struct SchedRow {
 /// `sched(ts, dur, cpu, utid, end_state, priority)`: each time a thread ran
 /// on a CPU, by start (then CPU); `dur` -1 and `end_state` NULL when it was
 /// still running at the end of the trace. The swapper (tid 0) is one thread
-/// per CPU, so its runs pair by CPU; another thread switched in again
-/// without a switch-out (a lost event) ends its run there, `end_state` NULL.
+/// per CPU, so its runs pair by CPU; a run of another thread switched in
+/// again without a switch-out (a lost event) is never closed, as in
+/// trace_processor: `dur` -1, `end_state` NULL.
 pub fn sched(trace: &Trace) -> PolarsResult<DataFrame> {
     let utids = utids(trace);
     let mut rows: Vec<SchedRow> = Vec::new();
@@ -67,7 +68,7 @@ pub fn sched(trace: &Trace) -> PolarsResult<DataFrame> {
             match *e {
                 SchedEvent::SwitchIn { ts, cpu, .. } => {
                     let (lost, still): (Vec<_>, Vec<_>) = open.into_iter().partition(|r| !idle || r.1 == cpu);
-                    rows.extend(lost.into_iter().map(|r| close(r, Some(ts), None)));
+                    rows.extend(lost.into_iter().map(|r| close(r, None, None)));
                     open = still;
                     open.push((ts, cpu, utid));
                 }
@@ -92,6 +93,11 @@ pub fn sched(trace: &Trace) -> PolarsResult<DataFrame> {
         .build()
 }
 
+/// `thread_state.state` of a thread on a CPU.
+const RUNNING: &str = "Running";
+/// `thread_state.state` of a thread woken up, waiting for a CPU.
+const RUNNABLE: &str = "R";
+
 /// One interval of a thread in one state.
 struct StateRow {
     ts: i64,
@@ -105,13 +111,16 @@ struct StateRow {
 }
 
 /// `thread_state(ts, dur, utid, state, cpu, io_wait, blocked_function,
-/// waker_utid)`: each thread's states from its first scheduler event on:
+/// waker_utid)`: each thread's states from its first scheduler event on,
+/// a row per event as trace_processor's (never two merged):
 /// `Running` (with its CPU) from a switch-in, the switch-out's `end_state`
-/// after it, `R` from a wakeup of a thread that was not runnable, with the
+/// after it, `R` from a wakeup of a thread that was blocked (neither
+/// running nor `R`; `R+`, preempted, counts as blocked there), with the
 /// waker's utid (as trace_processor: NULL for the other states, a waker not
 /// known, or one that is no thread of the trace; the swapper, utid 0, for
 /// a wakeup from an interrupt); `dur` -1 for the state a thread was still
-/// in at the end of the trace.
+/// in at the end of the trace, and for one a switch-out found not running
+/// (events were lost).
 pub fn thread_state(trace: &Trace) -> PolarsResult<DataFrame> {
     let utids = utids(trace);
     let mut rows: Vec<StateRow> = Vec::new();
@@ -119,23 +128,27 @@ pub fn thread_state(trace: &Trace) -> PolarsResult<DataFrame> {
         let Some(&utid) = utids.get(&events[0].tid()).filter(|&&u| u != IDLE) else { continue };
         let mut current: Option<StateRow> = None;
         for e in events {
+            let ts = e.ts();
             let (state, cpu, waker) = match *e {
-                SchedEvent::SwitchIn { cpu, .. } => ("Running".to_string(), Some(i32::from(cpu)), Waker::NONE),
-                SchedEvent::SwitchOut { prev_state, .. } => (end_state(prev_state), None, Waker::NONE),
+                SchedEvent::SwitchIn { cpu, .. } => (RUNNING.to_string(), Some(i32::from(cpu)), Waker::NONE),
+                SchedEvent::SwitchOut { prev_state, .. } => {
+                    // Switched out while not running: events were lost, and
+                    // the state before stays open (trace_processor's rule).
+                    if let Some(c) = current.take_if(|c| c.state != RUNNING) {
+                        rows.push(c);
+                    }
+                    (end_state(prev_state), None, Waker::NONE)
+                }
                 SchedEvent::Waking { waker, .. } => {
-                    // A wakeup of a running or runnable (`Running`, `R`, `R+`) thread changes nothing.
-                    if current.as_ref().is_some_and(|c| c.state.starts_with('R')) {
+                    // Only a blocked thread wakes up: a wakeup of a running
+                    // or runnable (`R`, not `R+`) one changes nothing.
+                    if current.as_ref().is_some_and(|c| c.state == RUNNING || c.state == RUNNABLE) {
                         continue;
                     }
-                    ("R".to_string(), None, waker)
+                    (RUNNABLE.to_string(), None, waker)
                 }
             };
-            let ts = e.ts();
             if let Some(mut c) = current.take() {
-                if c.state == state && c.cpu == cpu {
-                    current = Some(c);
-                    continue;
-                }
                 c.dur = ts - c.ts;
                 rows.push(c);
             }
@@ -226,7 +239,7 @@ mod tests {
                 "25,-1,0,0,null,null",
                 "60,10,2,1,R,null",
                 "80,-1,0,1,null,null",
-                "90,5,1,2,null,null",
+                "90,-1,1,2,null,null",
                 "95,-1,2,2,null,null"
             ]
         );

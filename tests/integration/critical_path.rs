@@ -67,6 +67,12 @@ fn scenario(wakings: bool) -> TraceBuilder {
         b.atrace_counter(v(k), SF, SF, "VSYNC-app", k % 2);
     }
     let main = (APP, APP_COMM);
+    // Each CPU's buffer starts idle: compact_sched cannot name the task its
+    // first switch of the trace switches out, so (as trace_processor) that
+    // switch makes no state; here it is this one.
+    for cpu in 0..4 {
+        b.sched_switch(T0 - MS, cpu, 0, "swapper", 0, 0, "swapper");
+    }
     let (cpu0, cpu1, cpu2, cpu3) = (Cpu(0), Cpu(1), Cpu(2), Cpu(3));
     let wake = |b: &mut TraceBuilder, ts: i64, cpu: u32| {
         if wakings {

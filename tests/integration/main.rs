@@ -26,6 +26,7 @@ mod presents;
 mod profiles;
 mod repeated;
 mod report;
+mod sched_vs_trace_processor;
 mod schema;
 mod systrace;
 mod wakers;

@@ -64,18 +64,16 @@ fn thread_state_names_the_waker_in_every_encoding() {
     let text = write("sched.txt", b.systrace_text(&SystraceOptions::default()).as_bytes());
     // 0.5 ms: the background task, woken on CPU 2 before any switch there:
     // the builder writes common pid 0 into the ftrace event and `<idle>-0`
-    // into the text; compact_sched stores no waker, and the bundle of CPU 2
-    // has no switch to tell the running task, so it is unknown (NULL).
+    // into the text; compact_sched stores no waker, and CPU 2 has had no
+    // switch to tell the running task, so, as trace_processor does
+    // (compact_sched_waking_skipped), the waking is dropped.
     // 3 ms: the main thread, by RenderThread; 5 ms: by the idle task (an
     // interrupt); 6 ms: RenderThread, by the background task.
-    let expected = |first_waker: &str| {
-        format!(
-            "ts,tid,waker_tid\n500000,{BG},{first_waker}\n3000000,{APP},{RENDER}\n5000000,{APP},0\n6000000,{RENDER},{BG}\n"
-        )
-    };
-    assert_eq!(wakeups(&plain), expected("0"), "sched_waking");
-    assert_eq!(wakeups(&compact), expected(""), "compact_sched");
-    assert_eq!(wakeups(&text), expected("0"), "systrace text");
+    let later = format!("3000000,{APP},{RENDER}\n5000000,{APP},0\n6000000,{RENDER},{BG}\n");
+    let with_first = format!("ts,tid,waker_tid\n500000,{BG},0\n{later}");
+    assert_eq!(wakeups(&plain), with_first, "sched_waking");
+    assert_eq!(wakeups(&compact), format!("ts,tid,waker_tid\n{later}"), "compact_sched");
+    assert_eq!(wakeups(&text), with_first, "systrace text");
 }
 
 #[test]

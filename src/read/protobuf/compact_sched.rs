@@ -5,7 +5,7 @@
 //! (the frame threads' events, `read::sched`).
 
 use super::wire::{Fields, PackedVarints, Value};
-use crate::read::records::{SchedRecord, TidFilter, Waker};
+use crate::read::records::{CompactEdge, EarlyWaking, FirstSwitch, SchedRecord, TidFilter, Waker};
 use crate::read::thread_records::{merge_columns, waking_record};
 
 /// CompactSched field numbers (Perfetto's ftrace_event_bundle.proto).
@@ -116,9 +116,30 @@ impl<'a> CompactSched<'a> {
         (any(self.switch_next_pid), any(self.waking_pid))
     }
 
+    /// The bundle's edges on `cpu` so far: its first switch (read here, a
+    /// varint of each column), no last task yet (each switch read is
+    /// given to [`note_last`]).
+    pub(crate) fn edge(&self, cpu: u32) -> CompactEdge {
+        let all = Want { prev_state: true, comm: false };
+        let first = self
+            .switches(all)
+            .next()
+            .and_then(|s| Some(FirstSwitch { ts: s.ts, prev_state: s.prev_state?, next_pid: s.next_pid? }));
+        CompactEdge { cpu, first, last: None }
+    }
+
     #[inline(always)]
     fn comm(&self, index: Option<u64>) -> Option<&'a [u8]> {
         index.and_then(|i| usize::try_from(i).ok()).and_then(|i| self.intern.get(i).copied())
+    }
+}
+
+/// The next switch of a bundle whose edges `edge` holds (every switch of
+/// the column is given, in order).
+#[inline(always)]
+pub(crate) fn note_last(edge: &mut CompactEdge, ts: i64, next_pid: Option<i32>) {
+    if let Some(pid) = next_pid {
+        edge.last = Some((ts, pid));
     }
 }
 
@@ -244,7 +265,8 @@ impl CompactRecords {
     }
 
     /// The next waking of the column; `tasks` (of the same bundle) gives
-    /// its waker.
+    /// its waker. A wanted waking before the bundle's first switch is noted
+    /// in `early` too (its waker is the stitch's to find).
     #[inline(always)]
     pub(crate) fn waking(
         &mut self,
@@ -252,12 +274,25 @@ impl CompactRecords {
         tasks: &mut RunningTasks,
         w: &Waking,
         out: &mut Vec<SchedRecord>,
+        early: &mut Vec<EarlyWaking>,
     ) {
         let (true, Some(pid)) = (self.wakings_whole, w.pid) else {
             self.wakings_whole = false;
             return;
         };
-        waking_record(wanted, w.ts, pid, || tasks.at(w.ts), out);
+        let cpu = self.cpu;
+        waking_record(
+            wanted,
+            w.ts,
+            pid,
+            || {
+                tasks.at(w.ts).unwrap_or_else(|| {
+                    early.push(EarlyWaking { cpu, ts: w.ts, tid: pid });
+                    Waker::NONE
+                })
+            },
+            out,
+        );
     }
 }
 
@@ -273,15 +308,14 @@ impl CompactRecords {
 /// waking: the answer depends on the waking's time and the column alone,
 /// so both passes give a waking the same waker whatever else they keep.
 ///
-/// Before the bundle's first switch the task is unknown (`Waker::NONE`).
-/// trace_processor does better there: it reads the bundles in time order
-/// and carries each CPU's last task across them (and drops a waking seen
-/// before its CPU's first switch of the trace). Here bundles are decoded in
-/// parallel batches, cut differently by the two passes, so the task could
-/// be carried over deterministically only after decoding, from per-bundle
-/// facts (a CPU's last task, a waking's CPU) the records do not hold; on
-/// Android 16 traces 1–8% of compact wakings come before their bundle's
-/// first switch (docs/limits.md).
+/// Before the bundle's first switch the bundle does not know the task:
+/// trace_processor, reading the bundles in time order, carries each CPU's
+/// last task across them (and drops a waking seen before its CPU's first
+/// switch of the trace). Here bundles are decoded in parallel batches, cut
+/// differently by the two passes, so such a waking is noted
+/// ([`EarlyWaking`]) and the scheduler pass's stitch, which has every
+/// bundle's edges in file order, gives it its waker
+/// (`read::compact_stitch`).
 pub(crate) struct RunningTasks<'a, 's> {
     cs: &'s CompactSched<'a>,
     /// Per switch, in column order: its timestamp and the task it switched
@@ -324,9 +358,9 @@ impl<'a, 's> RunningTasks<'a, 's> {
         self.whole = true;
     }
 
-    /// The task running at `ts`.
+    /// The task running at `ts`, or `None` before the bundle's first switch.
     #[inline]
-    pub(crate) fn at(&mut self, ts: i64) -> Waker {
+    pub(crate) fn at(&mut self, ts: i64) -> Option<Waker> {
         if !self.ready {
             if !self.whole {
                 self.table.clear();
@@ -341,8 +375,8 @@ impl<'a, 's> RunningTasks<'a, 's> {
             self.ready = true;
         }
         match self.table.partition_point(|&(latest, _)| latest <= ts) {
-            0 => Waker::NONE,
-            n => self.table[n - 1].1,
+            0 => None,
+            n => Some(self.table[n - 1].1),
         }
     }
 }
@@ -418,10 +452,15 @@ mod tests {
     /// make them: the switches noted for the wakers on the way (the first
     /// pass), or read again at the first wanted waking; the same either way.
     fn records(m: &[u8], wanted: &[i32]) -> Vec<SchedRecord> {
+        records_and_early(m, wanted).0
+    }
+
+    /// [`records`], and the wakings before the bundle's first switch.
+    fn records_and_early(m: &[u8], wanted: &[i32]) -> (Vec<SchedRecord>, Vec<EarlyWaking>) {
         let (cs, wanted) = (CompactSched::parse(m), TidFilter::new(wanted.iter().copied()));
         let want = Want { prev_state: true, comm: false };
         let [noted, read_again] = [true, false].map(|note| {
-            let mut out = Vec::new();
+            let (mut out, mut early) = (Vec::new(), Vec::new());
             let mut records = CompactRecords::new(2, 0);
             let mut tasks = RunningTasks::new(&cs);
             for s in cs.switches(want) {
@@ -435,10 +474,10 @@ mod tests {
             }
             records.wakings_begin(&out);
             for w in cs.wakings(want) {
-                records.waking(&wanted, &mut tasks, &w, &mut out);
+                records.waking(&wanted, &mut tasks, &w, &mut out, &mut early);
             }
             records.finish(&mut out);
-            out
+            (out, early)
         });
         assert_eq!(noted, read_again);
         noted
@@ -465,7 +504,8 @@ mod tests {
         assert_eq!(
             wakings,
             [
-                // Before the bundle's first switch: unknown.
+                // Before the bundle's first switch: unknown to the bundle
+                // (noted for the stitch, below).
                 (990, 7, None),
                 // At a switch's timestamp: the task it switched in.
                 (1005, 7, Some(43)),
@@ -477,6 +517,17 @@ mod tests {
                 (1040, 7, None),
             ]
         );
+        assert_eq!(records_and_early(&m, &[7, 8]).1, [EarlyWaking { cpu: 2, ts: 990, tid: 7 }]);
+        // The bundle's edges: its first switch (→ 42 at 1000, after a task
+        // that left in state 0) and the last one that names its task (→ the
+        // idle task at 1015; the switch at 1030 names none).
+        let cs = CompactSched::parse(&m);
+        let mut edge = cs.edge(2);
+        for s in cs.switches(Want { prev_state: false, comm: false }) {
+            note_last(&mut edge, s.ts, s.next_pid);
+        }
+        let first = Some(FirstSwitch { ts: 1000, prev_state: 0, next_pid: 42 });
+        assert_eq!(edge, CompactEdge { cpu: 2, first, last: Some((1015, 0)) });
         // The same wakings whatever else is wanted (here 8, woken at 1012,
         // and 42, whose switches come first).
         let with_more = records(&m, &[7, 8, 42]);

@@ -6,7 +6,7 @@
 //! threads an analysis asks about). The event layouts both passes read
 //! (`scan_bundle`, `canonical_event`, `switch_fields`, `waking_fields`) are here.
 
-use super::compact_sched::{CompactRecords, CompactSched, RunningTasks, Want};
+use super::compact_sched::{note_last, CompactRecords, CompactSched, RunningTasks, Want};
 use super::wire::{lossy, Expect, Fields, Value, WireError};
 use crate::read::batch::BatchBuilder;
 use crate::read::records::{AtraceOp, BundleInfo};
@@ -139,7 +139,7 @@ fn event(ctx: &mut BatchBuilder, e: &[u8], cpu: u32) -> Option<i64> {
             }
             ctx.comm(ts, sw.next_pid, sw.next_comm);
         }
-        ev::SCHED_WAKING | ev::SCHED_WAKEUP | ev::SCHED_WAKEUP_NEW => {
+        ev::SCHED_WAKING => {
             ctx.batch.sched_events += 1;
             let w = waking_fields(p);
             ctx.sched_tid(w.pid);
@@ -148,16 +148,24 @@ fn event(ctx: &mut BatchBuilder, e: &[u8], cpu: u32) -> Option<i64> {
             }
             ctx.comm(ts, w.pid, w.comm);
         }
+        // trace_processor's thread states take no wakeup from these (the
+        // same wakeup's sched_waking came first; a new task is runnable
+        // from its task_newtask): only the name.
+        ev::SCHED_WAKEUP | ev::SCHED_WAKEUP_NEW => {
+            ctx.batch.sched_events += 1;
+            let w = waking_fields(p);
+            ctx.comm(ts, w.pid, w.comm);
+        }
         ev::TASK_NEWTASK => {
-            let (mut npid, mut ncomm) = (0, &[][..]);
-            for f in Fields::new(p).flatten() {
-                match f {
-                    (1, v) => npid = v.as_i32(),
-                    (2, v) => ncomm = v.bytes(),
-                    _ => {}
+            let t = newtask_fields(p);
+            // The new task is runnable, woken by the one that made it.
+            if t.pid != 0 {
+                ctx.sched_tid(t.pid);
+                if let Some(c) = &mut ctx.collect {
+                    c.waking(ts, t.pid, pid);
                 }
             }
-            ctx.comm(ts, npid, ncomm);
+            ctx.comm(ts, t.pid, t.comm);
         }
         ev::TASK_RENAME => {
             let (mut rpid, mut newcomm) = (0, &[][..]);
@@ -199,9 +207,29 @@ struct Envelope<'a> {
     sched_then_other: bool,
 }
 
-/// The payloads the scheduler pass reads.
+/// The payloads the scheduler pass reads: trace_processor's thread states
+/// come from these (a task_newtask makes its new task runnable).
 pub(crate) fn is_sched(num: u32) -> bool {
-    matches!(num, ev::SCHED_SWITCH | ev::SCHED_WAKING | ev::SCHED_WAKEUP | ev::SCHED_WAKEUP_NEW)
+    matches!(num, ev::SCHED_SWITCH | ev::SCHED_WAKING | ev::TASK_NEWTASK)
+}
+
+/// The task_newtask fields either pass reads: the new task and its name.
+pub(crate) struct NewTask<'a> {
+    pub pid: i32,
+    pub comm: &'a [u8],
+}
+
+/// A task_newtask payload's fields.
+pub(crate) fn newtask_fields(p: &[u8]) -> NewTask<'_> {
+    let mut t = NewTask { pid: 0, comm: &[] };
+    for f in Fields::new(p).flatten() {
+        match f {
+            (1, v) => t.pid = v.as_i32(),
+            (2, v) => t.comm = v.bytes(),
+            _ => {}
+        }
+    }
+    t
 }
 
 /// An FtraceEvent as traced_probes writes it: timestamp (1), pid (2), then
@@ -426,29 +454,35 @@ fn compact_sched(ctx: &mut BatchBuilder, b: &[u8], cpu: u32) -> Option<i64> {
         return None;
     }
     ctx.batch.compact_sched = true;
+    let mut edge = cs.edge(cpu);
     let mut collect = ctx.collect.take();
     let first = match collect.as_mut().and_then(|c| c.compact_target()) {
         // Two loops, not one with a test per event: without records to keep,
         // the prev_state column is not even decoded.
         None => {
             let want = Want { prev_state: false, comm: true };
-            let first = compact_column(ctx, cs.switches(want).map(|s| (s.ts, s.next_pid, s.next_comm)), None);
+            let switches = cs.switches(want).map(|s| {
+                note_last(&mut edge, s.ts, s.next_pid);
+                (s.ts, s.next_pid, s.next_comm)
+            });
+            let first = compact_column(ctx, switches, None);
             compact_column(ctx, cs.wakings(want).map(|w| (w.ts, w.pid, w.comm)), first)
         }
-        Some((wanted, out)) => {
+        Some((wanted, out, early)) => {
             let mut records = CompactRecords::new(cpu, out.len());
             let mut tasks = RunningTasks::new(&cs);
             let want = Want { prev_state: true, comm: true };
             let switches = cs.switches(want).map(|s| {
                 records.switch(wanted, &s, out);
                 tasks.note(&s);
+                note_last(&mut edge, s.ts, s.next_pid);
                 (s.ts, s.next_pid, s.next_comm)
             });
             let first = compact_column(ctx, switches, None);
             tasks.noted();
             records.wakings_begin(out);
             let wakings = cs.wakings(want).map(|w| {
-                records.waking(wanted, &mut tasks, &w, out);
+                records.waking(wanted, &mut tasks, &w, out, early);
                 (w.ts, w.pid, w.comm)
             });
             let first = compact_column(ctx, wakings, first);
@@ -457,6 +491,7 @@ fn compact_sched(ctx: &mut BatchBuilder, b: &[u8], cpu: u32) -> Option<i64> {
         }
     };
     ctx.collect = collect;
+    ctx.batch.compact_edges.push(edge);
     first
 }
 

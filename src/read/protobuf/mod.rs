@@ -21,6 +21,7 @@ use std::sync::Arc;
 use prost::Message;
 
 use super::batch::BatchBuilder;
+use super::compact_stitch::CompactStitch;
 use super::error::ReadError;
 use super::format::{Decoded, Format, ReadOptions, SchedPass, SchedScan, SourceFacts};
 use super::frame_sched::Discovery;
@@ -100,7 +101,12 @@ fn first_pass(source: &Source, opts: &ReadOptions) -> Result<(Decoded, SchedPack
     let ends = batch_ranges(&framing.packets).into_iter().map(|r| r.end);
     let plan = ends
         .zip(&mut batches)
-        .map(|(end, b)| BatchSched { end, tids: b.sched_tids.take(), kept: b.kept_sched.take() })
+        .map(|(end, b)| BatchSched {
+            end,
+            tids: b.sched_tids.take(),
+            kept: b.kept_sched.take(),
+            edges: std::mem::take(&mut b.compact_edges),
+        })
         .collect();
     Ok((Decoded { batches, source: facts }, SchedPackets { first_pass: Some((framing, plan)) }))
 }
@@ -112,9 +118,9 @@ struct SchedPackets {
 }
 
 impl SchedScan for SchedPackets {
-    fn scan(&mut self, source: &Source, tids: &[i32], threads: &mut ThreadBuckets) {
+    fn scan(&mut self, source: &Source, tids: &[i32], threads: &mut ThreadBuckets) -> CompactStitch {
         let first_pass = self.first_pass.as_mut().map(|(f, batches)| (&*f, batches.as_mut_slice()));
-        sched::collect(source.data(), first_pass, tids, &|offset| source.release_before(offset), threads);
+        sched::collect(source.data(), first_pass, tids, &|offset| source.release_before(offset), threads)
     }
 }
 

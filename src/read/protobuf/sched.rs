@@ -1,17 +1,18 @@
 //! The second pass: scheduler events (sched_switch, sched_waking,
-//! sched_wakeup, compact_sched) for a chosen set of threads, e.g. the main
+//! task_newtask, compact_sched) for a chosen set of threads, e.g. the main
 //! threads whose frames are analysed. Reading them only on demand keeps the
 //! first pass (and `fpsan info`) free of the trace's bulkiest data.
 
 use rayon::prelude::*;
 
-use super::compact_sched::{CompactRecords, CompactSched, RunningTasks, Want};
+use super::compact_sched::{note_last, CompactRecords, CompactSched, RunningTasks, Want};
 use super::framing::{self, Framing};
 use super::ftrace::{self, ev};
 use super::wire::{Fields, Value};
 use super::MAX_NESTING;
+use crate::read::compact_stitch::CompactStitch;
 use crate::read::inflate::{self, Codec, InflateBudget};
-use crate::read::records::{Kept, SchedRecord, TidFilter, Waker};
+use crate::read::records::{CompactEdge, EarlyWaking, Kept, SchedRecord, TidFilter, Waker};
 use crate::read::thread_records::{switch_records, waking_record, ThreadBuckets};
 
 /// Packets scanned in parallel before the mapped pages behind them are
@@ -30,6 +31,25 @@ pub struct BatchSched {
     /// The records the first pass kept (see `read::frame_sched`); taken by
     /// the first scheduler pass that uses them.
     pub kept: Option<Kept>,
+    /// Every compact_sched bundle's edges, in file order (for the stitch,
+    /// whichever batches this pass reads).
+    pub edges: Vec<CompactEdge>,
+}
+
+/// What a scan finds: the records, and what the stitch across compact_sched
+/// bundles needs (the bundles' edges only when asked: with a first pass,
+/// its own are used).
+#[derive(Default)]
+struct Found {
+    records: Vec<SchedRecord>,
+    early: Vec<EarlyWaking>,
+    edges: Option<Vec<CompactEdge>>,
+}
+
+impl Found {
+    fn new(edges: bool) -> Found {
+        Found { edges: edges.then(Vec::new), ..Found::default() }
+    }
 }
 
 /// `done_before(offset)` is called as the scan moves past each window so a
@@ -37,25 +57,36 @@ pub struct BatchSched {
 /// `first_pass` is the first pass's framing of `data` and what it learned of
 /// each batch, when it has them: then the batches that name none of `tids`
 /// are skipped, and those whose kept records cover every one of `tids` they
-/// name are not read again. The records go to `threads` in file order.
+/// name are not read again. The records go to `threads` in file order; the
+/// stitch across compact_sched bundles is returned.
 pub fn collect(
     data: &[u8],
     first_pass: Option<(&Framing, &mut [BatchSched])>,
     tids: &[i32],
     done_before: &dyn Fn(usize),
     threads: &mut ThreadBuckets,
-) {
+) -> CompactStitch {
     let wanted = TidFilter::new(tids.iter().copied());
     let budget = InflateBudget::for_input(data.len());
-    let scan = |packets: &[(usize, usize)], threads: &mut ThreadBuckets| {
-        scan_packets(data, packets, &wanted, &budget, done_before, threads)
+    let scan = |packets: &[(usize, usize)], threads: &mut ThreadBuckets, stitch: &mut CompactStitch| {
+        scan_packets(data, packets, &wanted, &budget, done_before, threads, stitch)
     };
+    let mut stitch = CompactStitch::default();
     let batches = match first_pass {
         Some((f, batches)) if batches.last().is_some_and(|b| b.end == f.packets.len()) => (f, batches),
-        Some((f, _)) => return scan(&f.packets, threads),
-        None => return scan(&framing::frame_releasing(data, done_before).packets, threads),
+        Some((f, _)) => {
+            scan(&f.packets, threads, &mut stitch);
+            return stitch;
+        }
+        None => {
+            scan(&framing::frame_releasing(data, done_before).packets, threads, &mut stitch);
+            return stitch;
+        }
     };
     let (framing, batches) = batches;
+    // Every bundle's edges, from the first pass: the batches skipped here
+    // carry the CPUs' tasks across too.
+    stitch.edges = batches.iter().flat_map(|b| b.edges.iter().copied()).collect();
     for k in batches.iter().filter_map(|b| b.kept.as_ref()) {
         for &tid in wanted.tids() {
             let lo = k.records.partition_point(|r| r.tid() < tid);
@@ -79,17 +110,21 @@ pub fn collect(
                 .as_ref()
                 .is_some_and(|k| wanted.tids().iter().filter(|t| named(t)).all(|&t| k.threads.contains(t)));
         match b.kept.take().filter(|_| covered) {
-            Some(Kept { records, .. }) => {
-                scan(&std::mem::take(&mut pending), threads);
+            Some(Kept { records, early, .. }) => {
+                scan(&std::mem::take(&mut pending), threads, &mut stitch);
                 threads.add_sorted(&records);
+                stitch.early.extend(early);
             }
             None => pending.extend_from_slice(packets),
         }
     }
-    scan(&pending, threads);
+    scan(&pending, threads, &mut stitch);
+    stitch
 }
 
-/// Read `packets` for `wanted`'s records, in parallel windows.
+/// Read `packets` for `wanted`'s records, in parallel windows; their early
+/// wakings, and their bundles' edges unless `stitch` has them already, go
+/// to `stitch`.
 fn scan_packets(
     data: &[u8],
     packets: &[(usize, usize)],
@@ -97,25 +132,32 @@ fn scan_packets(
     budget: &InflateBudget,
     done_before: &dyn Fn(usize),
     threads: &mut ThreadBuckets,
+    stitch: &mut CompactStitch,
 ) {
+    let edges = stitch.edges.is_empty();
     let mut rest = packets;
     while !rest.is_empty() {
         let first = rest[0].0;
         let n = rest[..rest.len().min(WINDOW_PACKETS)].partition_point(|p| p.1 - first <= WINDOW_BYTES).max(1);
         let (window, tail) = rest.split_at(n);
         rest = tail;
-        let found: Vec<SchedRecord> = window
+        let found: Vec<Found> = window
             .par_chunks(1024)
             .map(|chunk| {
-                let (mut out, mut events) = (Vec::new(), Vec::new());
+                let (mut found, mut events) = (Found::new(edges), Vec::new());
                 for &(s, e) in chunk {
-                    packet(&data[s..e], wanted, &mut out, &mut events, 0, budget);
+                    packet(&data[s..e], wanted, &mut found, &mut events, 0, budget);
                 }
-                out
+                found
             })
-            .flatten_iter()
             .collect();
-        threads.add(found);
+        let mut records = Vec::with_capacity(found.iter().map(|f| f.records.len()).sum());
+        for f in found {
+            records.extend(f.records);
+            stitch.early.extend(f.early);
+            stitch.edges.extend(f.edges.into_iter().flatten());
+        }
+        threads.add(records);
         if let Some(last) = window.last() {
             done_before(last.1);
         }
@@ -125,7 +167,7 @@ fn scan_packets(
 fn packet(
     buf: &[u8],
     wanted: &TidFilter,
-    out: &mut Vec<SchedRecord>,
+    found: &mut Found,
     events: &mut Vec<(usize, usize)>,
     depth: u32,
     budget: &InflateBudget,
@@ -133,13 +175,13 @@ fn packet(
     let mut fields = Fields::new(buf);
     while let Some(Ok((num, v))) = fields.next() {
         match (num, v) {
-            (1, Value::Bytes(b)) => bundle(b, wanted, out, events),
+            (1, Value::Bytes(b)) => bundle(b, wanted, found, events),
             (50, Value::Bytes(b)) | (133, Value::Bytes(b)) if depth < MAX_NESTING && !budget.exhausted() => {
                 let codec = if num == 50 { Codec::Zlib } else { Codec::Zstd };
                 // The first pass skipped what does not inflate; so does this one.
                 if let Some(inflated) = inflate::packet(b, codec).ok().filter(|v| budget.charge(v.len())) {
                     for &(s, e) in &framing::frame(&inflated).packets {
-                        packet(&inflated[s..e], wanted, out, events, depth + 1, budget);
+                        packet(&inflated[s..e], wanted, found, events, depth + 1, budget);
                     }
                 }
             }
@@ -148,13 +190,13 @@ fn packet(
     }
 }
 
-fn bundle(b: &[u8], wanted: &TidFilter, out: &mut Vec<SchedRecord>, events: &mut Vec<(usize, usize)>) {
+fn bundle(b: &[u8], wanted: &TidFilter, found: &mut Found, events: &mut Vec<(usize, usize)>) {
     let Ok(h) = ftrace::scan_bundle(b, events) else { return };
     for &(s, e) in events.iter() {
-        event(&b[s..e], h.cpu, wanted, out);
+        event(&b[s..e], h.cpu, wanted, &mut found.records);
     }
     if let Some(cs) = h.compact_sched {
-        compact(cs, h.cpu, wanted, out);
+        compact(cs, h.cpu, wanted, found);
     }
 }
 
@@ -183,29 +225,42 @@ pub(super) fn event(e: &[u8], cpu: u32, wanted: &TidFilter, out: &mut Vec<SchedR
             let sw = ftrace::switch_fields(p);
             switch_records(wanted, ts, cpu, (sw.prev_pid, sw.prev_state, sw.next_pid), out);
         }
-        Some((ev::SCHED_WAKING | ev::SCHED_WAKEUP | ev::SCHED_WAKEUP_NEW, p)) => {
+        Some((ev::SCHED_WAKING, p)) => {
             waking_record(wanted, ts, ftrace::waking_fields(p).pid, || Waker::of(common_pid), out);
+        }
+        Some((ev::TASK_NEWTASK, p)) => {
+            let pid = ftrace::newtask_fields(p).pid;
+            if pid != 0 {
+                waking_record(wanted, ts, pid, || Waker::of(common_pid), out);
+            }
         }
         _ => {}
     }
 }
 
-pub(super) fn compact(b: &[u8], cpu: u32, wanted: &TidFilter, out: &mut Vec<SchedRecord>) {
+fn compact(b: &[u8], cpu: u32, wanted: &TidFilter, found: &mut Found) {
     let cs = CompactSched::parse(b);
+    let out = &mut found.records;
     // Most bundles hold none of the wanted threads: a look at the pid
-    // columns alone says so, before any timestamp is summed. (A switched-out
-    // thread is an earlier switch's next_pid, so no wanted next_pid means no
-    // wanted record at all.)
+    // columns alone says so, before any timestamp is summed (unless the
+    // bundle's edges are wanted). A switched-out thread is an earlier
+    // switch's next_pid, or the previous bundle's (the stitch's), so no
+    // wanted next_pid means no record of this bundle's switches.
     let (switches, wakings) = cs.pids_wanted(|p| wanted.contains(p));
+    // The first pass notes no edge of a damaged bundle; neither does this one.
+    let mut edge = found.edges.is_some().then(|| cs.edge(cpu)).filter(|_| !cs.malformed);
     let mut records = CompactRecords::new(cpu, out.len());
     let mut tasks = RunningTasks::new(&cs);
     let want = Want { prev_state: true, comm: false };
-    if switches {
+    if switches || edge.is_some() {
         // The wakings' wakers, if any is wanted, are noted on the way.
         for s in cs.switches(want) {
             records.switch(wanted, &s, out);
             if wakings {
                 tasks.note(&s);
+            }
+            if let Some(e) = &mut edge {
+                note_last(e, s.ts, s.next_pid);
             }
         }
         if wakings {
@@ -214,9 +269,12 @@ pub(super) fn compact(b: &[u8], cpu: u32, wanted: &TidFilter, out: &mut Vec<Sche
     }
     records.wakings_begin(out);
     for w in cs.wakings(want).take_while(|_| wakings) {
-        records.waking(wanted, &mut tasks, &w, out);
+        records.waking(wanted, &mut tasks, &w, out, &mut found.early);
     }
     records.finish(out);
+    if let (Some(edges), Some(e)) = (&mut found.edges, edge) {
+        edges.push(e);
+    }
 }
 
 #[cfg(test)]
@@ -230,6 +288,7 @@ mod tests {
     fn a_wakings_waker_is_its_events_common_pid() {
         use perfetto_protos::ftrace_event::FtraceEvent;
         use perfetto_protos::sched::{SchedWakeupNewFtraceEvent, SchedWakingFtraceEvent};
+        use perfetto_protos::task::TaskNewtaskFtraceEvent;
         use protobuf::Message;
         let mut waking = SchedWakingFtraceEvent::new();
         waking.set_comm("main".into());
@@ -251,10 +310,18 @@ mod tests {
         let mut new_task = SchedWakeupNewFtraceEvent::new();
         new_task.set_comm("worker".into());
         new_task.set_pid(4300);
+        let mut woken_new = FtraceEvent::new();
+        woken_new.set_timestamp(5000);
+        woken_new.set_pid(4242);
+        woken_new.set_sched_wakeup_new(new_task);
+        let mut task = TaskNewtaskFtraceEvent::new();
+        task.set_pid(4301);
+        task.set_comm("worker2".into());
+        task.set_clone_flags(0x10000);
         let mut forked = FtraceEvent::new();
-        forked.set_timestamp(5000);
+        forked.set_timestamp(6000);
         forked.set_pid(4242);
-        forked.set_sched_wakeup_new(new_task);
+        forked.set_task_newtask(task);
         let events = [
             waking_event(1000, Some(4262), false),
             // common_flags after the pid: the general path.
@@ -263,9 +330,13 @@ mod tests {
             waking_event(3000, Some(0), false),
             // No common pid at all: unknown, not the idle task.
             waking_event(4000, None, false),
+            // As in trace_processor's thread states, sched_wakeup_new wakes
+            // nothing: task_newtask makes the new task runnable, woken by
+            // the task that made it.
+            woken_new.write_to_bytes().expect("encodes"),
             forked.write_to_bytes().expect("encodes"),
         ];
-        let (wanted, mut out) = (TidFilter::new([4242, 4300]), Vec::new());
+        let (wanted, mut out) = (TidFilter::new([4242, 4300, 4301]), Vec::new());
         for e in &events {
             event(e, 1, &wanted, &mut out);
         }
@@ -277,7 +348,7 @@ mod tests {
                 record(2000, 4242, Some(4262)),
                 record(3000, 4242, Some(0)),
                 record(4000, 4242, None),
-                record(5000, 4300, Some(4242)),
+                record(6000, 4301, Some(4242)),
             ]
         );
     }
@@ -311,8 +382,8 @@ mod tests {
         };
         let threads = |pass: &mut super::super::SchedPackets| {
             let mut buckets = ThreadBuckets::new(&main_threads);
-            pass.scan(&source, &main_threads, &mut buckets);
-            buckets.finish()
+            let stitch = pass.scan(&source, &main_threads, &mut buckets);
+            stitch.apply(&main_threads, buckets.finish())
         };
         // A batch keeps the threads found before it began, so how many
         // batches are covered depends on how the workers raced; with one

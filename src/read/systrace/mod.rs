@@ -37,6 +37,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use super::batch::BatchBuilder;
+use super::compact_stitch::CompactStitch;
 use super::error::ReadError;
 use super::format::{Decoded, Format, ReadOptions, SchedPass, SchedScan, SourceFacts};
 use super::records::{Batch, SchedRecord, TailBody, TailPacket, TidFilter, Waker};
@@ -79,9 +80,10 @@ impl Format for Systrace {
 struct SchedText;
 
 impl SchedScan for SchedText {
-    fn scan(&mut self, source: &Source, tids: &[i32], threads: &mut ThreadBuckets) {
+    fn scan(&mut self, source: &Source, tids: &[i32], threads: &mut ThreadBuckets) -> CompactStitch {
         let release = |offset| source.release_before(offset);
         threads.add(sched_for_threads(source.data(), tids, inflate::file_limit(source.file_size), &release));
+        CompactStitch::default()
     }
 }
 
@@ -189,10 +191,9 @@ fn sched_records(l: &Line<'_>, wanted: &TidFilter, out: &mut Vec<SchedRecord>) {
         Event::SchedSwitch(s) => {
             switch_records(wanted, ts, cpu, (s.prev_pid, s.prev_state.unwrap_or(0), s.next_pid), out)
         }
-        // The line's task is the waker (`<idle>-0`: an interrupt).
-        Event::SchedWaking(w) | Event::SchedWakeup(w) | Event::SchedWakeupNew(w) => {
-            waking_record(wanted, ts, w.pid, || Waker::of(Some(l.tid)), out)
-        }
+        // The line's task is the waker (`<idle>-0`: an interrupt). As in
+        // trace_processor, sched_wakeup and sched_wakeup_new make no state.
+        Event::SchedWaking(w) => waking_record(wanted, ts, w.pid, || Waker::of(Some(l.tid)), out),
         _ => {}
     }
 }
