@@ -127,11 +127,11 @@ const MODE_BAND: f64 = 0.15;
 /// samples that snapped to no standard rate take the counter's mode when
 /// within [`MODE_BAND`] of it. The mode is the counter's most common standard
 /// period (the shorter of two as common); when no sample found one but the
-/// clock is `jittery` (not a steady one at a rate outside [`STANDARD_HZ`]),
-/// the standard period nearest to the samples' median. An emulator's
-/// software vsync ticks 16–19 ms apart, so its windows' medians scatter over
-/// 53–60 Hz around its 60 Hz mode.
-fn round_to_mode(period: &mut [Option<i64>], jittery: bool) {
+/// clock is jittery (`jitter_mean`: not a steady one at a rate outside
+/// [`STANDARD_HZ`]), the standard period nearest to its mean spacing. An
+/// emulator's software vsync ticks 16–19 ms apart, so its windows' medians
+/// scatter over 53–60 Hz around its 60 Hz mode.
+fn round_to_mode(period: &mut [Option<i64>], jitter_mean: Option<i64>) {
     let mut counts: smallvec::SmallVec<[(i64, usize); STANDARD_HZ.len()]> = smallvec::SmallVec::new();
     for p in period.iter().flatten().filter(|p| is_standard(**p)) {
         match counts.iter_mut().find(|c| c.0 == *p) {
@@ -143,13 +143,8 @@ fn round_to_mode(period: &mut [Option<i64>], jittery: bool) {
     let mode = match counts.iter().max_by_key(|&&(p, c)| (c, std::cmp::Reverse(p))) {
         Some(&(p, _)) => p,
         None => {
-            let mut v: Vec<i64> = period.iter().flatten().copied().collect();
-            v.sort_unstable();
-            let Some(&median) = v.get(v.len() / 2) else { return };
-            if !jittery {
-                return;
-            }
-            let nearest = snap(median, MODE_BAND);
+            let Some(mean) = jitter_mean else { return };
+            let nearest = snap(mean, MODE_BAND);
             if !is_standard(nearest) {
                 return;
             }
@@ -163,16 +158,17 @@ fn round_to_mode(period: &mut [Option<i64>], jittery: bool) {
     }
 }
 
-/// Whether a clock's spacings (`d`, as [`PeriodSeries::new`] keeps them)
-/// scatter by more than a counter's noise: those within [`MODE_BAND`] of
-/// their median (skipped vsyncs left out) spread over more than 3 % of it.
-fn jittery(d: &[Option<i64>]) -> bool {
+/// When a clock's spacings (`d`, as [`PeriodSeries::new`] keeps them)
+/// scatter by more than a counter's noise — those within [`MODE_BAND`] of
+/// their median (skipped vsyncs left out) spread over more than 3 % of it —
+/// their mean (the jitter cancels in a sum); None for a steady clock.
+fn jitter_mean(d: &[Option<i64>]) -> Option<i64> {
     let mut v: Vec<i64> = d.iter().flatten().copied().collect();
     v.sort_unstable();
-    let Some(&median) = v.get(v.len() / 2) else { return false };
-    let band = |x: &&i64| ((**x - median).abs() as f64) <= MODE_BAND * median as f64;
-    let (lo, hi) = (v.iter().find(band), v.iter().rev().find(band));
-    lo.zip(hi).is_some_and(|(lo, hi)| (hi - lo) as f64 > SeriesKind::Counter.tol() * median as f64)
+    let median = *v.get(v.len() / 2)?;
+    v.retain(|x| ((x - median).abs() as f64) <= MODE_BAND * median as f64);
+    let (lo, hi) = (*v.first()?, *v.last()?);
+    ((hi - lo) as f64 > SeriesKind::Counter.tol() * median as f64).then(|| v.iter().sum::<i64>() / v.len() as i64)
 }
 
 /// A sorted timestamp series with the period estimated at each sample.
@@ -232,7 +228,7 @@ impl PeriodSeries {
             period.push(p);
         }
         if kind == SeriesKind::Counter {
-            round_to_mode(&mut period, jittery(&d));
+            round_to_mode(&mut period, jitter_mean(&d));
         }
         let with_period = (0..n).filter(|&i| period[i].is_some()).collect();
         PeriodSeries { ts, period, with_period }
@@ -422,20 +418,20 @@ mod tests {
         // An emulator's 60 Hz vsync, ticks 16–19 ms apart. Windows whose
         // smallest spacing is 16.0 ms keep 16.0–18.4 as units, medians
         // 17.8–18.3 ms (54.6–56.2 Hz): no window finds a standard rate, but
-        // the spacings scatter (16–19 ms): the standard rate nearest to the
-        // windows' median, 60 Hz, for every sample.
-        let jittery = [16 * MS, 18_200_000, 18_400_000, 17_800_000, 18 * MS, 16_900_000, 18_300_000, 19 * MS];
+        // the spacings scatter (16–19 ms): the standard rate nearest to their
+        // mean, 142.6 / 8 = 17.825 ms (56.1 Hz), is 60 Hz, for every sample.
+        let emulator = [16 * MS, 18_200_000, 18_400_000, 17_800_000, 18 * MS, 16_900_000, 18_300_000, 19 * MS];
         let raw: Vec<Option<i64>> = {
-            let ts = spaced(&jittery, 80);
+            let ts = spaced(&emulator, 80);
             let d: Vec<Option<i64>> = (0..ts.len()).map(|i| (i > 0).then(|| ts[i] - ts[i - 1])).collect();
             (1..ts.len()).map(|i| unit_median(&d[(i + 1).saturating_sub(WINDOW)..=i], SeriesKind::Counter)).collect()
         };
         assert!(raw.iter().flatten().any(|&p| !is_standard(p)), "the windows scatter: {raw:?}");
-        let s = PeriodSeries::new(spaced(&jittery, 80), SeriesKind::Counter);
+        let s = PeriodSeries::new(spaced(&emulator, 80), SeriesKind::Counter);
         assert!(s.period.iter().skip(1).all(|&p| p == Some(P60)), "{:?}", s.period);
 
         // A steady clock that skips vsyncs is no jittery one.
-        assert!(!jittery(&[None, Some(P60), Some(2 * P60), Some(P60), Some(P60)]));
+        assert_eq!(jitter_mean(&[None, Some(P60), Some(2 * P60), Some(P60), Some(P60)]), None);
 
         // A steady clock at a rate that is no standard one (57 Hz) keeps it.
         let steady = PeriodSeries::new(spaced(&[17_543_860], 40), SeriesKind::Counter);

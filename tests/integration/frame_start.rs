@@ -103,7 +103,7 @@ fn analysed(b: &TraceBuilder, dir: &std::path::Path) -> Vec<(&'static str, Analy
         .collect()
 }
 
-fn frame<'a>(a: &'a Analysis, id: i64) -> (usize, &'a FrameRow) {
+fn frame(a: &Analysis, id: i64) -> (usize, &FrameRow) {
     a.frames.rows.iter().enumerate().find(|(_, r)| r.frame_id == Some(id)).expect("the frame")
 }
 
