@@ -1,13 +1,18 @@
 //! The display's vsync grid: the period every layer is shown on, shared by
 //! all apps. One process's series of frames is no measure of it (an app that
 //! draws every second or third vsync is still on a 60 Hz panel), so the grid
-//! is read from SurfaceFlinger's own clocks, densest first: the hardware
-//! vsync counter (`HW_VSYNC_<display>`), `VSYNC-sf`, `VSYNC-app`; then
-//! FrameTimeline's display and surface frames' expected starts, which only
-//! exist on vsyncs something was drawn on and so are believed only when they
-//! give a standard refresh rate no slower than the fallback (the frames'
-//! most common interval, else 60 Hz): FrameTimeline alone cannot tell a
-//! 30 Hz panel from an app drawing every other vsync of a 60 Hz one.
+//! is read from SurfaceFlinger's own clocks: the hardware vsync counter
+//! (`HW_VSYNC_<display>`), `VSYNC-sf`, `VSYNC-app`. Each ticks only when its
+//! callback is asked for, so each may skip vsyncs (`VSYNC-sf` toggles every
+//! other vsync when SurfaceFlinger composes every other frame of a 90 Hz
+//! panel, while `VSYNC-app` ticks every 11.1 ms): skipping only makes a
+//! series slower, so the panel's period is the shortest any of them measures
+//! there. Then FrameTimeline's display and surface frames' expected starts,
+//! which only exist on vsyncs something was drawn on and so are believed only
+//! when no counter measures a period and they give a standard refresh rate no
+//! slower than the fallback (the frames' most common interval, else 60 Hz):
+//! FrameTimeline alone cannot tell a 30 Hz panel from an app drawing every
+//! other vsync of a 60 Hz one.
 
 use super::interval::{is_standard, PeriodSeries, SeriesKind};
 use crate::model::{TimelineKind, Trace};
@@ -15,6 +20,10 @@ use crate::model::{TimelineKind, Trace};
 /// A series is looked up at its sample nearest to the time asked, if that
 /// sample is this close.
 const MAX_DIST: i64 = 500_000_000;
+/// A counter whose nearest period lies this much further from the time asked
+/// than another counter's is not current there: it stopped ticking (its
+/// callbacks were not asked for) and may hold the rate from before a switch.
+const CURRENT_SLACK: i64 = 100_000_000;
 
 /// One source of vsync times and whether any period it measures is believed.
 #[derive(Debug, Clone, Default)]
@@ -84,17 +93,28 @@ impl DisplayGrid {
     }
 
     /// The vsync period at `t` if one of SurfaceFlinger's vsync counters
-    /// measures one there.
+    /// measures one there: the shortest of the counters current at `t` (each
+    /// skips the vsyncs its callbacks were not asked for).
     pub fn counted_at(&self, t: i64) -> Option<i64> {
-        self.sources.iter().filter(|s| s.dense).find_map(|s| s.series.at(t, MAX_DIST))
+        let found: smallvec::SmallVec<[(i64, i64); 4]> =
+            self.sources.iter().filter(|s| s.dense).filter_map(|s| s.series.nearest(t, MAX_DIST)).collect();
+        let closest = found.iter().map(|&(d, _)| d).min()?;
+        found.iter().filter(|&&(d, _)| d <= closest + CURRENT_SLACK).map(|&(_, p)| p).min()
     }
 
     /// The vsync period at `t`; `fallback` where nothing measures one.
     pub fn period_at(&self, t: i64, fallback: i64) -> i64 {
+        if let Some(p) = self.counted_at(t) {
+            return p;
+        }
         // A sparse series' gaps span skipped vsyncs: only a standard rate at
         // least as fast as the fallback's (within 15 %) is the panel's.
-        let believed = |s: &Source, p: i64| s.dense || (is_standard(p) && p * 100 <= fallback * 115);
-        self.sources.iter().find_map(|s| s.series.at(t, MAX_DIST).filter(|&p| believed(s, p))).unwrap_or(fallback)
+        let believed = |p: i64| is_standard(p) && p * 100 <= fallback * 115;
+        self.sources
+            .iter()
+            .filter(|s| !s.dense)
+            .find_map(|s| s.series.at(t, MAX_DIST).filter(|&p| believed(p)))
+            .unwrap_or(fallback)
     }
 }
 

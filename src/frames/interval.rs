@@ -119,6 +119,58 @@ fn unit_median(deltas: &[Option<i64>], kind: SeriesKind) -> Option<i64> {
     Some(snap(v[v.len() / 2], tol))
 }
 
+/// How far from a counter's mode a measurement that is no standard rate
+/// may lie and still be that mode's jitter: the unit-spacing band (1.15).
+const MODE_BAND: f64 = 0.15;
+
+/// A jittery clock measures its mode: the periods of a vsync counter's
+/// samples that snapped to no standard rate take the counter's mode when
+/// within [`MODE_BAND`] of it. The mode is the counter's most common standard
+/// period (the shorter of two as common); when no sample found one but the
+/// clock is jittery (`jitter_mean`: not a steady one at a rate outside
+/// [`STANDARD_HZ`]), the standard period nearest to its mean spacing. An
+/// emulator's software vsync ticks 16–19 ms apart, so its windows' medians
+/// scatter over 53–60 Hz around its 60 Hz mode.
+fn round_to_mode(period: &mut [Option<i64>], jitter_mean: Option<i64>) {
+    let mut counts: smallvec::SmallVec<[(i64, usize); STANDARD_HZ.len()]> = smallvec::SmallVec::new();
+    for p in period.iter().flatten().filter(|p| is_standard(**p)) {
+        match counts.iter_mut().find(|c| c.0 == *p) {
+            Some(c) => c.1 += 1,
+            None => counts.push((*p, 1)),
+        }
+    }
+    let in_band = |p: i64, mode: i64| ((p - mode).abs() as f64) <= MODE_BAND * mode as f64;
+    let mode = match counts.iter().max_by_key(|&&(p, c)| (c, std::cmp::Reverse(p))) {
+        Some(&(p, _)) => p,
+        None => {
+            let Some(mean) = jitter_mean else { return };
+            let nearest = snap(mean, MODE_BAND);
+            if !is_standard(nearest) {
+                return;
+            }
+            nearest
+        }
+    };
+    for p in period.iter_mut().flatten() {
+        if !is_standard(*p) && in_band(*p, mode) {
+            *p = mode;
+        }
+    }
+}
+
+/// When a clock's spacings (`d`, as [`PeriodSeries::new`] keeps them)
+/// scatter by more than a counter's noise — those within [`MODE_BAND`] of
+/// their median (skipped vsyncs left out) spread over more than 3 % of it —
+/// their mean (the jitter cancels in a sum); None for a steady clock.
+fn jitter_mean(d: &[Option<i64>]) -> Option<i64> {
+    let mut v: Vec<i64> = d.iter().flatten().copied().collect();
+    v.sort_unstable();
+    let median = *v.get(v.len() / 2)?;
+    v.retain(|x| ((x - median).abs() as f64) <= MODE_BAND * median as f64);
+    let (lo, hi) = (*v.first()?, *v.last()?);
+    ((hi - lo) as f64 > SeriesKind::Counter.tol() * median as f64).then(|| v.iter().sum::<i64>() / v.len() as i64)
+}
+
 /// A sorted timestamp series with the period estimated at each sample.
 #[derive(Debug, Clone, Default)]
 pub struct PeriodSeries {
@@ -175,6 +227,9 @@ impl PeriodSeries {
             };
             period.push(p);
         }
+        if kind == SeriesKind::Counter {
+            round_to_mode(&mut period, jitter_mean(&d));
+        }
         let with_period = (0..n).filter(|&i| period[i].is_some()).collect();
         PeriodSeries { ts, period, with_period }
     }
@@ -182,6 +237,12 @@ impl PeriodSeries {
     /// The period at the sample nearest to `t` that has one, if that sample is
     /// within `max_dist` of `t`.
     pub fn at(&self, t: i64, max_dist: i64) -> Option<i64> {
+        self.nearest(t, max_dist).map(|(_, p)| p)
+    }
+
+    /// [`PeriodSeries::at`] with the distance from `t` to the sample that
+    /// gave the period: (distance, period).
+    pub fn nearest(&self, t: i64, max_dist: i64) -> Option<(i64, i64)> {
         // The nearest sample with a period on each side of `t` (two binary
         // searches); the earlier one wins a tie. Walking outwards from `t`
         // nearest first would reach the same sample, or a sample further
@@ -202,10 +263,11 @@ impl PeriodSeries {
                 }
             }
         };
-        if (self.ts[pick] - t).abs() > max_dist {
+        let dist = (self.ts[pick] - t).abs();
+        if dist > max_dist {
             return None;
         }
-        self.period[pick]
+        self.period[pick].map(|p| (dist, p))
     }
 }
 
@@ -337,6 +399,43 @@ mod tests {
         // Two spacings that never repeat are no rate at all.
         let s = PeriodSeries::new(vec![0, 10_600_000, 300_000_000, 300_000_000 + P60], SeriesKind::Counter);
         assert!(s.period.iter().all(Option::is_none), "{:?}", s.period);
+    }
+
+    /// A series with these spacings (ns), repeated to `n` samples.
+    fn spaced(deltas: &[i64], n: usize) -> Vec<i64> {
+        let mut t = 1_000_000_000;
+        (0..n)
+            .map(|k| {
+                t += deltas[k % deltas.len()];
+                t
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_jittery_counter_measures_its_mode() {
+        const MS: i64 = 1_000_000;
+        // An emulator's 60 Hz vsync, ticks 16–19 ms apart. Windows whose
+        // smallest spacing is 16.0 ms keep 16.0–18.4 as units, medians
+        // 17.8–18.3 ms (54.6–56.2 Hz): no window finds a standard rate, but
+        // the spacings scatter (16–19 ms): the standard rate nearest to their
+        // mean, 142.6 / 8 = 17.825 ms (56.1 Hz), is 60 Hz, for every sample.
+        let emulator = [16 * MS, 18_200_000, 18_400_000, 17_800_000, 18 * MS, 16_900_000, 18_300_000, 19 * MS];
+        let raw: Vec<Option<i64>> = {
+            let ts = spaced(&emulator, 80);
+            let d: Vec<Option<i64>> = (0..ts.len()).map(|i| (i > 0).then(|| ts[i] - ts[i - 1])).collect();
+            (1..ts.len()).map(|i| unit_median(&d[(i + 1).saturating_sub(WINDOW)..=i], SeriesKind::Counter)).collect()
+        };
+        assert!(raw.iter().flatten().any(|&p| !is_standard(p)), "the windows scatter: {raw:?}");
+        let s = PeriodSeries::new(spaced(&emulator, 80), SeriesKind::Counter);
+        assert!(s.period.iter().skip(1).all(|&p| p == Some(P60)), "{:?}", s.period);
+
+        // A steady clock that skips vsyncs is no jittery one.
+        assert_eq!(jitter_mean(&[None, Some(P60), Some(2 * P60), Some(P60), Some(P60)]), None);
+
+        // A steady clock at a rate that is no standard one (57 Hz) keeps it.
+        let steady = PeriodSeries::new(spaced(&[17_543_860], 40), SeriesKind::Counter);
+        assert!(steady.period.iter().skip(1).all(|&p| p == Some(17_543_860)), "{:?}", steady.period);
     }
 
     #[test]

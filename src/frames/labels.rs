@@ -70,6 +70,11 @@ pub enum VsyncSource {
     JitterCounter,
     /// A vsync grid fitted to the thread's doFrame starts.
     Estimated,
+    /// The frame's thread slept through the vsync of one of the above and
+    /// the input dispatcher woke it after it: the frame was requested by
+    /// that input, and its vsync is the wakeup (docs/frames.md,
+    /// "Input-started frames").
+    InputWakeup,
 }
 
 impl VsyncSource {
@@ -79,6 +84,7 @@ impl VsyncSource {
             Self::VsyncApp => "vsync_app",
             Self::JitterCounter => "jitter_counter",
             Self::Estimated => "estimated",
+            Self::InputWakeup => "input_wakeup",
         }
     }
 

@@ -86,6 +86,21 @@ impl FrameRow {
     pub fn top_blocker(&self) -> Option<&critical_path::PathTotal> {
         self.path_totals.first()
     }
+
+    /// Sets the columns derived from the frame's start, duration, vsync,
+    /// interval and commit (Choreographer's arithmetic, `phases::timing`).
+    fn retime(&mut self) {
+        let t = phases::timing(self.ts, self.do_frame_dur, self.vsync_ts, self.frame_interval_ns, self.commit_ts);
+        self.jitter_ns = t.jitter_ns;
+        self.skipped_frames = t.skipped_frames;
+        self.frame_time_ns = t.frame_time_ns;
+        self.commit_jitter_ns = t.commit_jitter_ns;
+        self.commit_corrected = t.commit_corrected;
+        self.corrected_frame_time_ns = t.corrected_frame_time_ns;
+        self.frame_cost_ns = t.frame_cost_ns;
+        self.dropped_frames = t.dropped_frames;
+        self.drop_level = t.drop_level;
+    }
 }
 
 use std::collections::BTreeMap;
@@ -96,6 +111,7 @@ use rayon::prelude::*;
 
 pub mod critical_path;
 mod display_grid;
+mod input_start;
 pub(crate) mod interval;
 mod labels;
 mod loss;
@@ -144,7 +160,11 @@ impl Default for FrameOptions {
 pub struct Blocker {
     pub name: String,
     pub ts: i64,
+    /// The whole slice (it may have begun before the frame's vsync).
     pub dur: i64,
+    /// The part of the slice inside the frame's wait, vsync to doFrame
+    /// start: how much it delayed the start ("delayed start by").
+    pub delay_ns: i64,
 }
 
 /// Time the frame's thread spent in each scheduler state inside the frame
@@ -407,6 +427,8 @@ fn rebuild(
         paths: critical_path::PathIndex::new(trace, &sched, &path_threads),
         blocker_threshold_ns: opts.blocker_threshold_ns,
     };
+    let mut built = built;
+    input_started(&mut built, &sched);
     let (why, blockers) = explain(&built, &why_ctx);
     let Rows { ix, mut rows, quality, .. } = built;
     for (row, totals) in rows.iter_mut().zip(blockers) {
@@ -425,6 +447,7 @@ struct Rows<'t> {
     /// Each frame's phases, by frame.
     phases_of: Vec<phases::Phases>,
     quality: FrameQuality,
+    loss: loss::LossIndex,
 }
 
 fn rows<'t>(trace: &'t Trace, sel: &'t select::Selection, opts: &FrameOptions) -> Rows<'t> {
@@ -463,7 +486,41 @@ fn rows<'t>(trace: &'t Trace, sel: &'t select::Selection, opts: &FrameOptions) -
     for q in tallies {
         quality.add_counts(q);
     }
-    Rows { ix, rows, order, phases_of, quality }
+    Rows { ix, rows, order, phases_of, quality, loss }
+}
+
+/// Frames a touch started (docs/frames.md, "Input-started frames"): their
+/// vsync moves to the input dispatcher's wakeup of their thread, and their
+/// timing columns and data loss follow it. Needs the scheduler data, which
+/// is read beside the rows.
+fn input_started(built: &mut Rows, sched: &SchedIndex) {
+    let starts = input_start::InputStarts::new(built.ix.trace);
+    if starts.is_empty() || !sched.has_data {
+        return;
+    }
+    let Rows { ix, rows, order, quality, loss, .. } = built;
+    let moved: Vec<Option<VsyncSource>> = rows
+        .par_iter_mut()
+        .zip(order.par_iter())
+        .with_min_len(ROW_CHUNK)
+        .map(|(r, &k)| {
+            let was = r.vsync_source?;
+            let woken = starts.request(sched, r.tid, r.vsync_ts?, r.ts)?;
+            r.vsync_ts = Some(woken);
+            r.vsync_source = Some(VsyncSource::InputWakeup);
+            r.retime();
+            r.data_loss = loss.touches(&ix.frames[k], r);
+            Some(was)
+        })
+        .collect();
+    for was in moved.into_iter().flatten() {
+        let n = quality.vsync_sources.entry(was.as_str().to_string()).or_default();
+        *n = n.saturating_sub(1);
+        if *n == 0 {
+            quality.vsync_sources.remove(was.as_str());
+        }
+        *quality.vsync_sources.entry(VsyncSource::InputWakeup.as_str().to_string()).or_default() += 1;
+    }
 }
 
 /// The most common frame interval of `rows` (the shorter of two as common),
@@ -621,7 +678,6 @@ fn row(
     quality: &mut FrameQuality,
 ) -> FrameRow {
     let (trace, c) = (ix.trace, &ix.frames[k]);
-    let t = phases::timing(c.ts, c.dur, vsync_ts, i, ph.commit_ts);
     let draw = match c.frame_id {
         Some(id) => ix.draws.by_id(trace, c.pid, id, ix.windows[k]),
         None => ix.draws.by_time(trace, c.pid, c.ts, next_start),
@@ -637,7 +693,7 @@ fn row(
     quality.without_timeline += actual.is_none() as u64;
     let end = |s: &model::TimelineSlice| s.ts + s.dur;
     let name = |n: Option<&model::Name>| n.map(|n| n.to_string());
-    FrameRow {
+    let mut out = FrameRow {
         process: c.upid.and_then(|u| name(trace.process(u).name.as_ref())),
         pid: c.pid,
         tid: c.tid,
@@ -649,21 +705,12 @@ fn row(
         vsync_source: vsrc,
         frame_interval_ns: i,
         refresh_hz: 1e9 / i as f64,
-        jitter_ns: t.jitter_ns,
-        skipped_frames: t.skipped_frames,
-        frame_time_ns: t.frame_time_ns,
         input_dur: ph.dur[Phase::Input],
         animation_dur: ph.dur[Phase::Animation],
         insets_animation_dur: ph.dur[Phase::InsetsAnimation],
         traversal_dur: ph.dur[Phase::Traversal],
         commit_dur: ph.dur[Phase::Commit],
         commit_ts: ph.commit_ts,
-        commit_jitter_ns: t.commit_jitter_ns,
-        commit_corrected: t.commit_corrected,
-        corrected_frame_time_ns: t.corrected_frame_time_ns,
-        frame_cost_ns: t.frame_cost_ns,
-        dropped_frames: t.dropped_frames,
-        drop_level: t.drop_level,
         draw_frame_ts: draw.ts,
         draw_frame_dur: draw.dur,
         draw_frame_count: draw.count,
@@ -695,7 +742,11 @@ fn row(
         data_loss: false,
         // Set by `rebuild` from the critical path.
         path_totals: Vec::new(),
-    }
+        // The timing columns: set by `retime` below.
+        ..FrameRow::default()
+    };
+    out.retime();
+    out
 }
 
 /// Every row's critical path: its time per (thread, slice), most first, and

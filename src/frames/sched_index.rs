@@ -104,6 +104,19 @@ impl SchedIndex {
         v.get(k).filter(|x| x.0 == ts && x.1 == State::Runnable).and_then(|x| x.2.tid())
     }
 
+    /// When `tid` was asleep (S) at `t`: the wakeup that ended that sleep,
+    /// as (its time, its waker when the trace names one). None when the
+    /// thread was not asleep at `t`, its state there is unknown, or the
+    /// sleep lasts past the thread's last event.
+    pub fn wakeup_ending_sleep_at(&self, tid: i32, t: i64) -> Option<(i64, Option<i32>)> {
+        let v = self.by_tid.get(&tid)?;
+        let k = v.partition_point(|x| x.0 <= t).checked_sub(1)?;
+        if v[k].1 != State::Sleeping {
+            return None;
+        }
+        v.get(k + 1).filter(|x| x.1 == State::Runnable).map(|x| (x.0, x.2.tid()))
+    }
+
     /// Whether the trace has scheduler data for `tid`.
     pub fn knows(&self, tid: i32) -> bool {
         self.by_tid.contains_key(&tid)

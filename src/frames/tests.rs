@@ -292,7 +292,10 @@ fn android12_why_and_quality() {
     let w = &a.why[1];
     assert_eq!((w.frame_index, w.dominant_phase.as_str(), w.dominant_phase_ns), (3, "start_jitter", 40_000_000));
     assert_eq!((w.longest_slice.as_deref(), w.longest_slice_ns), (Some("measure"), Some(5_000_000)));
-    assert_eq!(w.blockers, vec![Blocker { name: "binder transaction".into(), ts: 1_101_000_002, dur: 37_000_000 }]);
+    assert_eq!(
+        w.blockers,
+        vec![Blocker { name: "binder transaction".into(), ts: 1_101_000_002, dur: 37_000_000, delay_ns: 37_000_000 }]
+    );
     // [v6, v6 + 70 ms): running 38 + 30.5, sleeping 1, runnable 0.5 (ms).
     assert_eq!(
         w.thread_state,
@@ -685,7 +688,10 @@ fn perfetto_jank_cuj_reference() {
     // Frame 130 started 50 ms after its vsync, held by a 49.5 ms binder call.
     let i130 = 9;
     let w = a.why.iter().find(|w| w.frame_index == i130).expect("130 is janky");
-    assert_eq!(w.blockers, vec![Blocker { name: "binder transaction".into(), ts: 500 * M, dur: 49_500_000 }]);
+    assert_eq!(
+        w.blockers,
+        vec![Blocker { name: "binder transaction".into(), ts: 500 * M, dur: 49_500_000, delay_ns: 49_500_000 }]
+    );
     assert_eq!(w.dominant_phase.as_str(), "start_jitter");
 }
 

@@ -31,6 +31,8 @@ impl TopLevel {
     /// Finished top-level slices of `track`, at least `min_dur` long, that ended
     /// in `(vsync, start]` — they held the thread after the vsync and before
     /// the doFrame (the doFrame's own ancestors end later and are skipped).
+    /// Each delayed the start by its part after the vsync: a slice that began
+    /// before the vsync held the frame only from the vsync on.
     pub fn blockers(&self, trace: &Trace, track: TrackId, vsync: i64, start: i64, min_dur: i64) -> Vec<Blocker> {
         let Some(v) = self.by_track.get(&track) else { return Vec::new() };
         // Top-level slices of one track do not overlap: sorted by ts is sorted by end.
@@ -40,7 +42,12 @@ impl TopLevel {
             .map(|&i| trace.slice(i))
             .take_while(|s| s.ts < start)
             .filter(|s| s.dur >= min_dur && s.ts + s.dur <= start && !is_do_frame_name(&s.name))
-            .map(|s| Blocker { name: s.name.to_string(), ts: s.ts, dur: s.dur })
+            .map(|s| Blocker {
+                name: s.name.to_string(),
+                ts: s.ts,
+                dur: s.dur,
+                delay_ns: s.ts + s.dur - s.ts.max(vsync),
+            })
             .collect()
     }
 }

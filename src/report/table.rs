@@ -367,7 +367,7 @@ fn why_cells(w: &WorstFrame) -> [String; 4] {
         ));
     }
     if let Some(b) = y.blockers.first() {
-        other.push(format!("blocked start: {} {} ms", b.name, fmt_ms_value(b.dur)));
+        other.push(format!("blocked start: {} {} ms", b.name, fmt_ms_value(b.delay_ns)));
     }
     let longest = match (&y.longest_slice, y.longest_slice_ns) {
         (Some(n), Some(d)) => format!("{n} ({} ms)", fmt_ms_value(d)),

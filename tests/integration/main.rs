@@ -14,6 +14,7 @@ mod consistency;
 mod critical_path;
 mod decode;
 mod exit_codes;
+mod frame_start;
 mod frames;
 mod golden;
 mod hostile;

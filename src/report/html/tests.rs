@@ -39,7 +39,11 @@ fn small() -> Analysed {
         dominant_phase_ns: 40 * MS,
         longest_slice: Some("inflate".into()),
         longest_slice_ns: Some(12_340_000),
-        blockers: vec![crate::frames::Blocker { name: "GC".into(), ts: 0, dur: 9 * MS }],
+        blockers: vec![
+            crate::frames::Blocker { name: "GC".into(), ts: 0, dur: 9 * MS, delay_ns: 9 * MS },
+            // Began 32.5 ms before the vsync: it delayed the start by 6.2 ms.
+            crate::frames::Blocker { name: "binder".into(), ts: 0, dur: 38_700_000, delay_ns: 6_200_000 },
+        ],
         thread_state: Some(ThreadStateSplit {
             running_ns: 20 * MS,
             runnable_ns: 5 * MS,
@@ -116,7 +120,7 @@ fn numbers_for_people() {
     assert_eq!(w.phase, "start jitter 40.0 ms");
     assert_eq!(w.longest, "inflate (12.3 ms)");
     assert_eq!(w.thread_state, "Running 20.0 ms · Runnable 5.0 ms · Sleeping 30.0 ms · Blocked 4.0 ms");
-    assert_eq!(w.blockers, "GC (9.0 ms)");
+    assert_eq!(w.blockers, "GC (9.0 ms); binder (6.2 ms of 38.7 ms)");
     assert!(w.data_loss && a.worst_data_loss, "the frame a loss touches is greyed");
     assert_eq!(a.scenes[0].scene, "com.a/.MainActivity");
     assert_eq!(a.scenes[0].levels, ["3", "1", "0", "0", "0"]);
