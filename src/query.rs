@@ -158,8 +158,8 @@ pub fn run(trace: &Trace, analysis: Option<&AnalysisTables>, sql: &str) -> Resul
         };
         tables.push((table, df));
     }
-    let polars_sql = expand_exponents(&glob::to_regexp(sql)?);
-    let mut df = match execute(&tables, &polars_sql, false) {
+    let polars_sql = expand_exponents(&glob::to_regexp(&names::aliased(sql))?);
+    match execute(&tables, &polars_sql, false) {
         // A column both sides of a join have only because of fpsan's own
         // columns (`slice.pid`, `thread.pid`, `counter.name`, …): run it as
         // trace_processor would, over its columns alone.
@@ -167,9 +167,7 @@ pub fn run(trace: &Trace, analysis: Option<&AnalysisTables>, sql: &str) -> Resul
             execute(&tables, &polars_sql, true).map_err(|_| QueryError::Sql(explained(&one_line(&e))))
         }
         r => r.map_err(|e| QueryError::Sql(explained(&one_line(&e)))),
-    }?;
-    names::as_written(&mut df, sql);
-    Ok(df)
+    }
 }
 
 /// Run `sql` over `tables`; `perfetto_columns`: the tables trace_processor
@@ -605,8 +603,9 @@ mod tests {
 
     #[test]
     fn perfetto_only_statements_say_what_to_do() {
-        let e = run(&trace(), None, "INCLUDE PERFETTO MODULE android.startup.startups;\nSELECT * FROM android_startups")
-            .unwrap_err();
+        let e =
+            run(&trace(), None, "INCLUDE PERFETTO MODULE android.startup.startups;\nSELECT * FROM android_startups")
+                .unwrap_err();
         assert!(matches!(e, QueryError::PerfettoOnly(_)));
         assert!(
             e.to_string().starts_with(
@@ -653,7 +652,12 @@ mod tests {
     #[test]
     fn unaliased_expressions_are_named_as_written() {
         let t = trace();
-        let df = run(&t, None, "SELECT count(*), COUNT(*) AS n, max(dur) - min(dur), name FROM slice GROUP BY name ORDER BY name").unwrap();
+        let df = run(
+            &t,
+            None,
+            "SELECT count(*), COUNT(*) AS n, max(dur) - min(dur), name FROM slice GROUP BY name ORDER BY name",
+        )
+        .unwrap();
         let names: Vec<&str> = df.get_column_names().iter().map(|c| c.as_str()).collect();
         assert_eq!(names, ["count(*)", "n", "max(dur) - min(dur)", "name"]);
         let df = run(&t, None, "SELECT s.name, s.dur / 1e1 FROM slice s WHERE s.depth = 1").unwrap();
@@ -664,15 +668,25 @@ mod tests {
     #[test]
     fn glob_matches_as_sqlite_does() {
         let t = trace();
-        let names = |q: &str| -> Vec<String> { rows(&run(&t, None, q).unwrap()).into_iter().map(|r| r[0].clone()).collect() };
+        let names =
+            |q: &str| -> Vec<String> { rows(&run(&t, None, q).unwrap()).into_iter().map(|r| r[0].clone()).collect() };
         assert_eq!(names("SELECT name FROM slice WHERE name GLOB 'Draw*' ORDER BY id"), ["DrawFrames 7"]);
         // Case-sensitive, `?` one character, sets and ranges, negation.
         assert!(names("SELECT name FROM slice WHERE name GLOB 'draw*'").is_empty());
         assert_eq!(names("SELECT name FROM slice WHERE name GLOB '*Frame? [0-9]' ORDER BY id"), ["DrawFrames 7"]);
-        assert_eq!(names("SELECT name FROM slice WHERE name GLOB '[^C]*' AND depth = 0 ORDER BY id"), ["7", "DrawFrames 7"]);
-        assert_eq!(names("SELECT name FROM slice WHERE name NOT GLOB '*#*' ORDER BY id"), ["7", "traversal", "DrawFrames 7"]);
+        assert_eq!(
+            names("SELECT name FROM slice WHERE name GLOB '[^C]*' AND depth = 0 ORDER BY id"),
+            ["7", "DrawFrames 7"]
+        );
+        assert_eq!(
+            names("SELECT name FROM slice WHERE name NOT GLOB '*#*' ORDER BY id"),
+            ["7", "traversal", "DrawFrames 7"]
+        );
         // Regex characters in the pattern are themselves.
-        assert_eq!(names("SELECT name FROM slice WHERE name GLOB 'Choreographer#doFrame ?' ORDER BY id"), ["Choreographer#doFrame 7"]);
+        assert_eq!(
+            names("SELECT name FROM slice WHERE name GLOB 'Choreographer#doFrame ?' ORDER BY id"),
+            ["Choreographer#doFrame 7"]
+        );
         assert!(names("SELECT name FROM slice WHERE name GLOB 'Choreographer.doFrame*'").is_empty());
     }
 }

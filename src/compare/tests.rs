@@ -292,10 +292,18 @@ fn gates_on_an_indicative_comparison() {
         )
     );
     let open = compare(&sides(smooth(1), smooth(1)), &rules, &settings());
-    assert!(note(&open).is_some_and(|n| n.ends_with("no verdict is given and no gate is checked")), "{:?}", note(&open));
+    assert!(
+        note(&open).is_some_and(|n| n.ends_with("no verdict is given and no gate is checked")),
+        "{:?}",
+        note(&open)
+    );
     // Failing closed with no gate to trip: none is checked.
     let none = compare(&sides(smooth(1), smooth(1)), &[], &closed);
-    assert!(note(&none).is_some_and(|n| n.ends_with("no verdict is given and no gate is checked")), "{:?}", note(&none));
+    assert!(
+        note(&none).is_some_and(|n| n.ends_with("no verdict is given and no gate is checked")),
+        "{:?}",
+        note(&none)
+    );
 }
 
 #[test]

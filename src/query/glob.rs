@@ -32,7 +32,9 @@ pub fn to_regexp(sql: &str) -> Result<String, QueryError> {
             // SQLite doubles a quote inside text: 'it''s' is two pieces here.
             let mut literal = pattern[1..pattern.len().saturating_sub(1)].to_string();
             k += 1;
-            while let Some((Piece::Quoted, q)) = pieces.get(k).filter(|(_, q)| q.starts_with('\'') && pattern.ends_with('\'')) {
+            while let Some((Piece::Quoted, q)) =
+                pieces.get(k).filter(|(_, q)| q.starts_with('\'') && pattern.ends_with('\''))
+            {
                 literal.push('\'');
                 literal.push_str(&q[1..q.len().saturating_sub(1)]);
                 k += 1;
@@ -88,7 +90,9 @@ pub fn regex_of(pattern: &str) -> Result<String, QueryError> {
                         Some(']') => break,
                         Some(c) => set.push(c),
                         None => {
-                            return Err(QueryError::Sql(format!("GLOB pattern '{pattern}': a '[' is not closed by ']'")))
+                            return Err(QueryError::Sql(format!(
+                                "GLOB pattern '{pattern}': a '[' is not closed by ']'"
+                            )))
                         }
                     }
                 }

@@ -489,7 +489,13 @@ fn cli_unusable_inputs_exit_1_with_one_line() {
     std::io::Write::write_all(&mut gz, &tar).unwrap();
     let tar_gz = write_temp(&dir, "trace.tar.gz", &gz.finish().unwrap());
     cases.push((&zip, format!("{} is a zip archive, not a trace; unzip it and give fpsan the trace inside (an Android bugreport keeps its traces under FS/data/misc/perfetto-traces/)", zip.display())));
-    cases.push((&tar_gz, format!("{} is a tar archive, not a trace; extract it (tar xf) and give fpsan the trace inside", tar_gz.display())));
+    cases.push((
+        &tar_gz,
+        format!(
+            "{} is a tar archive, not a trace; extract it (tar xf) and give fpsan the trace inside",
+            tar_gz.display()
+        ),
+    ));
     if have_fifo {
         cases.push((&fifo, format!("{} is not a Perfetto trace (it is not a regular file (a pipe, socket or device); save the trace to a file first){not_a_trace_hint}", fifo.display())));
     } else {

@@ -180,7 +180,9 @@ fn a_vocabulary_card_wraps_a_phrase_instead_of_clipping_it() {
     assert!(html.contains(r#"<tr><td>frames with data</td><td class="num">0 (needs FrameTimeline)</td></tr>"#));
     // ... which number cells keep on one line everywhere but in these cards, whose grid
     // column (210 px at least) is narrower than label and phrase together.
-    assert!(html.contains("td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }"));
+    assert!(
+        html.contains("td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }")
+    );
     assert!(html.contains(".vocab .card { min-width: 0; }"));
     assert!(html.contains(".vocab .card td.num { white-space: normal; overflow-wrap: anywhere; }"));
 }
