@@ -110,7 +110,7 @@ pub fn load_sched(path: &Path, trace: &mut Trace) -> Result<(), ReadError> {
 fn perfetto_only(sql: &str) -> Option<String> {
     let words = code_words(sql);
     let at = |k: usize, w: &str| words.get(k).is_some_and(|x| x == w);
-    for k in 0..words.len() {
+    for (k, word) in words.iter().enumerate() {
         if at(k, "include") && at(k + 1, "perfetto") && at(k + 2, "module") {
             return Some(
                 "INCLUDE PERFETTO MODULE goes before the query (INCLUDE PERFETTO MODULE x.y; SELECT …)".to_string(),
@@ -123,11 +123,11 @@ fn perfetto_only(sql: &str) -> Option<String> {
                     .to_string(),
             );
         }
-        if ["span_join", "span_left_join", "span_outer_join"].contains(&words[k].as_str()) {
+        if ["span_join", "span_left_join", "span_outer_join"].contains(&word.as_str()) {
             return Some(format!(
                 "{}: trace_processor's SPAN_JOIN tables are not available in fpsan query; join on overlapping \
                  intervals instead (a.ts < b.ts + b.dur AND b.ts < a.ts + a.dur)",
-                words[k].to_ascii_uppercase()
+                word.to_ascii_uppercase()
             ));
         }
     }
