@@ -17,6 +17,11 @@ use crate::model::Trace;
 use crate::read::{ReadError, Source};
 use crate::tables::{AnalysisTables, Table};
 
+mod glob;
+mod lex;
+mod modules;
+mod names;
+
 #[derive(Debug, thiserror::Error)]
 pub enum QueryError {
     /// The SQL did not parse or refers to something that does not exist.
@@ -46,7 +51,7 @@ fn one_line(e: &PolarsError) -> String {
 /// The words of `sql` outside quoted text and comments, lowercased, dotted
 /// names whole (`slice.name`, `android.frames.timeline`): a cheap scan, not
 /// a parse.
-fn code_words(sql: &str) -> Vec<String> {
+pub(crate) fn code_words(sql: &str) -> Vec<String> {
     let b = sql.as_bytes();
     let mut code = String::with_capacity(sql.len());
     let mut i = 0;
@@ -72,6 +77,8 @@ fn code_words(sql: &str) -> Vec<String> {
 /// The known tables a query mentions (a table named only in quoted text or
 /// a comment is not built).
 fn tables_in(sql: &str) -> BTreeSet<Table> {
+    // Module names (`android.frames.timeline`) are not tables.
+    let sql = modules::included(sql).map_or(sql, |(_, query)| query);
     let words: BTreeSet<String> = code_words(sql).iter().flat_map(|w| w.split('.')).map(str::to_string).collect();
     Table::ALL.into_iter().filter(|t| words.contains(t.name())).collect()
 }
@@ -103,14 +110,11 @@ pub fn load_sched(path: &Path, trace: &mut Trace) -> Result<(), ReadError> {
 fn perfetto_only(sql: &str) -> Option<String> {
     let words = code_words(sql);
     let at = |k: usize, w: &str| words.get(k).is_some_and(|x| x == w);
-    for k in 0..words.len() {
+    for (k, word) in words.iter().enumerate() {
         if at(k, "include") && at(k + 1, "perfetto") && at(k + 2, "module") {
-            let module = words.get(k + 3).map_or("", String::as_str);
-            return Some(format!(
-                "INCLUDE PERFETTO MODULE {module}: trace_processor's standard library is not available in fpsan \
-                 query (docs/report.md, \"fpsan query\", lists what is); the frames, presents and apps tables hold \
-                 what its android.frames modules compute"
-            ));
+            return Some(
+                "INCLUDE PERFETTO MODULE goes before the query (INCLUDE PERFETTO MODULE x.y; SELECT …)".to_string(),
+            );
         }
         if at(k, "create") && at(k + 1, "perfetto") {
             return Some(
@@ -119,11 +123,11 @@ fn perfetto_only(sql: &str) -> Option<String> {
                     .to_string(),
             );
         }
-        if ["span_join", "span_left_join", "span_outer_join"].contains(&words[k].as_str()) {
+        if ["span_join", "span_left_join", "span_outer_join"].contains(&word.as_str()) {
             return Some(format!(
                 "{}: trace_processor's SPAN_JOIN tables are not available in fpsan query; join on overlapping \
                  intervals instead (a.ts < b.ts + b.dur AND b.ts < a.ts + a.dur)",
-                words[k].to_ascii_uppercase()
+                word.to_ascii_uppercase()
             ));
         }
     }
@@ -135,11 +139,18 @@ fn perfetto_only(sql: &str) -> Option<String> {
 /// must hold every thread's events when it names `sched` or `thread_state`
 /// (see [`load_sched`]).
 pub fn run(trace: &Trace, analysis: Option<&AnalysisTables>, sql: &str) -> Result<DataFrame, QueryError> {
+    let (modules, sql) = modules::included(sql)?;
     if let Some(why) = perfetto_only(sql) {
         return Err(QueryError::PerfettoOnly(why));
     }
     let mut tables = Vec::new();
     for table in tables_in(sql) {
+        if let Some(module) = table.module().filter(|m| !modules.contains(m)) {
+            return Err(QueryError::PerfettoOnly(format!(
+                "{} is a table of PerfettoSQL module {module}: begin the query with INCLUDE PERFETTO MODULE {module};",
+                table.name()
+            )));
+        }
         let df = match (table.of_trace(trace), analysis.and_then(|a| a.get(table))) {
             (Some(built), _) => built.map_err(|e| QueryError::Table { table: table.name(), message: one_line(&e) })?,
             (None, Some(df)) => df.clone(),
@@ -147,13 +158,13 @@ pub fn run(trace: &Trace, analysis: Option<&AnalysisTables>, sql: &str) -> Resul
         };
         tables.push((table, df));
     }
-    let sql = expand_exponents(sql);
-    match execute(&tables, &sql, false) {
+    let polars_sql = expand_exponents(&glob::to_regexp(&names::aliased(sql))?);
+    match execute(&tables, &polars_sql, false) {
         // A column both sides of a join have only because of fpsan's own
         // columns (`slice.pid`, `thread.pid`, `counter.name`, …): run it as
         // trace_processor would, over its columns alone.
         Err(e) if is_ambiguous(&e) && tables.iter().any(|(t, _)| t.perfetto_columns().is_some()) => {
-            execute(&tables, &sql, true).map_err(|_| QueryError::Sql(explained(&one_line(&e))))
+            execute(&tables, &polars_sql, true).map_err(|_| QueryError::Sql(explained(&one_line(&e))))
         }
         r => r.map_err(|e| QueryError::Sql(explained(&one_line(&e)))),
     }
@@ -386,19 +397,23 @@ mod tests {
         let df = run(
             &trace(),
             None,
-            "SELECT id, name, depth, parent_id, tid, pid, thread_name, process_name FROM slice ORDER BY id",
+            "SELECT id, name, depth, parent_id, tid, pid, thread_name, process_name, track_name FROM slice ORDER BY id",
         )
         .unwrap();
-        assert_eq!(df.height(), 3);
-        let tids: Vec<Option<i32>> = df.column("tid").unwrap().i32().unwrap().iter().collect();
-        assert_eq!(tids, [Some(42), Some(42), Some(43)]);
-        // trace_processor's ids: the FrameTimeline slice at 95 is id 0.
-        let ids: Vec<Option<i64>> = df.column("id").unwrap().i64().unwrap().iter().collect();
-        assert_eq!(ids, [Some(1), Some(2), Some(3)]);
-        let parents: Vec<Option<i64>> = df.column("parent_id").unwrap().i64().unwrap().iter().collect();
-        assert_eq!(parents, [None, Some(1), None]);
-        let tn: Vec<Option<&str>> = df.column("thread_name").unwrap().str().unwrap().iter().collect();
-        assert_eq!(tn, [Some("com.a"), Some("com.a"), Some("RenderThread")]);
+        // trace_processor's rows: the FrameTimeline slice at 95 is id 0, named by its token, on its
+        // process' Actual Timeline track.
+        assert_eq!(
+            rows(&df),
+            cells(&[
+                &["0", "7", "0", "null", "null", "42", "null", "com.a", "Actual Timeline"],
+                &["1", "Choreographer#doFrame 7", "0", "null", "42", "42", "com.a", "com.a", "null"],
+                &["2", "traversal", "1", "1", "42", "42", "com.a", "com.a", "null"],
+                &["3", "DrawFrames 7", "0", "null", "43", "42", "RenderThread", "com.a", "null"],
+            ])
+        );
+        // The FrameTimeline slice joins its track as trace_processor's does.
+        let q = "SELECT s.id, t.name FROM slice s JOIN process_track t ON s.track_id = t.id";
+        assert_eq!(rows(&run(&trace(), None, q).unwrap()), cells(&[&["0", "Actual Timeline"]]));
     }
 
     #[test]
@@ -588,11 +603,27 @@ mod tests {
 
     #[test]
     fn perfetto_only_statements_say_what_to_do() {
-        let e = run(&trace(), None, "INCLUDE PERFETTO MODULE android.frames.timeline;\nSELECT * FROM android_frames")
-            .unwrap_err();
+        let e =
+            run(&trace(), None, "INCLUDE PERFETTO MODULE android.startup.startups;\nSELECT * FROM android_startups")
+                .unwrap_err();
         assert!(matches!(e, QueryError::PerfettoOnly(_)));
-        assert!(e.to_string().starts_with("INCLUDE PERFETTO MODULE android.frames.timeline: "), "{e}");
-        assert!(e.to_string().contains("not available in fpsan query"), "{e}");
+        assert!(
+            e.to_string().starts_with(
+                "INCLUDE PERFETTO MODULE android.startup.startups: module android.startup.startups is not provided \
+                 by fpsan; provided: android.frames.timeline ("
+            ),
+            "{e}"
+        );
+        let e = run(&trace(), None, "SELECT 1 AS x FROM process; INCLUDE PERFETTO MODULE android.frames.timeline")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e, "INCLUDE PERFETTO MODULE goes before the query (INCLUDE PERFETTO MODULE x.y; SELECT …)");
+        let e = run(&trace(), None, "SELECT * FROM android_frames").unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "android_frames is a table of PerfettoSQL module android.frames.timeline: begin the query with \
+             INCLUDE PERFETTO MODULE android.frames.timeline;"
+        );
         let e = run(&trace(), None, "CREATE PERFETTO TABLE x AS SELECT 1").unwrap_err().to_string();
         assert!(e.contains("WITH name AS"), "{e}");
         let e = run(&trace(), None, "CREATE VIRTUAL TABLE sp USING SPAN_JOIN(a, b)").unwrap_err().to_string();
@@ -600,5 +631,62 @@ mod tests {
         // In a comment or quoted text it is not a statement.
         let df = run(&trace(), None, "-- INCLUDE PERFETTO MODULE x\nSELECT 'span_join' AS s FROM process").unwrap();
         assert_eq!(df.height(), 2);
+    }
+
+    #[test]
+    fn an_included_module_gives_its_tables() {
+        // The frame 7: doFrame id 1 on utid 1, DrawFrames id 3 on utid 2, the actual slice id 0; no
+        // expected slice, so upid is NULL (the module takes it from the expected slice).
+        let q = "INCLUDE PERFETTO MODULE android.frames.timeline;\n\
+                 SELECT frame_id, ts, dur, do_frame_id, draw_frame_id, actual_frame_timeline_id, \
+                 expected_frame_timeline_id, render_thread_utid, ui_thread_utid, actual_frame_timeline_count, \
+                 draw_frame_count, upid, process_name FROM android_frames";
+        assert_eq!(
+            rows(&run(&trace(), None, q).unwrap()),
+            cells(&[&["7", "95", "100", "1", "3", "0", "null", "2", "1", "1", "1", "null", "com.a"]])
+        );
+        // Naming the module's table does not build the analysis' `frames`.
+        assert!(!needs_frames(q));
+    }
+
+    #[test]
+    fn unaliased_expressions_are_named_as_written() {
+        let t = trace();
+        let df = run(
+            &t,
+            None,
+            "SELECT count(*), COUNT(*) AS n, max(dur) - min(dur), name FROM slice GROUP BY name ORDER BY name",
+        )
+        .unwrap();
+        let names: Vec<&str> = df.get_column_names().iter().map(|c| c.as_str()).collect();
+        assert_eq!(names, ["count(*)", "n", "max(dur) - min(dur)", "name"]);
+        let df = run(&t, None, "SELECT s.name, s.dur / 1e1 FROM slice s WHERE s.depth = 1").unwrap();
+        assert_eq!(df.get_column_names().iter().map(|c| c.as_str()).collect::<Vec<_>>(), ["name", "s.dur / 1e1"]);
+        assert_eq!(rows(&df), cells(&[&["traversal", "3.0"]]));
+    }
+
+    #[test]
+    fn glob_matches_as_sqlite_does() {
+        let t = trace();
+        let names =
+            |q: &str| -> Vec<String> { rows(&run(&t, None, q).unwrap()).into_iter().map(|r| r[0].clone()).collect() };
+        assert_eq!(names("SELECT name FROM slice WHERE name GLOB 'Draw*' ORDER BY id"), ["DrawFrames 7"]);
+        // Case-sensitive, `?` one character, sets and ranges, negation.
+        assert!(names("SELECT name FROM slice WHERE name GLOB 'draw*'").is_empty());
+        assert_eq!(names("SELECT name FROM slice WHERE name GLOB '*Frame? [0-9]' ORDER BY id"), ["DrawFrames 7"]);
+        assert_eq!(
+            names("SELECT name FROM slice WHERE name GLOB '[^C]*' AND depth = 0 ORDER BY id"),
+            ["7", "DrawFrames 7"]
+        );
+        assert_eq!(
+            names("SELECT name FROM slice WHERE name NOT GLOB '*#*' ORDER BY id"),
+            ["7", "traversal", "DrawFrames 7"]
+        );
+        // Regex characters in the pattern are themselves.
+        assert_eq!(
+            names("SELECT name FROM slice WHERE name GLOB 'Choreographer#doFrame ?' ORDER BY id"),
+            ["Choreographer#doFrame 7"]
+        );
+        assert!(names("SELECT name FROM slice WHERE name GLOB 'Choreographer.doFrame*'").is_empty());
     }
 }

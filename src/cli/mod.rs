@@ -527,6 +527,7 @@ fn read_hint(e: &ReadError) -> &'static str {
             "give a Perfetto trace (.pftrace, .perfetto-trace) or a systrace capture (.html, .txt, .ctrace), e.g. one recorded with `fpsan capture --app PKG`"
         }
         ReadError::Corrupt { .. } => "the file is damaged; record the trace again",
+        ReadError::Packed { packing, .. } => packing.how(),
     }
 }
 

@@ -5,7 +5,7 @@
 use crate::model::WarningCode;
 use std::path::PathBuf;
 
-use super::comparison::{compare, zero_both, IndicativeGates, Settings};
+use super::comparison::{compare, zero_both, Comparison, IndicativeGates, Settings};
 use super::gate::{parse_rule, GateRule, GateStatus, Gateable};
 use super::present::words::{tripped_line, verdict_cell};
 use super::runs::{Run, Sides};
@@ -279,6 +279,31 @@ fn gates_on_an_indicative_comparison() {
     assert!(c.gates.iter().all(|g| g.tripped && g.status == GateStatus::Tripped));
     let line = tripped_line(&c, &rules[0], &c.gates[0]);
     assert!(line.ends_with(": failing closed"), "{line}");
+    // The table's note says what the gates did, never "no gate is checked" beside a tripped one.
+    let note = |c: &Comparison| {
+        let table = super::present::text::table(c, false);
+        table.lines().find(|l| l.trim_start().starts_with("indicative: ")).map(|l| l.trim().to_string())
+    };
+    assert_eq!(
+        note(&c).as_deref(),
+        Some(
+            "indicative: 1 vs 1 runs cannot show a change at alpha 0.05 (a test needs 4 runs a side); these numbers \
+             describe the captures, no verdict is given and every --fail-if gate trips (--indicative-gates fail)"
+        )
+    );
+    let open = compare(&sides(smooth(1), smooth(1)), &rules, &settings());
+    assert!(
+        note(&open).is_some_and(|n| n.ends_with("no verdict is given and no gate is checked")),
+        "{:?}",
+        note(&open)
+    );
+    // Failing closed with no gate to trip: none is checked.
+    let none = compare(&sides(smooth(1), smooth(1)), &[], &closed);
+    assert!(
+        note(&none).is_some_and(|n| n.ends_with("no verdict is given and no gate is checked")),
+        "{:?}",
+        note(&none)
+    );
 }
 
 #[test]

@@ -14,6 +14,9 @@ pub enum ReadError {
     Empty { path: PathBuf },
     #[error("{path} is not a Perfetto trace ({why})")]
     NotATrace { path: PathBuf, why: String },
+    /// An archive or a compression fpsan does not open (`Packing::how` says what to do).
+    #[error("{path} is {}, not a trace", packing.what())]
+    Packed { path: PathBuf, packing: super::Packing },
     #[error("{path}: {why}")]
     Corrupt { path: PathBuf, why: String },
 }

@@ -27,6 +27,7 @@ mod error;
 mod format;
 mod frame_sched;
 mod inflate;
+mod packing;
 mod protobuf;
 pub mod records;
 pub mod slim;
@@ -36,6 +37,7 @@ mod thread_records;
 
 pub use error::ReadError;
 pub use format::{Decoded, Format, ReadOptions, SchedPass, SourceFacts};
+pub use packing::Packing;
 pub use protobuf::framing;
 pub use source::{open_file, Compression, Source};
 
@@ -59,6 +61,9 @@ fn format_of(source: &Source) -> Result<&'static dyn Format, ReadError> {
     let data = source.data();
     if let Some(format) = FORMATS.into_iter().find(|f| f.sniff(data)) {
         return Ok(format);
+    }
+    if let Some(packing) = Packing::of(data) {
+        return Err(ReadError::Packed { path: source.path.clone(), packing });
     }
     let why = match data.first() {
         None => return Err(ReadError::Empty { path: source.path.clone() }),

@@ -234,6 +234,11 @@ pub(crate) fn android_version(sdk: Option<u64>, fingerprint: Option<&str>) -> Op
     (!rel.is_empty()).then(|| format!("Android {rel}"))
 }
 
+/// The widest a name from the trace (a slice, scene or CUJ name) is shown in
+/// the terminal's tables, in characters, ellipsis included: one long name
+/// must not widen every row (JSON, CSV and the HTML report keep names whole).
+pub(crate) const TERMINAL_NAME_CHARS: usize = 48;
+
 /// Shorten a label to `max` characters, keeping its start (slice names say
 /// what they are first: `VRI[Main]-relayoutWindow#first=true/…`).
 pub(crate) fn shorten_head(s: &str, max: usize) -> String {

@@ -259,7 +259,7 @@ fn scenes_table(scenes: &[SceneSummary]) -> String {
     let rows: Vec<Vec<String>> = scenes
         .iter()
         .map(|s| {
-            let mut r = vec![s.scene.clone()];
+            let mut r = vec![shorten(&s.scene, TERMINAL_NAME_CHARS)];
             r.extend(scene_cells(s));
             r.push(fmt_opt_ms_value(s.frame_cost_p90));
             r
@@ -291,7 +291,7 @@ fn cujs_table(cujs: &[CujSummary]) -> String {
         .iter()
         .map(|c| {
             let mut r = vec![
-                c.cuj.clone(),
+                shorten_head(&c.cuj, TERMINAL_NAME_CHARS),
                 c.instances.to_string(),
                 c.completed.to_string(),
                 c.canceled.to_string(),
@@ -367,11 +367,11 @@ fn why_cells(w: &WorstFrame) -> [String; 4] {
         ));
     }
     if let Some(b) = y.blockers.first() {
-        other.push(format!("blocked start: {} {} ms", b.name, fmt_ms_value(b.delay_ns)));
+        other.push(format!("blocked start: {} {} ms", shorten_head(&b.name, TERMINAL_NAME_CHARS), fmt_ms_value(b.delay_ns)));
     }
     let longest = match (&y.longest_slice, y.longest_slice_ns) {
-        (Some(n), Some(d)) => format!("{n} ({} ms)", fmt_ms_value(d)),
-        (Some(n), None) => n.clone(),
+        (Some(n), Some(d)) => format!("{} ({} ms)", shorten_head(n, TERMINAL_NAME_CHARS), fmt_ms_value(d)),
+        (Some(n), None) => shorten_head(n, TERMINAL_NAME_CHARS),
         _ => NONE_ASCII.into(),
     };
     [y.dominant_phase.to_string(), fmt_ms_value(y.dominant_phase_ns), longest, other.join("; ")]

@@ -2,6 +2,7 @@
 //! table / json / csv on stdout and the `--out` files.
 
 use super::fixture::Analysed;
+use super::format::TERMINAL_NAME_CHARS;
 use super::*;
 use crate::frames::{FramePart, FrameRow, FrameWhy, Phase, VsyncSource};
 use crate::metrics::AppFilter;
@@ -57,6 +58,30 @@ fn table_output() {
     assert!(s.contains("com.a (pid 1)") && s.contains("com.b (pid 2)"), "{s}");
     assert!(s.contains("traversal") && s.contains("inflate (45.0 ms)"), "{s}");
     assert!(s.contains("com.a/.Main"), "{s}");
+}
+
+#[test]
+fn long_slice_names_are_cut_in_the_terminal_only() {
+    let long: String = "measure:".chars().chain(std::iter::repeat_n('x', 192)).collect();
+    let (trace, rows, mut why) = analysis();
+    why[0].longest_slice = Some(long.clone());
+    why[0].blockers = vec![crate::frames::Blocker { name: long.clone(), ts: 100_000_000, dur: 3_000_000 }];
+    let mut a = Analysed::new(trace, rows, why, &AppFilter::All);
+    a.warnings = a.trace.meta.warnings.clone();
+    let report = a.report();
+    let table = String::from_utf8(render_stdout(StdoutFormat::Table, &report).unwrap()).unwrap();
+    // 47 characters and the ellipsis, in both cells.
+    let cut = format!("{}…", &long[..47]);
+    assert_eq!(cut.chars().count(), TERMINAL_NAME_CHARS);
+    assert!(table.contains(&format!("{cut} (45.0 ms)")), "{table}");
+    assert!(table.contains(&format!("blocked start: {cut} 3.0 ms")), "{table}");
+    assert!(!table.contains(&long[..48]), "{table}");
+    // The worst-frames row: its other cells and the two names at 48 characters, not 200 each.
+    let widest = table.lines().map(|l| l.chars().count()).max().unwrap();
+    assert!(widest < 200, "{widest} columns:\n{table}");
+    // JSON keeps the whole name.
+    let v: serde_json::Value = serde_json::from_slice(&render_stdout(StdoutFormat::Json, &report).unwrap()).unwrap();
+    assert_eq!(v["apps"][0]["worst_frames"][0]["why"]["longest_slice"], serde_json::json!(long));
 }
 
 #[test]

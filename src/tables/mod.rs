@@ -6,7 +6,9 @@
 //!   trace_processor's tables over the same data (`perfetto`: tracks and the
 //!   FrameTimeline tables; `sched`: `sched` and `thread_state`);
 //! - the analysis' rows (`analysis`): `frames`, `presents`, `flutter_frames`;
-//! - the summaries' (`summaries`): `apps`, `scenes`.
+//! - the summaries' (`summaries`): `apps`, `scenes`;
+//! - PerfettoSQL modules' tables over the model (`android_frames`: module
+//!   `android.frames.timeline`), which a query includes to use.
 //!
 //! [`of`] gives an analysis' tables, the ones `--out`, `batch` (the lake),
 //! `fpsan query`, Python and Spark hand out; the lake's own `traces` table is
@@ -18,6 +20,7 @@ use polars::prelude::*;
 use crate::model::Trace;
 
 mod analysis;
+pub mod android_frames;
 mod builder;
 mod model;
 pub mod perfetto;
@@ -51,10 +54,14 @@ pub enum Table {
     FlutterFrames,
     Apps,
     Scenes,
+    AndroidFramesChoreographerDoFrame,
+    AndroidFramesDrawFrame,
+    AndroidFramesLayers,
+    AndroidFrames,
 }
 
 impl Table {
-    pub const ALL: [Table; 20] = [
+    pub const ALL: [Table; 24] = [
         Table::Slice,
         Table::Counter,
         Table::Thread,
@@ -75,6 +82,10 @@ impl Table {
         Table::FlutterFrames,
         Table::Apps,
         Table::Scenes,
+        Table::AndroidFramesChoreographerDoFrame,
+        Table::AndroidFramesDrawFrame,
+        Table::AndroidFramesLayers,
+        Table::AndroidFrames,
     ];
 
     /// Its name in SQL, in the lake's folders and in Python.
@@ -100,6 +111,22 @@ impl Table {
             Table::FlutterFrames => "flutter_frames",
             Table::Apps => "apps",
             Table::Scenes => "scenes",
+            Table::AndroidFramesChoreographerDoFrame => "android_frames_choreographer_do_frame",
+            Table::AndroidFramesDrawFrame => "android_frames_draw_frame",
+            Table::AndroidFramesLayers => "android_frames_layers",
+            Table::AndroidFrames => "android_frames",
+        }
+    }
+
+    /// The PerfettoSQL module a query includes to use it (`INCLUDE PERFETTO
+    /// MODULE …`), as in trace_processor; None for the tables always there.
+    pub fn module(self) -> Option<&'static str> {
+        match self {
+            Table::AndroidFramesChoreographerDoFrame
+            | Table::AndroidFramesDrawFrame
+            | Table::AndroidFramesLayers
+            | Table::AndroidFrames => Some(android_frames::MODULE),
+            _ => None,
         }
     }
 
@@ -144,6 +171,10 @@ impl Table {
             Table::ExpectedFrameTimelineSlice => perfetto::expected_frame_timeline_slice(trace),
             Table::Sched => sched::sched(trace),
             Table::ThreadState => sched::thread_state(trace),
+            Table::AndroidFramesChoreographerDoFrame => android_frames::choreographer_do_frame(trace),
+            Table::AndroidFramesDrawFrame => android_frames::draw_frame(trace),
+            Table::AndroidFramesLayers => android_frames::layers(trace),
+            Table::AndroidFrames => android_frames::frames(trace),
             Table::Frames | Table::Presents | Table::FlutterFrames | Table::Apps | Table::Scenes => return None,
         })
     }

@@ -3,16 +3,26 @@
 //! `slice`, `counter`, `thread` and `process` have trace_processor's columns
 //! and ids (`perfetto`), then fpsan's own.
 
+use std::borrow::Cow;
+
 use polars::prelude::*;
 
-use super::perfetto::{self, SliceIds, IDLE};
+use super::perfetto::{self, SliceIds, TimelineTracks, IDLE};
 use super::TableBuilder;
-use crate::model::{Process, Slice, Thread, Trace, Track, TrackId};
+use crate::model::{Process, Thread, Trace, TrackId};
 
-/// A slice with the track, thread and process it is on, looked up once.
+/// A row of `slice`: a model slice or a FrameTimeline slice, with the
+/// track, thread and process it is on, looked up once.
 struct SliceRow<'t> {
-    s: &'t Slice,
-    track: Option<&'t Track>,
+    id: Option<i64>,
+    ts: i64,
+    dur: i64,
+    name: Cow<'t, str>,
+    depth: i64,
+    parent_id: Option<i64>,
+    category: Option<&'t str>,
+    track_id: Option<i64>,
+    track_name: Option<&'t str>,
     thread: Option<&'t Thread>,
     process: Option<&'t Process>,
 }
@@ -24,38 +34,67 @@ pub const COUNTER_PERFETTO: &[&str] = &["id", "ts", "track_id", "value"];
 pub const THREAD_PERFETTO: &[&str] = &["utid", "tid", "name", "upid"];
 
 /// `slice(id, ts, dur, name, depth, parent_id, category, track_id, tid, pid,
-/// thread_name, process_name, track, track_name)`: `track` is `track_id`'s
-/// older name.
+/// thread_name, process_name, track, track_name)`, in id order: the model's
+/// slices and, as trace_processor lists them, the FrameTimeline slices (name:
+/// the frame's token; depth 0 on their process' `Expected Timeline` or
+/// `Actual Timeline` track). `track` is `track_id`'s older name.
 pub fn slice(trace: &Trace) -> PolarsResult<DataFrame> {
     let ids = SliceIds::of(trace);
-    let rows: Vec<SliceRow> = trace
-        .slices
-        .iter()
-        .map(|s| {
-            let track = trace.tracks.get(s.track.index());
-            SliceRow {
-                s,
-                track,
-                thread: track.and_then(|_| trace.track_thread(s.track)),
-                process: track.and_then(|_| trace.track_process(s.track)),
-            }
-        })
-        .collect();
+    let model = trace.slices.iter().map(|s| {
+        let track = trace.tracks.get(s.track.index());
+        SliceRow {
+            id: ids.slice(s.id),
+            ts: s.ts,
+            dur: s.dur,
+            name: Cow::Borrowed(&*s.name),
+            depth: i64::from(s.depth),
+            parent_id: s.parent.and_then(|p| ids.slice(p)),
+            category: s.category.as_deref(),
+            track_id: Some(i64::from(s.track.0)),
+            track_name: track.and_then(|t| t.name.as_deref()),
+            thread: track.and_then(|_| trace.track_thread(s.track)),
+            process: track.and_then(|_| trace.track_process(s.track)),
+        }
+    });
+    let tracks = TimelineTracks::of(trace);
+    let timeline = trace.frame_timeline.iter().enumerate().map(|(i, f)| SliceRow {
+        id: ids.timeline(i),
+        ts: f.ts,
+        dur: f.dur,
+        name: Cow::Owned(f.token.to_string()),
+        depth: 0,
+        parent_id: None,
+        category: None,
+        track_id: tracks.of_slice(i),
+        track_name: tracks.of_slice(i).map(|_| TimelineTracks::name(f.kind.is_actual())),
+        thread: None,
+        process: f.upid.map(|u| trace.process(u)),
+    });
+    // Both are in id order: merge them.
+    let mut rows: Vec<SliceRow> = Vec::with_capacity(trace.slices.len() + trace.frame_timeline.len());
+    let (mut model, mut timeline) = (model.peekable(), timeline.peekable());
+    while let Some(next) = match (model.peek(), timeline.peek()) {
+        (Some(m), Some(t)) if t.id < m.id => timeline.next(),
+        (Some(_), _) => model.next(),
+        (None, _) => timeline.next(),
+    } {
+        rows.push(next);
+    }
     TableBuilder::new(&rows)
-        .col("id", |r| ids.slice(r.s.id))
-        .col("ts", |r| r.s.ts)
-        .col("dur", |r| r.s.dur)
-        .col("name", |r| &*r.s.name)
-        .col("depth", |r| r.s.depth as i64)
-        .col("parent_id", |r| r.s.parent.and_then(|p| ids.slice(p)))
-        .col("category", |r| r.s.category.as_deref())
-        .col("track_id", |r| r.s.track.0 as i64)
+        .col("id", |r| r.id)
+        .col("ts", |r| r.ts)
+        .col("dur", |r| r.dur)
+        .col("name", |r| r.name.as_ref())
+        .col("depth", |r| r.depth)
+        .col("parent_id", |r| r.parent_id)
+        .col("category", |r| r.category)
+        .col("track_id", |r| r.track_id)
         .col("tid", |r| r.thread.map(|t| t.tid))
         .col("pid", |r| r.process.map(|p| p.pid))
         .col("thread_name", |r| r.thread.and_then(|t| t.name.as_deref()))
         .col("process_name", |r| r.process.and_then(|p| p.name.as_deref()))
-        .col("track", |r| r.s.track.0 as i64)
-        .col("track_name", |r| r.track.and_then(|t| t.name.as_deref()))
+        .col("track", |r| r.track_id)
+        .col("track_name", |r| r.track_name)
         .build()
 }
 

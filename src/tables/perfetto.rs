@@ -10,8 +10,8 @@
 //!   and `thread` tables show as their first row;
 //! - slice ids count the FrameTimeline slices too, as trace_processor keeps
 //!   both in one slice table, numbered in start order (at equal starts the
-//!   model's slice first), so `slice.id` and the FrameTimeline tables' `id`
-//!   never collide;
+//!   FrameTimeline slice first, as trace_processor numbers the demo trace),
+//!   so `slice.id` and the FrameTimeline tables' `id` never collide;
 //! - track ids are the model's, then one `Expected Timeline` and one `Actual
 //!   Timeline` track per process with FrameTimeline slices, in the order they
 //!   first appear. They join `slice.track_id` and `counter.track_id`; their
@@ -36,8 +36,8 @@ pub fn utid(u: Utid) -> i64 {
 pub const IDLE: i64 = 0;
 
 /// trace_processor's slice ids of the model's slices and of its FrameTimeline
-/// slices: both start-ordered lists merged, the model's slice first at equal
-/// starts. Every id is used once whatever the order of the inputs.
+/// slices: both start-ordered lists merged, the FrameTimeline slice first at
+/// equal starts. Every id is used once whatever the order of the inputs.
 pub struct SliceIds {
     slices: Vec<i64>,
     timeline: Vec<i64>,
@@ -51,7 +51,7 @@ impl SliceIds {
         let (mut i, mut j) = (0, 0);
         while i < s.len() || j < f.len() {
             let next = (slices.len() + timeline.len()) as i64;
-            if j == f.len() || (i < s.len() && s[i].ts <= f[j].ts) {
+            if j == f.len() || (i < s.len() && s[i].ts < f[j].ts) {
                 slices.push(next);
                 i += 1;
             } else {
@@ -106,7 +106,12 @@ impl TimelineTracks {
         TimelineTracks { tracks, of_slice }
     }
 
-    fn name(actual: bool) -> &'static str {
+    /// The track id of `trace.frame_timeline[index]`.
+    pub fn of_slice(&self, index: usize) -> Option<i64> {
+        self.of_slice.get(index).copied().flatten()
+    }
+
+    pub fn name(actual: bool) -> &'static str {
         if actual {
             Self::ACTUAL
         } else {
@@ -236,7 +241,7 @@ fn timeline_rows(trace: &Trace, actual: bool) -> Vec<TimelineRow<'_>> {
         .iter()
         .enumerate()
         .filter(|(_, f)| f.kind.is_actual() == actual)
-        .map(|(i, f)| TimelineRow { f, id: ids.timeline(i), track_id: tracks.of_slice[i] })
+        .map(|(i, f)| TimelineRow { f, id: ids.timeline(i), track_id: tracks.of_slice(i) })
         .collect()
 }
 
@@ -303,10 +308,10 @@ mod tests {
     fn slice_ids_interleave_the_frame_timeline_in_start_order() {
         let t = trace();
         let ids = SliceIds::of(&t);
-        // Starts: FT 95; slices 100, 110; FT 110, 110; slice 160 (model slices first at equal starts).
+        // Starts: FT 95; slice 100; FT 110, 110, slice 110; slice 160 (FrameTimeline first at equal starts).
         let slices: Vec<_> = (0..3).map(|i| ids.slice(SliceId(i)).unwrap()).collect();
         let timeline: Vec<_> = (0..3).map(|i| ids.timeline(i).unwrap()).collect();
-        assert_eq!((slices, timeline), (vec![1, 2, 5], vec![0, 3, 4]));
+        assert_eq!((slices, timeline), (vec![1, 4, 5], vec![0, 2, 3]));
         assert_eq!((ids.slice(SliceId(3)), ids.timeline(3)), (None, None));
     }
 
@@ -337,7 +342,7 @@ mod tests {
             ["id", "ts", "dur", "track_id", "name", "display_frame_token", "surface_frame_token", "upid", "layer_name"]
         );
         let col = |n: &str| e.column(n).unwrap().i64().unwrap().iter().collect::<Vec<_>>();
-        assert_eq!(col("id"), [Some(0), Some(4)]);
+        assert_eq!(col("id"), [Some(0), Some(3)]);
         assert_eq!(col("track_id"), [Some(2), Some(4)]);
         assert_eq!(col("surface_frame_token"), [Some(1), None]);
         assert_eq!(col("upid"), [Some(1), Some(2)]);

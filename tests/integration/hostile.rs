@@ -416,6 +416,42 @@ fn fpsan_run(args: &[&std::ffi::OsStr]) -> (i32, String, String) {
     (code, String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
+/// A zip archive holding `data` uncompressed as `name` (local header, data,
+/// central directory, end record: APPNOTE 4.3).
+fn stored_zip(name: &str, data: &[u8]) -> Vec<u8> {
+    let mut crc = flate2::Crc::new();
+    crc.update(data);
+    let (crc, len, name_len) = (crc.sum(), data.len() as u32, name.len() as u16);
+    let mut z = Vec::new();
+    let common = |z: &mut Vec<u8>| {
+        for v in [20u16, 0, 0, 0, 0] {
+            z.extend_from_slice(&v.to_le_bytes()); // version, flags, method stored, time, date
+        }
+        z.extend_from_slice(&crc.to_le_bytes());
+        z.extend_from_slice(&len.to_le_bytes());
+        z.extend_from_slice(&len.to_le_bytes());
+        z.extend_from_slice(&name_len.to_le_bytes());
+        z.extend_from_slice(&0u16.to_le_bytes());
+    };
+    z.extend_from_slice(b"PK\x03\x04");
+    common(&mut z);
+    z.extend_from_slice(name.as_bytes());
+    z.extend_from_slice(data);
+    let central = z.len() as u32;
+    z.extend_from_slice(b"PK\x01\x02");
+    z.extend_from_slice(&20u16.to_le_bytes());
+    common(&mut z);
+    z.extend_from_slice(&[0; 10]); // comment length, disk, attributes (internal 2, external 4)
+    z.extend_from_slice(&0u32.to_le_bytes()); // local header offset
+    z.extend_from_slice(name.as_bytes());
+    let central_len = z.len() as u32 - central;
+    z.extend_from_slice(b"PK\x05\x06\0\0\0\0\x01\0\x01\0");
+    z.extend_from_slice(&central_len.to_le_bytes());
+    z.extend_from_slice(&central.to_le_bytes());
+    z.extend_from_slice(&0u16.to_le_bytes());
+    z
+}
+
 #[test]
 fn cli_unusable_inputs_exit_1_with_one_line() {
     let dir = tempfile::tempdir().unwrap();
@@ -442,6 +478,24 @@ fn cli_unusable_inputs_exit_1_with_one_line() {
         (&random, format!("{} is not a Perfetto trace (it starts with byte 0x42; a Perfetto trace starts with 0x0a){not_a_trace_hint}", random.display())),
         (&bomb, format!("{}: decompresses to more than 256 MiB, past the limit of 256x its compressed size (at least 256 MiB); refusing (decompression bomb?); the file is damaged; record the trace again", bomb.display())),
     ];
+    // The demo trace in a zip archive (stored, as a bugreport's zip holds it),
+    // and in a gzip-compressed tar.
+    let zip = write_temp(&dir, "trace.zip", &stored_zip("trace.pftrace", &demo()));
+    let mut tar = vec![0u8; 512];
+    tar[..14].copy_from_slice(b"trace.pftrace\0");
+    tar[257..263].copy_from_slice(b"ustar\0");
+    tar.extend_from_slice(&demo());
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut gz, &tar).unwrap();
+    let tar_gz = write_temp(&dir, "trace.tar.gz", &gz.finish().unwrap());
+    cases.push((&zip, format!("{} is a zip archive, not a trace; unzip it and give fpsan the trace inside (an Android bugreport keeps its traces under FS/data/misc/perfetto-traces/)", zip.display())));
+    cases.push((
+        &tar_gz,
+        format!(
+            "{} is a tar archive, not a trace; extract it (tar xf) and give fpsan the trace inside",
+            tar_gz.display()
+        ),
+    ));
     if have_fifo {
         cases.push((&fifo, format!("{} is not a Perfetto trace (it is not a regular file (a pipe, socket or device); save the trace to a file first){not_a_trace_hint}", fifo.display())));
     } else {

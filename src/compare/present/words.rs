@@ -5,7 +5,9 @@
 //! tripped gate. [`words`] gathers what the table, Markdown and HTML all
 //! show, so each format only lays it out.
 
-use crate::compare::comparison::{zero_both, BlockerResult, Comparison, Family, GateResult, MetricResult, Settings};
+use crate::compare::comparison::{
+    zero_both, BlockerResult, Comparison, Family, GateResult, IndicativeGates, MetricResult, Settings,
+};
 use crate::compare::gate::GateRule;
 use crate::compare::stats::decision::RUNS_NEEDED_CAP;
 use crate::compare::stats::Verdict;
@@ -118,13 +120,20 @@ fn headline(c: &Comparison) -> String {
     format!("{}: {} — {}  ({b} vs {a} runs)", c.app, c.overall(), parts.join(", "))
 }
 
-/// The line that says the comparison only describes.
+/// The line that says the comparison only describes, and what its gates do
+/// then (`--indicative-gates`: not checked, or every one trips).
 fn indicative_note(c: &Comparison) -> Option<String> {
     let (b, a) = c.run_counts();
+    let gates = match c.settings.indicative_gates {
+        IndicativeGates::Fail if !c.gates.is_empty() => {
+            "no verdict is given and every --fail-if gate trips (--indicative-gates fail)"
+        }
+        _ => "no verdict is given and no gate is checked",
+    };
     c.indicative.then(|| {
         format!(
             "indicative: {b} vs {a} runs cannot show a change at alpha {} (a test needs {} runs a side); \
-             these numbers describe the captures, no verdict is given and no gate is checked",
+             these numbers describe the captures, {gates}",
             c.settings.alpha, c.min_runs_per_side
         )
     })

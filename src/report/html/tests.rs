@@ -178,6 +178,20 @@ fn page_is_escaped_and_self_contained() {
     assert!(!html.contains("<script") && !html.contains(r#"<section id="frame-timeline">"#));
 }
 
+#[test]
+fn a_vocabulary_card_wraps_a_phrase_instead_of_clipping_it() {
+    let html = with_small(|r| render_html(r, &charts::render_charts(r, &ChartOptions::default()).unwrap()).unwrap());
+    // The FrameTimeline card's value is a phrase in a right-aligned number cell ...
+    assert!(html.contains(r#"<tr><td>frames with data</td><td class="num">0 (needs FrameTimeline)</td></tr>"#));
+    // ... which number cells keep on one line everywhere but in these cards, whose grid
+    // column (210 px at least) is narrower than label and phrase together.
+    assert!(
+        html.contains("td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }")
+    );
+    assert!(html.contains(".vocab .card { min-width: 0; }"));
+    assert!(html.contains(".vocab .card td.num { white-space: normal; overflow-wrap: anywhere; }"));
+}
+
 /// Lanes for `small()`'s janky frame (index 2) with a slice name that would
 /// end the data block and inject markup if it were written as it is; two
 /// more frames wanted and left out.

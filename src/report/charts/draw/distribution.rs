@@ -8,11 +8,11 @@ use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::{level_legend, mesh_style, plot_frame, Heading, Plot};
+use super::{level_legend, mesh_style, plot_frame, Heading, LogTicks, Plot};
 use crate::frames::DropLevel;
 use crate::report::charts::data::Distribution;
 use crate::report::charts::style::*;
-use crate::report::format::{fmt_ms, fmt_ms_tick, fmt_opt_ms, ns_to_ms as ms};
+use crate::report::format::{fmt_ms, fmt_opt_ms, ns_to_ms as ms};
 
 /// The CDF's axes: log ms across, % of frames up.
 type CdfCoord = Cartesian2d<LogCoord<f64>, RangedCoordf64>;
@@ -130,7 +130,8 @@ fn cdf(root: &Area, area: &Area, d: &Distribution, interval_ns: i64) -> DResult 
 
 fn cdf_axes<'a, 'b>(area: &'a Area<'b>, lo: f64, hi: f64) -> DResult<Plot<'a, 'b, CdfCoord>> {
     let mut chart = plot_frame(area).margin_top(16).build_cartesian_2d((lo..hi).log_scale(), 0f64..100.0)?;
-    let xf = |v: &f64| fmt_ms_tick(*v);
+    let ticks = LogTicks::new(lo, hi);
+    let xf = |v: &f64| ticks.label(*v);
     let yf = |v: &f64| format!("{v:.0}%");
     mesh_style(&mut chart)
         .x_labels(12)

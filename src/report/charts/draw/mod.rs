@@ -16,7 +16,7 @@ use super::backend::ChartBackend;
 use super::data::SEGMENTS;
 use super::style::*;
 use crate::frames::DropLevel;
-use crate::report::format::fmt_ms;
+use crate::report::format::{fmt_ms, fmt_ms_tick};
 
 mod distribution;
 mod fps;
@@ -110,6 +110,45 @@ impl Ticks {
         // Rounding noise below the decimals shown must not print `-0`.
         let v = if v.abs() < 0.5 * 10f64.powi(-(self.decimals as i32)) { 0.0 } else { v };
         format!("{v:.*}", self.decimals)
+    }
+}
+
+/// The tick labels of a log axis (the CDF's frame cost). plotters ticks it at
+/// every 1…9 × 10^k, which crowd the top of each decade into one another
+/// (`5.0 6.07.0 8.0 9.010`); only some of those ticks are labelled, by the
+/// axis' span: 1, 2, 3, 5, 7 × 10^k up to one decade, 1, 2, 5 × 10^k up to
+/// three, the powers of ten beyond. Neighbouring labels are then at least
+/// 0.146 decade apart, and at least a seventh of the axis below seven decades.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct LogTicks {
+    mantissas: &'static [f64],
+}
+
+impl LogTicks {
+    pub(crate) fn new(lo: f64, hi: f64) -> LogTicks {
+        let decades = (hi / lo).log10();
+        let mantissas: &[f64] = if decades <= 1.0 {
+            &[1.0, 2.0, 3.0, 5.0, 7.0]
+        } else if decades <= 3.0 {
+            &[1.0, 2.0, 5.0]
+        } else {
+            &[1.0]
+        };
+        LogTicks { mantissas }
+    }
+
+    /// `v`'s label, empty for a tick left unlabelled.
+    pub(crate) fn label(&self, v: f64) -> String {
+        if !(v > 0.0 && v.is_finite()) {
+            return String::new();
+        }
+        let mantissa = v / 10f64.powf(v.log10().floor());
+        let labelled = self.mantissas.iter().any(|m| (mantissa - m).abs() < 1e-6 || (mantissa - 10.0 * m).abs() < 1e-5);
+        if labelled {
+            fmt_ms_tick(v)
+        } else {
+            String::new()
+        }
     }
 }
 

@@ -1,0 +1,416 @@
+//! PerfettoSQL module `android.frames.timeline` as trace_processor v58.2's
+//! standard library defines it (its `android/frames/timeline.sql` and
+//! `timeline_maxsdk28.sql`), over the same ids as fpsan's `slice`, `thread`
+//! and `process` tables: `android_frames_choreographer_do_frame`,
+//! `android_frames_draw_frame`, `android_frames_layers`, `android_frames`
+//! (docs/report.md, "PerfettoSQL modules").
+//!
+//! The rules, read off the module's SQL:
+//! - a frame slice is a slice on a thread's track whose name starts with
+//!   `Choreographer#doFrame` / `DrawFrame`; its frame id is the second
+//!   space-separated word read as SQLite's `CAST(… AS INT)` reads text, and
+//!   0 or -1 drop it;
+//! - a frame's layers join a doFrame and a DrawFrame of the same frame id
+//!   and process, with every actual and expected FrameTimeline slice of that
+//!   token in that process (or none); `ts`/`dur` are the actual slice's, else
+//!   the doFrame's start to a DrawFrame's end of that frame id in any process
+//!   (the module joins its fallback on the frame id alone); `upid` is the
+//!   expected slice's (NULL without one); rows are distinct (the module's
+//!   `UNION`);
+//! - `android_frames` is the layers grouped by (frame id, upid);
+//! - a trace without actual FrameTimeline slices gets the Android ≤ 9 rows:
+//!   each `DrawFrame` of a process from its main thread's
+//!   `Choreographer#doFrame` to the next one (or the trace's end), numbered
+//!   from 1 in doFrame order.
+
+use polars::prelude::*;
+use rustc_hash::FxHashMap;
+
+use super::perfetto::{self, SliceIds};
+use super::TableBuilder;
+use crate::model::{Trace, TrackKind};
+
+/// The module's name in `INCLUDE PERFETTO MODULE`.
+pub const MODULE: &str = "android.frames.timeline";
+
+/// A `Choreographer#doFrame` or `DrawFrame` slice with the frame id its name gives.
+struct FrameSlice {
+    id: i64,
+    frame_id: i64,
+    utid: i64,
+    upid: Option<i64>,
+    ts: i64,
+    dur: i64,
+    /// Its thread is its process' main thread (tid = pid).
+    main_thread: bool,
+}
+
+/// SQLite's `CAST(text AS INT)`: the longest integer prefix after leading
+/// spaces, saturated to i64; 0 when there is none.
+fn sqlite_cast_int(text: &str) -> i64 {
+    let t = text.trim_start_matches([' ', '\t', '\n', '\r', '\x0c']);
+    let (negative, digits) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let mut v: i64 = 0;
+    for d in digits.bytes().take_while(u8::is_ascii_digit) {
+        let d = i64::from(d - b'0');
+        v = v.saturating_mul(10).saturating_add(if negative { -d } else { d });
+    }
+    v
+}
+
+/// PerfettoSQL's `STR_SPLIT(text, delimiter, index)`: the index-th part, NULL past the last.
+fn str_split(text: &str, delimiter: char, index: usize) -> Option<&str> {
+    text.split(delimiter).nth(index)
+}
+
+/// The slices on threads' tracks to which `frame_id` gives a frame id (from
+/// the name), in id order.
+fn thread_slices(trace: &Trace, ids: &SliceIds, frame_id: impl Fn(&str) -> Option<i64>) -> Vec<FrameSlice> {
+    trace
+        .slices
+        .iter()
+        .filter_map(|s| {
+            let frame_id = frame_id(&s.name)?;
+            let TrackKind::Thread { utid } = trace.tracks.get(s.track.index())?.kind else { return None };
+            let thread = trace.thread(utid);
+            let process = thread.upid.map(|u| trace.process(u));
+            Some(FrameSlice {
+                id: ids.slice(s.id)?,
+                frame_id,
+                utid: perfetto::utid(utid),
+                upid: thread.upid.map(perfetto::upid),
+                ts: s.ts,
+                dur: s.dur,
+                main_thread: process.is_some_and(|p| p.pid == thread.tid),
+            })
+        })
+        .collect()
+}
+
+/// The thread slices named `prefix…` with a frame id other than 0 and -1
+/// (the module's `_get_frame_table_with_id`).
+fn frame_slices(trace: &Trace, ids: &SliceIds, prefix: &str) -> Vec<FrameSlice> {
+    thread_slices(trace, ids, |name| {
+        if !name.starts_with(prefix) {
+            return None;
+        }
+        let frame_id = sqlite_cast_int(str_split(name, ' ', 1)?);
+        (frame_id != 0 && frame_id != -1).then_some(frame_id)
+    })
+}
+
+/// `android_frames_choreographer_do_frame(id, frame_id, ui_thread_utid, upid, ts)`.
+pub fn choreographer_do_frame(trace: &Trace) -> PolarsResult<DataFrame> {
+    let rows = frame_slices(trace, &SliceIds::of(trace), "Choreographer#doFrame");
+    TableBuilder::new(&rows)
+        .col("id", |r| r.id)
+        .col("frame_id", |r| r.frame_id)
+        .col("ui_thread_utid", |r| r.utid)
+        .col("upid", |r| r.upid)
+        .col("ts", |r| r.ts)
+        .build()
+}
+
+/// `android_frames_draw_frame(id, frame_id, render_thread_utid, upid)`.
+pub fn draw_frame(trace: &Trace) -> PolarsResult<DataFrame> {
+    let rows = frame_slices(trace, &SliceIds::of(trace), "DrawFrame");
+    TableBuilder::new(&rows)
+        .col("id", |r| r.id)
+        .col("frame_id", |r| r.frame_id)
+        .col("render_thread_utid", |r| r.utid)
+        .col("upid", |r| r.upid)
+        .build()
+}
+
+/// One row of `android_frames_layers`, its fields in the order of the
+/// module's `UNION` (which sorts and deduplicates by them).
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct LayerRow<'t> {
+    frame_id: i64,
+    ts: i64,
+    dur: i64,
+    do_frame_id: i64,
+    draw_frame_id: i64,
+    render_thread_utid: i64,
+    ui_thread_utid: i64,
+    upid: Option<i64>,
+    process_name: Option<&'t str>,
+    actual_frame_timeline_id: Option<i64>,
+    expected_frame_timeline_id: Option<i64>,
+    layer_id: Option<i64>,
+    layer_name: Option<&'t str>,
+}
+
+/// An actual FrameTimeline slice as the module reads it.
+struct Actual<'t> {
+    id: i64,
+    ts: i64,
+    dur: i64,
+    layer_id: Option<i64>,
+    layer_name: Option<&'t str>,
+}
+
+/// The layers' rows, sorted and distinct.
+fn layer_rows(trace: &Trace) -> Vec<LayerRow<'_>> {
+    let ids = SliceIds::of(trace);
+    let do_frames = frame_slices(trace, &ids, "Choreographer#doFrame");
+    let draw_frames = frame_slices(trace, &ids, "DrawFrame");
+    // trace_processor's upid is fpsan's index plus one (`perfetto::upid`).
+    let process_name = |upid: i64| {
+        let index = usize::try_from(upid).ok()?.checked_sub(1)?;
+        trace.processes.get(index).and_then(|p| p.name.as_deref())
+    };
+    let any_actual = trace.frame_timeline.iter().any(|f| f.kind.is_actual() && f.upid.is_some());
+    let mut rows = if any_actual {
+        frames_with_timeline(trace, &ids, &do_frames, &draw_frames, process_name)
+    } else {
+        frames_before_timeline(trace, &ids, process_name)
+    };
+    rows.sort_unstable();
+    rows.dedup();
+    rows
+}
+
+/// The layers' rows of a trace with FrameTimeline (the module's `frames_sdk_after_28`).
+fn frames_with_timeline<'t>(
+    trace: &'t Trace,
+    ids: &SliceIds,
+    do_frames: &[FrameSlice],
+    draw_frames: &[FrameSlice],
+    process_name: impl Fn(i64) -> Option<&'t str>,
+) -> Vec<LayerRow<'t>> {
+    // DrawFrames by (frame id, upid); a NULL upid joins nothing.
+    let mut draws: FxHashMap<(i64, i64), Vec<&FrameSlice>> = FxHashMap::default();
+    for w in draw_frames {
+        if let Some(upid) = w.upid {
+            draws.entry((w.frame_id, upid)).or_default().push(w);
+        }
+    }
+    let pairs: Vec<(&FrameSlice, &FrameSlice, i64)> = do_frames
+        .iter()
+        .filter_map(|d| Some((d, d.upid?)))
+        .flat_map(|(d, upid)| draws.get(&(d.frame_id, upid)).into_iter().flatten().map(move |w| (d, *w, upid)))
+        .collect();
+    // The fallback (ts, dur) of every pair, by frame id alone.
+    let mut fallback: FxHashMap<i64, Vec<(i64, i64)>> = FxHashMap::default();
+    for (d, w, _) in &pairs {
+        fallback.entry(d.frame_id).or_default().push((d.ts, w.ts + w.dur - d.ts));
+    }
+    for v in fallback.values_mut() {
+        v.sort_unstable();
+        v.dedup();
+    }
+    let mut actual: FxHashMap<(i64, i64), Vec<Actual>> = FxHashMap::default();
+    let mut expected: FxHashMap<(i64, i64), Vec<i64>> = FxHashMap::default();
+    for (i, f) in trace.frame_timeline.iter().enumerate() {
+        let (Some(upid), Some(id)) = (f.upid.map(perfetto::upid), ids.timeline(i)) else { continue };
+        if f.kind.is_actual() {
+            let layer_name = f.layer_name.as_deref();
+            let layer_id = layer_name.and_then(|l| str_split(l, '#', 1)).map(sqlite_cast_int);
+            actual.entry((f.token, upid)).or_default().push(Actual { id, ts: f.ts, dur: f.dur, layer_id, layer_name });
+        } else {
+            expected.entry((f.token, upid)).or_default().push(id);
+        }
+    }
+    let mut rows = Vec::new();
+    for (d, w, upid) in pairs {
+        let key = (d.frame_id, upid);
+        let row = |ts, dur, act: Option<&Actual<'t>>, exp: Option<i64>| LayerRow {
+            frame_id: d.frame_id,
+            ts,
+            dur,
+            do_frame_id: d.id,
+            draw_frame_id: w.id,
+            render_thread_utid: w.utid,
+            ui_thread_utid: d.utid,
+            upid: exp.map(|_| upid),
+            process_name: process_name(upid),
+            actual_frame_timeline_id: act.map(|a| a.id),
+            expected_frame_timeline_id: exp,
+            layer_id: act.and_then(|a| a.layer_id),
+            layer_name: act.and_then(|a| a.layer_name),
+        };
+        let exps: Vec<Option<i64>> = match expected.get(&key) {
+            Some(e) => e.iter().copied().map(Some).collect(),
+            None => vec![None],
+        };
+        for exp in exps {
+            match actual.get(&key) {
+                Some(acts) => rows.extend(acts.iter().map(|a| row(a.ts, a.dur, Some(a), exp))),
+                None => rows.extend(fallback[&d.frame_id].iter().map(|&(ts, dur)| row(ts, dur, None, exp))),
+            }
+        }
+    }
+    rows
+}
+
+/// The layers' rows of a trace without FrameTimeline (`_frames_maxsdk_28`):
+/// each `DrawFrame` of a process between its main thread's
+/// `Choreographer#doFrame` and the next (or the trace's end).
+fn frames_before_timeline<'t>(
+    trace: &'t Trace,
+    ids: &SliceIds,
+    process_name: impl Fn(i64) -> Option<&'t str>,
+) -> Vec<LayerRow<'t>> {
+    let named = |name: &str| -> Vec<FrameSlice> {
+        thread_slices(trace, ids, |n| (n == name).then_some(0)).into_iter().filter(|s| s.upid.is_some()).collect()
+    };
+    let mut do_frames: Vec<FrameSlice> = named("Choreographer#doFrame").into_iter().filter(|s| s.main_thread).collect();
+    do_frames.sort_by_key(|d| (d.upid, d.ts, d.id));
+    let mut draws: FxHashMap<i64, Vec<FrameSlice>> = FxHashMap::default();
+    for w in named("DrawFrame") {
+        draws.entry(w.upid.unwrap_or_default()).or_default().push(w);
+    }
+    for v in draws.values_mut() {
+        v.sort_by_key(|w| (w.ts, w.id));
+    }
+    let trace_end = trace.meta.last_ts.unwrap_or(i64::MAX);
+    // (doFrame, its DrawFrames), each process' doFrames by start.
+    let mut frames: Vec<(&FrameSlice, &[FrameSlice])> = Vec::new();
+    for (k, d) in do_frames.iter().enumerate() {
+        let upid = d.upid.unwrap_or_default();
+        let next = do_frames.get(k + 1).filter(|n| n.upid == d.upid).map_or(trace_end, |n| n.ts);
+        let of_process = draws.get(&upid).map_or(&[][..], Vec::as_slice);
+        let from = of_process.partition_point(|w| w.ts < d.ts);
+        let to = of_process.partition_point(|w| w.ts < next);
+        if from < to {
+            frames.push((d, &of_process[from..to]));
+        }
+    }
+    frames.sort_by_key(|(d, _)| (d.ts, d.id));
+    let mut rows = Vec::new();
+    for (d, ws) in frames {
+        let end = ws.iter().map(|w| w.ts + w.dur).max().unwrap_or(d.ts);
+        for w in ws {
+            rows.push(LayerRow {
+                frame_id: rows.len() as i64 + 1,
+                ts: d.ts,
+                dur: end - d.ts,
+                do_frame_id: d.id,
+                draw_frame_id: w.id,
+                render_thread_utid: w.utid,
+                ui_thread_utid: d.utid,
+                upid: d.upid,
+                process_name: process_name(d.upid.unwrap_or_default()),
+                actual_frame_timeline_id: None,
+                expected_frame_timeline_id: None,
+                layer_id: None,
+                layer_name: None,
+            });
+        }
+    }
+    rows
+}
+
+/// `android_frames_layers(frame_id, ts, dur, ts_end, do_frame_id,
+/// draw_frame_id, actual_frame_timeline_id, expected_frame_timeline_id,
+/// render_thread_utid, ui_thread_utid, layer_id, layer_name, upid,
+/// process_name)`.
+pub fn layers(trace: &Trace) -> PolarsResult<DataFrame> {
+    let rows = layer_rows(trace);
+    TableBuilder::new(&rows)
+        .col("frame_id", |r| r.frame_id)
+        .col("ts", |r| r.ts)
+        .col("dur", |r| r.dur)
+        .col("ts_end", |r| r.ts + r.dur)
+        .col("do_frame_id", |r| r.do_frame_id)
+        .col("draw_frame_id", |r| r.draw_frame_id)
+        .col("actual_frame_timeline_id", |r| r.actual_frame_timeline_id)
+        .col("expected_frame_timeline_id", |r| r.expected_frame_timeline_id)
+        .col("render_thread_utid", |r| r.render_thread_utid)
+        .col("ui_thread_utid", |r| r.ui_thread_utid)
+        .col("layer_id", |r| r.layer_id)
+        .col("layer_name", |r| r.layer_name)
+        .col("upid", |r| r.upid)
+        .col("process_name", |r| r.process_name)
+        .build()
+}
+
+/// One row of `android_frames`: a frame id's layers in one process.
+struct FrameRow<'t> {
+    first: LayerRow<'t>,
+    /// The group's last layer row: SQLite's value of the module's bare
+    /// (not aggregated) columns.
+    last: LayerRow<'t>,
+    ts: i64,
+    dur: i64,
+    do_frame_id: i64,
+    draw_frame_id: i64,
+    actual_frame_timeline_id: Option<i64>,
+    actual_frame_timeline_count: i64,
+    draw_frame_count: i64,
+}
+
+/// `android_frames(frame_id, ts, dur, do_frame_id, draw_frame_id,
+/// actual_frame_timeline_id, expected_frame_timeline_id, render_thread_utid,
+/// ui_thread_utid, actual_frame_timeline_count, expected_frame_timeline_count,
+/// draw_frame_count, upid, process_name)`, by frame id and upid.
+pub fn frames(trace: &Trace) -> PolarsResult<DataFrame> {
+    let mut layers = layer_rows(trace);
+    // GROUP BY frame_id, upid; a stable sort keeps each group's rows in the layers' order.
+    layers.sort_by_key(|r| (r.frame_id, r.upid));
+    let rows: Vec<FrameRow> = layers
+        .chunk_by(|a, b| (a.frame_id, a.upid) == (b.frame_id, b.upid))
+        .map(|group| {
+            let distinct = |mut v: Vec<i64>| {
+                v.sort_unstable();
+                v.dedup();
+                v.len() as i64
+            };
+            FrameRow {
+                first: group[0].clone(),
+                last: group[group.len() - 1].clone(),
+                ts: group.iter().map(|r| r.ts).min().unwrap_or_default(),
+                dur: group.iter().map(|r| r.dur).max().unwrap_or_default(),
+                do_frame_id: group.iter().map(|r| r.do_frame_id).min().unwrap_or_default(),
+                draw_frame_id: group.iter().map(|r| r.draw_frame_id).min().unwrap_or_default(),
+                actual_frame_timeline_id: group.iter().filter_map(|r| r.actual_frame_timeline_id).min(),
+                actual_frame_timeline_count: distinct(
+                    group.iter().filter_map(|r| r.actual_frame_timeline_id).collect(),
+                ),
+                draw_frame_count: distinct(group.iter().map(|r| r.draw_frame_id).collect()),
+            }
+        })
+        .collect();
+    TableBuilder::new(&rows)
+        .col("frame_id", |r| r.first.frame_id)
+        .col("ts", |r| r.ts)
+        .col("dur", |r| r.dur)
+        .col("do_frame_id", |r| r.do_frame_id)
+        .col("draw_frame_id", |r| r.draw_frame_id)
+        .col("actual_frame_timeline_id", |r| r.actual_frame_timeline_id)
+        .col("expected_frame_timeline_id", |r| r.last.expected_frame_timeline_id)
+        .col("render_thread_utid", |r| r.last.render_thread_utid)
+        .col("ui_thread_utid", |r| r.last.ui_thread_utid)
+        .col("actual_frame_timeline_count", |r| r.actual_frame_timeline_count)
+        // The module's constant: "always 1 for a given frame_id".
+        .col("expected_frame_timeline_count", |_| 1i64)
+        .col("draw_frame_count", |r| r.draw_frame_count)
+        .col("upid", |r| r.first.upid)
+        .col("process_name", |r| r.last.process_name)
+        .build()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_is_cast_to_int_as_sqlite_casts_it() {
+        assert_eq!(sqlite_cast_int("123"), 123);
+        assert_eq!(sqlite_cast_int("  -42abc"), -42);
+        assert_eq!(sqlite_cast_int("12.7"), 12);
+        assert_eq!(sqlite_cast_int("-"), 0);
+        assert_eq!(sqlite_cast_int(""), 0);
+        assert_eq!(sqlite_cast_int("abc"), 0);
+        assert_eq!(sqlite_cast_int("99999999999999999999"), i64::MAX);
+        assert_eq!(sqlite_cast_int("-99999999999999999999"), i64::MIN);
+        assert_eq!(str_split("Choreographer#doFrame 12 x", ' ', 1), Some("12"));
+        assert_eq!(str_split("DrawFrame", ' ', 1), None);
+        assert_eq!(str_split("a  b", ' ', 1), Some(""));
+    }
+}
