@@ -42,11 +42,13 @@ fn by_pid<'a>(rows: &'a Rows<'a>) -> HashMap<i32, Vec<Row<'a>>> {
     m
 }
 
-/// Asserts that every example in `queries/` over `frames` gives the numbers
-/// of `apps` (the summaries of the same frames).
-pub(super) fn agree(frames: &DataFrame, apps: &[AppSummary]) {
+/// Asserts that every example in `queries/` over `frames` and the trace's
+/// `frame_timeline` table gives the numbers of `apps` (the summaries of the
+/// same frames and trace).
+pub(super) fn agree(frames: &DataFrame, frame_timeline: &DataFrame, apps: &[AppSummary]) {
     let [summary, pct, wall, jank, tags, vsync, pd, sc, worst] = run_all(
         frames,
+        frame_timeline,
         [APP_SUMMARY, PERCENTILES, FPS_WALL, JANK_TYPES, JANK_TAGS, VSYNC_SOURCES, PERFDOG, SCENES, WORST_FRAMES],
     )
     .expect("the SQL examples run");
@@ -117,7 +119,7 @@ pub(super) fn agree(frames: &DataFrame, apps: &[AppSummary]) {
         }
         m
     };
-    for a in &with_frames {
+    for a in apps {
         let get = |m: &HashMap<i32, BTreeMap<String, i64>>| m.get(&a.pid).cloned().unwrap_or_default();
         assert_eq!(get(&counted(&jank, "jank", None)), a.jank.frame_timeline, "jank_types.sql of {}", a.pid);
         assert_eq!(get(&counted(&tags, "name", Some("tag"))), a.jank.frame_timeline_tags, "jank_tags.sql of {}", a.pid);

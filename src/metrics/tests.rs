@@ -17,6 +17,11 @@ fn df_of(rows: &[FrameRow], scenes: &[Option<&str>]) -> polars::prelude::DataFra
     crate::tables::frames(&analysis, &idx, &sc).unwrap()
 }
 
+/// The `frame_timeline` table of `trace`, as `fpsan query` has it.
+fn timeline_table(trace: &crate::model::Trace) -> polars::prelude::DataFrame {
+    crate::tables::Table::FrameTimeline.of_trace(trace).expect("a model table").expect("built")
+}
+
 /// The summaries of `rows` (their scenes `scenes`, or none), checked against
 /// the SQL examples in `queries/` over the same frames table.
 fn summarize_with(
@@ -30,7 +35,8 @@ fn summarize_with(
     let sc: Vec<Option<String>> =
         if scenes.is_empty() { vec![None; rows.len()] } else { scenes.iter().map(|s| s.map(String::from)).collect() };
     let apps = summarize(&analysis, &indices, &sc, &Default::default(), opts);
-    sql_examples::agree(&df_of(rows, scenes), &apps);
+    let no_timeline = timeline_table(&crate::model::Trace::default());
+    sql_examples::agree(&df_of(rows, scenes), &no_timeline, &apps);
     apps
 }
 
@@ -405,6 +411,6 @@ fn sql_examples_agree_on_real_analyses() {
     for path in [demo, game] {
         let a = crate::analysis::analyze(&path, &crate::analysis::Options::default()).unwrap();
         assert!(a.apps.iter().any(|app| app.frames > 0), "{}", path.display());
-        sql_examples::agree(&a.frames_df, &a.apps);
+        sql_examples::agree(&a.frames_df, &timeline_table(&a.trace), &a.apps);
     }
 }

@@ -5,6 +5,7 @@
 //! the headline fps and the Green Alliance category, against the
 //! scenario's own ground truth.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use fpsan::analysis::{self, Analysis, Options};
@@ -348,4 +349,196 @@ fn compare_judges_a_game_by_its_layer_presents() {
         err.contains(&format!("judging {} by the presents of its layer {}", renderers::GAME_PACKAGE, s.expect.layer)),
         "{err}"
     );
+}
+
+/// trace_processor v58.2's FrameTimeline verdict per app, run once on each
+/// capture; the constants below are its output, row for row (the test
+/// checks them against a live run too, where trace_processor is at hand).
+const PER_APP_SQL: &str = "select p.pid, a.jank_type, count(*) n \
+    from actual_frame_timeline_slice a join process p using(upid) \
+    where a.layer_name is not null group by 1,2 order by 1,2";
+/// The same per layer: its actual frames and the janky ones.
+const PER_LAYER_SQL: &str = "select p.pid, a.layer_name, count(*) frames, \
+    sum(a.jank_tag not in ('No Jank','Unspecified','Non-perceivable Jank')) janky \
+    from actual_frame_timeline_slice a join process p using(upid) \
+    where a.layer_name is not null group by 1,2 order by 1,2";
+
+/// `real-pixel7pro-android13-nowinandroid-frametimeline-only`: trace_processor's [`PER_APP_SQL`].
+const NOWINANDROID_TYPES: &[(i32, &str, i64)] = &[
+    (1265, "None", 228),
+    (4586, "Buffer Stuffing", 2),
+    (4586, "None", 65),
+    (9305, "App Deadline Missed", 11),
+    (9305, "App Deadline Missed, Buffer Stuffing", 5),
+    (9305, "Buffer Stuffing", 45),
+    (9305, "None", 678),
+    (13407, "App Deadline Missed", 1),
+    (13407, "None", 33),
+];
+
+/// `real-pixel7pro-android13-nowinandroid-frametimeline-only`: trace_processor's [`PER_LAYER_SQL`].
+const NOWINANDROID_LAYERS: &[(i32, &str, i64, i64)] = &[
+    (1265, "TX - Surface(name=651bde6 Splash Screen com.google.samples.apps.nowinandroid.demo)/@0x3174ef4 - animation-leash of window_animation#50016", 18, 0),
+    (1265, "TX - Surface(name=8d1f382 com.google.samples.apps.nowinandroid.demo/com.google.samples.apps.nowinandroid.MainActivity)/@0x42c2fdf - animation-leash of starting_reveal#50014", 32, 0),
+    (1265, "TX - Surface(name=Task=16090)/@0x9b71fa2 - animation-leash of app_transition#50005", 59, 0),
+    (1265, "TX - Surface(name=Task=16098)/@0xc3386c3 - animation-leash of app_transition#50004", 59, 0),
+    (1265, "TX - Surface(name=WindowToken{2e93408 type=2019 android.os.BinderProxy@2875bfa})/@0xe430c5 - animation-leash of token_transform#50006", 20, 0),
+    (1265, "TX - Surface(name=WindowToken{2e93408 type=2019 android.os.BinderProxy@2875bfa})/@0xe430c5 - animation-leash of token_transform#50013", 40, 0),
+    (4586, "TX - com.android.settings/com.android.settings.applications.InstalledAppDetails#49984", 67, 2),
+    (9305, "TX - com.google.samples.apps.nowinandroid.demo/com.google.samples.apps.nowinandroid.MainActivity#50010", 739, 61),
+    (13407, "TX - Splash Screen com.google.samples.apps.nowinandroid.demo#50003", 33, 1),
+    (13407, "TX - StatusBar#38004", 1, 0),
+];
+
+/// `real-emulator-android12-frametimeline-sched`: trace_processor's [`PER_APP_SQL`].
+const EMULATOR_A12_TYPES: &[(i32, &str, i64)] = &[
+    (582, "Prediction Error, App Deadline Missed", 8),
+    (980, "App Deadline Missed, SurfaceFlinger Stuffing", 1),
+    (980, "Buffer Stuffing", 2),
+    (980, "None", 1),
+    (980, "Prediction Error", 19),
+    (980, "Prediction Error, App Deadline Missed", 9),
+    (980, "Prediction Error, App Deadline Missed, Buffer Stuffing", 4),
+    (980, "Prediction Error, Buffer Stuffing", 16),
+    (980, "SurfaceFlinger CPU Deadline Missed", 2),
+    (980, "SurfaceFlinger CPU Deadline Missed, Buffer Stuffing", 1),
+    (980, "Unknown Jank", 8),
+    (1323, "Buffer Stuffing", 2),
+    (1323, "Prediction Error, App Deadline Missed", 2),
+    (1323, "Prediction Error, App Deadline Missed, Buffer Stuffing", 1),
+    (1323, "Prediction Error, Buffer Stuffing", 4),
+    (2262, "SurfaceFlinger CPU Deadline Missed, App Deadline Missed", 1),
+    (4692, "App Deadline Missed, SurfaceFlinger Stuffing", 1),
+    (4692, "Buffer Stuffing", 1),
+    (4692, "Prediction Error, App Deadline Missed, Buffer Stuffing", 2),
+    (4692, "Prediction Error, Buffer Stuffing", 1),
+    (4692, "SurfaceFlinger CPU Deadline Missed, App Deadline Missed, Buffer Stuffing", 1),
+];
+
+/// `real-emulator-android12-frametimeline-sched`: trace_processor's [`PER_LAYER_SQL`].
+const EMULATOR_A12_LAYERS: &[(i32, &str, i64, i64)] = &[
+    (582, "TX - Surface(name=Task=1)/@0x50aef49 - animation-leash of app_transition#0", 4, 4),
+    (582, "TX - Surface(name=Task=14)/@0x5a6dc5d - animation-leash of app_transition#0", 4, 4),
+    (980, "TX - NavigationBar0#0", 59, 58),
+    (980, "TX - StatusBar#0", 4, 4),
+    (
+        1323,
+        "TX - com.google.android.apps.nexuslauncher/com.google.android.apps.nexuslauncher.NexusLauncherActivity#1",
+        9,
+        9,
+    ),
+    (
+        2262,
+        "TX - com.google.android.apps.nexuslauncher/com.google.android.apps.nexuslauncher.NexusLauncherActivity#0",
+        1,
+        1,
+    ),
+    (4692, "TX - com.android.chrome/com.google.android.apps.chrome.Main#0", 6, 6),
+];
+
+/// `real-android16-app-startup-after`: trace_processor's [`PER_APP_SQL`].
+const A16_STARTUP_TYPES: &[(i32, &str, i64)] = &[
+    (949, "None", 2),
+    (949, "Prediction Error", 61),
+    (949, "Prediction Error, Buffer Stuffing", 30),
+    (1431, "None", 1),
+    (1431, "Prediction Error", 10),
+    (1431, "Prediction Error, App Deadline Missed", 3),
+    (1431, "Prediction Error, Buffer Stuffing", 26),
+    (1915, "None", 1),
+    (1915, "Prediction Error", 14),
+    (6835, "App Deadline Missed", 1),
+    (6835, "App Deadline Missed, Buffer Stuffing", 1),
+    (6835, "Prediction Error, Buffer Stuffing", 13),
+    (7406, "Prediction Error, App Deadline Missed", 1),
+    (7406, "Prediction Error, App Deadline Missed, Buffer Stuffing", 1),
+];
+
+/// `real-android16-app-startup-after`: trace_processor's [`PER_LAYER_SQL`].
+const A16_STARTUP_LAYERS: &[(i32, &str, i64, i64)] = &[
+    (949, "TX - Surface(name=163ebae Splash Screen com.example.perfetto.startup#208)/@0x25cd2ef - animation-leash of window_animation#221", 10, 10),
+    (949, "TX - Surface(name=3825b1 com.example.perfetto.startup/com.example.perfetto.startup.StartupActivity#215)/@0x8d2abf6 - animation-leash of starting_reveal#219", 21, 21),
+    (949, "TX - Task=12#167", 31, 30),
+    (949, "TX - Task=14#206", 31, 30),
+    (1431, "TX - Splash Screen com.example.perfetto.startup#209", 22, 22),
+    (1431, "TX - StatusBar#73", 18, 17),
+    (1915, "TX - Taskbar#80", 15, 14),
+    (6835, "TX - com.example.perfetto.jank/com.example.perfetto.jank.JankActivity#199", 15, 15),
+    (7406, "TX - com.example.perfetto.startup/com.example.perfetto.startup.StartupActivity#216", 2, 2),
+];
+
+/// FrameTimeline's verdict, per app and per layer, equals trace_processor's
+/// on three real captures: one without doFrames (every app judged by
+/// presents), an Android 12 emulator and an Android 16 startup with doFrames.
+#[test]
+fn frame_timeline_verdict_is_trace_processors_per_app_and_layer() {
+    for (name, types, layers) in [
+        ("real-pixel7pro-android13-nowinandroid-frametimeline-only.pftrace", NOWINANDROID_TYPES, NOWINANDROID_LAYERS),
+        ("real-emulator-android12-frametimeline-sched.pftrace", EMULATOR_A12_TYPES, EMULATOR_A12_LAYERS),
+        ("real-android16-app-startup-after.pftrace", A16_STARTUP_TYPES, A16_STARTUP_LAYERS),
+    ] {
+        let Some(path) = shared(&format!("traces/{name}")) else { return };
+        // The stored numbers are still trace_processor's.
+        let live = |sql| crate::util::trace_processor_rows(&path, sql).map(|rows| rows[1..].to_vec());
+        let stored: Vec<Vec<String>> =
+            types.iter().map(|(p, t, n)| vec![p.to_string(), t.to_string(), n.to_string()]).collect();
+        assert_eq!(live(PER_APP_SQL).unwrap_or_else(|| stored.clone()), stored, "{name}");
+        let stored: Vec<Vec<String>> = layers
+            .iter()
+            .map(|(p, l, f, j)| vec![p.to_string(), l.to_string(), f.to_string(), j.to_string()])
+            .collect();
+        assert_eq!(live(PER_LAYER_SQL).unwrap_or_else(|| stored.clone()), stored, "{name}");
+        let a = analysis::analyze(&path, &Options::default()).expect("analysed");
+        // trace_processor's jank type strings split as fpsan counts them.
+        let mut want: BTreeMap<i32, BTreeMap<String, i64>> = BTreeMap::new();
+        for &(pid, jank_type, n) in types {
+            for t in jank_type.split(", ") {
+                *want.entry(pid).or_default().entry(t.to_string()).or_default() += n;
+            }
+        }
+        let got: BTreeMap<i32, BTreeMap<String, i64>> =
+            a.presents.timeline.iter().map(|(pid, v)| (*pid, v.jank_types.clone())).collect();
+        assert_eq!(got, want, "{name}: jank types per app");
+        for &(pid, layer, frames, janky) in layers {
+            let l = a
+                .presents
+                .layers
+                .iter()
+                .find(|l| l.pid == Some(pid) && l.layer == layer && l.source == PresentSource::FrameTimeline)
+                .unwrap_or_else(|| panic!("{name}: layer {layer} of {pid}"));
+            assert_eq!((l.timeline.timeline_frames, l.timeline.timeline_janky), (frames, janky), "{name}: {layer}");
+        }
+        // Every app's summary carries its pid's verdict, judged by doFrames or presents.
+        assert!(!a.apps.is_empty());
+        for app in &a.apps {
+            let v = a.presents.timeline.get(&app.pid).cloned().unwrap_or_default();
+            assert_eq!(app.jank.frame_timeline, v.jank_types, "{name}: pid {}", app.pid);
+            assert_eq!(app.jank.frame_timeline_janky, v.timeline_janky, "{name}: pid {}", app.pid);
+        }
+    }
+}
+
+/// The FrameTimeline-only Pixel 7 Pro capture: the app's three long gaps
+/// are idle spans (its frames were due 403–551 ms after the previous
+/// present), so nothing is FROZEN; its FrameTimeline verdict is trace_processor's
+/// 61 janky frames of 739 (16 App Deadline Missed, 50 Buffer Stuffing).
+#[test]
+fn nowinandroid_idle_is_not_jank() {
+    let Some(path) = shared("traces/real-pixel7pro-android13-nowinandroid-frametimeline-only.pftrace") else { return };
+    let a = analysis::analyze(&path, &Options::default()).expect("analysed");
+    let app = a.apps.iter().find(|a| a.pid == 9305).expect("pid 9305");
+    let h = &app.headline;
+    assert_eq!(h.source, HeadlineSource::Presents);
+    assert_eq!(h.drop_level[fpsan::frames::DropLevel::Frozen], 0, "{h:?}");
+    assert_eq!(h.idle.count, 3, "{h:?}");
+    let j = &app.jank;
+    assert_eq!((j.frame_timeline_frames, j.frame_timeline_janky), (739, 61));
+    assert_eq!((j.frame_timeline["App Deadline Missed"], j.frame_timeline["Buffer Stuffing"]), (16, 50));
+    // No present of the layer dropped more vsyncs than its lateness says:
+    // at most 108 ms after its due time (13 vsyncs at 120 Hz).
+    let layer = h.layer.as_deref().unwrap();
+    let rows: Vec<_> = a.presents.rows.iter().filter(|r| r.pid == Some(9305) && r.layer == layer).collect();
+    let late = rows.iter().filter_map(|r| Some(r.ts - r.due_ts?)).max().unwrap();
+    assert_eq!(late, 108_012_905, "trace_processor: max(actual end − expected end)");
+    assert!(rows.iter().filter_map(|r| r.dropped_vsyncs).all(|d| d <= 13));
 }
