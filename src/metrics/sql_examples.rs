@@ -75,12 +75,16 @@ pub(super) fn agree(frames: &DataFrame, frame_timeline: &DataFrame, apps: &[AppS
             ("perfetto_slow", a.jank.perfetto.slow),
             ("perfetto_big_jank", a.jank.perfetto.big_jank),
             ("perfetto_huge_jank", a.jank.perfetto.huge_jank),
-            ("vitals_slow", a.jank.vitals.slow),
-            ("vitals_frozen", a.jank.vitals.frozen),
             ("without_render_thread", a.quality.without_render_thread),
             ("without_timeline", a.quality.without_timeline),
         ] {
             assert_eq!(r.i64(name).unwrap(), want, "app_summary.sql {name} of {pid}");
+        }
+        // The vitals are the doFrames' unless the app is judged by presents
+        // (then they are its presents': docs/metrics.md, "Android vitals").
+        if a.headline.source == super::HeadlineSource::Frames {
+            assert_eq!(r.i64("vitals_slow").unwrap(), a.jank.vitals.slow, "app_summary.sql vitals_slow of {pid}");
+            assert_eq!(r.i64("vitals_frozen").unwrap(), a.jank.vitals.frozen, "app_summary.sql vitals_frozen of {pid}");
         }
         assert!(same(r.f64("fps").unwrap(), a.fps), "app_summary.sql fps of {pid}");
         assert!(same(r.f64("refresh_hz").unwrap(), a.refresh_hz), "app_summary.sql refresh_hz of {pid}");

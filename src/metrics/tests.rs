@@ -288,7 +288,7 @@ fn green_alliance_thresholds() {
 }
 
 #[test]
-fn choreographer_perfetto_and_timeline_vocabularies() {
+fn choreographer_and_perfetto_vocabularies() {
     let mut rows: Vec<FrameRow> = (0..4).map(|k| frame(1, k * 1000 * MS, I60, MS)).collect();
     for (r, s) in rows.iter_mut().zip([29, 30, 45, 0]) {
         r.skipped_frames = s;
@@ -313,8 +313,9 @@ fn choreographer_perfetto_and_timeline_vocabularies() {
     assert_eq!((c.skipped_frame_events, c.skipped_frames, c.max_skipped_frames), (2, 75, 45));
     let p = &s.jank.perfetto;
     assert_eq!((p.frames_with_data, p.jank, p.slow, p.big_jank, p.huge_jank), (3, 2, 0, 0, 1));
-    let ft: Vec<(&str, i64)> = s.jank.frame_timeline.iter().map(|(k, v)| (k.as_str(), *v)).collect();
-    assert_eq!(ft, [("App Deadline Missed", 1), ("Buffer Stuffing", 2), ("None", 1)]);
+    // FrameTimeline's verdict is over the trace's actual surface frames
+    // (presents::tests), not the matched doFrames': these frames have no trace.
+    assert!(s.jank.frame_timeline.is_empty());
     assert_eq!(s.quality.without_timeline, 1);
 }
 

@@ -374,8 +374,8 @@ fn game_presents_section() {
     let p = page(&r, &charts);
     let s = &p.apps[0].presents;
     assert_eq!((s.renderer.as_str(), s.evidence.as_str()), ("SurfaceView (Unity)", "thread UnityMain"));
-    // 17 intervals over 44 vsyncs: 17 / 0.733 s.
-    assert_eq!(s.headline, "23.2 fps");
+    // 17 intervals over 44 vsyncs, none idle: 17 / 0.733 s, paced.
+    assert_eq!(s.headline, "23.2 fps (paced)");
     assert_eq!(s.headline_from, format!("the presents of {GAME_LAYER}"));
     assert!(
         s.reason.starts_with(&format!("SurfaceView (Unity) draws the app's content: 18 presents of {GAME_LAYER}")),
