@@ -41,8 +41,12 @@ fn expected_presents(s: &RendererScenario, systrace: bool) -> (PresentSource, Ve
     }
 }
 
-fn fps_of(ts: &[i64]) -> f64 {
-    (ts.len() - 1) as f64 * 1e9 / (ts[ts.len() - 1] - ts[0]) as f64
+/// Paced fps of presents at `ts` on a display of `period` that never idled:
+/// the presents after the first over the vsyncs from the first to the last
+/// (Σ (dropped + 1) of the intervals).
+fn fps_of(ts: &[i64], period: i64) -> f64 {
+    let vsyncs = (ts[ts.len() - 1] - ts[0] + period / 2) / period;
+    1e9 * (ts.len() - 1) as f64 / (vsyncs * period) as f64
 }
 
 /// Each scenario in both forms: the visible layer's presents are exactly the
@@ -61,7 +65,7 @@ fn every_renderer_presents_its_layer_exactly() {
             let got: Vec<i64> =
                 a.presents.rows.iter().filter(|r| r.layer == e.layer && r.pid == Some(e.pid)).map(|r| r.ts).collect();
             assert_eq!(got, want, "{name} (systrace {systrace})");
-            assert_eq!(layer.fps, fps_of(&want), "{name}");
+            assert_eq!(layer.fps, fps_of(&want, e.display_period_ns), "{name}");
             assert_eq!((layer.perfdog.jank, layer.perfdog.big_jank), (e.perfdog_jank, e.perfdog_big_jank), "{name}");
             assert_eq!(layer.refresh_hz, 1e9 / e.display_period_ns as f64, "{name}");
             let vsyncs: i64 = e.frames.windows(2).map(|w| w[1].latch_vsync - w[0].latch_vsync - 1).sum();
@@ -89,7 +93,7 @@ fn a_game_is_judged_by_its_surface_view_not_its_doframes() {
         let (_, want) = expected_presents(&s, systrace);
         assert_eq!(app.headline.source, HeadlineSource::Presents);
         assert_eq!(app.headline.layer.as_deref(), Some(s.expect.layer.as_str()));
-        assert_eq!(app.headline.fps, fps_of(&want));
+        assert_eq!(app.headline.fps, fps_of(&want, s.expect.display_period_ns));
         let g = &app.green_alliance;
         assert_eq!((g.category, g.category_source, g.min_fps), (Category::Game, CategorySource::Detected, 25.0));
         assert_eq!((g.fps, g.pass), (app.headline.fps, true));
@@ -237,7 +241,8 @@ fn flutter_frames_are_rebuilt_from_the_engines_markers() {
         assert_eq!((app.frames, app.presented, app.builds_not_rastered, app.rasters_without_build), (148, 148, 0, 0));
         // 147 intervals over vsync 0 → vsync 150, exactly 2.5 s in both forms.
         assert_eq!(app.last_present_ts.zip(app.first_present_ts).map(|(l, f)| l - f), Some(2_500_000_000));
-        assert_eq!(app.fps, fps_of(&presents));
+        // Flutter's fps is its presents per second of wall time.
+        assert_eq!(app.fps, (presents.len() - 1) as f64 * 1e9 / 2_500_000_000.0);
         assert_eq!(
             (app.build_ns.p50, app.build_ns.p90, app.build_ns.max),
             (Some(4_000_000), Some(4_000_000), Some(4_000_000))
@@ -302,7 +307,7 @@ fn the_game_report_shows_its_layer_presents() {
     let want = &s.expect.present_ts;
     // The scenario's own present times give the fps (every_renderer_presents_its_layer_exactly
     // checks the analysis against them to the bit); the page prints it with one decimal.
-    let fps = format!("{:.1}", fps_of(want));
+    let fps = format!("{:.1}", fps_of(want, s.expect.display_period_ns));
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
     // The layer's name cut to 60 characters in the middle; whole in the tooltip ('/' escaped).
     let row = format!(
@@ -311,7 +316,7 @@ fn the_game_report_shows_its_layer_presents() {
         want.len()
     );
     assert!(html.contains(&row), "no row {row}");
-    assert!(html.contains(&format!("<strong>{fps} fps</strong> from the presents of SurfaceView")));
+    assert!(html.contains(&format!("<strong>{fps} fps (paced)</strong> from the presents of SurfaceView")));
     assert!(
         html.contains("<tr><th>renderer</th><td>SurfaceView (Unity, GL) <small>(thread UnityMain)</small></td></tr>")
     );
@@ -334,9 +339,8 @@ fn compare_judges_a_game_by_its_layer_presents() {
     std::fs::write(&path, s.builder.build(&BuildOptions::default())).unwrap();
     let run = fpsan::compare::load_run(&path, &Options::default(), renderers::GAME_PACKAGE).expect("run");
     // By hand from the scenario's present times: the presents after the
-    // first, over the time from the first to the last.
-    let ts = &s.expect.present_ts;
-    let want = 1e9 * (ts.len() - 1) as f64 / (ts[ts.len() - 1] - ts[0]) as f64;
+    // first, over the vsyncs from the first to the last (paced; no idle).
+    let want = fps_of(&s.expect.present_ts, s.expect.display_period_ns);
     let got = run.value(fpsan::series::Metric::Fps).expect("fps");
     assert!((got - want).abs() < 1e-9, "{got} vs {want}");
     let a = analysis::analyze(&path, &Options::default()).unwrap();
