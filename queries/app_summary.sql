@@ -7,7 +7,8 @@
 --   fpsan query TRACE --file queries/app_summary.sql
 -- Formulas (docs/metrics.md): fps is Matrix's frames / Σ (dropped_frames + 1)·I,
 -- capped at the highest refresh rate; drop levels are Matrix's thresholds on
--- dropped_frames; slow/frozen are Android vitals (16 ms scaled to I, 700 ms).
+-- dropped_frames; slow/frozen are Android vitals on the doFrames (16 ms scaled to I, 700 ms;
+-- an app judged by its layer's presents has them on its presents: docs/metrics.md).
 SELECT
   pid,
   MAX(process) AS process,

@@ -306,7 +306,9 @@ fn keep_apps(mut p: PresentAnalysis, filter: &crate::metrics::AppFilter, trace: 
         names.entry(x.pid).or_insert(x.name.as_deref());
     }
     let layer_names = &p.names;
-    p.renderers.retain(|&pid, _| filter.matches(layer_names.name(names.get(&pid).copied().flatten(), pid), pid));
+    let keep_pid = |pid: i32| filter.matches(layer_names.name(names.get(&pid).copied().flatten(), pid), pid);
+    p.renderers.retain(|&pid, _| keep_pid(pid));
+    p.timeline.retain(|&pid, _| keep_pid(pid));
     p
 }
 

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::ErrorKind;
 
 /// Bumped when a column changes meaning or type (docs/lake.md, "Versions").
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 pub const META_FILE: &str = "_fpsan_lake.json";
 /// Hive's name for a partition whose key is missing.
 pub const NULL_PARTITION: &str = "__HIVE_DEFAULT_PARTITION__";

@@ -10,7 +10,7 @@ use std::collections::{HashMap, HashSet};
 use serde::Serialize;
 
 use crate::model::{Warning, WarningCode};
-use crate::series::{Frame, Kind, Metric, Role, Values};
+use crate::series::{Frame, Metric, Role, Values};
 
 use super::blockers;
 use super::gate::{GateInput, GateRule, GateStatus};
@@ -515,7 +515,7 @@ fn scene_names(runs: &[Run]) -> Vec<&str> {
 
 /// Each run's frames grouped by scene name, in one pass over the run, and
 /// by CUJ name (a frame inside two CUJ instances of one name counts once).
-fn by_scene(runs: &[Run]) -> Vec<(Kind, HashMap<&str, Vec<&Frame>>)> {
+fn by_scene(runs: &[Run]) -> Vec<HashMap<&str, Vec<&Frame>>> {
     runs.iter()
         .map(|r| {
             let mut groups: HashMap<&str, Vec<&Frame>> = HashMap::new();
@@ -531,14 +531,14 @@ fn by_scene(runs: &[Run]) -> Vec<(Kind, HashMap<&str, Vec<&Frame>>)> {
                 idx.dedup();
                 groups.insert(name, idx.iter().map(|&i| &r.frames[i as usize]).collect());
             }
-            (r.kind(), groups)
+            groups
         })
         .collect()
 }
 
 /// Per-run values of a scene: its frames in each run that has it (runs without it are left out).
-fn scene_values(groups: &[(Kind, HashMap<&str, Vec<&Frame>>)], scene: &str) -> Vec<Vec<f64>> {
-    groups.iter().filter_map(|(kind, g)| Some(Values::of(*kind, g.get(scene)?, None).0.to_vec())).collect()
+fn scene_values(groups: &[HashMap<&str, Vec<&Frame>>], scene: &str) -> Vec<Vec<f64>> {
+    groups.iter().filter_map(|g| Some(Values::of(g.get(scene)?, None).0.to_vec())).collect()
 }
 
 /// Per-scene comparisons for scenes on both sides; a warning per one-sided scene.

@@ -19,7 +19,7 @@ use crate::frames::{FrameOptions, FrameRow};
 use crate::metrics::AppFilter;
 use crate::model::{Warning, WarningCode};
 use crate::presents::{JudgedBy, LayerNames, NameSource, PresentAnalysis};
-use crate::series::{Frame, Kind, Metric, Values};
+use crate::series::{Frame, Metric, Values};
 use crate::sink::{one_line, Sink};
 
 /// Which side of the comparison: the build of `ab`'s runs.
@@ -143,19 +143,10 @@ impl Run {
         v.is_finite().then_some(v)
     }
 
-    /// What the run's frames are: the app's doFrames, or its visible layer's presents.
-    pub(crate) fn kind(&self) -> Kind {
-        if self.presents_layer.is_some() {
-            Kind::Presents
-        } else {
-            Kind::DoFrames
-        }
-    }
-
     /// Every metric over the run's frames.
     pub(crate) fn values(&self) -> Values {
         let frames: Vec<&Frame> = self.frames.iter().collect();
-        Values::of(self.kind(), &frames, Some(self.wall_ns))
+        Values::of(&frames, Some(self.wall_ns))
     }
 }
 

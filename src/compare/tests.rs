@@ -12,7 +12,7 @@ use super::runs::{Run, Sides};
 use super::stats::rank::PMethod;
 use super::stats::Verdict;
 use crate::analysis::{self, Options};
-use crate::series::{Frame, Kind, Metric, Values};
+use crate::series::{Frame, Metric, Values};
 
 fn demo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/demo.pftrace")
@@ -32,7 +32,7 @@ fn one_run_metrics_equal_analyze_summary() {
     let app = &a.apps[0];
     let frames: Vec<Frame> = a.frames.rows.iter().filter(|r| r.pid == app.pid).map(|r| Frame::from_row(r, 0)).collect();
     let refs: Vec<&Frame> = frames.iter().collect();
-    let v = Values::of(Kind::DoFrames, &refs, Some(app.wall_end_ts - app.first_ts));
+    let v = Values::of(&refs, Some(app.wall_end_ts - app.first_ts));
     let get = |name: &str| v[Metric::from_name(name).expect(name)];
     let n = app.frames as f64;
     let ms = |p: Option<i64>| p.expect("percentile") as f64 / 1e6;

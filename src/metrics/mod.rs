@@ -13,8 +13,8 @@ use serde::Serialize;
 
 use crate::frames::{DropLevel, FrameAnalysis, FrameRow, FrameWhy};
 use crate::model::Trace;
+pub use crate::presents::{IdleSpans, Levels, Percentiles, PerfDog};
 use crate::presents::{LayerNames, NameSource, PresentAnalysis, Renderer, RendererKind};
-pub use crate::presents::{Levels, Percentiles, PerfDog};
 pub use cuj::{attach as attach_cujs, CujSummary};
 pub use screen::{drew, CpuTimeSource, Screen, Verdict, MIN_VERDICT_FRAMES};
 
@@ -226,27 +226,41 @@ pub struct Headline {
     /// The layer, when `source` is `presents`.
     pub layer: Option<String>,
     pub reason: String,
+    /// Frames per second of wall time: the app's `fps_wall` (doFrames), or
+    /// the layer's presents over the time from its first to its last.
+    pub fps_wall: f64,
     /// The frames of the series: doFrames, or presents with an interval.
     pub frames: i64,
-    /// Dropped frames (doFrames) or dropped vsyncs (presents).
+    /// Dropped frames (doFrames) or dropped vsyncs against each present's
+    /// deadline (presents).
     pub dropped: i64,
+    /// Presents: the spans in which the app asked for no frame (none for doFrames,
+    /// each of which is a request).
+    pub idle: IdleSpans,
     /// The highest refresh rate over the series.
     pub refresh_hz: f64,
     pub drop_level: Levels,
     pub drop_sum: Levels,
-    /// Frame cost (doFrames) or present-to-present interval (presents).
+    /// Frame cost (doFrames) or frame time (presents: the interval less its idle span).
     pub frame_time_ns: Percentiles,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Jank {
     pub perfetto: PerfettoJank,
-    /// FrameTimeline jank type → frames ("A, B" counts for A and for B).
+    /// FrameTimeline's verdict over the app's actual surface frames (all its
+    /// layers, as trace_processor's `actual_frame_timeline_slice` has them),
+    /// whether the app is judged by doFrames or presents: the frames, …
+    pub frame_timeline_frames: i64,
+    /// … the janky ones (a jank tag other than No Jank, Unspecified and
+    /// Non-perceivable Jank), …
+    pub frame_timeline_janky: i64,
+    /// … jank type → frames ("A, B" counts for A and for B), …
     pub frame_timeline: BTreeMap<String, i64>,
-    /// Perfetto's jank tag → frames: `Self Jank` is the app's own jank;
-    /// buffer stuffing, SurfaceFlinger's jank and display-off frames are not.
+    /// … Perfetto's jank tag → frames (`Self Jank` is the app's own jank;
+    /// buffer stuffing, SurfaceFlinger's jank and display-off frames are not) …
     pub frame_timeline_tags: BTreeMap<String, i64>,
-    /// FrameTimeline's jank severity (None, Partial, Full, Unknown) → frames.
+    /// … and jank severity (None, Partial, Full, Unknown) → frames.
     pub frame_timeline_severity: BTreeMap<String, i64>,
     pub vitals: Vitals,
     /// PerfDog's vocabulary over the presents of [`Jank::perfdog_layer`],

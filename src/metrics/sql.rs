@@ -47,17 +47,23 @@ pub(crate) const PERFDOG: NamedQuery = query!("perfdog");
 pub(crate) const WORST_FRAMES: NamedQuery = query!("worst_frames");
 
 #[cfg(test)]
-/// Run `queries` over the frames table (registered as `frames`), all at
+/// Run `queries` over the frames table (registered as `frames`) and the
+/// FrameTimeline table (`frame_timeline`, as `fpsan query` has it), all at
 /// once: on a small table a query is mostly serial planning and grouping,
 /// so one query per core beats running them one after another
 /// (`examples/bench.rs --phases` shows the summaries' share).
-pub(crate) fn run_all<const N: usize>(frames: &DataFrame, queries: [NamedQuery; N]) -> PolarsResult<[DataFrame; N]> {
+pub(crate) fn run_all<const N: usize>(
+    frames: &DataFrame,
+    frame_timeline: &DataFrame,
+    queries: [NamedQuery; N],
+) -> PolarsResult<[DataFrame; N]> {
     use rayon::prelude::*;
     let results: Vec<DataFrame> = queries
         .par_iter()
         .map(|q| {
             let mut ctx = SQLContext::new();
             ctx.register("frames", frames.clone().lazy());
+            ctx.register("frame_timeline", frame_timeline.clone().lazy());
             ctx.execute(q.sql)
                 .and_then(|lf| lf.collect())
                 .map_err(|e| e.context(format!("query {}.sql", q.name).into()))

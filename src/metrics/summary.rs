@@ -12,7 +12,7 @@ use super::{
 };
 use crate::frames::{FrameAnalysis, FrameRow, FrameWhy, SchedIndex};
 use crate::presents::{JudgedBy, LayerSummary, PresentAnalysis};
-use crate::series::{self, Kind, Percentiles, PerfDog, SKIPPED_FRAME_WARNING_LIMIT};
+use crate::series::{self, Percentiles, PerfDog, SKIPPED_FRAME_WARNING_LIMIT};
 
 /// A frame kept for the summaries: its whole-trace index, its row and its scene.
 #[derive(Debug, Clone, Copy)]
@@ -70,15 +70,34 @@ fn app(
     let rows: Vec<&FrameRow> = frames.iter().map(|k| k.row).collect();
     let series: Vec<series::Frame> = rows.iter().map(|r| series::Frame::from_row(r, 0)).collect();
     let n = rows.len() as i64;
-    let fps = series::fps(Kind::DoFrames, &series);
+    let fps = series::fps(&series);
     let (drop_level, drop_sum) = series::drop_levels(&series);
     let first_ts = rows.iter().map(|r| r.ts).min().unwrap_or(0);
     let wall_end_ts = rows.iter().map(|r| r.ts + r.frame_interval_ns).max().unwrap_or(0);
     let count = |p: &dyn Fn(&FrameRow) -> bool| rows.iter().filter(|r| p(r)).count() as i64;
     let layer = presents.shown_layer(pid);
     let renderer = presents.renderers.get(&pid);
-    let headline = headline(pid, fps, &series, presents);
+    let fps_wall = fps_wall(n, first_ts, wall_end_ts);
+    let judged = presents.judged_layer(pid, n > 0);
+    // The headline's series: the judged layer's presents, else the doFrames.
+    let layer_series: Option<Vec<series::Frame>> = judged.map(|(l, _)| presents_series(presents, l));
+    let headline = headline(pid, fps, fps_wall, &series, judged, presents);
+    let vitals = match &layer_series {
+        // A present is slow when it missed its deadline's vsync: its frame
+        // time is one vsync even when on time.
+        Some(s) => vitals(
+            s.iter().filter(|f| f.dropped >= 1).count() as i64,
+            s.iter().filter(|f| f.cost_ns > 700_000_000).count() as i64,
+            s.len() as i64,
+        ),
+        None => vitals(
+            count(&|r| r.frame_cost_ns * 25 > r.frame_interval_ns * 24),
+            count(&|r| r.frame_cost_ns > 700_000_000),
+            n,
+        ),
+    };
     let screen = Screen::of(pid, &rows, presents, sched);
+    let timeline = presents.timeline.get(&pid).cloned().unwrap_or_default();
     let mut windows: BTreeMap<i64, i64> = BTreeMap::new();
     for r in &rows {
         *windows.entry((r.ts - first_ts) / 1_000_000_000).or_default() += 1;
@@ -98,7 +117,7 @@ fn app(
         process_source: named.map(|(_, source)| source),
         frames: n,
         fps,
-        fps_wall: fps_wall(n, first_ts, wall_end_ts),
+        fps_wall,
         refresh_hz: rows.iter().map(|r| r.refresh_hz).fold(f64::NAN, f64::max),
         drop_level,
         drop_sum,
@@ -118,14 +137,12 @@ fn app(
                 big_jank: count(&|r| r.was_big_jank == Some(true)),
                 huge_jank: count(&|r| r.was_huge_jank == Some(true)),
             },
-            frame_timeline: counts(rows.iter().flat_map(|r| r.jank_type.iter().flat_map(|j| j.split(", ")))),
-            frame_timeline_tags: counts(rows.iter().filter_map(|r| r.jank_tag.map(|t| t.as_str()))),
-            frame_timeline_severity: counts(rows.iter().filter_map(|r| r.jank_severity.map(|s| s.as_str()))),
-            vitals: vitals(
-                count(&|r| r.frame_cost_ns * 25 > r.frame_interval_ns * 24),
-                count(&|r| r.frame_cost_ns > 700_000_000),
-                n,
-            ),
+            frame_timeline_frames: timeline.timeline_frames,
+            frame_timeline_janky: timeline.timeline_janky,
+            frame_timeline: timeline.jank_types,
+            frame_timeline_tags: timeline.jank_tags,
+            frame_timeline_severity: timeline.jank_severity,
+            vitals,
             perfdog_layer: layer.map(|l| l.layer.clone()),
             perfdog: match layer {
                 Some(l) => l.perfdog.clone(),
@@ -157,24 +174,45 @@ fn app(
     }
 }
 
+/// Layer `l`'s presents with an interval as a series (its rows are one run
+/// of `presents.rows`, which are ordered by pid).
+fn presents_series(presents: &PresentAnalysis, l: &LayerSummary) -> Vec<series::Frame> {
+    let from = presents.rows.partition_point(|r| r.pid < l.pid);
+    presents.rows[from..]
+        .iter()
+        .take_while(|r| r.pid == l.pid)
+        .filter(|r| r.source == l.source && r.layer == l.layer)
+        .filter_map(series::Frame::from_present)
+        .collect()
+}
+
 /// The series an app is judged by and its numbers: the presents of its
 /// visible layer when a renderer other than its views draws it (or when it
-/// has no doFrames at all), else its doFrames (docs/metrics.md, "Headline").
-fn headline(pid: i32, fps: f64, frames: &[series::Frame], presents: &PresentAnalysis) -> Headline {
+/// has no doFrames at all; `judged`), else its doFrames (docs/metrics.md, "Headline").
+fn headline(
+    pid: i32,
+    fps: f64,
+    fps_wall: f64,
+    frames: &[series::Frame],
+    judged: Option<(&LayerSummary, JudgedBy)>,
+    presents: &PresentAnalysis,
+) -> Headline {
     let renderer = presents.renderers.get(&pid);
     let on_presents = |l: &LayerSummary, reason: String| Headline {
         fps: l.fps,
         source: HeadlineSource::Presents,
         layer: Some(l.layer.clone()),
         reason,
+        fps_wall: l.fps_wall,
         frames: l.drop_level.values().iter().sum(),
         dropped: l.dropped_vsyncs,
+        idle: l.idle,
         refresh_hz: l.refresh_hz,
         drop_level: l.drop_level,
         drop_sum: l.drop_sum,
-        frame_time_ns: l.interval_ns,
+        frame_time_ns: l.frame_time_ns,
     };
-    if let Some((l, why)) = presents.judged_layer(pid, !frames.is_empty()) {
+    if let Some((l, why)) = judged {
         let reason = match renderer.filter(|_| why == JudgedBy::Renderer) {
             Some(r) => format!(
                 "{r} draws the app's content: {} presents of {} ({}); its doFrames ({} fps) only measure the Java main thread",
@@ -203,8 +241,10 @@ fn headline(pid: i32, fps: f64, frames: &[series::Frame], presents: &PresentAnal
             }
             _ => "its views draw its content: its doFrames".to_string(),
         },
+        fps_wall,
         frames: frames.len() as i64,
         dropped: frames.iter().map(|f| f.dropped).sum(),
+        idle: Default::default(),
         refresh_hz: frames.iter().map(|f| f.refresh_hz).fold(f64::NAN, f64::max),
         drop_level,
         drop_sum,
@@ -291,7 +331,7 @@ pub(crate) fn scene(name: &str, rows: &[&FrameRow]) -> SceneSummary {
         scene: name.to_string(),
         frames: rows.len() as i64,
         first_ts: rows.iter().map(|r| r.ts).min().unwrap_or(0),
-        fps: series::fps(Kind::DoFrames, &series),
+        fps: series::fps(&series),
         refresh_hz: rows.iter().map(|r| r.refresh_hz).fold(f64::NAN, f64::max),
         dropped_frames: rows.iter().map(|r| r.dropped_frames).sum(),
         drop_level,

@@ -17,6 +17,7 @@ use serde::Serialize;
 use crate::frames::{DisplayGrid, DropLevel, FrameAnalysis};
 use crate::model::{JankSeverity, JankTag, PresentType, Trace};
 
+mod deadline;
 mod flutter;
 #[cfg(test)]
 mod flutter_tests;
@@ -26,13 +27,16 @@ mod sources;
 mod summary;
 #[cfg(test)]
 mod tests;
+mod verdict;
 
 pub use crate::series::{perfdog, Levels, Percentiles, PerfDog};
+pub use deadline::is_idle;
 pub use flutter::{FlutterFrame, FlutterSummary};
 pub use names::{LayerNames, NameSource};
 pub use renderer::{Engine, Renderer, RendererKind};
 pub use sources::GraphicsApi;
-pub use summary::LayerSummary;
+pub use summary::{IdleSpans, LayerSummary};
+pub use verdict::TimelineVerdict;
 
 /// Where a layer's presents were read from, in order of preference.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -79,8 +83,18 @@ pub struct PresentRow {
     pub interval_ns: Option<i64>,
     /// The display's vsync period at `ts` (see [`DisplayGrid`]).
     pub vsync_period_ns: i64,
-    /// max(round(interval / vsync period) − 1, 0): vsyncs on which the layer
-    /// showed the previous buffer again.
+    /// When the frame was due on screen: FrameTimeline's expected end for
+    /// its token, else one period after the vsync of the app's doFrame that
+    /// asked for it; null when unknown (docs/presents.md, "Dropped vsyncs").
+    pub due_ts: Option<i64>,
+    /// The part of `interval_ns` in which the app asked for no frame, when
+    /// it is an idle span (longer than 83.33 ms); else 0. Null for the first.
+    pub idle_ns: Option<i64>,
+    /// `interval_ns − idle_ns`: the time the frame took, counted from its
+    /// request when the app was idle before it.
+    pub frame_time_ns: Option<i64>,
+    /// max(round(frame_time / vsync period) − 1, 0): vsyncs on which the
+    /// layer showed the previous buffer again while this frame was due.
     pub dropped_vsyncs: Option<i64>,
     pub drop_level: DropLevel,
     /// FrameTimeline only: the buffer's vsync id, present type and jank type.
@@ -120,6 +134,9 @@ pub struct PresentAnalysis {
     /// The apps the trace names only by their layers (their rows' and
     /// layers' `process` is that package).
     pub names: LayerNames,
+    /// FrameTimeline's verdict over each app's actual surface frames (all
+    /// its layers), by pid.
+    pub timeline: BTreeMap<i32, TimelineVerdict>,
 }
 
 impl PresentAnalysis {
@@ -219,13 +236,26 @@ pub fn analyze_in(
         streams.retain(|s| !s.presents.is_empty());
     }
     let renderers = renderer::detect(trace, &streams);
+    let requests = deadline::Requests::of(frames);
+    let verdicts = verdict::by_layer(trace, window);
+    let mut timeline: BTreeMap<i32, TimelineVerdict> = BTreeMap::new();
+    for ((pid, _), v) in &verdicts {
+        timeline.entry(*pid).or_default().merge(v);
+    }
     let mut rows = Vec::new();
     let mut layers = Vec::new();
     for s in &streams {
         let first = rows.len();
-        let perfdog = summary::rows_of(s, trace, &names, grid, &mut rows);
-        layers.push(LayerSummary::of(s, &rows[first..], perfdog));
+        let perfdog = summary::rows_of(s, trace, &names, grid, &requests, &mut rows);
+        // Only FrameTimeline's layers have its verdict.
+        let verdict = s
+            .pid
+            .filter(|_| s.source == PresentSource::FrameTimeline)
+            .and_then(|pid| verdicts.get(&(pid, s.layer.clone())))
+            .cloned()
+            .unwrap_or_default();
+        layers.push(LayerSummary::of(s, &rows[first..], perfdog, verdict));
     }
     let (flutter, flutter_apps) = flutter::analyze(trace, grid, window);
-    PresentAnalysis { rows, layers, renderers, flutter, flutter_apps, names }
+    PresentAnalysis { rows, layers, renderers, flutter, flutter_apps, names, timeline }
 }

@@ -9,6 +9,7 @@ use foldhash::{HashMap, HashSet};
 
 use serde::Serialize;
 
+use super::verdict::UNNAMED_LAYER;
 use super::PresentSource;
 use crate::model::{JankSeverity, JankTag, Name, PresentType, TimelineKind, Trace, TrackKind, Upid, Utid};
 
@@ -33,6 +34,9 @@ impl GraphicsApi {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Present {
     pub ts: i64,
+    /// When the frame was due on screen: FrameTimeline's expected end for its
+    /// token (docs/presents.md, "Dropped vsyncs").
+    pub due_ts: Option<i64>,
     pub frame_id: Option<i64>,
     pub present_type: Option<PresentType>,
     pub jank_type: Option<Name>,
@@ -47,6 +51,7 @@ impl Present {
     pub(crate) fn at(ts: i64) -> Present {
         Present {
             ts,
+            due_ts: None,
             frame_id: None,
             present_type: None,
             jank_type: None,
@@ -119,11 +124,20 @@ pub(crate) fn is_render_thread(trace: &Trace, utid: Option<Utid>) -> bool {
     utid.and_then(|u| trace.thread(u).name.as_deref()).is_some_and(|n| n == "RenderThread")
 }
 
-/// Actual surface frames that reached the screen, per (process, layer).
+/// Actual surface frames that reached the screen, per (process, layer),
+/// each due at the end of its token's expected surface frame.
 fn timeline_streams(trace: &Trace) -> Vec<Stream> {
     let mut by_layer: HashMap<(i32, Name), usize> = HashMap::default();
     let mut out: Vec<Stream> = Vec::new();
-    let unnamed: Name = "(unnamed layer)".into();
+    let unnamed: Name = UNNAMED_LAYER.into();
+    // (pid, token) → its expected surface frames' (start, end), in time order.
+    let mut expected: HashMap<(i32, i64), Vec<(i64, i64)>> = HashMap::default();
+    for f in trace.frame_timeline.iter().filter(|f| f.kind == TimelineKind::ExpectedSurface && f.dur >= 0) {
+        expected.entry((f.pid, f.token)).or_default().push((f.ts, f.ts + f.dur));
+    }
+    for e in expected.values_mut() {
+        e.sort_unstable();
+    }
     for f in &trace.frame_timeline {
         if f.kind != TimelineKind::ActualSurface || f.dur < 0 || f.present_type == Some(PresentType::Dropped) {
             continue;
@@ -143,6 +157,7 @@ fn timeline_streams(trace: &Trace) -> Vec<Stream> {
         });
         out[k].presents.push(Present {
             ts: f.ts + f.dur,
+            due_ts: expected.get(&(f.pid, f.token)).and_then(|e| due_of(e, f.ts)),
             frame_id: Some(f.token),
             present_type: f.present_type,
             jank_type: f.jank_type.clone(),
@@ -155,6 +170,14 @@ fn timeline_streams(trace: &Trace) -> Vec<Stream> {
         s.presents.sort_by_key(|p| p.ts);
     }
     out
+}
+
+/// The end of the expected frame of a token that an actual frame starting at
+/// `ts` answers: the last that started by then (a token repeats only across
+/// concatenated captures or a reboot), else the first.
+fn due_of(expected: &[(i64, i64)], ts: i64) -> Option<i64> {
+    let by_then = expected.partition_point(|&(start, _)| start <= ts);
+    expected.get(by_then.saturating_sub(1)).map(|&(_, end)| end)
 }
 
 /// SurfaceFlinger's counters named after a layer: each fall of the queued

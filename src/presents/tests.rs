@@ -3,6 +3,7 @@ use super::*;
 use crate::frames::DisplayGrid;
 use crate::model::testutil::TB;
 use crate::model::PresentType;
+use crate::presents::IdleSpans;
 
 const P60: i64 = 16_666_667;
 const SF: i32 = 1000;
@@ -119,8 +120,179 @@ fn frame_timeline_presents_leave_dropped_frames_out_and_win_over_the_counter() {
     assert_eq!(ids, [Some(10), Some(11), Some(12), Some(14), Some(15)]);
     assert_eq!(p.rows[0].ts, vsync(0) + 2 * P60);
     assert_eq!(p.rows[3].dropped_vsyncs, Some(1));
-    assert_eq!(l.jank_types.get("Buffer Stuffing"), Some(&1));
-    assert_eq!(l.jank_types.get("None"), Some(&4));
+    // FrameTimeline's verdict is over every actual frame, the dropped one too.
+    assert_eq!(l.timeline.timeline_frames, 6);
+    assert_eq!(l.timeline.jank_types.get("Buffer Stuffing"), Some(&1));
+    assert_eq!(l.timeline.jank_types.get("None"), Some(&5));
+    assert_eq!(p.timeline[&100], l.timeline);
+}
+
+const APP: i32 = 100;
+const APP_LAYER: &str = "TX - com.example.app/com.example.app.Main#0";
+
+/// The verdict a generated actual frame carries, as the importer reads it.
+fn tag_of(jank: &str) -> crate::model::JankTag {
+    use crate::model::JankTag;
+    match jank {
+        "None" => JankTag::NoJank,
+        "Buffer Stuffing" => JankTag::BufferStuffing,
+        "Dropped Frame" => JankTag::DroppedFrame,
+        _ => JankTag::SelfJank,
+    }
+}
+
+/// An app with FrameTimeline and no doFrames, on a 60 Hz panel: frames due
+/// (expected end) and presented (actual end) at vsyncs
+/// 0–4 (on time), 40 (on time after 600 ms of asking for nothing), 41 (on
+/// time), due 80 presented 83 (3 late, after an idle span), due 84
+/// presented 86 (2 late, right after the previous), and a dropped frame due
+/// at 90 that presented nothing.
+fn idle_and_late() -> Trace {
+    let mut b = TB::new();
+    b.process(APP, "com.example.app");
+    let frames: [(i64, i64, &str); 9] = [
+        (0, 0, "None"),
+        (1, 1, "None"),
+        (2, 2, "None"),
+        (3, 3, "None"),
+        (4, 4, "None"),
+        (40, 40, "None"),
+        (41, 41, "None"),
+        (80, 83, "App Deadline Missed"),
+        (84, 86, "App Deadline Missed, Buffer Stuffing"),
+    ];
+    for (token, &(due, presented, jank)) in frames.iter().enumerate() {
+        let token = token as i64;
+        let present = if due == presented { PresentType::OnTime } else { PresentType::Late };
+        b.expected_surface(APP, token, vsync(due) - 2 * P60, 2 * P60);
+        b.actual_surface(
+            APP,
+            token,
+            vsync(due) - 2 * P60,
+            vsync(presented) - vsync(due) + 2 * P60,
+            APP_LAYER,
+            jank,
+            present,
+        );
+    }
+    b.expected_surface(APP, 99, vsync(90) - 2 * P60, 2 * P60);
+    b.actual_surface(APP, 99, vsync(90) - 2 * P60, 2 * P60, APP_LAYER, "Dropped Frame", PresentType::Dropped);
+    let mut trace = b.build();
+    for f in &mut trace.frame_timeline {
+        f.jank_tag = f.jank_type.as_deref().map(tag_of);
+    }
+    trace
+}
+
+#[test]
+fn idle_spans_drop_nothing_and_a_late_present_drops_its_own_vsyncs() {
+    let p = presents_of(&idle_and_late());
+    assert_eq!(p.layers.len(), 1);
+    let l = &p.layers[0];
+    let due: Vec<Option<i64>> = p.rows.iter().map(|r| r.due_ts).collect();
+    assert_eq!(due, [0, 1, 2, 3, 4, 40, 41, 80, 84].map(|k| Some(vsync(k))));
+    // The interval since the previous present is 36 vsyncs before vsync 40
+    // and 42 before vsync 83; the app asked for nothing until one vsync
+    // before each frame was due: idle 35 and 38 vsyncs.
+    let idle: Vec<Option<i64>> = p.rows.iter().map(|r| r.idle_ns).collect();
+    let mut want = vec![None, Some(0), Some(0), Some(0), Some(0), Some(35 * P60), Some(0), Some(38 * P60), Some(0)];
+    assert_eq!(idle, want);
+    let dropped: Vec<Option<i64>> = p.rows.iter().map(|r| r.dropped_vsyncs).collect();
+    want = vec![None, Some(0), Some(0), Some(0), Some(0), Some(0), Some(0), Some(3), Some(2)];
+    assert_eq!(dropped, want);
+    let frame_time: Vec<Option<i64>> = p.rows.iter().map(|r| r.frame_time_ns).collect();
+    let v = |k: i64| Some(vsync(k) - vsync(0));
+    assert_eq!(frame_time, [None, v(1), v(1), v(1), v(1), v(1), v(1), v(4), v(3)]);
+    assert_eq!(l.idle, IdleSpans { count: 2, total_ns: 73 * P60 });
+    assert_eq!(l.dropped_vsyncs, 5);
+    // 7 BEST (0 dropped), the 3-vsync present NORMAL; 2 is BEST.
+    assert_eq!(l.drop_level.values(), [7, 1, 0, 0, 0]);
+    // Paced: 8 presents over (8 + 5) vsyncs; wall: 8 over 86 vsyncs.
+    assert_eq!(l.fps, 8e9 / (13 * P60) as f64);
+    assert_eq!(l.fps_wall, 8e9 / (vsync(86) - vsync(0)) as f64);
+    // PerfDog on frame times: the longest is 4 vsyncs (66.7 ms), no Jank.
+    assert_eq!((l.perfdog.jank, l.perfdog.total_time_ns), (0, 13 * P60));
+    // FrameTimeline's verdict: all 10 actual frames, the dropped one too.
+    let t = &l.timeline;
+    assert_eq!((t.timeline_frames, t.timeline_janky), (10, 3));
+    let types: Vec<(&str, i64)> = t.jank_types.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+    assert_eq!(types, [("App Deadline Missed", 2), ("Buffer Stuffing", 1), ("Dropped Frame", 1), ("None", 7)]);
+    let tags: Vec<(&str, i64)> = t.jank_tags.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+    assert_eq!(tags, [("Dropped Frame", 1), ("No Jank", 7), ("Self Jank", 2)]);
+}
+
+#[test]
+fn without_frame_timeline_the_doframe_that_asked_sets_the_deadline() {
+    // The same app drawing through RenderThread's queueBuffer, no
+    // FrameTimeline: doFrames at vsyncs 0–4, 40, 41 and 80 (the last one
+    // 40 ms long), each frame queued 8 ms after its vsync, the last 4 vsyncs
+    // and 1 ms after its own (vsync 84 + 1 ms).
+    let mut b = TB::new();
+    b.process(APP, "com.example.app").thread(APP + 1, APP, "RenderThread");
+    let mut rows = Vec::new();
+    let mut queues = Vec::new();
+    for k in [0, 1, 2, 3, 4, 40, 41, 80] {
+        let dur = if k == 80 { 40 * crate::testutil::MS } else { 2 * crate::testutil::MS };
+        rows.push(crate::testutil::frame(APP, vsync(k), P60, dur));
+        let queue = if k == 80 { vsync(84) + 1_000_000 } else { vsync(k) + 8_000_000 };
+        b.slice(APP + 1, queue - 500_000, 500_000, "queueBuffer");
+        queues.push(queue);
+    }
+    let trace = b.build();
+    let frames = crate::frames::FrameAnalysis { display: DisplayGrid::new(&trace), rows, ..Default::default() };
+    let p = analyze(&trace, &frames);
+    assert_eq!(p.layers.len(), 1);
+    assert_eq!(p.layers[0].source, PresentSource::Producer);
+    assert_eq!(p.rows.iter().map(|r| r.ts).collect::<Vec<_>>(), queues);
+    // Each present was due one vsync after its doFrame's.
+    let due: Vec<Option<i64>> = p.rows.iter().map(|r| r.due_ts).collect();
+    assert_eq!(
+        due,
+        [
+            None,
+            Some(vsync(2)),
+            Some(vsync(3)),
+            Some(vsync(4)),
+            Some(vsync(5)),
+            Some(vsync(41)),
+            Some(vsync(42)),
+            Some(vsync(81))
+        ]
+    );
+    // Idle from the previous queue (vsync 4 + 8 ms) to the vsync before the
+    // frame's due time or its queue, whichever is earlier: vsync 40 + 8 ms
+    // − 1 vsync, and vsync 80.
+    let idle: Vec<Option<i64>> = p.rows.iter().map(|r| r.idle_ns).collect();
+    assert_eq!(
+        idle,
+        [None, Some(0), Some(0), Some(0), Some(0), Some(35 * P60), Some(0), Some(vsync(80) - vsync(41) - 8_000_000)]
+    );
+    let dropped: Vec<Option<i64>> = p.rows.iter().map(|r| r.dropped_vsyncs).collect();
+    // The last: from vsync 80 to vsync 84 + 1 ms, 4 vsyncs: 3 dropped.
+    assert_eq!(dropped, [None, Some(0), Some(0), Some(0), Some(0), Some(0), Some(0), Some(3)]);
+    assert_eq!(p.layers[0].idle.count, 2);
+    // Without a doFrame in the app, nothing says when a frame was asked
+    // for: every vsync since the previous present counts.
+    let p = presents_of(&trace);
+    let dropped: Vec<Option<i64>> = p.rows.iter().map(|r| r.dropped_vsyncs).collect();
+    assert_eq!(dropped, [None, Some(0), Some(0), Some(0), Some(0), Some(35), Some(0), Some(42)]);
+    assert_eq!(p.layers[0].idle, IdleSpans::default());
+}
+
+#[test]
+fn a_short_span_without_a_request_is_pacing_not_idle() {
+    // Due every other vsync and presented on time (a 30 fps app on a 60 Hz
+    // panel): one vsync without a request each time, not idle; each present
+    // dropped the vsync between, as the user saw.
+    let mut b = TB::new();
+    b.process(APP, "com.example.app");
+    for k in 0..6 {
+        b.expected_surface(APP, k, vsync(2 * k) - P60, P60);
+        b.actual_surface(APP, k, vsync(2 * k) - P60, P60, APP_LAYER, "None", PresentType::OnTime);
+    }
+    let p = presents_of(&b.build());
+    assert!(p.rows.iter().skip(1).all(|r| r.idle_ns == Some(0) && r.dropped_vsyncs == Some(1)));
+    assert_eq!(p.layers[0].fps, 5e9 / (10 * P60) as f64);
 }
 
 #[test]

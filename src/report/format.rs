@@ -104,6 +104,22 @@ pub(crate) fn fmt_pairs<K: std::fmt::Display, V: std::fmt::Display>(items: impl 
     items.into_iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ")
 }
 
+/// Idle spans: `3 (1.5 s)`, or `none`.
+pub(crate) fn fmt_idle(idle: &crate::presents::IdleSpans) -> String {
+    if idle.count == 0 {
+        "none".into()
+    } else {
+        format!("{} ({})", idle.count, fmt_duration(idle.total_ns))
+    }
+}
+
+/// FrameTimeline's verdict on an app: `61 janky of 739 actual frames`; None
+/// when the app has no actual surface frame.
+pub(crate) fn fmt_timeline_janky(j: &crate::metrics::Jank) -> Option<String> {
+    (j.frame_timeline_frames > 0)
+        .then(|| format!("{} janky of {} actual frames", j.frame_timeline_janky, j.frame_timeline_frames))
+}
+
 /// `59.6`.
 pub(crate) fn fmt_fps(fps: f64) -> String {
     format!("{fps:.1}")

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use super::cells::text_table;
 use super::format::*;
 use super::{Artifact, Exporter, Report, ReportError};
-use crate::metrics::{AppSummary, CujSummary, GreenAlliance, HeadlineSource, Jank, Levels, SceneSummary, WorstFrame};
+use crate::metrics::{AppSummary, CujSummary, GreenAlliance, HeadlineSource, Levels, SceneSummary, WorstFrame};
 
 pub(crate) struct TableExporter;
 
@@ -112,6 +112,12 @@ fn app_details(out: &mut String, a: &AppSummary, trace_start: i64) {
                 "  drop levels    {}   [presents (dropped vsyncs)]",
                 levels_line(&h.drop_level, &h.drop_sum)
             );
+            let _ = writeln!(
+                out,
+                "  idle spans     {}   [no frame asked for, not counted as drops; fps_wall {}]",
+                fmt_idle(&h.idle),
+                fmt_fps(h.fps_wall)
+            );
             if a.frames > 0 {
                 let _ = writeln!(
                     out,
@@ -125,10 +131,10 @@ fn app_details(out: &mut String, a: &AppSummary, trace_start: i64) {
             }
         }
     }
+    jank_lines(out, a);
     if a.frames == 0 {
         return;
     }
-    jank_lines(out, &a.jank);
     let _ = writeln!(
         out,
         "  overrun ms     p50 {}  p90 {}  p99 {}  max {};  doFrame ms p50 {}  p90 {}  p99 {}",
@@ -169,7 +175,7 @@ fn headline_lines(out: &mut String, a: &AppSummary) {
         let _ = writeln!(out, "  renderer       {r}  [{}]", r.evidence);
     }
     let h = &a.headline;
-    let _ = writeln!(out, "  headline fps   {}  [{}]", fmt_fps(h.fps), h.reason);
+    let _ = writeln!(out, "  headline fps   {} (paced)  [{}]", fmt_fps(h.fps), h.reason);
     let g = &a.green_alliance;
     let few = match g.verdict.passed() {
         Some(_) => String::new(),
@@ -197,16 +203,20 @@ fn units_of(source: HeadlineSource) -> &'static str {
     }
 }
 
-/// The jank vocabularies, one line each.
-fn jank_lines(out: &mut String, j: &Jank) {
+/// The jank vocabularies, one line each (Perfetto's and Choreographer's
+/// are doFrames', so an app without doFrames has neither).
+fn jank_lines(out: &mut String, a: &AppSummary) {
+    let j = &a.jank;
     let p = &j.perfetto;
-    let _ = writeln!(
-        out,
-        "  Perfetto       jank {}  big {}  huge {}  slow {}  (of {} frames with FrameTimeline)",
-        p.jank, p.big_jank, p.huge_jank, p.slow, p.frames_with_data
-    );
-    if !j.frame_timeline.is_empty() {
-        let _ = writeln!(out, "  FrameTimeline  {}", fmt_pairs(&j.frame_timeline));
+    if a.frames > 0 {
+        let _ = writeln!(
+            out,
+            "  Perfetto       jank {}  big {}  huge {}  slow {}  (of {} frames with FrameTimeline)",
+            p.jank, p.big_jank, p.huge_jank, p.slow, p.frames_with_data
+        );
+    }
+    if let Some(janky) = fmt_timeline_janky(j) {
+        let _ = writeln!(out, "  FrameTimeline  {janky}: {}", fmt_pairs(&j.frame_timeline));
         let _ = writeln!(
             out,
             "                 tags: {};  severity: {}",
@@ -235,6 +245,9 @@ fn jank_lines(out: &mut String, j: &Jank) {
             .as_deref()
             .map_or_else(|| "doFrames: no layer of the app presented".to_string(), |l| format!("the presents of {l}"))
     );
+    if a.frames == 0 {
+        return;
+    }
     let c = &j.choreographer;
     let _ = writeln!(
         out,
@@ -504,8 +517,8 @@ fn layers_table(
     renderers: &std::collections::BTreeMap<i32, crate::presents::Renderer>,
 ) -> String {
     let headers = [
-        "app", "pid", "renderer", "layer", "source", "presents", "fps", "Hz", "dropped", "p50 ms", "p90 ms", "max ms",
-        "jank", "big jank", "stutter",
+        "app", "pid", "renderer", "layer", "source", "presents", "fps", "Hz", "dropped", "idle", "p50 ms", "p90 ms",
+        "max ms", "jank", "big jank", "stutter",
     ];
     let rows: Vec<Vec<String>> = layers
         .iter()
@@ -521,16 +534,17 @@ fn layers_table(
                 fmt_fps(l.fps),
                 format!("{:.0}", l.refresh_hz),
                 l.dropped_vsyncs.to_string(),
-                fmt_opt_ms_value(l.interval_ns.p50),
-                fmt_opt_ms_value(l.interval_ns.p90),
-                fmt_opt_ms_value(l.interval_ns.max),
+                fmt_idle(&l.idle),
+                fmt_opt_ms_value(l.frame_time_ns.p50),
+                fmt_opt_ms_value(l.frame_time_ns.p90),
+                fmt_opt_ms_value(l.frame_time_ns.max),
                 l.perfdog.jank.to_string(),
                 l.perfdog.big_jank.to_string(),
                 fmt_small_pct(100.0 * l.perfdog.stutter),
             ]
         })
         .collect();
-    let right = [false, true, false, false, false, true, true, true, true, true, true, true, true, true, true];
+    let right = [false, true, false, false, false, true, true, true, true, true, true, true, true, true, true, true];
     text_table(&headers, &rows, &right)
 }
 

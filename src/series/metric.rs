@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use super::{drop_levels, fps, Frame, Kind, Percentiles, SKIPPED_FRAME_WARNING_LIMIT};
+use super::{drop_levels, fps, Frame, Percentiles, SKIPPED_FRAME_WARNING_LIMIT};
 use crate::frames::DropLevel;
 
 /// Which way a metric improves.
@@ -175,9 +175,9 @@ fn rate(count: i64, n: usize, per: f64) -> f64 {
 }
 
 impl Values {
-    /// Every metric over `frames` of `kind`. `wall_ns` is the series' wall
-    /// time (None: `fps_wall` is undefined, as for a scene).
-    pub fn of(kind: Kind, frames: &[&Frame], wall_ns: Option<i64>) -> Values {
+    /// Every metric over `frames` (doFrames or presents). `wall_ns` is the
+    /// series' wall time (None: `fps_wall` is undefined, as for a scene).
+    pub fn of(frames: &[&Frame], wall_ns: Option<i64>) -> Values {
         let n = frames.len();
         let it = || frames.iter().copied();
         let fps_wall = match wall_ns {
@@ -195,7 +195,7 @@ impl Values {
         for m in Metric::ALL {
             v[m.index()] = match m {
                 Metric::Frames => n as f64,
-                Metric::Fps => fps(kind, it()),
+                Metric::Fps => fps(it()),
                 Metric::FpsWall => fps_wall,
                 Metric::FrameCostP50 => ms(cost.p50),
                 Metric::FrameCostP90 => ms(cost.p90),

@@ -20,23 +20,12 @@ pub use metric::{Direction, Metric, Role, Values};
 /// Choreographer logs "Skipped N frames!" from this many skipped frames on.
 pub const SKIPPED_FRAME_WARNING_LIMIT: i64 = 30;
 
-/// What a series is made of, which decides how its fps is read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Kind {
-    /// An app's `Choreographer#doFrame`s (the Java main thread): Matrix's
-    /// paced fps, frames / Σ (dropped + 1)·I.
-    DoFrames,
-    /// The buffers one layer presented: presents per second of the time
-    /// between them, Σ intervals (what SurfaceFlinger showed).
-    Presents,
-}
-
 /// One frame of a series, reduced to what the numbers need.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Frame {
     pub ts: i64,
-    /// A doFrame's vsync-to-end cost; a present's interval since the previous one.
+    /// A doFrame's vsync-to-end cost; a present's frame time (its interval
+    /// since the previous present, less the idle span before its request).
     pub cost_ns: i64,
     /// A doFrame's dropped frames; a present's dropped vsyncs.
     pub dropped: i64,
@@ -51,13 +40,13 @@ pub struct Frame {
 }
 
 impl Frame {
-    /// A present as a frame: its interval is its cost, its dropped vsyncs its
-    /// dropped frames, the display's period its frame interval. The first
-    /// present of a layer, without an interval, is none.
+    /// A present as a frame: its frame time is its cost, its dropped vsyncs
+    /// (against its deadline) its dropped frames, the display's period its
+    /// frame interval. The first present of a layer, without an interval, is none.
     pub fn from_present(p: &crate::presents::PresentRow) -> Option<Frame> {
         Some(Frame {
             ts: p.ts,
-            cost_ns: p.interval_ns?,
+            cost_ns: p.frame_time_ns?,
             dropped: p.dropped_vsyncs.unwrap_or(0),
             interval_ns: p.vsync_period_ns,
             refresh_hz: 1e9 / p.vsync_period_ns as f64,
@@ -83,28 +72,22 @@ impl Frame {
     }
 }
 
-/// The fps of a series (docs/metrics.md, "fps"): for doFrames Matrix's
-/// formula without its 60 cap, capped at the highest refresh rate the frames
-/// ran at; for presents, presents per second of the time between them. NaN
-/// without frames.
-pub fn fps<'a>(kind: Kind, frames: impl IntoIterator<Item = &'a Frame>) -> f64 {
+/// The fps of a series (docs/metrics.md, "fps"), doFrames or presents alike:
+/// Matrix's paced formula without its 60 cap, frames / Σ (dropped + 1)·I,
+/// capped at the highest refresh rate the frames ran at. A present's dropped
+/// vsyncs are counted against its deadline, so an idle span costs nothing.
+/// NaN without frames.
+pub fn fps<'a>(frames: impl IntoIterator<Item = &'a Frame>) -> f64 {
     let (mut n, mut time, mut max_hz) = (0i64, 0i64, f64::NAN);
     for f in frames {
         n += 1;
-        time += match kind {
-            Kind::DoFrames => (f.dropped + 1) * f.interval_ns,
-            Kind::Presents => f.cost_ns,
-        };
+        time += (f.dropped + 1) * f.interval_ns;
         max_hz = max_hz.max(f.refresh_hz);
     }
     if time <= 0 {
         return f64::NAN;
     }
-    let fps = 1e9 * n as f64 / time as f64;
-    match kind {
-        Kind::DoFrames => max_hz.min(fps),
-        Kind::Presents => fps,
-    }
+    max_hz.min(1e9 * n as f64 / time as f64)
 }
 
 /// Frames per drop level and dropped frames per level (BEST counts max(d, 0)).

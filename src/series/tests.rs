@@ -35,7 +35,7 @@ fn four_frames() -> Vec<Frame> {
 fn every_metric_of_a_do_frame_series() {
     let frames = four_frames();
     let refs: Vec<&Frame> = frames.iter().collect();
-    let v = Values::of(Kind::DoFrames, &refs, Some(2_000_000_000));
+    let v = Values::of(&refs, Some(2_000_000_000));
     // Σ (d + 1)·I = (1 + 3 + 5 + 13)·I.
     let paced = 22.0 * I60 as f64;
     let expected: [(Metric, f64); 17] = [
@@ -65,17 +65,15 @@ fn every_metric_of_a_do_frame_series() {
 }
 
 #[test]
-fn fps_of_presents_is_presents_per_second_between_them() {
-    // Intervals 16.7, 33.3, 16.7 ms: 3 presents in 66.7 ms = 45 fps, not
-    // capped and not rounded to the vsync grid.
+fn fps_is_paced_whatever_the_frames_cost() {
+    // Presents 500, 33.3 and 16.7 ms after the previous one, the first after
+    // an idle span (its frame time one vsync): dropped 0, 1, 0 → 3 frames
+    // over (1 + 2 + 1)·I, whatever the intervals' wall time.
     let frames = [frame(0, 0), frame(0, 1), frame(0, 0)];
     let costs = [16_666_667, 33_333_333, 16_666_667];
     let presents: Vec<Frame> = frames.iter().zip(costs).map(|(f, c)| Frame { cost_ns: c, ..*f }).collect();
-    let want = 3e9 / 66_666_667.0;
-    assert!((fps(Kind::Presents, &presents) - want).abs() < 1e-9);
-    // The same frames read as doFrames: 3 / (1 + 2 + 1)·I, capped at 60.
-    assert!((fps(Kind::DoFrames, &presents) - 3e9 / (4.0 * I60 as f64)).abs() < 1e-9);
-    assert!(fps(Kind::Presents, &[] as &[Frame]).is_nan());
+    assert!((fps(&presents) - 3e9 / (4.0 * I60 as f64)).abs() < 1e-9);
+    assert!(fps(&[] as &[Frame]).is_nan());
 }
 
 #[test]
@@ -83,7 +81,7 @@ fn do_frame_fps_is_capped_at_the_highest_refresh_rate() {
     // A frame shorter than its interval cannot make fps exceed the display
     // (1e9 / 8 333 333 ns is 120.000005).
     let f = Frame { interval_ns: 8_333_333, refresh_hz: 120.0, ..frame(5, 0) };
-    assert_eq!(fps(Kind::DoFrames, [&f]), 120.0);
+    assert_eq!(fps([&f]), 120.0);
 }
 
 #[test]

@@ -68,6 +68,12 @@ pub fn apps(apps: &[AppSummary]) -> PolarsResult<DataFrame> {
         .col("headline_frame_time_p90", |a| a.headline.frame_time_ns.p90)
         .col("headline_frame_time_p99", |a| a.headline.frame_time_ns.p99)
         .col("perfdog_layer", |a| a.jank.perfdog_layer.as_deref())
+        .col("headline_fps_wall", |a| a.headline.fps_wall)
+        .col("headline_idle_spans", |a| a.headline.idle.count)
+        .col("headline_idle_ns", |a| a.headline.idle.total_ns)
+        // FrameTimeline's verdict over the app's actual surface frames.
+        .col("frame_timeline_frames", |a| a.jank.frame_timeline_frames)
+        .col("frame_timeline_janky", |a| a.jank.frame_timeline_janky)
         .build()
 }
 

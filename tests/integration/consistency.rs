@@ -121,6 +121,60 @@ fn strip_tags(s: &str) -> String {
     out.trim().to_string()
 }
 
+/// The label → value rows of a jank vocabulary's card (`<strong>NAME</strong>` then its table).
+fn vocabulary(section: &str, name: &str) -> Vec<(String, String)> {
+    let at = section.find(&format!("<strong>{name}</strong>")).unwrap_or_else(|| panic!("vocabulary {name}"));
+    let end = at + section[at..].find("</table>").expect("its table's end");
+    section[at..end]
+        .split("<tr>")
+        .skip(1)
+        .map(|row| {
+            let cells: Vec<String> = row.split("</td>").map(strip_tags).filter(|c| !c.is_empty()).collect();
+            (cells[0].clone(), cells.get(1).cloned().unwrap_or_default())
+        })
+        .collect()
+}
+
+/// The terminal's lines of app `pid`'s block (from its heading to the next blank line).
+fn terminal_block(table_out: &str, pid: i64) -> Vec<&str> {
+    let heading = format!("(pid {pid}");
+    table_out
+        .lines()
+        .skip_while(|l| !(l.contains(&heading) && !l.starts_with(' ')))
+        .take_while(|l| !l.is_empty())
+        .collect()
+}
+
+/// FrameTimeline's verdict on app `pid` reads the same in the terminal, the
+/// JSON and report.html: actual frames, janky ones, each jank type; and no
+/// output says no frame dropped one while FrameTimeline counts janky frames.
+fn same_frame_timeline_verdict(name: &str, app: &Value, table_out: &str, section: &str) {
+    let pid = app["pid"].as_i64().unwrap();
+    let j = &app["jank"];
+    let (frames, janky) = (j["frame_timeline_frames"].as_i64().unwrap(), j["frame_timeline_janky"].as_i64().unwrap());
+    let types = j["frame_timeline"].as_object().unwrap();
+    let card = vocabulary(section, "FrameTimeline");
+    let value = |label: &str| card.iter().find(|(l, _)| l == label).map(|(_, v)| v.clone());
+    let terminal = terminal_block(table_out, pid).into_iter().find(|l| l.starts_with("  FrameTimeline  "));
+    if frames == 0 {
+        assert!(value("actual frames").unwrap().starts_with('0'), "{name} pid {pid}: {card:?}");
+        assert_eq!(terminal, None, "{name} pid {pid}");
+        return;
+    }
+    assert_eq!(count(&value("actual frames").unwrap()), frames, "{name} pid {pid}: HTML actual frames");
+    assert_eq!(count(&value("janky").unwrap()), janky, "{name} pid {pid}: HTML janky");
+    for (t, n) in types {
+        assert_eq!(count(&value(t).unwrap()), n.as_i64().unwrap(), "{name} pid {pid}: HTML {t}");
+    }
+    let pairs: Vec<String> = types.iter().map(|(t, n)| format!("{t} {n}")).collect();
+    let want = format!("  FrameTimeline  {janky} janky of {frames} actual frames: {}", pairs.join(", "));
+    assert_eq!(terminal, Some(want.as_str()), "{name} pid {pid}: terminal FrameTimeline line");
+    if janky > 0 {
+        assert!(!section.contains("No frame dropped a frame"), "{name} pid {pid}");
+        assert!(!section.contains("No doFrame dropped a frame.</p>"), "{name} pid {pid}: the note names FrameTimeline");
+    }
+}
+
 /// A number as the HTML formats counts (thousands separated by a thin space or comma).
 fn count(s: &str) -> i64 {
     s.chars().filter(char::is_ascii_digit).collect::<String>().parse().unwrap_or_else(|_| panic!("a count: {s}"))
@@ -204,6 +258,7 @@ fn terminal_json_and_html_show_the_same_numbers_per_app() {
                 assert_eq!(count(&r[1]), levels[level].as_i64().unwrap(), "{name} pid {pid}: HTML {level}");
                 assert_eq!(count(&r[3]), h["drop_sum"][level].as_i64().unwrap(), "{name} pid {pid}: HTML {level} sum");
             }
+            same_frame_timeline_verdict(name, app, &table_out, s);
             // PerfDog is read on the app's layer when it has one: the same
             // numbers as that layer's row.
             if let Some(layer) = app["jank"]["perfdog_layer"].as_str() {

@@ -356,20 +356,28 @@ pub(crate) fn presents_fps(app: &AppSummary, presents: &PresentAnalysis, index: 
         .filter_map(|r| Some((r.dropped_vsyncs.filter(|&d| d >= 1)?, r)))
         .map(|(d, r)| (secs_since(r.ts, origin_ts), r.drop_level, d))
         .collect();
+    // An idle span runs from the previous present for its length.
+    let idle: Vec<(f64, f64)> = rows
+        .iter()
+        .filter_map(|r| Some((r.ts - r.interval_ns?, r.idle_ns.filter(|&ns| ns > 0)?)))
+        .map(|(prev, ns)| (secs_since(prev, origin_ts), secs_since(prev + ns, origin_ts)))
+        .collect();
     FpsData {
         caption: format!(
-            "fps {} from the presents of its layer · {} presents over {:.1} s · {} janky presents (≥ 1 dropped vsync)",
+            "fps {} (paced) from the presents of its layer · {} presents over {:.1} s · {} janky presents (≥ 1 dropped vsync against its deadline) · {} idle spans ({:.1} s, no frame asked for)",
             fmt_fps(app.headline.fps),
             layer.presents,
             (wall_end_ts - first_ts) as f64 / 1e9,
-            janky.len()
+            janky.len(),
+            layer.idle.count,
+            layer.idle.total_ns as f64 / 1e9
         ),
         windows: crate::metrics::fps_windows(first_ts, wall_end_ts, &counts)
             .iter()
             .map(|w| (secs_since(w.start_ts, origin_ts), secs_since(w.start_ts, origin_ts) + w.seconds, w.fps))
             .collect(),
         refresh_hz: layer.refresh_hz,
-        idle: Vec::new(),
+        idle,
         janky,
         span: (secs_since(first_ts, origin_ts), secs_since(wall_end_ts, origin_ts)),
     }

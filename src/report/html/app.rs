@@ -33,7 +33,9 @@ pub(crate) fn app_view(report: &Report, a: &AppSummary, charts: &[Chart], origin
         fps: fmt_fps(h.fps),
         fps_from: match h.source {
             HeadlineSource::Frames => format!("doFrames, paced · fps_wall {}", fmt_fps(a.fps_wall)),
-            HeadlineSource::Presents => format!("presents of {}", layer_label(h)),
+            HeadlineSource::Presents => {
+                format!("presents of {}, paced · fps_wall {}", layer_label(h), fmt_fps(h.fps_wall))
+            }
         },
         unit: units.unit.into(),
         dropped_unit: units.dropped.into(),
@@ -58,6 +60,7 @@ pub(crate) fn app_view(report: &Report, a: &AppSummary, charts: &[Chart], origin
             HeadlineSource::Frames => "Worst frames and why".into(),
             HeadlineSource::Presents => "Worst doFrames of the Java main thread, and why".into(),
         },
+        no_worst: no_worst(a),
         presents: super::presents::presents_view(report, a, charts),
         levels_total: levels_total(a),
         levels: level_rows(a),
@@ -151,6 +154,12 @@ fn summary(a: &AppSummary, refresh: String) -> Vec<Field> {
         field(&format!("dropped {}", units.dropped), fmt_count(h.dropped)),
         field("refresh rate", refresh),
     ];
+    if h.source == HeadlineSource::Presents {
+        out.extend([
+            field("fps_wall (presents over their wall time)", fmt_fps(h.fps_wall)),
+            field("idle spans (no frame asked for; not drops)", fmt_idle(&h.idle)),
+        ]);
+    }
     let main = if h.source == HeadlineSource::Frames { "" } else { "main thread " };
     if a.frames > 0 {
         if h.source != HeadlineSource::Frames {
@@ -210,7 +219,7 @@ fn percentile_rows(a: &AppSummary) -> Vec<PercentileRow> {
     let mut rows = Vec::new();
     if a.headline.source == HeadlineSource::Presents {
         rows.push(percentile_row(
-            &format!("present interval ({})", layer_label(&a.headline)),
+            &format!("present frame time, idle spans left out ({})", layer_label(&a.headline)),
             &a.headline.frame_time_ns,
         ));
     }
@@ -274,12 +283,15 @@ fn vocabularies(a: &AppSummary) -> Vec<Vocabulary> {
         v(
             "FrameTimeline",
             frame_timeline_fields(a),
-            "SurfaceFlinger's jank type of the app's actual surface frame; a frame with two types counts for each",
+            "SurfaceFlinger's jank type, tag and severity of every actual surface frame of the app's layers, as trace_processor's actual_frame_timeline_slice; a frame with two types counts for each; janky: a tag other than No Jank, Unspecified, Non-perceivable Jank",
         ),
         v(
             "Android vitals",
             vitals_fields(a),
-            "slow: frame cost > 16 ms scaled to the interval (cost·25 > I·24); frozen: > 700 ms",
+            match a.headline.source {
+                HeadlineSource::Frames => "slow: frame cost > 16 ms scaled to the interval (cost·25 > I·24); frozen: > 700 ms",
+                HeadlineSource::Presents => "on the headline's presents: slow: ≥ 1 vsync dropped against its deadline; frozen: frame time > 700 ms",
+            },
         ),
         v(
             "PerfDog",
@@ -302,6 +314,9 @@ fn vocabularies(a: &AppSummary) -> Vec<Vocabulary> {
 
 fn perfetto_fields(a: &AppSummary) -> Vec<Field> {
     let p = &a.jank.perfetto;
+    if a.frames == 0 {
+        return vec![field("frames with data", "0 (Perfetto's columns are doFrames'; the app has none)")];
+    }
     if p.frames_with_data == 0 {
         return vec![field("frames with data", "0 (needs FrameTimeline)")];
     }
@@ -315,11 +330,40 @@ fn perfetto_fields(a: &AppSummary) -> Vec<Field> {
 }
 
 fn frame_timeline_fields(a: &AppSummary) -> Vec<Field> {
-    let types = &a.jank.frame_timeline;
-    if types.is_empty() {
-        return vec![field("frames with a match", "0 (needs FrameTimeline)")];
+    let j = &a.jank;
+    if j.frame_timeline_frames == 0 {
+        return vec![field("actual frames", "0 (needs FrameTimeline)")];
     }
-    types.iter().map(|(k, v)| field(k, fmt_count(*v))).collect()
+    let mut out = vec![
+        field("actual frames", fmt_count(j.frame_timeline_frames)),
+        field("janky", fmt_count(j.frame_timeline_janky)),
+    ];
+    out.extend(j.frame_timeline.iter().map(|(k, v)| field(k, fmt_count(*v))));
+    out.push(field("tags", fmt_pairs(&j.frame_timeline_tags)));
+    out.push(field("severity", fmt_pairs(&j.frame_timeline_severity)));
+    out
+}
+
+/// Where no doFrame of the app dropped a frame: what that says, and what
+/// its presents and FrameTimeline say beside it.
+fn no_worst(a: &AppSummary) -> String {
+    let mut out = if a.frames == 0 {
+        "No doFrames to list: the app is judged by its layer's presents.".to_string()
+    } else {
+        "No doFrame dropped a frame.".to_string()
+    };
+    let h = &a.headline;
+    if h.source == HeadlineSource::Presents {
+        out.push_str(&format!(
+            " Its {} presents dropped {} vsyncs against their deadlines (drop levels above).",
+            fmt_count(h.frames),
+            fmt_count(h.dropped)
+        ));
+    }
+    if let Some(t) = fmt_timeline_janky(&a.jank) {
+        out.push_str(&format!(" FrameTimeline: {t} (its vocabulary above)."));
+    }
+    out
 }
 
 fn vitals_fields(a: &AppSummary) -> Vec<Field> {

@@ -35,7 +35,7 @@ pub(crate) fn presents_view(report: &Report, a: &AppSummary, charts: &[Chart]) -
     PresentsView {
         renderer,
         evidence,
-        headline: format!("{} fps", fmt_fps(h.fps)),
+        headline: format!("{} fps (paced)", fmt_fps(h.fps)),
         headline_from,
         reason: h.reason.clone(),
         layers,
@@ -72,12 +72,13 @@ fn layer_row(l: &LayerSummary, shown: bool) -> LayerRow {
         fps: fmt_fps(l.fps),
         refresh: fmt_hz(l.refresh_hz),
         dropped: fmt_count(l.dropped_vsyncs),
+        idle: fmt_idle(&l.idle),
         jank: fmt_count(l.perfdog.jank),
         big_jank: fmt_count(l.perfdog.big_jank),
         stutter: fmt_small_pct(100.0 * l.perfdog.stutter),
-        p50: fmt_opt_ms(l.interval_ns.p50),
-        p90: fmt_opt_ms(l.interval_ns.p90),
-        p99: fmt_opt_ms(l.interval_ns.p99),
+        p50: fmt_opt_ms(l.frame_time_ns.p50),
+        p90: fmt_opt_ms(l.frame_time_ns.p90),
+        p99: fmt_opt_ms(l.frame_time_ns.p99),
     }
 }
 

@@ -393,8 +393,8 @@ fn game_presents_section() {
     let p = page(&r, &charts);
     let s = &p.apps[0].presents;
     assert_eq!((s.renderer.as_str(), s.evidence.as_str()), ("SurfaceView (Unity)", "thread UnityMain"));
-    // 17 intervals over 44 vsyncs: 17 / 0.733 s.
-    assert_eq!(s.headline, "23.2 fps");
+    // 17 intervals over 44 vsyncs, none idle: 17 / 0.733 s, paced.
+    assert_eq!(s.headline, "23.2 fps (paced)");
     assert_eq!(s.headline_from, format!("the presents of {GAME_LAYER}"));
     assert!(
         s.reason.starts_with(&format!("SurfaceView (Unity) draws the app's content: 18 presents of {GAME_LAYER}")),
@@ -469,11 +469,12 @@ fn game_presents_section() {
     let html = render_html(&r, &charts).unwrap();
     let esc = |s: &str| s.replace('/', "&#x2f;");
     let row = format!(
-        r#"<tr class="shown"><td title="{0}">{0}</td><td>layer_counter</td><td class="num">18</td><td class="num">23.2</td><td class="num">60 Hz</td><td class="num">27</td><td class="num">2</td><td class="num">1</td><td class="num">31.82%</td><td class="num">33.3 ms</td><td class="num">100.0 ms</td><td class="num">133.3 ms</td></tr>"#,
+        r#"<tr class="shown"><td title="{0}">{0}</td><td>layer_counter</td><td class="num">18</td><td class="num">23.2</td><td class="num">60 Hz</td><td class="num">27</td><td class="num">none</td><td class="num">2</td><td class="num">1</td><td class="num">31.82%</td><td class="num">33.3 ms</td><td class="num">100.0 ms</td><td class="num">133.3 ms</td></tr>"#,
         esc(GAME_LAYER)
     );
     assert!(html.contains(&row), "{}", &html[html.find("<h3>Presents").unwrap()..][..3000]);
-    assert!(html.contains("<tr><th>headline fps</th><td><strong>23.2 fps</strong> from the presents of SurfaceView"));
+    assert!(html
+        .contains("<tr><th>headline fps</th><td><strong>23.2 fps (paced)</strong> from the presents of SurfaceView"));
     // Every chart once, the layer's included.
     assert_each_chart_once(&html, &charts);
     assert_eq!(external_references(&html), Vec::<String>::new());

@@ -114,6 +114,7 @@ pub(crate) struct LayerRow {
     pub fps: String,
     pub refresh: String,
     pub dropped: String,
+    pub idle: String,
     pub jank: String,
     pub big_jank: String,
     pub stutter: String,
@@ -175,6 +176,10 @@ pub(crate) struct AppView {
     pub vocabularies: Vec<Vocabulary>,
     pub worst_title: String,
     pub worst: Vec<WorstRow>,
+    /// What the page says where the worst-frames table would be when no
+    /// doFrame dropped a frame (a doFrame list says nothing of the app's
+    /// presents or of FrameTimeline's verdict, so it names them).
+    pub no_worst: String,
     /// Some worst frame is greyed (`WorstRow::data_loss`): the page says why.
     pub worst_data_loss: bool,
     pub quality: Vec<Field>,
