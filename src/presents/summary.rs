@@ -52,12 +52,9 @@ pub(crate) fn rows_of(
 ) -> PerfDog {
     let intervals: Vec<i64> = s.presents.windows(2).map(|w| w[1].ts - w[0].ts).collect();
     let (summary, flags) = perfdog(&intervals);
-    // The process's name, else the package its layers name.
-    let process = s
-        .upid
-        .and_then(|u| trace.process(u).name.as_deref())
-        .or_else(|| s.pid.and_then(|pid| names.get(pid)))
-        .map(str::to_string);
+    // The process's name, else (or for a comm cut from it) the package its layers name.
+    let own = s.upid.and_then(|u| trace.process(u).name.as_deref());
+    let process = s.pid.map_or(own, |pid| names.name(own, pid)).map(str::to_string);
     let thread = s.producer.map(|u| trace.thread(u));
     for (i, p) in s.presents.iter().enumerate() {
         let vsync_period_ns = grid.display.period_at(p.ts, grid.fallback);

@@ -22,6 +22,7 @@
 
 pub mod atrace;
 mod batch;
+pub(crate) mod busy;
 mod error;
 mod format;
 mod frame_sched;

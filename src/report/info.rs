@@ -155,6 +155,13 @@ pub(crate) fn data_loss_items(d: &DataLoss) -> Vec<(&'static str, u64)> {
         ("ftrace_lost_events", d.ftrace_lost_events),
         ("truncated_bytes", d.truncated_bytes),
         ("unmatched_ends", d.unmatched_ends),
+        ("capture_holes", d.holes.len() as u64),
+        ("perf_lost_records", d.perf_lost_records.iter().map(|c| c.count).sum()),
+        ("patches_failed", d.patches_failed),
+        ("abi_violations", d.abi_violations),
+        ("trace_writer_packet_loss", d.trace_writer_packet_loss),
+        ("flushes_failed", d.flushes_failed),
+        ("final_flush_failed", d.final_flush_failed),
     ]
     .into_iter()
     .filter(|(_, v)| *v > 0)

@@ -16,6 +16,7 @@ mod decode;
 mod exit_codes;
 mod frames;
 mod golden;
+mod holes;
 mod hostile;
 mod info;
 mod layer_names;
