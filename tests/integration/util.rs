@@ -65,8 +65,12 @@ pub fn trace_processor_rows(trace: &std::path::Path, sql: &str) -> Option<Vec<Ve
     let dir = tempfile::tempdir().unwrap();
     let query = dir.path().join("q.sql");
     std::fs::write(&query, sql).unwrap();
-    let out =
-        std::process::Command::new(shell).arg("-q").arg(&query).arg(trace).output().expect("run trace_processor_shell");
+    let out = std::process::Command::new(shell)
+        .arg("-q")
+        .arg(&query)
+        .arg(trace)
+        .output()
+        .expect("run trace_processor_shell");
     assert!(
         out.status.success(),
         "trace_processor failed on {}: {}",
@@ -74,5 +78,10 @@ pub fn trace_processor_rows(trace: &std::path::Path, sql: &str) -> Option<Vec<Ve
         String::from_utf8_lossy(&out.stderr)
     );
     let mut reader = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(&out.stdout[..]);
-    Some(reader.records().map(|r| r.expect("trace_processor's CSV").iter().map(str::to_owned).collect()).collect())
+    Some(
+        reader
+            .records()
+            .map(|r| r.expect("trace_processor's CSV").iter().map(str::to_owned).collect())
+            .collect(),
+    )
 }
