@@ -313,8 +313,8 @@ pub struct TraceMeta {
     /// `complete_from`). Information, not data loss (see
     /// `DataLoss::unmatched_ends` and docs/limits.md).
     pub cut_at_start: u64,
-    /// Where every CPU's ftrace data has started ("every CPU's data starts
-    /// by"): the latest first event of a CPU in a systrace capture; the
+    /// Where every CPU's ftrace data has started: the latest first event
+    /// of a CPU in a systrace capture (`cpu_starts` say which are late); the
     /// start of valid ftrace data in a Perfetto trace (its events before are
     /// dropped, `DataLoss::events_before_start`).
     pub complete_from: Option<i64>,

@@ -128,8 +128,9 @@ fn an_end_whose_begin_fell_before_a_later_cpus_start_is_the_capture_start() {
     let info = fpsan().arg("info").arg(&path).output().expect("info");
     let out = String::from_utf8_lossy(&info.stdout);
     assert!(out.lines().any(|l| l == "data loss     none"), "{out}");
-    // v(3) + 3 ms − (v(0) + 1 ms) = 3 × 16.667 + 2 ms = 0.052001 s.
-    let cut = "cut start     1 slice ends have no begin: the trace starts mid-slice (each CPU's ring buffer starts at its own time; every CPU's data starts by 0.052001 s); not data loss";
+    // v(3) + 3 ms − (v(0) + 1 ms) = 3 × 16.667 + 2 ms = 0.052001 s; CPU 2
+    // starts 5.5 ms after CPU 0, not late.
+    let cut = "cut start     1 slice ends have no begin: the trace starts mid-slice (each CPU's ring buffer starts at its own time: CPU 1's data starts at 0.052001 s; the other CPUs' by 0.005500 s); not data loss";
     assert!(out.lines().any(|l| l == cut), "{out}");
     let analyzed = fpsan().arg("analyze").arg(&path).output().expect("analyze");
     assert!(analyzed.status.success());
