@@ -18,7 +18,7 @@ use crate::read::busy;
 use crate::read::records::{Batch, BusyBin};
 
 /// A hole is longer than this many typical silences…
-pub(crate) const K: i64 = 10;
+pub(crate) const K: i64 = 20;
 /// …and than this (100 ms: six frames at 60 Hz).
 pub(crate) const FLOOR_NS: i64 = 100_000_000;
 /// Windows of 2^10 bins (1.07 s) for the typical silence.
@@ -81,16 +81,16 @@ mod tests {
         let mut bins = events(0, 1_200 * MS, 4 * MS);
         bins.extend(events(1_700 * MS, 3_000 * MS, 4 * MS));
         let bins = busy::merge(bins);
-        // Typical silence 4 ms: the threshold is max(40 ms, 100 ms).
+        // Typical silence 4 ms: the threshold is max(80 ms, 100 ms).
         assert_eq!(find(&bins), [CaptureHole { from: 1_196 * MS, to: 1_700 * MS, threshold: FLOOR_NS }]);
-        // Every 20 ms: the typical silence is 20 ms, the threshold 200 ms;
-        // a 180 ms silence (1.18 s to 1.36 s) is not a hole, a 260 ms one is.
+        // Every 20 ms: the typical silence is 20 ms, the threshold 400 ms;
+        // a 380 ms silence (1.18 s to 1.56 s) is not a hole, a 420 ms one is.
         let mut sparse = events(0, 1_200 * MS, 20 * MS);
-        sparse.extend(events(1_360 * MS, 3_000 * MS, 20 * MS));
+        sparse.extend(events(1_560 * MS, 3_000 * MS, 20 * MS));
         assert_eq!(find(&busy::merge(sparse)), []);
         let mut sparse = events(0, 1_200 * MS, 20 * MS);
-        sparse.extend(events(1_440 * MS, 3_000 * MS, 20 * MS));
-        assert_eq!(find(&busy::merge(sparse)), [CaptureHole { from: 1_180 * MS, to: 1_440 * MS, threshold: 200 * MS }]);
+        sparse.extend(events(1_600 * MS, 3_000 * MS, 20 * MS));
+        assert_eq!(find(&busy::merge(sparse)), [CaptureHole { from: 1_180 * MS, to: 1_600 * MS, threshold: 400 * MS }]);
         // One window: its longest silence is the typical one, never a hole.
         assert_eq!(find(&busy::merge([events(0, 100 * MS, 4 * MS), events(600 * MS, 700 * MS, 4 * MS)].concat())), []);
         assert_eq!(find(&[]), []);
