@@ -22,6 +22,9 @@ pub enum PathState {
     Blocked,
     /// The trace has no scheduler data for the thread: known by its slices only.
     Unknown,
+    /// A hole in the capture (no CPU recorded anything): nothing is known,
+    /// and no waker or hand-off is named across it.
+    NoData,
 }
 
 impl PathState {
@@ -32,6 +35,7 @@ impl PathState {
             PathState::Sleeping => "sleeping",
             PathState::Blocked => "blocked",
             PathState::Unknown => "unknown",
+            PathState::NoData => "no_data",
         }
     }
 }
@@ -114,6 +118,8 @@ pub struct PathThreads {
     /// The longest `binder reply`, so that a search by start time bounds
     /// the replies that can overlap a time.
     longest_reply: i64,
+    /// The capture's holes, `[from, to)` in time order (they do not overlap).
+    holes: Vec<(i64, i64)>,
 }
 
 /// The trace's threads and their scheduler states: follows paths.
@@ -176,7 +182,8 @@ impl PathThreads {
         }
         binder_replies.sort_unstable();
         let longest_reply = binder_replies.iter().map(|r| r.1.saturating_sub(r.0)).max().unwrap_or(0);
-        PathThreads { threads, render_thread, gc_thread, binder_replies, longest_reply }
+        let holes = trace.meta.data_loss.holes.iter().map(|h| (h.from, h.to)).collect();
+        PathThreads { threads, render_thread, gc_thread, binder_replies, longest_reply, holes }
     }
 }
 
@@ -196,12 +203,34 @@ impl<'a> PathIndex<'a> {
     }
 
     /// Attribute `[a, b)` of `tid`'s time: its own states, and for each
-    /// sleep the thread it waited on, recursively.
+    /// sleep the thread it waited on, recursively. A hole in the capture is
+    /// `NoData`: the walk goes on either side of it, and a wait the hole
+    /// cuts stays on the waiting thread (what woke it after the hole may
+    /// not be what it waited for before it).
     fn walk(&self, w: &mut Walk, tid: i32, a: i64, b: i64, hop: Hop, depth: u8) {
         w.stack.push(tid);
+        let holes = &self.t.holes;
+        let mut at = a;
+        for &(h0, h1) in holes[holes.partition_point(|h| h.1 <= a)..].iter().take_while(|h| h.0 < b) {
+            let (h0, h1) = (h0.max(a), h1.min(b));
+            if h0 > at {
+                self.walk_data(w, tid, (at, h0), (at > a, true), hop, depth);
+            }
+            self.emit(w, tid, h0, h1, PathState::NoData, hop, depth);
+            at = h1;
+        }
+        if at < b {
+            self.walk_data(w, tid, (at, b), (at > a, false), hop, depth);
+        }
+        w.stack.pop();
+    }
+
+    /// [`Self::walk`] over `[a, b)`, a span with data; `holes`: whether a
+    /// hole precedes `a`, follows `b` (a wait reaching them is cut by it).
+    fn walk_data(&self, w: &mut Walk, tid: i32, (a, b): (i64, i64), holes: (bool, bool), hop: Hop, depth: u8) {
         if !self.sched.knows(tid) {
             // Known by its slices only; a hand-off its slices name is still followed.
-            self.sleep(w, tid, a, b, PathState::Unknown, hop, depth);
+            self.sleep(w, tid, a, b, PathState::Unknown, hop, depth, false);
         } else {
             // The thread's slices over the window, walked once beside its states.
             let runs = self.slice_runs(tid, a, b);
@@ -220,13 +249,19 @@ impl<'a> PathIndex<'a> {
                     }
                     State::Sleeping | State::Blocked => {
                         let own = if st == State::Blocked { PathState::Blocked } else { PathState::Sleeping };
+                        if (holes.0 && s == a) || (holes.1 && e == b) {
+                            // A wait a hole cuts: nobody is named for it.
+                            self.emit_runs(w, tid, &runs, &mut cursor, (s, e), (own, hop, depth));
+                            at = e;
+                            continue;
+                        }
                         // The wakeup that ended the sleep names its waker.
                         let waker = self.sched.woken_by(tid, e).filter(|&k| k > 0 && k != tid);
                         match waker {
                             Some(k) if e <= b && self.can_enter(w, k, depth) => {
                                 self.walk(w, k, s, e, Hop::Waker, depth + 1)
                             }
-                            _ => self.sleep(w, tid, s, e, own, hop, depth),
+                            _ => self.sleep(w, tid, s, e, own, hop, depth, true),
                         }
                     }
                 }
@@ -236,7 +271,6 @@ impl<'a> PathIndex<'a> {
                 self.emit_runs(w, tid, &runs, &mut cursor, (at, b), (PathState::Unknown, hop, depth));
             }
         }
-        w.stack.pop();
     }
 
     fn can_enter(&self, w: &Walk, tid: i32, depth: u8) -> bool {
@@ -245,10 +279,11 @@ impl<'a> PathIndex<'a> {
 
     /// `[a, b)` while `tid` was off the CPU (or unknown) with no waker named:
     /// Android's hand-offs its slices name, else the thread's own.
+    /// `woken_at_b`: the thread's scheduler says it woke at `b`.
     #[allow(clippy::too_many_arguments)]
-    fn sleep(&self, w: &mut Walk, tid: i32, a: i64, b: i64, own: PathState, hop: Hop, depth: u8) {
+    fn sleep(&self, w: &mut Walk, tid: i32, a: i64, b: i64, own: PathState, hop: Hop, depth: u8, woken_at_b: bool) {
         let mut at = a;
-        for (s, e, partner, via) in self.handoffs(tid, a, b, own != PathState::Unknown) {
+        for (s, e, partner, via) in self.handoffs(tid, a, b, woken_at_b) {
             if !self.can_enter(w, partner, depth) {
                 continue;
             }
@@ -444,7 +479,26 @@ impl PathIndex<'_> {
     /// the first is the thread holding the most path time one hand-off
     /// further, its outermost slice and that time, and the slices inside it
     /// that took most of it.
+    /// A path over a hole in the capture starts with the time it has no
+    /// data for (`no data 520.0 ms (a hole in the capture)`); the rest of
+    /// the chain is the path without it, so no waker is named across it.
     pub fn chain(&self, path: &[PathSegment]) -> String {
+        let hole: i64 = path.iter().filter(|s| s.state == PathState::NoData).map(|s| s.dur).sum();
+        if hole == 0 {
+            return self.chain_of(path);
+        }
+        let rest: Vec<PathSegment> = path.iter().filter(|s| s.state != PathState::NoData).cloned().collect();
+        let mut out = format!("no data {} (a hole in the capture)", ms(hole));
+        let rest = self.chain_of(&rest);
+        if !rest.is_empty() {
+            out.push_str("; ");
+            out.push_str(&rest);
+        }
+        out
+    }
+
+    /// [`Self::chain`] of a path with data throughout.
+    fn chain_of(&self, path: &[PathSegment]) -> String {
         let Some(first) = path.iter().find(|s| s.depth == 0) else { return String::new() };
         let cost: i64 = path.iter().map(|s| s.dur).sum();
         let name = |s: &PathSegment| {
@@ -650,11 +704,12 @@ fn is_gc_wait(name: &str) -> bool {
 
 /// Each (thread, slice) on `path` with its time there, most first (ties:
 /// lower tid, then slice name, no slice first): the first is the frame's top
-/// blocker. They add up to the path's time; `compare` sums them per run
+/// blocker. They add up to the path's time but for its holes in the capture
+/// (no one is blamed for those); `compare` sums them per run
 /// (docs/compare.md, "Blockers").
 pub fn totals(path: &[PathSegment]) -> Vec<PathTotal> {
     let mut by: HashMap<(i32, Option<&str>), (i64, &PathSegment)> = HashMap::default();
-    for s in path {
+    for s in path.iter().filter(|s| s.state != PathState::NoData) {
         by.entry((s.tid, s.slice.as_deref())).or_insert((0, s)).0 += s.dur;
     }
     let mut out: Vec<((i32, Option<&str>), PathTotal)> = by

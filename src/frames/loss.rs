@@ -1,7 +1,8 @@
 //! Which frames a data loss the trace reports touches (the `data_loss`
-//! column, docs/frames.md): a gap in the kernel's ftrace data overlapping
-//! the frame, or a slice end of the frame's process whose begin a reported
-//! loss took, inside the frame (`TraceMeta::lost_begins`, docs/limits.md).
+//! column, docs/frames.md): a gap in the kernel's ftrace data or a hole in
+//! the capture overlapping the frame, or a slice end of the frame's process
+//! whose begin a reported loss took, inside the frame
+//! (`TraceMeta::lost_begins`, docs/limits.md).
 
 use foldhash::HashMap;
 
@@ -11,7 +12,7 @@ use crate::model::{Trace, TrackKind, Upid, Utid};
 
 /// The gaps and the lost begins' ends, indexed for frame spans.
 pub(crate) struct LossIndex {
-    /// Gap starts in order, with the latest gap end up to each one.
+    /// Gap and hole starts in order, with the latest end up to each one.
     gap_from: Vec<i64>,
     reach: Vec<i64>,
     /// Sorted ends of lost begins, per process (per thread where the
@@ -22,7 +23,9 @@ pub(crate) struct LossIndex {
 
 impl LossIndex {
     pub(crate) fn new(trace: &Trace) -> LossIndex {
-        let mut gaps: Vec<(i64, i64)> = trace.meta.data_loss.gaps.iter().map(|g| (g.from, g.to)).collect();
+        let dl = &trace.meta.data_loss;
+        let holes = dl.holes.iter().map(|h| (h.from, h.to));
+        let mut gaps: Vec<(i64, i64)> = dl.gaps.iter().map(|g| (g.from, g.to)).chain(holes).collect();
         gaps.sort_unstable();
         let mut reach = Vec::with_capacity(gaps.len());
         for &(_, to) in &gaps {
@@ -47,8 +50,8 @@ impl LossIndex {
         LossIndex { gap_from: gaps.into_iter().map(|g| g.0).collect(), reach, by_process, by_thread }
     }
 
-    /// Whether a loss touches frame `c` with row `r`: a gap overlaps its
-    /// span, or a lost begin's end of its process lies in it.
+    /// Whether a loss touches frame `c` with row `r`: a gap or a hole
+    /// overlaps its span, or a lost begin's end of its process lies in it.
     pub(crate) fn touches(&self, c: &Candidate, r: &FrameRow) -> bool {
         let (from, to) = span(r);
         // The gaps starting before the span ends; one of them reaches into it?
@@ -127,5 +130,11 @@ mod tests {
         assert!(!ix.touches(&candidate(None, Utid(99)), &row(None, 490, 20, None)));
         // Before every gap.
         assert!(!ix.touches(&c, &row(Some(50), 60, 30, None)));
+        // A hole in the capture touches the frames over it, of any process.
+        t.meta.data_loss.holes = vec![crate::model::CaptureHole { from: 1_000, to: 1_500, threshold: 100 }];
+        let ix = LossIndex::new(&t);
+        assert!(ix.touches(&candidate(None, Utid(99)), &row(Some(1_490), 1_495, 20, None)));
+        assert!(!ix.touches(&candidate(None, Utid(99)), &row(Some(1_500), 1_505, 20, None)));
+        assert!(ix.touches(&c, &row(Some(290), 295, 15, None)), "the gaps still count");
     }
 }

@@ -245,6 +245,7 @@ pub(crate) fn warnings(meta: &TraceMeta, names: &Names) -> Vec<Warning> {
         m.push_str(&names.ends(meta, &lost));
         out.push(Warning::new(WarningCode::FtraceOverrun, m));
     }
+    out.extend(hole_warnings(meta));
     let bundle_gaps = dl.gaps.iter().filter(|g| g.events.is_none()).count() as u64;
     if dl.ftrace_lost_event_bundles > bundle_gaps {
         let m = format!(
@@ -262,6 +263,7 @@ pub(crate) fn warnings(meta: &TraceMeta, names: &Names) -> Vec<Warning> {
         m.push_str(&names.ends(meta, &lost));
         out.push(Warning::new(WarningCode::PacketsDropped, m));
     }
+    out.extend(stats_warnings(dl));
     if dl.chunks_discarded > 0 || dl.trace_buffer_overruns > 0 {
         out.push(Warning::new(
             WarningCode::TraceBufferLoss,
@@ -279,6 +281,72 @@ pub(crate) fn warnings(meta: &TraceMeta, names: &Names) -> Vec<Warning> {
                 dl.ftrace_overrun
             ),
         ));
+    }
+    out
+}
+
+/// The data loss trace_processor's stats grade `data_loss` that the trace's
+/// own counters report (docs/report.md, "Data loss and what is not").
+fn stats_warnings(dl: &crate::model::DataLoss) -> Vec<Warning> {
+    let mut out = Vec::new();
+    if !dl.perf_lost_records.is_empty() {
+        let total: u64 = dl.perf_lost_records.iter().map(|c| c.count).sum();
+        let by_cpu: Vec<String> = dl.perf_lost_records.iter().map(|c| format!("CPU {} {}", c.cpu, c.count)).collect();
+        out.push(Warning::new(
+            WarningCode::PerfRecordsLost,
+            format!(
+                "the kernel's perf ring buffers lost {total} records ({}; trace_processor's perf_cpu_lost_records): perf samples are missing, and the trace does not say whose or when",
+                by_cpu.join(", ")
+            ),
+        ));
+    }
+    let service = [
+        ("traced_buf_patches_failed", dl.patches_failed),
+        ("traced_buf_abi_violations", dl.abi_violations),
+        ("traced_buf_trace_writer_packet_loss", dl.trace_writer_packet_loss),
+        ("traced_flushes_failed", dl.flushes_failed),
+        ("traced_final_flush_failed", dl.final_flush_failed),
+    ];
+    let reported: Vec<String> = service.iter().filter(|s| s.1 > 0).map(|(n, v)| format!("{n} {v}")).collect();
+    if !reported.is_empty() {
+        out.push(Warning::new(
+            WarningCode::TracingServiceLoss,
+            format!(
+                "the tracing service reports data loss ({}): some writers' packets are missing",
+                reported.join(", ")
+            ),
+        ));
+    }
+    out
+}
+
+/// One warning per capture hole (the first [`GAPS_NAMED`]; the rest summed
+/// in one more).
+fn hole_warnings(meta: &TraceMeta) -> Vec<Warning> {
+    let holes = &meta.data_loss.holes;
+    let ms = |ns: i64| ns as f64 / 1e6;
+    let mut out: Vec<Warning> = holes
+        .iter()
+        .take(GAPS_NAMED)
+        .map(|h| {
+            let m = format!(
+                "no CPU recorded any event between {:.6} s and {:.6} s ({:.1} ms, over the {:.1} ms a hole must exceed in this trace): a hole in the capture; frames over it are flagged data_loss and their critical paths say no data",
+                meta.secs_in(h.from),
+                meta.secs_in(h.to),
+                ms(h.to - h.from),
+                ms(h.threshold)
+            );
+            Warning::new(WarningCode::CaptureHole, m)
+        })
+        .collect();
+    if let (Some(first), Some(last)) = (holes.get(GAPS_NAMED), holes.last()) {
+        let m = format!(
+            "{} more holes in the capture (no CPU recorded any event) between {:.6} s and {:.6} s",
+            holes.len() - GAPS_NAMED,
+            meta.secs_in(first.from),
+            meta.secs_in(last.to)
+        );
+        out.push(Warning::new(WarningCode::CaptureHole, m));
     }
     out
 }

@@ -4,8 +4,9 @@
 //! trace time, and one tracker per concern: process/thread identity
 //! (`identity`), tracks (`tracks`), slices with their stacks and depth limit
 //! (`slices`), counters (`counters`), the FrameTimeline (`timeline`),
-//! counts and data sources (`stats`), and where the trace lost data and
-//! what an end with nothing open means (`loss`). Atrace records and track
+//! counts and data sources (`stats`), where the trace lost data and
+//! what an end with nothing open means (`loss`), and the capture's holes
+//! (`holes`). Atrace records and track
 //! events become operations in `atrace` and `track_event`; the long-tail
 //! packets (clocks, process tree, descriptors) are replayed per sequence in
 //! `packets`. [`import`] only wires these steps, in the order their data
@@ -14,6 +15,7 @@
 mod atrace;
 mod clock;
 mod counters;
+mod holes;
 mod identity;
 mod loss;
 mod packets;
@@ -43,6 +45,7 @@ pub fn import(decoded: Decoded) -> Trace {
     meta.data_loss.truncated_bytes = source.truncated_bytes;
     let mut sources = stats::Sources::default();
     stats::tally(&batches, &mut meta, &mut sources);
+    meta.data_loss.holes = holes::holes(&batches, meta.sched_events > 0);
 
     let mut id = identity::Identity::default();
     let mut tracks = tracks::Tracks::default();

@@ -13,6 +13,9 @@ use crate::model::{DataSource, Name, TraceMeta, Warning, WarningCode};
 use crate::read::records::{Batch, Categories, EventName, TailBody, TailPacket, TrackEventRec};
 use crate::read::slim;
 
+/// `TraceStats.FinalFlushOutcome.FINAL_FLUSH_FAILED`.
+const FINAL_FLUSH_FAILED: u32 = 2;
+
 /// What the replay learned, for the steps after it.
 #[derive(Default)]
 pub(crate) struct Replay {
@@ -219,6 +222,12 @@ impl Replayer<'_> {
         dl.chunks_discarded = ts.buffer_stats.iter().map(|b| b.chunks_discarded.unwrap_or(0)).sum();
         dl.patches_discarded = ts.patches_discarded.unwrap_or(0);
         dl.trace_buffer_overruns = ts.buffer_stats.iter().map(|b| b.chunks_overwritten.unwrap_or(0)).sum();
+        // Data loss, as trace_processor grades these.
+        dl.patches_failed = ts.buffer_stats.iter().map(|b| b.patches_failed.unwrap_or(0)).sum();
+        dl.abi_violations = ts.buffer_stats.iter().map(|b| b.abi_violations.unwrap_or(0)).sum();
+        dl.trace_writer_packet_loss = ts.buffer_stats.iter().map(|b| b.trace_writer_packet_loss.unwrap_or(0)).sum();
+        dl.flushes_failed = ts.flushes_failed.unwrap_or(0);
+        dl.final_flush_failed = u64::from(ts.final_flush_outcome == Some(FINAL_FLUSH_FAILED));
     }
 
     fn ftrace_stats(&mut self, fs: &slim::FtraceStats) {

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use crate::model::{DataSource, TraceMeta, Warning, WarningCode};
+use crate::model::{CpuCount, DataSource, TraceMeta, Warning, WarningCode};
 use crate::read::records::{Batch, MAX_NAME_BYTES};
 
 /// Data sources in the order they were first found (the order `info` lists).
@@ -57,6 +57,7 @@ pub(crate) fn tally(batches: &[Batch], meta: &mut TraceMeta, sources: &mut Sourc
         }
     }
     meta.data_loss.packets_dropped_sequences = dropped_packets(batches).len() as u64;
+    meta.data_loss.perf_lost_records = perf_lost_records(batches);
     if names_truncated > 0 {
         let message = format!("{names_truncated} names longer than {MAX_NAME_BYTES} bytes were cut to that length");
         meta.warnings.push(Warning::new(WarningCode::NamesTruncated, message));
@@ -83,6 +84,17 @@ fn note_sources(b: &Batch, sources: &mut Sources) {
     if !b.timeline.is_empty() {
         sources.add(DataSource::FrameTimeline);
     }
+}
+
+/// The records each CPU's perf ring buffer lost, summed over the perf
+/// samples that report them, by CPU (trace_processor's `perf_cpu_lost_records`).
+fn perf_lost_records(batches: &[Batch]) -> Vec<CpuCount> {
+    let mut by_cpu: std::collections::BTreeMap<u32, u64> = Default::default();
+    for &(cpu, n) in batches.iter().flat_map(|b| &b.perf_lost) {
+        let c = by_cpu.entry(cpu).or_default();
+        *c = c.saturating_add(n);
+    }
+    by_cpu.into_iter().map(|(cpu, count)| CpuCount { cpu, count }).collect()
 }
 
 /// The file orders of the packets flagged `previous_packet_dropped`, except

@@ -41,7 +41,7 @@ const MAX_MISSES: usize = 16;
 
 /// Scheduler states, by their index in the lanes' `states` and the critical
 /// path's `state` ([`Lanes::states`]).
-pub const STATES: [&str; 5] = ["running", "runnable", "sleeping", "blocked", "unknown"];
+pub const STATES: [&str; 6] = ["running", "runnable", "sleeping", "blocked", "unknown", "no_data"];
 
 /// How the critical path reached a thread, by index ([`Lanes::hops`]).
 pub const HOPS: [&str; 6] = ["frame", "waker", "render_thread", "binder", "lock", "gc"];

@@ -382,6 +382,7 @@ fn path_state_index(s: PathState) -> i64 {
         PathState::Sleeping => 2,
         PathState::Blocked => 3,
         PathState::Unknown => 4,
+        PathState::NoData => 5,
     }
 }
 

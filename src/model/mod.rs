@@ -313,8 +313,8 @@ pub struct TraceMeta {
     /// `complete_from`). Information, not data loss (see
     /// `DataLoss::unmatched_ends` and docs/limits.md).
     pub cut_at_start: u64,
-    /// Where every CPU's ftrace data has started ("every CPU's data starts
-    /// by"): the latest first event of a CPU in a systrace capture; the
+    /// Where every CPU's ftrace data has started: the latest first event
+    /// of a CPU in a systrace capture (`cpu_starts` say which are late); the
     /// start of valid ftrace data in a Perfetto trace (its events before are
     /// dropped, `DataLoss::events_before_start`).
     pub complete_from: Option<i64>,
@@ -481,6 +481,52 @@ pub struct DataLoss {
     /// Where the kernel lost ftrace events, in time order (data loss).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub gaps: Vec<LossGap>,
+    /// Where no CPU recorded any event for far longer than usual, in time
+    /// order (data loss; docs/limits.md, "Capture holes").
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub holes: Vec<CaptureHole>,
+    /// Records the kernel's perf ring buffers lost, by CPU (trace_processor's
+    /// `perf_cpu_lost_records`, data loss). No position: not known whose.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub perf_lost_records: Vec<CpuCount>,
+    /// The tracing service's own data-loss counters in `trace_stats`, each
+    /// trace_processor's stat of the same name with `traced_buf_` or
+    /// `traced_` before it (data loss): patches to chunks that failed,
+    /// writers' ABI violations, packets a writer lost, flushes that failed,
+    /// and 1 when the final flush failed. Left out of JSON when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub patches_failed: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub abi_violations: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub trace_writer_packet_loss: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub flushes_failed: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub final_flush_failed: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// A count for one CPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct CpuCount {
+    pub cpu: u32,
+    pub count: u64,
+}
+
+/// A hole in the capture: no CPU has an ftrace event after `from` and
+/// before `to` (the events either side), far longer than the trace's usual
+/// silences (docs/limits.md, "Capture holes").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct CaptureHole {
+    pub from: i64,
+    pub to: i64,
+    /// The silence a hole must exceed in this trace (ns): the rule's
+    /// threshold, for the warning and programs.
+    pub threshold: i64,
 }
 
 /// A stretch of one CPU's ftrace data that the kernel lost: after its event

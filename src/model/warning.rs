@@ -38,6 +38,15 @@ pub enum WarningCode {
     /// flagged `lost_events`, a systrace `CPU:n [LOST m EVENTS]` note after
     /// the CPU's data began.
     FtraceOverrun,
+    /// The kernel's perf ring buffers lost records (trace_processor's
+    /// `perf_cpu_lost_records`).
+    PerfRecordsLost,
+    /// The tracing service's own counters report data loss (patches that
+    /// failed, ABI violations, a writer's lost packets, failed flushes).
+    TracingServiceLoss,
+    /// No CPU recorded any event for far longer than usual: a hole in the
+    /// capture (docs/limits.md, "Capture holes").
+    CaptureHole,
     /// ftrace_stats count events overwritten (information, as
     /// trace_processor grades `ftrace_cpu_overrun_end`).
     FtraceOverrunStats,
@@ -114,7 +123,8 @@ impl WarningCode {
     pub fn severity(self) -> Severity {
         use WarningCode::*;
         match self {
-            StreamCut | TraceTruncated | HtmlScriptCut | PacketsDropped | FtraceOverrun => Severity::DataLoss,
+            StreamCut | TraceTruncated | HtmlScriptCut | PacketsDropped | FtraceOverrun | CaptureHole
+            | PerfRecordsLost | TracingServiceLoss => Severity::DataLoss,
             TrailingBytes
             | TraceBufferLoss
             | FtraceOverrunStats

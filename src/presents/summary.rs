@@ -95,12 +95,9 @@ pub(crate) fn rows_of(
     }
     let frame_times: Vec<i64> = timings.iter().map(|t| t.frame_time_ns).collect();
     let (summary, flags) = perfdog(&frame_times);
-    // The process's name, else the package its layers name.
-    let process = s
-        .upid
-        .and_then(|u| trace.process(u).name.as_deref())
-        .or_else(|| s.pid.and_then(|pid| names.get(pid)))
-        .map(str::to_string);
+    // The process's name, else (or for a comm cut from it) the package its layers name.
+    let own = s.upid.and_then(|u| trace.process(u).name.as_deref());
+    let process = s.pid.map_or(own, |pid| names.name(own, pid)).map(str::to_string);
     let thread = s.producer.map(|u| trace.thread(u));
     for (i, p) in s.presents.iter().enumerate() {
         let timing = i.checked_sub(1).map(|j| timings[j]);

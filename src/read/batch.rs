@@ -6,6 +6,7 @@
 //! name, the frame threads' records: `read::frame_sched`).
 
 use super::atrace::{self, AtracePoint, ParseOutcome};
+use super::busy::BusyBins;
 use super::frame_sched::Collector;
 use super::records::{AtraceOp, AtraceRec, Batch, CommRec, Interner, TrackNames};
 
@@ -31,6 +32,8 @@ pub struct BatchBuilder {
     pub sched_unknown: bool,
     /// Keeps the frame threads' scheduler records (see `read::frame_sched`).
     pub collect: Option<Collector>,
+    /// Where the batch's kernel events fall (see `read::busy`).
+    pub busy: BusyBins,
 }
 
 impl BatchBuilder {
@@ -46,6 +49,7 @@ impl BatchBuilder {
             sched_tids: Vec::new(),
             sched_unknown: false,
             collect: None,
+            busy: BusyBins::default(),
         }
     }
 
@@ -53,6 +57,7 @@ impl BatchBuilder {
     pub fn finish(mut self) -> Batch {
         self.batch.names_truncated = self.interner.truncated;
         let kept = self.collect.take().map(Collector::finish);
+        self.batch.busy = std::mem::take(&mut self.busy).finish();
         if !self.sched_unknown && self.batch.malformed_packets == 0 {
             let mut tids = std::mem::take(&mut self.sched_tids);
             tids.sort_unstable();

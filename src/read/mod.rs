@@ -22,6 +22,7 @@
 
 pub mod atrace;
 mod batch;
+pub(crate) mod busy;
 mod compact_stitch;
 mod error;
 mod format;

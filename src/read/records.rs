@@ -230,6 +230,16 @@ pub struct BundleInfo {
     pub lost_events: bool,
 }
 
+/// A ~1 ms bin of time (`ts >> read::busy::BIN_SHIFT`) that holds kernel
+/// events of some CPU, with the first and last of them (for the capture's
+/// holes, `import::holes`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BusyBin {
+    pub bin: i64,
+    pub first: i64,
+    pub last: i64,
+}
+
 /// Legacy ftrace text: the first and last event timestamps of one CPU in a
 /// batch (for where each CPU's ring buffer starts, and the edges of a gap).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -359,6 +369,11 @@ pub struct Batch {
     pub cpu_spans: Vec<CpuSpan>,
     /// Legacy ftrace text: its `CPU:n [LOST m EVENTS]` notes, in file order.
     pub lost_notes: Vec<LostNote>,
+    /// The bins its kernel (ftrace) events fall in, sorted, each once.
+    pub busy: Vec<BusyBin>,
+    /// (cpu, records) of each perf sample packet reporting records the
+    /// kernel lost (`PerfSample.kernel_records_lost`).
+    pub perf_lost: Vec<(u32, u64)>,
     /// Newest kernel comm per tid in this batch.
     pub comms: FxHashMap<i32, CommRec>,
     /// tid → tgid learned from task_newtask (CLONE_THREAD) is not reliable;

@@ -155,6 +155,13 @@ pub(crate) fn data_loss_items(d: &DataLoss) -> Vec<(&'static str, u64)> {
         ("ftrace_lost_events", d.ftrace_lost_events),
         ("truncated_bytes", d.truncated_bytes),
         ("unmatched_ends", d.unmatched_ends),
+        ("capture_holes", d.holes.len() as u64),
+        ("perf_lost_records", d.perf_lost_records.iter().map(|c| c.count).sum()),
+        ("patches_failed", d.patches_failed),
+        ("abi_violations", d.abi_violations),
+        ("trace_writer_packet_loss", d.trace_writer_packet_loss),
+        ("flushes_failed", d.flushes_failed),
+        ("final_flush_failed", d.final_flush_failed),
     ]
     .into_iter()
     .filter(|(_, v)| *v > 0)
@@ -178,17 +185,42 @@ pub(crate) fn loss_info_items(d: &DataLoss) -> Vec<(&'static str, u64)> {
     .collect()
 }
 
-/// "the trace starts mid-slice …; every CPU's data starts by 0.412 s": what
-/// `info` and the report say of the ends with nothing open no loss explains.
-/// `complete_from` is in seconds from the trace's start; where the data is
-/// complete from the trace's start, those slices began before it.
-pub(crate) fn cut_start_text(cut_at_start: u64, complete_from: Option<f64>) -> String {
-    let why = match complete_from {
-        Some(t) if t > 0.0 => {
-            format!("each CPU's ring buffer starts at its own time; every CPU's data starts by {t:.6} s")
+/// A CPU whose data starts more than this after the first CPU's starts late
+/// (10 ms: the CPUs of one capture start within a few of each other).
+pub(crate) const LATE_CPU_NS: i64 = 10_000_000;
+
+/// "the trace starts mid-slice (…)": what `info` and the report say of the
+/// ends with nothing open no loss explains (docs/limits.md). A systrace
+/// capture (`cpu_starts`: each CPU's first event, seconds from the trace's
+/// start) names the CPUs whose data starts late, each with its start, and
+/// the time by which the others' has started; where none starts late,
+/// those slices began before the trace. A Perfetto trace
+/// (`complete_from`: where its ftrace data is kept from) says from when.
+pub(crate) fn cut_start_text(cut_at_start: u64, cpu_starts: &[(u32, f64)], complete_from: Option<f64>) -> String {
+    let before = "those slices began before the trace did".to_string();
+    let why = match (cpu_starts.iter().map(|s| s.1).reduce(f64::min), complete_from) {
+        (Some(first), _) => {
+            let late_after = first + LATE_CPU_NS as f64 / 1e9;
+            let mut late: Vec<(u32, f64)> = cpu_starts.iter().copied().filter(|s| s.1 > late_after).collect();
+            late.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+            let on_time = cpu_starts.iter().map(|s| s.1).filter(|&t| t <= late_after).fold(first, f64::max);
+            match late.split_first() {
+                None => before,
+                Some((&(cpu, t), rest)) => {
+                    let mut s = format!("each CPU's ring buffer starts at its own time: CPU {cpu}'s data starts at {t:.6} s");
+                    for &(cpu, t) in rest {
+                        let _ = write!(s, ", CPU {cpu}'s at {t:.6} s");
+                    }
+                    let _ = write!(s, "; the other CPUs' by {on_time:.6} s");
+                    s
+                }
+            }
         }
-        Some(_) => "those slices began before the trace did".to_string(),
-        None => "each CPU's ring buffer starts at its own time".to_string(),
+        (None, Some(t)) if t > 0.0 => format!(
+            "ftrace events before {t:.6} s, before tracing started or before every CPU's buffer was valid, are dropped as trace_processor drops them"
+        ),
+        (None, Some(_)) => before,
+        (None, None) => "each CPU's ring buffer starts at its own time".to_string(),
     };
     format!("{cut_at_start} slice ends have no begin: the trace starts mid-slice ({why}); not data loss")
 }
@@ -263,8 +295,9 @@ pub fn render_text(i: &Info) -> String {
         );
     }
     if i.cut_at_start > 0 {
-        let from = i.complete_from.map(|t| crate::model::secs_from(i.first_ts, t));
-        let _ = writeln!(o, "cut start     {}", cut_start_text(i.cut_at_start, from));
+        let secs = |t| crate::model::secs_from(i.first_ts, t);
+        let starts: Vec<(u32, f64)> = i.cpu_starts.iter().map(|c| (c.cpu, secs(c.ts))).collect();
+        let _ = writeln!(o, "cut start     {}", cut_start_text(i.cut_at_start, &starts, i.complete_from.map(secs)));
     }
     for w in &i.warnings {
         let _ = writeln!(o, "{:<13} {w}", w.severity.label());
@@ -293,6 +326,22 @@ pub fn render_text(i: &Info) -> String {
 mod tests {
     use super::*;
     use crate::model::testutil::TB;
+
+    #[test]
+    fn only_the_cpus_that_start_late_are_named() {
+        // A 4.26 s capture whose CPUs 0–3 start by 3 ms and CPU 4 at 3.87 s.
+        let starts = [(0, 0.0), (1, 0.0002), (2, 0.001), (3, 0.003), (4, 3.87)];
+        let want = "2 slice ends have no begin: the trace starts mid-slice (each CPU's ring buffer starts at its own time: CPU 4's data starts at 3.870000 s; the other CPUs' by 0.003000 s); not data loss";
+        assert_eq!(cut_start_text(2, &starts, Some(3.87)), want);
+        // Late ones in start order.
+        let starts = [(0, 0.0), (2, 0.6), (1, 0.15)];
+        let want = "1 slice ends have no begin: the trace starts mid-slice (each CPU's ring buffer starts at its own time: CPU 1's data starts at 0.150000 s, CPU 2's at 0.600000 s; the other CPUs' by 0.000000 s); not data loss";
+        assert_eq!(cut_start_text(1, &starts, Some(0.6)), want);
+        // Every CPU within 10 ms of the first: the slices began before the trace.
+        let before = "1 slice ends have no begin: the trace starts mid-slice (those slices began before the trace did); not data loss";
+        assert_eq!(cut_start_text(1, &[(0, 0.0), (1, 0.009)], Some(0.009)), before);
+        assert_eq!(cut_start_text(1, &[], Some(0.0)), before);
+    }
 
     #[test]
     fn counts_frames_per_process() {

@@ -128,8 +128,9 @@ fn an_end_whose_begin_fell_before_a_later_cpus_start_is_the_capture_start() {
     let info = fpsan().arg("info").arg(&path).output().expect("info");
     let out = String::from_utf8_lossy(&info.stdout);
     assert!(out.lines().any(|l| l == "data loss     none"), "{out}");
-    // v(3) + 3 ms − (v(0) + 1 ms) = 3 × 16.667 + 2 ms = 0.052001 s.
-    let cut = "cut start     1 slice ends have no begin: the trace starts mid-slice (each CPU's ring buffer starts at its own time; every CPU's data starts by 0.052001 s); not data loss";
+    // v(3) + 3 ms − (v(0) + 1 ms) = 3 × 16.667 + 2 ms = 0.052001 s; CPU 2
+    // starts 5.5 ms after CPU 0, not late.
+    let cut = "cut start     1 slice ends have no begin: the trace starts mid-slice (each CPU's ring buffer starts at its own time: CPU 1's data starts at 0.052001 s; the other CPUs' by 0.005500 s); not data loss";
     assert!(out.lines().any(|l| l == cut), "{out}");
     let analyzed = fpsan().arg("analyze").arg(&path).output().expect("analyze");
     assert!(analyzed.status.success());
@@ -228,4 +229,28 @@ fn an_html_reports_metadata_block_is_read_not_warned_about() {
     let doc: serde_json::Value = serde_json::from_slice(&json.stdout).expect("json");
     assert_eq!(doc["capture"]["clock_domain"], "SYSTRACE");
     assert_eq!(doc["warnings"], serde_json::json!([]));
+}
+
+/// What trace_processor v58.2's `stats` grade data loss on the Android 12
+/// emulator capture, from
+/// `select name, idx, severity, source, value from stats where severity = 'data_loss' and value > 0 order by idx`:
+/// perf_cpu_lost_records, by CPU (idx), all `trace`-sourced.
+const EMULATOR_PERF_LOST: [(u32, u64); 4] = [(0, 2857), (1, 2609), (2, 1697), (3, 1964)];
+
+#[test]
+fn perf_records_the_kernel_lost_are_data_loss_as_trace_processor_grades_them() {
+    let Some(path) = crate::util::shared("traces/real-emulator-android12-frametimeline-sched.pftrace") else { return };
+    let opened = analysis::open(&path, &analysis::frame_read_options(fpsan::sink::Sink::quiet())).expect("open");
+    let d = &opened.trace.meta.data_loss;
+    let got: Vec<(u32, u64)> = d.perf_lost_records.iter().map(|c| (c.cpu, c.count)).collect();
+    assert_eq!(got, EMULATOR_PERF_LOST);
+    let lost: Vec<_> = opened.trace.meta.warnings.iter().filter(|w| w.code == WarningCode::PerfRecordsLost).collect();
+    assert_eq!(lost.len(), 1);
+    assert_eq!(lost[0].severity, Severity::DataLoss);
+    let want = "the kernel's perf ring buffers lost 9127 records (CPU 0 2857, CPU 1 2609, CPU 2 1697, CPU 3 1964; trace_processor's perf_cpu_lost_records): perf samples are missing, and the trace does not say whose or when";
+    assert_eq!(lost[0].message, want);
+    // `info` no longer says "data loss none".
+    let info = fpsan().arg("info").arg(&path).output().expect("info");
+    let out = String::from_utf8_lossy(&info.stdout);
+    assert!(out.lines().any(|l| l == "data loss     perf_lost_records 9127"), "{out}");
 }

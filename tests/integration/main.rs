@@ -17,6 +17,7 @@ mod exit_codes;
 mod frame_start;
 mod frames;
 mod golden;
+mod holes;
 mod hostile;
 mod info;
 mod layer_names;

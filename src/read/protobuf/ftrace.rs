@@ -116,6 +116,7 @@ fn event(ctx: &mut BatchBuilder, e: &[u8], cpu: u32) -> Option<i64> {
     };
     ctx.batch.ftrace_events += 1;
     ctx.batch.see_ts(ts);
+    ctx.busy.see(ts);
     if sched_then_other {
         ctx.sched_unknown = true;
     }
@@ -507,6 +508,7 @@ fn compact_column<'a>(
         first = Some(first.map_or(t, |f: i64| f.min(t)));
         last = Some(t);
         n += 1;
+        ctx.busy.see(t);
         if let Some(pid) = pid {
             ctx.sched_tid(pid);
         }

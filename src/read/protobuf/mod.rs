@@ -350,7 +350,7 @@ impl PacketDecoder<'_> {
                 87 => first_on_sequence = value.as_bool(),
                 59 => defaults = Some(value.bytes()),
                 12 => interned = Some(value.bytes()),
-                1 | 76 | 50 | 133 | 2 | 9 | 6 | 11 | 60 | 45 | 35 | 34 | 69 => {
+                1 | 76 | 50 | 133 | 2 | 9 | 6 | 11 | 60 | 45 | 35 | 34 | 69 | 66 => {
                     sched_fields += u32::from(matches!(num, 1 | 50 | 133));
                     if let Value::Bytes(b) = value {
                         payload = Some((num, b));
@@ -388,6 +388,10 @@ impl PacketDecoder<'_> {
             }
             Some((50, b)) => {
                 self.compressed(b, depth, Codec::Zlib);
+                None
+            }
+            Some((66, b)) => {
+                self.perf_sample(b);
                 None
             }
             Some((133, b)) => {
@@ -436,6 +440,24 @@ impl PacketDecoder<'_> {
             interned,
             body,
         });
+    }
+
+    /// A perf sample: only the records the kernel lost, when it says
+    /// (`cpu` = 1, `kernel_records_lost` = 17; trace_processor's
+    /// `perf_cpu_lost_records`, by CPU).
+    fn perf_sample(&mut self, b: &[u8]) {
+        let (mut cpu, mut lost) = (0u32, None);
+        for f in Fields::new(b) {
+            match f {
+                Ok((1, v)) => cpu = v.as_u64() as u32,
+                Ok((17, v)) => lost = Some(v.as_u64()),
+                Ok(_) => {}
+                Err(e) => return self.b.malformed(format!("malformed perf sample: {e}")),
+            }
+        }
+        if let Some(n) = lost {
+            self.b.batch.perf_lost.push((cpu, n));
+        }
     }
 
     fn tail_body(num: u32, b: &[u8]) -> Result<TailBody, prost::DecodeError> {

@@ -223,6 +223,7 @@ fn decode_chunk(index: u64, text: &[u8]) -> (Batch, ScanStats) {
     let mut stats = scan(text, |l| {
         ctx.batch.ftrace_events += 1;
         ctx.batch.see_ts(l.ts);
+        ctx.busy.see(l.ts);
         if l.comm != "<...>" {
             ctx.newest_comm(l.ts, l.tid, l.comm.as_bytes());
         }

@@ -140,8 +140,9 @@ fn trace_quality(report: &Report) -> Vec<Field> {
         quality.push(field("buffer counters (information)", fmt_pairs(buffers.iter().map(|(k, v)| (k, count(*v))))));
     }
     if m.cut_at_start > 0 {
-        let from = m.complete_from.map(|t| m.secs_in(t));
-        quality.push(field("slice ends without a begin", info::cut_start_text(m.cut_at_start, from)));
+        let starts: Vec<(u32, f64)> = m.cpu_starts.iter().map(|c| (c.cpu, m.secs_in(c.ts))).collect();
+        let text = info::cut_start_text(m.cut_at_start, &starts, m.complete_from.map(|t| m.secs_in(t)));
+        quality.push(field("slice ends without a begin", text));
     }
     if let Some(cmd) = &m.capture.command_line {
         quality.push(field("captured by", cmd.clone()));

@@ -145,7 +145,7 @@ fn numbers_for_people() {
     assert!(q.contains(&("frames touched by data loss (greyed)", "1")), "{q:?}");
     // trace_processor grades discarded chunks information.
     assert!(q.contains(&("buffer counters (information)", "chunks_discarded 1,234")), "{q:?}");
-    let cut = "3 slice ends have no begin: the trace starts mid-slice (each CPU's ring buffer starts at its own time; every CPU's data starts by 0.500000 s); not data loss";
+    let cut = "3 slice ends have no begin: the trace starts mid-slice (ftrace events before 0.500000 s, before tracing started or before every CPU's buffer was valid, are dropped as trace_processor drops them); not data loss";
     assert!(q.contains(&("slice ends without a begin", cut)), "{q:?}");
     assert!(q.contains(&("vsync sources (all frames)", "–")), "{q:?}");
 }

@@ -17,7 +17,7 @@
   var title = document.getElementById("tl-title");
   var listBox = document.getElementById("tl-list");
 
-  var STATE_FILL = ["#43a047", "#90caf9", "#e0e0e0", "#e57373", "#ffffff"];
+  var STATE_FILL = ["#43a047", "#90caf9", "#e0e0e0", "#e57373", "#ffffff", "#9e9e9e"];
   var LABEL_W = 200, ROW = 16, STRIP = 7, GAP = 8, AXIS = 22;
   var KIND_WORD = { main: "main thread", render_thread: "RenderThread", path: "critical path", surface_flinger: "SurfaceFlinger" };
 
