@@ -140,7 +140,7 @@ fn terminal_block(table_out: &str, pid: i64) -> Vec<&str> {
     let heading = format!("(pid {pid}");
     table_out
         .lines()
-        .skip_while(|l| !(l.contains(&heading) && !l.starts_with(' ')))
+        .skip_while(|l| !l.contains(&heading) || l.starts_with(' '))
         .take_while(|l| !l.is_empty())
         .collect()
 }
