@@ -194,8 +194,12 @@ fn is_ambiguous(e: &PolarsError) -> bool {
 fn explained(message: &str) -> String {
     let lower = message.to_ascii_lowercase();
     if lower.contains("relation") && lower.contains("not found") {
-        let names: Vec<&str> = Table::ALL.iter().map(|t| t.name()).collect();
-        format!("{message}; the tables are {}", names.join(", "))
+        let names: Vec<&str> = Table::ALL.iter().filter(|t| t.module().is_none()).map(|t| t.name()).collect();
+        format!(
+            "{message}; the tables are {} (and those of INCLUDE PERFETTO MODULE {})",
+            names.join(", "),
+            modules::PROVIDED.join(", ")
+        )
     } else if lower.contains("percentile_cont") || lower.contains("percentile_disc") {
         format!("{message}; use QUANTILE_CONT(column, 0.9) or QUANTILE_DISC(column, 0.9)")
     } else if let Some(renamed) = renamed_by_join(message) {
