@@ -380,7 +380,11 @@ fn why_cells(w: &WorstFrame) -> [String; 4] {
         ));
     }
     if let Some(b) = y.blockers.first() {
-        other.push(format!("blocked start: {} {} ms", shorten_head(&b.name, TERMINAL_NAME_CHARS), fmt_ms_value(b.delay_ns)));
+        other.push(format!(
+            "blocked start: {} {} ms",
+            shorten_head(&b.name, TERMINAL_NAME_CHARS),
+            fmt_ms_value(b.delay_ns)
+        ));
     }
     let longest = match (&y.longest_slice, y.longest_slice_ns) {
         (Some(n), Some(d)) => format!("{} ({} ms)", shorten_head(n, TERMINAL_NAME_CHARS), fmt_ms_value(d)),

@@ -65,7 +65,8 @@ fn long_slice_names_are_cut_in_the_terminal_only() {
     let long: String = "measure:".chars().chain(std::iter::repeat_n('x', 192)).collect();
     let (trace, rows, mut why) = analysis();
     why[0].longest_slice = Some(long.clone());
-    why[0].blockers = vec![crate::frames::Blocker { name: long.clone(), ts: 100_000_000, dur: 3_000_000 }];
+    why[0].blockers =
+        vec![crate::frames::Blocker { name: long.clone(), ts: 100_000_000, dur: 3_000_000, delay_ns: 3_000_000 }];
     let mut a = Analysed::new(trace, rows, why, &AppFilter::All);
     a.warnings = a.trace.meta.warnings.clone();
     let report = a.report();

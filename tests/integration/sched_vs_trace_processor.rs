@@ -139,7 +139,7 @@ fn the_stitched_tables_are_the_same_whatever_the_number_of_workers() {
             if k % 5 == 0 {
                 b.sched_waking(ts - 500, cpu, tid, comm, cpu);
             }
-            b.sched_switch(ts, cpu, prev, prev_comm, (k % 3) as i64, tid, comm);
+            b.sched_switch(ts, cpu, prev, prev_comm, k % 3, tid, comm);
             running = next;
         }
     }
