@@ -343,7 +343,7 @@ fn count_near(rgb: &[u8], c: (u8, u8, u8), tol: i32) -> usize {
 }
 
 fn check_rendered(r: &Rendered) {
-    assert_eq!((r.width, r.height), (1280, 4000));
+    assert_eq!((r.width, r.height), (1280, 6000));
     assert!(r.page_requests.is_empty(), "the page fetched: {:?}", r.page_requests);
     let n = (r.width * r.height) as usize;
     let non_white = r.rgb.chunks_exact(3).filter(|p| p.iter().any(|&v| v < 235)).count();
@@ -369,7 +369,7 @@ fn chromium_renders_the_report_offline() {
     let c = render(&chromium, &canary, 600);
     assert!(c.page_requests.iter().any(|u| u.contains("fpsan-canary.invalid/a.png")), "{:?}", c.page_requests);
 
-    let r = render(&chromium, &tmp.path().join("report.html"), 4000);
+    let r = render(&chromium, &tmp.path().join("report.html"), 6000);
     check_rendered(&r);
 }
 
@@ -391,7 +391,7 @@ fn demo_trace_report_in_chromium() {
     assert!(html.contains(">\ncom.example.scroll · 60 Hz — Janky frames and why\n</text>"));
     assert!(html.contains("com.example.scroll"));
     let Some(chromium) = chromium() else { return };
-    check_rendered(&render(&chromium, &tmp.path().join("report.html"), 4000));
+    check_rendered(&render(&chromium, &tmp.path().join("report.html"), 6000));
 }
 
 /// Jank CUJs reach every output: on Perfetto's own CUJ test trace
