@@ -10,7 +10,7 @@ use std::collections::{HashMap, HashSet};
 use serde::Serialize;
 
 use crate::model::{Warning, WarningCode};
-use crate::series::{Frame, Metric, Role, Values};
+use crate::series::{self, Frame, Metric, Role, Values};
 
 use super::blockers;
 use super::gate::{GateInput, GateRule, GateStatus};
@@ -598,14 +598,14 @@ fn side_json(runs: &[Run], values: &[Vec<f64>]) -> SideJson {
 }
 
 fn max_hz(frames: &[Frame]) -> f64 {
-    frames.iter().map(|f| f.refresh_hz).fold(f64::NAN, f64::max)
+    series::Pacing::of(frames).refresh_hz
 }
 
 /// Display time the app's frames covered in one run, Σ (d + 1) · I: the length of what the scenario made
 /// the app draw. Unlike frames per second of trace it does not follow the fps: a smoother build draws
 /// more frames in the same time.
 fn drawing_time_s(run: &Run) -> f64 {
-    run.frames.iter().map(|f| (f.dropped.max(0) + 1) as f64 * f.interval_ns as f64).sum::<f64>() / 1e9
+    series::Pacing::of(&run.frames).paced_ns as f64 / 1e9
 }
 
 /// The checks that say a comparison may mislead.

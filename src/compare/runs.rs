@@ -325,7 +325,7 @@ fn presented_apps(p: &PresentAnalysis, with_do_frames: &HashSet<i32>) -> BTreeMa
     for r in &p.rows {
         let Some((source, app)) = r.pid.and_then(|pid| out.get_mut(&pid)) else { continue };
         if r.source == *source && r.layer == app.layer {
-            app.frames.extend(Frame::from_present(r));
+            app.frames.extend(r.series_frame());
         }
     }
     out.into_iter().map(|(pid, (_, app))| (pid, app)).collect()

@@ -433,9 +433,9 @@ pub(crate) fn fps_windows(first_ts: i64, wall_end_ts: i64, counts: &[(i64, i64)]
         .map(|k| {
             let start = first_ts + k * SEC;
             let end = (start + SEC).min(wall_end_ts);
-            let seconds = (end - start) as f64 / 1e9;
             let frames = count.get(&k).copied().unwrap_or(0);
-            FpsWindow { start_ts: start, seconds, frames, fps: frames as f64 / seconds }
+            let fps = crate::series::fps_wall(frames, end - start);
+            FpsWindow { start_ts: start, seconds: (end - start) as f64 / 1e9, frames, fps }
         })
         .collect()
 }

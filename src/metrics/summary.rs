@@ -11,7 +11,7 @@ use super::{
     PerfettoJank, SceneSummary, Screen, Vitals, WorstFrame,
 };
 use crate::frames::{FrameAnalysis, FrameRow, FrameWhy, SchedIndex};
-use crate::presents::{JudgedBy, LayerSummary, PresentAnalysis};
+use crate::presents::{JudgedBy, LayerSummary, PresentAnalysis, PresentRow};
 use crate::series::{self, Percentiles, PerfDog, SKIPPED_FRAME_WARNING_LIMIT};
 
 /// A frame kept for the summaries: its whole-trace index, its row and its scene.
@@ -70,18 +70,18 @@ fn app(
     let rows: Vec<&FrameRow> = frames.iter().map(|k| k.row).collect();
     let series: Vec<series::Frame> = rows.iter().map(|r| series::Frame::from_row(r, 0)).collect();
     let n = rows.len() as i64;
-    let fps = series::fps(&series);
+    let pacing = series::Pacing::of(&series);
     let (drop_level, drop_sum) = series::drop_levels(&series);
     let first_ts = rows.iter().map(|r| r.ts).min().unwrap_or(0);
     let wall_end_ts = rows.iter().map(|r| r.ts + r.frame_interval_ns).max().unwrap_or(0);
     let count = |p: &dyn Fn(&FrameRow) -> bool| rows.iter().filter(|r| p(r)).count() as i64;
     let layer = presents.shown_layer(pid);
     let renderer = presents.renderers.get(&pid);
-    let fps_wall = fps_wall(n, first_ts, wall_end_ts);
+    let fps_wall = series::fps_wall(n, wall_end_ts - first_ts);
     let judged = presents.judged_layer(pid, n > 0);
     // The headline's series: the judged layer's presents, else the doFrames.
     let layer_series: Option<Vec<series::Frame>> = judged.map(|(l, _)| presents_series(presents, l));
-    let headline = headline(pid, fps, fps_wall, &series, judged, presents);
+    let headline = headline(pid, &pacing, fps_wall, &series, judged, presents);
     let vitals = match &layer_series {
         // A present is slow when it missed its deadline's vsync: its frame
         // time is one vsync even when on time.
@@ -116,14 +116,14 @@ fn app(
         process: named.map(|(n, _)| n.to_string()),
         process_source: named.map(|(_, source)| source),
         frames: n,
-        fps,
+        fps: pacing.fps(),
         fps_wall,
-        refresh_hz: rows.iter().map(|r| r.refresh_hz).fold(f64::NAN, f64::max),
+        refresh_hz: pacing.refresh_hz,
         drop_level,
         drop_sum,
         dropped_frames: rows.iter().map(|r| r.dropped_frames).sum(),
         frame_interval_ns: rows.iter().map(|r| r.frame_interval_ns).min().unwrap_or(0),
-        paced_ns: rows.iter().map(|r| (r.dropped_frames + 1) * r.frame_interval_ns).sum(),
+        paced_ns: pacing.paced_ns,
         first_ts,
         wall_end_ts,
         frame_cost_ns: Percentiles::of(rows.iter().map(|r| r.frame_cost_ns).collect()),
@@ -182,7 +182,7 @@ fn presents_series(presents: &PresentAnalysis, l: &LayerSummary) -> Vec<series::
         .iter()
         .take_while(|r| r.pid == l.pid)
         .filter(|r| r.source == l.source && r.layer == l.layer)
-        .filter_map(series::Frame::from_present)
+        .filter_map(PresentRow::series_frame)
         .collect()
 }
 
@@ -191,7 +191,7 @@ fn presents_series(presents: &PresentAnalysis, l: &LayerSummary) -> Vec<series::
 /// has no doFrames at all; `judged`), else its doFrames (docs/metrics.md, "Headline").
 fn headline(
     pid: i32,
-    fps: f64,
+    pacing: &series::Pacing,
     fps_wall: f64,
     frames: &[series::Frame],
     judged: Option<(&LayerSummary, JudgedBy)>,
@@ -219,7 +219,7 @@ fn headline(
                 l.presents,
                 l.layer,
                 l.source.as_str(),
-                super::format_fps(fps)
+                super::format_fps(pacing.fps())
             ),
             None => format!(
                 "no doFrames in the trace: the {} presents of its layer {} ({})",
@@ -232,7 +232,7 @@ fn headline(
     }
     let (drop_level, drop_sum) = series::drop_levels(frames);
     Headline {
-        fps,
+        fps: pacing.fps(),
         source: HeadlineSource::Frames,
         layer: None,
         reason: match renderer {
@@ -245,20 +245,10 @@ fn headline(
         frames: frames.len() as i64,
         dropped: frames.iter().map(|f| f.dropped).sum(),
         idle: Default::default(),
-        refresh_hz: frames.iter().map(|f| f.refresh_hz).fold(f64::NAN, f64::max),
+        refresh_hz: pacing.refresh_hz,
         drop_level,
         drop_sum,
         frame_time_ns: Percentiles::of(frames.iter().map(|f| f.cost_ns).collect()),
-    }
-}
-
-/// Frames per wall-time second from the first frame to the wall end.
-fn fps_wall(frames: i64, first_ts: i64, wall_end_ts: i64) -> f64 {
-    let wall_s = (wall_end_ts - first_ts) as f64 / 1e9;
-    if wall_s > 0.0 {
-        frames as f64 / wall_s
-    } else {
-        0.0
     }
 }
 
@@ -327,12 +317,13 @@ pub(crate) fn scenes(frames: &[Kept]) -> Vec<SceneSummary> {
 pub(crate) fn scene(name: &str, rows: &[&FrameRow]) -> SceneSummary {
     let series: Vec<series::Frame> = rows.iter().map(|r| series::Frame::from_row(r, 0)).collect();
     let (drop_level, drop_sum) = series::drop_levels(&series);
+    let pacing = series::Pacing::of(&series);
     SceneSummary {
         scene: name.to_string(),
         frames: rows.len() as i64,
         first_ts: rows.iter().map(|r| r.ts).min().unwrap_or(0),
-        fps: series::fps(&series),
-        refresh_hz: rows.iter().map(|r| r.refresh_hz).fold(f64::NAN, f64::max),
+        fps: pacing.fps(),
+        refresh_hz: pacing.refresh_hz,
         dropped_frames: rows.iter().map(|r| r.dropped_frames).sum(),
         drop_level,
         drop_sum,

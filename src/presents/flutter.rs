@@ -20,7 +20,7 @@ use super::sources::{EGL_SWAP, QUEUE_BUFFER, VK_PRESENT};
 use super::Grid;
 use crate::frames::DropLevel;
 use crate::model::{SliceId, Trace, TrackKind, Upid, Utid};
-use crate::series::{Levels, Percentiles};
+use crate::series::{self, Levels, Percentiles};
 
 /// The UI thread's frame: the framework builds a layer tree inside it.
 pub const BUILD: &str = "Animator::BeginFrame";
@@ -91,7 +91,8 @@ pub struct FlutterSummary {
     pub presented: i64,
     pub builds_not_rastered: i64,
     pub rasters_without_build: i64,
-    /// First and last present; `fps = (presented − 1) · 1e9 / (last − first)`.
+    /// First and last present; `fps = (presented − 1) · 1e9 / (last − first)`,
+    /// 0 with fewer than two ([`series::presents_fps_wall`]).
     pub first_present_ts: Option<i64>,
     pub last_present_ts: Option<i64>,
     pub fps: f64,
@@ -367,13 +368,7 @@ fn summarize(
     let mut presents: Vec<i64> = frames.iter().filter_map(|f| f.present_ts).collect();
     presents.sort_unstable();
     let (first, last) = (presents.first().copied(), presents.last().copied());
-    let span = last.zip(first).map_or(0, |(l, f)| l - f);
-    let mut drop_level = Levels::default();
-    let mut drop_sum = Levels::default();
-    for f in frames.iter().filter(|f| f.dropped_vsyncs.is_some()) {
-        drop_level.0[f.drop_level.index()] += 1;
-        drop_sum.0[f.drop_level.index()] += f.dropped_vsyncs.unwrap_or(0);
-    }
+    let (drop_level, drop_sum) = series::drop_levels_of(frames.iter().filter_map(|f| f.dropped_vsyncs));
     let count = |p: fn(&FlutterFrame) -> bool| frames.iter().filter(|f| p(f)).count() as i64;
     FlutterSummary {
         process,
@@ -389,7 +384,7 @@ fn summarize(
         rasters_without_build: count(|f| f.raster_ts.is_some() && f.build_ts.is_none()),
         first_present_ts: first,
         last_present_ts: last,
-        fps: if span > 0 { (presents.len() - 1) as f64 * 1e9 / span as f64 } else { 0.0 },
+        fps: series::presents_fps_wall(presents.len() as i64, first.unwrap_or(0), last.unwrap_or(0)),
         build_ns: Percentiles::of(frames.iter().filter_map(|f| f.build_dur).collect()),
         raster_ns: Percentiles::of(frames.iter().filter_map(|f| f.raster_dur).collect()),
         total_ns: Percentiles::of(frames.iter().filter_map(|f| f.total_ns).collect()),

@@ -157,6 +157,12 @@ fn a_scenario_window_keeps_the_frames_that_start_in_it() {
     assert_eq!((s.frames, s.presented), (2, 2));
     // One interval between the two presents: exactly one vsync.
     assert_eq!((s.first_present_ts, s.last_present_ts), (Some(v(2) + 10_500_000), Some(v(3) + 10_500_000)));
+    assert_eq!(s.fps, 1e9 / P60 as f64);
+    // A window holding one frame: one present, no interval, fps 0 (docs/presents.md).
+    let one = crate::frames::ScenarioWindow { start_ns: v(2), end_ns: v(3) };
+    let s = &analyze_in(&trace, &frames, Some(one)).flutter_apps[0];
+    assert_eq!((s.presented, s.fps), (1, 0.0));
+    assert_eq!(s.drop_level.values(), [1, 0, 0, 0, 0]);
     // A window without any of its frames: no Flutter app at all.
     let empty = crate::frames::ScenarioWindow { start_ns: v(7), end_ns: v(9) };
     let p = analyze_in(&trace, &frames, Some(empty));

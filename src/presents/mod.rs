@@ -111,6 +111,26 @@ pub struct PresentRow {
     pub perfdog_big_jank: bool,
 }
 
+impl PresentRow {
+    /// The present as a frame of its layer's series: its frame time is its
+    /// cost, its dropped vsyncs (against its deadline) its dropped frames,
+    /// the display's period its frame interval. The first present of a
+    /// layer, without an interval, is none.
+    pub fn series_frame(&self) -> Option<crate::series::Frame> {
+        Some(crate::series::Frame {
+            ts: self.ts,
+            cost_ns: self.frame_time_ns?,
+            dropped: self.dropped_vsyncs.unwrap_or(0),
+            interval_ns: self.vsync_period_ns,
+            refresh_hz: 1e9 / self.vsync_period_ns as f64,
+            skipped: 0,
+            overrun_ns: None,
+            was_jank: None,
+            scene: 0,
+        })
+    }
+}
+
 /// The display grid and the period to assume where it measures none.
 #[derive(Clone, Copy)]
 pub(crate) struct Grid<'a> {

@@ -28,7 +28,8 @@ pub struct LayerSummary {
     /// Matrix's paced fps over the presents with an interval: presents /
     /// Σ (dropped vsyncs + 1)·vsync period.
     pub fps: f64,
-    /// (presents − 1) per second of wall time from the first present to the last.
+    /// (presents − 1) per second of wall time from the first present to the
+    /// last ([`series::presents_fps_wall`]); 0 with fewer than two.
     pub fps_wall: f64,
     /// The spans in which the app asked for no frame (docs/presents.md, "Dropped vsyncs").
     pub idle: IdleSpans,
@@ -138,11 +139,10 @@ impl LayerSummary {
     pub(crate) fn of(s: &Stream, rows: &[PresentRow], perfdog: PerfDog, timeline: TimelineVerdict) -> LayerSummary {
         // The layer as a series: each present with an interval (the first
         // has none), so its fps and levels are the headline's definitions.
-        let series: Vec<series::Frame> = rows.iter().filter_map(series::Frame::from_present).collect();
+        let series: Vec<series::Frame> = rows.iter().filter_map(PresentRow::series_frame).collect();
         let fps = series::fps(&series);
         let (drop_level, drop_sum) = series::drop_levels(&series);
         let (first_ts, last_ts) = (rows.first().map_or(0, |r| r.ts), rows.last().map_or(0, |r| r.ts));
-        let wall_ns = last_ts - first_ts;
         let first = rows.first();
         LayerSummary {
             process: first.and_then(|r| r.process.clone()),
@@ -157,7 +157,7 @@ impl LayerSummary {
             last_ts,
             // One present has no interval: 0 fps, not undefined.
             fps: if fps.is_nan() { 0.0 } else { fps },
-            fps_wall: if wall_ns > 0 { (rows.len() - 1) as f64 * 1e9 / wall_ns as f64 } else { 0.0 },
+            fps_wall: series::presents_fps_wall(rows.len() as i64, first_ts, last_ts),
             idle: IdleSpans::of(rows),
             refresh_hz: rows.iter().map(|r| r.vsync_period_ns).min().map_or(0.0, |p| 1e9 / p as f64),
             dropped_vsyncs: rows.iter().filter_map(|r| r.dropped_vsyncs).sum(),

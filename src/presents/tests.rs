@@ -222,6 +222,28 @@ fn idle_spans_drop_nothing_and_a_late_present_drops_its_own_vsyncs() {
 }
 
 #[test]
+fn a_present_is_a_frame_of_its_layers_series_and_one_present_has_no_rate() {
+    let trace = idle_and_late();
+    let p = presents_of(&trace);
+    // The first present has no interval: no frame.
+    assert_eq!(p.rows[0].series_frame(), None);
+    // Due at 80, presented at 83 after an idle span: a frame time of 4
+    // vsyncs, 3 of them dropped, on the 60 Hz grid.
+    let f = p.rows[7].series_frame().expect("a frame");
+    assert_eq!((f.ts, f.cost_ns, f.dropped, f.interval_ns), (vsync(83), vsync(4) - vsync(0), 3, P60));
+    assert_eq!(f.refresh_hz, 1e9 / P60 as f64);
+    // A window holding the present at 40 alone: a layer of one present has
+    // no interval and no wall time, so 0 fps and 0 fps_wall (docs/presents.md).
+    let frames = crate::frames::FrameAnalysis { display: DisplayGrid::new(&trace), ..Default::default() };
+    let w = crate::frames::ScenarioWindow { start_ns: vsync(40), end_ns: vsync(41) };
+    let p = analyze_in(&trace, &frames, Some(w));
+    assert_eq!(p.layers.len(), 1);
+    let l = &p.layers[0];
+    assert_eq!((l.presents, l.fps, l.fps_wall), (1, 0.0, 0.0));
+    assert_eq!((l.drop_level, l.dropped_vsyncs), (Levels::default(), 0));
+}
+
+#[test]
 fn without_frame_timeline_the_doframe_that_asked_sets_the_deadline() {
     // The same app drawing through RenderThread's queueBuffer, no
     // FrameTimeline: doFrames at vsyncs 0–4, 40, 41 and 80 (the last one

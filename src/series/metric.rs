@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use super::{drop_levels, fps, Frame, Percentiles, SKIPPED_FRAME_WARNING_LIMIT};
+use super::{drop_levels, fps, fps_wall, Frame, Percentiles, SKIPPED_FRAME_WARNING_LIMIT};
 use crate::frames::DropLevel;
 
 /// Which way a metric improves.
@@ -107,7 +107,7 @@ impl Metric {
         use Metric::*;
         match self {
             Frames => ("frames", "frames", Neutral, "frames", "frames in the series"),
-            Fps => ("fps", "fps", Higher, "fps", "doFrames: frames / Σ (dropped + 1)·I, capped at the refresh rate; presents: presents per second between them"),
+            Fps => ("fps", "fps", Higher, "fps", "frames / Σ (dropped + 1)·I, capped at the refresh rate (a present's dropped vsyncs counted against its deadline)"),
             FpsWall => ("fps_wall", "fps", Higher, "fps (wall time)", "frames per second of wall time"),
             FrameCostP50 => ("frame_cost_p50", "ms", Lower, "frame cost P50", "median frame cost (a present's interval)"),
             FrameCostP90 => ("frame_cost_p90", "ms", Lower, "frame cost P90", "90th percentile frame cost, nearest rank"),
@@ -180,10 +180,7 @@ impl Values {
     pub fn of(frames: &[&Frame], wall_ns: Option<i64>) -> Values {
         let n = frames.len();
         let it = || frames.iter().copied();
-        let fps_wall = match wall_ns {
-            Some(w) if w > 0 && n > 0 => n as f64 / (w as f64 / 1e9),
-            _ => f64::NAN,
-        };
+        let wall_fps = wall_ns.map_or(f64::NAN, |w| fps_wall(n as i64, w));
         let ms = |ns: Option<i64>| ns.map_or(f64::NAN, |v| v as f64 / 1e6);
         let cost = Percentiles::of(it().map(|f| f.cost_ns).collect());
         let (levels, _) = drop_levels(it());
@@ -196,7 +193,7 @@ impl Values {
             v[m.index()] = match m {
                 Metric::Frames => n as f64,
                 Metric::Fps => fps(it()),
-                Metric::FpsWall => fps_wall,
+                Metric::FpsWall => wall_fps,
                 Metric::FrameCostP50 => ms(cost.p50),
                 Metric::FrameCostP90 => ms(cost.p90),
                 Metric::FrameCostP95 => ms(cost.p95),

@@ -1,7 +1,9 @@
 //! A series of frames and every number fpsan computes from one: the one
-//! definition of fps, drop levels, dropped frames, percentiles and PerfDog's
-//! vocabulary (docs/metrics.md). An app's doFrames are a series; so are the
-//! presents of a layer. `analyze`'s summaries, its scenes and jank CUJs, each
+//! definition of fps (paced and per second of wall time), drop levels,
+//! dropped frames, percentiles and PerfDog's vocabulary (docs/metrics.md).
+//! An app's doFrames are a series; so are the presents of a layer (the
+//! `presents` stage turns them into [`Frame`]s: this module reads only
+//! `frames`, below it). `analyze`'s summaries, its scenes and jank CUJs, each
 //! layer's summary, `compare`'s per-run values and its gates all evaluate
 //! through here; the SQL in `queries/` is a tested example of the same
 //! numbers, not a second implementation.
@@ -40,23 +42,8 @@ pub struct Frame {
 }
 
 impl Frame {
-    /// A present as a frame: its frame time is its cost, its dropped vsyncs
-    /// (against its deadline) its dropped frames, the display's period its
-    /// frame interval. The first present of a layer, without an interval, is none.
-    pub fn from_present(p: &crate::presents::PresentRow) -> Option<Frame> {
-        Some(Frame {
-            ts: p.ts,
-            cost_ns: p.frame_time_ns?,
-            dropped: p.dropped_vsyncs.unwrap_or(0),
-            interval_ns: p.vsync_period_ns,
-            refresh_hz: 1e9 / p.vsync_period_ns as f64,
-            skipped: 0,
-            overrun_ns: None,
-            was_jank: None,
-            scene: 0,
-        })
-    }
-
+    /// A doFrame row as a frame of scene `scene` (a present becomes one in
+    /// `presents`, which reads this module, not the other way round).
     pub fn from_row(r: &FrameRow, scene: u32) -> Frame {
         Frame {
             ts: r.ts,
@@ -72,31 +59,77 @@ impl Frame {
     }
 }
 
+/// Matrix's pacing of a series, in one pass: its frames, the vsync time
+/// they took, Σ (dropped + 1)·I (`paced_ns`), and the highest refresh rate
+/// they ran at (NaN without frames).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pacing {
+    pub frames: i64,
+    pub paced_ns: i64,
+    pub refresh_hz: f64,
+}
+
+impl Pacing {
+    pub fn of<'a>(frames: impl IntoIterator<Item = &'a Frame>) -> Pacing {
+        let mut p = Pacing { frames: 0, paced_ns: 0, refresh_hz: f64::NAN };
+        for f in frames {
+            p.frames += 1;
+            p.paced_ns += (f.dropped + 1) * f.interval_ns;
+            p.refresh_hz = p.refresh_hz.max(f.refresh_hz);
+        }
+        p
+    }
+
+    /// The fps of the series: see [`fps`].
+    pub fn fps(&self) -> f64 {
+        if self.paced_ns <= 0 {
+            return f64::NAN;
+        }
+        self.refresh_hz.min(1e9 * self.frames as f64 / self.paced_ns as f64)
+    }
+}
+
 /// The fps of a series (docs/metrics.md, "fps"), doFrames or presents alike:
 /// Matrix's paced formula without its 60 cap, frames / Σ (dropped + 1)·I,
 /// capped at the highest refresh rate the frames ran at. A present's dropped
 /// vsyncs are counted against its deadline, so an idle span costs nothing.
 /// NaN without frames.
 pub fn fps<'a>(frames: impl IntoIterator<Item = &'a Frame>) -> f64 {
-    let (mut n, mut time, mut max_hz) = (0i64, 0i64, f64::NAN);
-    for f in frames {
-        n += 1;
-        time += (f.dropped + 1) * f.interval_ns;
-        max_hz = max_hz.max(f.refresh_hz);
+    Pacing::of(frames).fps()
+}
+
+/// Frames per second of wall time (docs/metrics.md, "Wall-time FPS"):
+/// `frames` counted over `wall_ns`, `frames · 1e9 / wall_ns`. 0 without wall
+/// time (no frame, or a layer's single present): nothing was shown per
+/// second, as a layer's fps with fewer than two presents (docs/presents.md).
+pub fn fps_wall(frames: i64, wall_ns: i64) -> f64 {
+    if wall_ns > 0 {
+        frames as f64 * 1e9 / wall_ns as f64
+    } else {
+        0.0
     }
-    if time <= 0 {
-        return f64::NAN;
-    }
-    max_hz.min(1e9 * n as f64 / time as f64)
+}
+
+/// The rate of `presents` presents, the first at `first_ts` and the last at
+/// `last_ts`: their intervals per second of wall time,
+/// `(presents − 1) · 1e9 / (last_ts − first_ts)`, idle spans included; 0 with
+/// fewer than two (a layer's `fps_wall`, a Flutter app's `fps`: docs/presents.md).
+pub fn presents_fps_wall(presents: i64, first_ts: i64, last_ts: i64) -> f64 {
+    fps_wall((presents - 1).max(0), last_ts - first_ts)
 }
 
 /// Frames per drop level and dropped frames per level (BEST counts max(d, 0)).
 pub fn drop_levels<'a>(frames: impl IntoIterator<Item = &'a Frame>) -> (Levels, Levels) {
+    drop_levels_of(frames.into_iter().map(|f| f.dropped))
+}
+
+/// [`drop_levels`] of frames given by their dropped frames (or vsyncs) alone.
+pub fn drop_levels_of(dropped: impl IntoIterator<Item = i64>) -> (Levels, Levels) {
     let (mut count, mut sum) = (Levels::default(), Levels::default());
-    for f in frames {
-        let level = DropLevel::from_dropped(f.dropped);
+    for d in dropped {
+        let level = DropLevel::from_dropped(d);
         count.0[level.index()] += 1;
-        sum.0[level.index()] += if level == DropLevel::Best { f.dropped.max(0) } else { f.dropped };
+        sum.0[level.index()] += if level == DropLevel::Best { d.max(0) } else { d };
     }
     (count, sum)
 }

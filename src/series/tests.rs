@@ -113,3 +113,67 @@ fn percentiles_are_nearest_rank() {
     assert_eq!((p.p50, p.p90, p.p95, p.p99, p.max), (Some(5), Some(9), Some(10), Some(10), Some(10)));
     assert_eq!(Percentiles::of(Vec::new()), Percentiles::default());
 }
+
+#[test]
+fn pacing_by_hand() {
+    // Three frames at 16.67 ms intervals, dropped 0, 2, 0: Σ (d + 1)·I =
+    // (1 + 3 + 1)·16 666 667 = 83 333 335 ns; fps = 3e9 / 83 333 335 =
+    // 35.999 999 28, under the display's 59.999 998 8 Hz.
+    let frames = [frame(10, 0), frame(40, 2), frame(10, 0)];
+    let p = Pacing::of(&frames);
+    assert_eq!((p.frames, p.paced_ns), (3, 83_333_335));
+    assert_eq!(p.refresh_hz, 1e9 / 16_666_667.0);
+    assert_eq!(p.fps(), 3e9 / 83_333_335.0);
+    assert!((p.fps() - 35.999_999_28).abs() < 1e-8);
+    assert_eq!(fps(&frames), p.fps());
+    // One frame on time: one interval, the display's rate.
+    let one = Pacing::of(&frames[..1]);
+    assert_eq!((one.frames, one.paced_ns, one.fps()), (1, I60, 1e9 / I60 as f64));
+    // None: nothing paced, no rate, fps undefined.
+    let none = Pacing::of(&[] as &[Frame]);
+    assert_eq!((none.frames, none.paced_ns), (0, 0));
+    assert!(none.refresh_hz.is_nan() && none.fps().is_nan());
+}
+
+#[test]
+fn fps_wall_counts_over_wall_time_and_is_0_without_it() {
+    // 3 frames over 2 s; 300 over 7.283 551 019 s as `frames · 1e9 / ns`.
+    assert_eq!(fps_wall(3, 2_000_000_000), 1.5);
+    assert_eq!(fps_wall(300, 7_283_551_019), 300e9 / 7_283_551_019.0);
+    // No frame, or no wall time: 0, not undefined.
+    assert_eq!(fps_wall(0, 2_000_000_000), 0.0);
+    assert_eq!(fps_wall(0, 0), 0.0);
+    assert_eq!(fps_wall(1, 0), 0.0);
+    // Presents: 4 presents over 50 ms are 3 intervals, 60 per second.
+    assert_eq!(presents_fps_wall(4, 1_000_000_000, 1_050_000_000), 60.0);
+    // One present (or none) has no interval and no wall time: 0.
+    assert_eq!(presents_fps_wall(1, 1_000_000_000, 1_000_000_000), 0.0);
+    assert_eq!(presents_fps_wall(0, 0, 0), 0.0);
+}
+
+#[test]
+fn values_fps_wall_is_the_series_fps_wall() {
+    let frames = [frame(10, 0)];
+    let one: Vec<&Frame> = frames.iter().collect();
+    assert_eq!(Values::of(&one, Some(I60))[Metric::FpsWall], 1e9 / I60 as f64);
+    assert_eq!(Values::of(&one, Some(0))[Metric::FpsWall], 0.0);
+    // No frames: 0 per second of wall time, while fps (paced) is undefined.
+    let v = Values::of(&[], Some(0));
+    assert_eq!((v[Metric::Frames], v[Metric::FpsWall]), (0.0, 0.0));
+    assert!(v[Metric::Fps].is_nan());
+    // A scene has no wall time of its own: undefined.
+    assert!(Values::of(&one, None)[Metric::FpsWall].is_nan());
+}
+
+#[test]
+fn drop_levels_of_dropped_counts_alone() {
+    let dropped = [0, 2, 3, 9, 24, 42, 50];
+    let (count, sum) = drop_levels_of(dropped);
+    assert_eq!(count.values(), [2, 1, 1, 1, 2]);
+    assert_eq!(sum.values(), [2, 3, 9, 24, 92]);
+    let frames: Vec<Frame> = dropped.iter().map(|&d| frame(1, d)).collect();
+    assert_eq!(drop_levels(&frames), (count, sum));
+    assert_eq!(drop_levels_of([]), (Levels::default(), Levels::default()));
+    // One frame, 2 dropped: BEST, its 2 dropped counted there.
+    assert_eq!(drop_levels_of([2]).1.values(), [2, 0, 0, 0, 0]);
+}
