@@ -153,7 +153,12 @@ fn generate(path: &Path) -> Res<()> {
     w.flush()?;
     drop(w);
     std::fs::rename(&tmp, path)?;
-    println!("{}: {:.0} MB busy-phone trace, written in {:.1} s", path.display(), bytes as f64 / 1e6, t.elapsed().as_secs_f64());
+    println!(
+        "{}: {:.0} MB busy-phone trace, written in {:.1} s",
+        path.display(),
+        bytes as f64 / 1e6,
+        t.elapsed().as_secs_f64()
+    );
     Ok(())
 }
 

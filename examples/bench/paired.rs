@@ -187,11 +187,11 @@ mod tests {
     #[test]
     fn paired_ratio_is_the_median_of_each_pairs_ratio_not_the_ratio_of_medians() {
         // Pair ratios 2.0, 1.5, 3.0 → median 2.0; the ratio of the sides'
-        // medians would be 0.6 / 0.4 = 1.5.
-        let pairs = [(run(0.4), run(0.2)), (run(0.6), run(0.4)), (run(1.5), run(0.5))];
+        // medians would be 0.75 / 0.5 = 1.5.
+        let pairs = [(run(0.5), run(0.25)), (run(0.75), run(0.5)), (run(1.5), run(0.5))];
         assert_eq!(Spread::of_ratios(&pairs), Some(Spread { median: 2.0, min: 1.5, max: 3.0 }));
-        assert_eq!(Spread::of(pairs.iter().map(|p| p.0.wall)).unwrap().median, 0.6);
-        assert_eq!(Spread::of(pairs.iter().map(|p| p.1.wall)).unwrap().median, 0.4);
+        assert_eq!(Spread::of(pairs.iter().map(|p| p.0.wall)).unwrap().median, 0.75);
+        assert_eq!(Spread::of(pairs.iter().map(|p| p.1.wall)).unwrap().median, 0.5);
     }
 
     #[test]
