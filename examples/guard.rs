@@ -17,12 +17,13 @@
 //! failed check.
 //!
 //! ```text
-//! cargo build --release --all-targets && cargo run --release --example guard -- [--bin PATH] [--trace PATH]
+//! cargo build --release --all-targets && cargo run --release --example guard [-- --bin PATH]
 //! ```
 //!
-//! The trace goes to `target/tmp/` (beside `target/release/`) unless
-//! `--trace` names one; it is written again on every run (a few seconds), so
-//! a change of the generator cannot leave a stale one.
+//! The binary timed is `target/release/fpsan` unless `--bin` names one. The
+//! trace is written to `target/tmp/` (beside `target/release/`) on every run
+//! (a few seconds, so a change of the generator cannot leave a stale one)
+//! and removed at the end.
 
 #[path = "guard/ceilings.rs"]
 mod ceilings;
@@ -77,59 +78,35 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
-struct Args {
-    bin: Option<PathBuf>,
-    trace: Option<PathBuf>,
-}
-
-fn parse_args() -> Res<Args> {
-    let mut a = Args { bin: None, trace: None };
+/// `--bin PATH`, the binary to time, if given.
+fn parse_args() -> Res<Option<PathBuf>> {
+    let mut bin = None;
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
-        let mut val = || it.next().ok_or_else(|| format!("{arg} needs a value"));
         match arg.as_str() {
-            "--bin" => a.bin = Some(val()?.into()),
-            "--trace" => a.trace = Some(val()?.into()),
-            s => return Err(format!("unknown argument {s} (--bin PATH, --trace PATH)").into()),
+            "--bin" => bin = Some(it.next().ok_or("--bin needs a value")?.into()),
+            s => return Err(format!("unknown argument {s} (--bin PATH)").into()),
         }
     }
-    Ok(a)
+    Ok(bin)
 }
 
 fn main() -> Res<()> {
     // As the CLI does before any thread exists (src/memory.rs).
     fpsan::memory::fix_mmap_threshold();
     let started = Instant::now();
-    let a = parse_args()?;
-    let bin = match a.bin {
+    let bin = match parse_args()? {
         Some(b) => b,
         None => paired::beside_me("fpsan")?,
     };
-    let trace = match a.trace {
-        Some(t) => t,
-        None => {
-            // target/release/examples/guard -> target/tmp/
-            let exe = std::env::current_exe()?;
-            let target = exe.ancestors().nth(3).ok_or("no target directory")?;
-            target.join("tmp").join(format!("guard-busy-{}.pftrace", ceilings::TRACE_MIB))
-        }
-    };
+    // target/release/examples/guard -> target/tmp/
+    let exe = std::env::current_exe()?;
+    let target = exe.ancestors().nth(3).ok_or("no target directory")?;
+    let trace = target.join("tmp").join(format!("guard-busy-{}.pftrace", ceilings::TRACE_MIB));
     generate(&trace)?;
-    let mut failed = Vec::new();
-
-    let counts = work_counts(&trace)?;
-    println!("{:<42} {:>14} {:>14} {:>6}", "work count", "measured", "ceiling", "used");
-    for &(count, value) in &counts {
-        let ceiling = ceilings::CEILINGS.iter().find(|c| c.0 == count).map(|c| c.1);
-        let used = ceiling.map_or("-".to_string(), |c| format!("{:.0} %", 100.0 * value as f64 / c.max(1) as f64));
-        println!("{:<42} {:>14} {:>14} {:>6}", count.name(), grouped(value), ceiling.map_or("-".into(), grouped), used);
-    }
-    failed.extend(ceilings::over_ceilings(&counts, &ceilings::CEILINGS));
-
-    let ratio = analyze_info_ratio(&bin, &trace)?;
-    if let Some(line) = ratio_over(ratio.median, ceilings::MAX_ANALYZE_INFO_RATIO) {
-        failed.push(line);
-    }
+    let measured = measure(&bin, &trace);
+    let _ = std::fs::remove_file(&trace);
+    let failed = measured?;
     println!("guard took {:.1} s", started.elapsed().as_secs_f64());
     if failed.is_empty() {
         println!("guard: pass");
@@ -139,6 +116,25 @@ fn main() -> Res<()> {
         println!("guard FAILED: {line}");
     }
     std::process::exit(1);
+}
+
+/// Both checks on the trace, printing what they measure; the failed
+/// checks' lines.
+fn measure(bin: &Path, trace: &Path) -> Res<Vec<String>> {
+    let mut failed = Vec::new();
+
+    let counts = work_counts(trace)?;
+    println!("{:<42} {:>14} {:>14} {:>6}", "work count", "measured", "ceiling", "used");
+    for &(count, value) in &counts {
+        let ceiling = ceilings::CEILINGS.iter().find(|c| c.0 == count).map(|c| c.1);
+        let used = ceiling.map_or("-".to_string(), |c| format!("{:.0} %", 100.0 * value as f64 / c.max(1) as f64));
+        println!("{:<42} {:>14} {:>14} {:>6}", count.name(), grouped(value), ceiling.map_or("-".into(), grouped), used);
+    }
+    failed.extend(ceilings::over_ceilings(&counts, &ceilings::CEILINGS));
+
+    let ratio = analyze_info_ratio(bin, trace)?;
+    failed.extend(ratio_over(ratio.median, ceilings::MAX_ANALYZE_INFO_RATIO));
+    Ok(failed)
 }
 
 /// Writes the guard's trace (to a `.partial` file renamed when complete).
