@@ -14,47 +14,68 @@
 //! ```text
 //! cargo build --release && cargo run --release --example bench -- \
 //!     [--shape busy-phone|repeated] [--mb 1024] [--runs 3] [--bin PATH] \
-//!     [--only info,analyze,out] [--phases] [TRACE]
+//!     [--only info,analyze,out] [--phases] [--vs OLD_BIN] [TRACE]
 //! ```
 //!
 //! The binary is `target/release/fpsan` beside this example unless `--bin`
 //! names one. `--phases` adds the old in-process breakdown (framing, batch
 //! decode, model build, scheduler pass + frames).
+//!
+//! `--vs OLD_BIN` compares the binary with an older one instead: per
+//! command, `--runs` pairs (default 7) of the new binary then the old, each
+//! run right after a `cat` of the trace, and per side the median wall
+//! (min–max), user CPU and peak RSS, and the paired ratio new/old (the
+//! median of each pair's ratio, min–max), which a machine's drift moves far
+//! less than either side's times (`bench/paired.rs`).
 
-use std::io::{BufWriter, Read, Write};
+#[path = "bench/paired.rs"]
+mod paired;
+#[path = "bench/work.rs"]
+mod work;
+
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use fpsan::analysis;
 use fpsan::read::{self, Source};
+use paired::{Cmd, Res};
 use tracegen::scenarios;
-
-type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
 struct Args {
     shape: String,
     mb: u64,
-    runs: usize,
+    /// None: 3 runs each, or 7 pairs with `--vs`.
+    runs: Option<usize>,
     bin: Option<PathBuf>,
     only: Vec<String>,
     phases: bool,
+    vs: Option<PathBuf>,
     path: Option<PathBuf>,
 }
 
 fn parse_args() -> Res<Args> {
-    let mut a =
-        Args { shape: "busy-phone".into(), mb: 1024, runs: 3, bin: None, only: Vec::new(), phases: false, path: None };
+    let mut a = Args {
+        shape: "busy-phone".into(),
+        mb: 1024,
+        runs: None,
+        bin: None,
+        only: Vec::new(),
+        phases: false,
+        vs: None,
+        path: None,
+    };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
         let mut val = || it.next().ok_or_else(|| format!("{arg} needs a value"));
         match arg.as_str() {
             "--shape" => a.shape = val()?,
             "--mb" => a.mb = val()?.parse()?,
-            "--runs" => a.runs = val()?.parse()?,
+            "--runs" => a.runs = Some(val()?.parse()?),
             "--bin" => a.bin = Some(val()?.into()),
             "--only" => a.only = val()?.split(',').map(str::to_string).collect(),
             "--phases" => a.phases = true,
+            "--vs" => a.vs = Some(val()?.into()),
             s if !s.starts_with("--") => a.path = Some(s.into()),
             s => return Err(format!("unknown option {s}").into()),
         }
@@ -91,111 +112,77 @@ fn ensure_trace(a: &Args) -> Res<PathBuf> {
     Ok(path)
 }
 
-/// Reads the whole file into a discarded buffer; seconds.
-fn cat(path: &Path) -> Res<f64> {
-    let t = Instant::now();
-    let mut f = std::fs::File::open(path)?;
-    let mut buf = vec![0u8; 4 << 20];
-    while f.read(&mut buf)? > 0 {}
-    Ok(t.elapsed().as_secs_f64())
-}
-
-/// One child run: wall, user and system seconds, peak RSS in MB.
-#[derive(Clone, Copy, Debug)]
-struct Run {
-    cat: f64,
-    wall: f64,
-    user: f64,
-    sys: f64,
-    rss_mb: f64,
-}
-
-fn run_child(bin: &Path, args: &[&str], stderr: &Path) -> Res<(f64, f64, f64, f64)> {
-    let t = Instant::now();
-    let child = Command::new(bin)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(stderr)?)
-        .spawn()?;
-    let pid = child.id() as libc::pid_t;
-    let mut status = 0;
-    // SAFETY: plain syscall on our own child; `ru` is a zeroed POD struct.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
-    let wall = t.elapsed().as_secs_f64();
-    if r != pid {
-        return Err(std::io::Error::last_os_error().into());
-    }
-    if !(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0) {
-        let err = std::fs::read_to_string(stderr).unwrap_or_default();
-        return Err(format!("{} {args:?} failed (status {status}): {err}", bin.display()).into());
-    }
-    let secs = |tv: libc::timeval| tv.tv_sec as f64 + tv.tv_usec as f64 / 1e6;
-    Ok((wall, secs(ru.ru_utime), secs(ru.ru_stime), ru.ru_maxrss as f64 / 1024.0))
-}
-
-fn find_bin(a: &Args) -> Res<PathBuf> {
-    if let Some(b) = &a.bin {
-        return Ok(b.clone());
-    }
-    // target/release/examples/bench -> target/release/fpsan
-    let exe = std::env::current_exe()?;
-    let bin = exe.parent().and_then(Path::parent).map(|d| d.join("fpsan")).ok_or("no binary directory")?;
-    if !bin.exists() {
-        return Err(
-            format!("{} is missing: run `cargo build --release` first, or pass --bin PATH", bin.display()).into()
-        );
-    }
-    Ok(bin)
-}
-
 fn main() -> Res<()> {
     let a = parse_args()?;
     let path = ensure_trace(&a)?;
-    let bin = find_bin(&a)?;
-    let bytes = std::fs::metadata(&path)?.len() as f64;
-    let mb = bytes / 1e6;
+    let bin = match &a.bin {
+        Some(b) => b.clone(),
+        None => paired::beside_me("fpsan")?,
+    };
+    let mb = std::fs::metadata(&path)?.len() as f64 / 1e6;
     let trace = path.to_str().ok_or("non-UTF-8 path")?;
     let out_dir = std::env::temp_dir().join(format!("fpsan-bench-out-{}", std::process::id()));
     let stderr = std::env::temp_dir().join(format!("fpsan-bench-stderr-{}", std::process::id()));
     let out_str = out_dir.to_str().ok_or("non-UTF-8 temp dir")?.to_string();
-    println!("{} ({mb:.0} MB), {} runs each, binary {}", path.display(), a.runs, bin.display());
-    println!(
-        "{:<8} {:>8} {:>9} {:>8} {:>8} {:>7} {:>7} {:>8}",
-        "command", "wall s", "MB/s", "cat s", "xcat", "user s", "sys s", "RSS MB"
-    );
-    for cmd in &a.only {
-        let args: Vec<&str> = match cmd.as_str() {
-            "info" => vec!["info", trace],
-            "analyze" => vec!["analyze", trace],
-            "out" => vec!["analyze", trace, "--out", &out_str],
-            s => return Err(format!("unknown command {s} (info, analyze, out)").into()),
-        };
-        let mut runs = Vec::new();
-        for _ in 0..a.runs {
-            let _ = std::fs::remove_dir_all(&out_dir);
-            let c = cat(&path)?;
-            let (wall, user, sys, rss_mb) = run_child(&bin, &args, &stderr)?;
-            runs.push(Run { cat: c, wall, user, sys, rss_mb });
-        }
-        let best = *runs.iter().min_by(|x, y| x.wall.total_cmp(&y.wall)).ok_or("--runs 0")?;
-        println!(
-            "{cmd:<8} {:>8.3} {:>9.0} {:>8.3} {:>8.1} {:>7.2} {:>7.2} {:>8.0}   (walls: {})",
-            best.wall,
-            mb / best.wall,
-            best.cat,
-            best.wall / best.cat,
-            best.user,
-            best.sys,
-            best.rss_mb,
-            runs.iter().map(|r| format!("{:.3}", r.wall)).collect::<Vec<_>>().join(" ")
-        );
+    let clear_out = || {
+        let _ = std::fs::remove_dir_all(&out_dir);
+    };
+    // What the last run of a command said (warnings), under its line.
+    let show_stderr = || {
         for line in std::fs::read_to_string(&stderr).unwrap_or_default().lines().take(5) {
             println!("         stderr: {line}");
         }
+    };
+    let commands = a
+        .only
+        .iter()
+        .map(|cmd| match cmd.as_str() {
+            "info" => Ok((cmd.as_str(), vec!["info", trace])),
+            "analyze" => Ok((cmd.as_str(), vec!["analyze", trace])),
+            "out" => Ok((cmd.as_str(), vec!["analyze", trace, "--out", &out_str])),
+            s => Err(format!("unknown command {s} (info, analyze, out)")),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    if let Some(old) = &a.vs {
+        let n = a.runs.unwrap_or(7);
+        println!("{} ({mb:.0} MB), {n} pairs each (new then old, each after a cat)", path.display());
+        println!("new {}\nold {}", bin.display(), old.display());
+        for (cmd, args) in &commands {
+            let (new, old) = (Cmd { bin: &bin, args }, Cmd { bin: old, args });
+            let pairs = paired::pairs(&new, &old, n, &path, &stderr, &clear_out)?;
+            paired::report(&format!("{cmd:<8} new/old wall"), ["new", "old"], &pairs)?;
+            show_stderr();
+        }
+    } else {
+        let n = a.runs.unwrap_or(3);
+        println!("{} ({mb:.0} MB), {n} runs each, binary {}", path.display(), bin.display());
+        println!(
+            "{:<8} {:>8} {:>9} {:>8} {:>8} {:>7} {:>7} {:>8}",
+            "command", "wall s", "MB/s", "cat s", "xcat", "user s", "sys s", "RSS MB"
+        );
+        for (cmd, args) in &commands {
+            let cmd_run = Cmd { bin: &bin, args };
+            let mut runs = Vec::new();
+            for _ in 0..n {
+                clear_out();
+                runs.push(cmd_run.run_after_cat(&path, &stderr)?);
+            }
+            let best = *runs.iter().min_by(|x, y| x.wall.total_cmp(&y.wall)).ok_or("--runs 0")?;
+            println!(
+                "{cmd:<8} {:>8.3} {:>9.0} {:>8.3} {:>8.1} {:>7.2} {:>7.2} {:>8.0}   (walls: {})",
+                best.wall,
+                mb / best.wall,
+                best.cat,
+                best.wall / best.cat,
+                best.user,
+                best.sys,
+                best.rss_mb,
+                runs.iter().map(|r| format!("{:.3}", r.wall)).collect::<Vec<_>>().join(" ")
+            );
+            show_stderr();
+        }
     }
-    let _ = std::fs::remove_dir_all(&out_dir);
+    clear_out();
     let _ = std::fs::remove_file(&stderr);
     if a.phases {
         phases(&path, mb)?;
@@ -226,12 +213,7 @@ fn phases(path: &Path, mb: f64) -> Res<()> {
     laps.lap("frames");
     // The critical-path pass alone (part of `frames` above, done again here
     // to time it): every frame's path, as frames::rebuild walks them.
-    let path_threads = fpsan::frames::critical_path::PathThreads::new(&trace, &fpsan::frames::render_threads(&trace));
-    let paths = fpsan::frames::critical_path::PathIndex::new(&trace, &frames.sched, &path_threads);
-    let segments: usize = {
-        use rayon::prelude::*;
-        frames.rows.par_iter().map(|r| paths.path(r.tid, r.vsync_ts.unwrap_or(r.ts), r.ts + r.do_frame_dur).len()).sum()
-    };
+    let segments: usize = work::path_segments(&trace, &frames).iter().sum();
     laps.lap("(critical path)");
     let presents = fpsan::presents::analyze(&trace, &frames);
     laps.lap("presents");

@@ -80,6 +80,9 @@ pub struct TraceFrames {
     pub cujs: CujAnalysis,
     /// The reader's warnings, and what rebuilding the frames noticed.
     pub warnings: Vec<Warning>,
+    /// How many scheduler records the scheduler pass kept for the frames
+    /// stage: a work count the speed guard checks (`examples/guard.rs`).
+    pub sched_records: usize,
 }
 
 /// How every analysis that rebuilds frames reads a trace: the scheduler
@@ -127,7 +130,12 @@ pub fn frames_of(opened: Opened, opts: &Options) -> TraceFrames {
     let Opened { source, mut sched, trace } = opened;
     let mut warnings = trace.meta.warnings.clone();
     // The scheduler pass runs beside the rows' reconstruction.
-    let frames = frames::analyze_with(&trace, &opts.frames, |tids| import::sched_events(sched.threads(&source, tids)));
+    let mut sched_records = 0;
+    let frames = frames::analyze_with(&trace, &opts.frames, |tids| {
+        let kept = import::sched_events(sched.threads(&source, tids));
+        sched_records = kept.iter().map(Vec::len).sum();
+        kept
+    });
     if frames.quality.repeated_ids > 0 {
         warnings.push(Warning::new(WarningCode::RepeatedVsyncIds, format!(
             "{} frames share their vsync id with another frame of the same process ({} ids repeat, up to {} times each: joined captures or a reboot inside the trace?); each was matched to the RenderThread and FrameTimeline data nearest to it in time",
@@ -148,7 +156,7 @@ pub fn frames_of(opened: Opened, opts: &Options) -> TraceFrames {
     }
     let presents = presents::analyze_in(&trace, &frames, window);
     let cujs = cujs::analyze(&trace, &frames);
-    TraceFrames { trace, frames, presents, cujs, warnings }
+    TraceFrames { trace, frames, presents, cujs, warnings, sched_records }
 }
 
 /// The facts `capture` checks a pulled trace for (its loader).
@@ -207,6 +215,8 @@ pub struct Analysis {
     /// `Options::lanes` asked for them.
     pub lanes: Option<crate::lanes::Lanes>,
     pub warnings: Vec<Warning>,
+    /// `TraceFrames::sched_records`.
+    pub sched_records: usize,
 }
 
 #[cfg(feature = "analysis")]
@@ -243,7 +253,7 @@ pub fn analyze(path: &Path, opts: &Options) -> Result<Analysis, AnalysisError> {
 #[cfg(feature = "analysis")]
 fn summarize(path: &Path, tf: TraceFrames, opts: &Options) -> Result<Analysis, AnalysisError> {
     use crate::metrics;
-    let TraceFrames { trace, frames, presents, mut cujs, warnings } = tf;
+    let TraceFrames { trace, frames, presents, mut cujs, warnings, sched_records } = tf;
     let filter = &opts.filter;
     // An app the trace does not name is matched by the package its layers
     // name (docs/presents.md, "Apps named by their layers"); the presents'
@@ -284,7 +294,7 @@ fn summarize(path: &Path, tf: TraceFrames, opts: &Options) -> Result<Analysis, A
         let want = lanes::Wanted { kept: &kept, listed: &listed, per_app: opts.metrics.worst_frames };
         lanes::build(&trace, &frames, &presents, &lanes::wanted(&frames.rows, &want), lanes::DEFAULT_BUDGET_BYTES)
     });
-    Ok(Analysis { trace, frames, frames_df, presents, presents_df, cujs, apps, lanes, warnings })
+    Ok(Analysis { trace, frames, frames_df, presents, presents_df, cujs, apps, lanes, warnings, sched_records })
 }
 
 /// The layers, rows and renderers of the apps `filter` keeps.
