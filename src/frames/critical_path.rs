@@ -194,7 +194,18 @@ impl<'a> PathIndex<'a> {
 
     /// The critical path of a frame drawn by `tid` over `[from, to)`.
     pub fn path(&self, tid: i32, from: i64, to: i64) -> Vec<PathSegment> {
-        let mut out = Vec::new();
+        self.follow(Vec::new(), tid, from, to)
+    }
+
+    /// [`totals`] of [`Self::path`], without keeping the path: what every
+    /// frame's row needs (its top blocker, `compare`'s blockers), for a
+    /// fraction of the work of building its segments.
+    pub fn totals(&self, tid: i32, from: i64, to: i64) -> Vec<PathTotal> {
+        self.follow(Totals::default(), tid, from, to).finish(self.trace)
+    }
+
+    /// Walk a frame's path over `[from, to)` into `out`.
+    fn follow<O: PathOut>(&self, mut out: O, tid: i32, from: i64, to: i64) -> O {
         if to > from {
             let mut stack = Vec::new();
             self.walk(&mut Walk { out: &mut out, stack: &mut stack }, tid, from, to, Hop::Frame, 0);
@@ -207,7 +218,7 @@ impl<'a> PathIndex<'a> {
     /// `NoData`: the walk goes on either side of it, and a wait the hole
     /// cuts stays on the waiting thread (what woke it after the hole may
     /// not be what it waited for before it).
-    fn walk(&self, w: &mut Walk, tid: i32, a: i64, b: i64, hop: Hop, depth: u8) {
+    fn walk<O: PathOut>(&self, w: &mut Walk<O>, tid: i32, a: i64, b: i64, hop: Hop, depth: u8) {
         w.stack.push(tid);
         let holes = &self.t.holes;
         let mut at = a;
@@ -227,7 +238,15 @@ impl<'a> PathIndex<'a> {
 
     /// [`Self::walk`] over `[a, b)`, a span with data; `holes`: whether a
     /// hole precedes `a`, follows `b` (a wait reaching them is cut by it).
-    fn walk_data(&self, w: &mut Walk, tid: i32, (a, b): (i64, i64), holes: (bool, bool), hop: Hop, depth: u8) {
+    fn walk_data<O: PathOut>(
+        &self,
+        w: &mut Walk<O>,
+        tid: i32,
+        (a, b): (i64, i64),
+        holes: (bool, bool),
+        hop: Hop,
+        depth: u8,
+    ) {
         if !self.sched.knows(tid) {
             // Known by its slices only; a hand-off its slices name is still followed.
             self.sleep(w, tid, a, b, PathState::Unknown, hop, depth, false);
@@ -273,7 +292,7 @@ impl<'a> PathIndex<'a> {
         }
     }
 
-    fn can_enter(&self, w: &Walk, tid: i32, depth: u8) -> bool {
+    fn can_enter<O: PathOut>(&self, w: &Walk<O>, tid: i32, depth: u8) -> bool {
         depth < MAX_DEPTH && !w.stack.contains(&tid)
     }
 
@@ -281,7 +300,17 @@ impl<'a> PathIndex<'a> {
     /// Android's hand-offs its slices name, else the thread's own.
     /// `woken_at_b`: the thread's scheduler says it woke at `b`.
     #[allow(clippy::too_many_arguments)]
-    fn sleep(&self, w: &mut Walk, tid: i32, a: i64, b: i64, own: PathState, hop: Hop, depth: u8, woken_at_b: bool) {
+    fn sleep<O: PathOut>(
+        &self,
+        w: &mut Walk<O>,
+        tid: i32,
+        a: i64,
+        b: i64,
+        own: PathState,
+        hop: Hop,
+        depth: u8,
+        woken_at_b: bool,
+    ) {
         let mut at = a;
         for (s, e, partner, via) in self.handoffs(tid, a, b, woken_at_b) {
             if !self.can_enter(w, partner, depth) {
@@ -375,7 +404,7 @@ impl<'a> PathIndex<'a> {
     /// `tid`'s own time `[a, b)` in `state`, split where its deepest open
     /// slice changes.
     #[allow(clippy::too_many_arguments)]
-    fn emit(&self, w: &mut Walk, tid: i32, a: i64, b: i64, state: PathState, hop: Hop, depth: u8) {
+    fn emit<O: PathOut>(&self, w: &mut Walk<O>, tid: i32, a: i64, b: i64, state: PathState, hop: Hop, depth: u8) {
         let runs = self.slice_runs(tid, a, b);
         self.emit_runs(w, tid, &runs, &mut 0, (a, b), (state, hop, depth));
     }
@@ -384,9 +413,9 @@ impl<'a> PathIndex<'a> {
     /// over a window holding it, from `*cursor` on; the cursor moves to the
     /// first run `[a, b)` did not finish, so that consecutive intervals walk
     /// the runs once).
-    fn emit_runs(
+    fn emit_runs<O: PathOut>(
         &self,
-        w: &mut Walk,
+        w: &mut Walk<O>,
         tid: i32,
         runs: &[SliceRun],
         cursor: &mut usize,
@@ -396,33 +425,11 @@ impl<'a> PathIndex<'a> {
         while runs.get(*cursor).is_some_and(|r| r.1 <= a) {
             *cursor += 1;
         }
-        let info = self.t.threads.get(&tid);
         for &(x, y, slice_id) in runs[*cursor..].iter().take_while(|r| r.0 < b) {
             let (x, y) = (x.max(a), y.min(b));
-            if y <= x {
-                continue;
+            if y > x {
+                w.out.add(self, Span { ts: x, dur: y - x, tid, slice_id, state, hop, depth });
             }
-            if let Some(last) = w.out.last_mut() {
-                if last.ts + last.dur == x
-                    && (last.tid, last.state, last.hop, last.depth) == (tid, state, hop, depth)
-                    && last.slice_id == slice_id
-                {
-                    last.dur += y - x;
-                    continue;
-                }
-            }
-            w.out.push(PathSegment {
-                ts: x,
-                dur: y - x,
-                tid,
-                pid: info.and_then(|i| i.pid),
-                thread: info.and_then(|i| i.name.clone()),
-                slice: slice_id.map(|id| self.trace.slice(id).name.clone()),
-                slice_id,
-                state,
-                hop,
-                depth,
-            });
         }
     }
 
@@ -676,9 +683,116 @@ fn ms(ns: i64) -> String {
 
 /// The state of one walk: the segments so far and the threads being walked
 /// (a thread already on the stack is not entered again).
-struct Walk<'o> {
-    out: &'o mut Vec<PathSegment>,
+struct Walk<'o, O> {
+    out: &'o mut O,
     stack: &'o mut Vec<i32>,
+}
+
+/// One interval of a thread's time as a walk finds it.
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    ts: i64,
+    dur: i64,
+    tid: i32,
+    slice_id: Option<SliceId>,
+    state: PathState,
+    hop: Hop,
+    depth: u8,
+}
+
+/// Where a walk puts the time it attributes.
+trait PathOut {
+    fn add(&mut self, ix: &PathIndex, s: Span);
+}
+
+/// The whole path: a segment per span, consecutive spans of the same
+/// (thread, slice, state, hop, depth) joined.
+impl PathOut for Vec<PathSegment> {
+    fn add(&mut self, ix: &PathIndex, s: Span) {
+        if let Some(last) = self.last_mut() {
+            if last.ts + last.dur == s.ts
+                && (last.tid, last.state, last.hop, last.depth) == (s.tid, s.state, s.hop, s.depth)
+                && last.slice_id == s.slice_id
+            {
+                last.dur += s.dur;
+                return;
+            }
+        }
+        let info = ix.t.threads.get(&s.tid);
+        self.push(PathSegment {
+            ts: s.ts,
+            dur: s.dur,
+            tid: s.tid,
+            pid: info.and_then(|i| i.pid),
+            thread: info.and_then(|i| i.name.clone()),
+            slice: s.slice_id.map(|id| ix.trace.slice(id).name.clone()),
+            slice_id: s.slice_id,
+            state: s.state,
+            hop: s.hop,
+            depth: s.depth,
+        });
+    }
+}
+
+/// A path's time per (thread, slice id), holes in the capture left out
+/// (no one is blamed for them): [`totals`] before the slices are named.
+#[derive(Debug, Default)]
+struct Totals {
+    /// (tid, its thread's name, slice, time), in order of first appearance.
+    by: Vec<(i32, Option<Name>, Option<SliceId>, i64)>,
+    /// Where each (tid, slice) is in `by`.
+    at: HashMap<(i32, Option<SliceId>), usize>,
+}
+
+impl Totals {
+    fn add(
+        &mut self,
+        tid: i32,
+        thread: impl FnOnce() -> Option<Name>,
+        slice_id: Option<SliceId>,
+        state: PathState,
+        dur: i64,
+    ) {
+        if state == PathState::NoData {
+            return;
+        }
+        // Most spans continue the (thread, slice) of the one before.
+        if let Some(last) = self.by.last_mut().filter(|l| (l.0, l.2) == (tid, slice_id)) {
+            last.3 += dur;
+            return;
+        }
+        let k = *self.at.entry((tid, slice_id)).or_insert_with(|| {
+            self.by.push((tid, thread(), slice_id, 0));
+            self.by.len() - 1
+        });
+        self.by[k].3 += dur;
+    }
+
+    /// Per (thread, slice name), most first (ties: lower tid, then slice
+    /// name, no slice first).
+    fn finish(self, trace: &Trace) -> Vec<PathTotal> {
+        let mut by: HashMap<(i32, Option<&str>), usize> = HashMap::default();
+        let mut out: Vec<PathTotal> = Vec::new();
+        for (tid, thread, slice_id, ns) in self.by {
+            let slice = slice_id.map(|id| &trace.slice(id).name);
+            match by.entry((tid, slice.map(|n| &**n))) {
+                std::collections::hash_map::Entry::Occupied(e) => out[*e.get()].ns += ns,
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(out.len());
+                    out.push(PathTotal { tid, thread, slice: slice.cloned(), ns });
+                }
+            }
+        }
+        out.sort_by(|a, b| b.ns.cmp(&a.ns).then(a.tid.cmp(&b.tid)).then(a.slice.as_deref().cmp(&b.slice.as_deref())));
+        out
+    }
+}
+
+impl PathOut for Totals {
+    fn add(&mut self, ix: &PathIndex, s: Span) {
+        let thread = || ix.t.threads.get(&s.tid).and_then(|i| i.name.clone());
+        Totals::add(self, s.tid, thread, s.slice_id, s.state, s.dur);
+    }
 }
 
 /// The owner's tid in ART's monitor contention slices: `Lock contention on
@@ -707,17 +821,10 @@ fn is_gc_wait(name: &str) -> bool {
 /// blocker. They add up to the path's time but for its holes in the capture
 /// (no one is blamed for those); `compare` sums them per run
 /// (docs/compare.md, "Blockers").
-pub fn totals(path: &[PathSegment]) -> Vec<PathTotal> {
-    let mut by: HashMap<(i32, Option<&str>), (i64, &PathSegment)> = HashMap::default();
-    for s in path.iter().filter(|s| s.state != PathState::NoData) {
-        by.entry((s.tid, s.slice.as_deref())).or_insert((0, s)).0 += s.dur;
+pub fn totals(path: &[PathSegment], trace: &Trace) -> Vec<PathTotal> {
+    let mut t = Totals::default();
+    for s in path {
+        t.add(s.tid, || s.thread.clone(), s.slice_id, s.state, s.dur);
     }
-    let mut out: Vec<((i32, Option<&str>), PathTotal)> = by
-        .into_iter()
-        .map(|(key, (ns, seg))| {
-            (key, PathTotal { tid: key.0, thread: seg.thread.clone(), slice: seg.slice.clone(), ns })
-        })
-        .collect();
-    out.sort_by(|a, b| b.1.ns.cmp(&a.1.ns).then(a.0.cmp(&b.0)));
-    out.into_iter().map(|(_, t)| t).collect()
+    t.finish(trace)
 }

@@ -768,10 +768,14 @@ fn explain(built: &Rows, why_ctx: &why::WhyContext) -> (Vec<FrameWhy>, Vec<Vec<c
                 jitter_ns: row.jitter_ns,
                 phases: &phases_of[k].dur,
             };
-            let path = why_ctx.critical_path(&f);
-            let top = critical_path::totals(&path);
-            let why = (row.dropped_frames >= 1).then(|| why_ctx.explain(&f, path));
-            (top, why)
+            // A janky frame's whole path is shown (its why); of every other
+            // frame only the totals are kept, so only they are made.
+            if row.dropped_frames >= 1 {
+                let path = why_ctx.critical_path(&f);
+                (critical_path::totals(&path, why_ctx.trace), Some(why_ctx.explain(&f, path)))
+            } else {
+                (why_ctx.critical_path_totals(&f), None)
+            }
         })
         .collect();
     let mut whys = Vec::new();

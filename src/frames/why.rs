@@ -118,9 +118,21 @@ impl WhyContext<'_> {
     /// The frame's critical path over its cost: from its vsync (its start
     /// without one) to its doFrame's end.
     pub fn critical_path(&self, f: &Frame) -> Vec<super::critical_path::PathSegment> {
+        let (from, to) = self.path_window(f);
+        self.paths.path(f.tid, from, to)
+    }
+
+    /// [`critical_path::totals`](super::critical_path::totals) of [`Self::critical_path`].
+    pub fn critical_path_totals(&self, f: &Frame) -> Vec<super::critical_path::PathTotal> {
+        let (from, to) = self.path_window(f);
+        self.paths.totals(f.tid, from, to)
+    }
+
+    /// The window of a frame's critical path: from its vsync (its start
+    /// without one) to its doFrame's end.
+    fn path_window(&self, f: &Frame) -> (i64, i64) {
         let s = self.trace.slice(f.do_frame);
-        let end = s.end().unwrap_or(s.ts);
-        self.paths.path(f.tid, f.vsync_ts.unwrap_or(s.ts), end)
+        (f.vsync_ts.unwrap_or(s.ts), s.end().unwrap_or(s.ts))
     }
 
     /// Why a janky frame was late, with its critical path.

@@ -392,3 +392,33 @@ fn on_real_traces_the_longest_sleep_goes_to_the_thread_that_ended_it() {
     assert!(checked.contains(&("db-ui-thread-before", Some(191623), 11393)), "{checked:?}");
     println!("{} janky frames' longest sleeps checked: {checked:?}", checked.len());
 }
+
+/// A frame that is not janky keeps only its path's totals, walked without
+/// making its segments (`PathIndex::totals`): they equal the totals of the
+/// whole path, for every frame of the generated forms and of a real capture
+/// with hand-offs to other threads.
+#[test]
+fn every_frames_totals_are_its_whole_paths() {
+    use fpsan::frames::critical_path::{totals, PathIndex, PathThreads};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut traces: Vec<(String, std::path::PathBuf)> =
+        forms(dir.path()).into_iter().map(|(name, path, _)| (name, path)).collect();
+    traces.extend(
+        crate::util::shared("traces/real-android16-db-ui-thread-after.pftrace").map(|p| ("db-ui".to_string(), p)),
+    );
+    for (name, path) in traces {
+        let a = analysis::analyze(&path, &Options::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let threads = PathThreads::new(&a.trace, &fpsan::frames::render_threads(&a.trace));
+        let paths = PathIndex::new(&a.trace, &a.frames.sched, &threads);
+        let mut handed_on = 0;
+        for r in &a.frames.rows {
+            let (from, to) = (r.vsync_ts.unwrap_or(r.ts), r.ts + r.do_frame_dur);
+            let path = paths.path(r.tid, from, to);
+            handed_on += path.iter().filter(|s| s.depth > 0).count();
+            let whole = totals(&path, &a.trace);
+            assert_eq!(paths.totals(r.tid, from, to), whole, "{name}: frame at {}", r.ts);
+            assert_eq!(r.path_totals, whole, "{name}: frame at {}", r.ts);
+        }
+        assert!(handed_on > 0, "{name}: some path goes through another thread");
+    }
+}
