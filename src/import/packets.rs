@@ -344,6 +344,7 @@ fn sequence_state(st: &mut SequenceState, p: &TailPacket) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Upid;
     use crate::read::records::TrackEventKind;
 
     fn packet(order: u64, seq: u32, ts: Option<u64>, body: TailBody) -> TailPacket {
