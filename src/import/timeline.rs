@@ -310,7 +310,9 @@ mod tests {
 
     /// (kind, ts, dur, token, display frame token, pid, upid): the columns
     /// every slice has.
-    fn rows(s: &[TimelineSlice]) -> Vec<(TimelineKind, i64, i64, i64, Option<i64>, i32, Option<Upid>)> {
+    type Row = (TimelineKind, i64, i64, i64, Option<i64>, i32, Option<Upid>);
+
+    fn rows(s: &[TimelineSlice]) -> Vec<Row> {
         s.iter().map(|s| (s.kind, s.ts, s.dur, s.token, s.display_frame_token, s.pid, s.upid)).collect()
     }
 
