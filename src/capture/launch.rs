@@ -13,6 +13,7 @@
 
 use super::adb::{Adb, ShellError, SHORT_TIMEOUT};
 use super::refusal::Refusal;
+use super::warning::{CaptureWarning, CaptureWarningCode};
 use super::CaptureError;
 
 /// How the app is started in each run.
@@ -65,7 +66,7 @@ pub fn launcher_activity(adb: &Adb, app: &str) -> Result<String, CaptureError> {
 
 /// Put the app in the state `launch` asks for, before tracing. Returns
 /// what was not done and why (a warning each).
-pub fn prepare(adb: &Adb, launch: Launch, app: &str, component: &str) -> Result<Vec<String>, CaptureError> {
+pub fn prepare(adb: &Adb, launch: Launch, app: &str, component: &str) -> Result<Vec<CaptureWarning>, CaptureError> {
     let mut warnings = Vec::new();
     let step = |cmd: &str| -> Result<(), CaptureError> {
         let out = adb.shell(cmd)?;
@@ -89,10 +90,10 @@ pub fn prepare(adb: &Adb, launch: Launch, app: &str, component: &str) -> Result<
             if root {
                 step("echo 3 > /proc/sys/vm/drop_caches")?;
             } else {
-                warnings.push(
-                    "cold launch: the page cache was not dropped (adb is not root): the app's files may still be cached"
-                        .to_string(),
-                );
+                warnings.push(CaptureWarning::new(
+                    CaptureWarningCode::PageCacheKept,
+                    "cold launch: the page cache was not dropped (adb is not root): the app's files may still be cached",
+                ));
             }
         }
         Launch::Warm | Launch::Hot => {

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::hygiene::{DeviceState, SettingNotSet};
+use super::warning::CaptureWarning;
 
 pub const FILE_NAME: &str = "runs.json";
 
@@ -141,7 +142,8 @@ pub struct RunRecord {
     pub launch_total_ms: Option<u64>,
     /// The headline value of the run (`ab`): fps as `compare` computes it.
     pub fps: Option<f64>,
-    pub warnings: Vec<String>,
+    /// The capture's warnings and the run's own (docs/capture.md, "Warning codes").
+    pub warnings: Vec<CaptureWarning>,
 }
 
 impl RunRecord {

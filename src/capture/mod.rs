@@ -12,7 +12,8 @@
 //! pulled file useful), `refusal` (what makers' ROMs refuse until a developer
 //! switch is on, and which switch); for repeated runs `hygiene` (the device's
 //! settings and state), `identity` (which APK is installed, by the best tool
-//! the phone has), `thermal` (how hot it is, by the best source it has).
+//! the phone has), `thermal` (how hot it is, by the best source it has);
+//! `warning` (what went wrong without spoiling the trace, by code).
 
 pub(crate) mod adb;
 pub mod check;
@@ -26,6 +27,7 @@ pub mod refusal;
 pub mod scenario;
 pub(crate) mod session;
 pub mod thermal;
+pub mod warning;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -36,6 +38,7 @@ use std::time::Duration;
 use crate::sink::Sink;
 
 pub use check::{CheckedTrace, Loader, TraceFacts};
+pub use warning::{CaptureWarning, CaptureWarningCode};
 
 /// What `fpsan capture` is asked to do (the command line is `cli`'s).
 #[derive(Debug, Clone)]
@@ -82,7 +85,7 @@ pub struct CaptureOutcome {
     /// The app's process died while the scenario ran (a crash), and how.
     pub app_died: Option<String>,
     /// Things that went wrong but did not spoil the trace (already printed).
-    pub warnings: Vec<String>,
+    pub warnings: Vec<CaptureWarning>,
 }
 
 /// Why a capture failed. Every message is one line that says what to do.

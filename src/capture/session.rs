@@ -34,6 +34,7 @@ use super::check::{check_with, CheckedTrace};
 use super::device::{self, SerialSource, TRACED_DEFAULT_ON_SDK, TRACED_PROP};
 use super::launch::{self, Launch, Launched};
 use super::refusal::Refusal;
+use super::warning::{CaptureWarning, CaptureWarningCode as Code};
 use super::{config, locate_adb, output_path, CaptureEnv, CaptureError, CaptureOutcome, CaptureRequest};
 
 /// Where perfetto may write on every Android version it ships with (its
@@ -192,15 +193,16 @@ impl<'a> DeviceGuard<'a> {
 
     /// Stop perfetto, delete the file, restore the property. Returns what
     /// could not be done, each with the command that does it by hand.
-    pub fn cleanup(&mut self) -> Vec<String> {
+    pub fn cleanup(&mut self) -> Vec<CaptureWarning> {
         self.cleaned = true;
         let mut problems = Vec::new();
         if let Some(pid) = self.pid.take() {
             if let Err(why) = self.stop_perfetto(pid) {
-                problems.push(format!(
+                let message = format!(
                     "perfetto (pid {pid}) may still be running on {s} ({why}): stop it with `adb -s {s} shell kill {pid}`",
                     s = self.serial()
-                ));
+                );
+                problems.push(CaptureWarning::new(Code::PerfettoLeftRunning, message));
             }
         }
         if let Some(remote) = self.remote.clone() {
@@ -212,17 +214,22 @@ impl<'a> DeviceGuard<'a> {
         }
         if let Some(value) = self.restore_traced.take() {
             if let Err(e) = device::setprop(self.adb, TRACED_PROP, &value) {
-                problems.push(format!(
+                let message = format!(
                     "could not restore {TRACED_PROP}={value} on {s} ({e}): run `adb -s {s} shell setprop {TRACED_PROP} {value}`",
                     s = self.serial()
-                ));
+                );
+                problems.push(CaptureWarning::new(Code::TracedNotRestored, message));
             }
         }
         problems
     }
 
-    fn left_behind(&self, remote: &str, why: &str) -> String {
-        format!("could not delete {remote} on {s} ({why}): run `adb -s {s} shell rm -f {remote}`", s = self.serial())
+    fn left_behind(&self, remote: &str, why: &str) -> CaptureWarning {
+        let message = format!(
+            "could not delete {remote} on {s} ({why}): run `adb -s {s} shell rm -f {remote}`",
+            s = self.serial()
+        );
+        CaptureWarning::new(Code::TraceLeftOnDevice, message)
     }
 
     /// SIGTERM (perfetto finishes the file), then SIGKILL if it lingers.
@@ -258,7 +265,7 @@ impl Drop for DeviceGuard<'_> {
             return;
         }
         for problem in self.cleanup() {
-            self.sink.warn(None, &problem);
+            self.sink.warn(None, &problem.message);
         }
     }
 }
@@ -340,29 +347,31 @@ struct Driven {
     ran: usize,
     elapsed: Duration,
     /// The first step that failed (the scenario stops there), and why.
-    failed: Option<String>,
+    failed: Option<CaptureWarning>,
     /// The step the phone refused (the scenario stops there, and the
     /// capture fails: its trace does not hold the scenario).
     refused: Option<CaptureError>,
     /// `wait-idle` steps that ran out of time (the scenario went on).
-    not_idle: Vec<String>,
+    not_idle: Vec<CaptureWarning>,
     cancelled: bool,
 }
 
 impl Driven {
     /// A line for the user, and the warnings worth keeping.
-    fn describe(&self, secs: u32) -> (String, Vec<String>) {
+    fn describe(&self, secs: u32) -> (String, Vec<CaptureWarning>) {
         let line =
             format!("drove the scenario: {} of {} steps in {:.1} s", self.ran, self.steps, self.elapsed.as_secs_f64());
-        let mut warnings: Vec<String> = self.not_idle.iter().chain(&self.failed).cloned().collect();
+        let mut warnings: Vec<CaptureWarning> = self.not_idle.iter().chain(&self.failed).cloned().collect();
         if self.cancelled {
-            warnings.push(format!("the scenario was interrupted after {} of {} steps", self.ran, self.steps));
+            let message = format!("the scenario was interrupted after {} of {} steps", self.ran, self.steps);
+            warnings.push(CaptureWarning::new(Code::ScenarioInterrupted, message));
         }
         if self.elapsed > Duration::from_secs(u64::from(secs)) {
-            warnings.push(format!(
+            let message = format!(
                 "the scenario took {:.1} s, longer than the {secs} s traced: its end is not in the trace (raise --secs)",
                 self.elapsed.as_secs_f64()
-            ));
+            );
+            warnings.push(CaptureWarning::new(Code::ScenarioTooLong, message));
         }
         (line, warnings)
     }
@@ -401,7 +410,8 @@ fn drive(adb: &Adb, s: &super::scenario::Scenario, app: &str, env: &CaptureEnv) 
             }
             Step::WaitIdle(limit) => {
                 if let Some(why) = wait_idle(adb, app, *limit, env) {
-                    out.not_idle.push(format!("scenario step {} (`wait-idle`): {why}", k + 1));
+                    let message = format!("scenario step {} (`wait-idle`): {why}", k + 1);
+                    out.not_idle.push(CaptureWarning::new(Code::NotIdle, message));
                 }
             }
             Step::Shell(words) => {
@@ -420,7 +430,8 @@ fn drive(adb: &Adb, s: &super::scenario::Scenario, app: &str, env: &CaptureEnv) 
                     Err(e) => Some(e.to_string()),
                 };
                 if let Some(why) = failed {
-                    out.failed = Some(format!("scenario step {} (`{}`) failed: {}", k + 1, words.join(" "), why));
+                    let message = format!("scenario step {} (`{}`) failed: {}", k + 1, words.join(" "), why);
+                    out.failed = Some(CaptureWarning::new(Code::StepFailed, message));
                     break;
                 }
             }
@@ -583,7 +594,7 @@ struct Session<'a> {
     ui: Ui,
     /// The launch's and the scenario's warnings, then the cleanup's, then
     /// the trace's.
-    warnings: Vec<String>,
+    warnings: Vec<CaptureWarning>,
 }
 
 /// perfetto, recording.
@@ -696,7 +707,8 @@ impl<'a> Session<'a> {
                 Some(launched)
             }
             Err(why) => {
-                self.warnings.push(format!("starting {component} failed: {why}"));
+                let message = format!("starting {component} failed: {why}");
+                self.warnings.push(CaptureWarning::new(Code::LaunchFailed, message));
                 None
             }
         }
@@ -715,7 +727,9 @@ impl<'a> Session<'a> {
         // Marked on perfetto's process, which lives through the whole trace
         // (the app may not run yet): one counter track for both ends.
         let unmarked = |e: ShellError| {
-            format!("could not mark the scenario's window in the trace ({e}): analysis covers the whole trace")
+            let message =
+                format!("could not mark the scenario's window in the trace ({e}): analysis covers the whole trace");
+            CaptureWarning::new(Code::WindowNotMarked, message)
         };
         self.warnings.extend(mark_window(self.adb, pid, 1).err().map(unmarked));
         let mut ran = drive(self.adb, scenario, app, self.env);
@@ -734,7 +748,7 @@ impl<'a> Session<'a> {
             true => format!("{app} (pid {alive_before}) died during the scenario"),
             false => format!("{app} (pid {alive_before}) died during the scenario and restarted as pid {alive_after}"),
         };
-        self.warnings.push(format!("{died}: a crash? see `adb logcat -b crash`"));
+        self.warnings.push(CaptureWarning::new(Code::AppDied, format!("{died}: a crash? see `adb logcat -b crash`")));
         Ok(Some(died))
     }
 
@@ -833,7 +847,7 @@ impl<'a> Session<'a> {
         self.warnings.extend(problems);
         self.ui.done();
         for w in &self.warnings {
-            self.ui.warn(w);
+            self.ui.warn(&w.message);
         }
     }
 
@@ -871,13 +885,13 @@ impl<'a> Session<'a> {
     /// Warn if perfetto stopped before the time asked, and say what was written.
     fn report(&mut self, local: &Path, trace: &CheckedTrace, waited: &Waited) {
         if let Some(early) = waited.early {
-            let w = format!(
+            let message = format!(
                 "perfetto stopped after {:.1} s of the {} s asked; the trace is shorter",
                 early.as_secs_f64(),
                 self.args.secs
             );
-            self.ui.warn(&w);
-            self.warnings.push(w);
+            self.ui.warn(&message);
+            self.warnings.push(CaptureWarning::new(Code::TraceShort, message));
         }
         self.ui.info(&format!(
             "wrote {} ({:.1} MB, {:.1} s, {} packets, {} pid {})",

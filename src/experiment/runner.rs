@@ -15,7 +15,7 @@ use crate::capture::adb::Adb;
 use crate::capture::hygiene::Hygiene;
 use crate::capture::identity::{self, LocalApk};
 use crate::capture::manifest::{Manifest, RunRecord, RunStatus, SeriesKind};
-use crate::capture::{session, CaptureEnv, CaptureError, CaptureRequest};
+use crate::capture::{session, CaptureEnv, CaptureError, CaptureRequest, CaptureWarning, CaptureWarningCode};
 use crate::compare::Run;
 use crate::sink::one_line;
 
@@ -244,11 +244,12 @@ impl<'a> Runner<'a> {
             self.hygiene.before_run(&app, self.cool_down, self.env.poll * 10, &self.env.stop).map_err(Attempt::from)?;
         record.device = device;
         if record.device.throttled {
-            record.warnings.push(format!(
+            let message = format!(
                 "still throttling (thermal status {}) after {:.0} s of cool-down",
                 record.device.thermal_status.unwrap_or(0),
                 record.device.cooled_down_s
-            ));
+            );
+            record.warnings.push(CaptureWarning::new(CaptureWarningCode::StillThrottling, message));
         }
         if let Some(local) = expected {
             let build = side.map_or("intended", Build::name);
@@ -256,11 +257,14 @@ impl<'a> Runner<'a> {
             match identity::check(device.apk_sha256.as_deref(), device.apk_identity.as_ref(), &local) {
                 identity::Check::Same => {}
                 // A weaker check that passes is not proof: said in the run's record.
-                identity::Check::SameSize => record.warnings.push(format!(
-                    "the installed APK was checked only by its size ({} bytes) and recorded with its versionCode {}: \
-                     no hash tool on the phone",
-                    local.size_bytes,
-                    device.version_code.as_deref().unwrap_or("unknown")
+                identity::Check::SameSize => record.warnings.push(CaptureWarning::new(
+                    CaptureWarningCode::ApkCheckedBySize,
+                    format!(
+                        "the installed APK was checked only by its size ({} bytes) and recorded with its versionCode {}: \
+                         no hash tool on the phone",
+                        local.size_bytes,
+                        device.version_code.as_deref().unwrap_or("unknown")
+                    ),
                 )),
                 identity::Check::Differs(what) => {
                     return Err(Attempt::Failed(format!("the installed APK is not the {build} build ({what})")))

@@ -340,3 +340,331 @@ fn sequence_state(st: &mut SequenceState, p: &TailPacket) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Upid;
+    use crate::read::records::TrackEventKind;
+
+    fn packet(order: u64, seq: u32, ts: Option<u64>, body: TailBody) -> TailPacket {
+        TailPacket {
+            order,
+            seq,
+            ts,
+            clock: None,
+            incremental_state_cleared: false,
+            defaults: None,
+            interned: None,
+            body,
+        }
+    }
+
+    fn event(kind: TrackEventKind, name: EventName, categories: Categories) -> TailBody {
+        TailBody::TrackEvent(TrackEventRec { kind, track_uuid: None, name, categories, value: 0.0 })
+    }
+
+    fn interned(names: &[(u64, &str)], categories: &[(u64, &str)]) -> Option<Box<slim::InternedData>> {
+        Some(Box::new(slim::InternedData {
+            event_names: names.iter().map(|&(i, n)| slim::EventName { iid: Some(i), name: Some(n.into()) }).collect(),
+            event_categories: categories
+                .iter()
+                .map(|&(i, n)| slim::EventCategory { iid: Some(i), name: Some(n.into()) })
+                .collect(),
+        }))
+    }
+
+    fn run(packets: Vec<TailPacket>) -> (Replay, Batch, Identity, TraceMeta, Vec<DataSource>) {
+        let mut batches = [Batch { tail: packets, ..Default::default() }];
+        let (mut id, mut meta, mut sources) = (Identity::default(), TraceMeta::default(), Sources::default());
+        let replay = replay(&mut batches, &mut id, &mut meta, &mut sources);
+        let [batch] = batches;
+        (replay, batch, id, meta, sources.finish())
+    }
+
+    /// A replayed track event's name, categories and track: resolved, or
+    /// none (an iid its sequence did not intern is no name).
+    fn resolved(p: &TailPacket) -> (Option<&str>, Option<&str>, Option<u64>) {
+        let TailBody::TrackEvent(te) = &p.body else { panic!("not a track event: {p:?}") };
+        let name = match &te.name {
+            EventName::Inline(n) => Some(&**n),
+            EventName::None => None,
+            EventName::Interned(iid) => panic!("iid {iid} left unresolved"),
+        };
+        let categories = match &te.categories {
+            Categories::Inline(c) => Some(&**c),
+            Categories::None => None,
+            other => panic!("categories left unresolved: {other:?}"),
+        };
+        (name, categories, te.track_uuid)
+    }
+
+    #[test]
+    fn interned_names_belong_to_their_sequence_until_its_state_is_cleared() {
+        use TrackEventKind::*;
+        let mut p1 = packet(
+            1,
+            1,
+            Some(100),
+            event(SliceBegin, EventName::Interned(1), Categories::InternedList(Box::new([1, 2, 9]))),
+        );
+        p1.interned = interned(&[(1, "draw")], &[(1, "gfx"), (2, "view")]);
+        p1.defaults = Some(slim::TracePacketDefaults {
+            timestamp_clock_id: None,
+            track_event_defaults: Some(slim::TrackEventDefaults { track_uuid: Some(77) }),
+        });
+        // Sequence 2 interned nothing: the same iids name nothing there.
+        let mut p2 = packet(2, 2, Some(110), event(Instant, EventName::Interned(1), Categories::Interned(1)));
+        if let TailBody::TrackEvent(te) = &mut p2.body {
+            te.track_uuid = Some(5);
+        }
+        // Cleared, then interned anew: iid 1 is another name, iid 2 no category.
+        let mut p3 = packet(3, 1, Some(120), event(SliceEnd, EventName::Interned(1), Categories::Interned(2)));
+        p3.incremental_state_cleared = true;
+        p3.interned = interned(&[(1, "measure")], &[]);
+        // Cleared and nothing interned: an inline name stays, the iid is lost;
+        // the defaults (not incremental state) still give the track.
+        let mut p4 =
+            packet(4, 1, Some(130), event(Counter, EventName::Interned(1), Categories::Inline("inline".into())));
+        p4.incremental_state_cleared = true;
+        let p5 = packet(5, 1, Some(140), event(Instant, EventName::Inline("own".into()), Categories::None));
+        let (replay, batch, _, meta, sources) = run(vec![p1, p2, p3, p4, p5]);
+        assert_eq!(
+            batch.tail.iter().map(resolved).collect::<Vec<_>>(),
+            [
+                // An interned list joins the categories it knows.
+                (Some("draw"), Some("gfx,view"), Some(77)),
+                (None, None, Some(5)),
+                (Some("measure"), None, Some(77)),
+                (None, Some("inline"), Some(77)),
+                (Some("own"), None, Some(77)),
+            ]
+        );
+        assert_eq!((replay.track_events, replay.track_event_counters), (5, 1));
+        // BOOTTIME (no clock given): folded into the bounds, nothing queued.
+        assert_eq!((replay.boottime_bounds, replay.packet_times.len()), (Some((100, 140)), 0));
+        assert_eq!(sources, [DataSource::TrackEvent]);
+        assert!(meta.warnings.is_empty(), "{:?}", meta.warnings);
+    }
+
+    #[test]
+    fn incremental_clocks_sum_per_sequence_and_defaults_name_the_clock() {
+        use TrackEventKind::*;
+        let clock = |id, ts, incremental, mult| slim::clock_snapshot::Clock {
+            clock_id: Some(id),
+            timestamp: Some(ts),
+            is_incremental: Some(incremental),
+            unit_multiplier_ns: mult,
+        };
+        // Sequence 3: clock 64 counts µs from 1000 at BOOTTIME 5000, incrementally.
+        let snapshot = packet(
+            1,
+            3,
+            None,
+            TailBody::ClockSnapshot(slim::ClockSnapshot {
+                clocks: vec![clock(6, 5000, false, None), clock(64, 1000, true, Some(1000))],
+                primary_trace_clock: None,
+            }),
+        );
+        let mut first = packet(2, 3, Some(10), event(SliceBegin, EventName::None, Categories::None));
+        first.defaults = Some(slim::TracePacketDefaults { timestamp_clock_id: Some(64), track_event_defaults: None });
+        let second = packet(3, 3, Some(5), event(SliceEnd, EventName::None, Categories::None));
+        // Sequence 4: clock 64 is not incremental there, and not related to BOOTTIME.
+        let mut other = packet(4, 4, Some(50), event(Instant, EventName::None, Categories::None));
+        other.clock = Some(64);
+        let started = packet(
+            5,
+            4,
+            Some(400),
+            TailBody::ServiceEvent(slim::TracingServiceEvent { tracing_started: Some(true), ..Default::default() }),
+        );
+        let undated = packet(6, 4, None, event(Instant, EventName::None, Categories::None));
+        let (mut replay, batch, _, meta, sources) = run(vec![snapshot, first, second, other, started, undated]);
+        // The track events' timestamps are left summed, with the clock they are in.
+        let times: Vec<_> = batch.tail.iter().map(|p| (p.ts, p.clock)).collect();
+        assert_eq!(
+            times,
+            [
+                (None, None),
+                (Some(1010), Some(64)),
+                (Some(1015), Some(64)),
+                (Some(50), Some(64)),
+                (Some(400), None),
+                (None, None)
+            ]
+        );
+        assert_eq!(replay.packet_times, [(1010, 64, 3), (1015, 64, 3), (50, 64, 4)]);
+        assert_eq!((replay.boottime_bounds, replay.tracing_started), (Some((400, 400)), Some((400, 6, 4))));
+        assert_eq!(replay.clocks.seq_default.get(&3), Some(&64));
+        assert_eq!(replay.clocks.seq_default.len(), 1);
+        assert_eq!(replay.clocks.boottime_of(64, 3, 1015), Some(5000 + 15 * 1000));
+        assert_eq!(replay.clocks.boottime_of(64, 4, 50), None);
+        assert_eq!(replay.track_events, 3);
+        assert_eq!(meta.clocks, [6, 64]);
+        assert_eq!(sources, [DataSource::ClockSnapshot, DataSource::TrackEvent]);
+        assert_eq!(meta.warnings.len(), 1);
+        assert_eq!(meta.warnings[0].code, WarningCode::TrackEventsUndated);
+        assert_eq!(meta.warnings[0].message, "1 track events had no timestamp and were skipped");
+    }
+
+    #[test]
+    fn processes_threads_and_descriptors_name_by_priority() {
+        use slim::process_tree::{Process, Thread};
+        let tree = slim::ProcessTree {
+            processes: vec![
+                Process {
+                    pid: Some(10),
+                    ppid: Some(1),
+                    cmdline: vec!["/system/bin/surfaceflinger".into(), "--x".into()],
+                    uid: Some(1000),
+                    cmdline_is_comm: None,
+                },
+                Process {
+                    pid: Some(20),
+                    cmdline: vec!["app".into()],
+                    cmdline_is_comm: Some(true),
+                    ..Default::default()
+                },
+            ],
+            threads: vec![
+                Thread { tid: Some(21), name: Some("RenderThread".into()), tgid: Some(20) },
+                Thread { tid: Some(30), name: Some(String::new()), tgid: None },
+            ],
+        };
+        let stats = slim::ProcessStats {
+            processes: vec![slim::process_stats::Process {
+                pid: Some(40),
+                threads: vec![slim::process_stats::Thread { tid: Some(41) }],
+            }],
+        };
+        let descriptor = |uuid, process: Option<(i32, &str)>, thread: Option<(i32, i32, &str)>| {
+            TailBody::TrackDescriptor(Box::new(slim::TrackDescriptor {
+                uuid,
+                process: process.map(|(pid, name)| slim::ProcessDescriptor {
+                    pid: Some(pid),
+                    process_name: Some(name.into()),
+                    cmdline: Vec::new(),
+                }),
+                thread: thread.map(|(pid, tid, name)| slim::ThreadDescriptor {
+                    pid: Some(pid),
+                    tid: Some(tid),
+                    thread_name: Some(name.into()),
+                }),
+                ..Default::default()
+            }))
+        };
+        let (replay, _, id, _, sources) = run(vec![
+            packet(1, 1, Some(10), TailBody::ProcessTree(tree)),
+            packet(2, 1, Some(20), TailBody::ProcessStats(stats)),
+            // A cmdline's name outranks a descriptor's; a comm-like one does not.
+            packet(3, 2, Some(30), descriptor(Some(5), Some((10, "sf")), None)),
+            packet(4, 2, Some(40), descriptor(Some(6), Some((20, "com.example.app")), None)),
+            // A descriptor's thread name outranks the process tree's.
+            packet(5, 2, Some(50), descriptor(Some(7), None, Some((20, 21, "hwuiTask")))),
+            // No uuid: ignored whole, its process too.
+            packet(6, 2, Some(60), descriptor(None, Some((50, "late")), None)),
+        ]);
+        let processes: Vec<_> = id
+            .processes
+            .iter()
+            .map(|p| (p.pid, p.name.as_deref(), p.cmdline.as_deref(), p.parent_pid, p.uid))
+            .collect();
+        assert_eq!(
+            processes,
+            [
+                (10, Some("/system/bin/surfaceflinger"), Some("/system/bin/surfaceflinger --x"), Some(1), Some(1000)),
+                (20, Some("com.example.app"), None, None, None),
+                (40, None, None, None, None),
+            ]
+        );
+        let threads: Vec<_> = id.threads.iter().map(|t| (t.tid, t.upid, t.name.as_deref())).collect();
+        assert_eq!(
+            threads,
+            [
+                (10, Some(Upid(0)), None),
+                (20, Some(Upid(1)), None),
+                (21, Some(Upid(1)), Some("hwuiTask")),
+                (30, None, None),
+                (41, Some(Upid(2)), None),
+            ]
+        );
+        let mut uuids: Vec<u64> = replay.descriptors.keys().copied().collect();
+        uuids.sort_unstable();
+        assert_eq!(uuids, [5, 6, 7]);
+        assert_eq!(sources, [DataSource::ProcessTree, DataSource::ProcessStats]);
+    }
+
+    #[test]
+    fn system_info_and_the_services_stats_fill_the_meta() {
+        use slim::ftrace_stats::FtraceCpuStats;
+        use slim::trace_stats::BufferStats;
+        let buffer = |discarded, overwritten, patches_failed, loss| BufferStats {
+            chunks_discarded: Some(discarded),
+            chunks_overwritten: Some(overwritten),
+            patches_failed: Some(patches_failed),
+            abi_violations: Some(1),
+            trace_writer_packet_loss: Some(loss),
+            bytes_overwritten: None,
+        };
+        let trace_stats = slim::TraceStats {
+            buffer_stats: vec![buffer(2, 1, 0, 4), buffer(3, 4, 5, 0)],
+            // The service's refused commits: informational, not a buffer's discards.
+            chunks_discarded: Some(100),
+            patches_discarded: Some(6),
+            invalid_packets: None,
+            flushes_failed: Some(7),
+            final_flush_outcome: Some(FINAL_FLUSH_FAILED),
+        };
+        let ftrace = |phase, overruns: &[u64], errors: Option<&str>| {
+            TailBody::FtraceStats(slim::FtraceStats {
+                phase: Some(phase),
+                cpu_stats: overruns
+                    .iter()
+                    .map(|&o| FtraceCpuStats { overrun: Some(o), ..Default::default() })
+                    .collect(),
+                atrace_errors: errors.map(Into::into),
+            })
+        };
+        let info = slim::SystemInfo {
+            android_build_fingerprint: Some("google/panther/panther:14".into()),
+            android_sdk_version: Some(34),
+            android_soc_model: Some("Tensor G2".into()),
+            ..Default::default()
+        };
+        let primary = slim::ClockSnapshot { clocks: Vec::new(), primary_trace_clock: Some(1) };
+        let (_, _, _, meta, sources) = run(vec![
+            packet(1, 1, None, TailBody::SystemInfo(Box::new(info))),
+            // The start of the trace (phase 1), then its end (phase 2), then a
+            // start again: the end's totals win.
+            packet(2, 1, None, ftrace(1, &[3, 4], Some("atrace: no categories"))),
+            packet(3, 1, None, ftrace(2, &[10], Some(""))),
+            packet(4, 1, None, ftrace(1, &[99], None)),
+            packet(5, 1, None, TailBody::TraceStats(trace_stats)),
+            packet(6, 1, None, TailBody::ClockSnapshot(primary)),
+        ]);
+        let a = &meta.android;
+        assert_eq!(
+            (a.build_fingerprint.as_deref(), a.sdk_version, a.device.as_deref()),
+            (Some("google/panther/panther:14"), Some(34), Some("Tensor G2"))
+        );
+        let dl = &meta.data_loss;
+        assert_eq!(dl.ftrace_overrun, 10);
+        assert_eq!((dl.chunks_discarded, dl.trace_buffer_overruns, dl.patches_discarded), (5, 5, 6));
+        assert_eq!((dl.patches_failed, dl.abi_violations, dl.trace_writer_packet_loss), (5, 2, 4));
+        assert_eq!((dl.flushes_failed, dl.final_flush_failed), (7, 1));
+        assert_eq!(sources, [DataSource::SystemInfo, DataSource::ClockSnapshot]);
+        // Reported in BOOTTIME whatever the trace's primary clock.
+        assert_eq!(meta.trace_clock, BOOTTIME);
+        let warnings: Vec<_> = meta.warnings.iter().map(|w| (w.code, w.message.as_str())).collect();
+        assert_eq!(
+            warnings,
+            [
+                (WarningCode::AtraceErrors, "atrace reported errors while tracing: atrace: no categories"),
+                (
+                    WarningCode::TraceClockNotBoottime,
+                    "the trace's primary clock is 1, not BOOTTIME; fpsan reports BOOTTIME times"
+                ),
+            ]
+        );
+    }
+}

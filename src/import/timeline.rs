@@ -257,3 +257,262 @@ pub(crate) fn build(
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::read::records::{ClockRef, TimelineRec};
+
+    /// MONOTONIC, SurfaceFlinger's clock; the snapshot below puts it 1000 ns
+    /// behind BOOTTIME.
+    const MONOTONIC: u32 = 3;
+
+    fn clocks() -> TraceClocks {
+        let mut c = TraceClocks::default();
+        c.converter.add_snapshot(1, &[(6, 1000, 1), (MONOTONIC, 0, 1)]);
+        c.converter.finish();
+        c
+    }
+
+    fn rec(ts: i64, order: u64, event: TimelineEvent) -> TimelineRec {
+        TimelineRec { ts, clock: ClockRef { explicit: Some(MONOTONIC), seq: 1 }, order, event }
+    }
+
+    /// A start with the fields every test sets; the rest as an old
+    /// SurfaceFlinger leaves them (no present delay, no severity).
+    fn start(start: TimelineStart, cookie: i64, token: i64, display: Option<i64>, pid: i32) -> TimelineEvent {
+        TimelineEvent::Start {
+            start,
+            cookie,
+            token: Some(token),
+            display_frame_token: display,
+            pid: Some(pid),
+            layer_name: None,
+            present_type: None,
+            on_time_finish: false,
+            gpu_composition: false,
+            jank_type: 0,
+            prediction_type: None,
+            jank_severity_type: None,
+            present_delay_ms: None,
+        }
+    }
+
+    fn end(cookie: i64) -> TimelineEvent {
+        TimelineEvent::End { cookie }
+    }
+
+    fn run(batches: &[Batch]) -> (Vec<TimelineSlice>, Identity, TraceMeta, TraceClocks) {
+        let (mut id, mut meta, mut clocks) = (Identity::default(), TraceMeta::default(), clocks());
+        let out = build(batches, &mut id, &mut meta, &mut clocks);
+        (out, id, meta, clocks)
+    }
+
+    /// (kind, ts, dur, token, display frame token, pid, upid): the columns
+    /// every slice has.
+    type Row = (TimelineKind, i64, i64, i64, Option<i64>, i32, Option<Upid>);
+
+    fn rows(s: &[TimelineSlice]) -> Vec<Row> {
+        s.iter().map(|s| (s.kind, s.ts, s.dur, s.token, s.display_frame_token, s.pid, s.upid)).collect()
+    }
+
+    #[test]
+    fn starts_meet_their_ends_by_cookie_in_trace_time_and_order() {
+        use TimelineKind::*;
+        use TimelineStart as S;
+        // Two batches, each out of time order: the tracker sorts by (ts, order).
+        let a = Batch {
+            timeline: vec![
+                rec(300, 5, end(1)),
+                rec(100, 1, start(S::ExpectedDisplay, 1, 10, None, 100)),
+                // An end whose start never came: nothing to close.
+                rec(310, 6, end(99)),
+            ],
+            ..Default::default()
+        };
+        let b = Batch {
+            timeline: vec![
+                rec(400, 7, end(2)),
+                rec(150, 4, start(S::ActualSurface, 2, 5, Some(10), 200)),
+                // Same timestamp as the display frame: later in the file, later in the table.
+                rec(100, 2, start(S::ExpectedSurface, 3, 5, Some(10), 200)),
+            ],
+            ..Default::default()
+        };
+        let (out, id, meta, clocks) = run(&[a, b]);
+        assert_eq!(
+            rows(&out),
+            [
+                // Display frames are their own display frame.
+                (ExpectedDisplay, 1100, 200, 10, Some(10), 100, Some(Upid(0))),
+                // Never ended: -1.
+                (ExpectedSurface, 1100, -1, 5, Some(10), 200, Some(Upid(1))),
+                (ActualSurface, 1150, 250, 5, Some(10), 200, Some(Upid(1))),
+            ]
+        );
+        assert_eq!(id.processes.iter().map(|p| p.pid).collect::<Vec<_>>(), [100, 200]);
+        assert_eq!(meta.frame_timeline_events, 6);
+        assert!(meta.warnings.is_empty(), "{:?}", meta.warnings);
+        assert_eq!(clocks.unconvertible, 0);
+    }
+
+    #[test]
+    fn actual_frames_carry_trace_processors_strings_and_expected_ones_none() {
+        let actual = |start, cookie, jank_type, present_type| TimelineEvent::Start {
+            start,
+            cookie,
+            token: Some(7),
+            display_frame_token: Some(70),
+            pid: Some(300),
+            layer_name: Some("com.example/MainActivity#0".into()),
+            present_type,
+            on_time_finish: true,
+            gpu_composition: true,
+            jank_type,
+            prediction_type: Some(2),
+            jank_severity_type: Some(3),
+            present_delay_ms: Some(8.5),
+        };
+        let b = Batch {
+            timeline: vec![
+                // App Deadline Missed | Buffer Stuffing | App Resynced Jitter, presented late.
+                rec(10, 1, actual(TimelineStart::ActualSurface, 1, 64 | 128 | 4096, Some(2))),
+                // SurfaceFlinger Stuffing on a display frame.
+                rec(20, 2, actual(TimelineStart::ActualDisplay, 2, 512, Some(1))),
+                // An expected frame: none of the actual frame's columns.
+                rec(30, 3, actual(TimelineStart::ExpectedSurface, 3, 64, Some(2))),
+            ],
+            ..Default::default()
+        };
+        let (out, ..) = run(&[b]);
+        let s = &out[0];
+        // trace_processor's order, not bit order: the jitter (4096) before the stuffing (128).
+        assert_eq!(s.jank_type.as_deref(), Some("App Deadline Missed, App Resynced Jitter, Buffer Stuffing"));
+        assert_eq!(s.jank_tag, Some(JankTag::SelfJank));
+        assert_eq!(s.present_type, Some(PresentType::Late));
+        assert_eq!(s.prediction_type, Some(PredictionType::Expired));
+        assert_eq!(s.jank_severity_type, Some(JankSeverity::Full));
+        assert_eq!((s.on_time_finish, s.gpu_composition, s.present_delay_ms), (Some(true), Some(true), Some(8.5)));
+        assert_eq!(s.layer_name.as_deref(), Some("com.example/MainActivity#0"));
+        assert_eq!(s.display_frame_token, Some(70));
+        let d = &out[1];
+        assert_eq!(d.jank_type.as_deref(), Some("SurfaceFlinger Stuffing"));
+        assert_eq!(d.jank_tag, Some(JankTag::SurfaceFlingerStuffing));
+        assert_eq!(d.present_type, Some(PresentType::OnTime));
+        // A display frame's display frame token is its own token, whatever the record says.
+        assert_eq!(d.display_frame_token, Some(7));
+        let e = &out[2];
+        assert_eq!(
+            (
+                e.jank_type.as_deref(),
+                e.jank_tag,
+                e.present_type,
+                e.prediction_type,
+                e.jank_severity_type,
+                e.on_time_finish,
+                e.gpu_composition,
+                e.present_delay_ms
+            ),
+            (None, None, None, None, None, None, None, None)
+        );
+        // Equal jank types share one string.
+        let b = Batch {
+            timeline: vec![
+                rec(10, 1, actual(TimelineStart::ActualSurface, 1, 64, None)),
+                rec(20, 2, actual(TimelineStart::ActualSurface, 2, 64, None)),
+            ],
+            ..Default::default()
+        };
+        let (out, ..) = run(&[b]);
+        assert!(Name::ptr_eq(out[0].jank_type.as_ref().unwrap(), out[1].jank_type.as_ref().unwrap()));
+    }
+
+    #[test]
+    fn one_expected_surface_frame_per_process_and_token_unless_a_second_later() {
+        use TimelineStart as S;
+        let b = Batch {
+            timeline: vec![
+                rec(100, 1, start(S::ExpectedSurface, 1, 5, Some(10), 200)),
+                // Another layer's copy of the same expectation: dropped.
+                rec(130, 2, start(S::ExpectedSurface, 2, 5, Some(10), 200)),
+                // Its end closes nothing.
+                rec(140, 3, end(2)),
+                // Another process's expectation of the same token: kept.
+                rec(135, 4, start(S::ExpectedSurface, 3, 5, Some(10), 201)),
+                // The same token a second after the first: a repeated token, kept.
+                rec(1_000_000_100, 5, start(S::ExpectedSurface, 4, 5, Some(11), 200)),
+                // Actual surface frames are never deduplicated.
+                rec(150, 6, start(S::ActualSurface, 5, 5, Some(10), 200)),
+                rec(160, 7, start(S::ActualSurface, 6, 5, Some(10), 200)),
+            ],
+            ..Default::default()
+        };
+        let (out, ..) = run(&[b]);
+        assert_eq!(
+            out.iter().map(|s| (s.kind, s.ts, s.pid, s.dur)).collect::<Vec<_>>(),
+            [
+                (TimelineKind::ExpectedSurface, 1100, 200, -1),
+                (TimelineKind::ExpectedSurface, 1135, 201, -1),
+                (TimelineKind::ActualSurface, 1150, 200, -1),
+                (TimelineKind::ActualSurface, 1160, 200, -1),
+                (TimelineKind::ExpectedSurface, 1_000_001_100, 200, -1),
+            ]
+        );
+    }
+
+    #[test]
+    fn events_without_token_pid_or_display_frame_are_skipped_with_one_warning() {
+        use TimelineStart as S;
+        let no_token = TimelineEvent::Start {
+            start: S::ActualDisplay,
+            cookie: 1,
+            token: None,
+            display_frame_token: None,
+            pid: Some(1),
+            layer_name: None,
+            present_type: None,
+            on_time_finish: false,
+            gpu_composition: false,
+            jank_type: 0,
+            prediction_type: None,
+            jank_severity_type: None,
+            present_delay_ms: None,
+        };
+        let mut no_pid = start(S::ExpectedDisplay, 2, 3, None, 1);
+        if let TimelineEvent::Start { pid, .. } = &mut no_pid {
+            *pid = None;
+        }
+        let b = Batch {
+            timeline: vec![
+                rec(10, 1, no_token),
+                rec(20, 2, no_pid),
+                // A surface frame must name its display frame.
+                rec(30, 3, start(S::ActualSurface, 3, 4, None, 1)),
+                // Kept: a display frame needs no display frame token.
+                rec(40, 4, start(S::ExpectedDisplay, 4, 4, None, 1)),
+                // Dropped without a warning: before BOOTTIME's zero, and near i64's limit.
+                rec(-2000, 5, start(S::ExpectedDisplay, 5, 6, None, 1)),
+                rec(i64::MAX - 5, 6, start(S::ExpectedDisplay, 6, 7, None, 1)),
+            ],
+            ..Default::default()
+        };
+        let (out, _, meta, _) = run(&[b]);
+        assert_eq!(rows(&out), [(TimelineKind::ExpectedDisplay, 1040, -1, 4, Some(4), 1, Some(Upid(0)))]);
+        assert_eq!(meta.frame_timeline_events, 6);
+        assert_eq!(meta.warnings.len(), 1);
+        assert_eq!(meta.warnings[0].code, WarningCode::FrameTimelineEventsSkipped);
+        assert_eq!(meta.warnings[0].message, "3 FrameTimeline events lacked a token or pid and were skipped");
+    }
+
+    #[test]
+    fn a_record_in_a_clock_no_snapshot_relates_is_counted_and_skipped() {
+        let mut r = rec(10, 1, start(TimelineStart::ExpectedDisplay, 1, 2, None, 1));
+        r.clock = ClockRef { explicit: Some(1), seq: 1 };
+        // The sequence's default clock (none here: BOOTTIME) when the record names none.
+        let mut boot = rec(20, 2, start(TimelineStart::ExpectedDisplay, 2, 3, None, 1));
+        boot.clock = ClockRef { explicit: None, seq: 9 };
+        let (out, _, meta, clocks) = run(&[Batch { timeline: vec![r, boot], ..Default::default() }]);
+        assert_eq!(rows(&out), [(TimelineKind::ExpectedDisplay, 20, -1, 3, Some(3), 1, Some(Upid(0)))]);
+        assert_eq!((clocks.unconvertible, meta.frame_timeline_events), (1, 2));
+    }
+}

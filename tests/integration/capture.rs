@@ -19,7 +19,9 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use fpsan::capture::{self, CaptureEnv, CaptureError, CaptureOutcome, CaptureRequest};
+use fpsan::capture::{
+    self, CaptureEnv, CaptureError, CaptureOutcome, CaptureRequest, CaptureWarning, CaptureWarningCode,
+};
 use fpsan::sink::Sink;
 
 use protobuf::Message as _;
@@ -1085,8 +1087,9 @@ fn a_failing_step_stops_the_scenario_with_a_warning() {
     let outcome = fake.run(&args).unwrap().unwrap();
     assert_eq!(outcome.warnings.len(), 1, "{:?}", outcome.warnings);
     assert!(
-        outcome.warnings[0].starts_with("scenario step 2 (`input tap 3 4`) failed: ")
-            && outcome.warnings[0].contains("Invalid arguments"),
+        outcome.warnings[0].code == CaptureWarningCode::StepFailed
+            && outcome.warnings[0].message.starts_with("scenario step 2 (`input tap 3 4`) failed: ")
+            && outcome.warnings[0].message.contains("Invalid arguments"),
         "{:?}",
         outcome.warnings
     );
@@ -1122,7 +1125,10 @@ fn wait_idle_waits_for_the_app_to_stop_drawing() {
     let outcome = fake.run(&args).unwrap().unwrap();
     assert_eq!(
         outcome.warnings,
-        ["scenario step 2 (`wait-idle`): com.example.app was still drawing after 1.0 s; the scenario went on"]
+        [CaptureWarning::new(
+            CaptureWarningCode::NotIdle,
+            "scenario step 2 (`wait-idle`): com.example.app was still drawing after 1.0 s; the scenario went on"
+        )]
     );
     assert_eq!(std::fs::read_to_string(fake.state.join("driven")).unwrap().lines().count(), 2);
 }
@@ -1185,7 +1191,11 @@ fn launch_states_cold_warm_hot() {
         if launch == fpsan::capture::launch::Launch::Cold {
             // adb is not root on the fake device: the cache is not dropped, and it says so.
             assert!(
-                outcome.warnings.iter().any(|w| w.contains("page cache was not dropped")),
+                outcome
+                    .warnings
+                    .iter()
+                    .any(|w| w.code == CaptureWarningCode::PageCacheKept
+                        && w.message.contains("page cache was not dropped")),
                 "{:?}",
                 outcome.warnings
             );
@@ -1206,8 +1216,9 @@ fn a_missing_activity_is_a_warning() {
     let outcome = fake.run(&args).unwrap().unwrap();
     assert_eq!(outcome.launched, None);
     assert!(
-        outcome.warnings.iter().any(|w| w
-            == "starting com.example.app/.Nope failed: Error: Activity class {com.example.app/.Nope} does not exist."),
+        outcome.warnings.iter().any(|w| w.code == CaptureWarningCode::LaunchFailed
+            && w.message
+                == "starting com.example.app/.Nope failed: Error: Activity class {com.example.app/.Nope} does not exist."),
         "{:?}",
         outcome.warnings
     );

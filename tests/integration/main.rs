@@ -6,6 +6,7 @@ mod util;
 
 mod ab;
 mod analyze;
+mod architecture;
 mod batch;
 mod capture;
 mod compare;

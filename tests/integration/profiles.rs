@@ -16,7 +16,7 @@ use fpsan::capture::identity::file_sha256;
 use fpsan::capture::identity::IdentityMethod;
 use fpsan::capture::manifest::{Manifest, RunStatus};
 use fpsan::capture::thermal::ThermalSource;
-use fpsan::capture::{self, launch::Launch, CaptureRequest};
+use fpsan::capture::{self, launch::Launch, CaptureRequest, CaptureWarning, CaptureWarningCode};
 use fpsan::experiment::{ab, AbRequest};
 use tracegen::ab_runs::AB_APP;
 
@@ -189,7 +189,7 @@ fn run_case(case: &Case) {
     assert_eq!(outcome.launched.and_then(|l| l.state).as_deref(), Some("COLD"), "{}", case.name);
     // The fake's shell is not root (a real phone's is not either).
     let not_root = "cold launch: the page cache was not dropped (adb is not root): the app's files may still be cached";
-    assert_eq!(outcome.warnings, [not_root], "{}", case.name);
+    assert_eq!(outcome.warnings, [CaptureWarning::new(CaptureWarningCode::PageCacheKept, not_root)], "{}", case.name);
     let steps = std::fs::read_to_string(f.state.join("driven")).unwrap();
     assert_eq!(steps.lines().filter(|l| l.contains(" input swipe 500 1500 500 300 100")).count(), 1, "{steps}");
     assert_traced_restored(case, &f, 2);
@@ -243,7 +243,13 @@ fn run_case(case: &Case) {
         assert_eq!((r.status, r.attempt), (RunStatus::Ok, 1), "{}: {:?}", case.name, r.reason);
         let built = if r.side == Some(fpsan::capture::manifest::Build::Before) { &before } else { &after };
         assert_device_state(case, r, built);
-        let by_size: Vec<&String> = r.warnings.iter().filter(|w| w.contains("checked only by its size")).collect();
+        let by_size: Vec<&CaptureWarning> = r
+            .warnings
+            .iter()
+            .filter(|w| {
+                w.code == CaptureWarningCode::ApkCheckedBySize && w.message.contains("checked only by its size")
+            })
+            .collect();
         let want = usize::from(case.identity.0 == IdentityMethod::SizeAndVersion);
         assert_eq!(by_size.len(), want, "{}: {:?}", case.name, r.warnings);
     }
