@@ -8,6 +8,7 @@ mod ab;
 mod analyze;
 mod batch;
 mod capture;
+mod columns;
 mod compare;
 mod conformance;
 mod consistency;
