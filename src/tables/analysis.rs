@@ -147,14 +147,12 @@ pub fn frames(analysis: &FrameAnalysis, indices: &[usize], scenes: &[Option<Stri
 /// Docs the presents table's columns share (docs/presents.md, "Columns").
 const PRESENT_PROCESS: &str =
     "the app the layer belongs to: the trace's name for its process, else the package its layers name (*Apps named by their layers*); null when no process could be told";
-const PRESENT_TID: &str =
-    "the thread that produced the layer's buffers, when known";
+const PRESENT_TID: &str = "the thread that produced the layer's buffers, when known";
 const PRESENT_FRAME_ID: &str =
     "`frame_timeline` only: the buffer's vsync id (token), present type and jank type, as trace_processor names them";
 const PRESENT_JANK_TAG: &str =
     "`frame_timeline` only: as the frames table's columns of the same names (`docs/frames.md`)";
-const PRESENT_PERFDOG_JANK: &str =
-    "PerfDog's flags on `frame_time_ns` (*Per layer*)";
+const PRESENT_PERFDOG_JANK: &str = "PerfDog's flags on `frame_time_ns` (*Per layer*)";
 
 /// Build the presents table (docs/presents.md), one row per present.
 pub fn presents(rows: &[crate::presents::PresentRow]) -> PolarsResult<DataFrame> {
@@ -185,14 +183,10 @@ pub fn presents(rows: &[crate::presents::PresentRow]) -> PolarsResult<DataFrame>
 }
 
 /// Docs the Flutter frames table's columns share (docs/presents.md, "Flutter frames").
-const FLUTTER_PROCESS: &str =
-    "the app";
-const FLUTTER_UI_TID: &str =
-    "the UI and raster threads; null when the frame has no build / no raster";
-const FLUTTER_BUILD_TS: &str =
-    "the `Animator::BeginFrame`'s start and duration; null for a raster with no build";
-const FLUTTER_RASTER_TS: &str =
-    "the `Rasterizer::DoDraw`'s start and duration; null for a build never rastered";
+const FLUTTER_PROCESS: &str = "the app";
+const FLUTTER_UI_TID: &str = "the UI and raster threads; null when the frame has no build / no raster";
+const FLUTTER_BUILD_TS: &str = "the `Animator::BeginFrame`'s start and duration; null for a raster with no build";
+const FLUTTER_RASTER_TS: &str = "the `Rasterizer::DoDraw`'s start and duration; null for a build never rastered";
 
 /// Build the Flutter frames table (docs/presents.md, "Flutter frames"), one
 /// row per engine frame.

@@ -383,10 +383,14 @@ pub fn frames(trace: &Trace) -> PolarsResult<DataFrame> {
         .col("do_frame_id", "the `Choreographer#doFrame` slice's id", |r| r.do_frame_id)
         .col("draw_frame_id", "the `DrawFrame` slice's id", |r| r.draw_frame_id)
         .col("actual_frame_timeline_id", "the actual FrameTimeline slice's id", |r| r.actual_frame_timeline_id)
-        .col("expected_frame_timeline_id", "the expected FrameTimeline slice's id", |r| r.last.expected_frame_timeline_id)
+        .col("expected_frame_timeline_id", "the expected FrameTimeline slice's id", |r| {
+            r.last.expected_frame_timeline_id
+        })
         .col("render_thread_utid", "the RenderThread", |r| r.last.render_thread_utid)
         .col("ui_thread_utid", "the UI thread", |r| r.last.ui_thread_utid)
-        .col("actual_frame_timeline_count", "actual FrameTimeline slices of the frame", |r| r.actual_frame_timeline_count)
+        .col("actual_frame_timeline_count", "actual FrameTimeline slices of the frame", |r| {
+            r.actual_frame_timeline_count
+        })
         // The module's constant: "always 1 for a given frame_id".
         .col("expected_frame_timeline_count", "expected FrameTimeline slices of the frame", |_| 1i64)
         .col("draw_frame_count", "`DrawFrame` slices of the frame", |r| r.draw_frame_count)

@@ -35,8 +35,8 @@ mod summaries;
 mod traces;
 
 pub use analysis::{flutter_frames, frames, presents};
-pub use builder::{ColumnDoc, Doc};
 pub(crate) use builder::TableBuilder;
+pub use builder::{ColumnDoc, Doc};
 pub use summaries::{apps, scenes};
 pub use traces::{traces, TraceRow, TraceStatus, SCHEMA_VERSION};
 
@@ -193,12 +193,9 @@ impl Table {
             Table::AndroidFramesDrawFrame => android_frames::draw_frame(trace),
             Table::AndroidFramesLayers => android_frames::layers(trace),
             Table::AndroidFrames => android_frames::frames(trace),
-            Table::Frames
-            | Table::Presents
-            | Table::FlutterFrames
-            | Table::Apps
-            | Table::Scenes
-            | Table::Traces => return None,
+            Table::Frames | Table::Presents | Table::FlutterFrames | Table::Apps | Table::Scenes | Table::Traces => {
+                return None
+            }
         })
     }
 

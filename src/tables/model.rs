@@ -94,7 +94,11 @@ pub fn slice(trace: &Trace) -> PolarsResult<DataFrame> {
         .col("thread_name", "fpsan's: its thread's name", |r| r.thread.and_then(|t| t.name.as_deref()))
         .col("process_name", "fpsan's: its process' name", |r| r.process.and_then(|p| p.name.as_deref()))
         .col("track", "fpsan's: = `track_id`", |r| r.track_id)
-        .col("track_name", "fpsan's: its track's name (`Expected Timeline` or `Actual Timeline` for a FrameTimeline slice)", |r| r.track_name)
+        .col(
+            "track_name",
+            "fpsan's: its track's name (`Expected Timeline` or `Actual Timeline` for a FrameTimeline slice)",
+            |r| r.track_name,
+        )
         .build()
 }
 
@@ -109,8 +113,12 @@ pub fn counter(trace: &Trace) -> PolarsResult<DataFrame> {
         .col("track_id", "its counter track's id", |c| c.track.0 as i64)
         .col("value", "the value", |c| c.value)
         .col("name", "fpsan's: the counter track's name", |c| track(c.track).and_then(|t| t.name.as_deref()))
-        .col("pid", "fpsan's: the track's process' pid", |c| track(c.track).and_then(|_| trace.track_process(c.track)).map(|p| p.pid))
-        .col("tid", "fpsan's: the track's thread's tid", |c| track(c.track).and_then(|_| trace.track_thread(c.track)).map(|t| t.tid))
+        .col("pid", "fpsan's: the track's process' pid", |c| {
+            track(c.track).and_then(|_| trace.track_process(c.track)).map(|p| p.pid)
+        })
+        .col("tid", "fpsan's: the track's thread's tid", |c| {
+            track(c.track).and_then(|_| trace.track_thread(c.track)).map(|t| t.tid)
+        })
         .col("track", "fpsan's: = `track_id`", |c| c.track.0 as i64)
         .build()
 }
@@ -127,9 +135,15 @@ pub fn thread(trace: &Trace) -> PolarsResult<DataFrame> {
     let rows: Vec<Option<&Thread>> = std::iter::once(None).chain(trace.threads.iter().map(Some)).collect();
     let process = |t: &Thread| t.upid.and_then(|u| trace.processes.get(u.index()));
     TableBuilder::new(&rows)
-        .col("utid", "the thread's id: 0 is the idle process' swapper thread (tid 0), every other fpsan's index plus one", |t| t.map_or(IDLE, |t| perfetto::utid(t.utid)))
+        .col(
+            "utid",
+            "the thread's id: 0 is the idle process' swapper thread (tid 0), every other fpsan's index plus one",
+            |t| t.map_or(IDLE, |t| perfetto::utid(t.utid)),
+        )
         .col("tid", "the kernel's thread id", |t| t.map_or(0, |t| t.tid))
-        .col("name", "the thread's name (`swapper` for utid 0 when the trace has ftrace data)", |t| t.map_or(swapper(trace), |t| t.name.as_deref()))
+        .col("name", "the thread's name (`swapper` for utid 0 when the trace has ftrace data)", |t| {
+            t.map_or(swapper(trace), |t| t.name.as_deref())
+        })
         .col("upid", "its process' upid", |t| t.map_or(Some(IDLE), |t| process(t).map(|p| perfetto::upid(p.upid))))
         .col("pid", "fpsan's: its process' pid", |t| t.map_or(Some(0), |t| process(t).map(|p| p.pid)))
         .build()
@@ -139,7 +153,9 @@ pub fn thread(trace: &Trace) -> PolarsResult<DataFrame> {
 pub fn process(trace: &Trace) -> PolarsResult<DataFrame> {
     let rows: Vec<Option<&Process>> = std::iter::once(None).chain(trace.processes.iter().map(Some)).collect();
     TableBuilder::new(&rows)
-        .col("upid", "the process' id: 0 is the idle process (pid 0), every other fpsan's index plus one", |p| p.map_or(IDLE, |p| perfetto::upid(p.upid)))
+        .col("upid", "the process' id: 0 is the idle process (pid 0), every other fpsan's index plus one", |p| {
+            p.map_or(IDLE, |p| perfetto::upid(p.upid))
+        })
         .col("pid", "the kernel's process id", |p| p.map_or(0, |p| p.pid))
         .col("name", "the process' name", |p| p.and_then(|p| p.name.as_deref()))
         .col("cmdline", "its command line", |p| p.and_then(|p| p.cmdline.as_deref()))
@@ -167,8 +183,16 @@ pub fn frame_timeline(trace: &Trace) -> PolarsResult<DataFrame> {
         .col("on_time_finish", "the app finished on time", |t| t.on_time_finish)
         .col("gpu_composition", "composed by the GPU", |t| t.gpu_composition)
         .col("prediction_type", "FrameTimeline's prediction type", |t| t.prediction_type.map(|p| p.as_str()))
-        .col("jank_severity_type", "`None`, `Partial`, `Full`; `Unknown` when the field is absent on a janky frame", |t| t.jank_severity_type.map(|s| s.as_str()))
-        .col("jank_tag", "trace_processor's `jank_tag` (its summary of the jank type)", |t| t.jank_tag.map(|s| s.as_str()))
-        .col("present_delay_ms", "`present_delay_millis` of newer SurfaceFlinger builds (null when absent)", |t| t.present_delay_ms)
+        .col(
+            "jank_severity_type",
+            "`None`, `Partial`, `Full`; `Unknown` when the field is absent on a janky frame",
+            |t| t.jank_severity_type.map(|s| s.as_str()),
+        )
+        .col("jank_tag", "trace_processor's `jank_tag` (its summary of the jank type)", |t| {
+            t.jank_tag.map(|s| s.as_str())
+        })
+        .col("present_delay_ms", "`present_delay_millis` of newer SurfaceFlinger builds (null when absent)", |t| {
+            t.present_delay_ms
+        })
         .build()
 }

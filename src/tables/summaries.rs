@@ -10,12 +10,14 @@ use crate::metrics::AppSummary;
 
 /// Docs the columns of `apps` share (docs/metrics.md, "Per-app summary").
 const PERCENTILE: &str = "nearest-rank percentile of the app's `frame_cost_ns`, `do_frame_dur` or `overrun_ns` (docs/metrics.md, \"Percentiles\")";
-const PERFETTO_JANK: &str = "frames whose `was_jank`, `was_big_jank`, `was_huge_jank` is true (docs/metrics.md, \"Perfetto\")";
+const PERFETTO_JANK: &str =
+    "frames whose `was_jank`, `was_big_jank`, `was_huge_jank` is true (docs/metrics.md, \"Perfetto\")";
 const VOCABULARY: &str = "the jank vocabularies' counts (docs/metrics.md, \"Jank vocabularies\")";
 const SCREEN: &str = "what of the app reached the screen, its CPU time (docs/metrics.md, \"What reached the screen\")";
 const HEADLINE: &str = "the headline, the series the app is judged by (docs/metrics.md, \"Headline\")";
 const IDLE: &str = "the presents' idle spans: their count and time (docs/presents.md, \"Dropped vsyncs\")";
-const FRAME_TIMELINE: &str = "FrameTimeline's verdict over the app's actual surface frames: frames, janky (docs/metrics.md)";
+const FRAME_TIMELINE: &str =
+    "FrameTimeline's verdict over the app's actual surface frames: frames, janky (docs/metrics.md)";
 
 /// `<level>_frames`: frames per drop level (Matrix `DropStatus`).
 fn level_frames(level: DropLevel) -> String {
@@ -41,9 +43,11 @@ pub fn apps(apps: &[AppSummary]) -> PolarsResult<DataFrame> {
         .col("dropped_frames", "Σ d (Matrix)", |a| a.dropped_frames);
     for level in DropLevel::ALL {
         let l = level.as_str().to_lowercase();
-        b = b
-            .col(&format!("{l}_frames"), level_frames(level), move |a| a.drop_level[level])
-            .col(&format!("{l}_dropped"), level_dropped(level), move |a| a.drop_sum[level]);
+        b = b.col(&format!("{l}_frames"), level_frames(level), move |a| a.drop_level[level]).col(
+            &format!("{l}_dropped"),
+            level_dropped(level),
+            move |a| a.drop_sum[level],
+        );
     }
     b.col("frame_cost_p50", PERCENTILE, |a| a.frame_cost_ns.p50)
         .col("frame_cost_p90", PERCENTILE, |a| a.frame_cost_ns.p90)
@@ -68,8 +72,14 @@ pub fn apps(apps: &[AppSummary]) -> PolarsResult<DataFrame> {
         // Null without a verdict (too few frames, or nothing reached the
         // screen); the verdict itself and what reached the screen follow
         // (docs/metrics.md, "Verdict", "What reached the screen").
-        .col("green_alliance_pass", "the Green Alliance verdict passed; null without a verdict (docs/metrics.md, \"Verdict\")", |a| a.green_alliance.verdict.passed())
-        .col("green_alliance_verdict", "`pass`, `fail`, `too_few_frames` or `draws_nothing`", |a| a.green_alliance.verdict.as_str())
+        .col(
+            "green_alliance_pass",
+            "the Green Alliance verdict passed; null without a verdict (docs/metrics.md, \"Verdict\")",
+            |a| a.green_alliance.verdict.passed(),
+        )
+        .col("green_alliance_verdict", "`pass`, `fail`, `too_few_frames` or `draws_nothing`", |a| {
+            a.green_alliance.verdict.as_str()
+        })
         .col("screen_drawn_frames", SCREEN, |a| a.screen.drawn_frames)
         .col("screen_layer_presents", SCREEN, |a| a.screen.layer_presents)
         .col("screen_reached", SCREEN, |a| a.screen.reached)
@@ -111,9 +121,11 @@ pub fn scenes(apps: &[AppSummary]) -> PolarsResult<DataFrame> {
         .col("dropped_frames", "Σ d over the scene's frames", |r| r.1.dropped_frames);
     for level in DropLevel::ALL {
         let l = level.as_str().to_lowercase();
-        b = b
-            .col(&format!("{l}_frames"), level_frames(level), move |r| r.1.drop_level[level])
-            .col(&format!("{l}_dropped"), level_dropped(level), move |r| r.1.drop_sum[level]);
+        b = b.col(&format!("{l}_frames"), level_frames(level), move |r| r.1.drop_level[level]).col(
+            &format!("{l}_dropped"),
+            level_dropped(level),
+            move |r| r.1.drop_sum[level],
+        );
     }
     b.col("frame_cost_p90", "P90 of the scene's `frame_cost_ns` (nearest rank)", |r| r.1.frame_cost_p90).build()
 }

@@ -52,11 +52,9 @@ pub fn traces(rows: &[TraceRow]) -> PolarsResult<DataFrame> {
         })
         .col("path", "the input file", |r| r.path.as_str())
         .col("size_bytes", "the file's size", |r| r.size_bytes as i64)
-        .col(
-            "container",
-            ("plain, gzip, zstd, systrace text/ctrace/html", "the trace could not be read"),
-            |r| r.container,
-        )
+        .col("container", ("plain, gzip, zstd, systrace text/ctrace/html", "the trace could not be read"), |r| {
+            r.container
+        })
         .col("status", "`ok`, `failed`", |r| r.status.as_str())
         .col("error", ("why the trace failed, one line", "`status` is `ok`"), |r| r.error.as_deref())
         .col("frames", "the trace's frames (count)", |r| r.frames)
@@ -67,9 +65,7 @@ pub fn traces(rows: &[TraceRow]) -> PolarsResult<DataFrame> {
             r.build_fingerprint.as_deref()
         })
         .col("fpsan_version", "the fpsan that wrote the row", |_| env!("CARGO_PKG_VERSION"))
-        .col("schema_version", "the lake's schema version (docs/lake.md, \"Versions\")", |_| {
-            i64::from(SCHEMA_VERSION)
-        })
+        .col("schema_version", "the lake's schema version (docs/lake.md, \"Versions\")", |_| i64::from(SCHEMA_VERSION))
         .col("analyse_ms", "time to analyse the trace, ms", |r| r.analyse_ms)
         .col("write_ms", "time to write its tables, ms", |r| r.write_ms)
         .build()

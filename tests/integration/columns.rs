@@ -29,7 +29,10 @@ fn sections(text: &str) -> Vec<(String, std::ops::Range<usize>)> {
             continue;
         }
         let end_marker = format!("<!-- /{key} -->");
-        let end = text[at..].find(&end_marker).map(|k| k + at).unwrap_or_else(|| panic!("<!-- {key} --> has no {end_marker}"));
+        let end = text[at..]
+            .find(&end_marker)
+            .map(|k| k + at)
+            .unwrap_or_else(|| panic!("<!-- {key} --> has no {end_marker}"));
         out.push((key.to_string(), at..end));
         at = end + end_marker.len();
     }
@@ -85,12 +88,12 @@ fn docs_sections_are_generated_from_the_column_docs() {
     assert!(missing.is_empty(), "no section in docs/ for {missing:?}");
 }
 
-/// The words of the text after `label` (to its line's end), split at
-/// commas, colons, semicolons, brackets and blanks.
+/// The words of the text after `label` to its paragraph's end (clap wraps
+/// the help), split at commas, colons, semicolons, brackets and blanks.
 fn listed(text: &str, label: &str) -> BTreeSet<String> {
     let at = text.find(label).unwrap_or_else(|| panic!("no {label:?} in {text}")) + label.len();
-    let line = text[at..].lines().next().unwrap_or("");
-    line.split([',', ':', ';', '(', ')', ' ']).filter(|w| !w.is_empty()).map(str::to_string).collect()
+    let paragraph = text[at..].split("\n\n").next().unwrap_or("");
+    paragraph.split([',', ':', ';', '(', ')', ' ', '\n']).filter(|w| !w.is_empty()).map(str::to_string).collect()
 }
 
 #[test]
