@@ -228,6 +228,21 @@ impl Analysis {
         let meta = self.trace.meta.clone();
         std::mem::replace(&mut self.trace, Trace { meta, ..Default::default() })
     }
+
+    /// Its tables, the ones `--out`, `batch` (the lake), `fpsan query`,
+    /// Python and Spark hand out: the frames and presents tables as analysed
+    /// (the apps it kept), its Flutter frames, and its summaries'. The
+    /// analysis owns them (`tables` defines them and reads no `Analysis`).
+    pub fn tables(&self) -> polars::prelude::PolarsResult<crate::tables::AnalysisTables> {
+        use crate::tables;
+        Ok(tables::AnalysisTables {
+            frames: self.frames_df.clone(),
+            presents: self.presents_df.clone(),
+            flutter_frames: tables::flutter_frames(&self.presents.flutter)?,
+            apps: tables::apps(&self.apps)?,
+            scenes: tables::scenes(&self.apps)?,
+        })
+    }
 }
 
 /// Traces from this size on have the allocator's free pages handed back

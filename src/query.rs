@@ -80,7 +80,7 @@ fn tables_in(sql: &str) -> BTreeSet<Table> {
     // Module names (`android.frames.timeline`) are not tables.
     let sql = modules::included(sql).map_or(sql, |(_, query)| query);
     let words: BTreeSet<String> = code_words(sql).iter().flat_map(|w| w.split('.')).map(str::to_string).collect();
-    Table::ALL.into_iter().filter(|t| words.contains(t.name())).collect()
+    Table::ALL.into_iter().filter(|t| t.in_query() && words.contains(t.name())).collect()
 }
 
 /// Whether the query needs the analysis (names one of its tables).
@@ -188,18 +188,25 @@ fn is_ambiguous(e: &PolarsError) -> bool {
     e.to_string().contains("ambiguous reference to column")
 }
 
+/// The tables `fpsan query` has, from the registry: "slice, counter, …,
+/// scenes (and those of INCLUDE PERFETTO MODULE android.frames.timeline:
+/// android_frames_choreographer_do_frame, …)", as its help and its
+/// unknown-table error list them.
+pub fn tables_listed() -> String {
+    let modules: Vec<String> = modules::PROVIDED
+        .iter()
+        .map(|&m| format!("INCLUDE PERFETTO MODULE {m}: {}", Table::names(|t| t.module() == Some(m))))
+        .collect();
+    format!("{} (and those of {})", Table::names(|t| t.in_query() && t.module().is_none()), modules.join("; "))
+}
+
 /// Polars' message, with what to do where a PerfettoSQL habit is the cause:
 /// a table it does not have (the tables there are), `percentile_cont`,
 /// trace_processor's `args`.
 fn explained(message: &str) -> String {
     let lower = message.to_ascii_lowercase();
     if lower.contains("relation") && lower.contains("not found") {
-        let names: Vec<&str> = Table::ALL.iter().filter(|t| t.module().is_none()).map(|t| t.name()).collect();
-        format!(
-            "{message}; the tables are {} (and those of INCLUDE PERFETTO MODULE {})",
-            names.join(", "),
-            modules::PROVIDED.join(", ")
-        )
+        format!("{message}; the tables are {}", tables_listed())
     } else if lower.contains("percentile_cont") || lower.contains("percentile_disc") {
         format!("{message}; use QUANTILE_CONT(column, 0.9) or QUANTILE_DISC(column, 0.9)")
     } else if let Some(renamed) = renamed_by_join(message) {

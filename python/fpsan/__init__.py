@@ -21,7 +21,7 @@ from os import PathLike, fspath
 from typing import Any, Dict, List, Optional, Sequence, Union
 
 from . import _fpsan
-from ._fpsan import FpsanError, NoFramesError, Table, TraceError, UsageError
+from ._fpsan import ANALYSIS_TABLES, TABLES, FpsanError, NoFramesError, Table, TraceError, UsageError
 
 __version__ = _fpsan.__version__
 __all__ = [
@@ -31,6 +31,8 @@ __all__ = [
     "Analysis",
     "Comparison",
     "Table",
+    "TABLES",
+    "ANALYSIS_TABLES",
     "FpsanError",
     "TraceError",
     "NoFramesError",
@@ -41,17 +43,21 @@ Path = Union[str, "PathLike[str]"]
 
 
 class Analysis:
-    """One trace analysed: ``frames``, ``apps``, ``scenes``, ``presents``,
-    ``flutter_frames`` (Arrow tables, as ``fpsan query`` and the lake name them), ``warnings`` (lines), ``summary`` (the JSON of
+    """One trace analysed: its tables (Arrow tables named as ``fpsan query`` and the lake
+    name them: those of ``ANALYSIS_TABLES``), ``warnings`` (lines), ``summary`` (the JSON of
     ``fpsan analyze --format json``) and ``trace`` (its facts)."""
+
+    # One attribute per name of ANALYSIS_TABLES, the registry's list (a test holds them equal).
+    frames: Table
+    apps: Table
+    scenes: Table
+    presents: Table
+    flutter_frames: Table
 
     def __init__(self, path: Path, raw: Dict[str, Any], options: Dict[str, Any]):
         self.path = fspath(path)
-        self.frames: Table = raw["frames"]
-        self.apps: Table = raw["apps"]
-        self.scenes: Table = raw["scenes"]
-        self.presents: Table = raw["presents"]
-        self.flutter_frames: Table = raw["flutter_frames"]
+        for name in ANALYSIS_TABLES:
+            setattr(self, name, raw[name])
         self.warnings: List[str] = list(raw["warnings"])
         self.summary: Dict[str, Any] = json.loads(raw["summary_json"])
         self.trace: Dict[str, Any] = self.summary.get("trace", {})
@@ -73,7 +79,7 @@ def analyze(path: Path, app: Optional[str] = None, refresh_hz: Optional[float] =
 
 
 def query(path: Path, sql: str) -> Table:
-    """Polars SQL over the trace's tables, as ``fpsan query``."""
+    """Polars SQL over the trace's tables (``TABLES`` names them), as ``fpsan query``."""
     return _fpsan.query(fspath(path), sql)
 
 

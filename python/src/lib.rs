@@ -180,7 +180,7 @@ fn analyze<'py>(
     let (tables, warnings, summary) = py
         .allow_threads(|| -> Result<_, Failure> {
             let a = analysis::analyze(&path, &opts).map_err(analysis_failure)?;
-            let all = fpsan::tables::of(&a).map_err(other)?;
+            let all = a.tables().map_err(other)?;
             let mut summary = Vec::new();
             let report = fpsan::report::Report::of(&a);
             fpsan::report::write_stdout(fpsan::report::StdoutFormat::Json, &report, &mut summary).map_err(other)?;
@@ -227,7 +227,7 @@ fn query(py: Python<'_>, path: PathBuf, sql: String) -> PyResult<Table> {
     py.allow_threads(|| -> Result<Table, Failure> {
         let opts = analysis::Options { require_frames: false, ..Default::default() };
         let done = analysis::analyze(&path, &opts).map_err(analysis_failure)?;
-        let tables = fpsan::tables::of(&done).map_err(other)?;
+        let tables = done.tables().map_err(other)?;
         let df = fpsan::query::run(&done.trace, Some(&tables), &sql).map_err(|e| failure(e.kind(), Kind::Other, e))?;
         table(&df)
     })
@@ -294,8 +294,7 @@ fn content_id(py: Python<'_>, path: PathBuf) -> PyResult<String> {
 /// functions declare their output schema with it).
 #[pyfunction]
 fn frames_schema() -> PyResult<Table> {
-    let empty =
-        fpsan::tables::frames(&fpsan::frames::FrameAnalysis::default(), &[], &[]).map_err(|e| raise(other(e)))?;
+    let empty = fpsan::tables::Table::Frames.empty().map_err(|e| raise(other(e)))?;
     table(&empty).map_err(raise)
 }
 
@@ -307,6 +306,13 @@ fn _fpsan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("NoFramesError", m.py().get_type::<NoFramesError>())?;
     m.add("UsageError", m.py().get_type::<UsageError>())?;
     m.add_class::<Table>()?;
+    // The registry's lists (docs/python.md): every table `query` has, and the
+    // ones an analysis gives (`Analysis`'s attributes, the lake's order).
+    let names = |keep: fn(fpsan::tables::Table) -> bool| -> Vec<&'static str> {
+        fpsan::tables::Table::ALL.into_iter().filter(|&t| keep(t)).map(|t| t.name()).collect()
+    };
+    m.add("TABLES", names(fpsan::tables::Table::in_query))?;
+    m.add("ANALYSIS_TABLES", fpsan::tables::AnalysisTables::ALL.map(|t| t.name()).to_vec())?;
     m.add_function(wrap_pyfunction!(analyze, m)?)?;
     m.add_function(wrap_pyfunction!(report, m)?)?;
     m.add_function(wrap_pyfunction!(query, m)?)?;

@@ -91,6 +91,19 @@ def test_every_arrow_consumer_takes_the_tables():
     assert a.frames.columns[:3] == ["frame_index", "process", "pid"]
 
 
+def test_table_lists_are_the_registrys():
+    # fpsan.TABLES and fpsan.ANALYSIS_TABLES come from the Rust registry; the
+    # Analysis' typed attributes must be exactly the analysis tables.
+    assert set(fpsan.Analysis.__annotations__) == set(fpsan.ANALYSIS_TABLES)
+    assert set(fpsan.ANALYSIS_TABLES) <= set(fpsan.TABLES)
+    assert {"slice", "frames", "flutter_frames", "android_frames"} <= set(fpsan.TABLES)
+    assert "traces" not in fpsan.TABLES
+    a = fpsan.analyze(DEMO)
+    assert all(isinstance(getattr(a, name), fpsan.Table) for name in fpsan.ANALYSIS_TABLES)
+    help_text = cli("query", "--help").stdout
+    assert all(name in help_text for name in fpsan.TABLES)
+
+
 def test_query_matches_the_cli(tmp_path):
     sql = "SELECT process, count(*) AS n, sum(dropped_frames) AS dropped FROM frames GROUP BY process"
     got = pa.table(fpsan.query(DEMO, sql)).to_pylist()

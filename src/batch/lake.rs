@@ -13,9 +13,9 @@ use polars::prelude::DataFrame;
 use serde::{Deserialize, Serialize};
 
 use crate::error::ErrorKind;
+use crate::tables::Table;
 
-/// Bumped when a column changes meaning or type (docs/lake.md, "Versions").
-pub const SCHEMA_VERSION: u32 = 2;
+pub use crate::tables::SCHEMA_VERSION;
 pub const META_FILE: &str = "_fpsan_lake.json";
 /// Hive's name for a partition whose key is missing.
 pub const NULL_PARTITION: &str = "__HIVE_DEFAULT_PARTITION__";
@@ -93,7 +93,7 @@ impl Lake {
                 .map_err(|source| LakeError::Write { path: meta_path.clone(), source })?;
         }
         let mut files = Vec::new();
-        super::walk(&root.join("traces"), &mut files);
+        super::walk(&root.join(Table::Traces.name()), &mut files);
         let done = files
             .iter()
             .filter_map(|p| p.file_name()?.to_str()?.strip_suffix(".parquet").map(str::to_string))
@@ -112,8 +112,8 @@ impl Lake {
     }
 
     /// `ROOT/TABLE/k1=v1/k2=v2`.
-    pub fn partition(&self, table: &str, values: Option<&[String]>) -> PathBuf {
-        let mut p = self.root.join(table);
+    pub fn partition(&self, table: Table, values: Option<&[String]>) -> PathBuf {
+        let mut p = self.root.join(table.name());
         for (k, name) in self.keys.iter().enumerate() {
             let v = values.and_then(|v| v.get(k)).map_or_else(|| NULL_PARTITION.to_string(), |v| escape(v));
             p.push(format!("{name}={v}"));
@@ -125,12 +125,12 @@ impl Lake {
     /// `traces` row always), through a temporary file.
     pub fn write(
         &self,
-        table: &str,
+        table: Table,
         values: Option<&[String]>,
         trace_id: &str,
         df: &DataFrame,
     ) -> Result<(), LakeError> {
-        if df.height() == 0 && table != "traces" {
+        if df.height() == 0 && table != Table::Traces {
             return Ok(());
         }
         let dir = self.partition(table, values);
@@ -167,10 +167,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let keys = vec!["build".to_string(), "device".to_string()];
         let lake = Lake::open(dir.path(), &keys).unwrap();
-        let p = lake.partition("frames", Some(&["1.2/rc 1".to_string(), "p7".to_string()]));
+        let p = lake.partition(Table::Frames, Some(&["1.2/rc 1".to_string(), "p7".to_string()]));
         assert_eq!(p, dir.path().join("frames/build=1.2%2Frc%201/device=p7"));
         assert_eq!(
-            lake.partition("apps", None),
+            lake.partition(Table::Apps, None),
             dir.path().join(format!("apps/build={NULL_PARTITION}/device={NULL_PARTITION}"))
         );
         let err = Lake::open(dir.path(), &keys[..1]).err().unwrap().to_string();

@@ -13,11 +13,12 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use polars::prelude::{Column, DataFrame, NamedFrom, PolarsError, Series};
+use polars::prelude::{Column, DataFrame, PolarsError};
 
 use crate::analysis::{self, Analysis, AnalysisError};
 use crate::error::ErrorKind;
 use crate::sink::Sink;
+use crate::tables::{Table, TraceRow, TraceStatus};
 use keys::{Input, KeyError, KeyTemplate};
 use lake::{Lake, LakeError};
 
@@ -49,23 +50,6 @@ pub struct BatchOutcome {
     pub analysed: usize,
     pub skipped: usize,
     pub failed: usize,
-}
-
-/// One trace's row of the `traces` table.
-struct TraceRow {
-    trace_id: String,
-    path: String,
-    size_bytes: u64,
-    container: Option<&'static str>,
-    status: &'static str,
-    error: Option<String>,
-    frames: i64,
-    apps: i64,
-    warnings: i64,
-    device: Option<String>,
-    build_fingerprint: Option<String>,
-    analyse_ms: f64,
-    written_ms: f64,
 }
 
 /// Why a batch did not run: its request is unusable. A trace that fails
@@ -217,7 +201,7 @@ fn one(lake: &Lake, budget: &budget::Budget, input: &Input, size: u64, sink: Sin
         path: input.path.display().to_string(),
         size_bytes: size,
         container: None,
-        status: "ok",
+        status: TraceStatus::Ok,
         error: None,
         frames: 0,
         apps: 0,
@@ -225,7 +209,7 @@ fn one(lake: &Lake, budget: &budget::Budget, input: &Input, size: u64, sink: Sin
         device: None,
         build_fingerprint: None,
         analyse_ms: 0.0,
-        written_ms: 0.0,
+        write_ms: 0.0,
     };
     let values = input.keys.as_deref();
     let started = Instant::now();
@@ -239,21 +223,22 @@ fn one(lake: &Lake, budget: &budget::Budget, input: &Input, size: u64, sink: Sin
     row.analyse_ms = started.elapsed().as_secs_f64() * 1e3;
     let written = Instant::now();
     let result = tables.and_then(|mut tables| {
-        tables.iter_mut().try_for_each(|(name, df)| {
+        tables.iter_mut().try_for_each(|(table, df)| {
             with_trace_id(df, &trace_id)?;
-            Ok(lake.write(name, values, &trace_id, df)?)
+            Ok(lake.write(*table, values, &trace_id, df)?)
         })
     });
-    row.written_ms = written.elapsed().as_secs_f64() * 1e3;
+    row.write_ms = written.elapsed().as_secs_f64() * 1e3;
     if let Err(e) = result {
         let e = crate::sink::one_line(&e.to_string());
         sink.warn(None, &format!("{}: {e}", row.path));
-        row.status = "failed";
+        row.status = TraceStatus::Failed;
         row.error = Some(e);
     }
-    let failed = row.status != "ok";
-    let recorded =
-        traces_df(&row).map_err(TraceFailure::from).and_then(|df| Ok(lake.write("traces", values, &trace_id, &df)?));
+    let failed = row.status != TraceStatus::Ok;
+    let recorded = crate::tables::traces(std::slice::from_ref(&row))
+        .map_err(TraceFailure::from)
+        .and_then(|df| Ok(lake.write(Table::Traces, values, &trace_id, &df)?));
     if let Err(e) = recorded {
         sink.warn(None, &format!("{}: {e}", row.path));
         return FAILED;
@@ -273,42 +258,19 @@ pub fn content_id(path: &Path) -> std::io::Result<String> {
 }
 
 /// The tables of one analysed trace, and its facts in `row`.
-fn tables_of(a: &Analysis, row: &mut TraceRow) -> Result<Vec<(&'static str, DataFrame)>, PolarsError> {
+fn tables_of(a: &Analysis, row: &mut TraceRow) -> Result<Vec<(Table, DataFrame)>, PolarsError> {
     row.container = Some(a.trace.meta.container.as_str());
     row.frames = a.frames.rows.len() as i64;
     row.apps = a.apps.len() as i64;
     row.warnings = a.warnings.len() as i64;
     row.device = a.trace.meta.android.device.clone();
     row.build_fingerprint = a.trace.meta.android.build_fingerprint.clone();
-    let tables = crate::tables::of(a)?;
-    Ok(tables.iter().map(|(t, df)| (t.name(), df.clone())).collect())
+    let tables = a.tables()?;
+    Ok(tables.iter().map(|(t, df)| (t, df.clone())).collect())
 }
 
 /// `trace_id` as the first column (the join key between the tables).
 fn with_trace_id(df: &mut DataFrame, trace_id: &str) -> Result<(), PolarsError> {
     let ids = Column::new("trace_id".into(), vec![trace_id; df.height()]);
     df.insert_column(0, ids).map(|_| ())
-}
-
-fn traces_df(r: &TraceRow) -> polars::prelude::PolarsResult<DataFrame> {
-    DataFrame::new(
-        1,
-        vec![
-            Series::new("trace_id".into(), [r.trace_id.as_str()]).into(),
-            Series::new("path".into(), [r.path.as_str()]).into(),
-            Series::new("size_bytes".into(), [r.size_bytes as i64]).into(),
-            Series::new("container".into(), [r.container]).into(),
-            Series::new("status".into(), [r.status]).into(),
-            Series::new("error".into(), [r.error.as_deref()]).into(),
-            Series::new("frames".into(), [r.frames]).into(),
-            Series::new("apps".into(), [r.apps]).into(),
-            Series::new("warnings".into(), [r.warnings]).into(),
-            Series::new("device".into(), [r.device.as_deref()]).into(),
-            Series::new("build_fingerprint".into(), [r.build_fingerprint.as_deref()]).into(),
-            Series::new("fpsan_version".into(), [env!("CARGO_PKG_VERSION")]).into(),
-            Series::new("schema_version".into(), [lake::SCHEMA_VERSION as i64]).into(),
-            Series::new("analyse_ms".into(), [r.analyse_ms]).into(),
-            Series::new("write_ms".into(), [r.written_ms]).into(),
-        ],
-    )
 }

@@ -55,8 +55,7 @@ pub enum Command {
     /// clocks, data sources, Android build, event counts, data loss, warnings, and each process
     /// with its threads, slices and doFrame / DrawFrame counts.
     Info(InfoArgs),
-    /// Run Polars SQL over the trace's tables (slice, counter, thread, process,
-    /// frame_timeline, frames, apps, presents).
+    /// Run Polars SQL over the trace's tables (`fpsan query --help` lists them).
     Query(QueryArgs),
     /// Record a trace of an app on a device over adb (`--analyze` analyses it).
     Capture(CaptureArgs),
@@ -65,8 +64,8 @@ pub enum Command {
     /// The before/after experiment on a device: install two APKs, run a scenario on each in turn
     /// (ABBA), capture every run, then compare them.
     Ab(AbArgs),
-    /// Many traces into a Parquet lake (frames, apps, scenes, presents, traces), partitioned by
-    /// keys read from the paths or a manifest; incremental.
+    /// Many traces into a Parquet lake (its tables: `fpsan batch --help`), partitioned by keys
+    /// read from the paths or a manifest; incremental.
     Batch(BatchArgs),
     /// Open the trace in Perfetto UI: serve it on 127.0.0.1 and print the link that loads it
     /// (`--frame N` zooms to frame N); exits once the UI fetched it.
@@ -306,10 +305,30 @@ pub fn exit_code(kind: ErrorKind) -> i32 {
     }
 }
 
+/// The command line: [`Cli`], with the help texts that list tables read
+/// from the registry (`tables::Table`), so they never drift from it.
+pub fn command() -> clap::Command {
+    use crate::tables::Table;
+    use clap::CommandFactory;
+    Cli::command()
+        .mut_subcommand("query", |c| {
+            c.after_help(format!("Tables: {} (columns: docs/report.md, \"fpsan query\")", query::tables_listed()))
+        })
+        .mut_subcommand("batch", |c| {
+            c.after_help(format!("The lake's tables: {} (columns: docs/lake.md)", Table::names(Table::in_lake)))
+        })
+}
+
+/// Parse `args` (the program's name first) as [`command`] reads them.
+pub fn parse_from<I: IntoIterator<Item = T>, T: Into<std::ffi::OsString> + Clone>(args: I) -> Result<Cli, clap::Error> {
+    use clap::FromArgMatches;
+    command().try_get_matches_from(args).and_then(|m| Cli::from_arg_matches(&m))
+}
+
 /// Entry point: returns the process exit status.
 pub fn main() -> i32 {
     crate::memory::fix_mmap_threshold();
-    let cli = match Cli::try_parse() {
+    let cli = match parse_from(std::env::args_os()) {
         Ok(c) => c,
         Err(e) => {
             // Help and version go to stdout with status 0; errors to stderr with 2.
@@ -622,7 +641,7 @@ fn query_cmd(a: &QueryArgs) -> Result {
     let (mut trace, tables) = if query::needs_frames(&sql) {
         let opts = analysis::Options { require_frames: false, ..base_options() };
         let done = analysis::analyze(&a.trace, &opts)?;
-        let tables = crate::tables::of(&done)?;
+        let tables = done.tables()?;
         (done.trace, Some(tables))
     } else {
         (open(&a.trace)?, None)

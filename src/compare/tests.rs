@@ -20,7 +20,7 @@ fn demo() -> PathBuf {
 
 /// One value of a polars SQL query over the demo's frames table.
 fn sql_value(a: &analysis::Analysis, sql: &str) -> f64 {
-    let tables = crate::tables::of(a).expect("tables");
+    let tables = a.tables().expect("tables");
     let df = crate::query::run(&a.trace, Some(&tables), sql).expect("query");
     let col = df.columns()[0].cast(&polars::prelude::DataType::Float64).expect("cast");
     col.f64().expect("f64").get(0).expect("a value")

@@ -107,11 +107,11 @@ fn frame_slices(trace: &Trace, ids: &SliceIds, prefix: &str) -> Vec<FrameSlice> 
 pub fn choreographer_do_frame(trace: &Trace) -> PolarsResult<DataFrame> {
     let rows = frame_slices(trace, &SliceIds::of(trace), "Choreographer#doFrame");
     TableBuilder::new(&rows)
-        .col("id", |r| r.id)
-        .col("frame_id", |r| r.frame_id)
-        .col("ui_thread_utid", |r| r.utid)
-        .col("upid", |r| r.upid)
-        .col("ts", |r| r.ts)
+        .col("id", "the slice's id", |r| r.id)
+        .col("frame_id", "the frame's id (the vsync id)", |r| r.frame_id)
+        .col("ui_thread_utid", "the UI thread", |r| r.utid)
+        .col("upid", "the process' upid", |r| r.upid)
+        .col("ts", "start", |r| r.ts)
         .build()
 }
 
@@ -119,10 +119,10 @@ pub fn choreographer_do_frame(trace: &Trace) -> PolarsResult<DataFrame> {
 pub fn draw_frame(trace: &Trace) -> PolarsResult<DataFrame> {
     let rows = frame_slices(trace, &SliceIds::of(trace), "DrawFrame");
     TableBuilder::new(&rows)
-        .col("id", |r| r.id)
-        .col("frame_id", |r| r.frame_id)
-        .col("render_thread_utid", |r| r.utid)
-        .col("upid", |r| r.upid)
+        .col("id", "the slice's id", |r| r.id)
+        .col("frame_id", "the frame's id (the vsync id)", |r| r.frame_id)
+        .col("render_thread_utid", "the RenderThread", |r| r.utid)
+        .col("upid", "the process' upid", |r| r.upid)
         .build()
 }
 
@@ -313,20 +313,20 @@ fn frames_before_timeline<'t>(
 pub fn layers(trace: &Trace) -> PolarsResult<DataFrame> {
     let rows = layer_rows(trace);
     TableBuilder::new(&rows)
-        .col("frame_id", |r| r.frame_id)
-        .col("ts", |r| r.ts)
-        .col("dur", |r| r.dur)
-        .col("ts_end", |r| r.ts + r.dur)
-        .col("do_frame_id", |r| r.do_frame_id)
-        .col("draw_frame_id", |r| r.draw_frame_id)
-        .col("actual_frame_timeline_id", |r| r.actual_frame_timeline_id)
-        .col("expected_frame_timeline_id", |r| r.expected_frame_timeline_id)
-        .col("render_thread_utid", |r| r.render_thread_utid)
-        .col("ui_thread_utid", |r| r.ui_thread_utid)
-        .col("layer_id", |r| r.layer_id)
-        .col("layer_name", |r| r.layer_name)
-        .col("upid", |r| r.upid)
-        .col("process_name", |r| r.process_name)
+        .col("frame_id", "the frame's id (the vsync id)", |r| r.frame_id)
+        .col("ts", "start", |r| r.ts)
+        .col("dur", "duration", |r| r.dur)
+        .col("ts_end", "`ts + dur`", |r| r.ts + r.dur)
+        .col("do_frame_id", "the `Choreographer#doFrame` slice's id", |r| r.do_frame_id)
+        .col("draw_frame_id", "the `DrawFrame` slice's id", |r| r.draw_frame_id)
+        .col("actual_frame_timeline_id", "the actual FrameTimeline slice's id", |r| r.actual_frame_timeline_id)
+        .col("expected_frame_timeline_id", "the expected FrameTimeline slice's id", |r| r.expected_frame_timeline_id)
+        .col("render_thread_utid", "the RenderThread", |r| r.render_thread_utid)
+        .col("ui_thread_utid", "the UI thread", |r| r.ui_thread_utid)
+        .col("layer_id", "the layer's id", |r| r.layer_id)
+        .col("layer_name", "the layer's name", |r| r.layer_name)
+        .col("upid", "the process' upid", |r| r.upid)
+        .col("process_name", "the process' name", |r| r.process_name)
         .build()
 }
 
@@ -377,21 +377,25 @@ pub fn frames(trace: &Trace) -> PolarsResult<DataFrame> {
         })
         .collect();
     TableBuilder::new(&rows)
-        .col("frame_id", |r| r.first.frame_id)
-        .col("ts", |r| r.ts)
-        .col("dur", |r| r.dur)
-        .col("do_frame_id", |r| r.do_frame_id)
-        .col("draw_frame_id", |r| r.draw_frame_id)
-        .col("actual_frame_timeline_id", |r| r.actual_frame_timeline_id)
-        .col("expected_frame_timeline_id", |r| r.last.expected_frame_timeline_id)
-        .col("render_thread_utid", |r| r.last.render_thread_utid)
-        .col("ui_thread_utid", |r| r.last.ui_thread_utid)
-        .col("actual_frame_timeline_count", |r| r.actual_frame_timeline_count)
+        .col("frame_id", "the frame's id (the vsync id)", |r| r.first.frame_id)
+        .col("ts", "the actual FrameTimeline slice's start (else the doFrame's)", |r| r.ts)
+        .col("dur", "its duration (else doFrame start to DrawFrame end)", |r| r.dur)
+        .col("do_frame_id", "the `Choreographer#doFrame` slice's id", |r| r.do_frame_id)
+        .col("draw_frame_id", "the `DrawFrame` slice's id", |r| r.draw_frame_id)
+        .col("actual_frame_timeline_id", "the actual FrameTimeline slice's id", |r| r.actual_frame_timeline_id)
+        .col("expected_frame_timeline_id", "the expected FrameTimeline slice's id", |r| {
+            r.last.expected_frame_timeline_id
+        })
+        .col("render_thread_utid", "the RenderThread", |r| r.last.render_thread_utid)
+        .col("ui_thread_utid", "the UI thread", |r| r.last.ui_thread_utid)
+        .col("actual_frame_timeline_count", "actual FrameTimeline slices of the frame", |r| {
+            r.actual_frame_timeline_count
+        })
         // The module's constant: "always 1 for a given frame_id".
-        .col("expected_frame_timeline_count", |_| 1i64)
-        .col("draw_frame_count", |r| r.draw_frame_count)
-        .col("upid", |r| r.first.upid)
-        .col("process_name", |r| r.last.process_name)
+        .col("expected_frame_timeline_count", "expected FrameTimeline slices of the frame", |_| 1i64)
+        .col("draw_frame_count", "`DrawFrame` slices of the frame", |r| r.draw_frame_count)
+        .col("upid", "the process' upid; NULL for a frame without an expected FrameTimeline slice", |r| r.first.upid)
+        .col("process_name", "the process' name", |r| r.last.process_name)
         .build()
 }
 

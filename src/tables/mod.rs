@@ -8,12 +8,17 @@
 //! - the analysis' rows (`analysis`): `frames`, `presents`, `flutter_frames`;
 //! - the summaries' (`summaries`): `apps`, `scenes`;
 //! - PerfettoSQL modules' tables over the model (`android_frames`: module
-//!   `android.frames.timeline`), which a query includes to use.
+//!   `android.frames.timeline`), which a query includes to use;
+//! - the lake's own (`traces`): one row per input of `fpsan batch`.
 //!
-//! [`of`] gives an analysis' tables, the ones `--out`, `batch` (the lake),
-//! `fpsan query`, Python and Spark hand out; the lake's own `traces` table is
-//! `batch`'s (one row per input, analysed or not). docs/report.md lists the
-//! columns.
+//! [`Table`] is the registry, one line per table; every list of tables (the
+//! CLI's help, `query`'s errors, docs/, Python) is read from it. Each column's
+//! doc is declared beside it ([`TableBuilder::col`]); [`Table::columns`] reads
+//! them back, and docs/'s column tables are generated from them.
+//!
+//! `Analysis::tables` gives an analysis' tables, the ones `--out`, `batch`
+//! (the lake), `fpsan query`, Python and Spark hand out; this module reads
+//! no `Analysis` (the analysis builds its tables with the builders here).
 
 use polars::prelude::*;
 
@@ -22,123 +27,136 @@ use crate::model::Trace;
 mod analysis;
 pub mod android_frames;
 mod builder;
+pub mod docs;
 mod model;
 pub mod perfetto;
 mod sched;
 mod summaries;
+mod traces;
 
 pub use analysis::{flutter_frames, frames, presents};
 pub(crate) use builder::TableBuilder;
+pub use builder::{ColumnDoc, Doc};
 pub use summaries::{apps, scenes};
+pub use traces::{traces, TraceRow, TraceStatus, SCHEMA_VERSION};
 
-/// A table fpsan writes or queries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Table {
-    Slice,
-    Counter,
-    Thread,
-    Process,
-    FrameTimeline,
-    Track,
-    ThreadTrack,
-    ProcessTrack,
-    CounterTrack,
-    ProcessCounterTrack,
-    ThreadCounterTrack,
-    ActualFrameTimelineSlice,
-    ExpectedFrameTimelineSlice,
+/// The registry: one line per table (its variant, its name in SQL, in the
+/// lake's folders and in Python, where it comes from, and what a row is).
+/// Every list of tables (the CLI's help, `query`'s errors, the docs, Python)
+/// is read from it.
+macro_rules! tables {
+    ($($variant:ident = $name:literal, $origin:expr, $row:literal;)*) => {
+        /// A table fpsan writes or queries.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Table {
+            $($variant,)*
+        }
+
+        impl Table {
+            pub const ALL: [Table; [$($name),*].len()] = [$(Table::$variant,)*];
+
+            /// Its name in SQL, in the lake's folders and in Python.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Table::$variant => $name,)*
+                }
+            }
+
+            /// Where its rows come from.
+            pub fn origin(self) -> Origin {
+                match self {
+                    $(Table::$variant => $origin,)*
+                }
+            }
+
+            /// What one row is ("doFrame"), for the help and the docs.
+            pub fn row(self) -> &'static str {
+                match self {
+                    $(Table::$variant => $row,)*
+                }
+            }
+        }
+    };
+}
+
+/// Where a table's rows come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// The model of the trace (`Trace`), as read.
+    Model,
+    /// The scheduler events of every thread (which the caller reads into
+    /// `Trace::sched` first: see `Trace::sched`).
     Sched,
-    ThreadState,
-    Frames,
-    Presents,
-    FlutterFrames,
-    Apps,
-    Scenes,
-    AndroidFramesChoreographerDoFrame,
-    AndroidFramesDrawFrame,
-    AndroidFramesLayers,
-    AndroidFrames,
+    /// The model, through a PerfettoSQL module a query includes to use it
+    /// (`INCLUDE PERFETTO MODULE …`), as in trace_processor.
+    Module(&'static str),
+    /// The analysis ([`AnalysisTables`]).
+    Analysis,
+    /// The lake alone (`fpsan batch`): one row per input, analysed or not.
+    Lake,
+}
+
+use Origin::{Analysis, Lake, Model, Module, Sched};
+const FRAMES_MODULE: Origin = Module(android_frames::MODULE);
+
+tables! {
+    Slice = "slice", Model, "slice (and FrameTimeline slice)";
+    Counter = "counter", Model, "counter value";
+    Thread = "thread", Model, "thread";
+    Process = "process", Model, "process";
+    FrameTimeline = "frame_timeline", Model, "FrameTimeline frame";
+    Track = "track", Model, "track";
+    ThreadTrack = "thread_track", Model, "thread's slice track";
+    ProcessTrack = "process_track", Model, "process' slice track";
+    CounterTrack = "counter_track", Model, "counter track";
+    ProcessCounterTrack = "process_counter_track", Model, "process' counter track";
+    ThreadCounterTrack = "thread_counter_track", Model, "thread's counter track";
+    ActualFrameTimelineSlice = "actual_frame_timeline_slice", Model, "actual FrameTimeline frame";
+    ExpectedFrameTimelineSlice = "expected_frame_timeline_slice", Model, "expected FrameTimeline frame";
+    Sched = "sched", Sched, "scheduling slice";
+    ThreadState = "thread_state", Sched, "thread state";
+    Frames = "frames", Analysis, "doFrame";
+    Presents = "presents", Analysis, "buffer a layer presented";
+    FlutterFrames = "flutter_frames", Analysis, "Flutter engine frame";
+    Apps = "apps", Analysis, "app";
+    Scenes = "scenes", Analysis, "scene of an app";
+    AndroidFramesChoreographerDoFrame = "android_frames_choreographer_do_frame", FRAMES_MODULE, "doFrame";
+    AndroidFramesDrawFrame = "android_frames_draw_frame", FRAMES_MODULE, "DrawFrame";
+    AndroidFramesLayers = "android_frames_layers", FRAMES_MODULE, "frame and layer";
+    AndroidFrames = "android_frames", FRAMES_MODULE, "frame";
+    Traces = "traces", Lake, "input file";
 }
 
 impl Table {
-    pub const ALL: [Table; 24] = [
-        Table::Slice,
-        Table::Counter,
-        Table::Thread,
-        Table::Process,
-        Table::FrameTimeline,
-        Table::Track,
-        Table::ThreadTrack,
-        Table::ProcessTrack,
-        Table::CounterTrack,
-        Table::ProcessCounterTrack,
-        Table::ThreadCounterTrack,
-        Table::ActualFrameTimelineSlice,
-        Table::ExpectedFrameTimelineSlice,
-        Table::Sched,
-        Table::ThreadState,
-        Table::Frames,
-        Table::Presents,
-        Table::FlutterFrames,
-        Table::Apps,
-        Table::Scenes,
-        Table::AndroidFramesChoreographerDoFrame,
-        Table::AndroidFramesDrawFrame,
-        Table::AndroidFramesLayers,
-        Table::AndroidFrames,
-    ];
-
-    /// Its name in SQL, in the lake's folders and in Python.
-    pub fn name(self) -> &'static str {
-        match self {
-            Table::Slice => "slice",
-            Table::Counter => "counter",
-            Table::Thread => "thread",
-            Table::Process => "process",
-            Table::FrameTimeline => "frame_timeline",
-            Table::Track => "track",
-            Table::ThreadTrack => "thread_track",
-            Table::ProcessTrack => "process_track",
-            Table::CounterTrack => "counter_track",
-            Table::ProcessCounterTrack => "process_counter_track",
-            Table::ThreadCounterTrack => "thread_counter_track",
-            Table::ActualFrameTimelineSlice => "actual_frame_timeline_slice",
-            Table::ExpectedFrameTimelineSlice => "expected_frame_timeline_slice",
-            Table::Sched => "sched",
-            Table::ThreadState => "thread_state",
-            Table::Frames => "frames",
-            Table::Presents => "presents",
-            Table::FlutterFrames => "flutter_frames",
-            Table::Apps => "apps",
-            Table::Scenes => "scenes",
-            Table::AndroidFramesChoreographerDoFrame => "android_frames_choreographer_do_frame",
-            Table::AndroidFramesDrawFrame => "android_frames_draw_frame",
-            Table::AndroidFramesLayers => "android_frames_layers",
-            Table::AndroidFrames => "android_frames",
-        }
-    }
-
     /// The PerfettoSQL module a query includes to use it (`INCLUDE PERFETTO
     /// MODULE …`), as in trace_processor; None for the tables always there.
     pub fn module(self) -> Option<&'static str> {
-        match self {
-            Table::AndroidFramesChoreographerDoFrame
-            | Table::AndroidFramesDrawFrame
-            | Table::AndroidFramesLayers
-            | Table::AndroidFrames => Some(android_frames::MODULE),
+        match self.origin() {
+            Module(m) => Some(m),
             _ => None,
         }
     }
 
     /// Whether it is built from the analysis (else from the model alone).
     pub fn of_analysis(self) -> bool {
-        AnalysisTables::ALL.contains(&self)
+        self.origin() == Analysis
     }
 
     /// Whether it is built from the scheduler events of every thread (which
     /// the caller reads into `Trace::sched` first: see `Trace::sched`).
     pub fn of_sched(self) -> bool {
-        matches!(self, Table::Sched | Table::ThreadState)
+        self.origin() == Sched
+    }
+
+    /// Whether `fpsan query` has it (every table but the lake's own).
+    pub fn in_query(self) -> bool {
+        self.origin() != Lake
+    }
+
+    /// Whether `fpsan batch` writes it into the lake (the analysis' tables
+    /// and the lake's own).
+    pub fn in_lake(self) -> bool {
+        matches!(self.origin(), Analysis | Lake)
     }
 
     /// The columns trace_processor's table of this name has, where fpsan's
@@ -175,8 +193,34 @@ impl Table {
             Table::AndroidFramesDrawFrame => android_frames::draw_frame(trace),
             Table::AndroidFramesLayers => android_frames::layers(trace),
             Table::AndroidFrames => android_frames::frames(trace),
-            Table::Frames | Table::Presents | Table::FlutterFrames | Table::Apps | Table::Scenes => return None,
+            Table::Frames | Table::Presents | Table::FlutterFrames | Table::Apps | Table::Scenes | Table::Traces => {
+                return None
+            }
         })
+    }
+
+    /// The table with no rows: its columns and their types.
+    pub fn empty(self) -> PolarsResult<DataFrame> {
+        match self {
+            Table::Frames => frames(&crate::frames::FrameAnalysis::default(), &[], &[]),
+            Table::Presents => presents(&[]),
+            Table::FlutterFrames => flutter_frames(&[]),
+            Table::Apps => apps(&[]),
+            Table::Scenes => scenes(&[]),
+            Table::Traces => traces(&[]),
+            _ => self.of_trace(&Trace::default()).expect("a model table"),
+        }
+    }
+
+    /// Its columns, each with the doc its builder declares beside it.
+    pub fn columns(self) -> PolarsResult<Vec<ColumnDoc>> {
+        builder::describe(|| self.empty())
+    }
+
+    /// Every table `keep` keeps, by name, comma-separated (for the help and
+    /// the error messages, which list them from here).
+    pub fn names(keep: impl Fn(Table) -> bool) -> String {
+        Table::ALL.into_iter().filter(|&t| keep(t)).map(Table::name).collect::<Vec<_>>().join(", ")
     }
 }
 
@@ -209,18 +253,6 @@ impl AnalysisTables {
     pub fn iter(&self) -> impl Iterator<Item = (Table, &DataFrame)> {
         Self::ALL.into_iter().filter_map(move |t| Some((t, self.get(t)?)))
     }
-}
-
-/// The tables of an analysis: its frames and presents tables as analysed
-/// (the apps it kept), its Flutter frames, and its summaries'.
-pub fn of(a: &crate::analysis::Analysis) -> PolarsResult<AnalysisTables> {
-    Ok(AnalysisTables {
-        frames: a.frames_df.clone(),
-        presents: a.presents_df.clone(),
-        flutter_frames: flutter_frames(&a.presents.flutter)?,
-        apps: apps(&a.apps)?,
-        scenes: scenes(&a.apps)?,
-    })
 }
 
 /// Each row of `df` as text cells (`null` for NULL, strings unquoted), for

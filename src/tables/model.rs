@@ -81,20 +81,24 @@ pub fn slice(trace: &Trace) -> PolarsResult<DataFrame> {
         rows.push(next);
     }
     TableBuilder::new(&rows)
-        .col("id", |r| r.id)
-        .col("ts", |r| r.ts)
-        .col("dur", |r| r.dur)
-        .col("name", |r| r.name.as_ref())
-        .col("depth", |r| r.depth)
-        .col("parent_id", |r| r.parent_id)
-        .col("category", |r| r.category)
-        .col("track_id", |r| r.track_id)
-        .col("tid", |r| r.thread.map(|t| t.tid))
-        .col("pid", |r| r.process.map(|p| p.pid))
-        .col("thread_name", |r| r.thread.and_then(|t| t.name.as_deref()))
-        .col("process_name", |r| r.process.and_then(|p| p.name.as_deref()))
-        .col("track", |r| r.track_id)
-        .col("track_name", |r| r.track_name)
+        .col("id", "the slice's id: slices and FrameTimeline slices numbered together in start order", |r| r.id)
+        .col("ts", "start", |r| r.ts)
+        .col("dur", "duration; -1 for a slice that had not ended by the end of the trace", |r| r.dur)
+        .col("name", "the slice's name (a FrameTimeline slice's: the frame's token as text)", |r| r.name.as_ref())
+        .col("depth", "nesting depth on its track (0 for a FrameTimeline slice)", |r| r.depth)
+        .col("parent_id", "the enclosing slice's id", |r| r.parent_id)
+        .col("category", "the slice's category", |r| r.category)
+        .col("track_id", "its track's id (joins the track tables)", |r| r.track_id)
+        .col("tid", "fpsan's: its thread's tid", |r| r.thread.map(|t| t.tid))
+        .col("pid", "fpsan's: its process' pid", |r| r.process.map(|p| p.pid))
+        .col("thread_name", "fpsan's: its thread's name", |r| r.thread.and_then(|t| t.name.as_deref()))
+        .col("process_name", "fpsan's: its process' name", |r| r.process.and_then(|p| p.name.as_deref()))
+        .col("track", "fpsan's: = `track_id`", |r| r.track_id)
+        .col(
+            "track_name",
+            "fpsan's: its track's name (`Expected Timeline` or `Actual Timeline` for a FrameTimeline slice)",
+            |r| r.track_name,
+        )
         .build()
 }
 
@@ -104,14 +108,18 @@ pub fn counter(trace: &Trace) -> PolarsResult<DataFrame> {
     let track = |track: TrackId| trace.tracks.get(track.index());
     let ids: Vec<i64> = (0..trace.counters.len() as i64).collect();
     TableBuilder::new(&trace.counters)
-        .values("id", ids)
-        .col("ts", |c| c.ts)
-        .col("track_id", |c| c.track.0 as i64)
-        .col("value", |c| c.value)
-        .col("name", |c| track(c.track).and_then(|t| t.name.as_deref()))
-        .col("pid", |c| track(c.track).and_then(|_| trace.track_process(c.track)).map(|p| p.pid))
-        .col("tid", |c| track(c.track).and_then(|_| trace.track_thread(c.track)).map(|t| t.tid))
-        .col("track", |c| c.track.0 as i64)
+        .values("id", "the counter value's id", ids)
+        .col("ts", "time of the value", |c| c.ts)
+        .col("track_id", "its counter track's id", |c| c.track.0 as i64)
+        .col("value", "the value", |c| c.value)
+        .col("name", "fpsan's: the counter track's name", |c| track(c.track).and_then(|t| t.name.as_deref()))
+        .col("pid", "fpsan's: the track's process' pid", |c| {
+            track(c.track).and_then(|_| trace.track_process(c.track)).map(|p| p.pid)
+        })
+        .col("tid", "fpsan's: the track's thread's tid", |c| {
+            track(c.track).and_then(|_| trace.track_thread(c.track)).map(|t| t.tid)
+        })
+        .col("track", "fpsan's: = `track_id`", |c| c.track.0 as i64)
         .build()
 }
 
@@ -127,11 +135,17 @@ pub fn thread(trace: &Trace) -> PolarsResult<DataFrame> {
     let rows: Vec<Option<&Thread>> = std::iter::once(None).chain(trace.threads.iter().map(Some)).collect();
     let process = |t: &Thread| t.upid.and_then(|u| trace.processes.get(u.index()));
     TableBuilder::new(&rows)
-        .col("utid", |t| t.map_or(IDLE, |t| perfetto::utid(t.utid)))
-        .col("tid", |t| t.map_or(0, |t| t.tid))
-        .col("name", |t| t.map_or(swapper(trace), |t| t.name.as_deref()))
-        .col("upid", |t| t.map_or(Some(IDLE), |t| process(t).map(|p| perfetto::upid(p.upid))))
-        .col("pid", |t| t.map_or(Some(0), |t| process(t).map(|p| p.pid)))
+        .col(
+            "utid",
+            "the thread's id: 0 is the idle process' swapper thread (tid 0), every other fpsan's index plus one",
+            |t| t.map_or(IDLE, |t| perfetto::utid(t.utid)),
+        )
+        .col("tid", "the kernel's thread id", |t| t.map_or(0, |t| t.tid))
+        .col("name", "the thread's name (`swapper` for utid 0 when the trace has ftrace data)", |t| {
+            t.map_or(swapper(trace), |t| t.name.as_deref())
+        })
+        .col("upid", "its process' upid", |t| t.map_or(Some(IDLE), |t| process(t).map(|p| perfetto::upid(p.upid))))
+        .col("pid", "fpsan's: its process' pid", |t| t.map_or(Some(0), |t| process(t).map(|p| p.pid)))
         .build()
 }
 
@@ -139,12 +153,14 @@ pub fn thread(trace: &Trace) -> PolarsResult<DataFrame> {
 pub fn process(trace: &Trace) -> PolarsResult<DataFrame> {
     let rows: Vec<Option<&Process>> = std::iter::once(None).chain(trace.processes.iter().map(Some)).collect();
     TableBuilder::new(&rows)
-        .col("upid", |p| p.map_or(IDLE, |p| perfetto::upid(p.upid)))
-        .col("pid", |p| p.map_or(0, |p| p.pid))
-        .col("name", |p| p.and_then(|p| p.name.as_deref()))
-        .col("cmdline", |p| p.and_then(|p| p.cmdline.as_deref()))
-        .col("parent_pid", |p| p.and_then(|p| p.parent_pid))
-        .col("uid", |p| p.and_then(|p| p.uid))
+        .col("upid", "the process' id: 0 is the idle process (pid 0), every other fpsan's index plus one", |p| {
+            p.map_or(IDLE, |p| perfetto::upid(p.upid))
+        })
+        .col("pid", "the kernel's process id", |p| p.map_or(0, |p| p.pid))
+        .col("name", "the process' name", |p| p.and_then(|p| p.name.as_deref()))
+        .col("cmdline", "its command line", |p| p.and_then(|p| p.cmdline.as_deref()))
+        .col("parent_pid", "fpsan's: its parent's pid", |p| p.and_then(|p| p.parent_pid))
+        .col("uid", "its Android user id", |p| p.and_then(|p| p.uid))
         .build()
 }
 
@@ -154,21 +170,29 @@ pub fn process(trace: &Trace) -> PolarsResult<DataFrame> {
 /// surface is false for display frames.
 pub fn frame_timeline(trace: &Trace) -> PolarsResult<DataFrame> {
     TableBuilder::new(&trace.frame_timeline)
-        .col("kind", |t| if t.kind.is_actual() { "actual" } else { "expected" })
-        .col("surface", |t| t.kind.is_surface())
-        .col("token", |t| t.token)
-        .col("display_frame_token", |t| t.display_frame_token)
-        .col("pid", |t| t.pid)
-        .col("layer_name", |t| t.layer_name.as_deref())
-        .col("ts", |t| t.ts)
-        .col("dur", |t| t.dur)
-        .col("jank_type", |t| t.jank_type.as_deref())
-        .col("present_type", |t| t.present_type.map(|p| p.as_str()))
-        .col("on_time_finish", |t| t.on_time_finish)
-        .col("gpu_composition", |t| t.gpu_composition)
-        .col("prediction_type", |t| t.prediction_type.map(|p| p.as_str()))
-        .col("jank_severity_type", |t| t.jank_severity_type.map(|s| s.as_str()))
-        .col("jank_tag", |t| t.jank_tag.map(|s| s.as_str()))
-        .col("present_delay_ms", |t| t.present_delay_ms)
+        .col("kind", "`expected` or `actual`", |t| if t.kind.is_actual() { "actual" } else { "expected" })
+        .col("surface", "false for display frames", |t| t.kind.is_surface())
+        .col("token", "the frame's token (vsync id)", |t| t.token)
+        .col("display_frame_token", "the display frame a surface frame went into", |t| t.display_frame_token)
+        .col("pid", "the frame's process", |t| t.pid)
+        .col("layer_name", "its layer", |t| t.layer_name.as_deref())
+        .col("ts", "start", |t| t.ts)
+        .col("dur", "duration", |t| t.dur)
+        .col("jank_type", "FrameTimeline's jank type, as trace_processor writes it", |t| t.jank_type.as_deref())
+        .col("present_type", "FrameTimeline's present type", |t| t.present_type.map(|p| p.as_str()))
+        .col("on_time_finish", "the app finished on time", |t| t.on_time_finish)
+        .col("gpu_composition", "composed by the GPU", |t| t.gpu_composition)
+        .col("prediction_type", "FrameTimeline's prediction type", |t| t.prediction_type.map(|p| p.as_str()))
+        .col(
+            "jank_severity_type",
+            "`None`, `Partial`, `Full`; `Unknown` when the field is absent on a janky frame",
+            |t| t.jank_severity_type.map(|s| s.as_str()),
+        )
+        .col("jank_tag", "trace_processor's `jank_tag` (its summary of the jank type)", |t| {
+            t.jank_tag.map(|s| s.as_str())
+        })
+        .col("present_delay_ms", "`present_delay_millis` of newer SurfaceFlinger builds (null when absent)", |t| {
+            t.present_delay_ms
+        })
         .build()
 }

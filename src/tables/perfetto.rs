@@ -187,9 +187,17 @@ type Owner = fn(RowKind) -> Option<i64>;
 /// (`utid`, `upid` or none) from the row's kind.
 fn tracks(trace: &Trace, keep: impl Fn(RowKind) -> bool, extra: Option<(&str, Owner)>) -> PolarsResult<DataFrame> {
     let rows: Vec<TrackRow> = track_rows(trace).into_iter().filter(|r| keep(r.kind)).collect();
-    let b = TableBuilder::new(&rows).col("id", |r| r.id).col("name", |r| r.name);
+    let b = TableBuilder::new(&rows)
+        .col(
+            "id",
+            "the track's id (fpsan's tracks, then the FrameTimeline tracks in the order they first appear)",
+            |r| r.id,
+        )
+        .col("name", "the track's name", |r| r.name);
     match extra {
-        Some((name, f)) => b.col(name, move |r| f(r.kind)),
+        Some((name, f)) => {
+            b.col(name, "the owner of the track (its thread's utid or its process' upid)", move |r| f(r.kind))
+        }
         None => b,
     }
     .build()
@@ -250,15 +258,17 @@ fn timeline_rows(trace: &Trace, actual: bool) -> Vec<TimelineRow<'_>> {
 /// surface frame names the display frame it went into.
 fn timeline_columns<'r, 't>(rows: &'r [TimelineRow<'t>]) -> TableBuilder<'r, TimelineRow<'t>> {
     TableBuilder::new(rows)
-        .col("id", |r| r.id)
-        .col("ts", |r| r.f.ts)
-        .col("dur", |r| r.f.dur)
-        .col("track_id", |r| r.track_id)
-        .col("name", |r| r.f.token.to_string())
-        .col("display_frame_token", |r| r.f.display_frame_token)
-        .col("surface_frame_token", |r| r.f.kind.is_surface().then_some(r.f.token))
-        .col("upid", |r| r.f.upid.map(upid))
-        .col("layer_name", |r| r.f.layer_name.as_deref())
+        .col("id", "its id among the slices (`slice.id`)", |r| r.id)
+        .col("ts", "start", |r| r.f.ts)
+        .col("dur", "duration", |r| r.f.dur)
+        .col("track_id", "its track's id (its process' `Expected Timeline` or `Actual Timeline` track)", |r| r.track_id)
+        .col("name", "the frame's token as text", |r| r.f.token.to_string())
+        .col("display_frame_token", "the display frame a surface frame went into", |r| r.f.display_frame_token)
+        .col("surface_frame_token", "the surface frame's token (NULL for a display frame)", |r| {
+            r.f.kind.is_surface().then_some(r.f.token)
+        })
+        .col("upid", "its process' upid", |r| r.f.upid.map(upid))
+        .col("layer_name", "its layer", |r| r.f.layer_name.as_deref())
 }
 
 /// `expected_frame_timeline_slice(id, ts, dur, track_id, name,
@@ -274,13 +284,17 @@ pub fn expected_frame_timeline_slice(trace: &Trace) -> PolarsResult<DataFrame> {
 pub fn actual_frame_timeline_slice(trace: &Trace) -> PolarsResult<DataFrame> {
     let as_int = |b: Option<bool>| b.map(i64::from);
     timeline_columns(&timeline_rows(trace, true))
-        .col("present_type", |r| r.f.present_type.map(|p| p.as_str()))
-        .col("on_time_finish", move |r| as_int(r.f.on_time_finish))
-        .col("gpu_composition", move |r| as_int(r.f.gpu_composition))
-        .col("jank_type", |r| r.f.jank_type.as_deref())
-        .col("jank_severity_type", |r| r.f.jank_severity_type.map(|s| s.as_str()))
-        .col("prediction_type", |r| r.f.prediction_type.map(|p| p.as_str()))
-        .col("jank_tag", |r| r.f.jank_tag.map(|t| t.as_str()))
+        .col("present_type", "FrameTimeline's present type", |r| r.f.present_type.map(|p| p.as_str()))
+        .col("on_time_finish", "the app finished on time (1/0)", move |r| as_int(r.f.on_time_finish))
+        .col("gpu_composition", "composed by the GPU (1/0)", move |r| as_int(r.f.gpu_composition))
+        .col("jank_type", "its jank type, as trace_processor writes it", |r| r.f.jank_type.as_deref())
+        .col("jank_severity_type", "`None`, `Partial`, `Full`; `Unknown` when absent on a janky frame", |r| {
+            r.f.jank_severity_type.map(|s| s.as_str())
+        })
+        .col("prediction_type", "FrameTimeline's prediction type", |r| r.f.prediction_type.map(|p| p.as_str()))
+        .col("jank_tag", "trace_processor's `jank_tag` (its summary of the jank type)", |r| {
+            r.f.jank_tag.map(|t| t.as_str())
+        })
         .build()
 }
 

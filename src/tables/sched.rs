@@ -84,12 +84,12 @@ pub fn sched(trace: &Trace) -> PolarsResult<DataFrame> {
     }
     rows.sort_by_key(|r| (r.ts, r.cpu));
     TableBuilder::new(&rows)
-        .col("ts", |r| r.ts)
-        .col("dur", |r| r.dur)
-        .col("cpu", |r| r.cpu)
-        .col("utid", |r| r.utid)
-        .col("end_state", |r| r.end_state.as_deref())
-        .col("priority", |_| None::<i32>)
+        .col("ts", "the run's start (a switch-in)", |r| r.ts)
+        .col("dur", "its length; -1 when its switch-out was lost or after the trace's end", |r| r.dur)
+        .col("cpu", "the CPU it ran on", |r| r.cpu)
+        .col("utid", "the thread", |r| r.utid)
+        .col("end_state", "the switch-out's `prev_state`, trace_processor's letters (`R`, `R+` preempted, `S`, `D`, …); NULL when the switch-out was lost", |r| r.end_state.as_deref())
+        .col("priority", "NULL: not kept", |_| None::<i32>)
         .build()
 }
 
@@ -158,14 +158,14 @@ pub fn thread_state(trace: &Trace) -> PolarsResult<DataFrame> {
     }
     rows.sort_by_key(|r| (r.ts, r.utid));
     TableBuilder::new(&rows)
-        .col("ts", |r| r.ts)
-        .col("dur", |r| r.dur)
-        .col("utid", |r| r.utid)
-        .col("state", |r| r.state.as_str())
-        .col("cpu", |r| r.cpu)
-        .col("io_wait", |_| None::<i32>)
-        .col("blocked_function", |_| None::<&str>)
-        .col("waker_utid", |r| r.waker.tid().and_then(|t| utids.get(&t).copied()))
+        .col("ts", "start", |r| r.ts)
+        .col("dur", "length; -1 when not ended by the end of the trace", |r| r.dur)
+        .col("utid", "the thread", |r| r.utid)
+        .col("state", "`Running`, or trace_processor's letters for the kernel's `prev_state` (`R`, `R+`, `S`, `D`, …)", |r| r.state.as_str())
+        .col("cpu", "the CPU of a `Running` row", |r| r.cpu)
+        .col("io_wait", "NULL: not kept", |_| None::<i32>)
+        .col("blocked_function", "NULL: not kept", |_| None::<&str>)
+        .col("waker_utid", "on an `R` row begun by a wakeup: the task that issued it (0: the swapper, an interrupt while the CPU idled); NULL when unknown", |r| r.waker.tid().and_then(|t| utids.get(&t).copied()))
         .build()
 }
 

@@ -9,6 +9,7 @@ mod analyze;
 mod architecture;
 mod batch;
 mod capture;
+mod columns;
 mod compare;
 mod conformance;
 mod consistency;
