@@ -81,14 +81,15 @@ pub const CEILINGS: [(Count, u64); 7] = [
 pub const PAIRS: usize = 7;
 
 /// The most `analyze` may cost in `info`'s time (median of the pairs'
-/// ratios). The goal is 1.8 (issue 40); 69f8eef measured 2.13 paired on a
-/// quieter machine. On a 2-core machine at load 11–16 (six builds beside
-/// it), six guard runs of 69f8eef gave medians 1.71, 1.96, 2.06, 2.14, 2.17
-/// and 2.18 (single pairs 1.40–2.68): the median drifted up to 2 % above
-/// 2.13 and 20 % below. 2.3 is 1.8 plus 28 %, well past that drift; a
-/// regression like the critical path's (analyze 2.0× slower, info not)
-/// still fails it.
-pub const MAX_ANALYZE_INFO_RATIO: f64 = 2.3;
+/// ratios). The goal is 1.8 (issue 40), not reached yet: 69f8eef and
+/// today's main measure 2.13 paired on a quiet machine. On a 2-core machine
+/// at load 11–16 (six builds beside it), six guard runs of 69f8eef gave
+/// medians 1.71, 1.96, 2.06, 2.14, 2.17 and 2.18 (single pairs 1.40–2.68).
+/// 2.5 is today's 2.13 plus 17 %: past that drift, so the guard does not
+/// flake, while an analysis a fifth slower than today fails; the work
+/// counts above catch smaller regressions exactly. Lower it to 2.3 once the
+/// analysis is back at 1.8.
+pub const MAX_ANALYZE_INFO_RATIO: f64 = 2.5;
 
 /// One line per count over its ceiling ("frames: 12 001 over its ceiling
 /// 12 000"), in `Count::ALL` order; a count without a ceiling is a line too.
