@@ -7,6 +7,8 @@
 //!   FrameTimeline tables; `sched`: `sched` and `thread_state`);
 //! - the analysis' rows (`analysis`): `frames`, `presents`, `flutter_frames`;
 //! - the summaries' (`summaries`): `apps`, `scenes`;
+//! - the startups' (`startups`): the analysis' `startups`, and the tables of
+//!   modules `android.startup.startups` and `android.startup.time_to_display`;
 //! - PerfettoSQL modules' tables over the model (`android_frames`: module
 //!   `android.frames.timeline`), which a query includes to use.
 //!
@@ -25,6 +27,7 @@ mod builder;
 mod model;
 pub mod perfetto;
 mod sched;
+pub mod startups;
 mod summaries;
 
 pub use analysis::{flutter_frames, frames, presents};
@@ -54,14 +57,17 @@ pub enum Table {
     FlutterFrames,
     Apps,
     Scenes,
+    Startups,
     AndroidFramesChoreographerDoFrame,
     AndroidFramesDrawFrame,
     AndroidFramesLayers,
     AndroidFrames,
+    AndroidStartups,
+    AndroidStartupTimeToDisplay,
 }
 
 impl Table {
-    pub const ALL: [Table; 24] = [
+    pub const ALL: [Table; 27] = [
         Table::Slice,
         Table::Counter,
         Table::Thread,
@@ -82,10 +88,13 @@ impl Table {
         Table::FlutterFrames,
         Table::Apps,
         Table::Scenes,
+        Table::Startups,
         Table::AndroidFramesChoreographerDoFrame,
         Table::AndroidFramesDrawFrame,
         Table::AndroidFramesLayers,
         Table::AndroidFrames,
+        Table::AndroidStartups,
+        Table::AndroidStartupTimeToDisplay,
     ];
 
     /// Its name in SQL, in the lake's folders and in Python.
@@ -115,6 +124,9 @@ impl Table {
             Table::AndroidFramesDrawFrame => "android_frames_draw_frame",
             Table::AndroidFramesLayers => "android_frames_layers",
             Table::AndroidFrames => "android_frames",
+            Table::Startups => "startups",
+            Table::AndroidStartups => "android_startups",
+            Table::AndroidStartupTimeToDisplay => "android_startup_time_to_display",
         }
     }
 
@@ -126,6 +138,8 @@ impl Table {
             | Table::AndroidFramesDrawFrame
             | Table::AndroidFramesLayers
             | Table::AndroidFrames => Some(android_frames::MODULE),
+            Table::AndroidStartups => Some(startups::MODULE_STARTUPS),
+            Table::AndroidStartupTimeToDisplay => Some(startups::MODULE_TIME_TO_DISPLAY),
             _ => None,
         }
     }
@@ -175,7 +189,11 @@ impl Table {
             Table::AndroidFramesDrawFrame => android_frames::draw_frame(trace),
             Table::AndroidFramesLayers => android_frames::layers(trace),
             Table::AndroidFrames => android_frames::frames(trace),
-            Table::Frames | Table::Presents | Table::FlutterFrames | Table::Apps | Table::Scenes => return None,
+            Table::AndroidStartups => startups::android_startups(trace),
+            Table::AndroidStartupTimeToDisplay => startups::time_to_display(trace),
+            Table::Frames | Table::Presents | Table::FlutterFrames | Table::Apps | Table::Scenes | Table::Startups => {
+                return None
+            }
         })
     }
 }
@@ -188,11 +206,13 @@ pub struct AnalysisTables {
     pub flutter_frames: DataFrame,
     pub apps: DataFrame,
     pub scenes: DataFrame,
+    pub startups: DataFrame,
 }
 
 impl AnalysisTables {
     /// The tables an analysis gives, in the order the lake and Python list them.
-    pub const ALL: [Table; 5] = [Table::Frames, Table::Apps, Table::Scenes, Table::Presents, Table::FlutterFrames];
+    pub const ALL: [Table; 6] =
+        [Table::Frames, Table::Apps, Table::Scenes, Table::Presents, Table::FlutterFrames, Table::Startups];
 
     pub fn get(&self, t: Table) -> Option<&DataFrame> {
         Some(match t {
@@ -201,6 +221,7 @@ impl AnalysisTables {
             Table::FlutterFrames => &self.flutter_frames,
             Table::Apps => &self.apps,
             Table::Scenes => &self.scenes,
+            Table::Startups => &self.startups,
             _ => return None,
         })
     }
@@ -220,6 +241,7 @@ pub fn of(a: &crate::analysis::Analysis) -> PolarsResult<AnalysisTables> {
         flutter_frames: flutter_frames(&a.presents.flutter)?,
         apps: apps(&a.apps)?,
         scenes: scenes(&a.apps)?,
+        startups: startups::startups(&a.startups)?,
     })
 }
 
