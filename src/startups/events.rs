@@ -288,7 +288,7 @@ fn maxsdk28(trace: &Trace, ix: &Index, frames: &Frames) -> Vec<RawStartup> {
     for &(s, utid) in &ix.resumes {
         let thread = trace.thread(utid);
         let process = thread.upid.map(|u| trace.process(u));
-        if !process.is_some_and(|p| p.pid == thread.tid) {
+        if process.is_none_or(|p| p.pid != thread.tid) {
             continue;
         }
         let begun = warm_and_cold.partition_point(|w| w.0 <= s.ts);
