@@ -209,6 +209,8 @@ pub struct Analysis {
     pub presents_df: polars::prelude::DataFrame,
     /// The jank CUJs of the apps `Options::filter` keeps.
     pub cujs: CujAnalysis,
+    /// The startups of the apps `Options::filter` keeps.
+    pub startups: crate::startups::StartupAnalysis,
     /// Per-app summaries; empty when `Options::summaries` is off.
     pub apps: Vec<crate::metrics::AppSummary>,
     /// The frame timeline's lanes of the frames that matter; None unless
@@ -241,6 +243,7 @@ impl Analysis {
             flutter_frames: tables::flutter_frames(&self.presents.flutter)?,
             apps: tables::apps(&self.apps)?,
             scenes: tables::scenes(&self.apps)?,
+            startups: tables::startups::startups(&self.startups)?,
         })
     }
 }
@@ -291,6 +294,8 @@ fn summarize(path: &Path, tf: TraceFrames, opts: &Options) -> Result<Analysis, A
     }
     let presents = keep_apps(presents, filter, &trace);
     cujs.cujs.retain(|c| named(c.process.as_deref(), c.pid));
+    let mut startups = crate::startups::analyze(&trace, || crate::tables::android_frames::display_frames(&trace));
+    startups.startups.retain(|s| filter.matches(Some(&s.package), s.upid.map_or(0, |u| trace.process(u).pid)));
     let (kept, scenes) = metrics::kept_frames(&trace, &frames, filter, &names);
     let frames_df = crate::tables::frames(&frames, &kept, &scenes)?;
     let presents_df = crate::tables::presents(&presents.rows)?;
@@ -309,7 +314,19 @@ fn summarize(path: &Path, tf: TraceFrames, opts: &Options) -> Result<Analysis, A
         let want = lanes::Wanted { kept: &kept, listed: &listed, per_app: opts.metrics.worst_frames };
         lanes::build(&trace, &frames, &presents, &lanes::wanted(&frames.rows, &want), lanes::DEFAULT_BUDGET_BYTES)
     });
-    Ok(Analysis { trace, frames, frames_df, presents, presents_df, cujs, apps, lanes, warnings, sched_records })
+    Ok(Analysis {
+        trace,
+        frames,
+        frames_df,
+        presents,
+        presents_df,
+        cujs,
+        startups,
+        apps,
+        lanes,
+        warnings,
+        sched_records,
+    })
 }
 
 /// The layers, rows and renderers of the apps `filter` keeps.

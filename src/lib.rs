@@ -39,6 +39,7 @@ pub mod read;
 pub mod report;
 pub mod series;
 pub mod sink;
+pub mod startups;
 #[cfg(feature = "analysis")]
 pub mod tables;
 #[cfg(test)]

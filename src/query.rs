@@ -614,14 +614,13 @@ mod tests {
 
     #[test]
     fn perfetto_only_statements_say_what_to_do() {
-        let e =
-            run(&trace(), None, "INCLUDE PERFETTO MODULE android.startup.startups;\nSELECT * FROM android_startups")
-                .unwrap_err();
+        let e = run(&trace(), None, "INCLUDE PERFETTO MODULE android.binder;\nSELECT * FROM android_binder_txns")
+            .unwrap_err();
         assert!(matches!(e, QueryError::PerfettoOnly(_)));
         assert!(
             e.to_string().starts_with(
-                "INCLUDE PERFETTO MODULE android.startup.startups: module android.startup.startups is not provided \
-                 by fpsan; provided: android.frames.timeline ("
+                "INCLUDE PERFETTO MODULE android.binder: module android.binder is not provided by fpsan; provided: \
+                 android.frames.timeline ("
             ),
             "{e}"
         );

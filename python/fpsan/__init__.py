@@ -53,6 +53,7 @@ class Analysis:
     scenes: Table
     presents: Table
     flutter_frames: Table
+    startups: Table
 
     def __init__(self, path: Path, raw: Dict[str, Any], options: Dict[str, Any]):
         self.path = fspath(path)

@@ -3,10 +3,10 @@
 //! query's), every other is one clear error.
 
 use super::QueryError;
-use crate::tables::{android_frames, Table};
+use crate::tables::{android_frames, startups, Table};
 
 /// The modules fpsan provides (their tables: `Table::module`).
-pub const PROVIDED: &[&str] = &[android_frames::MODULE];
+pub const PROVIDED: &[&str] = &[android_frames::MODULE, startups::MODULE_STARTUPS, startups::MODULE_TIME_TO_DISPLAY];
 
 /// The modules the `INCLUDE PERFETTO MODULE` statements at the start of
 /// `sql` name, and the query after them.
@@ -83,14 +83,15 @@ mod tests {
 
     #[test]
     fn a_module_fpsan_lacks_is_one_line() {
-        let e = included("INCLUDE PERFETTO MODULE android.startup.startups;\nSELECT * FROM android_startups")
+        let e = included("INCLUDE PERFETTO MODULE android.binder;\nSELECT * FROM android_binder_txns")
             .unwrap_err()
             .to_string();
         assert_eq!(
             e,
-            "INCLUDE PERFETTO MODULE android.startup.startups: module android.startup.startups is not provided by \
-             fpsan; provided: android.frames.timeline (android_frames_choreographer_do_frame, \
-             android_frames_draw_frame, android_frames_layers, android_frames)"
+            "INCLUDE PERFETTO MODULE android.binder: module android.binder is not provided by fpsan; provided: \
+             android.frames.timeline (android_frames_choreographer_do_frame, android_frames_draw_frame, \
+             android_frames_layers, android_frames); android.startup.startups (android_startups); \
+             android.startup.time_to_display (android_startup_time_to_display)"
         );
     }
 }

@@ -54,6 +54,7 @@ impl Analysed {
             quality: &self.analysis.quality,
             warnings: &self.warnings,
             lanes: None,
+            startups: &[],
         }
     }
 }

@@ -1,5 +1,6 @@
 //! `--format json` and `summary.json`: one JSON document
-//! `{"fpsan_version", "trace", "apps", "presents", "quality", "frames", "warnings"}`.
+//! `{"fpsan_version", "trace", "apps", "presents", "startups", "quality", "frames", "warnings"}`
+//! (`startups` only when the trace has one).
 //! `summary.json` leaves `frames` out (they are in frames.csv / .parquet).
 
 use serde::Serialize;
@@ -43,6 +44,9 @@ pub(crate) struct Document<'a> {
     pub trace: Value,
     pub apps: &'a [crate::metrics::AppSummary],
     pub presents: Presents<'a>,
+    /// Only when the trace has one (docs/startups.md).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub startups: &'a [crate::startups::Startup],
     pub quality: &'a crate::frames::FrameQuality,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub frames: Option<cells::JsonRows>,
@@ -77,6 +81,7 @@ pub(crate) fn document<'a>(report: &Report<'a>, include_frames: bool) -> Result<
             flutter_frames: (include_frames && !report.presents.flutter.is_empty())
                 .then_some(report.presents.flutter.as_slice()),
         },
+        startups: report.startups,
         quality: report.quality,
         frames: if include_frames { Some(cells::json_rows(report.frames)?) } else { None },
         warnings: report.warnings,

@@ -95,6 +95,8 @@ pub struct Report<'a> {
     /// The frame timeline's lanes (`report.html`'s "Frame timeline"); None
     /// when the analysis did not build them.
     pub lanes: Option<&'a crate::lanes::Lanes>,
+    /// The reported apps' startups (docs/startups.md).
+    pub startups: &'a [crate::startups::Startup],
 }
 
 impl<'a> Report<'a> {
@@ -111,6 +113,7 @@ impl<'a> Report<'a> {
             quality: &a.frames.quality,
             warnings: &a.warnings,
             lanes: a.lanes.as_ref(),
+            startups: &a.startups.startups,
         }
     }
 }

@@ -440,7 +440,33 @@ pub(crate) fn render(report: &Report) -> String {
         }
     }
     presents_section(&mut out, report);
+    startups_section(&mut out, report);
     out
+}
+
+/// Each startup: its app, type, duration and display times (docs/startups.md).
+fn startups_section(out: &mut String, report: &Report) {
+    if report.startups.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\nstartups (Perfetto's android_startups and android_startup_time_to_display)");
+    let headers = ["package", "type", "at s", "dur ms", "TTID ms", "TTFD ms"];
+    let start = report.meta.first_ts.unwrap_or(0);
+    let rows: Vec<Vec<String>> = report
+        .startups
+        .iter()
+        .map(|s| {
+            vec![
+                shorten_head(&s.package, TERMINAL_NAME_CHARS),
+                s.startup_type.map_or(NONE_ASCII, |t| t.as_str()).to_string(),
+                format!("{:.3}", secs_since(s.ts, start)),
+                fmt_ms_value(s.dur),
+                fmt_opt_ms_value(s.ttid.map(|d| d.dur)),
+                fmt_opt_ms_value(s.ttfd.map(|d| d.dur)),
+            ]
+        })
+        .collect();
+    out.push_str(&indent(&text_table(&headers, &rows, &[false, false, true, true, true, true])));
 }
 
 /// The layers that presented buffers, and every app's renderer.

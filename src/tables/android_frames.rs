@@ -28,7 +28,8 @@ use rustc_hash::FxHashMap;
 
 use super::perfetto::{self, SliceIds};
 use super::TableBuilder;
-use crate::model::{Trace, TrackKind};
+use crate::model::{SliceId, Trace, TrackKind, Upid, Utid};
+use crate::startups::DisplayFrame;
 
 /// The module's name in `INCLUDE PERFETTO MODULE`.
 pub const MODULE: &str = "android.frames.timeline";
@@ -36,6 +37,7 @@ pub const MODULE: &str = "android.frames.timeline";
 /// A `Choreographer#doFrame` or `DrawFrame` slice with the frame id its name gives.
 struct FrameSlice {
     id: i64,
+    slice: SliceId,
     frame_id: i64,
     utid: i64,
     upid: Option<i64>,
@@ -80,6 +82,7 @@ fn thread_slices(trace: &Trace, ids: &SliceIds, frame_id: impl Fn(&str) -> Optio
             let process = thread.upid.map(|u| trace.process(u));
             Some(FrameSlice {
                 id: ids.slice(s.id)?,
+                slice: s.id,
                 frame_id,
                 utid: perfetto::utid(utid),
                 upid: thread.upid.map(perfetto::upid),
@@ -143,6 +146,9 @@ struct LayerRow<'t> {
     expected_frame_timeline_id: Option<i64>,
     layer_id: Option<i64>,
     layer_name: Option<&'t str>,
+    /// The model's slice of `draw_frame_id` (last: it follows from that id,
+    /// so it changes neither the order nor which rows are distinct).
+    draw_frame: SliceId,
 }
 
 /// An actual FrameTimeline slice as the module reads it.
@@ -233,6 +239,7 @@ fn frames_with_timeline<'t>(
             expected_frame_timeline_id: exp,
             layer_id: act.and_then(|a| a.layer_id),
             layer_name: act.and_then(|a| a.layer_name),
+            draw_frame: w.slice,
         };
         let exps: Vec<Option<i64>> = match expected.get(&key) {
             Some(e) => e.iter().copied().map(Some).collect(),
@@ -300,6 +307,7 @@ fn frames_before_timeline<'t>(
                 expected_frame_timeline_id: None,
                 layer_id: None,
                 layer_name: None,
+                draw_frame: w.slice,
             });
         }
     }
@@ -340,20 +348,19 @@ struct FrameRow<'t> {
     dur: i64,
     do_frame_id: i64,
     draw_frame_id: i64,
+    /// The model's slice of `draw_frame_id`.
+    draw_frame: SliceId,
     actual_frame_timeline_id: Option<i64>,
     actual_frame_timeline_count: i64,
     draw_frame_count: i64,
 }
 
-/// `android_frames(frame_id, ts, dur, do_frame_id, draw_frame_id,
-/// actual_frame_timeline_id, expected_frame_timeline_id, render_thread_utid,
-/// ui_thread_utid, actual_frame_timeline_count, expected_frame_timeline_count,
-/// draw_frame_count, upid, process_name)`, by frame id and upid.
-pub fn frames(trace: &Trace) -> PolarsResult<DataFrame> {
+/// The rows of `android_frames`, by frame id and upid (NULL first).
+fn frame_rows(trace: &Trace) -> Vec<FrameRow<'_>> {
     let mut layers = layer_rows(trace);
     // GROUP BY frame_id, upid; a stable sort keeps each group's rows in the layers' order.
     layers.sort_by_key(|r| (r.frame_id, r.upid));
-    let rows: Vec<FrameRow> = layers
+    layers
         .chunk_by(|a, b| (a.frame_id, a.upid) == (b.frame_id, b.upid))
         .map(|group| {
             let distinct = |mut v: Vec<i64>| {
@@ -361,13 +368,15 @@ pub fn frames(trace: &Trace) -> PolarsResult<DataFrame> {
                 v.dedup();
                 v.len() as i64
             };
+            let first_draw = group.iter().min_by_key(|r| r.draw_frame_id).unwrap_or(&group[0]);
             FrameRow {
                 first: group[0].clone(),
                 last: group[group.len() - 1].clone(),
                 ts: group.iter().map(|r| r.ts).min().unwrap_or_default(),
                 dur: group.iter().map(|r| r.dur).max().unwrap_or_default(),
                 do_frame_id: group.iter().map(|r| r.do_frame_id).min().unwrap_or_default(),
-                draw_frame_id: group.iter().map(|r| r.draw_frame_id).min().unwrap_or_default(),
+                draw_frame_id: first_draw.draw_frame_id,
+                draw_frame: first_draw.draw_frame,
                 actual_frame_timeline_id: group.iter().filter_map(|r| r.actual_frame_timeline_id).min(),
                 actual_frame_timeline_count: distinct(
                     group.iter().filter_map(|r| r.actual_frame_timeline_id).collect(),
@@ -375,7 +384,15 @@ pub fn frames(trace: &Trace) -> PolarsResult<DataFrame> {
                 draw_frame_count: distinct(group.iter().map(|r| r.draw_frame_id).collect()),
             }
         })
-        .collect();
+        .collect()
+}
+
+/// `android_frames(frame_id, ts, dur, do_frame_id, draw_frame_id,
+/// actual_frame_timeline_id, expected_frame_timeline_id, render_thread_utid,
+/// ui_thread_utid, actual_frame_timeline_count, expected_frame_timeline_count,
+/// draw_frame_count, upid, process_name)`, by frame id and upid.
+pub fn frames(trace: &Trace) -> PolarsResult<DataFrame> {
+    let rows = frame_rows(trace);
     TableBuilder::new(&rows)
         .col("frame_id", "the frame's id (the vsync id)", |r| r.first.frame_id)
         .col("ts", "the actual FrameTimeline slice's start (else the doFrame's)", |r| r.ts)
@@ -397,6 +414,25 @@ pub fn frames(trace: &Trace) -> PolarsResult<DataFrame> {
         .col("upid", "the process' upid; NULL for a frame without an expected FrameTimeline slice", |r| r.first.upid)
         .col("process_name", "the process' name", |r| r.last.process_name)
         .build()
+}
+
+/// `android_frames`' rows as the startups read them, in the table's order.
+pub fn display_frames(trace: &Trace) -> Vec<DisplayFrame> {
+    // trace_processor's ids are the model's indices plus one (`perfetto::upid`, `perfetto::utid`).
+    let index = |id: i64| u32::try_from(id - 1).ok();
+    frame_rows(trace)
+        .into_iter()
+        .filter_map(|r| {
+            Some(DisplayFrame {
+                frame_id: r.first.frame_id,
+                ts: r.ts,
+                dur: r.dur,
+                upid: r.first.upid.and_then(index).map(Upid),
+                ui_thread: Utid(index(r.last.ui_thread_utid)?),
+                draw_frame: r.draw_frame,
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]

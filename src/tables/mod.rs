@@ -7,6 +7,8 @@
 //!   FrameTimeline tables; `sched`: `sched` and `thread_state`);
 //! - the analysis' rows (`analysis`): `frames`, `presents`, `flutter_frames`;
 //! - the summaries' (`summaries`): `apps`, `scenes`;
+//! - the startups' (`startups`): the analysis' `startups`, and the tables of
+//!   modules `android.startup.startups` and `android.startup.time_to_display`;
 //! - PerfettoSQL modules' tables over the model (`android_frames`: module
 //!   `android.frames.timeline`), which a query includes to use;
 //! - the lake's own (`traces`): one row per input of `fpsan batch`.
@@ -31,6 +33,7 @@ pub mod docs;
 mod model;
 pub mod perfetto;
 mod sched;
+pub mod startups;
 mod summaries;
 mod traces;
 
@@ -98,6 +101,8 @@ pub enum Origin {
 
 use Origin::{Analysis, Lake, Model, Module, Sched};
 const FRAMES_MODULE: Origin = Module(android_frames::MODULE);
+const STARTUPS_MODULE: Origin = Module(startups::MODULE_STARTUPS);
+const TIME_TO_DISPLAY_MODULE: Origin = Module(startups::MODULE_TIME_TO_DISPLAY);
 
 tables! {
     Slice = "slice", Model, "slice (and FrameTimeline slice)";
@@ -120,10 +125,13 @@ tables! {
     FlutterFrames = "flutter_frames", Analysis, "Flutter engine frame";
     Apps = "apps", Analysis, "app";
     Scenes = "scenes", Analysis, "scene of an app";
+    Startups = "startups", Analysis, "app startup";
     AndroidFramesChoreographerDoFrame = "android_frames_choreographer_do_frame", FRAMES_MODULE, "doFrame";
     AndroidFramesDrawFrame = "android_frames_draw_frame", FRAMES_MODULE, "DrawFrame";
     AndroidFramesLayers = "android_frames_layers", FRAMES_MODULE, "frame and layer";
     AndroidFrames = "android_frames", FRAMES_MODULE, "frame";
+    AndroidStartups = "android_startups", STARTUPS_MODULE, "app startup";
+    AndroidStartupTimeToDisplay = "android_startup_time_to_display", TIME_TO_DISPLAY_MODULE, "app startup";
     Traces = "traces", Lake, "input file";
 }
 
@@ -193,9 +201,15 @@ impl Table {
             Table::AndroidFramesDrawFrame => android_frames::draw_frame(trace),
             Table::AndroidFramesLayers => android_frames::layers(trace),
             Table::AndroidFrames => android_frames::frames(trace),
-            Table::Frames | Table::Presents | Table::FlutterFrames | Table::Apps | Table::Scenes | Table::Traces => {
-                return None
-            }
+            Table::AndroidStartups => startups::android_startups(trace),
+            Table::AndroidStartupTimeToDisplay => startups::time_to_display(trace),
+            Table::Frames
+            | Table::Presents
+            | Table::FlutterFrames
+            | Table::Apps
+            | Table::Scenes
+            | Table::Startups
+            | Table::Traces => return None,
         })
     }
 
@@ -207,6 +221,7 @@ impl Table {
             Table::FlutterFrames => flutter_frames(&[]),
             Table::Apps => apps(&[]),
             Table::Scenes => scenes(&[]),
+            Table::Startups => startups::startups(&crate::startups::StartupAnalysis::default()),
             Table::Traces => traces(&[]),
             _ => self.of_trace(&Trace::default()).expect("a model table"),
         }
@@ -232,11 +247,13 @@ pub struct AnalysisTables {
     pub flutter_frames: DataFrame,
     pub apps: DataFrame,
     pub scenes: DataFrame,
+    pub startups: DataFrame,
 }
 
 impl AnalysisTables {
     /// The tables an analysis gives, in the order the lake and Python list them.
-    pub const ALL: [Table; 5] = [Table::Frames, Table::Apps, Table::Scenes, Table::Presents, Table::FlutterFrames];
+    pub const ALL: [Table; 6] =
+        [Table::Frames, Table::Apps, Table::Scenes, Table::Presents, Table::FlutterFrames, Table::Startups];
 
     pub fn get(&self, t: Table) -> Option<&DataFrame> {
         Some(match t {
@@ -245,6 +262,7 @@ impl AnalysisTables {
             Table::FlutterFrames => &self.flutter_frames,
             Table::Apps => &self.apps,
             Table::Scenes => &self.scenes,
+            Table::Startups => &self.startups,
             _ => return None,
         })
     }

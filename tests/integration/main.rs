@@ -32,5 +32,6 @@ mod repeated;
 mod report;
 mod sched_vs_trace_processor;
 mod schema;
+mod startups;
 mod systrace;
 mod wakers;

@@ -107,6 +107,7 @@ fn write_out(dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
         quality: &a.quality,
         warnings: &[],
         lanes: None,
+        startups: &[],
     };
     ExportManager::default().write(dir, &report)
 }

@@ -24,6 +24,7 @@ mod pb;
 pub mod renderers;
 pub mod scenarios;
 pub mod screen;
+pub mod startups;
 pub mod systrace;
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,97 @@
+//! The startup rules on hand-made models (the SDK paths end to end, against
+//! trace_processor too, are in tests/integration/startups.rs).
+
+use super::*;
+use crate::model::testutil::TB;
+
+const MS: i64 = 1_000_000;
+
+/// system_server (pid 1) and an app (pid 50, RenderThread 51) whose main
+/// thread ran `slices` (name, from ms, to ms).
+fn app(slices: &[(&str, i64, i64)]) -> TB {
+    let mut tb = TB::new();
+    tb.process(1, "system_server").thread(1, 1, "system_server");
+    tb.process(50, "com.app").thread(50, 50, "com.app").thread(51, 50, "RenderThread");
+    for &(name, from, to) in slices {
+        tb.slice(50, from * MS, (to - from) * MS, name);
+    }
+    tb
+}
+
+/// One frame of the app from `ts` ms to the end of its DrawFrame, which starts at `draw` ms.
+fn frame(trace: &Trace, frame_id: i64, ts: i64, draw: i64) -> DisplayFrame {
+    let draw = trace.slices.iter().find(|s| &*s.name == "DrawFrame" && s.ts == draw * MS).expect("its DrawFrame");
+    let upid = trace.processes.iter().find(|p| p.pid == 50).map(|p| p.upid);
+    let ui_thread = trace.threads.iter().find(|t| t.tid == 50).unwrap().utid;
+    let dur = draw.ts + draw.dur - ts * MS;
+    DisplayFrame { frame_id, ts: ts * MS, dur, upid, ui_thread, draw_frame: draw.id }
+}
+
+fn with_sdk(mut trace: Trace, sdk: u64) -> Trace {
+    trace.meta.android.sdk_version = Some(sdk);
+    trace
+}
+
+#[test]
+fn a_completion_names_the_type_and_an_untyped_one_falls_back_to_the_main_thread() {
+    let mut tb = app(&[("activityStart", 110, 120), ("activityResume", 120, 130)]);
+    tb.slice(51, 140 * MS, 10 * MS, "DrawFrame");
+    tb.async_slice(1, "launchingActivity#7", 100 * MS, 100 * MS, "launchingActivity#7");
+    tb.async_slice(1, "done", 200 * MS, 0, "launchingActivity#7:completed:com.app");
+    // Same process: not a completion; #8 has no other and is no startup.
+    tb.async_slice(1, "launchingActivity#8", 300 * MS, 10 * MS, "launchingActivity#8");
+    tb.async_slice(1, "done", 310 * MS, 0, "launchingActivity#8:completed-same-process:com.app");
+    let trace = with_sdk(tb.build(), 34);
+    let got = analyze(&trace, || vec![frame(&trace, 9, 140, 140)]).startups;
+    assert_eq!(got.len(), 1, "{got:?}");
+    let s = &got[0];
+    assert_eq!((s.id, s.ts, s.dur, &*s.package), (7, 100 * MS, 100 * MS, "com.app"));
+    // activityStart and activityResume, no bindApplication: warm.
+    assert_eq!(s.startup_type, Some(StartupType::Warm));
+    assert_eq!(s.ttid, Some(Display { dur: 50 * MS, frame_id: 9 }));
+    assert_eq!(s.ttfd, None);
+}
+
+#[test]
+fn the_sdk_29_span_needs_one_launch_and_a_finish() {
+    let mut tb = app(&[("bindApplication", 20, 40), ("activityStart", 40, 50), ("activityResume", 50, 60)]);
+    tb.slice(1, 10 * MS, MS, "MetricsLogger:launchObserverNotifyIntentStarted");
+    tb.async_slice(1, "launching: com.app", 12 * MS, 70 * MS, "launching: com.app");
+    tb.slice(1, 90 * MS, MS, "MetricsLogger:launchObserverNotifyActivityLaunchFinished");
+    // A second intent whose span holds two launches: no startup.
+    tb.slice(1, 200 * MS, MS, "MetricsLogger:launchObserverNotifyIntentStarted");
+    tb.async_slice(1, "launching: a", 210 * MS, 5 * MS, "launching: com.a");
+    tb.async_slice(1, "launching: b", 220 * MS, 5 * MS, "launching: com.b");
+    tb.slice(1, 230 * MS, MS, "MetricsLogger:launchObserverNotifyActivityLaunchFinished");
+    let trace = with_sdk(tb.build(), 30);
+    let got = analyze(&trace, Vec::new).startups;
+    assert_eq!(got.len(), 1, "{got:?}");
+    let s = &got[0];
+    // From the intent to the launch's end; cold by the main thread.
+    assert_eq!((s.id, s.ts, s.ts_end, s.startup_type), (0, 10 * MS, 82 * MS, Some(StartupType::Cold)));
+    assert_eq!((s.ttid, s.ttfd), (None, None));
+}
+
+#[test]
+fn a_trace_without_launch_events_asks_for_no_frames() {
+    let trace = with_sdk(app(&[("activityStart", 1, 2)]).build(), 34);
+    let got = analyze(&trace, || panic!("frames read without a startup"));
+    assert!(got.startups.is_empty());
+}
+
+#[test]
+fn ttfd_is_the_first_frame_ending_after_report_fully_drawn() {
+    let mut tb = app(&[("activityResume", 110, 120), ("reportFullyDrawn", 165, 166)]);
+    for (ts, dur) in [(130, 10), (160, 10), (180, 10)] {
+        tb.slice(51, ts * MS, dur * MS, "DrawFrame");
+    }
+    tb.async_slice(1, "launchingActivity#1", 100 * MS, 50 * MS, "launchingActivity#1");
+    tb.async_slice(1, "done", 150 * MS, 0, "launchingActivity#1:completed-hot:com.app");
+    let trace = with_sdk(tb.build(), 33);
+    // Frames from 125, 155 (ending at 170, after the report at 165) and 175.
+    let frames = vec![frame(&trace, 1, 125, 130), frame(&trace, 2, 155, 160), frame(&trace, 3, 175, 180)];
+    let s = analyze(&trace, || frames).startups.remove(0);
+    assert_eq!(s.startup_type, Some(StartupType::Hot));
+    assert_eq!(s.ttid, Some(Display { dur: 40 * MS, frame_id: 1 }));
+    assert_eq!(s.ttfd, Some(Display { dur: 70 * MS, frame_id: 2 }));
+}
