@@ -6,6 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::blocks::{self, BlockAnalysis};
 use crate::cujs::{self, CujAnalysis};
 use crate::frames::{self, FrameAnalysis, FrameOptions};
 use crate::import;
@@ -35,6 +36,8 @@ pub struct Options {
     /// Analyse the whole trace even when it marks a driven scenario's window
     /// (docs/capture.md, "The scenario's window").
     pub whole_trace: bool,
+    /// Where main-thread blocks' levels begin (docs/blocks.md, "Levels").
+    pub blocks: blocks::Thresholds,
     #[cfg(feature = "analysis")]
     pub filter: crate::metrics::AppFilter,
     #[cfg(feature = "analysis")]
@@ -56,6 +59,7 @@ impl Default for Options {
             sink: Sink::quiet(),
             require_frames: true,
             whole_trace: false,
+            blocks: blocks::Thresholds::default(),
             #[cfg(feature = "analysis")]
             filter: crate::metrics::AppFilter::All,
             #[cfg(feature = "analysis")]
@@ -78,6 +82,8 @@ pub struct TraceFrames {
     pub presents: PresentAnalysis,
     /// The jank CUJs (`J<NAME>` interactions) and their frames.
     pub cujs: CujAnalysis,
+    /// Every main thread's blocks (docs/blocks.md).
+    pub blocks: BlockAnalysis,
     /// The reader's warnings, and what rebuilding the frames noticed.
     pub warnings: Vec<Warning>,
 }
@@ -148,7 +154,11 @@ pub fn frames_of(opened: Opened, opts: &Options) -> TraceFrames {
     }
     let presents = presents::analyze_in(&trace, &frames, window);
     let cujs = cujs::analyze(&trace, &frames);
-    TraceFrames { trace, frames, presents, cujs, warnings }
+    let mut blocks = blocks::analyze(&trace, &frames, &opts.blocks);
+    if let Some(w) = window {
+        blocks.blocks.retain(|b| w.contains(b.ts));
+    }
+    TraceFrames { trace, frames, presents, cujs, blocks, warnings }
 }
 
 /// The facts `capture` checks a pulled trace for (its loader).
@@ -201,6 +211,8 @@ pub struct Analysis {
     pub presents_df: polars::prelude::DataFrame,
     /// The jank CUJs of the apps `Options::filter` keeps.
     pub cujs: CujAnalysis,
+    /// The main-thread blocks of the apps `Options::filter` keeps.
+    pub blocks: BlockAnalysis,
     /// Per-app summaries; empty when `Options::summaries` is off.
     pub apps: Vec<crate::metrics::AppSummary>,
     /// The frame timeline's lanes of the frames that matter; None unless
@@ -243,7 +255,7 @@ pub fn analyze(path: &Path, opts: &Options) -> Result<Analysis, AnalysisError> {
 #[cfg(feature = "analysis")]
 fn summarize(path: &Path, tf: TraceFrames, opts: &Options) -> Result<Analysis, AnalysisError> {
     use crate::metrics;
-    let TraceFrames { trace, frames, presents, mut cujs, warnings } = tf;
+    let TraceFrames { trace, frames, presents, mut cujs, mut blocks, warnings } = tf;
     let filter = &opts.filter;
     // An app the trace does not name is matched by the package its layers
     // name (docs/presents.md, "Apps named by their layers"); the presents'
@@ -266,6 +278,7 @@ fn summarize(path: &Path, tf: TraceFrames, opts: &Options) -> Result<Analysis, A
     }
     let presents = keep_apps(presents, filter, &trace);
     cujs.cujs.retain(|c| named(c.process.as_deref(), c.pid));
+    blocks.blocks.retain(|b| named(b.process.as_deref(), b.pid));
     let (kept, scenes) = metrics::kept_frames(&trace, &frames, filter, &names);
     let frames_df = crate::tables::frames(&frames, &kept, &scenes)?;
     let presents_df = crate::tables::presents(&presents.rows)?;
@@ -284,7 +297,7 @@ fn summarize(path: &Path, tf: TraceFrames, opts: &Options) -> Result<Analysis, A
         let want = lanes::Wanted { kept: &kept, listed: &listed, per_app: opts.metrics.worst_frames };
         lanes::build(&trace, &frames, &presents, &lanes::wanted(&frames.rows, &want), lanes::DEFAULT_BUDGET_BYTES)
     });
-    Ok(Analysis { trace, frames, frames_df, presents, presents_df, cujs, apps, lanes, warnings })
+    Ok(Analysis { trace, frames, frames_df, presents, presents_df, cujs, blocks, apps, lanes, warnings })
 }
 
 /// The layers, rows and renderers of the apps `filter` keeps.

@@ -42,7 +42,7 @@ Path = Union[str, "PathLike[str]"]
 
 class Analysis:
     """One trace analysed: ``frames``, ``apps``, ``scenes``, ``presents``,
-    ``flutter_frames`` (Arrow tables, as ``fpsan query`` and the lake name them), ``warnings`` (lines), ``summary`` (the JSON of
+    ``flutter_frames``, ``main_thread_blocks`` (Arrow tables, as ``fpsan query`` and the lake name them), ``warnings`` (lines), ``summary`` (the JSON of
     ``fpsan analyze --format json``) and ``trace`` (its facts)."""
 
     def __init__(self, path: Path, raw: Dict[str, Any], options: Dict[str, Any]):
@@ -52,6 +52,7 @@ class Analysis:
         self.scenes: Table = raw["scenes"]
         self.presents: Table = raw["presents"]
         self.flutter_frames: Table = raw["flutter_frames"]
+        self.main_thread_blocks: Table = raw["main_thread_blocks"]
         self.warnings: List[str] = list(raw["warnings"])
         self.summary: Dict[str, Any] = json.loads(raw["summary_json"])
         self.trace: Dict[str, Any] = self.summary.get("trace", {})

@@ -6,6 +6,7 @@
 //!   trace_processor's tables over the same data (`perfetto`: tracks and the
 //!   FrameTimeline tables; `sched`: `sched` and `thread_state`);
 //! - the analysis' rows (`analysis`): `frames`, `presents`, `flutter_frames`;
+//!   (`blocks`): `main_thread_blocks`;
 //! - the summaries' (`summaries`): `apps`, `scenes`;
 //! - PerfettoSQL modules' tables over the model (`android_frames`: module
 //!   `android.frames.timeline`), which a query includes to use.
@@ -21,6 +22,7 @@ use crate::model::Trace;
 
 mod analysis;
 pub mod android_frames;
+mod blocks;
 mod builder;
 mod model;
 pub mod perfetto;
@@ -28,6 +30,7 @@ mod sched;
 mod summaries;
 
 pub use analysis::{flutter_frames, frames, presents};
+pub use blocks::main_thread_blocks;
 pub(crate) use builder::TableBuilder;
 pub use summaries::{apps, scenes};
 
@@ -52,6 +55,7 @@ pub enum Table {
     Frames,
     Presents,
     FlutterFrames,
+    MainThreadBlocks,
     Apps,
     Scenes,
     AndroidFramesChoreographerDoFrame,
@@ -61,7 +65,7 @@ pub enum Table {
 }
 
 impl Table {
-    pub const ALL: [Table; 24] = [
+    pub const ALL: [Table; 25] = [
         Table::Slice,
         Table::Counter,
         Table::Thread,
@@ -80,6 +84,7 @@ impl Table {
         Table::Frames,
         Table::Presents,
         Table::FlutterFrames,
+        Table::MainThreadBlocks,
         Table::Apps,
         Table::Scenes,
         Table::AndroidFramesChoreographerDoFrame,
@@ -109,6 +114,7 @@ impl Table {
             Table::Frames => "frames",
             Table::Presents => "presents",
             Table::FlutterFrames => "flutter_frames",
+            Table::MainThreadBlocks => "main_thread_blocks",
             Table::Apps => "apps",
             Table::Scenes => "scenes",
             Table::AndroidFramesChoreographerDoFrame => "android_frames_choreographer_do_frame",
@@ -175,7 +181,12 @@ impl Table {
             Table::AndroidFramesDrawFrame => android_frames::draw_frame(trace),
             Table::AndroidFramesLayers => android_frames::layers(trace),
             Table::AndroidFrames => android_frames::frames(trace),
-            Table::Frames | Table::Presents | Table::FlutterFrames | Table::Apps | Table::Scenes => return None,
+            Table::Frames
+            | Table::Presents
+            | Table::FlutterFrames
+            | Table::MainThreadBlocks
+            | Table::Apps
+            | Table::Scenes => return None,
         })
     }
 }
@@ -186,19 +197,22 @@ pub struct AnalysisTables {
     pub frames: DataFrame,
     pub presents: DataFrame,
     pub flutter_frames: DataFrame,
+    pub main_thread_blocks: DataFrame,
     pub apps: DataFrame,
     pub scenes: DataFrame,
 }
 
 impl AnalysisTables {
     /// The tables an analysis gives, in the order the lake and Python list them.
-    pub const ALL: [Table; 5] = [Table::Frames, Table::Apps, Table::Scenes, Table::Presents, Table::FlutterFrames];
+    pub const ALL: [Table; 6] =
+        [Table::Frames, Table::Apps, Table::Scenes, Table::Presents, Table::FlutterFrames, Table::MainThreadBlocks];
 
     pub fn get(&self, t: Table) -> Option<&DataFrame> {
         Some(match t {
             Table::Frames => &self.frames,
             Table::Presents => &self.presents,
             Table::FlutterFrames => &self.flutter_frames,
+            Table::MainThreadBlocks => &self.main_thread_blocks,
             Table::Apps => &self.apps,
             Table::Scenes => &self.scenes,
             _ => return None,
@@ -212,12 +226,14 @@ impl AnalysisTables {
 }
 
 /// The tables of an analysis: its frames and presents tables as analysed
-/// (the apps it kept), its Flutter frames, and its summaries'.
+/// (the apps it kept), its Flutter frames, its main threads' blocks and its
+/// summaries'.
 pub fn of(a: &crate::analysis::Analysis) -> PolarsResult<AnalysisTables> {
     Ok(AnalysisTables {
         frames: a.frames_df.clone(),
         presents: a.presents_df.clone(),
         flutter_frames: flutter_frames(&a.presents.flutter)?,
+        main_thread_blocks: main_thread_blocks(&a.blocks.blocks)?,
         apps: apps(&a.apps)?,
         scenes: scenes(&a.apps)?,
     })

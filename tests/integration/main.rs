@@ -7,6 +7,7 @@ mod util;
 mod ab;
 mod analyze;
 mod batch;
+mod blocks;
 mod capture;
 mod compare;
 mod conformance;
