@@ -180,7 +180,8 @@ pub fn analyze(trace: &Trace, frames: &FrameAnalysis, thresholds: &Thresholds) -
             (process.pid == thread.tid).then(|| MainThread { pid: process.pid, process: process.name.clone() })
         })
         .collect();
-    let mut names = foldhash::HashMap::<Name, Name>::default();
+    // Each distinct name is standardized once.
+    let mut standard = foldhash::HashMap::<Name, Name>::default();
     let blocks = trace
         .slices
         .iter()
@@ -189,7 +190,7 @@ pub fn analyze(trace: &Trace, frames: &FrameAnalysis, thresholds: &Thresholds) -
             let main = mains.get(s.track.index())?.as_ref()?;
             let frame_interval_ns = frame_interval_at(&frames.rows, main.pid, s.ts);
             let split = s.end().and_then(|end| frames.sched.split(main.pid, s.ts, end));
-            let standard_name = names
+            let standard_name = standard
                 .entry(s.name.clone())
                 .or_insert_with(|| match names::standardize(&s.name) {
                     std::borrow::Cow::Borrowed(same) if *same == *s.name => s.name.clone(),

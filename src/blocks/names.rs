@@ -230,7 +230,8 @@ pub fn strip_hex(s: &str, min_digits: usize) -> Cow<'_, str> {
         } else if !c.is_ascii_alphanumeric() {
             out.push(c);
             i += 1;
-        } else if !(i == 0 && c.is_ascii_hexdigit()) && !c.is_ascii_digit() {
+        } else if (i > 0 || !c.is_ascii_hexdigit()) && !c.is_ascii_digit() {
+            // A letter inside a word: no run starts here.
             out.push(c);
             i += 1;
             continue;
@@ -346,7 +347,7 @@ mod tests {
     }
 
     #[test]
-    fn strip_hex_keeps_its_sticky_digit_rule() {
+    fn strip_hex_as_trace_processor() {
         assert_eq!(strip_hex("inflate", 2), "inflate");
         assert_eq!(strip_hex("Choreographer#doFrame 191623", 2), "Choreographer#doFrame <num>");
         // A run of letters only stays, even after one with digits.

@@ -69,8 +69,8 @@ fn blocks_of(trace: &crate::model::Trace, rows: Vec<FrameRow>) -> Vec<Block> {
 fn top_level_main_thread_slices_with_levels() {
     let t = trace();
     let blocks = blocks_of(&t, Vec::new());
-    let got: Vec<(i64, i64, i32, &str, &str, Option<BlockLevel>)> =
-        blocks.iter().map(|b| (b.ts, b.dur, b.pid, &*b.name, &*b.standard_name, b.level)).collect();
+    type Row<'a> = (i64, i64, i32, &'a str, &'a str, Option<BlockLevel>);
+    let got: Vec<Row> = blocks.iter().map(|b| (b.ts, b.dur, b.pid, &*b.name, &*b.standard_name, b.level)).collect();
     use BlockLevel::*;
     assert_eq!(
         got,
