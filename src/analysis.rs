@@ -6,6 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::blocks::{self, BlockAnalysis};
 use crate::cujs::{self, CujAnalysis};
 use crate::frames::{self, FrameAnalysis, FrameOptions};
 use crate::import;
@@ -35,6 +36,8 @@ pub struct Options {
     /// Analyse the whole trace even when it marks a driven scenario's window
     /// (docs/capture.md, "The scenario's window").
     pub whole_trace: bool,
+    /// Where main-thread blocks' levels begin (docs/blocks.md, "Levels").
+    pub blocks: blocks::Thresholds,
     #[cfg(feature = "analysis")]
     pub filter: crate::metrics::AppFilter,
     #[cfg(feature = "analysis")]
@@ -56,6 +59,7 @@ impl Default for Options {
             sink: Sink::quiet(),
             require_frames: true,
             whole_trace: false,
+            blocks: blocks::Thresholds::default(),
             #[cfg(feature = "analysis")]
             filter: crate::metrics::AppFilter::All,
             #[cfg(feature = "analysis")]
@@ -78,6 +82,8 @@ pub struct TraceFrames {
     pub presents: PresentAnalysis,
     /// The jank CUJs (`J<NAME>` interactions) and their frames.
     pub cujs: CujAnalysis,
+    /// Every main thread's blocks (docs/blocks.md).
+    pub blocks: BlockAnalysis,
     /// The reader's warnings, and what rebuilding the frames noticed.
     pub warnings: Vec<Warning>,
     /// How many scheduler records the scheduler pass kept for the frames
@@ -156,7 +162,11 @@ pub fn frames_of(opened: Opened, opts: &Options) -> TraceFrames {
     }
     let presents = presents::analyze_in(&trace, &frames, window);
     let cujs = cujs::analyze(&trace, &frames);
-    TraceFrames { trace, frames, presents, cujs, warnings, sched_records }
+    let mut blocks = blocks::analyze(&trace, &frames, &opts.blocks);
+    if let Some(w) = window {
+        blocks.blocks.retain(|b| w.contains(b.ts));
+    }
+    TraceFrames { trace, frames, presents, cujs, blocks, warnings, sched_records }
 }
 
 /// The facts `capture` checks a pulled trace for (its loader).
@@ -211,6 +221,8 @@ pub struct Analysis {
     pub cujs: CujAnalysis,
     /// The startups of the apps `Options::filter` keeps.
     pub startups: crate::startups::StartupAnalysis,
+    /// The main-thread blocks of the apps `Options::filter` keeps.
+    pub blocks: BlockAnalysis,
     /// Per-app summaries; empty when `Options::summaries` is off.
     pub apps: Vec<crate::metrics::AppSummary>,
     /// The frame timeline's lanes of the frames that matter; None unless
@@ -241,6 +253,7 @@ impl Analysis {
             frames: self.frames_df.clone(),
             presents: self.presents_df.clone(),
             flutter_frames: tables::flutter_frames(&self.presents.flutter)?,
+            main_thread_blocks: tables::main_thread_blocks(&self.blocks.blocks)?,
             apps: tables::apps(&self.apps)?,
             scenes: tables::scenes(&self.apps)?,
             startups: tables::startups::startups(&self.startups)?,
@@ -271,7 +284,7 @@ pub fn analyze(path: &Path, opts: &Options) -> Result<Analysis, AnalysisError> {
 #[cfg(feature = "analysis")]
 fn summarize(path: &Path, tf: TraceFrames, opts: &Options) -> Result<Analysis, AnalysisError> {
     use crate::metrics;
-    let TraceFrames { trace, frames, presents, mut cujs, warnings, sched_records } = tf;
+    let TraceFrames { trace, frames, presents, mut cujs, mut blocks, warnings, sched_records } = tf;
     let filter = &opts.filter;
     // An app the trace does not name is matched by the package its layers
     // name (docs/presents.md, "Apps named by their layers"); the presents'
@@ -296,6 +309,7 @@ fn summarize(path: &Path, tf: TraceFrames, opts: &Options) -> Result<Analysis, A
     cujs.cujs.retain(|c| named(c.process.as_deref(), c.pid));
     let mut startups = crate::startups::analyze(&trace, || crate::tables::android_frames::display_frames(&trace));
     startups.startups.retain(|s| filter.matches(Some(&s.package), s.upid.map_or(0, |u| trace.process(u).pid)));
+    blocks.blocks.retain(|b| named(b.process.as_deref(), b.pid));
     let (kept, scenes) = metrics::kept_frames(&trace, &frames, filter, &names);
     let frames_df = crate::tables::frames(&frames, &kept, &scenes)?;
     let presents_df = crate::tables::presents(&presents.rows)?;
@@ -322,6 +336,7 @@ fn summarize(path: &Path, tf: TraceFrames, opts: &Options) -> Result<Analysis, A
         presents_df,
         cujs,
         startups,
+        blocks,
         apps,
         lanes,
         warnings,

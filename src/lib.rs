@@ -13,6 +13,7 @@
 pub mod analysis;
 #[cfg(feature = "analysis")]
 pub mod batch;
+pub mod blocks;
 pub mod capture;
 #[cfg(feature = "analysis")]
 pub mod cli;

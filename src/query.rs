@@ -3,7 +3,7 @@
 //! trace_processor's over the same data (`track`, `thread_track`,
 //! `process_track`, `counter_track`, `actual_frame_timeline_slice`, …,
 //! `sched`, `thread_state`) and the analysis' (`frames`, `presents`,
-//! `flutter_frames`, `apps`, `scenes`). Only the tables a query names are
+//! `flutter_frames`, `main_thread_blocks`, `apps`, `scenes`). Only the tables a query names are
 //! built, so a query on `thread` stays fast on a big trace. docs/report.md
 //! says which PerfettoSQL runs unchanged.
 

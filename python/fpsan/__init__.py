@@ -54,6 +54,7 @@ class Analysis:
     presents: Table
     flutter_frames: Table
     startups: Table
+    main_thread_blocks: Table
 
     def __init__(self, path: Path, raw: Dict[str, Any], options: Dict[str, Any]):
         self.path = fspath(path)

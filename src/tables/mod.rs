@@ -7,6 +7,7 @@
 //!   FrameTimeline tables; `sched`: `sched` and `thread_state`);
 //! - the analysis' rows (`analysis`): `frames`, `presents`, `flutter_frames`;
 //! - the summaries' (`summaries`): `apps`, `scenes`;
+//! - the main threads' blocks (`blocks`): `main_thread_blocks`;
 //! - the startups' (`startups`): the analysis' `startups`, and the tables of
 //!   modules `android.startup.startups` and `android.startup.time_to_display`;
 //! - PerfettoSQL modules' tables over the model (`android_frames`: module
@@ -28,6 +29,7 @@ use crate::model::Trace;
 
 mod analysis;
 pub mod android_frames;
+mod blocks;
 mod builder;
 pub mod docs;
 mod model;
@@ -38,6 +40,7 @@ mod summaries;
 mod traces;
 
 pub use analysis::{flutter_frames, frames, presents};
+pub use blocks::main_thread_blocks;
 pub(crate) use builder::TableBuilder;
 pub use builder::{ColumnDoc, Doc};
 pub use summaries::{apps, scenes};
@@ -123,6 +126,7 @@ tables! {
     Frames = "frames", Analysis, "doFrame";
     Presents = "presents", Analysis, "buffer a layer presented";
     FlutterFrames = "flutter_frames", Analysis, "Flutter engine frame";
+    MainThreadBlocks = "main_thread_blocks", Analysis, "block of a main thread";
     Apps = "apps", Analysis, "app";
     Scenes = "scenes", Analysis, "scene of an app";
     Startups = "startups", Analysis, "app startup";
@@ -206,6 +210,7 @@ impl Table {
             Table::Frames
             | Table::Presents
             | Table::FlutterFrames
+            | Table::MainThreadBlocks
             | Table::Apps
             | Table::Scenes
             | Table::Startups
@@ -219,6 +224,7 @@ impl Table {
             Table::Frames => frames(&crate::frames::FrameAnalysis::default(), &[], &[]),
             Table::Presents => presents(&[]),
             Table::FlutterFrames => flutter_frames(&[]),
+            Table::MainThreadBlocks => main_thread_blocks(&[]),
             Table::Apps => apps(&[]),
             Table::Scenes => scenes(&[]),
             Table::Startups => startups::startups(&crate::startups::StartupAnalysis::default()),
@@ -245,6 +251,7 @@ pub struct AnalysisTables {
     pub frames: DataFrame,
     pub presents: DataFrame,
     pub flutter_frames: DataFrame,
+    pub main_thread_blocks: DataFrame,
     pub apps: DataFrame,
     pub scenes: DataFrame,
     pub startups: DataFrame,
@@ -252,14 +259,22 @@ pub struct AnalysisTables {
 
 impl AnalysisTables {
     /// The tables an analysis gives, in the order the lake and Python list them.
-    pub const ALL: [Table; 6] =
-        [Table::Frames, Table::Apps, Table::Scenes, Table::Presents, Table::FlutterFrames, Table::Startups];
+    pub const ALL: [Table; 7] = [
+        Table::Frames,
+        Table::Apps,
+        Table::Scenes,
+        Table::Presents,
+        Table::FlutterFrames,
+        Table::MainThreadBlocks,
+        Table::Startups,
+    ];
 
     pub fn get(&self, t: Table) -> Option<&DataFrame> {
         Some(match t {
             Table::Frames => &self.frames,
             Table::Presents => &self.presents,
             Table::FlutterFrames => &self.flutter_frames,
+            Table::MainThreadBlocks => &self.main_thread_blocks,
             Table::Apps => &self.apps,
             Table::Scenes => &self.scenes,
             Table::Startups => &self.startups,

@@ -8,6 +8,7 @@ mod ab;
 mod analyze;
 mod architecture;
 mod batch;
+mod blocks;
 mod capture;
 mod columns;
 mod compare;

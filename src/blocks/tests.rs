@@ -1,0 +1,140 @@
+//! Blocks of a hand-built trace; every expected value worked out by hand
+//! (the rules: docs/blocks.md).
+
+use super::*;
+use crate::frames::{FrameRow, SchedIndex};
+use crate::model::testutil::TB;
+use crate::model::SchedEvent;
+
+const MS: i64 = 1_000_000;
+const APP: i32 = 100;
+const WORKER: i32 = 101;
+const SYSTEM: i32 = 200;
+const BINDER: i32 = 201;
+
+/// App 100 (main thread 100, worker 101) and system_server 200 (main 200,
+/// binder thread 201). Main thread 100's top-level slices, at 10 s apart so
+/// none overlap:
+/// - 0 s `inflate` 40 ms, with a nested `measure` 30 ms;
+/// - 10 s `android.os.Handler: com.example.Foo$1` 50 ms: exactly three 60 Hz
+///   intervals (3 × 16 666 667 = 50 000 001 ns) less 1 ns;
+/// - 20 s `openAndQueryOnUiThread` 50 000 001 ns;
+/// - 30 s `a` 700 ms, 40 s `b` 1 s, 50 s `c` 2 s, 60 s `d` 5 s;
+/// - 70 s `never ended`, open at the trace's end.
+///
+/// Not blocks: the worker's 2 s slice, the nested `measure`. System's main
+/// thread 200 has `Choreographer#doFrame 7` at 5 s for 20 ms, and its
+/// binder thread a 3 s slice.
+fn trace() -> crate::model::Trace {
+    let mut b = TB::new();
+    b.process(APP, "com.example.app")
+        .thread(APP, APP, "com.example.app")
+        .thread(WORKER, APP, "worker")
+        .process(SYSTEM, "system_server")
+        .thread(SYSTEM, SYSTEM, "system_server")
+        .thread(BINDER, SYSTEM, "binder:200_1");
+    b.slice(APP, 0, 40 * MS, "inflate").slice(APP, 5 * MS, 30 * MS, "measure");
+    b.slice(APP, 10_000 * MS, 50 * MS, "android.os.Handler: com.example.Foo$1");
+    b.slice(APP, 20_000 * MS, 50_000_001, "openAndQueryOnUiThread");
+    for (k, name) in ["a", "b", "c", "d"].iter().enumerate() {
+        let dur = [700, 1_000, 2_000, 5_000][k] * MS;
+        b.slice(APP, (30_000 + 10_000 * k as i64) * MS, dur, name);
+    }
+    b.slice(APP, 70_000 * MS, -1, "never ended");
+    b.slice(WORKER, 0, 2_000 * MS, "work");
+    b.slice(SYSTEM, 5_000 * MS, 20 * MS, "Choreographer#doFrame 7");
+    b.slice(BINDER, 0, 3_000 * MS, "binder reply");
+    // Main thread 100 over `openAndQueryOnUiThread` (20 s + [0, 50 ms + 1 ns)):
+    // running 20 ms, in D (I/O) 10 ms, woken at 30 ms, runnable 5 ms, running
+    // to the end, then asleep.
+    let at = 20_000 * MS;
+    for e in [
+        SchedEvent::SwitchIn { ts: at, tid: APP, cpu: 0 },
+        SchedEvent::SwitchOut { ts: at + 20 * MS, tid: APP, cpu: 0, prev_state: 2 },
+        SchedEvent::Waking { ts: at + 30 * MS, tid: APP, waker: crate::model::Waker::of(Some(BINDER)) },
+        SchedEvent::SwitchIn { ts: at + 35 * MS, tid: APP, cpu: 1 },
+        SchedEvent::SwitchOut { ts: at + 50 * MS + 1, tid: APP, cpu: 1, prev_state: 1 },
+    ] {
+        b.sched(e);
+    }
+    b.build()
+}
+
+fn blocks_of(trace: &crate::model::Trace, rows: Vec<FrameRow>) -> Vec<Block> {
+    let frames = FrameAnalysis { rows, sched: SchedIndex::new(&trace.sched), ..Default::default() };
+    analyze(trace, &frames, &Thresholds::default()).blocks
+}
+
+#[test]
+fn top_level_main_thread_slices_with_levels() {
+    let t = trace();
+    let blocks = blocks_of(&t, Vec::new());
+    type Row<'a> = (i64, i64, i32, &'a str, &'a str, Option<BlockLevel>);
+    let got: Vec<Row> = blocks.iter().map(|b| (b.ts, b.dur, b.pid, &*b.name, &*b.standard_name, b.level)).collect();
+    use BlockLevel::*;
+    assert_eq!(
+        got,
+        vec![
+            (0, 40 * MS, APP, "inflate", "inflate", Some(Short)),
+            (5_000 * MS, 20 * MS, SYSTEM, "Choreographer#doFrame 7", "Choreographer#doFrame", Some(Short)),
+            (
+                10_000 * MS,
+                50 * MS,
+                APP,
+                "android.os.Handler: com.example.Foo$1",
+                "Handler: com.example.Foo",
+                Some(Short)
+            ),
+            (20_000 * MS, 50_000_001, APP, "openAndQueryOnUiThread", "openAndQueryOnUiThread", Some(FrameScale)),
+            (30_000 * MS, 700 * MS, APP, "a", "a", Some(EvilMethod)),
+            (40_000 * MS, 1_000 * MS, APP, "b", "b", Some(BlockCanary)),
+            (50_000 * MS, 2_000 * MS, APP, "c", "c", Some(Lag)),
+            (60_000 * MS, 5_000 * MS, APP, "d", "d", Some(AnrRisk)),
+            (70_000 * MS, -1, APP, "never ended", "never ended", None),
+        ]
+    );
+    assert!(blocks.iter().all(|b| b.kind == BlockKind::Slice && b.tid == b.pid && b.frame_interval_ns == 16_666_667));
+    assert_eq!(blocks[0].process.as_deref(), Some("com.example.app"));
+    assert_eq!(blocks[1].process.as_deref(), Some("system_server"));
+}
+
+#[test]
+fn split_by_scheduler_state() {
+    let t = trace();
+    let blocks = blocks_of(&t, Vec::new());
+    let db = &blocks[3];
+    assert_eq!(
+        (db.cpu_ns, db.runnable_ns, db.sleeping_ns, db.io_ns),
+        (Some(35 * MS + 1), Some(5 * MS), Some(0), Some(10 * MS))
+    );
+    // No scheduler data for system_server's main thread.
+    assert_eq!((blocks[1].cpu_ns, blocks[1].io_ns), (None, None));
+}
+
+#[test]
+fn frame_scale_follows_the_apps_refresh() {
+    let t = trace();
+    // The app draws at 60 Hz from 1 s and at 120 Hz from 15 s: `inflate`
+    // (at 0, before any doFrame: the first one's interval) and the Handler
+    // message (at 10 s) are measured at 60 Hz, the database block (at 20 s)
+    // at 120 Hz.
+    let frame = |ts: i64, interval: i64| FrameRow { pid: APP, ts, frame_interval_ns: interval, ..Default::default() };
+    let rows = vec![frame(1_000 * MS, 16_666_667), frame(15_000 * MS, 8_333_333)];
+    let blocks = blocks_of(&t, rows);
+    let level = |name: &str| blocks.iter().find(|b| &*b.name == name).map(|b| (b.frame_interval_ns, b.level));
+    assert_eq!(level("inflate"), Some((16_666_667, Some(BlockLevel::Short))));
+    assert_eq!(level("android.os.Handler: com.example.Foo$1"), Some((16_666_667, Some(BlockLevel::Short))));
+    // 3 × 8 333 333 = 24 999 999 ≤ 50 000 001.
+    assert_eq!(level("openAndQueryOnUiThread"), Some((8_333_333, Some(BlockLevel::FrameScale))));
+}
+
+#[test]
+fn thresholds_are_inclusive() {
+    let th = Thresholds::default();
+    assert_eq!(th.level(50_000_001, 16_666_667), BlockLevel::FrameScale);
+    assert_eq!(th.level(50_000_000, 16_666_667), BlockLevel::Short);
+    assert_eq!(th.level(699_999_999, 16_666_667), BlockLevel::FrameScale);
+    assert_eq!(th.level(ANR_RISK_NS, 16_666_667), BlockLevel::AnrRisk);
+    let strict = Thresholds { evil_method_ns: 100 * MS, ..Thresholds::default() };
+    assert_eq!(strict.level(100 * MS, 16_666_667), BlockLevel::EvilMethod);
+}
