@@ -70,8 +70,10 @@ pub const CEILINGS: [(Count, u64); 7] = [
     (Count::Frames, 10_200),
     // 69f8eef: 101 948; +10 %.
     (Count::Slices, 112_200),
-    // 69f8eef: 745 949–748 561; 748 561 + 10 %.
-    (Count::Allocations, 824_000),
+    // 69f8eef: 745 949–748 561; the main-thread blocks stage (issue 42)
+    // added ~50 000 (a standardized name per distinct top-level slice name,
+    // each doFrame's "Choreographer#doFrame N" among them): 834 254; + 10 %.
+    (Count::Allocations, 918_000),
     // 69f8eef: 627 631 474–635 141 458; 635 141 458 + 10 %.
     (Count::AllocatedBytes, 699_000_000),
 ];
