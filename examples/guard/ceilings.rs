@@ -83,15 +83,15 @@ pub const CEILINGS: [(Count, u64); 7] = [
 pub const PAIRS: usize = 7;
 
 /// The most `analyze` may cost in `info`'s time (median of the pairs'
-/// ratios). The goal is 1.8 (issue 40), not reached yet: 69f8eef and
-/// today's main measure 2.13 paired on a quiet machine. On a 2-core machine
-/// at load 11–16 (six builds beside it), six guard runs of 69f8eef gave
-/// medians 1.71, 1.96, 2.06, 2.14, 2.17 and 2.18 (single pairs 1.40–2.68).
-/// 2.5 is today's 2.13 plus 17 %: past that drift, so the guard does not
-/// flake, while an analysis a fifth slower than today fails; the work
-/// counts above catch smaller regressions exactly. Lower it to 2.3 once the
-/// analysis is back at 1.8.
-pub const MAX_ANALYZE_INFO_RATIO: f64 = 2.5;
+/// ratios). The goal is 1.8 (issue 40), not reached yet: 69f8eef measured
+/// 2.13 paired on a quiet machine; with the startups and main-thread blocks
+/// stages, the medians measured 2.16, 2.22 and 2.30 (the last with builds
+/// beside it; single pairs 1.96–2.93); on a 2-core machine at load 11–16, six
+/// guard runs of 69f8eef gave 1.71–2.18. 2.7 is the worst median seen plus
+/// 17 %, so the guard does not flake, while an analysis a quarter slower
+/// than today fails; the work counts above catch smaller regressions
+/// exactly. Lower it to 2.3 once the analysis is back at 1.8.
+pub const MAX_ANALYZE_INFO_RATIO: f64 = 2.7;
 
 /// One line per count over its ceiling ("frames: 12 001 over its ceiling
 /// 12 000"), in `Count::ALL` order; a count without a ceiling is a line too.
