@@ -463,21 +463,10 @@ mod tests {
     #[test]
     fn events_without_token_pid_or_display_frame_are_skipped_with_one_warning() {
         use TimelineStart as S;
-        let no_token = TimelineEvent::Start {
-            start: S::ActualDisplay,
-            cookie: 1,
-            token: None,
-            display_frame_token: None,
-            pid: Some(1),
-            layer_name: None,
-            present_type: None,
-            on_time_finish: false,
-            gpu_composition: false,
-            jank_type: 0,
-            prediction_type: None,
-            jank_severity_type: None,
-            present_delay_ms: None,
-        };
+        let mut no_token = start(S::ActualDisplay, 1, 0, None, 1);
+        if let TimelineEvent::Start { token, .. } = &mut no_token {
+            *token = None;
+        }
         let mut no_pid = start(S::ExpectedDisplay, 2, 3, None, 1);
         if let TimelineEvent::Start { pid, .. } = &mut no_pid {
             *pid = None;

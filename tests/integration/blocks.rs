@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use fpsan::analysis::{self, Options};
 use fpsan::blocks::{names, Block, BlockKind, BlockLevel};
 
-use crate::util::{fpsan, shared, trace_processor_rows};
+use crate::util::{fpsan, real_traces, shared, trace_processor_rows};
 
 const MS: i64 = 1_000_000;
 
@@ -23,18 +23,6 @@ WHERE is_main_thread AND depth = 0 AND dur >= 100e6 ORDER BY ts, id";
 /// Every distinct slice name and what trace_processor makes of it.
 const NAMES_SQL: &str = "INCLUDE PERFETTO MODULE android.slices;
 SELECT DISTINCT name, android_standardize_slice_name(name) FROM slice WHERE name IS NOT NULL";
-
-/// Every real trace in `../shared/traces` (Perfetto and atrace text).
-fn real_traces() -> Option<Vec<PathBuf>> {
-    let dir = shared("traces")?;
-    let mut traces: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("traces")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "pftrace" || e == "txt"))
-        .collect();
-    traces.sort();
-    Some(traces)
-}
 
 /// fpsan's blocks of the whole trace.
 fn blocks_of(trace: &Path) -> Vec<Block> {

@@ -5,12 +5,12 @@
 //! and with two workers, and every real trace in `../shared/traces`.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use tracegen::systrace::SystraceOptions;
 use tracegen::{BuildOptions, TraceBuilder};
 
-use crate::util::{fpsan, shared, trace_processor_rows};
+use crate::util::{fpsan, real_traces, shared, trace_processor_rows};
 
 const MS: i64 = 1_000_000;
 const A: i32 = 100;
@@ -173,18 +173,6 @@ fn the_same_schedule_gives_trace_processors_rows_in_every_encoding() {
             assert_eq!(lines(&fpsan_rows(trace, sql, None)), lines(&tp), "{} {sql}", trace.display());
         }
     }
-}
-
-/// Every real trace in `../shared/traces` (Perfetto and atrace text).
-fn real_traces() -> Option<Vec<PathBuf>> {
-    let dir = shared("traces")?;
-    let mut traces: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("traces")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "pftrace" || e == "txt"))
-        .collect();
-    traces.sort();
-    Some(traces)
 }
 
 /// How many of trace_processor's rows fpsan gives too (as multisets).

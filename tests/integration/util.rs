@@ -22,6 +22,19 @@ pub fn shared(rel: &str) -> Option<PathBuf> {
     None
 }
 
+/// Every real trace in `../shared/traces` (Perfetto and atrace text), sorted;
+/// None (skipped, as [`shared`] says) without `../shared`.
+pub fn real_traces() -> Option<Vec<PathBuf>> {
+    let dir = shared("traces")?;
+    let mut traces: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("traces")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "pftrace" || e == "txt"))
+        .collect();
+    traces.sort();
+    Some(traces)
+}
+
 /// The project's `testdata/` folder.
 pub fn testdata(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata").join(name)
