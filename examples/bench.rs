@@ -193,7 +193,7 @@ fn main() -> Res<()> {
 /// Where the time goes inside one process: reading (framing and the
 /// parallel batch decode, overlapped, keeping the frame threads' scheduler
 /// records), model build, frame-thread selection, scheduler pass, frame
-/// reconstruction, presents, jank CUJs, frames table, summaries; each with its wall time and the
+/// reconstruction, presents, jank CUJs, main-thread blocks, startups, frames table, summaries; each with its wall time and the
 /// minor page faults it took (fresh memory is slow on these VMs).
 fn phases(path: &Path, mb: f64) -> Res<()> {
     fpsan::memory::fix_mmap_threshold();
@@ -219,6 +219,11 @@ fn phases(path: &Path, mb: f64) -> Res<()> {
     laps.lap("presents");
     let cujs = fpsan::cujs::analyze(&trace, &frames);
     laps.lap("cujs");
+    let _blocks = fpsan::blocks::analyze(&trace, &frames, &opts.blocks);
+    laps.lap("blocks");
+    let _startups =
+        fpsan::startups::analyze(&trace, || fpsan::tables::android_frames::display_frames(&trace));
+    laps.lap("startups");
     let (kept, scenes) = fpsan::metrics::kept_frames(&trace, &frames, &opts.filter, &presents.names);
     let _df = fpsan::tables::frames(&frames, &kept, &scenes)?;
     laps.lap("frames table");
