@@ -99,10 +99,12 @@ pub fn frame_read_options(sink: Sink) -> ReadOptions {
 }
 
 /// Read an opened trace and import it into the model; the scheduler pass
-/// for it comes with it.
+/// for it comes with it, the records of the threads the first pass found
+/// to begin frames read beside the import (`SchedPass::prefetch`), which
+/// leaves them nothing to wait for once the frames stage names its threads.
 pub fn decode(source: &Source, opts: &ReadOptions) -> Result<(Trace, SchedPass), ReadError> {
-    let (decoded, sched) = read::decode(source, opts)?;
-    let trace = import::import(decoded);
+    let (decoded, mut sched) = read::decode(source, opts)?;
+    let (trace, ()) = rayon::join(|| import::import(decoded), || sched.prefetch(source));
     if trace.meta.packets == 0 && trace.slices.is_empty() && trace.meta.ftrace_events == 0 {
         return Err(ReadError::NotATrace { path: source.path.clone(), why: "no trace events found".to_string() });
     }

@@ -609,7 +609,11 @@ fn analyze(a: &AnalyzeArgs) -> Result {
         eprintln!("fpsan: wrote {} files to {}", written.len(), dir.display());
     }
     let out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    Ok(report::write_stdout(a.format, &report, out)?)
+    let written = report::write_stdout(a.format, &report, out);
+    // The frames, their paths and tables are left to the exit as the model
+    // is: freeing them block by block took ~10 ms on a 210 MB trace.
+    crate::memory::leave_to_exit(done);
+    Ok(written?)
 }
 
 fn info_cmd(a: &InfoArgs) -> Result {

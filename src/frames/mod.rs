@@ -402,7 +402,7 @@ pub fn analyze_with(
     opts: &FrameOptions,
     load_sched: impl FnOnce(&[i32]) -> Vec<Vec<SchedEvent>> + Send,
 ) -> FrameAnalysis {
-    rebuild(trace, opts, |tids| sched_index::SchedIndex::new(load_sched(tids)))
+    rebuild(trace, opts, |tids| sched_index::SchedIndex::of_threads(load_sched(tids)))
 }
 
 fn rebuild(

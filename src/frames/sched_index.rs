@@ -56,24 +56,35 @@ impl SchedIndex {
         ix
     }
 
+    /// [`Self::new`] from one vector per thread, as the scheduler pass
+    /// gives them: each thread's changes are written over its events, in
+    /// place (a busy trace's are hundreds of MB: fresh memory for them was
+    /// a large share of the frames stage).
+    pub fn of_threads(threads: Vec<Vec<SchedEvent>>) -> SchedIndex {
+        let mut ix = SchedIndex::default();
+        for events in threads {
+            let Some(tid) = events.first().map(SchedEvent::tid) else { continue };
+            if ix.by_tid.contains_key(&tid) || events.iter().any(|e| e.tid() != tid) {
+                ix.add(&events);
+                continue;
+            }
+            ix.has_data = true;
+            let mut cur = None;
+            let mut changes: Vec<(i64, State, Waker)> =
+                events.into_iter().filter_map(|e| change(&mut cur, &e)).collect();
+            changes.shrink_to_fit();
+            ix.by_tid.insert(tid, changes);
+        }
+        ix
+    }
+
     fn add(&mut self, events: &[SchedEvent]) {
         self.has_data |= !events.is_empty();
         // One map lookup per run of a thread's events.
         for run in events.chunk_by(|a, b| a.tid() == b.tid()) {
             let v = self.by_tid.entry(run[0].tid()).or_default();
-            for e in run {
-                let cur = v.last().map(|x| x.1);
-                let (st, waker) = match *e {
-                    SchedEvent::SwitchIn { .. } => (State::Running, Waker::NONE),
-                    SchedEvent::SwitchOut { prev_state, .. } => (decode_prev_state(prev_state), Waker::NONE),
-                    // A wakeup of a running task changes nothing.
-                    SchedEvent::Waking { .. } if cur == Some(State::Running) => continue,
-                    SchedEvent::Waking { waker, .. } => (State::Runnable, waker),
-                };
-                if cur != Some(st) {
-                    v.push((e.ts(), st, waker));
-                }
-            }
+            let mut cur = v.last().map(|x| x.1);
+            v.extend(run.iter().filter_map(|e| change(&mut cur, e)));
         }
     }
 
@@ -142,6 +153,23 @@ impl SchedIndex {
     }
 }
 
+/// The change of state `e` makes after `cur` (the thread's state before
+/// it, updated), if it makes one.
+#[inline]
+fn change(cur: &mut Option<State>, e: &SchedEvent) -> Option<(i64, State, Waker)> {
+    let (st, waker) = match *e {
+        SchedEvent::SwitchIn { .. } => (State::Running, Waker::NONE),
+        SchedEvent::SwitchOut { prev_state, .. } => (decode_prev_state(prev_state), Waker::NONE),
+        // A wakeup of a running task changes nothing.
+        SchedEvent::Waking { .. } if *cur == Some(State::Running) => return None,
+        SchedEvent::Waking { waker, .. } => (State::Runnable, waker),
+    };
+    (*cur != Some(st)).then(|| {
+        *cur = Some(st);
+        (e.ts(), st, waker)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,5 +206,29 @@ mod tests {
         let s = ix.split(7, 0, 12).unwrap();
         assert_eq!((s.running_ns, s.runnable_ns, s.sleeping_ns, s.blocked_ns), (2, 0, 0, 0));
         assert_eq!(ix.split(8, 0, 12), None);
+    }
+
+    /// Written in place over each thread's vector, the index is the one
+    /// `new` builds: a thread split over two vectors, and a vector of two
+    /// threads, take `new`'s way.
+    #[test]
+    fn of_threads_is_new() {
+        let (w, i, o) = (
+            |ts, tid| SchedEvent::Waking { ts, tid, waker: Waker::of(Some(3)) },
+            |ts, tid| SchedEvent::SwitchIn { ts, tid, cpu: 0 },
+            |ts, tid, prev_state| SchedEvent::SwitchOut { ts, tid, cpu: 0, prev_state },
+        );
+        let threads = vec![
+            vec![w(5, 7), i(10, 7), w(12, 7), o(20, 7, 1), o(21, 7, 1), w(30, 7), w(31, 7), i(35, 7)],
+            vec![o(40, 7, 2), w(60, 7)],
+            vec![i(1, 8), o(2, 8, 0), i(3, 9), o(4, 9, 256)],
+        ];
+        let (a, b) = (SchedIndex::new(threads.clone()), SchedIndex::of_threads(threads));
+        assert!(b.has_data);
+        for tid in [7, 8, 9] {
+            assert_eq!(a.by_tid[&tid], b.by_tid[&tid], "tid {tid}");
+        }
+        assert_eq!(b.by_tid[&7].len(), 7);
+        assert_eq!(b.by_tid.len(), 3);
     }
 }

@@ -159,17 +159,27 @@ fn fix_thread(records: &mut Vec<SchedRecord>, mut f: Fixes) {
         // Each added switch-out comes first among its thread's records at
         // its time (it is its bundle's first switch).
         f.add.sort_by_key(SchedRecord::ts);
-        let old = std::mem::take(records);
-        records.reserve(old.len() + f.add.len());
-        let (mut i, mut j) = (0, 0);
-        while i < old.len() || j < f.add.len() {
-            if j < f.add.len() && (i == old.len() || f.add[j].ts() <= old[i].ts()) {
-                records.push(f.add[j]);
-                j += 1;
-            } else {
-                records.push(old[i]);
-                i += 1;
-            }
+        merge_in_place(records, &f.add);
+    }
+}
+
+/// Merge `add` (by time) into `records` (by time), each of `add` before the
+/// records at its time, in place: from the back, so that a thread's
+/// records (millions on a busy trace) are not copied to fresh memory.
+fn merge_in_place(records: &mut Vec<SchedRecord>, add: &[SchedRecord]) {
+    let old = records.len();
+    records.extend_from_slice(add);
+    let (mut i, mut j) = (old, add.len());
+    for k in (0..records.len()).rev() {
+        if j == 0 {
+            break;
+        }
+        if i > 0 && records[i - 1].ts() >= add[j - 1].ts() {
+            records[k] = records[i - 1];
+            i -= 1;
+        } else {
+            records[k] = add[j - 1];
+            j -= 1;
         }
     }
 }
@@ -182,6 +192,39 @@ mod tests {
     fn edge(cpu: u32, first: Option<(i64, i64, i32)>, last: Option<(i64, i32)>) -> CompactEdge {
         let first = first.map(|(ts, prev_state, next_pid)| FirstSwitch { ts, prev_state, next_pid });
         CompactEdge { cpu, first, last }
+    }
+
+    /// The merge from the back puts each added record before the records
+    /// at its time, as a forward merge does.
+    #[test]
+    fn merge_in_place_is_the_forward_merge() {
+        let w = |ts: i64, tid: i32| SchedRecord::Waking { ts, tid, waker: Waker::NONE };
+        let forward = |old: &[SchedRecord], add: &[SchedRecord]| {
+            let mut out = Vec::new();
+            let (mut i, mut j) = (0, 0);
+            while i < old.len() || j < add.len() {
+                if j < add.len() && (i == old.len() || add[j].ts() <= old[i].ts()) {
+                    out.push(add[j]);
+                    j += 1;
+                } else {
+                    out.push(old[i]);
+                    i += 1;
+                }
+            }
+            out
+        };
+        let cases: [(&[SchedRecord], &[SchedRecord]); 5] = [
+            (&[w(1, 0), w(3, 0), w(3, 1), w(5, 0)], &[w(3, 9), w(3, 8), w(6, 9)]),
+            (&[], &[w(1, 9), w(2, 9)]),
+            (&[w(1, 0), w(2, 0)], &[]),
+            (&[w(4, 0), w(5, 0)], &[w(1, 9), w(4, 9)]),
+            (&[w(1, 0), w(1, 1)], &[w(1, 9), w(7, 9)]),
+        ];
+        for (old, add) in cases {
+            let mut records = old.to_vec();
+            merge_in_place(&mut records, add);
+            assert_eq!(records, forward(old, add), "{old:?} + {add:?}");
+        }
     }
 
     #[test]

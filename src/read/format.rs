@@ -70,19 +70,66 @@ pub(crate) trait SchedScan: Send {
     /// what the stitch across compact_sched bundles needs (nothing where
     /// the format has no compact_sched).
     fn scan(&mut self, source: &Source, tids: &[i32], threads: &mut ThreadBuckets) -> CompactStitch;
+    /// The threads the first pass found to begin the slices it was asked
+    /// about (`ReadOptions::keep_sched_of_slices`), sorted: those an
+    /// analysis of frames will ask for. None where it looked for none.
+    fn found_threads(&self) -> Vec<i32> {
+        Vec::new()
+    }
 }
 
 /// The second pass: scheduler events (sched_switch, sched_waking and
 /// compact_sched) of a few threads, e.g. the main threads whose frames are
 /// analysed. Reading them only on demand keeps the first pass (and `info`)
 /// free of the trace's bulkiest data.
-pub struct SchedPass(pub(crate) Box<dyn SchedScan>);
+pub struct SchedPass(pub(crate) Box<dyn SchedScan>, Option<Prefetched>);
+
+/// The records of the threads the first pass found ([`SchedScan::found_threads`]),
+/// read by [`SchedPass::prefetch`] before anyone asked for them.
+struct Prefetched {
+    /// Sorted.
+    tids: Vec<i32>,
+    /// As [`SchedPass::threads`] returns them.
+    threads: Vec<Vec<SchedRecord>>,
+}
 
 impl SchedPass {
+    pub(crate) fn new(scan: Box<dyn SchedScan>) -> SchedPass {
+        SchedPass(scan, None)
+    }
+
+    /// Read now the records of the threads the first pass found to begin
+    /// frames, which are nearly always the ones [`Self::threads`] will be
+    /// asked for: the analysis does this while it imports the first pass's
+    /// records, which does not need them. Asked later, those threads cost
+    /// nothing; others are read then.
+    pub fn prefetch(&mut self, source: &Source) {
+        let tids = self.0.found_threads();
+        if !tids.is_empty() {
+            let threads = self.read(source, &tids);
+            self.1 = Some(Prefetched { tids, threads });
+        }
+    }
+
     /// The events that involve the given thread ids: one vector per thread
     /// that has any (by tid), each sorted by timestamp (ties in file order),
     /// compact_sched's bundles stitched (`compact_stitch`).
     pub fn threads(&mut self, source: &Source, tids: &[i32]) -> Vec<Vec<SchedRecord>> {
+        let Some(Prefetched { tids: fetched, threads }) = self.1.take() else { return self.read(source, tids) };
+        let asked = |tid: i32| tids.contains(&tid);
+        let mut out: Vec<Vec<SchedRecord>> = threads.into_iter().filter(|t| asked(t[0].tid())).collect();
+        let missing: Vec<i32> = tids.iter().copied().filter(|t| fetched.binary_search(t).is_err()).collect();
+        if !missing.is_empty() {
+            // A thread's records do not depend on which others were read
+            // with it (`frame_sched`), so the two reads make one answer.
+            out.extend(self.read(source, &missing));
+            out.sort_by_key(|t| t[0].tid());
+        }
+        out
+    }
+
+    /// [`Self::threads`], read now.
+    fn read(&mut self, source: &Source, tids: &[i32]) -> Vec<Vec<SchedRecord>> {
         if tids.is_empty() {
             return Vec::new();
         }

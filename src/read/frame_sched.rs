@@ -52,6 +52,11 @@ impl Discovery {
         self.slice_prefixes.iter().any(|p| name.starts_with(p))
     }
 
+    /// Every thread found so far, sorted.
+    pub fn found(&self) -> Vec<i32> {
+        self.threads.lock().unwrap_or_else(|e| e.into_inner()).tids().to_vec()
+    }
+
     /// The collector of a batch about to be decoded.
     pub fn collector(self: &Arc<Self>) -> Collector {
         let wanted = self.threads.lock().unwrap_or_else(|e| e.into_inner()).clone();

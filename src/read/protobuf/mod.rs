@@ -37,6 +37,19 @@ use wire::{Fields, Value};
 
 /// Target size of one parallel batch.
 const BATCH_BYTES: usize = 4 << 20;
+/// Target size of each of the first batches, one per decoding worker. They
+/// begin before any frame thread is known, so the scheduler pass reads
+/// them again (`frame_sched`); small, the first of them finds the frame
+/// threads early and the batches after it keep their records. (At 4 MB the
+/// two read again were most of the scheduler pass on a 210 MB busy trace.)
+const FIRST_BATCH_BYTES: usize = 256 << 10;
+/// How many of the first batches are small: as many as workers start at once.
+const FIRST_BATCHES: usize = 2;
+
+/// Target size of batch `index`.
+fn batch_bytes(index: usize) -> usize {
+    if index < FIRST_BATCHES { FIRST_BATCH_BYTES } else { BATCH_BYTES }
+}
 /// Compressed batches inside compressed batches are not written by Perfetto;
 /// a little nesting is tolerated, deeper is treated as hostile.
 const MAX_NESTING: u32 = 4;
@@ -52,11 +65,11 @@ impl Format for Protobuf {
 
     fn decode(&self, source: &Source, opts: &ReadOptions) -> Result<(Decoded, SchedPass), ReadError> {
         let (decoded, pass) = first_pass(source, opts)?;
-        Ok((decoded, SchedPass(Box::new(pass))))
+        Ok((decoded, SchedPass::new(Box::new(pass))))
     }
 
     fn sched_pass(&self) -> SchedPass {
-        SchedPass(Box::new(SchedPackets { first_pass: None }))
+        SchedPass::new(Box::new(SchedPackets { first_pass: None, found: Vec::new() }))
     }
 }
 
@@ -108,19 +121,26 @@ fn first_pass(source: &Source, opts: &ReadOptions) -> Result<(Decoded, SchedPack
             edges: std::mem::take(&mut b.compact_edges),
         })
         .collect();
-    Ok((Decoded { batches, source: facts }, SchedPackets { first_pass: Some((framing, plan)) }))
+    let found = discovery.map(|d| d.found()).unwrap_or_default();
+    Ok((Decoded { batches, source: facts }, SchedPackets { first_pass: Some((framing, plan)), found }))
 }
 
 /// The scheduler pass over a protobuf trace, with the first pass's framing
 /// and what it learned of each of its batches, in order, when there was one.
 struct SchedPackets {
     first_pass: Option<(Framing, Vec<BatchSched>)>,
+    /// The threads the first pass found to begin frames.
+    found: Vec<i32>,
 }
 
 impl SchedScan for SchedPackets {
     fn scan(&mut self, source: &Source, tids: &[i32], threads: &mut ThreadBuckets) -> CompactStitch {
         let first_pass = self.first_pass.as_mut().map(|(f, batches)| (&*f, batches.as_mut_slice()));
         sched::collect(source.data(), first_pass, tids, &|offset| source.release_before(offset), threads)
+    }
+
+    fn found_threads(&self) -> Vec<i32> {
+        self.found.clone()
     }
 }
 
@@ -187,7 +207,7 @@ pub fn frame_and_decode(
             let mut on_packet = |packets: &[(usize, usize)]| {
                 let (s, e) = packets[packets.len() - 1];
                 bytes += e - s;
-                if bytes >= BATCH_BYTES {
+                if bytes >= batch_bytes(index) {
                     let _ = tx.send((index, packets[start..].to_vec()));
                     index += 1;
                     start = packets.len();
@@ -295,7 +315,7 @@ pub(crate) fn batch_ranges(packets: &[(usize, usize)]) -> Vec<std::ops::Range<us
     let mut bytes = 0;
     for (i, &(s, e)) in packets.iter().enumerate() {
         bytes += e - s;
-        if bytes >= BATCH_BYTES {
+        if bytes >= batch_bytes(out.len()) {
             out.push(start..i + 1);
             start = i + 1;
             bytes = 0;

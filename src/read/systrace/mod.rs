@@ -71,7 +71,7 @@ impl Format for Systrace {
     }
 
     fn sched_pass(&self) -> SchedPass {
-        SchedPass(Box::new(SchedText))
+        SchedPass::new(Box::new(SchedText))
     }
 }
 
