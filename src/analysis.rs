@@ -162,9 +162,11 @@ pub fn frames_of(opened: Opened, opts: &Options) -> TraceFrames {
             at(w.start_ns), crate::model::SCENARIO_MARK, frames.rows.len()
         )));
     }
-    let presents = presents::analyze_in(&trace, &frames, window);
-    let cujs = cujs::analyze(&trace, &frames);
-    let mut blocks = blocks::analyze(&trace, &frames, &opts.blocks);
+    // Three stages that read the frames and not each other: side by side.
+    let (presents, (cujs, mut blocks)) = rayon::join(
+        || presents::analyze_in(&trace, &frames, window),
+        || (cujs::analyze(&trace, &frames), blocks::analyze(&trace, &frames, &opts.blocks)),
+    );
     if let Some(w) = window {
         blocks.blocks.retain(|b| w.contains(b.ts));
     }
@@ -313,15 +315,22 @@ fn summarize(path: &Path, tf: TraceFrames, opts: &Options) -> Result<Analysis, A
     startups.startups.retain(|s| filter.matches(Some(&s.package), s.upid.map_or(0, |u| trace.process(u).pid)));
     blocks.blocks.retain(|b| named(b.process.as_deref(), b.pid));
     let (kept, scenes) = metrics::kept_frames(&trace, &frames, filter, &names);
-    let frames_df = crate::tables::frames(&frames, &kept, &scenes)?;
-    let presents_df = crate::tables::presents(&presents.rows)?;
-    let apps = if opts.summaries {
-        let mut apps = metrics::summarize(&frames, &kept, &scenes, &presents, &opts.metrics);
-        metrics::attach_cujs(&mut apps, &frames, &cujs);
-        apps
-    } else {
-        Vec::new()
-    };
+    // The tables and the summaries read the same frames, not each other.
+    let (tables, apps) = rayon::join(
+        || Ok::<_, polars::prelude::PolarsError>((
+            crate::tables::frames(&frames, &kept, &scenes)?,
+            crate::tables::presents(&presents.rows)?,
+        )),
+        || {
+            if !opts.summaries {
+                return Vec::new();
+            }
+            let mut apps = metrics::summarize(&frames, &kept, &scenes, &presents, &opts.metrics);
+            metrics::attach_cujs(&mut apps, &frames, &cujs);
+            apps
+        },
+    );
+    let (frames_df, presents_df) = tables?;
     // Built here, while the model is still there: the report is written
     // after `take_model` frees it.
     let lanes = opts.lanes.then(|| {

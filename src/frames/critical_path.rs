@@ -255,7 +255,7 @@ impl<'a> PathIndex<'a> {
             let runs = self.slice_runs(tid, a, b);
             let mut cursor = 0;
             let mut at = a;
-            for (s, e, st) in self.sched.states(tid, a, b) {
+            for (s, e, st, woken_by) in self.sched.states_woken(tid, a, b) {
                 if s > at {
                     self.emit_runs(w, tid, &runs, &mut cursor, (at, s), (PathState::Unknown, hop, depth));
                 }
@@ -275,7 +275,7 @@ impl<'a> PathIndex<'a> {
                             continue;
                         }
                         // The wakeup that ended the sleep names its waker.
-                        let waker = self.sched.woken_by(tid, e).filter(|&k| k > 0 && k != tid);
+                        let waker = woken_by.filter(|&k| k > 0 && k != tid);
                         match waker {
                             Some(k) if e <= b && self.can_enter(w, k, depth) => {
                                 self.walk(w, k, s, e, Hop::Waker, depth + 1)

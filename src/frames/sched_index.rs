@@ -91,20 +91,27 @@ impl SchedIndex {
     /// The thread's states over `[from, to)` as `(start, end, state)`, in
     /// time order, clipped to the window; time before the thread's first
     /// event is unknown and left out. Empty without sched data for it.
-    pub fn states(&self, tid: i32, from: i64, to: i64) -> Vec<(i64, i64, State)> {
-        let Some(v) = self.by_tid.get(&tid) else { return Vec::new() };
+    pub fn states(&self, tid: i32, from: i64, to: i64) -> impl Iterator<Item = (i64, i64, State)> + '_ {
+        self.states_woken(tid, from, to).map(|(a, b, st, _)| (a, b, st))
+    }
+
+    /// [`Self::states`], each with [`Self::woken_by`] at its end (who
+    /// woke the thread there): the critical path asks it of every sleep,
+    /// and it is the next change, so no second search finds it.
+    pub fn states_woken(
+        &self,
+        tid: i32,
+        from: i64,
+        to: i64,
+    ) -> impl Iterator<Item = (i64, i64, State, Option<i32>)> + '_ {
+        let v: &[(i64, State, Waker)] = self.by_tid.get(&tid).map_or(&[], Vec::as_slice);
         let start = v.partition_point(|x| x.0 <= from).saturating_sub(1);
-        let mut out = Vec::new();
-        for (k, &(t, st, _)) in v.iter().enumerate().skip(start) {
-            if t >= to {
-                break;
-            }
-            let (a, b) = (t.max(from), v.get(k + 1).map_or(to, |x| x.0).min(to));
-            if b > a {
-                out.push((a, b, st));
-            }
-        }
-        out
+        (start..v.len()).map_while(move |k| (v[k].0 < to).then_some(k)).filter_map(move |k| {
+            let next = v.get(k + 1);
+            let (a, b) = (v[k].0.max(from), next.map_or(to, |x| x.0).min(to));
+            let woken = next.filter(|x| x.0 == b && x.1 == State::Runnable).and_then(|x| x.2.tid());
+            (b > a).then_some((a, b, v[k].1, woken))
+        })
     }
 
     /// Who woke `tid` at `ts`, when its state changed to runnable then by a
@@ -230,5 +237,15 @@ mod tests {
         }
         assert_eq!(b.by_tid[&7].len(), 7);
         assert_eq!(b.by_tid.len(), 3);
+        // Each state's end names its waker as woken_by does, clipped or not:
+        // tid 7 sleeps 20–30 and is blocked 40–60, woken by 3 both times.
+        let mut named = 0;
+        for (from, to) in [(0, 100), (15, 70), (25, 60), (21, 30), (35, 36)] {
+            for (x, y, _, woken) in b.states_woken(7, from, to) {
+                assert_eq!(woken, b.woken_by(7, y), "[{x}, {y}) of [{from}, {to})");
+                named += usize::from(woken.is_some());
+            }
+        }
+        assert_eq!(named, 7);
     }
 }
