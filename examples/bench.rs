@@ -221,8 +221,7 @@ fn phases(path: &Path, mb: f64) -> Res<()> {
     laps.lap("cujs");
     let _blocks = fpsan::blocks::analyze(&trace, &frames, &opts.blocks);
     laps.lap("blocks");
-    let _startups =
-        fpsan::startups::analyze(&trace, || fpsan::tables::android_frames::display_frames(&trace));
+    let _startups = fpsan::startups::analyze(&trace, || fpsan::tables::android_frames::display_frames(&trace));
     laps.lap("startups");
     let (kept, scenes) = fpsan::metrics::kept_frames(&trace, &frames, &opts.filter, &presents.names);
     let _df = fpsan::tables::frames(&frames, &kept, &scenes)?;

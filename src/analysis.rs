@@ -317,10 +317,12 @@ fn summarize(path: &Path, tf: TraceFrames, opts: &Options) -> Result<Analysis, A
     let (kept, scenes) = metrics::kept_frames(&trace, &frames, filter, &names);
     // The tables and the summaries read the same frames, not each other.
     let (tables, apps) = rayon::join(
-        || Ok::<_, polars::prelude::PolarsError>((
-            crate::tables::frames(&frames, &kept, &scenes)?,
-            crate::tables::presents(&presents.rows)?,
-        )),
+        || {
+            Ok::<_, polars::prelude::PolarsError>((
+                crate::tables::frames(&frames, &kept, &scenes)?,
+                crate::tables::presents(&presents.rows)?,
+            ))
+        },
         || {
             if !opts.summaries {
                 return Vec::new();

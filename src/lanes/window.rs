@@ -272,7 +272,11 @@ impl<'a> Context<'a> {
             prev = a;
         }
         let sched = &self.frames.sched;
-        let states = if sched.knows(tid) { states_of(win, &sched.states(tid, win.t0, win.t1).collect::<Vec<_>>()) } else { Vec::new() };
+        let states = if sched.knows(tid) {
+            states_of(win, &sched.states(tid, win.t0, win.t1).collect::<Vec<_>>())
+        } else {
+            Vec::new()
+        };
         if utid.is_none() && states.is_empty() && name.is_none() {
             return None;
         }

@@ -48,7 +48,11 @@ const FIRST_BATCHES: usize = 2;
 
 /// Target size of batch `index`.
 fn batch_bytes(index: usize) -> usize {
-    if index < FIRST_BATCHES { FIRST_BATCH_BYTES } else { BATCH_BYTES }
+    if index < FIRST_BATCHES {
+        FIRST_BATCH_BYTES
+    } else {
+        BATCH_BYTES
+    }
 }
 /// Compressed batches inside compressed batches are not written by Perfetto;
 /// a little nesting is tolerated, deeper is treated as hostile.
