@@ -135,11 +135,16 @@ pub fn load(path: &Path, opts: &ReadOptions) -> Result<Trace, ReadError> {
 /// Rebuild every frame of an opened trace, with the scheduler pass for the
 /// frame threads (the "why" needs their Running/Runnable/Sleeping split).
 pub fn frames_of(opened: Opened, opts: &Options) -> TraceFrames {
+    frames_explained(opened, opts, frames::Whys::Janky)
+}
+
+/// [`frames_of`], with the janky frames explained as `whys` says.
+fn frames_explained(opened: Opened, opts: &Options, whys: frames::Whys) -> TraceFrames {
     let Opened { source, mut sched, trace } = opened;
     let mut warnings = trace.meta.warnings.clone();
     // The scheduler pass runs beside the rows' reconstruction.
     let mut sched_records = 0;
-    let frames = frames::analyze_with(&trace, &opts.frames, |tids| {
+    let frames = frames::analyze_with(&trace, &opts.frames, whys, |tids| {
         let kept = import::sched_events(sched.threads(&source, tids));
         sched_records = kept.iter().map(Vec::len).sum();
         kept
@@ -274,7 +279,9 @@ const TRIM_AFTER_BYTES: u64 = 64 << 20;
 /// `capture --analyze` and `compare`.
 #[cfg(feature = "analysis")]
 pub fn analyze(path: &Path, opts: &Options) -> Result<Analysis, AnalysisError> {
-    let frames = frames_of(open(path, &frame_read_options(opts.sink))?, opts);
+    // The janky frames an output shows are explained once the summaries
+    // have chosen them (`summarize`).
+    let frames = frames_explained(open(path, &frame_read_options(opts.sink))?, opts, frames::Whys::Asked);
     // Worth it where the decoder's freed blocks are many; for a small trace
     // the trim (which walks every heap under its lock) costs more than it
     // gives back, and `batch` runs hundreds side by side.
@@ -333,6 +340,16 @@ fn summarize(path: &Path, tf: TraceFrames, opts: &Options) -> Result<Analysis, A
         },
     );
     let (frames_df, presents_df) = tables?;
+    // The janky frames an output shows, explained now: each app's worst
+    // frames, and for the frame timeline every janky frame it may draw.
+    let mut frames = frames;
+    let mut apps = apps;
+    let worst = apps.iter().flat_map(|a| a.worst_frames.iter().map(|w| w.frame_index));
+    let timeline = kept.iter().copied().filter(|_| opts.lanes);
+    frames.explain_frames(&trace, worst.chain(timeline).collect::<Vec<_>>());
+    for w in apps.iter_mut().flat_map(|a| a.worst_frames.iter_mut()) {
+        w.why = frames.why_of(w.frame_index).cloned();
+    }
     // Built here, while the model is still there: the report is written
     // after `take_model` frees it.
     let lanes = opts.lanes.then(|| {

@@ -106,7 +106,7 @@ const MIN_LISTED_NS: i64 = 100_000;
 
 /// What following a path needs of the trace, built once per analysis
 /// (beside the scheduler pass: it needs only the trace).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct PathThreads {
     /// tid → its thread track with the most slices, its pid and name.
     threads: HashMap<i32, ThreadInfo>,

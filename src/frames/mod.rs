@@ -225,7 +225,8 @@ pub struct FrameQuality {
 pub struct FrameAnalysis {
     /// Ordered by (pid, ts).
     pub rows: Vec<FrameRow>,
-    /// One entry per janky frame (dropped_frames ≥ 1).
+    /// One entry per janky frame (dropped_frames ≥ 1), by frame index; with
+    /// [`Whys::Asked`], only those [`FrameAnalysis::explain_frames`] was asked for.
     pub why: Vec<FrameWhy>,
     pub quality: FrameQuality,
     /// The display's vsync grid the intervals were checked against (the
@@ -234,6 +235,78 @@ pub struct FrameAnalysis {
     /// The scheduler states of the frame threads and their RenderThreads
     /// ([`frame_threads`]), for the report's frame timeline.
     pub sched: SchedIndex,
+    /// What explaining a janky frame later needs ([`Whys::Asked`]).
+    pub(crate) explainer: Option<Explainer>,
+}
+
+/// Which janky frames get their [`FrameWhy`] (their full critical path,
+/// its chain, blockers and scheduler split) while the frames are rebuilt.
+/// Every frame gets its path's totals (its top blocker) either way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Whys {
+    /// All of them.
+    Janky,
+    /// None: those an output shows (the worst frames, the timeline's) are
+    /// asked for later ([`FrameAnalysis::explain_frames`]); explaining
+    /// every janky frame was most of the frames stage on a busy trace,
+    /// for a few dozen shown.
+    Asked,
+}
+
+/// What [`FrameAnalysis::explain_frames`] needs besides the trace and the
+/// scheduler index: the indexes built for the paths, and each row's doFrame
+/// and phases, by row.
+#[derive(Debug, Clone)]
+pub(crate) struct Explainer {
+    top: why::TopLevel,
+    paths: critical_path::PathThreads,
+    blocker_threshold_ns: i64,
+    rows: Vec<(model::SliceId, labels::PerPhase<Option<i64>>)>,
+}
+
+impl FrameAnalysis {
+    /// Explain the janky frames among `frames` (row indices) that have no
+    /// [`FrameWhy`] yet ([`Whys::Asked`]; others have them all already).
+    pub fn explain_frames(&mut self, trace: &Trace, frames: impl IntoIterator<Item = usize>) {
+        let Some(ex) = &self.explainer else { return };
+        let explained: HashSet<usize> = self.why.iter().map(|w| w.frame_index).collect();
+        let mut todo: Vec<usize> = frames
+            .into_iter()
+            .filter(|&i| self.rows.get(i).is_some_and(|r| r.dropped_frames >= 1) && !explained.contains(&i))
+            .collect();
+        todo.sort_unstable();
+        todo.dedup();
+        let ctx = why::WhyContext {
+            trace,
+            top: &ex.top,
+            sched: &self.sched,
+            paths: critical_path::PathIndex::new(trace, &self.sched, &ex.paths),
+            blocker_threshold_ns: ex.blocker_threshold_ns,
+        };
+        let rows = &self.rows;
+        let new: Vec<FrameWhy> = todo
+            .into_par_iter()
+            .map(|index| {
+                let (row, (do_frame, phases)) = (&rows[index], &ex.rows[index]);
+                let f = why::Frame {
+                    index,
+                    do_frame: *do_frame,
+                    tid: row.tid,
+                    vsync_ts: row.vsync_ts,
+                    jitter_ns: row.jitter_ns,
+                    phases,
+                };
+                ctx.explain(&f, ctx.critical_path(&f))
+            })
+            .collect();
+        self.why.extend(new);
+        self.why.sort_by_key(|w| w.frame_index);
+    }
+
+    /// The [`FrameWhy`] of row `index`, if it has one.
+    pub fn why_of(&self, index: usize) -> Option<&FrameWhy> {
+        self.why.binary_search_by_key(&index, |w| w.frame_index).ok().map(|i| &self.why[i])
+    }
 }
 
 /// Thread ids whose scheduler data the frames use: those that ran
@@ -390,7 +463,7 @@ impl FrameQuality {
 
 /// Rebuild every frame of every app in the trace.
 pub fn analyze(trace: &Trace, opts: &FrameOptions) -> FrameAnalysis {
-    rebuild(trace, opts, |_| sched_index::SchedIndex::new(&trace.sched))
+    rebuild(trace, opts, Whys::Janky, |_| sched_index::SchedIndex::new(&trace.sched))
 }
 
 /// [`analyze`], with the frame threads' scheduler events from `load_sched`
@@ -400,14 +473,16 @@ pub fn analyze(trace: &Trace, opts: &FrameOptions) -> FrameAnalysis {
 pub fn analyze_with(
     trace: &Trace,
     opts: &FrameOptions,
+    whys: Whys,
     load_sched: impl FnOnce(&[i32]) -> Vec<Vec<SchedEvent>> + Send,
 ) -> FrameAnalysis {
-    rebuild(trace, opts, |tids| sched_index::SchedIndex::of_threads(load_sched(tids)))
+    rebuild(trace, opts, whys, |tids| sched_index::SchedIndex::of_threads(load_sched(tids)))
 }
 
 fn rebuild(
     trace: &Trace,
     opts: &FrameOptions,
+    whys: Whys,
     sched: impl FnOnce(&[i32]) -> sched_index::SchedIndex + Send,
 ) -> FrameAnalysis {
     let sel = select::select(trace);
@@ -429,12 +504,18 @@ fn rebuild(
     };
     let mut built = built;
     input_started(&mut built, &sched);
-    let (why, blockers) = explain(&built, &why_ctx);
+    let (why, blockers) = explain(&built, &why_ctx, whys);
+    let explainer = (whys == Whys::Asked).then(|| Explainer {
+        blocker_threshold_ns: opts.blocker_threshold_ns,
+        rows: built.order.iter().map(|&k| (built.ix.frames[k].slice, built.phases_of[k].dur)).collect(),
+        top,
+        paths: path_threads,
+    });
     let Rows { ix, mut rows, quality, .. } = built;
     for (row, totals) in rows.iter_mut().zip(blockers) {
         row.path_totals = totals;
     }
-    FrameAnalysis { rows, why, quality, display: ix.display, sched }
+    FrameAnalysis { rows, why, quality, display: ix.display, sched, explainer }
 }
 
 /// Every frame's row, with what `explain` needs of the way there.
@@ -752,7 +833,7 @@ fn row(
 /// Every row's critical path: its time per (thread, slice), most first, and
 /// for a janky row (one entry each, in row order) why; `order[i]` is the
 /// frame of `rows[i]`.
-fn explain(built: &Rows, why_ctx: &why::WhyContext) -> (Vec<FrameWhy>, Vec<Vec<critical_path::PathTotal>>) {
+fn explain(built: &Rows, why_ctx: &why::WhyContext, whys: Whys) -> (Vec<FrameWhy>, Vec<Vec<critical_path::PathTotal>>) {
     let Rows { ix, rows, order, phases_of, .. } = built;
     let frames = ix.frames;
     // Each frame is explained on its own: in parallel, in row order.
@@ -770,7 +851,7 @@ fn explain(built: &Rows, why_ctx: &why::WhyContext) -> (Vec<FrameWhy>, Vec<Vec<c
             };
             // A janky frame's whole path is shown (its why); of every other
             // frame only the totals are kept, so only they are made.
-            if row.dropped_frames >= 1 {
+            if row.dropped_frames >= 1 && whys == Whys::Janky {
                 let path = why_ctx.critical_path(&f);
                 (critical_path::totals(&path, why_ctx.trace), Some(why_ctx.explain(&f, path)))
             } else {

@@ -12,7 +12,7 @@ use super::{Blocker, FrameWhy};
 use crate::model::{SliceId, Trace, TrackId};
 
 /// Top-level slices of the frame threads' tracks, by ts, for the blocker search.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct TopLevel {
     by_track: HashMap<TrackId, Vec<SliceId>>,
 }

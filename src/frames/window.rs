@@ -44,7 +44,8 @@ pub fn scenario_window(trace: &Trace) -> Option<ScenarioWindow> {
 }
 
 impl FrameAnalysis {
-    /// Keep the frames that start inside `w` (their `why` entries follow).
+    /// Keep the frames that start inside `w` (their `why` entries, and what
+    /// explaining them later needs, follow).
     pub fn restrict(&mut self, w: ScenarioWindow) {
         let mut new_index = vec![usize::MAX; self.rows.len()];
         let mut kept = 0;
@@ -53,6 +54,10 @@ impl FrameAnalysis {
                 new_index[i] = kept;
                 kept += 1;
             }
+        }
+        if let Some(ex) = &mut self.explainer {
+            let mut row = 0..;
+            ex.rows.retain(|_| row.next().is_some_and(|i| new_index[i] != usize::MAX));
         }
         self.rows.retain(|r| w.contains(r.ts));
         self.why.retain_mut(|y| {

@@ -28,7 +28,8 @@ impl Analysed {
     /// metrics options, default reconstruction quality).
     pub fn new(trace: Trace, rows: Vec<FrameRow>, why: Vec<FrameWhy>, filter: &AppFilter) -> Analysed {
         let display = crate::frames::DisplayGrid::new(&trace);
-        let analysis = FrameAnalysis { rows, why, quality: Default::default(), display, sched: Default::default() };
+        let mut analysis = FrameAnalysis::default();
+        (analysis.rows, analysis.why, analysis.display) = (rows, why, display);
         let presents = crate::presents::analyze(&trace, &analysis);
         let (kept, scenes) = metrics::kept_frames(&trace, &analysis, filter, &presents.names);
         let frames = crate::tables::frames(&analysis, &kept, &scenes).unwrap();

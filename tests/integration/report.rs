@@ -86,7 +86,9 @@ fn analysis() -> (Trace, FrameAnalysis) {
         })
         .collect();
     let display = fpsan::frames::DisplayGrid::new(&trace);
-    (trace, FrameAnalysis { rows, why, quality: Default::default(), display, sched: Default::default() })
+    let mut frames = FrameAnalysis::default();
+    (frames.rows, frames.why, frames.display) = (rows, why, display);
+    (trace, frames)
 }
 
 fn write_out(dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
