@@ -386,3 +386,46 @@ fn big_trace_timing() {
         t1.elapsed()
     );
 }
+
+/// `analyze` explains only the janky frames an output shows
+/// (`frames::Whys::Asked`): every row, with its path's totals, is what
+/// explaining all janky frames gives, and each frame explained later
+/// (`FrameAnalysis::explain_frames`) has the same why, inside a scenario
+/// window too.
+#[test]
+fn whys_asked_later_are_the_whys_made_with_the_frames() {
+    use fpsan::analysis::decode;
+    use fpsan::frames::{analyze_with, frame_threads, ScenarioWindow, Whys};
+    use fpsan::import::sched_events;
+    use fpsan::read::{sched_for_threads, Source};
+
+    let src = Source::open(&crate::util::testdata("demo.pftrace")).expect("open");
+    let (mut trace, _) = decode(&src, &ReadOptions::default()).expect("decode");
+    trace.sched = sched_events(sched_for_threads(&src, &frame_threads(&trace)).expect("sched"));
+    let opts = FrameOptions::default();
+    let asked = || analyze_with(&trace, &opts, Whys::Asked, |_| trace.sched.clone());
+    let mut all = analyze(&trace, &opts);
+    let janky: Vec<usize> = (0..all.rows.len()).filter(|&i| all.rows[i].dropped_frames >= 1).collect();
+    assert_eq!(janky.len(), 5, "the demo's janky frames");
+    assert_eq!(all.why.len(), janky.len());
+
+    let mut later = asked();
+    assert!(later.why.is_empty());
+    assert_eq!(later.rows, all.rows, "the rows and their path totals do not wait for the whys");
+    // A few, then all (those explained already are not explained again).
+    let few = [janky[3], janky[0], janky[3], janky.len() + all.rows.len()];
+    later.explain_frames(&trace, few);
+    assert_eq!(later.why.iter().map(|w| w.frame_index).collect::<Vec<_>>(), [janky[0], janky[3]]);
+    assert_eq!(later.why_of(janky[3]), all.why_of(janky[3]));
+    later.explain_frames(&trace, 0..all.rows.len());
+    assert_eq!(later.why, all.why);
+
+    // From the third janky frame on as a scenario window.
+    let w = ScenarioWindow { start_ns: all.rows[janky[2]].ts, end_ns: i64::MAX };
+    let mut windowed = asked();
+    windowed.restrict(w);
+    all.restrict(w);
+    windowed.explain_frames(&trace, 0..windowed.rows.len());
+    assert_eq!(all.why.len(), 3);
+    assert_eq!(windowed.why, all.why);
+}
