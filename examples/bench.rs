@@ -192,24 +192,31 @@ fn main() -> Res<()> {
 
 /// Where the time goes inside one process: reading (framing and the
 /// parallel batch decode, overlapped, keeping the frame threads' scheduler
-/// records), model build, frame-thread selection, scheduler pass, frame
-/// reconstruction, presents, jank CUJs, main-thread blocks, startups, frames table, summaries; each with its wall time and the
-/// minor page faults it took (fresh memory is slow on these VMs).
+/// records), model build, the scheduler records read ahead, frame-thread
+/// selection, scheduler pass, frame reconstruction, presents, jank CUJs,
+/// main-thread blocks, startups, frames table, summaries, the worst frames'
+/// whys; each with its wall time and the minor page faults it took (fresh
+/// memory is slow on these VMs).
 fn phases(path: &Path, mb: f64) -> Res<()> {
     fpsan::memory::fix_mmap_threshold();
     let mut laps = Laps::start();
     let source = Source::open(path)?;
     let (decoded, mut sched) = read::decode(&source, &analysis::frame_read_options(fpsan::sink::Sink::quiet()))?;
     laps.lap("read");
-    let mut trace = fpsan::import::import(decoded);
+    // `analysis::decode` runs these two side by side; here each is timed alone.
+    let trace = fpsan::import::import(decoded);
     laps.lap("build");
+    sched.prefetch(&source);
+    laps.lap("sched prefetch");
     let tids = fpsan::frames::frame_threads(&trace);
     laps.lap("frame threads");
-    let sched = sched.threads(&source, &tids);
+    let sched = fpsan::import::sched_events(sched.threads(&source, &tids));
     laps.lap("sched pass");
-    trace.sched = fpsan::import::sched_events(sched);
+    let kept_records: usize = sched.iter().map(Vec::len).sum();
     let opts = analysis::Options::default();
-    let frames = fpsan::frames::analyze(&trace, &opts.frames);
+    // As `analysis::analyze` does: every frame's path totals, and the whys
+    // of the janky frames the outputs show, once the summaries chose them.
+    let mut frames = fpsan::frames::analyze_with(&trace, &opts.frames, fpsan::frames::Whys::Asked, |_| sched);
     laps.lap("frames");
     // The critical-path pass alone (part of `frames` above, done again here
     // to time it): every frame's path, as frames::rebuild walks them.
@@ -229,6 +236,9 @@ fn phases(path: &Path, mb: f64) -> Res<()> {
     let mut apps = fpsan::metrics::summarize(&frames, &kept, &scenes, &presents, &opts.metrics);
     fpsan::metrics::attach_cujs(&mut apps, &frames, &cujs);
     laps.lap("summaries");
+    let worst: Vec<usize> = apps.iter().flat_map(|a| a.worst_frames.iter().map(|w| w.frame_index)).collect();
+    frames.explain_frames(&trace, worst);
+    laps.lap("worst whys");
     println!("phases   {} MB read at {:.0} MB/s", mb as u64, mb / laps.0[0].1);
     for (name, secs, faults) in &laps.0 {
         println!("  {name:<14} {secs:.3} s  {faults:>7} minor faults");
@@ -236,7 +246,7 @@ fn phases(path: &Path, mb: f64) -> Res<()> {
     println!(
         "  {} slices, {} sched events kept, {} frames, {} apps, {segments} critical-path segments",
         trace.slices.len(),
-        trace.sched.iter().map(Vec::len).sum::<usize>(),
+        kept_records,
         frames.rows.len(),
         apps.len()
     );
