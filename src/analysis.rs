@@ -295,7 +295,7 @@ pub fn analyze(path: &Path, opts: &Options) -> Result<Analysis, AnalysisError> {
 #[cfg(feature = "analysis")]
 fn summarize(path: &Path, tf: TraceFrames, opts: &Options) -> Result<Analysis, AnalysisError> {
     use crate::metrics;
-    let TraceFrames { trace, frames, presents, mut cujs, mut blocks, warnings, sched_records } = tf;
+    let TraceFrames { trace, mut frames, presents, mut cujs, mut blocks, warnings, sched_records } = tf;
     let filter = &opts.filter;
     // An app the trace does not name is matched by the package its layers
     // name (docs/presents.md, "Apps named by their layers"); the presents'
@@ -323,7 +323,7 @@ fn summarize(path: &Path, tf: TraceFrames, opts: &Options) -> Result<Analysis, A
     blocks.blocks.retain(|b| named(b.process.as_deref(), b.pid));
     let (kept, scenes) = metrics::kept_frames(&trace, &frames, filter, &names);
     // The tables and the summaries read the same frames, not each other.
-    let (tables, apps) = rayon::join(
+    let (tables, mut apps) = rayon::join(
         || {
             Ok::<_, polars::prelude::PolarsError>((
                 crate::tables::frames(&frames, &kept, &scenes)?,
@@ -342,11 +342,9 @@ fn summarize(path: &Path, tf: TraceFrames, opts: &Options) -> Result<Analysis, A
     let (frames_df, presents_df) = tables?;
     // The janky frames an output shows, explained now: each app's worst
     // frames, and for the frame timeline every janky frame it may draw.
-    let mut frames = frames;
-    let mut apps = apps;
     let worst = apps.iter().flat_map(|a| a.worst_frames.iter().map(|w| w.frame_index));
-    let timeline = kept.iter().copied().filter(|_| opts.lanes);
-    frames.explain_frames(&trace, worst.chain(timeline).collect::<Vec<_>>());
+    let timeline: &[usize] = if opts.lanes { &kept } else { &[] };
+    frames.explain_frames(&trace, worst.chain(timeline.iter().copied()).collect::<Vec<_>>());
     for w in apps.iter_mut().flat_map(|a| a.worst_frames.iter_mut()) {
         w.why = frames.why_of(w.frame_index).cloned();
     }

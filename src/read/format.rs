@@ -82,7 +82,11 @@ pub(crate) trait SchedScan: Send {
 /// compact_sched) of a few threads, e.g. the main threads whose frames are
 /// analysed. Reading them only on demand keeps the first pass (and `info`)
 /// free of the trace's bulkiest data.
-pub struct SchedPass(pub(crate) Box<dyn SchedScan>, Option<Prefetched>);
+pub struct SchedPass {
+    scan: Box<dyn SchedScan>,
+    /// What [`SchedPass::prefetch`] read, until it is asked for.
+    prefetched: Option<Prefetched>,
+}
 
 /// The records of the threads the first pass found ([`SchedScan::found_threads`]),
 /// read by [`SchedPass::prefetch`] before anyone asked for them.
@@ -95,7 +99,7 @@ struct Prefetched {
 
 impl SchedPass {
     pub(crate) fn new(scan: Box<dyn SchedScan>) -> SchedPass {
-        SchedPass(scan, None)
+        SchedPass { scan, prefetched: None }
     }
 
     /// Read now the records of the threads the first pass found to begin
@@ -104,10 +108,10 @@ impl SchedPass {
     /// records, which does not need them. Asked later, those threads cost
     /// nothing; others are read then.
     pub fn prefetch(&mut self, source: &Source) {
-        let tids = self.0.found_threads();
+        let tids = self.scan.found_threads();
         if !tids.is_empty() {
             let threads = self.read(source, &tids);
-            self.1 = Some(Prefetched { tids, threads });
+            self.prefetched = Some(Prefetched { tids, threads });
         }
     }
 
@@ -115,7 +119,9 @@ impl SchedPass {
     /// that has any (by tid), each sorted by timestamp (ties in file order),
     /// compact_sched's bundles stitched (`compact_stitch`).
     pub fn threads(&mut self, source: &Source, tids: &[i32]) -> Vec<Vec<SchedRecord>> {
-        let Some(Prefetched { tids: fetched, threads }) = self.1.take() else { return self.read(source, tids) };
+        let Some(Prefetched { tids: fetched, threads }) = self.prefetched.take() else {
+            return self.read(source, tids);
+        };
         let asked = |tid: i32| tids.contains(&tid);
         let mut out: Vec<Vec<SchedRecord>> = threads.into_iter().filter(|t| asked(t[0].tid())).collect();
         let missing: Vec<i32> = tids.iter().copied().filter(|t| fetched.binary_search(t).is_err()).collect();
@@ -134,7 +140,7 @@ impl SchedPass {
             return Vec::new();
         }
         let mut threads = ThreadBuckets::new(tids);
-        let stitch = self.0.scan(source, tids, &mut threads);
+        let stitch = self.scan.scan(source, tids, &mut threads);
         let mut sorted = tids.to_vec();
         sorted.sort_unstable();
         sorted.dedup();
