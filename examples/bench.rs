@@ -194,7 +194,8 @@ fn main() -> Res<()> {
 /// parallel batch decode, overlapped, keeping the frame threads' scheduler
 /// records), model build, the scheduler records read ahead, frame-thread
 /// selection, scheduler pass, frame reconstruction, presents, jank CUJs,
-/// main-thread blocks, startups, frames table, summaries, the worst frames'
+/// main-thread blocks, startups, every frame's path totals and the frames
+/// table (`--out`, `--format json|csv`), summaries, the worst frames'
 /// whys; each with its wall time and the minor page faults it took (fresh
 /// memory is slow on these VMs).
 fn phases(path: &Path, mb: f64) -> Res<()> {
@@ -214,8 +215,9 @@ fn phases(path: &Path, mb: f64) -> Res<()> {
     laps.lap("sched pass");
     let kept_records: usize = sched.iter().map(Vec::len).sum();
     let opts = analysis::Options::default();
-    // As `analysis::analyze` does: every frame's path totals, and the whys
-    // of the janky frames the outputs show, once the summaries chose them.
+    // As `analysis::analyze` does: the whys of the janky frames the outputs
+    // show once the summaries chose them, the path totals when a table is
+    // made (not for the printed table).
     let mut frames = fpsan::frames::analyze_with(&trace, &opts.frames, fpsan::frames::Whys::Asked, |_| sched);
     laps.lap("frames");
     // The critical-path pass alone (part of `frames` above, done again here
@@ -231,6 +233,8 @@ fn phases(path: &Path, mb: f64) -> Res<()> {
     let _startups = fpsan::startups::analyze(&trace, || fpsan::tables::android_frames::display_frames(&trace));
     laps.lap("startups");
     let (kept, scenes) = fpsan::metrics::kept_frames(&trace, &frames, &opts.filter, &presents.names);
+    frames.total_paths(&trace);
+    laps.lap("path totals");
     let _df = fpsan::tables::frames(&frames, &kept, &scenes)?;
     laps.lap("frames table");
     let mut apps = fpsan::metrics::summarize(&frames, &kept, &scenes, &presents, &opts.metrics);

@@ -46,6 +46,12 @@ pub struct Options {
     /// computes its own metrics per run, turns this off.
     #[cfg(feature = "analysis")]
     pub summaries: bool,
+    /// Build the frames and presents tables (`Analysis::row_tables`) and
+    /// every frame's path totals, which only they and
+    /// `compare` read (the `blocker_*` columns, `compare`'s blockers):
+    /// `analyze` printing its table turns this off.
+    #[cfg(feature = "analysis")]
+    pub tables: bool,
     /// Build the frame timeline's lanes (`Analysis::lanes`, for
     /// `report.html`; docs/report.md, "Frame timeline"): `analyze --out`.
     #[cfg(feature = "analysis")]
@@ -66,6 +72,8 @@ impl Default for Options {
             metrics: crate::metrics::MetricsOptions::default(),
             #[cfg(feature = "analysis")]
             summaries: true,
+            #[cfg(feature = "analysis")]
+            tables: true,
             #[cfg(feature = "analysis")]
             lanes: false,
         }
@@ -220,12 +228,10 @@ impl AnalysisError {
 pub struct Analysis {
     pub trace: Trace,
     pub frames: FrameAnalysis,
-    /// The frames of the apps `Options::filter` keeps, with their scenes.
-    pub frames_df: polars::prelude::DataFrame,
+    /// The frames and presents tables; None when `Options::tables` is off.
+    pub row_tables: Option<RowTables>,
     /// The presents of the layers of the apps `Options::filter` keeps.
     pub presents: PresentAnalysis,
-    /// Their rows as the presents table.
-    pub presents_df: polars::prelude::DataFrame,
     /// The jank CUJs of the apps `Options::filter` keeps.
     pub cujs: CujAnalysis,
     /// The startups of the apps `Options::filter` keeps.
@@ -242,6 +248,16 @@ pub struct Analysis {
     pub sched_records: usize,
 }
 
+/// The tables with a row per frame and per present.
+#[cfg(feature = "analysis")]
+#[derive(Debug, Clone)]
+pub struct RowTables {
+    /// The frames of the apps `Options::filter` keeps, with their scenes.
+    pub frames: polars::prelude::DataFrame,
+    /// The presents of the layers of the apps `Options::filter` keeps.
+    pub presents: polars::prelude::DataFrame,
+}
+
 #[cfg(feature = "analysis")]
 impl Analysis {
     /// Take the model out (its slices, counters, scheduler records: most of
@@ -256,11 +272,15 @@ impl Analysis {
     /// Python and Spark hand out: the frames and presents tables as analysed
     /// (the apps it kept), its Flutter frames, and its summaries'. The
     /// analysis owns them (`tables` defines them and reads no `Analysis`).
+    /// An analysis run without them (`Options::tables` off) has none: an error.
     pub fn tables(&self) -> polars::prelude::PolarsResult<crate::tables::AnalysisTables> {
         use crate::tables;
+        let Some(rows) = &self.row_tables else {
+            polars::prelude::polars_bail!(ComputeError: "the analysis was run without its tables (Options::tables)");
+        };
         Ok(tables::AnalysisTables {
-            frames: self.frames_df.clone(),
-            presents: self.presents_df.clone(),
+            frames: rows.frames.clone(),
+            presents: rows.presents.clone(),
             flutter_frames: tables::flutter_frames(&self.presents.flutter)?,
             main_thread_blocks: tables::main_thread_blocks(&self.blocks.blocks)?,
             apps: tables::apps(&self.apps)?,
@@ -322,13 +342,19 @@ fn summarize(path: &Path, tf: TraceFrames, opts: &Options) -> Result<Analysis, A
     startups.startups.retain(|s| filter.matches(Some(&s.package), s.upid.map_or(0, |u| trace.process(u).pid)));
     blocks.blocks.retain(|b| named(b.process.as_deref(), b.pid));
     let (kept, scenes) = metrics::kept_frames(&trace, &frames, filter, &names);
+    if opts.tables {
+        frames.total_paths(&trace);
+    }
     // The tables and the summaries read the same frames, not each other.
     let (tables, mut apps) = rayon::join(
-        || {
-            Ok::<_, polars::prelude::PolarsError>((
-                crate::tables::frames(&frames, &kept, &scenes)?,
-                crate::tables::presents(&presents.rows)?,
-            ))
+        || -> polars::prelude::PolarsResult<_> {
+            if !opts.tables {
+                return Ok(None);
+            }
+            Ok(Some(RowTables {
+                frames: crate::tables::frames(&frames, &kept, &scenes)?,
+                presents: crate::tables::presents(&presents.rows)?,
+            }))
         },
         || {
             if !opts.summaries {
@@ -339,7 +365,7 @@ fn summarize(path: &Path, tf: TraceFrames, opts: &Options) -> Result<Analysis, A
             apps
         },
     );
-    let (frames_df, presents_df) = tables?;
+    let tables = tables?;
     // The janky frames an output shows, explained now: each app's worst
     // frames, and for the frame timeline every janky frame it may draw.
     let worst = apps.iter().flat_map(|a| a.worst_frames.iter().map(|w| w.frame_index));
@@ -359,9 +385,8 @@ fn summarize(path: &Path, tf: TraceFrames, opts: &Options) -> Result<Analysis, A
     Ok(Analysis {
         trace,
         frames,
-        frames_df,
+        row_tables: tables,
         presents,
-        presents_df,
         cujs,
         startups,
         blocks,

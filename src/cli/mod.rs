@@ -584,8 +584,10 @@ fn analyze(a: &AnalyzeArgs) -> Result {
         filter,
         metrics: MetricsOptions { category: a.category, ..Default::default() },
         whole_trace: a.whole_trace,
-        // The frame timeline is for report.html only.
+        // The frame timeline is for report.html only; the printed table
+        // shows neither the frames nor the presents table.
         lanes: a.out.is_some(),
+        tables: a.out.is_some() || a.format != StdoutFormat::Table,
         ..base_options()
     };
     let mut done = analysis::analyze(&a.trace, &opts)?;

@@ -298,7 +298,7 @@ fn reduce(path: &Path, a: Analysis, keep_df: bool) -> Loaded {
         presented,
         fingerprint: android.build_fingerprint,
         device: android.device,
-        frames_df: keep_df.then_some(a.frames_df),
+        frames_df: a.row_tables.filter(|_| keep_df).map(|t| t.frames),
         warnings: a.warnings,
     }
 }

@@ -239,17 +239,21 @@ pub struct FrameAnalysis {
     pub(crate) explainer: Option<Explainer>,
 }
 
-/// Which janky frames get their [`FrameWhy`] (their full critical path,
-/// its chain, blockers and scheduler split) while the frames are rebuilt.
-/// Every frame gets its path's totals (its top blocker) either way.
+/// What of each frame's critical path is made while the frames are rebuilt:
+/// every janky frame's [`FrameWhy`] (its full path, chain, blockers and
+/// scheduler split) and every frame's path totals (`FrameRow::path_totals`,
+/// its top blocker), or neither until an output asks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Whys {
-    /// All of them.
+    /// Both, for every frame.
     Janky,
-    /// None: those an output shows (the worst frames, the timeline's) are
-    /// asked for later ([`FrameAnalysis::explain_frames`]); explaining
-    /// every janky frame was most of the frames stage on a busy trace,
-    /// for a few dozen shown.
+    /// Neither: the whys an output shows (the worst frames, the timeline's)
+    /// are asked for later ([`FrameAnalysis::explain_frames`]), and the
+    /// path totals when a table or `compare` needs them
+    /// ([`FrameAnalysis::total_paths`]). Explaining every janky frame was
+    /// most of the frames stage on a busy trace, for a few dozen shown; the
+    /// totals were a tenth of `analyze`'s time, for columns its printed
+    /// table does not show.
     Asked,
 }
 
@@ -262,6 +266,8 @@ pub(crate) struct Explainer {
     paths: critical_path::PathThreads,
     blocker_threshold_ns: i64,
     rows: Vec<(model::SliceId, labels::PerPhase<Option<i64>>)>,
+    /// Every row has its path totals ([`FrameAnalysis::total_paths`]).
+    totalled: bool,
 }
 
 impl FrameAnalysis {
@@ -301,6 +307,31 @@ impl FrameAnalysis {
             .collect();
         self.why.extend(new);
         self.why.sort_by_key(|w| w.frame_index);
+    }
+
+    /// Give every row its path's totals (`FrameRow::path_totals`) if
+    /// [`Whys::Asked`] left them to be asked for; once.
+    pub fn total_paths(&mut self, trace: &Trace) {
+        let Some(ex) = self.explainer.as_mut().filter(|ex| !ex.totalled) else { return };
+        let ctx = why::WhyContext {
+            trace,
+            top: &ex.top,
+            sched: &self.sched,
+            paths: critical_path::PathIndex::new(trace, &self.sched, &ex.paths),
+            blocker_threshold_ns: ex.blocker_threshold_ns,
+        };
+        self.rows.par_iter_mut().zip(&ex.rows).enumerate().for_each(|(index, (row, (do_frame, phases)))| {
+            let f = why::Frame {
+                index,
+                do_frame: *do_frame,
+                tid: row.tid,
+                vsync_ts: row.vsync_ts,
+                jitter_ns: row.jitter_ns,
+                phases,
+            };
+            row.path_totals = ctx.critical_path_totals(&f);
+        });
+        ex.totalled = true;
     }
 
     /// The [`FrameWhy`] of row `index`, if it has one.
@@ -495,6 +526,26 @@ fn rebuild(
         || (sched(&tids), (why::TopLevel::new(trace, &tracks), critical_path::PathThreads::new(trace, &renderers))),
         || rows(trace, &sel, opts),
     );
+    let mut built = built;
+    input_started(&mut built, &sched);
+    if whys == Whys::Asked {
+        let explainer = Explainer {
+            blocker_threshold_ns: opts.blocker_threshold_ns,
+            rows: built.order.iter().map(|&k| (built.ix.frames[k].slice, built.phases_of[k].dur)).collect(),
+            top,
+            paths: path_threads,
+            totalled: false,
+        };
+        let Rows { ix, rows, quality, .. } = built;
+        return FrameAnalysis {
+            rows,
+            why: Vec::new(),
+            quality,
+            display: ix.display,
+            sched,
+            explainer: Some(explainer),
+        };
+    }
     let why_ctx = why::WhyContext {
         trace,
         top: &top,
@@ -502,20 +553,12 @@ fn rebuild(
         paths: critical_path::PathIndex::new(trace, &sched, &path_threads),
         blocker_threshold_ns: opts.blocker_threshold_ns,
     };
-    let mut built = built;
-    input_started(&mut built, &sched);
-    let (why, blockers) = explain(&built, &why_ctx, whys);
-    let explainer = (whys == Whys::Asked).then(|| Explainer {
-        blocker_threshold_ns: opts.blocker_threshold_ns,
-        rows: built.order.iter().map(|&k| (built.ix.frames[k].slice, built.phases_of[k].dur)).collect(),
-        top,
-        paths: path_threads,
-    });
+    let (why, blockers) = explain(&built, &why_ctx);
     let Rows { ix, mut rows, quality, .. } = built;
     for (row, totals) in rows.iter_mut().zip(blockers) {
         row.path_totals = totals;
     }
-    FrameAnalysis { rows, why, quality, display: ix.display, sched, explainer }
+    FrameAnalysis { rows, why, quality, display: ix.display, sched, explainer: None }
 }
 
 /// Every frame's row, with what `explain` needs of the way there.
@@ -831,9 +874,9 @@ fn row(
 }
 
 /// Every row's critical path: its time per (thread, slice), most first, and
-/// for a janky row (one entry each, in row order) why; `order[i]` is the
-/// frame of `rows[i]`.
-fn explain(built: &Rows, why_ctx: &why::WhyContext, whys: Whys) -> (Vec<FrameWhy>, Vec<Vec<critical_path::PathTotal>>) {
+/// for a janky row (one entry each, in row order) why ([`Whys::Janky`]);
+/// `order[i]` is the frame of `rows[i]`.
+fn explain(built: &Rows, why_ctx: &why::WhyContext) -> (Vec<FrameWhy>, Vec<Vec<critical_path::PathTotal>>) {
     let Rows { ix, rows, order, phases_of, .. } = built;
     let frames = ix.frames;
     // Each frame is explained on its own: in parallel, in row order.
@@ -851,7 +894,7 @@ fn explain(built: &Rows, why_ctx: &why::WhyContext, whys: Whys) -> (Vec<FrameWhy
             };
             // A janky frame's whole path is shown (its why); of every other
             // frame only the totals are kept, so only they are made.
-            if row.dropped_frames >= 1 && whys == Whys::Janky {
+            if row.dropped_frames >= 1 {
                 let path = why_ctx.critical_path(&f);
                 (critical_path::totals(&path, why_ctx.trace), Some(why_ctx.explain(&f, path)))
             } else {

@@ -478,6 +478,6 @@ fn sql_examples_agree_on_real_analyses() {
     for path in [demo, game] {
         let a = crate::analysis::analyze(&path, &crate::analysis::Options::default()).unwrap();
         assert!(a.apps.iter().any(|app| app.frames > 0), "{}", path.display());
-        sql_examples::agree(&a.frames_df, &timeline_table(&a.trace), &a.apps);
+        sql_examples::agree(&a.row_tables.as_ref().expect("tables").frames, &timeline_table(&a.trace), &a.apps);
     }
 }

@@ -11,11 +11,11 @@ pub(crate) struct CsvExporter {
 impl Exporter<Report<'_>> for CsvExporter {
     fn export(&self, report: &Report) -> Result<Vec<Artifact>, ReportError> {
         let mut bytes = Vec::new();
-        cells::write_csv(report.frames, &mut bytes)?;
+        cells::write_csv(report.frames_table()?, &mut bytes)?;
         let mut out = vec![Artifact { file_name: "frames.csv".into(), bytes }];
         if self.presents {
             let mut bytes = Vec::new();
-            cells::write_csv(report.presents_table, &mut bytes)?;
+            cells::write_csv(report.presents_table()?, &mut bytes)?;
             out.push(Artifact { file_name: "presents.csv".into(), bytes });
         }
         Ok(out)

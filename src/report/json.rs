@@ -83,7 +83,7 @@ pub(crate) fn document<'a>(report: &Report<'a>, include_frames: bool) -> Result<
         },
         startups: report.startups,
         quality: report.quality,
-        frames: if include_frames { Some(cells::json_rows(report.frames)?) } else { None },
+        frames: if include_frames { Some(cells::json_rows(report.frames_table()?)?) } else { None },
         warnings: report.warnings,
     })
 }

@@ -44,13 +44,17 @@ pub enum ReportError {
     Write(String),
     #[error("cannot write to stdout: {0}")]
     Stdout(#[source] std::io::Error),
+    /// A caller's mistake, not the input's: an output that shows the tables
+    /// from an analysis told not to make them.
+    #[error("the {0} table was not made: the analysis was run without its tables")]
+    NoTable(&'static str),
 }
 
 impl ReportError {
     pub fn kind(&self) -> crate::error::ErrorKind {
         match self {
             // A table this input cannot make.
-            ReportError::Polars(_) => crate::error::ErrorKind::Input,
+            ReportError::Polars(_) | ReportError::NoTable(_) => crate::error::ErrorKind::Input,
             ReportError::Io { .. } | ReportError::OutDir { .. } | ReportError::Write(_) | ReportError::Stdout(_) => {
                 crate::error::ErrorKind::Io
             }
@@ -78,16 +82,18 @@ pub struct Report<'a> {
     /// Apps in report order: the app that reached the screen most first,
     /// apps that draw nothing last (`metrics::summarize`).
     pub apps: &'a [AppSummary],
-    /// The frames table of those apps (`tables::frames`).
-    pub frames: &'a DataFrame,
+    /// The frames table of those apps (`tables::frames`); None when the
+    /// analysis made no tables (`analysis::Options::tables`: the printed
+    /// table shows none).
+    pub frames: Option<&'a DataFrame>,
     /// Every frame of the trace (`FrameAnalysis::rows`; the table's
     /// `frame_index` is an index into it): the charts read their app's here.
     pub rows: &'a [crate::frames::FrameRow],
     /// The presents of the reported apps' layers (all layers without `--app`)
     /// and their renderers.
     pub presents: &'a crate::presents::PresentAnalysis,
-    /// Those presents as the presents table.
-    pub presents_table: &'a DataFrame,
+    /// Those presents as the presents table; None as `frames`.
+    pub presents_table: Option<&'a DataFrame>,
     /// Whole-trace reconstruction quality.
     pub quality: &'a FrameQuality,
     /// Trace warnings followed by analysis warnings.
@@ -106,10 +112,10 @@ impl<'a> Report<'a> {
             meta: &a.trace.meta,
             span_ns: a.trace.span_ns(),
             apps: &a.apps,
-            frames: &a.frames_df,
+            frames: a.row_tables.as_ref().map(|t| &t.frames),
             rows: &a.frames.rows,
             presents: &a.presents,
-            presents_table: &a.presents_df,
+            presents_table: a.row_tables.as_ref().map(|t| &t.presents),
             quality: &a.frames.quality,
             warnings: &a.warnings,
             lanes: a.lanes.as_ref(),
@@ -119,6 +125,16 @@ impl<'a> Report<'a> {
 }
 
 impl<'a> Report<'a> {
+    /// The frames table, which an exporter showing it needs.
+    pub(crate) fn frames_table(&self) -> Result<&'a DataFrame, ReportError> {
+        self.frames.ok_or(ReportError::NoTable("frames"))
+    }
+
+    /// The presents table, which an exporter showing it needs.
+    pub(crate) fn presents_table(&self) -> Result<&'a DataFrame, ReportError> {
+        self.presents_table.ok_or(ReportError::NoTable("presents"))
+    }
+
     /// The apps something of which reached the screen, in report order:
     /// each gets its summary, charts and details.
     pub(crate) fn drawing_apps(&self) -> impl Iterator<Item = &'a AppSummary> {

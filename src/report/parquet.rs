@@ -74,8 +74,8 @@ pub(crate) fn parquet_bytes(df: &DataFrame) -> Result<Vec<u8>, ReportError> {
 impl Exporter<Report<'_>> for ParquetExporter {
     fn export(&self, report: &Report) -> Result<Vec<Artifact>, ReportError> {
         Ok(vec![
-            Artifact { file_name: "frames.parquet".into(), bytes: parquet_bytes(report.frames)? },
-            Artifact { file_name: "presents.parquet".into(), bytes: parquet_bytes(report.presents_table)? },
+            Artifact { file_name: "frames.parquet".into(), bytes: parquet_bytes(report.frames_table()?)? },
+            Artifact { file_name: "presents.parquet".into(), bytes: parquet_bytes(report.presents_table()?)? },
         ])
     }
 }

@@ -124,6 +124,21 @@ fn csv_is_the_frames_table() {
 }
 
 #[test]
+fn without_tables_the_table_prints_and_the_outputs_of_rows_say_why_not() {
+    let table = with_report(AppFilter::All, |r| render_stdout(StdoutFormat::Table, r).unwrap());
+    with_report(AppFilter::All, |r| {
+        let bare = Report { frames: None, presents_table: None, ..*r };
+        assert_eq!(render_stdout(StdoutFormat::Table, &bare).unwrap(), table);
+        for format in [StdoutFormat::Json, StdoutFormat::Csv] {
+            let e = render_stdout(format, &bare).unwrap_err();
+            assert!(matches!(e, ReportError::NoTable("frames")), "{format:?}: {e}");
+        }
+        let e = parquet::ParquetExporter.export(&Report { frames: r.frames, ..bare }).unwrap_err();
+        assert!(matches!(e, ReportError::NoTable("presents")), "{e}");
+    });
+}
+
+#[test]
 fn out_dir_files_and_errors() {
     use arrow_array::Array;
     let dir = tempfile::tempdir().unwrap();

@@ -393,7 +393,7 @@ fn big_trace_timing() {
 /// (`FrameAnalysis::explain_frames`) has the same why, inside a scenario
 /// window too.
 #[test]
-fn whys_asked_later_are_the_whys_made_with_the_frames() {
+fn whys_and_path_totals_asked_later_are_those_made_with_the_frames() {
     use fpsan::analysis::decode;
     use fpsan::frames::{analyze_with, frame_threads, ScenarioWindow, Whys};
     use fpsan::import::sched_events;
@@ -411,7 +411,12 @@ fn whys_asked_later_are_the_whys_made_with_the_frames() {
 
     let mut later = asked();
     assert!(later.why.is_empty());
+    assert!(later.rows.iter().all(|r| r.path_totals.is_empty()), "path totals wait to be asked for");
+    assert!(all.rows.iter().all(|r| !r.path_totals.is_empty()), "every demo frame has a path");
+    later.total_paths(&trace);
     assert_eq!(later.rows, all.rows, "the rows and their path totals do not wait for the whys");
+    later.total_paths(&trace);
+    assert_eq!(later.rows, all.rows, "totalled once");
     // A few, then all (those explained already are not explained again).
     let few = [janky[3], janky[0], janky[3], janky.len() + all.rows.len()];
     later.explain_frames(&trace, few);
@@ -428,4 +433,6 @@ fn whys_asked_later_are_the_whys_made_with_the_frames() {
     windowed.explain_frames(&trace, 0..windowed.rows.len());
     assert_eq!(all.why.len(), 3);
     assert_eq!(windowed.why, all.why);
+    windowed.total_paths(&trace);
+    assert_eq!(windowed.rows, all.rows);
 }
