@@ -87,15 +87,16 @@ pub const CEILINGS: [(Count, u64); 7] = [
 pub const PAIRS: usize = 7;
 
 /// The most `analyze` may cost in `info`'s time (median of the pairs'
-/// ratios). The goal is 1.8 (issue 40), not reached yet: 69f8eef measured
-/// 2.13 paired on a quiet machine (2.16–2.30 with the startups and
-/// main-thread blocks stages); with the scheduler records read beside the
-/// import and the stages side by side, medians of 1.89–1.97 (single pairs
-/// 1.59–2.47) on a shared 2-core machine. 2.4 is the worst median seen
-/// plus about 20 %, so the guard does not flake, while an analysis a
-/// quarter slower than today fails; the work counts above catch smaller
-/// regressions exactly. Lower it to 2.2 once the analysis is at 1.8.
-pub const MAX_ANALYZE_INFO_RATIO: f64 = 2.4;
+/// ratios). The goal is 1.8 (issue 40): 69f8eef measured 2.13 paired on a
+/// quiet machine; with the scheduler records read beside the import, the
+/// stages side by side and the whys asked for, 1.84; with the path totals
+/// made only for an output with the frames table (not `analyze`'s printed
+/// table, which this times), 1.50 (farm-bench, median of 9 pairs; single
+/// pairs 1.40–1.85 on a shared 2-core machine). 2.2 is the goal plus a
+/// fifth: a machine's noise does not fail it, while an analysis half again
+/// as slow as today's does; the work counts above catch smaller
+/// regressions exactly.
+pub const MAX_ANALYZE_INFO_RATIO: f64 = 2.2;
 
 /// One line per count over its ceiling ("frames: 12 001 over its ceiling
 /// 12 000"), in `Count::ALL` order; a count without a ceiling is a line too.
