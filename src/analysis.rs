@@ -340,6 +340,7 @@ fn summarize(path: &Path, tf: TraceFrames, opts: &Options) -> Result<Analysis, A
     cujs.cujs.retain(|c| named(c.process.as_deref(), c.pid));
     let mut startups = crate::startups::analyze(&trace, || crate::tables::android_frames::display_frames(&trace));
     startups.startups.retain(|s| filter.matches(Some(&s.package), s.upid.map_or(0, |u| trace.process(u).pid)));
+    crate::startups::explain(&trace, &frames, &mut startups.startups);
     blocks.blocks.retain(|b| named(b.process.as_deref(), b.pid));
     let (kept, scenes) = metrics::kept_frames(&trace, &frames, filter, &names);
     if opts.tables {

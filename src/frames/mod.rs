@@ -235,7 +235,9 @@ pub struct FrameAnalysis {
     /// The scheduler states of the frame threads and their RenderThreads
     /// ([`frame_threads`]), for the report's frame timeline.
     pub sched: SchedIndex,
-    /// What explaining a janky frame later needs ([`Whys::Asked`]).
+    /// What explaining a janky frame later ([`Whys::Asked`]) and walking
+    /// other windows' paths ([`FrameAnalysis::path_totals`]) need; None for
+    /// an analysis made by hand.
     pub(crate) explainer: Option<Explainer>,
 }
 
@@ -332,6 +334,14 @@ impl FrameAnalysis {
             row.path_totals = ctx.critical_path_totals(&f);
         });
         ex.totalled = true;
+    }
+
+    /// The critical path's totals of thread `tid` over `[from, to)`, walked
+    /// as a frame's is (any window: a startup's, docs/startups.md); empty
+    /// for an analysis made by hand, without the indexes.
+    pub fn path_totals(&self, trace: &Trace, tid: i32, from: i64, to: i64) -> Vec<critical_path::PathTotal> {
+        let Some(ex) = &self.explainer else { return Vec::new() };
+        critical_path::PathIndex::new(trace, &self.sched, &ex.paths).totals(tid, from, to)
     }
 
     /// The [`FrameWhy`] of row `index`, if it has one.
@@ -528,37 +538,32 @@ fn rebuild(
     );
     let mut built = built;
     input_started(&mut built, &sched);
-    if whys == Whys::Asked {
-        let explainer = Explainer {
-            blocker_threshold_ns: opts.blocker_threshold_ns,
-            rows: built.order.iter().map(|&k| (built.ix.frames[k].slice, built.phases_of[k].dur)).collect(),
-            top,
-            paths: path_threads,
-            totalled: false,
-        };
-        let Rows { ix, rows, quality, .. } = built;
-        return FrameAnalysis {
-            rows,
-            why: Vec::new(),
-            quality,
-            display: ix.display,
-            sched,
-            explainer: Some(explainer),
-        };
-    }
-    let why_ctx = why::WhyContext {
-        trace,
-        top: &top,
-        sched: &sched,
-        paths: critical_path::PathIndex::new(trace, &sched, &path_threads),
-        blocker_threshold_ns: opts.blocker_threshold_ns,
+    let (why, blockers) = match whys {
+        Whys::Asked => (Vec::new(), None),
+        Whys::Janky => {
+            let why_ctx = why::WhyContext {
+                trace,
+                top: &top,
+                sched: &sched,
+                paths: critical_path::PathIndex::new(trace, &sched, &path_threads),
+                blocker_threshold_ns: opts.blocker_threshold_ns,
+            };
+            let (why, blockers) = explain(&built, &why_ctx);
+            (why, Some(blockers))
+        }
     };
-    let (why, blockers) = explain(&built, &why_ctx);
+    let explainer = Explainer {
+        blocker_threshold_ns: opts.blocker_threshold_ns,
+        rows: built.order.iter().map(|&k| (built.ix.frames[k].slice, built.phases_of[k].dur)).collect(),
+        top,
+        paths: path_threads,
+        totalled: blockers.is_some(),
+    };
     let Rows { ix, mut rows, quality, .. } = built;
-    for (row, totals) in rows.iter_mut().zip(blockers) {
+    for (row, totals) in rows.iter_mut().zip(blockers.into_iter().flatten()) {
         row.path_totals = totals;
     }
-    FrameAnalysis { rows, why, quality, display: ix.display, sched, explainer: None }
+    FrameAnalysis { rows, why, quality, display: ix.display, sched, explainer: Some(explainer) }
 }
 
 /// Every frame's row, with what `explain` needs of the way there.

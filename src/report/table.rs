@@ -467,6 +467,50 @@ fn startups_section(out: &mut String, report: &Report) {
         })
         .collect();
     out.push_str(&indent(&text_table(&headers, &rows, &[false, false, true, true, true, true])));
+    for s in report.startups {
+        if let Some(why) = &s.why {
+            startup_why(out, s, why);
+        }
+    }
+}
+
+/// A startup's main-thread milestones and its largest causes, two lines
+/// (docs/startups.md, "Why it was slow").
+fn startup_why(out: &mut String, s: &crate::startups::Startup, why: &crate::startups::StartupWhy) {
+    let mut steps = vec![format!("before the app {} ms", fmt_ms_value(why.before_app_ns))];
+    for m in &why.milestones {
+        let asleep = m.thread_state.as_ref().map_or(String::new(), |t| {
+            let off = t.sleeping_ns + t.blocked_ns;
+            if m.dur_ns > 0 && off * 2 > m.dur_ns {
+                format!(" ({:.0}% asleep)", 100.0 * off as f64 / m.dur_ns as f64)
+            } else {
+                String::new()
+            }
+        });
+        steps.push(format!("{} {} ms{asleep}", m.name, fmt_ms_value(m.dur_ns)));
+    }
+    let _ = writeln!(out, "    {}: {}", shorten_head(&s.package, TERMINAL_NAME_CHARS), steps.join(", "));
+    if !why.causes.is_empty() {
+        let causes: Vec<String> = why
+            .causes
+            .iter()
+            .map(|c| {
+                let thread = if c.tid == why.main_tid {
+                    "main thread".to_string()
+                } else {
+                    c.thread.as_deref().map_or_else(|| format!("tid {}", c.tid), |n| format!("{n} {}", c.tid))
+                };
+                match &c.slice {
+                    Some(slice) => {
+                        format!("{} ({thread}) {} ms", shorten_head(slice, TERMINAL_NAME_CHARS), fmt_ms_value(c.ns))
+                    }
+                    None => format!("{thread} outside its slices {} ms", fmt_ms_value(c.ns)),
+                }
+            })
+            .collect();
+        let until = if s.ttid.is_some() { "TTID" } else { "its end" };
+        let _ = writeln!(out, "      largest on the path to {until}: {}", causes.join(", "));
+    }
 }
 
 /// The layers that presented buffers, and every app's renderer.

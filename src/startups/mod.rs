@@ -16,6 +16,9 @@ mod events;
 mod processes;
 #[cfg(test)]
 mod tests;
+mod why;
+
+pub use why::{explain, Milestone, StartupWhy, CAUSES, MILESTONES};
 
 use crate::model::{Name, SliceId, Trace, Upid, Utid};
 
@@ -83,6 +86,9 @@ pub struct Startup {
     pub ttid: Option<Display>,
     /// Time to full display.
     pub ttfd: Option<Display>,
+    /// Why it took its time ([`explain`]); None until explained, or when
+    /// its process has no main-thread slice inside it.
+    pub why: Option<StartupWhy>,
 }
 
 /// Every startup of a trace, by `startup_id`.
@@ -118,6 +124,7 @@ pub fn analyze(trace: &Trace, frames: impl FnOnce() -> Vec<DisplayFrame>) -> Sta
                 upid,
                 ttid,
                 ttfd,
+                why: None,
             }
         })
         .collect();

@@ -95,3 +95,68 @@ fn ttfd_is_the_first_frame_ending_after_report_fully_drawn() {
     assert_eq!(s.ttid, Some(Display { dur: 40 * MS, frame_id: 1 }));
     assert_eq!(s.ttfd, Some(Display { dur: 70 * MS, frame_id: 2 }));
 }
+
+#[test]
+fn a_startup_is_explained_by_its_main_thread_and_the_path_to_its_first_frame() {
+    use crate::frames::critical_path::PathTotal;
+    use crate::frames::ThreadStateSplit;
+    use crate::model::{SchedEvent, Waker};
+    // The main thread binds (waiting 115–145 in `Init.slow` for a worker
+    // that decodes meanwhile), starts, resumes and draws its first frame,
+    // which RenderThread finishes at 190: TTID 90 ms.
+    let mut tb = app(&[
+        ("bindApplication", 110, 150),
+        ("Init.slow", 115, 145),
+        ("activityStart", 150, 160),
+        ("activityResume", 160, 170),
+        ("Choreographer#doFrame 1", 172, 180),
+    ]);
+    tb.thread(52, 50, "worker").slice(52, 115 * MS, 30 * MS, "decode");
+    tb.slice(51, 180 * MS, 10 * MS, "DrawFrame");
+    tb.async_slice(1, "launchingActivity#1", 100 * MS, 100 * MS, "launchingActivity#1");
+    tb.async_slice(1, "done", 200 * MS, 0, "launchingActivity#1:completed-cold:com.app");
+    tb.sched(SchedEvent::SwitchIn { ts: 110 * MS, tid: 50, cpu: 0 })
+        .sched(SchedEvent::SwitchOut { ts: 115 * MS, tid: 50, cpu: 0, prev_state: 1 })
+        .sched(SchedEvent::Waking { ts: 145 * MS, tid: 50, waker: Waker::of(Some(52)) })
+        .sched(SchedEvent::SwitchIn { ts: 145 * MS, tid: 50, cpu: 0 })
+        .sched(SchedEvent::SwitchOut { ts: 195 * MS, tid: 50, cpu: 0, prev_state: 0 });
+    let trace = with_sdk(tb.build(), 34);
+    let frames = crate::frames::analyze(&trace, &crate::frames::FrameOptions::default());
+    let mut startups = analyze(&trace, || vec![frame(&trace, 1, 172, 180)]).startups;
+    assert_eq!(startups[0].ttid, Some(Display { dur: 90 * MS, frame_id: 1 }));
+    explain(&trace, &frames, &mut startups);
+    let why = startups[0].why.clone().expect("explained");
+    let split = |running: i64, sleeping: i64| {
+        Some(ThreadStateSplit { running_ns: running * MS, sleeping_ns: sleeping * MS, ..Default::default() })
+    };
+    assert_eq!((why.before_app_ns, why.until_ns), (10 * MS, 90 * MS));
+    let milestones: Vec<_> =
+        why.milestones.iter().map(|m| (m.name, m.at_ns / MS, m.dur_ns / MS, m.thread_state.clone())).collect();
+    assert_eq!(
+        milestones,
+        [
+            ("bindApplication", 10, 40, split(10, 30)),
+            ("activityStart", 50, 10, split(10, 0)),
+            ("activityResume", 60, 10, split(10, 0)),
+            ("Choreographer#doFrame", 72, 8, split(8, 0)),
+        ]
+    );
+    // 110–190: running 5 + 45 ms, asleep 30.
+    assert_eq!(why.main_thread, split(50, 30));
+    let total = |tid: i32, thread: &str, slice: Option<&str>, ms: i64| PathTotal {
+        tid,
+        thread: Some(thread.into()),
+        slice: slice.map(Into::into),
+        ns: ms * MS,
+    };
+    // The worker's decode holds the sleep; the main thread outside its
+    // slices (170–172, 180–190) comes next, then the ties of 10 ms by name.
+    assert_eq!(
+        why.causes,
+        [
+            total(52, "worker", Some("decode"), 30),
+            total(50, "com.app", None, 12),
+            total(50, "com.app", Some("activityResume"), 10),
+        ]
+    );
+}

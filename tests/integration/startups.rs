@@ -130,3 +130,45 @@ fn the_app_startup_captures_cold_starts_are_trace_processors() {
         assert_eq!(ours[1].join(","), row, "{side}");
     }
 }
+
+#[test]
+fn the_slow_cold_start_is_blamed_on_its_three_slow_inits() {
+    let Some(trace) = shared("traces/real-android16-app-startup-before.pftrace") else { return };
+    let out = fpsan().arg("analyze").arg(&trace).args(["--format", "json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let why = &doc["startups"][0]["why"];
+    let main = why["main_tid"].as_i64().expect("the main thread");
+    // trace_processor v58.2 on this trace: the app's main thread's slices
+    // (ts from the startup's start, dur): PostFork at 157.354824 ms,
+    // bindApplication 2616.359294 ms holding Analytics.init 550.772539,
+    // CrashReporter.init 800.635468 and ImageLoader.init 1200.588035 ms, each
+    // asleep on the main thread with no waker on another thread.
+    assert_eq!(why["before_app_ns"], 157_354_824);
+    assert_eq!(why["until_ns"], 3_455_608_242_i64, "TTID");
+    assert_eq!(why["milestones"][0]["name"], "bindApplication");
+    assert_eq!(why["milestones"][0]["dur_ns"], 2_616_359_294_i64);
+    let causes: Vec<(i64, &str, i64)> = why["causes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["tid"].as_i64().unwrap(), c["slice"].as_str().unwrap(), c["ns"].as_i64().unwrap()))
+        .collect();
+    assert_eq!(
+        causes,
+        [
+            (main, "ImageLoader.init", 1_200_588_035),
+            (main, "CrashReporter.init", 800_635_468),
+            (main, "Analytics.init", 550_772_539)
+        ]
+    );
+    // The terminal says the same.
+    let out = fpsan().arg("analyze").arg(&trace).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains(
+            "largest on the path to TTID: ImageLoader.init (main thread) 1200.6 ms, CrashReporter.init (main thread) 800.6 ms, Analytics.init (main thread) 550.8 ms"
+        ),
+        "{text}"
+    );
+}
