@@ -15,6 +15,7 @@ use crate::series::{self, Frame, Metric, Role, Values};
 use super::blockers;
 use super::gate::{GateInput, GateRule, GateStatus};
 use super::runs::{Run, Sides};
+use super::startups;
 use super::stats::decision::{
     coefficient_of_variation, decide, holm, percent_of, pooled_sd, primary_then_holm, runs_needed,
 };
@@ -240,7 +241,11 @@ pub(crate) fn compare(sides: &Sides, rules: &[GateRule], s: &Settings) -> Compar
     let metrics = compare_metrics(&b_values, &a_values, &included, Scope::App, s, &mut bounds);
     let (scenes, scene_warnings) = compare_scenes(before, after, s, &mut bounds);
     let blockers = compare_blockers(before, after, s, &mut bounds);
+    let (startups, startup_warning) = compare_startups(before, after, s, &mut bounds);
+    let mut metrics = metrics;
+    metrics.extend(startups);
     let mut warnings = sides.warnings.clone();
+    warnings.extend(startup_warning);
     warnings.extend(quality_warnings(before, after, &b_values, &a_values));
     warnings.extend(scene_warnings);
     let indicative = !testable(before.len(), after.len(), s.alpha);
@@ -358,6 +363,34 @@ fn compare_blockers(before: &[Run], after: &[Run], s: &Settings, bounds: &mut Bo
             BlockerResult { kind: x.kind.label(), thread: x.kind.thread, slice: x.kind.slice, result: r }
         })
         .collect()
+}
+
+/// The app's startups' TTID, TTFD and duration ([`startups::samples`]), ms, lower is better: each its own
+/// test at alpha, as a secondary metric of the app (docs/compare.md, "Startups"); a run without a startup of
+/// the compared type is left out of the sample.
+fn compare_startups(
+    before: &[Run],
+    after: &[Run],
+    s: &Settings,
+    bounds: &mut BoundsCache,
+) -> (Vec<MetricResult>, Option<Warning>) {
+    let (samples, warning) = startups::samples(before, after);
+    let results = samples
+        .into_iter()
+        .map(|x| {
+            let head =
+                Head { metric: x.metric.name(), unit: "ms", direction: Direction::Lower, family: Family::Secondary };
+            let (b, a): (Vec<f64>, Vec<f64>) =
+                (x.before.iter().flatten().copied().collect(), x.after.iter().flatten().copied().collect());
+            let mut r = describe_and_test(head, &b, &a, s, bounds);
+            r.before_runs = x.before;
+            r.after_runs = x.after;
+            r.zero_both = zero_both(&r);
+            settle(&mut r, &b, &a, 0, s);
+            r
+        })
+        .collect();
+    (results, warning)
 }
 
 /// The headline is tested as a hierarchy: fps first, then the other two by Holm once fps is decided; every

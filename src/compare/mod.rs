@@ -15,6 +15,7 @@ pub(crate) mod comparison;
 mod gate;
 mod present;
 mod runs;
+mod startups;
 pub(crate) mod stats;
 #[cfg(test)]
 mod tests;
@@ -168,9 +169,12 @@ fn parse_rules(texts: &[String]) -> Result<Vec<gate::GateRule>, CompareError> {
 /// that never carry a verdict.
 fn gate_names() -> (Vec<&'static str>, Vec<&'static str>) {
     use crate::series::{Direction, Metric, Role};
-    let names =
-        |keep: &dyn Fn(Metric) -> bool| Metric::ALL.into_iter().filter(|&m| keep(m)).map(Metric::name).collect();
-    (names(&|m| m.direction() != Direction::Neutral), names(&|m| m.role() == Role::Descriptive))
+    let names = |keep: &dyn Fn(Metric) -> bool| -> Vec<&'static str> {
+        Metric::ALL.into_iter().filter(|&m| keep(m)).map(Metric::name).collect()
+    };
+    let mut all = names(&|m| m.direction() != Direction::Neutral);
+    all.extend(startups::StartupMetric::ALL.map(startups::StartupMetric::name));
+    (all, names(&|m| m.role() == Role::Descriptive))
 }
 
 /// What `fpsan compare` produced, for `cli` to print: the output, the lines

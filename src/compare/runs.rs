@@ -93,7 +93,22 @@ pub(crate) struct Loaded {
     pub device: Option<String>,
     /// The frames table of every app, kept only for `frames.parquet`.
     pub frames_df: Option<DataFrame>,
+    /// Every app's startups, by `startup_id`.
+    pub startups: Vec<RunStartup>,
     pub warnings: Vec<Warning>,
+}
+
+/// An app startup of a run, what `compare` compares of it
+/// (docs/compare.md, "Startups").
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct RunStartup {
+    pub package: String,
+    /// Its process (TTID's), when it has one.
+    pub pid: Option<i32>,
+    pub startup_type: Option<crate::startups::StartupType>,
+    pub dur_ns: i64,
+    pub ttid_ns: Option<i64>,
+    pub ttfd_ns: Option<i64>,
 }
 
 /// An app of one trace judged by the presents of one of its layers.
@@ -134,6 +149,8 @@ pub struct Run {
     /// (`blocker_kinds::run_totals`); None when the run is judged by its layer's
     /// presents, which have no critical path.
     pub(crate) blockers: Option<BTreeMap<BlockerKind, i64>>,
+    /// The app's first startup in the run, if it started in it.
+    pub(crate) startup: Option<RunStartup>,
 }
 
 impl Run {
@@ -299,6 +316,19 @@ fn reduce(path: &Path, a: Analysis, keep_df: bool) -> Loaded {
         fingerprint: android.build_fingerprint,
         device: android.device,
         frames_df: a.row_tables.filter(|_| keep_df).map(|t| t.frames),
+        startups: a
+            .startups
+            .startups
+            .iter()
+            .map(|st| RunStartup {
+                package: st.package.to_string(),
+                pid: st.upid.map(|u| a.trace.process(u).pid),
+                startup_type: st.startup_type,
+                dur_ns: st.dur,
+                ttid_ns: st.ttid.map(|d| d.dur),
+                ttfd_ns: st.ttfd.map(|d| d.dur),
+            })
+            .collect(),
         warnings: a.warnings,
     }
 }
@@ -604,5 +634,6 @@ fn app_run(l: &Loaded, m: &Matcher) -> Option<Run> {
         device: l.device.clone(),
         frames_df,
         blockers,
+        startup: l.startups.iter().find(|st| m.matches(Some(&st.package), st.pid.unwrap_or(i32::MIN))).cloned(),
     })
 }

@@ -103,6 +103,7 @@ fn run_at(hz: f64, n: usize, every: usize, dropped: i64, cost_jitter: i64) -> Ru
         device: None,
         frames_df: None,
         blockers: None,
+        startup: None,
     }
 }
 

@@ -94,6 +94,9 @@ pub enum WarningCode {
     /// The runs.json of the sides records different device states (throttling,
     /// APKs, compilation) or an unchanged build.
     DeviceStateDiffers,
+    /// The runs' app startups are of several types (cold, warm, hot): only
+    /// the most common type's are compared.
+    StartupTypesDiffer,
 }
 
 /// How much a warning matters, as trace_processor's `stats.severity` grades
@@ -154,7 +157,8 @@ impl WarningCode {
             | NoisyRuns
             | MixedFrameSources
             | GateNotChecked
-            | DeviceStateDiffers => Severity::Degraded,
+            | DeviceStateDiffers
+            | StartupTypesDiffer => Severity::Degraded,
         }
     }
 }

@@ -23,7 +23,7 @@ pub use why::{explain, Milestone, StartupWhy, CAUSES, MILESTONES};
 use crate::model::{Name, SliceId, Trace, Upid, Utid};
 
 /// How warm the app was (`startup_type`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum StartupType {
     Cold,

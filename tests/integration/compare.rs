@@ -384,3 +384,29 @@ fn a_binder_call_added_to_every_frame_is_the_blocker_that_grew() {
     }
     assert!(doc["blockers"].as_array().unwrap().iter().all(|b| b["kind"] != "binder:* / binder reply"));
 }
+
+#[test]
+fn the_real_startup_pair_compares_its_ttid() {
+    let (Some(before), Some(after)) = (
+        shared("traces/real-android16-app-startup-before.pftrace"),
+        shared("traces/real-android16-app-startup-after.pftrace"),
+    ) else {
+        return;
+    };
+    let doc = json(&before, &after, &["--app", "com.example.perfetto.startup"]);
+    let metric = |name: &str| doc["metrics"].as_array().unwrap().iter().find(|m| m["metric"] == name).cloned();
+    // trace_processor v58.2's TTID and duration of each cold start, in ms
+    // (tests/integration/startups.rs holds its rows).
+    let ttid = metric("startup_ttid").expect("startup_ttid compared");
+    assert_eq!((ttid["before"].as_f64(), ttid["after"].as_f64()), (Some(3455.608242), Some(871.166958)));
+    assert_eq!((ttid["unit"].as_str(), ttid["family"].as_str()), (Some("ms"), Some("secondary")));
+    assert_eq!(ttid["verdict"], "indicative");
+    let dur = metric("startup_dur").expect("startup_dur compared");
+    assert_eq!((dur["before"].as_f64(), dur["after"].as_f64()), (Some(3468.905549), Some(882.246583)));
+    // Neither start reported itself fully drawn.
+    assert!(metric("startup_ttfd").is_none());
+    // A gate may name it (not checked on an indicative comparison).
+    let out =
+        compare(&before, &after, &["--app", "com.example.perfetto.startup", "--fail-if", "startup_ttid.delta_pct > 5"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+}

@@ -1,0 +1,100 @@
+//! Startups between builds (docs/compare.md, "Startups"): each run's first
+//! startup of the compared app, of the type most of the runs' startups have,
+//! gives its TTID, TTFD and duration in ms. The test, interval and verdict
+//! are `comparison`'s, as for any metric of the app.
+
+use std::collections::BTreeMap;
+
+use super::runs::{Run, RunStartup};
+use crate::model::{Warning, WarningCode};
+use crate::startups::StartupType;
+
+/// What `compare` reads of a startup.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum StartupMetric {
+    /// Time to initial display.
+    Ttid,
+    /// Time to full display (`reportFullyDrawn`).
+    Ttfd,
+    /// The startup's own duration (`android_startups.dur`).
+    Duration,
+}
+
+impl StartupMetric {
+    pub(crate) const ALL: [StartupMetric; 3] = [StartupMetric::Ttid, StartupMetric::Ttfd, StartupMetric::Duration];
+
+    /// Its JSON name, the one `--fail-if` rules use.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            StartupMetric::Ttid => "startup_ttid",
+            StartupMetric::Ttfd => "startup_ttfd",
+            StartupMetric::Duration => "startup_dur",
+        }
+    }
+
+    /// Its value on one startup, ms.
+    fn of(self, s: &RunStartup) -> Option<f64> {
+        let ns = match self {
+            StartupMetric::Ttid => s.ttid_ns,
+            StartupMetric::Ttfd => s.ttfd_ns,
+            StartupMetric::Duration => Some(s.dur_ns),
+        };
+        ns.map(|v| v as f64 / 1e6)
+    }
+}
+
+/// One startup metric and its value on each run of each side (None: the run
+/// has no startup of the compared type, or the startup no such value).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Sample {
+    pub metric: StartupMetric,
+    pub before: Vec<Option<f64>>,
+    pub after: Vec<Option<f64>>,
+}
+
+/// The startup metrics defined on at least one run of each side, and a
+/// warning when the runs' startups are of several types (only those of the
+/// most common type are compared: a cold start against a warm one measures
+/// the device's caches, not the build).
+pub(crate) fn samples(before: &[Run], after: &[Run]) -> (Vec<Sample>, Option<Warning>) {
+    let all = || before.iter().chain(after).filter_map(|r| r.startup.as_ref());
+    let mut types: BTreeMap<Option<StartupType>, usize> = BTreeMap::new();
+    for s in all() {
+        *types.entry(s.startup_type).or_default() += 1;
+    }
+    // The most runs; ties: cold, warm, hot, then untyped.
+    let preference = |t: Option<StartupType>| match t {
+        Some(StartupType::Cold) => 3,
+        Some(StartupType::Warm) => 2,
+        Some(StartupType::Hot) => 1,
+        None => 0,
+    };
+    let Some(kept) = types.iter().max_by_key(|(t, n)| (**n, preference(**t))).map(|(t, _)| *t) else {
+        return (Vec::new(), None);
+    };
+    let warning = (types.len() > 1).then(|| {
+        let name = |t: &Option<StartupType>| t.map_or("untyped", |t| t.as_str());
+        let counts: Vec<String> = types.iter().map(|(t, n)| format!("{} {n}", name(t))).collect();
+        Warning::new(
+            WarningCode::StartupTypesDiffer,
+            format!(
+                "the runs' startups are of several types ({}): the {} ones are compared",
+                counts.join(", "),
+                name(&kept)
+            ),
+        )
+    });
+    let values = |runs: &[Run], m: StartupMetric| -> Vec<Option<f64>> {
+        runs.iter().map(|r| r.startup.as_ref().filter(|s| s.startup_type == kept).and_then(|s| m.of(s))).collect()
+    };
+    let samples = StartupMetric::ALL
+        .into_iter()
+        .map(|metric| Sample { metric, before: values(before, metric), after: values(after, metric) })
+        .filter(|x| x.before.iter().any(Option::is_some) && x.after.iter().any(Option::is_some))
+        .collect();
+    (samples, warning)
+}
+
+#[cfg(test)]
+#[path = "startups_tests.rs"]
+mod tests;
