@@ -70,6 +70,7 @@ fn main() {
         min_change_pct: 2.0,
         refresh_hz: None,
         indicative_gates: compare::IndicativeGates::Pass,
+        decide_on: compare::DecideOn::Frames,
         whole_trace: false,
         color: false,
         sink: fpsan::sink::Sink::quiet(),

@@ -268,6 +268,7 @@ fn compare<'py>(
         min_change_pct: min_change,
         refresh_hz: refresh(refresh_hz)?,
         indicative_gates: IndicativeGates::Pass,
+        decide_on: fpsan::compare::DecideOn::Frames,
         whole_trace,
         color: false,
         sink: fpsan::sink::Sink::quiet(),

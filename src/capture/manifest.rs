@@ -142,6 +142,10 @@ pub struct RunRecord {
     pub launch_total_ms: Option<u64>,
     /// The headline value of the run (`ab`): fps as `compare` computes it.
     pub fps: Option<f64>,
+    /// The app's TTID in the run, ms, when it started in it (`compare`'s
+    /// `startup_ttid`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttid_ms: Option<f64>,
     /// The capture's warnings and the run's own (docs/capture.md, "Warning codes").
     pub warnings: Vec<CaptureWarning>,
 }
@@ -159,8 +163,17 @@ pub struct LookRecord {
     /// The nominal level the look tests at (the alpha spent on it).
     pub alpha: f64,
     pub verdict: LookVerdict,
-    pub fps_delta_ci: Option<[f64; 2]>,
+    /// What the look decided on: `fps`, or `startup_ttid` (docs/ab.md).
+    #[serde(default = "fps_name")]
+    pub metric: String,
+    /// The interval of its change after − before.
+    #[serde(alias = "fps_delta_ci")]
+    pub delta_ci: Option<[f64; 2]>,
     pub runs_needed: Option<usize>,
+}
+
+fn fps_name() -> String {
+    "fps".into()
 }
 
 impl Manifest {

@@ -94,12 +94,17 @@ impl AbArgs {
             activity: self.activity.clone(),
         };
         let out = self.out.clone().unwrap_or_else(|| PathBuf::from(format!("ab-{stamp}")));
+        let decide_on = self
+            .compare
+            .decide_on
+            .unwrap_or_else(|| crate::experiment::default_decision(capture.launch, capture.drive.is_some()));
         let compare = CompareRequest {
             before: out.join("before"),
             after: out.join("after"),
             app: Some(self.app.clone()),
             pids: None,
             out: Some(out.clone()),
+            decide_on,
             ..self.compare.request()
         };
         Ok(AbRequest {

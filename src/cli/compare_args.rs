@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::{non_negative_f64, number, positive_f64, BadValue};
-use crate::compare::{CompareFormat, CompareRequest, IndicativeGates};
+use crate::compare::{CompareFormat, CompareRequest, DecideOn, IndicativeGates};
 
 /// `fpsan compare` arguments.
 #[derive(Debug, Clone, Args)]
@@ -57,6 +57,10 @@ pub struct CompareOptionArgs {
     /// Compare whole traces, not only the windows of the scenario `capture --drive` marked in them.
     #[arg(long)]
     pub whole_trace: bool,
+    /// What the headline decides on: frames (fps, frame cost P90, janky frames), startup (the app's TTID) or both;
+    /// default: frames (`ab --launch cold`: startup without --drive, both with it).
+    #[arg(long, value_enum)]
+    pub decide_on: Option<DecideOn>,
 }
 
 fn alpha(s: &str) -> Result<f64, BadValue> {
@@ -78,6 +82,7 @@ impl CompareOptionArgs {
             min_change_pct: self.min_change,
             refresh_hz: self.refresh_hz,
             indicative_gates: self.indicative_gates,
+            decide_on: self.decide_on.unwrap_or_default(),
             whole_trace: self.whole_trace,
             color: false,
             sink: crate::sink::Sink::quiet(),

@@ -5,7 +5,7 @@ use clap::builder::PossibleValue;
 use clap::ValueEnum;
 
 use crate::capture::launch::Launch;
-use crate::compare::{CompareFormat, IndicativeGates};
+use crate::compare::{CompareFormat, DecideOn, IndicativeGates};
 use crate::metrics::Category;
 use crate::report::StdoutFormat;
 
@@ -28,6 +28,7 @@ macro_rules! value_enum {
 value_enum!(StdoutFormat { Table => "table", Json => "json", Csv => "csv" });
 value_enum!(CompareFormat { Table => "table", Json => "json", Markdown => "markdown" });
 value_enum!(IndicativeGates { Pass => "pass", Fail => "fail" });
+value_enum!(DecideOn { Frames => "frames", Startup => "startup", Both => "both" });
 
 value_enum!(Launch { Cold => "cold", Warm => "warm", Hot => "hot", None => "none" });
 value_enum!(Category { App => "app", Game => "game", Map => "map", Video => "video" });

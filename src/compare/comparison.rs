@@ -44,6 +44,30 @@ pub enum IndicativeGates {
     Fail,
 }
 
+/// What the headline decides on (docs/compare.md, "What is decided").
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DecideOn {
+    /// The frames: fps, then frame cost P90 and janky frames.
+    #[default]
+    Frames,
+    /// The app's startup: its TTID (`ab --launch cold` without `--drive`,
+    /// as a Macrobenchmark startup test decides).
+    Startup,
+    /// Both: fps, then frame cost P90, janky frames and TTID
+    /// (`ab --launch cold --drive`).
+    Both,
+}
+
+impl DecideOn {
+    fn frames(self) -> bool {
+        self != DecideOn::Startup
+    }
+    fn startup(self) -> bool {
+        self != DecideOn::Frames
+    }
+}
+
 /// The knobs of a comparison.
 #[derive(Debug, Clone, Copy, Serialize)]
 pub(crate) struct Settings {
@@ -52,11 +76,17 @@ pub(crate) struct Settings {
     pub confidence: f64,
     pub min_change_pct: f64,
     pub indicative_gates: IndicativeGates,
+    pub decide_on: DecideOn,
 }
 
 impl Settings {
     pub(crate) fn new(alpha: f64, min_change_pct: f64, indicative_gates: IndicativeGates) -> Settings {
-        Settings { alpha, confidence: 1.0 - alpha, min_change_pct, indicative_gates }
+        Settings { alpha, confidence: 1.0 - alpha, min_change_pct, indicative_gates, decide_on: DecideOn::Frames }
+    }
+
+    /// These settings, the headline deciding on `decide_on`.
+    pub(crate) fn deciding_on(self, decide_on: DecideOn) -> Settings {
+        Settings { decide_on, ..self }
     }
 }
 
@@ -246,6 +276,13 @@ pub(crate) fn compare(sides: &Sides, rules: &[GateRule], s: &Settings) -> Compar
     metrics.extend(startups);
     let mut warnings = sides.warnings.clone();
     warnings.extend(startup_warning);
+    if s.decide_on.startup() && !metrics.iter().any(|m| m.metric == startups::StartupMetric::Ttid.name()) {
+        warnings.push(Warning::new(
+            WarningCode::NoStartup,
+            "the comparison decides on the startup, but the app has no startup with a TTID on both sides \
+             (was it started in the traces, with `capture --launch cold`?): the startup decides nothing",
+        ));
+    }
     warnings.extend(quality_warnings(before, after, &b_values, &a_values));
     warnings.extend(scene_warnings);
     let indicative = !testable(before.len(), after.len(), s.alpha);
@@ -331,7 +368,7 @@ fn compare_metrics(
     let mut results: Vec<MetricResult> = included
         .iter()
         .zip(&samples)
-        .map(|(&k, [b, a])| describe_and_test(Head::of(Metric::ALL[k], scope), b, a, s, bounds))
+        .map(|(&k, [b, a])| describe_and_test(Head::of(Metric::ALL[k], scope, s.decide_on), b, a, s, bounds))
         .collect();
     let others_tested = adjust_headline(&mut results);
     for ((r, &k), [b, a]) in results.iter_mut().zip(included).zip(&samples) {
@@ -378,8 +415,13 @@ fn compare_startups(
     let results = samples
         .into_iter()
         .map(|x| {
-            let head =
-                Head { metric: x.metric.name(), unit: "ms", direction: Direction::Lower, family: Family::Secondary };
+            // TTID joins the headline when the comparison decides on the startup.
+            let family = if x.metric == startups::StartupMetric::Ttid && s.decide_on.startup() {
+                Family::Headline
+            } else {
+                Family::Secondary
+            };
+            let head = Head { metric: x.metric.name(), unit: "ms", direction: Direction::Lower, family };
             let (b, a): (Vec<f64>, Vec<f64>) =
                 (x.before.iter().flatten().copied().collect(), x.after.iter().flatten().copied().collect());
             let mut r = describe_and_test(head, &b, &a, s, bounds);
@@ -458,12 +500,30 @@ fn settle(r: &mut MetricResult, b: &[f64], a: &[f64], others_tested: usize, s: &
     }
 }
 
-/// `fps`'s result from per-run values alone, exactly as [`compare`] settles it (the primary metric keeps
-/// its own p): what each look of `ab --until-decided` decides on (docs/ab.md, "Until decided").
+/// The headline's first metric's result from per-run values alone, exactly as [`compare`] settles it (the
+/// primary metric keeps its own p): `fps`, or `startup_ttid` when the comparison decides on the startup
+/// alone; what each look of `ab --until-decided` decides on (docs/ab.md, "Until decided").
 pub(crate) fn primary_result(before: &[f64], after: &[f64], s: &Settings) -> MetricResult {
-    let mut r = describe_and_test(Head::of(PRIMARY, Scope::App), before, after, s, &mut BoundsCache::default());
+    let mut r = describe_and_test(primary_head(s.decide_on), before, after, s, &mut BoundsCache::default());
     settle(&mut r, before, after, 0, s);
     r
+}
+
+/// The headline's first metric: fps, or TTID for a comparison that decides on the startup alone.
+pub(crate) fn primary_head_name(decide_on: DecideOn) -> &'static str {
+    primary_head(decide_on).metric
+}
+
+fn primary_head(decide_on: DecideOn) -> Head {
+    match decide_on {
+        DecideOn::Startup => Head {
+            metric: startups::StartupMetric::Ttid.name(),
+            unit: "ms",
+            direction: Direction::Lower,
+            family: Family::Headline,
+        },
+        DecideOn::Frames | DecideOn::Both => Head::of(PRIMARY, Scope::App, decide_on),
+    }
 }
 
 /// What a compared quantity is: its name, unit, better direction and family.
@@ -476,13 +536,14 @@ struct Head {
 }
 
 impl Head {
-    /// A metric of the app or of a scene.
-    fn of(m: Metric, scope: Scope) -> Head {
+    /// A metric of the app or of a scene; the frames' headline metrics are
+    /// secondary when the comparison decides on the startup alone.
+    fn of(m: Metric, scope: Scope, decide_on: DecideOn) -> Head {
         let family = match (m.role(), scope) {
             (Role::Descriptive, _) => Family::None,
             (_, Scope::Scene) => Family::Exploratory,
-            (Role::Headline, Scope::App) => Family::Headline,
-            (Role::Secondary, Scope::App) => Family::Secondary,
+            (Role::Headline, Scope::App) if decide_on.frames() => Family::Headline,
+            (Role::Headline | Role::Secondary, Scope::App) => Family::Secondary,
         };
         Head { metric: m.name(), unit: m.unit(), direction: m.direction(), family }
     }
@@ -710,7 +771,9 @@ fn quality_warnings(before: &[Run], after: &[Run], b_values: &[Vec<f64>], a_valu
     w
 }
 
-/// The headline word from the verdicts of fps, frame cost P90 and janky frames.
+/// The headline word from the headline's verdicts: fps, frame cost P90 and
+/// janky frames (smoother, less smooth), TTID (faster start, slower start),
+/// or all four (better, worse).
 fn overall(c: &Comparison) -> &'static str {
     if c.indicative {
         return "indicative";
@@ -718,9 +781,14 @@ fn overall(c: &Comparison) -> &'static str {
     let verdicts: Vec<Verdict> = c.metrics.iter().filter(|m| m.family == Family::Headline).map(|m| m.verdict).collect();
     let better = verdicts.contains(&Verdict::Better);
     let worse = verdicts.contains(&Verdict::Worse);
+    let [good, bad] = match c.settings.decide_on {
+        DecideOn::Frames => ["smoother", "less smooth"],
+        DecideOn::Startup => ["faster start", "slower start"],
+        DecideOn::Both => ["better", "worse"],
+    };
     match (better, worse) {
-        (true, false) => "smoother",
-        (false, true) => "less smooth",
+        (true, false) => good,
+        (false, true) => bad,
         (true, true) => "mixed",
         _ if !verdicts.is_empty() && verdicts.iter().all(|v| *v == Verdict::Same) => "no change",
         _ => "no clear change",

@@ -25,7 +25,7 @@ pub use present::CompareFormat;
 
 use crate::analysis;
 use comparison::Settings;
-pub use comparison::{Comparison, IndicativeGates};
+pub use comparison::{Comparison, DecideOn, IndicativeGates};
 pub use gate::RuleError;
 pub use runs::Run;
 use runs::Side;
@@ -53,6 +53,8 @@ pub struct CompareRequest {
     /// Force the display refresh rate instead of reading it from the traces.
     pub refresh_hz: Option<f64>,
     pub indicative_gates: IndicativeGates,
+    /// What the headline decides on: the frames, the startup, or both.
+    pub decide_on: DecideOn,
     /// Compare whole traces, not the scenario windows `capture --drive` marked.
     pub whole_trace: bool,
     /// Colour the table (a terminal).
@@ -200,7 +202,7 @@ pub fn run(a: &CompareRequest) -> Result<Outcome, CompareError> {
     let started = std::time::Instant::now();
     let sides = runs::load_sides(a)?;
     let load = started.elapsed();
-    let settings = Settings::new(a.alpha, a.min_change_pct, a.indicative_gates);
+    let settings = Settings::new(a.alpha, a.min_change_pct, a.indicative_gates).deciding_on(a.decide_on);
     let c = comparison::compare(&sides, &rules, &settings);
     let compare = started.elapsed() - load;
     let report = present::CompareReport { comparison: &c, runs: &sides.runs };

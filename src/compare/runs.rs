@@ -160,6 +160,11 @@ impl Run {
         v.is_finite().then_some(v)
     }
 
+    /// The app's TTID in this run, ms (`startup_ttid`), when it started in it.
+    pub fn ttid_ms(&self) -> Option<f64> {
+        self.startup.as_ref()?.ttid_ns.map(|ns| ns as f64 / 1e6)
+    }
+
     /// Every metric over the run's frames.
     pub(crate) fn values(&self) -> Values {
         let frames: Vec<&Frame> = self.frames.iter().collect();

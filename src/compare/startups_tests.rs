@@ -109,3 +109,46 @@ fn a_ten_percent_slower_ttid_is_called_worse() {
         assert_eq!(share(&verdicts, Verdict::Better), 0.0, "{k} runs a side");
     }
 }
+
+#[test]
+fn deciding_on_the_startup_makes_ttid_the_headline() {
+    use super::super::comparison::{DecideOn, Family};
+    // Identical frames on both sides; TTID 10 % slower after.
+    let side = |base: f64| (0..5).map(|k| started(COLD, base + k as f64)).collect::<Vec<_>>();
+    let sides = || Sides {
+        app: "com.example.app".into(),
+        runs: [side(800.0), side(880.0)],
+        notes: Vec::new(),
+        warnings: Vec::new(),
+    };
+    let settings = Settings::new(0.05, 2.0, IndicativeGates::Pass);
+    let family =
+        |c: &super::super::Comparison, name: &str| c.metrics.iter().find(|m| m.metric == name).map(|m| m.family);
+    // Deciding on the frames, the word is the frames' alone: as without any startup.
+    let mut unstarted = sides();
+    unstarted.runs.iter_mut().flatten().for_each(|r| r.startup = None);
+    let frames_word = compare(&unstarted, &[], &settings).overall();
+    for (decide_on, overall, fps_family, ttid_family) in [
+        (DecideOn::Frames, frames_word, Family::Headline, Family::Secondary),
+        (DecideOn::Startup, "slower start", Family::Secondary, Family::Headline),
+        (DecideOn::Both, "worse", Family::Headline, Family::Headline),
+    ] {
+        let c = compare(&sides(), &[], &settings.deciding_on(decide_on));
+        assert_eq!(c.overall(), overall, "{decide_on:?}");
+        assert_eq!(family(&c, "fps"), Some(fps_family), "{decide_on:?}");
+        assert_eq!(family(&c, "startup_ttid"), Some(ttid_family), "{decide_on:?}");
+        assert_eq!(c.verdict("startup_ttid"), Some(Verdict::Worse), "{decide_on:?}");
+    }
+}
+
+#[test]
+fn a_cold_launch_decides_on_ttid_and_with_a_scenario_on_both() {
+    use super::super::comparison::DecideOn;
+    use crate::capture::launch::Launch;
+    use crate::experiment::default_decision;
+    assert_eq!(default_decision(Launch::Cold, false), DecideOn::Startup);
+    assert_eq!(default_decision(Launch::Cold, true), DecideOn::Both);
+    for launch in [Launch::Warm, Launch::Hot, Launch::None] {
+        assert_eq!(default_decision(launch, false), DecideOn::Frames);
+    }
+}

@@ -180,7 +180,10 @@ fn janky_to_smooth_is_better_and_json_keys_are_fixed() {
         "warnings",
     ];
     assert_eq!(keys(&json), sorted(top));
-    assert_eq!(keys(&json["settings"]), sorted(vec!["alpha", "confidence", "min_change_pct", "indicative_gates"]));
+    assert_eq!(
+        keys(&json["settings"]),
+        sorted(vec!["alpha", "confidence", "min_change_pct", "indicative_gates", "decide_on"])
+    );
     let metric = vec![
         "metric",
         "unit",

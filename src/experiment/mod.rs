@@ -16,7 +16,7 @@ use crate::capture::identity::LocalApk;
 use crate::capture::manifest::{BuildRecord, LookRecord, LookVerdict, SeriesKind};
 use crate::capture::refusal::Refusal;
 use crate::capture::{self, session, CaptureEnv, CaptureError, CaptureRequest};
-use crate::compare::comparison::{primary_result, IndicativeGates, Settings};
+use crate::compare::comparison::{primary_head_name, primary_result, DecideOn, IndicativeGates, Settings};
 use crate::compare::stats::sequential::Design;
 use crate::compare::{CompareError, CompareRequest, Outcome, Verdict};
 use plan::{Build, Order, Plan};
@@ -194,6 +194,19 @@ pub fn ab(req: &AbRequest, env: &CaptureEnv) -> Result<AbOutcome, ExperimentErro
     compare_sides(req, alpha, runs_per_side)
 }
 
+/// What an experiment decides on unless told (`--decide-on`): a cold
+/// launch without a scenario on the app's TTID (as a Macrobenchmark startup
+/// test does), with one on its frames and its TTID, anything else on its
+/// frames (docs/ab.md, "What is decided").
+pub fn default_decision(launch: crate::capture::launch::Launch, driven: bool) -> DecideOn {
+    use crate::capture::launch::Launch;
+    match (launch, driven) {
+        (Launch::Cold, false) => DecideOn::Startup,
+        (Launch::Cold, true) => DecideOn::Both,
+        _ => DecideOn::Frames,
+    }
+}
+
 /// The checks that need neither the APKs nor the device.
 fn check_request(req: &AbRequest) -> Result<(), ExperimentError> {
     capture::validate(&req.capture)?;
@@ -269,7 +282,8 @@ struct Experiment<'a> {
     runner: Runner<'a>,
     /// The build on the device (`None` at first and after a failed install).
     installed: Option<Build>,
-    /// Each finished run's fps, per build.
+    /// Each finished run's value of what the looks decide on (fps, or TTID
+    /// when the experiment decides on the startup), per build.
     done: [Vec<Option<f64>>; 2],
     /// The level of the final verdict: `--alpha`, or the last look's.
     alpha: f64,
@@ -332,8 +346,12 @@ impl<'a> Experiment<'a> {
             }
             Ok(Some(local.clone()))
         };
-        let fps = self.runner.run(Some(build), number, kept, &mut prepare)?;
-        self.done[build.index()].push(fps);
+        let measured = self.runner.run(Some(build), number, kept, &mut prepare)?;
+        let value = match req.compare.decide_on {
+            DecideOn::Startup => measured.ttid_ms,
+            DecideOn::Frames | DecideOn::Both => measured.fps,
+        };
+        self.done[build.index()].push(value);
         Ok(())
     }
 
@@ -344,7 +362,9 @@ impl<'a> Experiment<'a> {
         if n < design.first {
             return false;
         }
-        let (record, line) = look(&self.done, design.level(n), self.req.compare.min_change_pct, n, design.max);
+        let s = Settings::new(design.level(n), self.req.compare.min_change_pct, IndicativeGates::Pass)
+            .deciding_on(self.req.compare.decide_on);
+        let (record, line) = look(&self.done, &s, n, design.max);
         self.runner.env.sink.info(None, &line);
         let decided = record.verdict != LookVerdict::Inconclusive;
         self.alpha = record.alpha;
@@ -360,12 +380,13 @@ impl<'a> Experiment<'a> {
     }
 }
 
-/// One look of `--until-decided`: fps's verdict at the look's level, and a
-/// progress line.
-fn look(done: &[Vec<Option<f64>>; 2], alpha: f64, min_change_pct: f64, n: usize, max: usize) -> (LookRecord, String) {
+/// One look of `--until-decided`: the verdict of the headline's first metric
+/// (fps, or TTID when the experiment decides on the startup) at the look's
+/// level (`s.alpha`), and a progress line.
+fn look(done: &[Vec<Option<f64>>; 2], s: &Settings, n: usize, max: usize) -> (LookRecord, String) {
     let values = |runs: &[Option<f64>]| runs.iter().flatten().copied().collect::<Vec<f64>>();
-    let s = Settings::new(alpha, min_change_pct, IndicativeGates::Pass);
-    let r = primary_result(&values(&done[0]), &values(&done[1]), &s);
+    let (alpha, metric) = (s.alpha, primary_head_name(s.decide_on));
+    let r = primary_result(&values(&done[0]), &values(&done[1]), s);
     let ci = r.ci.map_or_else(|| "no interval yet".to_string(), |[lo, hi]| format!("[{lo:+.2}, {hi:+.2}]"));
     let needed = match (r.verdict, r.runs_needed) {
         (Verdict::Inconclusive | Verdict::Indicative, Some(k)) => {
@@ -374,9 +395,9 @@ fn look(done: &[Vec<Option<f64>>; 2], alpha: f64, min_change_pct: f64, n: usize,
         _ => String::new(),
     };
     let line = format!(
-        "look at {n} runs a side (of at most {max}): fps change {:+.2}, {} {ci} at alpha {alpha:.4}: {}{needed}",
+        "look at {n} runs a side (of at most {max}): {metric} change {:+.2}, {} {ci} at alpha {alpha:.4}: {}{needed}",
         r.delta.unwrap_or(f64::NAN),
-        crate::compare::ci_label(&s),
+        crate::compare::ci_label(s),
         r.verdict.word()
     );
     let verdict = match r.verdict {
@@ -389,7 +410,8 @@ fn look(done: &[Vec<Option<f64>>; 2], alpha: f64, min_change_pct: f64, n: usize,
         runs_per_side: [done[0].len(), done[1].len()],
         alpha,
         verdict,
-        fps_delta_ci: r.ci,
+        metric: metric.into(),
+        delta_ci: r.ci,
         runs_needed: r.runs_needed,
     };
     (record, line)

@@ -41,11 +41,19 @@ pub(crate) struct Runner<'a> {
     attempts_made: usize,
 }
 
+/// What an experiment keeps of a finished run: the values a look may
+/// decide on (the run's frames are read again by `compare` at the end).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Measured {
+    /// fps as `compare` computes it.
+    pub fps: Option<f64>,
+    /// The app's TTID, ms, when it started in the run.
+    pub ttid_ms: Option<f64>,
+}
+
 /// How one run ended.
 enum RunEnd {
-    /// The run's fps. Only this is kept: the run's frames are read again by
-    /// `compare` at the end.
-    Done(Option<f64>),
+    Done(Measured),
     /// Ctrl-C: the run was not finished.
     Interrupted,
     /// Every attempt failed; the last reason.
@@ -139,10 +147,10 @@ impl<'a> Runner<'a> {
         run: usize,
         kept: Kept,
         prepare: &mut dyn FnMut(&Adb) -> Result<Option<LocalApk>, InstallError>,
-    ) -> Result<Option<f64>, ExperimentError> {
+    ) -> Result<Measured, ExperimentError> {
         let dir = self.dir.clone();
         match self.run_with_retries(side, run, prepare) {
-            RunEnd::Done(fps) => Ok(fps),
+            RunEnd::Done(measured) => Ok(measured),
             RunEnd::Interrupted => {
                 self.manifest.interrupted = true;
                 Err(ExperimentError::Interrupted { kept, dir })
@@ -191,12 +199,14 @@ impl<'a> Runner<'a> {
                 Ok(r) => {
                     record.status = RunStatus::Ok;
                     record.fps = r.value(crate::series::Metric::Fps);
+                    record.ttid_ms = r.ttid_ms();
                     let fps = record.fps.map_or_else(|| "no fps".to_string(), |v| format!("{v:.1} fps"));
-                    self.env.sink.info(None, &format!("{label}: {fps} ({:.0} s)", record.seconds));
-                    let fps = record.fps;
+                    let ttid = record.ttid_ms.map_or_else(String::new, |v| format!(", TTID {v:.1} ms"));
+                    self.env.sink.info(None, &format!("{label}: {fps}{ttid} ({:.0} s)", record.seconds));
+                    let measured = Measured { fps: record.fps, ttid_ms: record.ttid_ms };
                     self.manifest.runs.push(record);
                     self.save();
-                    return RunEnd::Done(fps);
+                    return RunEnd::Done(measured);
                 }
                 Err(Attempt::Interrupted) => {
                     record.status = RunStatus::Interrupted;

@@ -97,6 +97,9 @@ pub enum WarningCode {
     /// The runs' app startups are of several types (cold, warm, hot): only
     /// the most common type's are compared.
     StartupTypesDiffer,
+    /// The comparison decides on the startup, but the app has no startup
+    /// with a TTID on both sides.
+    NoStartup,
 }
 
 /// How much a warning matters, as trace_processor's `stats.severity` grades
@@ -158,7 +161,8 @@ impl WarningCode {
             | MixedFrameSources
             | GateNotChecked
             | DeviceStateDiffers
-            | StartupTypesDiffer => Severity::Degraded,
+            | StartupTypesDiffer
+            | NoStartup => Severity::Degraded,
         }
     }
 }

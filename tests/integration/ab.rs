@@ -91,6 +91,7 @@ pub(crate) fn request(fake: &Fake, before: PathBuf, after: PathBuf, runs: usize)
             min_change_pct: 2.0,
             refresh_hz: None,
             indicative_gates: IndicativeGates::Pass,
+            decide_on: fpsan::compare::DecideOn::Frames,
             whole_trace: false,
             color: false,
             sink: fpsan::sink::Sink::quiet(),

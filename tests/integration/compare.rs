@@ -409,4 +409,14 @@ fn the_real_startup_pair_compares_its_ttid() {
     let out =
         compare(&before, &after, &["--app", "com.example.perfetto.startup", "--fail-if", "startup_ttid.delta_pct > 5"]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
+    // Deciding on the startup, the headline leads with TTID.
+    let out = compare(&before, &after, &["--app", "com.example.perfetto.startup", "--decide-on", "startup"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let first = out.stdout.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with("com.example.perfetto.startup: indicative — TTID 3455.6 → 871.2 ms (-75%), fps "),
+        "{first}"
+    );
+    let doc = json(&before, &after, &["--app", "com.example.perfetto.startup", "--decide-on", "startup"]);
+    assert_eq!(doc["settings"]["decide_on"], "startup");
 }

@@ -85,8 +85,8 @@ pub(crate) fn verdict_cell(m: &MetricResult) -> String {
 /// `mixed` and `no clear change` read as inconclusive.
 pub(super) fn overall_verdict(c: &Comparison) -> Verdict {
     match c.overall() {
-        "smoother" => Verdict::Better,
-        "less smooth" => Verdict::Worse,
+        "smoother" | "faster start" | "better" => Verdict::Better,
+        "less smooth" | "slower start" | "worse" => Verdict::Worse,
         "no change" => Verdict::Same,
         "indicative" => Verdict::Indicative,
         _ => Verdict::Inconclusive,
@@ -108,14 +108,18 @@ fn headline_part(c: &Comparison, name: &str, what: &str, unit: &str) -> Option<S
 
 /// `com.example.app: smoother — fps 28.1 → 50.4 (+79%), … (3 vs 3 runs)`.
 fn headline(c: &Comparison) -> String {
-    let parts: Vec<String> = [
+    use super::super::comparison::DecideOn;
+    let frames = [
         headline_part(c, "fps", "fps", ""),
         headline_part(c, "frame_cost_p90", "frame cost P90", " ms"),
         headline_part(c, "jank_pct", "janky frames", "%"),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
+    ];
+    let ttid = headline_part(c, "startup_ttid", "TTID", " ms");
+    let parts: Vec<String> = match c.settings.decide_on {
+        DecideOn::Frames => frames.into_iter().flatten().collect(),
+        DecideOn::Startup => [ttid].into_iter().chain(frames).flatten().collect(),
+        DecideOn::Both => frames.into_iter().chain([ttid]).flatten().collect(),
+    };
     let (b, a) = c.run_counts();
     format!("{}: {} — {}  ({b} vs {a} runs)", c.app, c.overall(), parts.join(", "))
 }
