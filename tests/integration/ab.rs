@@ -634,3 +634,48 @@ fn ctrl_c_during_capture_runs_on_android_9_restores_everything() {
     assert_eq!(setting(&fake, "stay_on_while_plugged_in"), "0");
     fake.assert_device_clean();
 }
+
+/// Cold starts of `AB_APP` whose bindApplication lasts `bind_ms` each: TTID
+/// 400 + bind ms (`tracegen::startups::cold_start`).
+fn cold_starts(dir: &Path, name: &str, bind_ms: &[i64]) -> Vec<PathBuf> {
+    bind_ms
+        .iter()
+        .enumerate()
+        .map(|(k, &bind)| {
+            let path = dir.join(format!("{name}-{k}.pftrace"));
+            let trace = tracegen::startups::cold_start(AB_APP, bind).build(&tracegen::BuildOptions::default());
+            std::fs::write(&path, trace).unwrap();
+            path
+        })
+        .collect()
+}
+
+#[test]
+fn a_cold_launch_without_a_scenario_decides_on_ttid() {
+    let fake = device(&[]);
+    let dir = fake.dir.path();
+    // TTIDs 700–720 ms before, 800–820 after: the after build starts ~14 % slower.
+    let before = apk(dir, "before", 1, &cold_starts(dir, "fast", &[300, 310, 320]));
+    let after = apk(dir, "after", 2, &cold_starts(dir, "slow", &[400, 410, 420]));
+    let base = request(&fake, before, after, 1);
+    let capture = CaptureRequest { drive: None, ..base.capture.clone() };
+    let decide_on = fpsan::experiment::default_decision(capture.launch, capture.drive.is_some());
+    assert_eq!(decide_on, fpsan::compare::DecideOn::Startup);
+    let compare = CompareRequest { decide_on, ..base.compare.clone() };
+    let req = AbRequest { runs: None, until_decided: true, max_runs: 8, capture, compare, ..base };
+    let done = ab(&req, &fake.env()).unwrap();
+    // The looks decide on TTID: fully separated at the first look (4 a side), worse.
+    assert_eq!(done.runs_per_side, [4, 4]);
+    let m = manifest(&req.out);
+    assert_eq!(m.looks.len(), 1);
+    assert_eq!((m.looks[0].metric.as_str(), m.looks[0].verdict), ("startup_ttid", LookVerdict::Worse));
+    let ttids: Vec<Option<f64>> = m.runs.iter().map(|r| r.ttid_ms).collect();
+    // ABBA from the before build: each build's traces in turn.
+    assert_eq!(ttids, [700.0, 800.0, 810.0, 710.0, 720.0, 820.0, 800.0, 700.0].map(Some));
+    let v = json(&done.compare.stdout);
+    assert_eq!(v["overall"], "slower start");
+    assert_eq!(v["settings"]["decide_on"], "startup");
+    let ttid = v["metrics"].as_array().unwrap().iter().find(|m| m["metric"] == "startup_ttid").unwrap();
+    assert_eq!((ttid["family"].as_str(), ttid["verdict"].as_str()), (Some("headline"), Some("worse")));
+    assert_eq!((ttid["before"].as_f64(), ttid["after"].as_f64()), (Some(705.0), Some(805.0)));
+}

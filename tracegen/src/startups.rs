@@ -20,7 +20,6 @@ const RENDER_TID: i32 = 5010;
 const SYSTEM_SERVER_PID: i32 = 1000;
 /// system_server's thread that writes the launch events.
 const AM_TID: i32 = 1010;
-const LAYER: &str = "com.example.startup/com.example.startup.MainActivity#0";
 
 /// Which of the module's paths a trace takes (its SDK, in SystemInfo).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,6 +38,8 @@ fn at(ms: i64) -> i64 {
 
 struct Startups {
     b: TraceBuilder,
+    /// The app's layer (FrameTimeline's surface frames).
+    layer: String,
     /// Frames carry vsync ids and FrameTimeline slices (SDK 31+), else the
     /// plain `Choreographer#doFrame` / `DrawFrame` names of older builds.
     timeline: bool,
@@ -46,16 +47,16 @@ struct Startups {
 }
 
 impl Startups {
-    fn new(sdk: u64, timeline: bool) -> Startups {
+    fn new(sdk: u64, timeline: bool, package: &str) -> Startups {
         let mut b = TraceBuilder::new();
         b.system_info("google/startup/generic:test", sdk);
         b.process(SYSTEM_SERVER_PID, "system_server")
             .thread(SYSTEM_SERVER_PID, SYSTEM_SERVER_PID, "system_server")
             .thread(AM_TID, SYSTEM_SERVER_PID, "ActivityManager")
-            .process(APP_PID, STARTUP_APP)
+            .process(APP_PID, package)
             .thread(APP_PID, APP_PID, "example.startup")
             .thread(RENDER_TID, APP_PID, "RenderThread");
-        Startups { b, timeline, next_frame: 101 }
+        Startups { b, layer: format!("{package}/{package}.MainActivity#0"), timeline, next_frame: 101 }
     }
 
     /// A main-thread slice of the app, `from` to `to` ms.
@@ -78,12 +79,12 @@ impl Startups {
         self.b.slice(at(draw_frame.0), (draw_frame.1 - draw_frame.0) * MS, RENDER_TID, APP_PID, &draw_name);
         if self.timeline {
             let (from, to) = (at(do_frame.0), at(draw_frame.1));
-            self.b.expected_surface_frame(from, Some(from + 16 * MS), id, id + 1000, APP_PID, LAYER);
+            self.b.expected_surface_frame(from, Some(from + 16 * MS), id, id + 1000, APP_PID, &self.layer);
             let actual = ActualFrame {
                 token: id,
                 display_frame_token: id + 1000,
                 pid: APP_PID,
-                layer: LAYER.to_string(),
+                layer: self.layer.clone(),
                 present_type: 1,
                 on_time_finish: true,
                 jank_type: 1,
@@ -114,10 +115,17 @@ impl Startups {
     /// activityStart t+450..t+500, activityResume t+500..t+550, the first
     /// frame's doFrame t+560..t+600 and DrawFrame t+600..t+700.
     fn cold_app(&mut self, t: i64) {
-        self.main(t + 100, t + 400, "bindApplication");
-        self.main(t + 450, t + 500, "activityStart");
-        self.main(t + 500, t + 550, "activityResume");
-        self.frame((t + 560, t + 600), (t + 600, t + 700));
+        self.cold_app_binding(t, 300);
+    }
+
+    /// [`Self::cold_app`] with a `bindApplication` of `bind` ms, the rest
+    /// after it as long: the first DrawFrame ends at t + 400 + bind.
+    fn cold_app_binding(&mut self, t: i64, bind: i64) {
+        let b = t + 100 + bind;
+        self.main(t + 100, b, "bindApplication");
+        self.main(b + 50, b + 100, "activityStart");
+        self.main(b + 100, b + 150, "activityResume");
+        self.frame((b + 160, b + 200), (b + 200, b + 300));
     }
 
     /// A warm start's main thread from `t` ms: activityStart t+100..t+150,
@@ -161,7 +169,7 @@ pub fn startups(sdk: StartupSdk) -> TraceBuilder {
 }
 
 fn sdk34() -> TraceBuilder {
-    let mut s = Startups::new(34, true);
+    let mut s = Startups::new(34, true, STARTUP_APP);
     let pkg = STARTUP_APP;
     s.system_async(1000, 1800, "launchingActivity#1", 1);
     s.cold_app(1000);
@@ -184,7 +192,7 @@ fn sdk34() -> TraceBuilder {
 }
 
 fn sdk30() -> TraceBuilder {
-    let mut s = Startups::new(30, false);
+    let mut s = Startups::new(30, false, STARTUP_APP);
     let launching = format!("launching: {STARTUP_APP}");
     s.system_slice(1000, "MetricsLogger:launchObserverNotifyIntentStarted");
     s.system_async(1010, 1750, &launching, 1);
@@ -202,11 +210,24 @@ fn sdk30() -> TraceBuilder {
 }
 
 fn sdk28() -> TraceBuilder {
-    let mut s = Startups::new(28, false);
+    let mut s = Startups::new(28, false, STARTUP_APP);
     s.system_async(1000, 1750, &format!("launching: {STARTUP_APP}"), 1);
     s.cold_app(1000);
 
     s.main(3000, 3050, "activityResume");
     s.frame((3060, 3070), (3070, 3120));
+    s.b
+}
+
+/// One cold start of `package` on Android 14, as `ab --launch cold` without a
+/// scenario captures it: `launchingActivity#1` from 1000 ms, its
+/// `bindApplication` `bind_ms` long, completed (cold) when the first frame's
+/// DrawFrame ends, at 1400 + `bind_ms`: TTID and duration 400 + `bind_ms` ms.
+pub fn cold_start(package: &str, bind_ms: i64) -> TraceBuilder {
+    let mut s = Startups::new(34, true, package);
+    let end = 1400 + bind_ms;
+    s.system_async(1000, end, "launchingActivity#1", 1);
+    s.cold_app_binding(1000, bind_ms);
+    s.system_instant(end, &format!("launchingActivity#1:completed-cold:{package}"));
     s.b
 }
