@@ -291,6 +291,56 @@ pub(crate) fn shorten_middle(s: &str, max: usize) -> String {
     format!("{start}…{end}")
 }
 
+/// A startup's main-thread milestones in one line (the terminal and
+/// report.html): `before the app 157.4 ms, bindApplication 2616.4 ms (98%
+/// asleep), …`; a milestone the main thread slept through most of says so.
+pub(crate) fn startup_steps(why: &crate::startups::StartupWhy) -> String {
+    let mut steps = vec![format!("before the app {} ms", fmt_ms_value(why.before_app_ns))];
+    for m in &why.milestones {
+        let asleep = m.thread_state.as_ref().map_or(String::new(), |t| {
+            let off = t.sleeping_ns + t.blocked_ns;
+            if m.dur_ns > 0 && off * 2 > m.dur_ns {
+                format!(" ({:.0}% asleep)", 100.0 * off as f64 / m.dur_ns as f64)
+            } else {
+                String::new()
+            }
+        });
+        steps.push(format!("{} {} ms{asleep}", m.name, fmt_ms_value(m.dur_ns)));
+    }
+    steps.join(", ")
+}
+
+/// What a startup's causes run up to: `TTID`, else `its end`.
+pub(crate) fn startup_until(s: &crate::startups::Startup) -> &'static str {
+    if s.ttid.is_some() {
+        "TTID"
+    } else {
+        "its end"
+    }
+}
+
+/// A startup's causes in one line: `ImageLoader.init (main thread) 1200.6
+/// ms, RenderThread 7442 outside its slices 235.5 ms, …`; slice names cut to
+/// `max_chars` (report.html keeps them whole: `usize::MAX`).
+pub(crate) fn startup_causes(why: &crate::startups::StartupWhy, max_chars: usize) -> String {
+    let causes: Vec<String> = why
+        .causes
+        .iter()
+        .map(|c| {
+            let thread = if c.tid == why.main_tid {
+                "main thread".to_string()
+            } else {
+                c.thread.as_deref().map_or_else(|| format!("tid {}", c.tid), |n| format!("{n} {}", c.tid))
+            };
+            match &c.slice {
+                Some(slice) => format!("{} ({thread}) {} ms", shorten_head(slice, max_chars), fmt_ms_value(c.ns)),
+                None => format!("{thread} outside its slices {} ms", fmt_ms_value(c.ns)),
+            }
+        })
+        .collect();
+    causes.join(", ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

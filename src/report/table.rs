@@ -451,7 +451,7 @@ fn startups_section(out: &mut String, report: &Report) {
     }
     let _ = writeln!(out, "\nstartups (Perfetto's android_startups and android_startup_time_to_display)");
     let headers = ["package", "type", "at s", "dur ms", "TTID ms", "TTFD ms"];
-    let start = report.meta.first_ts.unwrap_or(0);
+    let start = report.origin_ts();
     let rows: Vec<Vec<String>> = report
         .startups
         .iter()
@@ -477,39 +477,14 @@ fn startups_section(out: &mut String, report: &Report) {
 /// A startup's main-thread milestones and its largest causes, two lines
 /// (docs/startups.md, "Why it was slow").
 fn startup_why(out: &mut String, s: &crate::startups::Startup, why: &crate::startups::StartupWhy) {
-    let mut steps = vec![format!("before the app {} ms", fmt_ms_value(why.before_app_ns))];
-    for m in &why.milestones {
-        let asleep = m.thread_state.as_ref().map_or(String::new(), |t| {
-            let off = t.sleeping_ns + t.blocked_ns;
-            if m.dur_ns > 0 && off * 2 > m.dur_ns {
-                format!(" ({:.0}% asleep)", 100.0 * off as f64 / m.dur_ns as f64)
-            } else {
-                String::new()
-            }
-        });
-        steps.push(format!("{} {} ms{asleep}", m.name, fmt_ms_value(m.dur_ns)));
-    }
-    let _ = writeln!(out, "    {}: {}", shorten_head(&s.package, TERMINAL_NAME_CHARS), steps.join(", "));
+    let _ = writeln!(out, "    {}: {}", shorten_head(&s.package, TERMINAL_NAME_CHARS), startup_steps(why));
     if !why.causes.is_empty() {
-        let causes: Vec<String> = why
-            .causes
-            .iter()
-            .map(|c| {
-                let thread = if c.tid == why.main_tid {
-                    "main thread".to_string()
-                } else {
-                    c.thread.as_deref().map_or_else(|| format!("tid {}", c.tid), |n| format!("{n} {}", c.tid))
-                };
-                match &c.slice {
-                    Some(slice) => {
-                        format!("{} ({thread}) {} ms", shorten_head(slice, TERMINAL_NAME_CHARS), fmt_ms_value(c.ns))
-                    }
-                    None => format!("{thread} outside its slices {} ms", fmt_ms_value(c.ns)),
-                }
-            })
-            .collect();
-        let until = if s.ttid.is_some() { "TTID" } else { "its end" };
-        let _ = writeln!(out, "      largest on the path to {until}: {}", causes.join(", "));
+        let _ = writeln!(
+            out,
+            "      largest on the path to {}: {}",
+            startup_until(s),
+            startup_causes(why, TERMINAL_NAME_CHARS)
+        );
     }
 }
 

@@ -162,13 +162,22 @@ fn the_slow_cold_start_is_blamed_on_its_three_slow_inits() {
             (main, "Analytics.init", 550_772_539)
         ]
     );
-    // The terminal says the same.
+    // The terminal and report.html say the same.
+    let causes = "ImageLoader.init (main thread) 1200.6 ms, CrashReporter.init (main thread) 800.6 ms, \
+                  Analytics.init (main thread) 550.8 ms";
     let out = fpsan().arg("analyze").arg(&trace).output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(
-        text.contains(
-            "largest on the path to TTID: ImageLoader.init (main thread) 1200.6 ms, CrashReporter.init (main thread) 800.6 ms, Analytics.init (main thread) 550.8 ms"
-        ),
-        "{text}"
-    );
+    assert!(text.contains(&format!("largest on the path to TTID: {causes}")), "{text}");
+    let steps = "before the app 157.4 ms, bindApplication 2616.4 ms (98% asleep), activityStart 142.9 ms, \
+                 activityResume 56.1 ms, Choreographer#doFrame 405.5 ms (92% asleep)";
+    assert!(text.contains(&format!("com.example.perfetto.startup: {steps}")), "{text}");
+    let dir = tempfile::tempdir().unwrap();
+    let out = fpsan().arg("analyze").arg(&trace).arg("--out").arg(dir.path()).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    assert!(html.contains(&format!("main thread: {steps}<br>largest on the path to TTID: <strong>{causes}</strong>")));
+    // summary.json has the document --format json prints.
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["startups"][0]["why"], *why);
 }

@@ -19,6 +19,7 @@ pub(crate) fn page(report: &Report, charts: &[Chart]) -> Page {
         header: header(report),
         apps: report.drawing_apps().map(|a| app_view(report, a, charts, origin_ts)).collect(),
         animating: report.animating_apps().map(animating_row).collect(),
+        startups: report.startups.iter().map(|s| startup_row(s, origin_ts)).collect(),
         overview_charts: charts
             .iter()
             .enumerate()
@@ -42,6 +43,23 @@ fn title(report: &Report) -> String {
     match chosen.map(str::to_string).or_else(file) {
         Some(name) => format!("fpsan report: {name}"),
         None => "fpsan report".into(),
+    }
+}
+
+/// A startup as the "Startups" section lists it: the terminal's columns and
+/// lines, names kept whole.
+fn startup_row(s: &crate::startups::Startup, origin_ts: i64) -> super::view::StartupRow {
+    let ms = |ns: Option<i64>| ns.map_or_else(|| NONE_ASCII.to_string(), |v| format!("{} ms", fmt_ms_value(v)));
+    super::view::StartupRow {
+        package: s.package.to_string(),
+        startup_type: s.startup_type.map_or(NONE_ASCII, |t| t.as_str()).into(),
+        at: format!("{:.3} s", secs_since(s.ts, origin_ts)),
+        dur: ms(Some(s.dur)),
+        ttid: ms(s.ttid.map(|d| d.dur)),
+        ttfd: ms(s.ttfd.map(|d| d.dur)),
+        steps: s.why.as_ref().map(startup_steps).unwrap_or_default(),
+        until: startup_until(s),
+        causes: s.why.as_ref().map(|w| startup_causes(w, usize::MAX)).unwrap_or_default(),
     }
 }
 

@@ -217,6 +217,23 @@ pub(crate) struct TimelineView {
     pub script: &'static str,
 }
 
+/// One startup's row of the page's "Startups" section.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct StartupRow {
+    pub package: String,
+    pub startup_type: String,
+    /// Its start, s into the trace.
+    pub at: String,
+    pub dur: String,
+    pub ttid: String,
+    pub ttfd: String,
+    /// Its main-thread milestones, and the largest parts of its critical
+    /// path (empty when not explained).
+    pub steps: String,
+    pub until: &'static str,
+    pub causes: String,
+}
+
 /// The whole page.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Page {
@@ -227,6 +244,8 @@ pub(crate) struct Page {
     pub apps: Vec<AppView>,
     /// The apps that animate but draw nothing.
     pub animating: Vec<AnimatingRow>,
+    /// The reported apps' startups (docs/startups.md).
+    pub startups: Vec<StartupRow>,
     pub overview_charts: Vec<ChartView>,
     pub quality: Vec<Field>,
     pub warnings: Vec<String>,
