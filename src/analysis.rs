@@ -285,7 +285,7 @@ impl Analysis {
             main_thread_blocks: tables::main_thread_blocks(&self.blocks.blocks)?,
             apps: tables::apps(&self.apps)?,
             scenes: tables::scenes(&self.apps)?,
-            startups: tables::startups::startups(&self.startups)?,
+            startups: tables::startups::startups(&self.startups.startups)?,
         })
     }
 }

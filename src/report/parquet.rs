@@ -73,10 +73,16 @@ pub(crate) fn parquet_bytes(df: &DataFrame) -> Result<Vec<u8>, ReportError> {
 
 impl Exporter<Report<'_>> for ParquetExporter {
     fn export(&self, report: &Report) -> Result<Vec<Artifact>, ReportError> {
-        Ok(vec![
+        let mut out = vec![
             Artifact { file_name: "frames.parquet".into(), bytes: parquet_bytes(report.frames_table()?)? },
             Artifact { file_name: "presents.parquet".into(), bytes: parquet_bytes(report.presents_table()?)? },
-        ])
+        ];
+        // Only a trace with a startup has the file (docs/startups.md, "Where it shows").
+        if !report.startups.is_empty() {
+            let table = crate::tables::startups::startups(report.startups)?;
+            out.push(Artifact { file_name: "startups.parquet".into(), bytes: parquet_bytes(&table)? });
+        }
+        Ok(out)
     }
 }
 

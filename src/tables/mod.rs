@@ -227,7 +227,7 @@ impl Table {
             Table::MainThreadBlocks => main_thread_blocks(&[]),
             Table::Apps => apps(&[]),
             Table::Scenes => scenes(&[]),
-            Table::Startups => startups::startups(&crate::startups::StartupAnalysis::default()),
+            Table::Startups => startups::startups(&[]),
             Table::Traces => traces(&[]),
             _ => self.of_trace(&Trace::default()).expect("a model table"),
         }

@@ -31,13 +31,22 @@ fn startup_columns(rows: &[Startup]) -> TableBuilder<'_, Startup> {
 }
 
 /// `startups(startup_id, ts, ts_end, dur, package, startup_type,
-/// time_to_initial_display, time_to_full_display, ttid_frame_id, ttfd_frame_id)`.
-pub fn startups(a: &StartupAnalysis) -> PolarsResult<DataFrame> {
-    startup_columns(&a.startups)
+/// time_to_initial_display, time_to_full_display, ttid_frame_id, ttfd_frame_id,
+/// cause_tid, cause_thread, cause_slice, cause_ns)`: trace_processor's columns,
+/// then the startup's largest cause (its `why`).
+pub fn startups(rows: &[Startup]) -> PolarsResult<DataFrame> {
+    fn cause(s: &Startup) -> Option<&crate::frames::critical_path::PathTotal> {
+        s.why.as_ref().and_then(|w| w.causes.first())
+    }
+    startup_columns(rows)
         .col("time_to_initial_display", "TTID: from the start to the end of the first frame's first DrawFrame, ns; NULL when no frame fits (docs/startups.md, \"Time to display\")", |s| s.ttid.map(|d| d.dur))
         .col("time_to_full_display", "TTFD: from the start to the end of the first frame after `reportFullyDrawn`, ns; NULL without it", |s| s.ttfd.map(|d| d.dur))
         .col("ttid_frame_id", "the `android_frames` frame id TTID ends at", |s| s.ttid.map(|d| d.frame_id))
         .col("ttfd_frame_id", "the `android_frames` frame id TTFD ends at", |s| s.ttfd.map(|d| d.frame_id))
+        .col("cause_tid", "the (thread, slice) that held the most of the startup's critical path to TTID (docs/startups.md, \"Why it was slow\"): the thread's tid; NULL when the startup was not explained", |s| cause(s).map(|c| c.tid))
+        .col("cause_thread", "that thread's name", |s| cause(s).and_then(|c| c.thread.as_deref()))
+        .col("cause_slice", "the deepest slice it was in (NULL between slices)", |s| cause(s).and_then(|c| c.slice.as_deref()))
+        .col("cause_ns", "its time on the path, ns", |s| cause(s).map(|c| c.ns))
         .build()
 }
 

@@ -176,6 +176,17 @@ fn the_slow_cold_start_is_blamed_on_its_three_slow_inits() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
     assert!(html.contains(&format!("main thread: {steps}<br>largest on the path to TTID: <strong>{causes}</strong>")));
+    // The startups table (startups.parquet, `query`), with the largest cause.
+    let sql = "SELECT package, startup_type, time_to_initial_display, cause_tid, cause_slice, cause_ns FROM startups";
+    let out = fpsan().arg("query").arg(&trace).arg(sql).args(["--format", "csv"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let csv = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        csv.lines().nth(1),
+        Some(format!("com.example.perfetto.startup,cold,3455608242,{main},ImageLoader.init,1200588035").as_str()),
+        "{csv}"
+    );
+    assert!(dir.path().join("startups.parquet").is_file());
     // summary.json has the document --format json prints.
     let summary: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.path().join("summary.json")).unwrap()).unwrap();
