@@ -310,6 +310,21 @@ pub(crate) fn startup_steps(why: &crate::startups::StartupWhy) -> String {
     steps.join(", ")
 }
 
+/// Matrix's StartupTracer costs of a startup in one line, mapped to the
+/// nearest trace events: `Matrix coldCost 3253.7 ms (applicationCost
+/// 2616.4 ms; threshold 10000 ms)`, ` — over it` when Matrix would report it.
+pub(crate) fn startup_matrix(why: &crate::startups::StartupWhy) -> Option<String> {
+    let m = why.matrix.as_ref()?;
+    let (name, cost) = match (m.cold_cost_ns, m.warm_cost_ns) {
+        (Some(c), _) => ("coldCost", c),
+        (None, Some(w)) => ("warmCost", w),
+        (None, None) => return None,
+    };
+    let app = m.application_cost_ns.map_or(String::new(), |a| format!("applicationCost {} ms; ", fmt_ms_value(a)));
+    let over = if m.over_threshold { " — over it" } else { "" };
+    Some(format!("Matrix {name} {} ms ({app}threshold {} ms){over}", fmt_ms_value(cost), m.threshold_ms))
+}
+
 /// What a startup's causes run up to: `TTID`, else `its end`.
 pub(crate) fn startup_until(s: &crate::startups::Startup) -> &'static str {
     if s.ttid.is_some() {

@@ -486,6 +486,9 @@ fn startup_why(out: &mut String, s: &crate::startups::Startup, why: &crate::star
             startup_causes(why, TERMINAL_NAME_CHARS)
         );
     }
+    if let Some(matrix) = startup_matrix(why) {
+        let _ = writeln!(out, "      {matrix}");
+    }
 }
 
 /// The layers that presented buffers, and every app's renderer.

@@ -18,7 +18,9 @@ mod processes;
 mod tests;
 mod why;
 
-pub use why::{explain, Milestone, StartupWhy, CAUSES, MILESTONES};
+pub use why::{
+    explain, MatrixCosts, Milestone, StartupWhy, CAUSES, MATRIX_COLD_THRESHOLD_MS, MATRIX_WARM_THRESHOLD_MS, MILESTONES,
+};
 
 use crate::model::{Name, SliceId, Trace, Upid, Utid};
 

@@ -159,4 +159,34 @@ fn a_startup_is_explained_by_its_main_thread_and_the_path_to_its_first_frame() {
             total(50, "com.app", Some("activityResume"), 10),
         ]
     );
+    // Matrix: bindApplication's 40 ms; from its start (10 ms in) to TTID's end (90).
+    assert_eq!(
+        why.matrix,
+        Some(MatrixCosts {
+            application_cost_ns: Some(40 * MS),
+            cold_cost_ns: Some(80 * MS),
+            warm_cost_ns: None,
+            threshold_ms: 10_000,
+            over_threshold: false,
+        })
+    );
+}
+
+#[test]
+fn matrix_warm_cost_runs_from_the_launch_and_thresholds_flag_slow_starts() {
+    let milestone =
+        |name, at_ms: i64, dur_ms: i64| Milestone { name, at_ns: at_ms * MS, dur_ns: dur_ms * MS, thread_state: None };
+    let warm = [milestone("activityStart", 100, 50), milestone("activityResume", 150, 50)];
+    let costs = why::matrix_costs(false, &warm, 4_200 * MS).expect("warm");
+    assert_eq!((costs.warm_cost_ns, costs.cold_cost_ns), (Some(4_100 * MS), None));
+    assert_eq!((costs.threshold_ms, costs.over_threshold), (4_000, true));
+    // Hot: no activityStart, from the resume.
+    let hot = [milestone("activityResume", 20, 10)];
+    assert_eq!(why::matrix_costs(false, &hot, 120 * MS).and_then(|c| c.warm_cost_ns), Some(100 * MS));
+    // Cold without bindApplication: no Matrix cost.
+    assert_eq!(why::matrix_costs(true, &warm, 4_200 * MS), None);
+    // Exactly at the threshold is not over it.
+    let bind = [milestone("bindApplication", 0, 1_000)];
+    let costs = why::matrix_costs(true, &bind, 10_000 * MS).expect("cold");
+    assert_eq!((costs.cold_cost_ns, costs.over_threshold), (Some(10_000 * MS), false));
 }

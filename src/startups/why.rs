@@ -40,6 +40,61 @@ pub struct StartupWhy {
     /// the main thread's first slice to the end ([`CAUSES`] of them, most
     /// first); empty without scheduler data.
     pub causes: Vec<PathTotal>,
+    /// Tencent Matrix's StartupTracer costs, mapped to the nearest trace
+    /// events; None without the milestones they start at.
+    pub matrix: Option<MatrixCosts>,
+}
+
+/// Matrix's StartupTracer vocabulary for one startup (docs/startups.md,
+/// "Matrix's vocabulary"): its clock starts when the app's code first runs
+/// (`eggBrokenTime`, here `bindApplication`'s start) or, warm, when the
+/// activity is launched (here `activityStart`'s, else `activityResume`'s,
+/// start), and stops when the first activity takes window focus, right after
+/// its first frame (here TTID's end).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MatrixCosts {
+    /// `applicationCost`: `bindApplication`'s duration (cold only).
+    pub application_cost_ns: Option<i64>,
+    /// `coldCost` (= `firstScreenCost` without splash activities): from
+    /// `bindApplication`'s start to TTID's end (cold only).
+    pub cold_cost_ns: Option<i64>,
+    /// `warmCost`: from the activity's launch to TTID's end (warm and hot).
+    pub warm_cost_ns: Option<i64>,
+    /// Matrix's default threshold for this kind of start: 10 000 ms cold,
+    /// 4 000 ms warm.
+    pub threshold_ms: i64,
+    /// The cost is over the threshold (Matrix would report it).
+    pub over_threshold: bool,
+}
+
+/// Matrix's default thresholds (`TraceConfig`'s cold and warm startup
+/// thresholds), ms.
+pub const MATRIX_COLD_THRESHOLD_MS: i64 = 10_000;
+pub const MATRIX_WARM_THRESHOLD_MS: i64 = 4_000;
+
+/// Matrix's costs from a startup's milestones and the end explained.
+pub(super) fn matrix_costs(cold: bool, milestones: &[Milestone], until_ns: i64) -> Option<MatrixCosts> {
+    let at = |name: &str| milestones.iter().find(|m| m.name == name);
+    if cold {
+        let bind = at("bindApplication")?;
+        let cost = until_ns - bind.at_ns;
+        return Some(MatrixCosts {
+            application_cost_ns: Some(bind.dur_ns),
+            cold_cost_ns: Some(cost),
+            warm_cost_ns: None,
+            threshold_ms: MATRIX_COLD_THRESHOLD_MS,
+            over_threshold: cost > MATRIX_COLD_THRESHOLD_MS * 1_000_000,
+        });
+    }
+    let launch = at("activityStart").or_else(|| at("activityResume"))?;
+    let cost = until_ns - launch.at_ns;
+    Some(MatrixCosts {
+        application_cost_ns: None,
+        cold_cost_ns: None,
+        warm_cost_ns: Some(cost),
+        threshold_ms: MATRIX_WARM_THRESHOLD_MS,
+        over_threshold: cost > MATRIX_WARM_THRESHOLD_MS * 1_000_000,
+    })
 }
 
 /// The first slice of a milestone's name on the main thread.
@@ -83,7 +138,10 @@ fn why(trace: &Trace, frames: &FrameAnalysis, s: &Startup) -> Option<StartupWhy>
     milestones.sort_by_key(|m| m.at_ns);
     let mut causes = frames.path_totals(trace, pid, first, end);
     causes.truncate(CAUSES);
+    let cold = s.startup_type == Some(super::StartupType::Cold);
+    let matrix = matrix_costs(cold, &milestones, end - s.ts);
     Some(StartupWhy {
+        matrix,
         main_tid: pid,
         before_app_ns: first - s.ts,
         until_ns: end - s.ts,

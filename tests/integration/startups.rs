@@ -171,11 +171,17 @@ fn the_slow_cold_start_is_blamed_on_its_three_slow_inits() {
     let steps = "before the app 157.4 ms, bindApplication 2616.4 ms (98% asleep), activityStart 142.9 ms, \
                  activityResume 56.1 ms, Choreographer#doFrame 405.5 ms (92% asleep)";
     assert!(text.contains(&format!("com.example.perfetto.startup: {steps}")), "{text}");
+    // Matrix's coldCost: bindApplication's start (201.8795 ms in) to TTID's end (3455.608242 ms).
+    let matrix = "Matrix coldCost 3253.7 ms (applicationCost 2616.4 ms; threshold 10000 ms)";
+    assert!(text.contains(matrix), "{text}");
+    assert_eq!(why["matrix"]["cold_cost_ns"], 3_455_608_242_i64 - 201_879_500);
     let dir = tempfile::tempdir().unwrap();
     let out = fpsan().arg("analyze").arg(&trace).arg("--out").arg(dir.path()).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
-    assert!(html.contains(&format!("main thread: {steps}<br>largest on the path to TTID: <strong>{causes}</strong>")));
+    assert!(html.contains(&format!(
+        "main thread: {steps}<br>largest on the path to TTID: <strong>{causes}</strong><br>{matrix}"
+    )));
     // The startups table (startups.parquet, `query`), with the largest cause.
     let sql = "SELECT package, startup_type, time_to_initial_display, cause_tid, cause_slice, cause_ns FROM startups";
     let out = fpsan().arg("query").arg(&trace).arg(sql).args(["--format", "csv"]).output().unwrap();

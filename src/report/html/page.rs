@@ -60,6 +60,7 @@ fn startup_row(s: &crate::startups::Startup, origin_ts: i64) -> super::view::Sta
         steps: s.why.as_ref().map(startup_steps).unwrap_or_default(),
         until: startup_until(s),
         causes: s.why.as_ref().map(|w| startup_causes(w, usize::MAX)).unwrap_or_default(),
+        matrix: s.why.as_ref().and_then(startup_matrix).unwrap_or_default(),
     }
 }
 

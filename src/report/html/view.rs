@@ -232,6 +232,8 @@ pub(crate) struct StartupRow {
     pub steps: String,
     pub until: &'static str,
     pub causes: String,
+    /// Matrix's costs (empty without them).
+    pub matrix: String,
 }
 
 /// The whole page.
