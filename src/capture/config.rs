@@ -26,6 +26,12 @@ pub const FTRACE_BUFFER_KB: u32 = 4 * 1024;
 
 pub const ATRACE_CATEGORIES: [&str; 9] =
     ["gfx", "view", "input", "am", "wm", "sched", "freq", "binder_driver", "dalvik"];
+/// What a startup needs of a capture (docs/startups.md, "What a capture
+/// needs"): system_server's launch events (`am`, `wm`), the app's lifecycle
+/// and frames (`view`, `gfx`), class loading and GC (`dalvik`), binder
+/// (`binder_driver`), and the scheduler for its critical path.
+pub const STARTUP_ATRACE_CATEGORIES: [&str; 6] = ["am", "wm", "view", "gfx", "dalvik", "binder_driver"];
+pub const STARTUP_FTRACE_EVENTS: [&str; 2] = ["sched/sched_switch", "sched/sched_waking"];
 pub const FTRACE_EVENTS: [&str; 4] =
     ["sched/sched_switch", "sched/sched_waking", "task/task_newtask", "task/task_rename"];
 
@@ -299,6 +305,21 @@ pub fn render_text(config: &TraceConfig) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `capture --launch` records what a startup needs: every config fpsan
+    /// writes has the categories and events (docs/startups.md).
+    #[test]
+    fn captures_record_what_startups_need() {
+        let config = build("com.example.app", 20, None);
+        let ftrace =
+            config.data_sources.iter().find_map(|d| d.config.as_ref()?.ftrace_config.as_ref()).expect("ftrace");
+        for c in STARTUP_ATRACE_CATEGORIES {
+            assert!(ftrace.atrace_categories.iter().any(|x| x == c), "{c}");
+        }
+        for e in STARTUP_FTRACE_EVENTS {
+            assert!(ftrace.ftrace_events.iter().any(|x| x == e), "{e}");
+        }
+    }
 
     #[test]
     fn buffer_sizing() {
