@@ -272,6 +272,32 @@ pub(crate) struct Explainer {
     totalled: bool,
 }
 
+impl Explainer {
+    /// What explaining and walking paths read, over `trace` and `sched`.
+    fn context<'a>(&'a self, trace: &'a Trace, sched: &'a SchedIndex) -> why::WhyContext<'a> {
+        why::WhyContext {
+            trace,
+            top: &self.top,
+            sched,
+            paths: critical_path::PathIndex::new(trace, sched, &self.paths),
+            blocker_threshold_ns: self.blocker_threshold_ns,
+        }
+    }
+
+    /// Row `index` (`row`) as the why-analysis reads a frame.
+    fn frame<'a>(&'a self, index: usize, row: &FrameRow) -> why::Frame<'a> {
+        let (do_frame, phases) = &self.rows[index];
+        why::Frame {
+            index,
+            do_frame: *do_frame,
+            tid: row.tid,
+            vsync_ts: row.vsync_ts,
+            jitter_ns: row.jitter_ns,
+            phases,
+        }
+    }
+}
+
 impl FrameAnalysis {
     /// Explain the janky frames among `frames` (row indices) that have no
     /// [`FrameWhy`] yet ([`Whys::Asked`]; others have them all already).
@@ -284,26 +310,12 @@ impl FrameAnalysis {
             .collect();
         todo.sort_unstable();
         todo.dedup();
-        let ctx = why::WhyContext {
-            trace,
-            top: &ex.top,
-            sched: &self.sched,
-            paths: critical_path::PathIndex::new(trace, &self.sched, &ex.paths),
-            blocker_threshold_ns: ex.blocker_threshold_ns,
-        };
+        let ctx = ex.context(trace, &self.sched);
         let rows = &self.rows;
         let new: Vec<FrameWhy> = todo
             .into_par_iter()
             .map(|index| {
-                let (row, (do_frame, phases)) = (&rows[index], &ex.rows[index]);
-                let f = why::Frame {
-                    index,
-                    do_frame: *do_frame,
-                    tid: row.tid,
-                    vsync_ts: row.vsync_ts,
-                    jitter_ns: row.jitter_ns,
-                    phases,
-                };
+                let f = ex.frame(index, &rows[index]);
                 ctx.explain(&f, ctx.critical_path(&f))
             })
             .collect();
@@ -315,23 +327,9 @@ impl FrameAnalysis {
     /// [`Whys::Asked`] left them to be asked for; once.
     pub fn total_paths(&mut self, trace: &Trace) {
         let Some(ex) = self.explainer.as_mut().filter(|ex| !ex.totalled) else { return };
-        let ctx = why::WhyContext {
-            trace,
-            top: &ex.top,
-            sched: &self.sched,
-            paths: critical_path::PathIndex::new(trace, &self.sched, &ex.paths),
-            blocker_threshold_ns: ex.blocker_threshold_ns,
-        };
-        self.rows.par_iter_mut().zip(&ex.rows).enumerate().for_each(|(index, (row, (do_frame, phases)))| {
-            let f = why::Frame {
-                index,
-                do_frame: *do_frame,
-                tid: row.tid,
-                vsync_ts: row.vsync_ts,
-                jitter_ns: row.jitter_ns,
-                phases,
-            };
-            row.path_totals = ctx.critical_path_totals(&f);
+        let ctx = ex.context(trace, &self.sched);
+        self.rows.par_iter_mut().enumerate().for_each(|(index, row)| {
+            row.path_totals = ctx.critical_path_totals(&ex.frame(index, row));
         });
         ex.totalled = true;
     }
