@@ -412,26 +412,32 @@ fn compare_startups(
     bounds: &mut BoundsCache,
 ) -> (Vec<MetricResult>, Option<Warning>) {
     let (samples, warning) = startups::samples(before, after);
-    let results = samples
-        .into_iter()
-        .map(|x| {
-            // TTID joins the headline when the comparison decides on the startup.
-            let family = if x.metric == startups::StartupMetric::Ttid && s.decide_on.startup() {
-                Family::Headline
-            } else {
-                Family::Secondary
-            };
-            let head = Head { metric: x.metric.name(), unit: "ms", direction: Direction::Lower, family };
-            let (b, a): (Vec<f64>, Vec<f64>) =
-                (x.before.iter().flatten().copied().collect(), x.after.iter().flatten().copied().collect());
-            let mut r = describe_and_test(head, &b, &a, s, bounds);
-            r.before_runs = x.before;
-            r.after_runs = x.after;
-            r.zero_both = zero_both(&r);
-            settle(&mut r, &b, &a, 0, s);
-            r
-        })
-        .collect();
+    let mut test = |head: Head, before_runs: Vec<Option<f64>>, after_runs: Vec<Option<f64>>| {
+        let (b, a): (Vec<f64>, Vec<f64>) =
+            (before_runs.iter().flatten().copied().collect(), after_runs.iter().flatten().copied().collect());
+        let mut r = describe_and_test(head, &b, &a, s, bounds);
+        r.before_runs = before_runs;
+        r.after_runs = after_runs;
+        r.zero_both = zero_both(&r);
+        settle(&mut r, &b, &a, 0, s);
+        r
+    };
+    let mut results = Vec::new();
+    for x in samples.metrics {
+        // TTID joins the headline when the comparison decides on the startup.
+        let family = if x.metric == startups::StartupMetric::Ttid && s.decide_on.startup() {
+            Family::Headline
+        } else {
+            Family::Secondary
+        };
+        let head = Head { metric: x.metric.name(), unit: "ms", direction: Direction::Lower, family };
+        results.push(test(head, x.before, x.after));
+    }
+    // The breakdown's parts, each its own test at alpha as a scene's metric: for finding what grew.
+    for x in samples.parts {
+        let head = Head { metric: x.metric, unit: "ms", direction: Direction::Lower, family: Family::Exploratory };
+        results.push(test(head, x.before, x.after));
+    }
     (results, warning)
 }
 

@@ -15,7 +15,7 @@ pub(crate) mod comparison;
 mod gate;
 mod present;
 mod runs;
-mod startups;
+pub(crate) mod startups;
 pub(crate) mod stats;
 #[cfg(test)]
 mod tests;

@@ -109,6 +109,10 @@ pub(crate) struct RunStartup {
     pub dur_ns: i64,
     pub ttid_ns: Option<i64>,
     pub ttfd_ns: Option<i64>,
+    /// Its breakdown (docs/startups.md, "Why it was slow"): the time before
+    /// the app's main thread began, then each milestone's duration, by
+    /// milestone name; empty when it was not explained.
+    pub parts: Vec<(&'static str, i64)>,
 }
 
 /// An app of one trace judged by the presents of one of its layers.
@@ -332,6 +336,11 @@ fn reduce(path: &Path, a: Analysis, keep_df: bool) -> Loaded {
                 dur_ns: st.dur,
                 ttid_ns: st.ttid.map(|d| d.dur),
                 ttfd_ns: st.ttfd.map(|d| d.dur),
+                parts: st.why.as_ref().map_or_else(Vec::new, |w| {
+                    std::iter::once((crate::compare::startups::BEFORE_APP, w.before_app_ns))
+                        .chain(w.milestones.iter().map(|m| (m.name, m.dur_ns)))
+                        .collect()
+                }),
             })
             .collect(),
         warnings: a.warnings,

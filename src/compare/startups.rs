@@ -43,6 +43,20 @@ impl StartupMetric {
     }
 }
 
+/// The breakdown part before the app's main thread began (the others are
+/// named by their milestone).
+pub(crate) const BEFORE_APP: &str = "before the app";
+
+/// Each breakdown part compared, by its name in [`RunStartup::parts`], and
+/// its metric's name.
+const PARTS: [(&str, &str); 5] = [
+    (BEFORE_APP, "startup_before_app"),
+    ("bindApplication", "startup_bind_application"),
+    ("activityStart", "startup_activity_start"),
+    ("activityResume", "startup_activity_resume"),
+    ("Choreographer#doFrame", "startup_first_do_frame"),
+];
+
 /// One startup metric and its value on each run of each side (None: the run
 /// has no startup of the compared type, or the startup no such value).
 #[derive(Debug, Clone, PartialEq)]
@@ -56,7 +70,7 @@ pub(crate) struct Sample {
 /// warning when the runs' startups are of several types (only those of the
 /// most common type are compared: a cold start against a warm one measures
 /// the device's caches, not the build).
-pub(crate) fn samples(before: &[Run], after: &[Run]) -> (Vec<Sample>, Option<Warning>) {
+pub(crate) fn samples(before: &[Run], after: &[Run]) -> (Samples, Option<Warning>) {
     let all = || before.iter().chain(after).filter_map(|r| r.startup.as_ref());
     let mut types: BTreeMap<Option<StartupType>, usize> = BTreeMap::new();
     for s in all() {
@@ -70,7 +84,7 @@ pub(crate) fn samples(before: &[Run], after: &[Run]) -> (Vec<Sample>, Option<War
         None => 0,
     };
     let Some(kept) = types.iter().max_by_key(|(t, n)| (**n, preference(**t))).map(|(t, _)| *t) else {
-        return (Vec::new(), None);
+        return (Samples::default(), None);
     };
     let warning = (types.len() > 1).then(|| {
         let name = |t: &Option<StartupType>| t.map_or("untyped", |t| t.as_str());
@@ -92,7 +106,37 @@ pub(crate) fn samples(before: &[Run], after: &[Run]) -> (Vec<Sample>, Option<War
         .map(|metric| Sample { metric, before: values(before, metric), after: values(after, metric) })
         .filter(|x| x.before.iter().any(Option::is_some) && x.after.iter().any(Option::is_some))
         .collect();
-    (samples, warning)
+    let part = |runs: &[Run], name: &str| -> Vec<Option<f64>> {
+        runs.iter()
+            .map(|r| {
+                let s = r.startup.as_ref().filter(|s| s.startup_type == kept)?;
+                s.parts.iter().find(|p| p.0 == name).map(|p| p.1 as f64 / 1e6)
+            })
+            .collect()
+    };
+    let parts = PARTS
+        .into_iter()
+        .map(|(name, metric)| PartSample { metric, before: part(before, name), after: part(after, name) })
+        .filter(|x| x.before.iter().any(Option::is_some) && x.after.iter().any(Option::is_some))
+        .collect();
+    (Samples { metrics: samples, parts }, warning)
+}
+
+/// A breakdown part's duration (ms) on each run of each side, as [`Sample`].
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct PartSample {
+    pub metric: &'static str,
+    pub before: Vec<Option<f64>>,
+    pub after: Vec<Option<f64>>,
+}
+
+/// What [`samples`] finds to compare.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) struct Samples {
+    /// TTID, TTFD, duration.
+    pub metrics: Vec<Sample>,
+    /// The breakdown's parts: exploratory, for finding what grew.
+    pub parts: Vec<PartSample>,
 }
 
 #[cfg(test)]

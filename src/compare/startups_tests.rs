@@ -25,6 +25,7 @@ fn started(startup_type: Option<StartupType>, ttid_ms: f64) -> Run {
         dur_ns: ttid + 10_000_000,
         ttid_ns: Some(ttid),
         ttfd_ns: None,
+        parts: Vec::new(),
     });
     r
 }
@@ -37,8 +38,9 @@ fn the_most_common_type_is_compared_and_a_run_without_it_is_left_out() {
     let before = vec![started(COLD, 800.0), started(WARM, 300.0), run(20, 0, 0, 0)];
     let after = vec![started(COLD, 700.0), started(COLD, 720.0)];
     let (samples, warning) = samples(&before, &after);
+    assert!(samples.parts.is_empty(), "no run was explained");
     // TTID and duration; no run has a TTFD.
-    let got: Vec<_> = samples.iter().map(|x| (x.metric.name(), x.before.clone(), x.after.clone())).collect();
+    let got: Vec<_> = samples.metrics.iter().map(|x| (x.metric.name(), x.before.clone(), x.after.clone())).collect();
     assert_eq!(
         got,
         [
@@ -55,8 +57,8 @@ fn the_most_common_type_is_compared_and_a_run_without_it_is_left_out() {
 fn a_tie_between_types_keeps_the_colder_and_no_startup_compares_nothing() {
     let (samples, _) = samples(&[started(WARM, 300.0)], &[started(COLD, 800.0)]);
     // The warm run is left out: the before side has no cold start, so nothing is compared.
-    assert!(samples.is_empty(), "{samples:?}");
-    assert_eq!(super::samples(&[run(20, 0, 0, 0)], &[run(20, 0, 0, 0)]), (Vec::new(), None));
+    assert!(samples.metrics.is_empty(), "{samples:?}");
+    assert_eq!(super::samples(&[run(20, 0, 0, 0)], &[run(20, 0, 0, 0)]), (Samples::default(), None));
 }
 
 /// `k` runs a side of TTIDs drawn log-normally around `before_ms` and

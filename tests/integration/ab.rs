@@ -678,4 +678,12 @@ fn a_cold_launch_without_a_scenario_decides_on_ttid() {
     let ttid = v["metrics"].as_array().unwrap().iter().find(|m| m["metric"] == "startup_ttid").unwrap();
     assert_eq!((ttid["family"].as_str(), ttid["verdict"].as_str()), (Some("headline"), Some("worse")));
     assert_eq!((ttid["before"].as_f64(), ttid["after"].as_f64()), (Some(705.0), Some(805.0)));
+    // The breakdown says which part grew: bindApplication, 100 ms a run; the rest did not change.
+    let part = |name: &str| v["metrics"].as_array().unwrap().iter().find(|m| m["metric"] == name).unwrap().clone();
+    let bind = part("startup_bind_application");
+    assert_eq!((bind["family"].as_str(), bind["verdict"].as_str()), (Some("exploratory"), Some("worse")));
+    assert_eq!((bind["before"].as_f64(), bind["after"].as_f64()), (Some(305.0), Some(405.0)));
+    for same in ["startup_activity_start", "startup_activity_resume", "startup_first_do_frame"] {
+        assert_eq!(part(same)["delta"].as_f64(), Some(0.0), "{same}");
+    }
 }
