@@ -4,12 +4,14 @@
 //! a frame's is (`FrameAnalysis::path_totals`), its largest (thread, slice)
 //! parts first.
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 
 use super::Startup;
 use crate::frames::critical_path::PathTotal;
 use crate::frames::{FrameAnalysis, ThreadStateSplit};
-use crate::model::{SliceId, Trace, TrackId, TrackKind};
+use crate::model::{Trace, TrackId, TrackKind, Upid};
 
 /// The main-thread slices a startup goes through, in the order an
 /// activity's launch runs them (the first of each inside the startup).
@@ -111,30 +113,34 @@ pub struct Milestone {
 /// Each startup's why, for those whose process (TTID's) has a main thread
 /// with slices inside the startup.
 pub fn explain(trace: &Trace, frames: &FrameAnalysis, startups: &mut [Startup]) {
+    if startups.is_empty() {
+        return;
+    }
+    let mains = main_tracks(trace);
     for s in startups.iter_mut() {
-        s.why = why(trace, frames, s);
+        s.why = s.upid.and_then(|u| mains.get(&u)).and_then(|&track| why(trace, frames, s, track));
     }
 }
 
-fn why(trace: &Trace, frames: &FrameAnalysis, s: &Startup) -> Option<StartupWhy> {
+/// Startup `s`'s why; `track` is its process' main thread's.
+fn why(trace: &Trace, frames: &FrameAnalysis, s: &Startup, track: TrackId) -> Option<StartupWhy> {
     let pid = trace.process(s.upid?).pid;
-    let track = main_track(trace, s.upid?)?;
     let end = s.ts + s.ttid.map_or(s.dur, |d| d.dur);
+    // The main thread's slices begun inside the startup (the track's are by start).
     let ids = trace.track_slices(track);
-    let inside = |id: &SliceId| (s.ts..end).contains(&trace.slice(*id).ts);
-    let first = ids.iter().find(|&id| inside(id)).map(|&id| trace.slice(id).ts)?;
+    let begun_before = |t: i64| ids.partition_point(|&id| trace.slice(id).ts < t);
+    let inside = &ids[begun_before(s.ts)..begun_before(end)];
+    let first = trace.slice(*inside.first()?).ts;
     let split = |from: i64, to: i64| frames.sched.split(pid, from, to);
-    let milestones = MILESTONES
+    let mut milestones: Vec<Milestone> = MILESTONES
         .iter()
         .filter_map(|&name| {
-            let id = ids.iter().copied().filter(|id| inside(id)).find(|&id| trace.slice(id).name.starts_with(name))?;
-            let slice = trace.slice(id);
+            let slice = inside.iter().map(|&id| trace.slice(id)).find(|sl| sl.name.starts_with(name))?;
             // A slice still open at the trace's end runs to the end explained.
             let dur = if slice.dur < 0 { end - slice.ts } else { slice.dur };
             Some(Milestone { name, at_ns: slice.ts - s.ts, dur_ns: dur, thread_state: split(slice.ts, slice.ts + dur) })
         })
-        .collect::<Vec<_>>();
-    let mut milestones = milestones;
+        .collect();
     milestones.sort_by_key(|m| m.at_ns);
     let mut causes = frames.path_totals(trace, pid, first, end);
     causes.truncate(CAUSES);
@@ -151,18 +157,20 @@ fn why(trace: &Trace, frames: &FrameAnalysis, s: &Startup) -> Option<StartupWhy>
     })
 }
 
-/// The main thread's track of process `upid` with the most slices.
-fn main_track(trace: &Trace, upid: crate::model::Upid) -> Option<TrackId> {
-    let pid = trace.process(upid).pid;
-    trace
-        .tracks
-        .iter()
-        .filter_map(|t| match t.kind {
-            TrackKind::Thread { utid } => {
-                let th = trace.thread(utid);
-                (th.tid == pid && th.upid == Some(upid)).then_some(t.id)
-            }
-            _ => None,
-        })
-        .max_by_key(|&t| trace.track_slices(t).len())
+/// Each process' main thread's track with the most slices, in one pass over
+/// the tracks.
+fn main_tracks(trace: &Trace) -> HashMap<Upid, TrackId> {
+    let mut best: HashMap<Upid, (usize, TrackId)> = HashMap::new();
+    for t in &trace.tracks {
+        let TrackKind::Thread { utid } = t.kind else { continue };
+        let th = trace.thread(utid);
+        let Some(upid) = th.upid.filter(|&u| trace.process(u).pid == th.tid) else { continue };
+        let slices = trace.track_slices(t.id).len();
+        // Ties: the later track.
+        let entry = best.entry(upid).or_insert((slices, t.id));
+        if slices >= entry.0 {
+            *entry = (slices, t.id);
+        }
+    }
+    best.into_iter().map(|(u, (_, t))| (u, t)).collect()
 }
