@@ -536,31 +536,18 @@ fn rebuild(
     );
     let mut built = built;
     input_started(&mut built, &sched);
-    let (why, blockers) = match whys {
-        Whys::Asked => (Vec::new(), None),
-        Whys::Janky => {
-            let why_ctx = why::WhyContext {
-                trace,
-                top: &top,
-                sched: &sched,
-                paths: critical_path::PathIndex::new(trace, &sched, &path_threads),
-                blocker_threshold_ns: opts.blocker_threshold_ns,
-            };
-            let (why, blockers) = explain(&built, &why_ctx);
-            (why, Some(blockers))
-        }
-    };
     let explainer = Explainer {
         blocker_threshold_ns: opts.blocker_threshold_ns,
         rows: built.order.iter().map(|&k| (built.ix.frames[k].slice, built.phases_of[k].dur)).collect(),
         top,
         paths: path_threads,
-        totalled: blockers.is_some(),
+        totalled: whys == Whys::Janky,
     };
     let Rows { ix, mut rows, quality, .. } = built;
-    for (row, totals) in rows.iter_mut().zip(blockers.into_iter().flatten()) {
-        row.path_totals = totals;
-    }
+    let why = match whys {
+        Whys::Asked => Vec::new(),
+        Whys::Janky => explain(&mut rows, &explainer, &explainer.context(trace, &sched)),
+    };
     FrameAnalysis { rows, why, quality, display: ix.display, sched, explainer: Some(explainer) }
 }
 
@@ -876,44 +863,27 @@ fn row(
     out
 }
 
-/// Every row's critical path: its time per (thread, slice), most first, and
-/// for a janky row (one entry each, in row order) why ([`Whys::Janky`]);
-/// `order[i]` is the frame of `rows[i]`.
-fn explain(built: &Rows, why_ctx: &why::WhyContext) -> (Vec<FrameWhy>, Vec<Vec<critical_path::PathTotal>>) {
-    let Rows { ix, rows, order, phases_of, .. } = built;
-    let frames = ix.frames;
+/// Every row's critical path totals (its time per (thread, slice), most
+/// first), set on the row, and each janky row's why, in row order
+/// ([`Whys::Janky`]).
+fn explain(rows: &mut [FrameRow], ex: &Explainer, ctx: &why::WhyContext) -> Vec<FrameWhy> {
     // Each frame is explained on its own: in parallel, in row order.
-    let explained: Vec<(Vec<critical_path::PathTotal>, Option<FrameWhy>)> = (0..rows.len())
-        .into_par_iter()
-        .map(|idx| {
-            let (k, row) = (order[idx], &rows[idx]);
-            let f = why::Frame {
-                index: idx,
-                do_frame: frames[k].slice,
-                tid: row.tid,
-                vsync_ts: row.vsync_ts,
-                jitter_ns: row.jitter_ns,
-                phases: &phases_of[k].dur,
-            };
+    rows.par_iter_mut()
+        .enumerate()
+        .filter_map(|(index, row)| {
+            let f = ex.frame(index, row);
             // A janky frame's whole path is shown (its why); of every other
             // frame only the totals are kept, so only they are made.
             if row.dropped_frames >= 1 {
-                let path = why_ctx.critical_path(&f);
-                (critical_path::totals(&path, why_ctx.trace), Some(why_ctx.explain(&f, path)))
+                let path = ctx.critical_path(&f);
+                row.path_totals = critical_path::totals(&path, ctx.trace);
+                Some(ctx.explain(&f, path))
             } else {
-                (why_ctx.critical_path_totals(&f), None)
+                row.path_totals = ctx.critical_path_totals(&f);
+                None
             }
         })
-        .collect();
-    let mut whys = Vec::new();
-    let blockers = explained
-        .into_iter()
-        .map(|(top, why)| {
-            whys.extend(why);
-            top
-        })
-        .collect();
-    (whys, blockers)
+        .collect()
 }
 
 use crate::model;
