@@ -66,6 +66,17 @@ impl DecideOn {
     fn startup(self) -> bool {
         self != DecideOn::Frames
     }
+
+    /// A headline p-value made to share alpha between the headline's
+    /// families (Bonferroni): with `Both`, the frames' hierarchy and TTID each
+    /// test at alpha / 2, so a same-build comparison calls either better or
+    /// worse at most alpha of the time.
+    fn share(self, p: Option<f64>) -> Option<f64> {
+        match self {
+            DecideOn::Both => p.map(|p| (2.0 * p).min(1.0)),
+            DecideOn::Frames | DecideOn::Startup => p,
+        }
+    }
 }
 
 /// The knobs of a comparison.
@@ -268,11 +279,10 @@ pub(crate) fn compare(sides: &Sides, rules: &[GateRule], s: &Settings) -> Compar
     let per_run = |runs: &[Run]| -> Vec<Vec<f64>> { runs.iter().map(|r| r.values().0.to_vec()).collect() };
     let (b_values, a_values) = (per_run(before), per_run(after));
     let included = included_metrics(before, after, true);
-    let metrics = compare_metrics(&b_values, &a_values, &included, Scope::App, s, &mut bounds);
+    let mut metrics = compare_metrics(&b_values, &a_values, &included, Scope::App, s, &mut bounds);
     let (scenes, scene_warnings) = compare_scenes(before, after, s, &mut bounds);
     let blockers = compare_blockers(before, after, s, &mut bounds);
     let (startups, startup_warning) = compare_startups(before, after, s, &mut bounds);
-    let mut metrics = metrics;
     metrics.extend(startups);
     let mut warnings = sides.warnings.clone();
     warnings.extend(startup_warning);
@@ -370,7 +380,7 @@ fn compare_metrics(
         .zip(&samples)
         .map(|(&k, [b, a])| describe_and_test(Head::of(Metric::ALL[k], scope, s.decide_on), b, a, s, bounds))
         .collect();
-    let others_tested = adjust_headline(&mut results);
+    let others_tested = adjust_headline(&mut results, s.decide_on);
     for ((r, &k), [b, a]) in results.iter_mut().zip(included).zip(&samples) {
         let all_runs = |values: &[Vec<f64>]| values.iter().map(|v| finite(v[k])).collect();
         r.before_runs = all_runs(before);
@@ -392,14 +402,34 @@ fn compare_blockers(before: &[Run], after: &[Run], s: &Settings, bounds: &mut Bo
     blockers::samples(before, after)
         .into_iter()
         .map(|x| {
-            let mut r = describe_and_test(BLOCKER, &x.before, &x.after, s, bounds);
-            r.before_runs = x.before.iter().copied().map(finite).collect();
-            r.after_runs = x.after.iter().copied().map(finite).collect();
-            r.zero_both = zero_both(&r);
-            settle(&mut r, &x.before, &x.after, 0, s);
+            let runs = |v: &[f64]| v.iter().copied().map(finite).collect();
+            let r = test_alone(BLOCKER, runs(&x.before), runs(&x.after), s, bounds);
             BlockerResult { kind: x.kind.label(), thread: x.kind.thread, slice: x.kind.slice, result: r }
         })
         .collect()
+}
+
+/// One quantity tested on its own from its value on each run (None where undefined: left out of the
+/// sample): its description, test and verdict; a headline one (TTID alone, or beside the frames'
+/// hierarchy) at its share of alpha ([`DecideOn::share`]).
+fn test_alone(
+    head: Head,
+    before_runs: Vec<Option<f64>>,
+    after_runs: Vec<Option<f64>>,
+    s: &Settings,
+    bounds: &mut BoundsCache,
+) -> MetricResult {
+    let (b, a): (Vec<f64>, Vec<f64>) =
+        (before_runs.iter().flatten().copied().collect(), after_runs.iter().flatten().copied().collect());
+    let mut r = describe_and_test(head, &b, &a, s, bounds);
+    if head.family == Family::Headline {
+        r.p_adjusted = s.decide_on.share(r.p_adjusted);
+    }
+    r.before_runs = before_runs;
+    r.after_runs = after_runs;
+    r.zero_both = zero_both(&r);
+    settle(&mut r, &b, &a, 0, s);
+    r
 }
 
 /// The app's startups' TTID, TTFD and duration ([`startups::samples`]), ms, lower is better: each its own
@@ -412,16 +442,7 @@ fn compare_startups(
     bounds: &mut BoundsCache,
 ) -> (Vec<MetricResult>, Option<Warning>) {
     let (samples, warning) = startups::samples(before, after);
-    let mut test = |head: Head, before_runs: Vec<Option<f64>>, after_runs: Vec<Option<f64>>| {
-        let (b, a): (Vec<f64>, Vec<f64>) =
-            (before_runs.iter().flatten().copied().collect(), after_runs.iter().flatten().copied().collect());
-        let mut r = describe_and_test(head, &b, &a, s, bounds);
-        r.before_runs = before_runs;
-        r.after_runs = after_runs;
-        r.zero_both = zero_both(&r);
-        settle(&mut r, &b, &a, 0, s);
-        r
-    };
+    let mut test = |head, before_runs, after_runs| test_alone(head, before_runs, after_runs, s, bounds);
     let mut results = Vec::new();
     for x in samples.metrics {
         // TTID joins the headline when the comparison decides on the startup.
@@ -441,9 +462,10 @@ fn compare_startups(
     (results, warning)
 }
 
-/// The headline is tested as a hierarchy: fps first, then the other two by Holm once fps is decided; every
-/// other family is a single test. Returns how many of the other two were tested.
-fn adjust_headline(results: &mut [MetricResult]) -> usize {
+/// The headline is tested as a hierarchy: fps first, then the other two by Holm once fps is decided, at the
+/// frames' share of alpha ([`DecideOn::share`]); every other family is a single test. Returns how many of
+/// the other two were tested.
+fn adjust_headline(results: &mut [MetricResult], decide_on: DecideOn) -> usize {
     let headline: Vec<usize> = (0..results.len()).filter(|&i| results[i].family == Family::Headline).collect();
     let primary = headline.iter().copied().find(|&i| results[i].metric == PRIMARY.name());
     let others: Vec<usize> = headline.iter().copied().filter(|&i| Some(i) != primary).collect();
@@ -452,10 +474,10 @@ fn adjust_headline(results: &mut [MetricResult]) -> usize {
         &others.iter().map(|&i| results[i].p_value).collect::<Vec<_>>(),
     );
     if let Some(i) = primary {
-        results[i].p_adjusted = first;
+        results[i].p_adjusted = decide_on.share(first);
     }
     for (&i, p) in others.iter().zip(rest) {
-        results[i].p_adjusted = p;
+        results[i].p_adjusted = decide_on.share(p);
     }
     others.iter().filter(|&&i| results[i].p_value.is_some()).count()
 }
@@ -511,6 +533,7 @@ fn settle(r: &mut MetricResult, b: &[f64], a: &[f64], others_tested: usize, s: &
 /// alone; what each look of `ab --until-decided` decides on (docs/ab.md, "Until decided").
 pub(crate) fn primary_result(before: &[f64], after: &[f64], s: &Settings) -> MetricResult {
     let mut r = describe_and_test(primary_head(s.decide_on), before, after, s, &mut BoundsCache::default());
+    r.p_adjusted = s.decide_on.share(r.p_adjusted);
     settle(&mut r, before, after, 0, s);
     r
 }

@@ -6,7 +6,7 @@
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::super::comparison::{compare, IndicativeGates, Settings};
+use super::super::comparison::{compare, DecideOn, IndicativeGates, Settings};
 use super::super::runs::{Run, RunStartup, Sides};
 use super::super::stats::Verdict;
 use super::super::tests::run;
@@ -64,14 +64,20 @@ fn a_tie_between_types_keeps_the_colder_and_no_startup_compares_nothing() {
 /// `k` runs a side of TTIDs drawn log-normally around `before_ms` and
 /// `after_ms` with a 5 % coefficient of variation (cold starts of one build
 /// on one phone); the startup_ttid verdict of each of `trials` comparisons.
-fn ttid_verdicts(seed: u64, k: usize, before_ms: f64, after_ms: f64, trials: usize) -> Vec<Verdict> {
+fn ttid_verdicts(
+    decide_on: DecideOn,
+    (seed, k): (u64, usize),
+    before_ms: f64,
+    after_ms: f64,
+    trials: usize,
+) -> Vec<Verdict> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut normal = move || {
         // Box–Muller.
         let (u, v): (f64, f64) = (rng.random_range(f64::EPSILON..1.0), rng.random_range(0.0..1.0));
         (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
     };
-    let settings = Settings::new(0.05, 2.0, IndicativeGates::Pass);
+    let settings = Settings::new(0.05, 2.0, IndicativeGates::Pass).deciding_on(decide_on);
     (0..trials)
         .map(|_| {
             let mut side = |median: f64| (0..k).map(|_| started(COLD, median * (0.05 * normal()).exp())).collect();
@@ -94,27 +100,35 @@ fn share(verdicts: &[Verdict], v: Verdict) -> f64 {
 #[test]
 fn same_build_startups_raise_false_alarms_within_alpha() {
     for (k, seed) in [(5, 41), (10, 42)] {
-        let verdicts = ttid_verdicts(seed, k, 800.0, 800.0, 2000);
+        let verdicts = ttid_verdicts(DecideOn::Frames, (seed, k), 800.0, 800.0, 2000);
         let alarms = share(&verdicts, Verdict::Better) + share(&verdicts, Verdict::Worse);
         // alpha 0.05; 2000 trials: 3 standard errors above it is 0.065.
         assert!(alarms <= 0.065, "{k} runs a side: {alarms}");
+        // Deciding on both, TTID gets half of alpha: 3 standard errors above 0.025 is 0.036.
+        let verdicts = ttid_verdicts(DecideOn::Both, (seed, k), 800.0, 800.0, 2000);
+        let alarms = share(&verdicts, Verdict::Better) + share(&verdicts, Verdict::Worse);
+        assert!(alarms <= 0.036, "both, {k} runs a side: {alarms}");
     }
 }
 
 #[test]
 fn a_ten_percent_slower_ttid_is_called_worse() {
     // 5 % run-to-run variation: at 10 runs a side nearly always, at 5 most of the time.
-    for (k, seed, min_power) in [(5, 43, 0.6), (10, 44, 0.95)] {
-        let verdicts = ttid_verdicts(seed, k, 800.0, 880.0, 500);
+    for (k, seed, min_power, min_power_both) in [(5, 43, 0.6, 0.45), (10, 44, 0.95, 0.9)] {
+        let verdicts = ttid_verdicts(DecideOn::Frames, (seed, k), 800.0, 880.0, 500);
         let power = share(&verdicts, Verdict::Worse);
         assert!(power >= min_power, "{k} runs a side: {power}");
         assert_eq!(share(&verdicts, Verdict::Better), 0.0, "{k} runs a side");
+        // Deciding on both, at half of alpha.
+        let verdicts = ttid_verdicts(DecideOn::Both, (seed, k), 800.0, 880.0, 500);
+        let power = share(&verdicts, Verdict::Worse);
+        assert!(power >= min_power_both, "both, {k} runs a side: {power}");
     }
 }
 
 #[test]
 fn deciding_on_the_startup_makes_ttid_the_headline() {
-    use super::super::comparison::{DecideOn, Family};
+    use super::super::comparison::Family;
     // Identical frames on both sides; TTID 10 % slower after.
     let side = |base: f64| (0..5).map(|k| started(COLD, base + k as f64)).collect::<Vec<_>>();
     let sides = || Sides {
@@ -145,7 +159,6 @@ fn deciding_on_the_startup_makes_ttid_the_headline() {
 
 #[test]
 fn a_cold_launch_decides_on_ttid_and_with_a_scenario_on_both() {
-    use super::super::comparison::DecideOn;
     use crate::capture::launch::Launch;
     use crate::experiment::default_decision;
     assert_eq!(default_decision(Launch::Cold, false), DecideOn::Startup);
