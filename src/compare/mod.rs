@@ -15,7 +15,7 @@ pub(crate) mod comparison;
 mod gate;
 mod present;
 mod runs;
-pub(crate) mod startups;
+mod startups;
 pub(crate) mod stats;
 #[cfg(test)]
 mod tests;

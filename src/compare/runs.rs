@@ -337,7 +337,7 @@ fn reduce(path: &Path, a: Analysis, keep_df: bool) -> Loaded {
                 ttid_ns: st.ttid.map(|d| d.dur),
                 ttfd_ns: st.ttfd.map(|d| d.dur),
                 parts: st.why.as_ref().map_or_else(Vec::new, |w| {
-                    std::iter::once((crate::compare::startups::BEFORE_APP, w.before_app_ns))
+                    std::iter::once((crate::startups::BEFORE_APP, w.before_app_ns))
                         .chain(w.milestones.iter().map(|m| (m.name, m.dur_ns)))
                         .collect()
                 }),

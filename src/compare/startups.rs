@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use super::runs::{Run, RunStartup};
 use crate::model::{Warning, WarningCode};
-use crate::startups::StartupType;
+use crate::startups::{StartupType, BEFORE_APP};
 
 /// What `compare` reads of a startup.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,10 +42,6 @@ impl StartupMetric {
         ns.map(|v| v as f64 / 1e6)
     }
 }
-
-/// The breakdown part before the app's main thread began (the others are
-/// named by their milestone).
-pub(crate) const BEFORE_APP: &str = "before the app";
 
 /// Each breakdown part compared, by its name in [`RunStartup::parts`], and
 /// its metric's name.

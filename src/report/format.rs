@@ -295,7 +295,7 @@ pub(crate) fn shorten_middle(s: &str, max: usize) -> String {
 /// report.html): `before the app 157.4 ms, bindApplication 2616.4 ms (98%
 /// asleep), …`; a milestone the main thread slept through most of says so.
 pub(crate) fn startup_steps(why: &crate::startups::StartupWhy) -> String {
-    let mut steps = vec![format!("before the app {} ms", fmt_ms_value(why.before_app_ns))];
+    let mut steps = vec![format!("{} {} ms", crate::startups::BEFORE_APP, fmt_ms_value(why.before_app_ns))];
     for m in &why.milestones {
         let asleep = m.thread_state.as_ref().map_or(String::new(), |t| {
             let off = t.sleeping_ns + t.blocked_ns;

@@ -19,7 +19,8 @@ mod tests;
 mod why;
 
 pub use why::{
-    explain, MatrixCosts, Milestone, StartupWhy, CAUSES, MATRIX_COLD_THRESHOLD_MS, MATRIX_WARM_THRESHOLD_MS, MILESTONES,
+    explain, MatrixCosts, Milestone, StartupWhy, BEFORE_APP, CAUSES, MATRIX_COLD_THRESHOLD_MS,
+    MATRIX_WARM_THRESHOLD_MS, MILESTONES,
 };
 
 use crate::model::{Name, SliceId, Trace, Upid, Utid};

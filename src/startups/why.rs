@@ -17,6 +17,10 @@ use crate::model::{Trace, TrackId, TrackKind, Upid};
 /// activity's launch runs them (the first of each inside the startup).
 pub const MILESTONES: [&str; 4] = ["bindApplication", "activityStart", "activityResume", "Choreographer#doFrame"];
 
+/// The part of a startup before its app's main thread began (`before_app_ns`),
+/// as the outputs and `compare`'s breakdown name it.
+pub const BEFORE_APP: &str = "before the app";
+
 /// How many of the critical path's parts a startup names as its causes.
 pub const CAUSES: usize = 3;
 
