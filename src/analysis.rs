@@ -181,7 +181,7 @@ fn frames_explained(opened: Opened, opts: &Options, whys: frames::Whys) -> Trace
         || (cujs::analyze(&trace, &frames), blocks::analyze(&trace, &frames, &opts.blocks)),
     );
     if let Some(w) = window {
-        blocks.blocks.retain(|b| w.contains(b.ts));
+        blocks.restrict(w, &trace);
     }
     TraceFrames { trace, frames, presents, cujs, blocks, warnings, sched_records }
 }

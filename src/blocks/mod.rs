@@ -2,17 +2,25 @@
 //! message or method, the trace-side BlockCanary and Matrix (docs/blocks.md).
 //!
 //! A block is a top-level slice of a main thread (tid = pid), as
-//! trace_processor's `thread_slice` lists them (`is_main_thread`, depth 0).
+//! trace_processor's `thread_slice` lists them (`is_main_thread`, depth 0),
+//! or a stretch of the thread's busy time with no slice open ([`untraced`]).
 //! Each gets its name standardized ([`names`]), a level by how long it held
-//! the thread ([`Thresholds`]) and, where the frames stage has the thread's
-//! scheduler states, its time by state.
+//! the thread ([`Thresholds`]), what it held up ([`explain`]) and, where the
+//! frames stage has the thread's scheduler states, its time by state; those
+//! of frame-scale and longer, why ([`BlockWhy`]).
 
+pub mod explain;
 pub mod names;
+pub mod summary;
 #[cfg(test)]
 mod tests;
+mod untraced;
+
+use rayon::prelude::*;
 
 use crate::frames::{FrameAnalysis, FrameRow};
-use crate::model::{Name, SliceId, Trace, TrackKind};
+use crate::model::{Name, SliceId, Trace, TrackId, TrackKind};
+pub use explain::{BlockWhy, SlowMethod};
 
 /// The refresh a block is measured against when its app drew no doFrame:
 /// 60 Hz, the rate every Android display supports.
@@ -115,18 +123,25 @@ impl BlockLevel {
 pub enum BlockKind {
     /// A top-level slice of the main thread.
     Slice,
+    /// Busy time of the main thread (running, runnable or in D) with no
+    /// slice open: a Looper message of an app that traces none.
+    Untraced,
 }
 
 impl BlockKind {
     pub fn as_str(self) -> &'static str {
         match self {
             BlockKind::Slice => "slice",
+            BlockKind::Untraced => "untraced",
         }
     }
 }
 
+/// The name of an untraced block, which has no slice to name it.
+pub const UNTRACED_NAME: &str = "(no slice)";
+
 /// One block of a main thread.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Block {
     pub ts: i64,
     /// -1 when its slice had not ended by the trace's end (as trace_processor).
@@ -136,8 +151,9 @@ pub struct Block {
     pub process: Option<Name>,
     pub kind: BlockKind,
     /// The slice, for `kind = slice`.
+    #[serde(skip)]
     pub slice: Option<SliceId>,
-    /// The slice's name.
+    /// The slice's name ([`UNTRACED_NAME`] for an untraced block).
     pub name: Name,
     /// `name` as trace_processor's `android_standardize_slice_name` gives it.
     pub standard_name: Name,
@@ -152,13 +168,57 @@ pub struct Block {
     pub sleeping_ns: Option<i64>,
     /// Uninterruptible sleep (D state: I/O, locks in the kernel).
     pub io_ns: Option<i64>,
+    /// The app's vsyncs inside the block; None while `dur` is unknown.
+    pub vsyncs: Option<i64>,
+    /// The app's frames due during the block (their vsync inside it) that
+    /// began after it; None while `dur` is unknown.
+    pub frames_delayed: Option<i64>,
+    /// The vsyncs Choreographer skipped before those frames (Σ of their
+    /// `skipped_frames`); None while `dur` is unknown.
+    pub frames_dropped: Option<i64>,
+    /// Why it took its time; for the blocks of frame-scale and longer.
+    pub why: Option<BlockWhy>,
+}
+
+impl Block {
+    /// Whether it reaches frame-scale: a block the outputs list and count.
+    pub fn counts(&self) -> bool {
+        self.level.is_some_and(|l| l >= BlockLevel::FrameScale)
+    }
+
+    /// The (thread, slice) that held most of its critical path.
+    pub fn cause(&self) -> Option<&crate::frames::critical_path::PathTotal> {
+        self.why.as_ref().and_then(|w| w.causes.first())
+    }
+
+    /// The slices of one name with the most self time inside it.
+    pub fn top_method(&self) -> Option<&SlowMethod> {
+        self.why.as_ref().and_then(|w| w.methods.first())
+    }
 }
 
 /// Every main thread's blocks.
 #[derive(Debug, Clone, Default)]
 pub struct BlockAnalysis {
-    /// By (ts, slice id).
+    /// By (ts, slice id), untraced blocks after a slice's at the same ts.
     pub blocks: Vec<Block>,
+    /// The time they were looked for in, ns: the trace's span, or the
+    /// driven scenario's window ([`BlockAnalysis::restrict`]).
+    pub span_ns: i64,
+}
+
+impl BlockAnalysis {
+    /// Keep the blocks that start inside `window`, over its length.
+    pub fn restrict(&mut self, window: crate::frames::ScenarioWindow, trace: &Trace) {
+        self.blocks.retain(|b| window.contains(b.ts));
+        let (first, last) = (trace.meta.first_ts.unwrap_or(0), trace.meta.last_ts.unwrap_or(0));
+        self.span_ns = (window.end_ns.min(last) - window.start_ns.max(first)).max(0);
+    }
+
+    /// Each process' blocks in a few numbers.
+    pub fn summaries(&self) -> Vec<summary::BlockSummary> {
+        summary::summarize(&self.blocks, self.span_ns)
+    }
 }
 
 /// A main thread's process, for the slices of its thread tracks.
@@ -168,7 +228,8 @@ struct MainThread {
 }
 
 /// The blocks of every main thread of `trace`, in one pass over its slices;
-/// `frames` gives each app's frame interval and the scheduler states.
+/// `frames` gives each app's frame clock, the scheduler states and the
+/// critical paths.
 pub fn analyze(trace: &Trace, frames: &FrameAnalysis, thresholds: &Thresholds) -> BlockAnalysis {
     let mains: Vec<Option<MainThread>> = trace
         .tracks
@@ -182,14 +243,12 @@ pub fn analyze(trace: &Trace, frames: &FrameAnalysis, thresholds: &Thresholds) -
         .collect();
     // Each distinct name is standardized once.
     let mut standard = foldhash::HashMap::<Name, Name>::default();
-    let blocks = trace
+    let mut blocks: Vec<(Block, Option<TrackId>)> = trace
         .slices
         .iter()
         .filter(|s| s.depth == 0)
         .filter_map(|s| {
             let main = mains.get(s.track.index())?.as_ref()?;
-            let frame_interval_ns = frame_interval_at(&frames.rows, main.pid, s.ts);
-            let split = s.end().and_then(|end| frames.sched.split(main.pid, s.ts, end));
             let standard_name = standard
                 .entry(s.name.clone())
                 .or_insert_with(|| match names::standardize(&s.name) {
@@ -197,35 +256,114 @@ pub fn analyze(trace: &Trace, frames: &FrameAnalysis, thresholds: &Thresholds) -
                     other => Name::from(other.as_ref()),
                 })
                 .clone();
-            Some(Block {
-                ts: s.ts,
-                dur: s.dur,
-                pid: main.pid,
-                tid: main.pid,
-                process: main.process.clone(),
-                kind: BlockKind::Slice,
-                slice: Some(s.id),
-                name: s.name.clone(),
-                standard_name,
-                frame_interval_ns,
-                level: (s.dur >= 0).then(|| thresholds.level(s.dur, frame_interval_ns)),
-                cpu_ns: split.as_ref().map(|x| x.running_ns),
-                runnable_ns: split.as_ref().map(|x| x.runnable_ns),
-                sleeping_ns: split.as_ref().map(|x| x.sleeping_ns),
-                io_ns: split.as_ref().map(|x| x.blocked_ns),
-            })
+            let block = measured(
+                frames,
+                thresholds,
+                Block {
+                    ts: s.ts,
+                    dur: s.dur,
+                    pid: main.pid,
+                    tid: main.pid,
+                    process: main.process.clone(),
+                    kind: BlockKind::Slice,
+                    slice: Some(s.id),
+                    name: s.name.clone(),
+                    standard_name,
+                    ..Block::unmeasured()
+                },
+            );
+            Some((block, Some(s.track)))
         })
         .collect();
-    BlockAnalysis { blocks }
+    let untraced = untraced::blocks(trace, frames, thresholds, &mains_by_pid(&mains, trace));
+    blocks.extend(untraced.into_iter().map(|b| (measured(frames, thresholds, b), None)));
+    blocks.sort_by_key(|(b, _)| (b.ts, b.slice.is_none(), b.slice.map(|s| s.0)));
+    // Why, for those that reach frame-scale: a walk like a janky frame's.
+    let paths = frames.path_index(trace);
+    blocks.par_iter_mut().filter(|(b, _)| b.counts()).for_each(|(b, track)| {
+        let end = b.ts + b.dur;
+        let (chain, causes) = match &paths {
+            Some(p) if frames.sched.knows(b.tid) => {
+                let (chain, causes) = explain::path_why(p, trace, b.tid, b.ts, end);
+                (Some(chain), causes)
+            }
+            _ => (None, Vec::new()),
+        };
+        let methods = match (*track, b.slice) {
+            (Some(track), Some(slice)) => explain::methods(trace, track, slice),
+            _ => Vec::new(),
+        };
+        b.why = Some(BlockWhy { chain, causes, methods });
+    });
+    BlockAnalysis { blocks: blocks.into_iter().map(|(b, _)| b).collect(), span_ns: trace.span_ns() }
 }
 
-/// The frame interval of `pid`'s app at `ts`: that of its last doFrame
-/// starting by `ts`, else of its first; [`FALLBACK_FRAME_INTERVAL_NS`]
-/// without doFrames. `rows` are ordered by (pid, ts).
-fn frame_interval_at(rows: &[FrameRow], pid: i32, ts: i64) -> i64 {
+/// Each main thread's process (by pid) and its thread tracks.
+fn mains_by_pid<'a>(mains: &'a [Option<MainThread>], trace: &Trace) -> Vec<(i32, Option<&'a Name>, Vec<TrackId>)> {
+    let mut out: Vec<(i32, Option<&Name>, Vec<TrackId>)> = Vec::new();
+    for (t, main) in trace.tracks.iter().zip(mains) {
+        let Some(main) = main else { continue };
+        match out.iter_mut().find(|m| m.0 == main.pid) {
+            Some(m) => m.2.push(t.id),
+            None => out.push((main.pid, main.process.as_ref(), vec![t.id])),
+        }
+    }
+    out
+}
+
+impl Block {
+    /// A block before [`measured`] fills in what its thread and app say.
+    fn unmeasured() -> Block {
+        Block {
+            ts: 0,
+            dur: -1,
+            pid: 0,
+            tid: 0,
+            process: None,
+            kind: BlockKind::Slice,
+            slice: None,
+            name: Name::from(UNTRACED_NAME),
+            standard_name: Name::from(UNTRACED_NAME),
+            frame_interval_ns: FALLBACK_FRAME_INTERVAL_NS,
+            level: None,
+            cpu_ns: None,
+            runnable_ns: None,
+            sleeping_ns: None,
+            io_ns: None,
+            vsyncs: None,
+            frames_delayed: None,
+            frames_dropped: None,
+            why: None,
+        }
+    }
+}
+
+/// `b` with its level, scheduler split and what it held up.
+fn measured(frames: &FrameAnalysis, thresholds: &Thresholds, mut b: Block) -> Block {
+    let app = app_rows(&frames.rows, b.pid);
+    let clock = explain::clock_at(app, b.ts);
+    b.frame_interval_ns = clock.interval_ns;
+    if b.dur < 0 {
+        return b;
+    }
+    let end = b.ts + b.dur;
+    b.level = Some(thresholds.level(b.dur, clock.interval_ns));
+    if let Some(split) = frames.sched.split(b.tid, b.ts, end) {
+        b.cpu_ns = Some(split.running_ns);
+        b.runnable_ns = Some(split.runnable_ns);
+        b.sleeping_ns = Some(split.sleeping_ns);
+        b.io_ns = Some(split.blocked_ns);
+    }
+    let held = explain::held_up(app, b.ts, end);
+    b.vsyncs = Some(explain::vsyncs(clock, b.ts, end));
+    b.frames_delayed = Some(held.frames_delayed);
+    b.frames_dropped = Some(held.frames_dropped);
+    b
+}
+
+/// `pid`'s rows of `rows` (ordered by (pid, ts)).
+fn app_rows(rows: &[FrameRow], pid: i32) -> &[FrameRow] {
     let from = rows.partition_point(|r| r.pid < pid);
     let to = rows.partition_point(|r| r.pid <= pid);
-    let app = &rows[from..to];
-    let by = app.partition_point(|r| r.ts <= ts);
-    app.get(by.saturating_sub(1)).map_or(FALLBACK_FRAME_INTERVAL_NS, |r| r.frame_interval_ns)
+    &rows[from..to]
 }

@@ -57,6 +57,20 @@ fn trace() -> crate::model::Trace {
     ] {
         b.sched(e);
     }
+    // Untraced: main thread 100 from 66 s runs 60 ms, is preempted 20 ms,
+    // runs 20 ms and sleeps (no slice is open from 65 s to 70 s); at 68 s
+    // it runs 30 ms, too short to list.
+    let at = 66_000 * MS;
+    for e in [
+        SchedEvent::SwitchIn { ts: at, tid: APP, cpu: 0 },
+        SchedEvent::SwitchOut { ts: at + 60 * MS, tid: APP, cpu: 0, prev_state: 0 },
+        SchedEvent::SwitchIn { ts: at + 80 * MS, tid: APP, cpu: 0 },
+        SchedEvent::SwitchOut { ts: at + 100 * MS, tid: APP, cpu: 0, prev_state: 1 },
+        SchedEvent::SwitchIn { ts: at + 2_000 * MS, tid: APP, cpu: 0 },
+        SchedEvent::SwitchOut { ts: at + 2_030 * MS, tid: APP, cpu: 0, prev_state: 1 },
+    ] {
+        b.sched(e);
+    }
     b.build()
 }
 
@@ -68,7 +82,7 @@ fn blocks_of(trace: &crate::model::Trace, rows: Vec<FrameRow>) -> Vec<Block> {
 #[test]
 fn top_level_main_thread_slices_with_levels() {
     let t = trace();
-    let blocks = blocks_of(&t, Vec::new());
+    let blocks: Vec<Block> = blocks_of(&t, Vec::new()).into_iter().filter(|b| b.kind == BlockKind::Slice).collect();
     type Row<'a> = (i64, i64, i32, &'a str, &'a str, Option<BlockLevel>);
     let got: Vec<Row> = blocks.iter().map(|b| (b.ts, b.dur, b.pid, &*b.name, &*b.standard_name, b.level)).collect();
     use BlockLevel::*;
@@ -137,4 +151,74 @@ fn thresholds_are_inclusive() {
     assert_eq!(th.level(ANR_RISK_NS, 16_666_667), BlockLevel::AnrRisk);
     let strict = Thresholds { evil_method_ns: 100 * MS, ..Thresholds::default() };
     assert_eq!(strict.level(100 * MS, 16_666_667), BlockLevel::EvilMethod);
+}
+
+#[test]
+fn busy_time_with_no_slice_open_is_an_untraced_block() {
+    let t = trace();
+    let blocks = blocks_of(&t, Vec::new());
+    let untraced: Vec<&Block> = blocks.iter().filter(|b| b.kind == BlockKind::Untraced).collect();
+    assert_eq!(untraced.len(), 1, "{untraced:?}");
+    let b = untraced[0];
+    assert_eq!((b.ts, b.dur, b.pid, b.tid, &*b.name, b.slice), (66_000 * MS, 100 * MS, APP, APP, UNTRACED_NAME, None));
+    assert_eq!((b.cpu_ns, b.runnable_ns, b.sleeping_ns, b.io_ns), (Some(80 * MS), Some(20 * MS), Some(0), Some(0)));
+    // 100 ms ≥ 3 × 16 666 667; no doFrame places the vsyncs: 100 ms holds 5 whole intervals.
+    assert_eq!(
+        (b.level, b.vsyncs, b.frames_delayed, b.frames_dropped),
+        (Some(BlockLevel::FrameScale), Some(5), Some(0), Some(0))
+    );
+    // Between `d` (60 s) and `never ended` (70 s), by start.
+    let at = blocks.iter().position(|x| x.kind == BlockKind::Untraced).unwrap();
+    assert_eq!((&*blocks[at - 1].name, &*blocks[at + 1].name), ("d", "never ended"));
+    // Made by hand, without the critical path's indexes: no chain or causes, and no slice to look inside.
+    assert_eq!(b.why, Some(BlockWhy::default()));
+}
+
+#[test]
+fn the_parts_of_busy_time_no_slice_covers() {
+    let busy = [(0, 10), (20, 30), (40, 100)];
+    // Two tracks' slices overlap at 5–25 and 22–23; one runs past the last stretch.
+    let traced = [(5, 25), (22, 23), (50, 60), (90, 200)];
+    assert_eq!(untraced::outside(&busy, &traced), [(0, 5), (25, 30), (40, 50), (60, 90)]);
+    assert_eq!(untraced::outside(&busy, &[]), busy);
+    assert_eq!(untraced::outside(&[], &traced), []);
+    use crate::frames::State::*;
+    let states = [(0, 5, Running), (5, 7, Runnable), (7, 9, Blocked), (9, 12, Sleeping), (12, 13, Running)];
+    assert_eq!(untraced::busy_stretches(states.into_iter()), [(0, 9), (12, 13)]);
+}
+
+#[test]
+fn frames_held_up_and_vsyncs_covered() {
+    const I: i64 = 16_666_667;
+    let frame = |ts: i64, vsync: i64, skipped: i64| FrameRow {
+        pid: APP,
+        ts,
+        vsync_ts: Some(vsync),
+        skipped_frames: skipped,
+        frame_interval_ns: I,
+        ..Default::default()
+    };
+    // A frame at vsync 0; a block from 10 ms to 110 ms; the frame due at the next vsync (16.67 ms) runs at
+    // 111 ms, Choreographer having skipped 5 vsyncs; the one due at 116.67 ms was due after the block.
+    let app = [frame(2 * MS, 0, 0), frame(111 * MS, I, 5), frame(117 * MS, 7 * I, 0)];
+    let held = explain::held_up(&app, 10 * MS, 110 * MS);
+    assert_eq!((held.frames_delayed, held.frames_dropped), (1, 5));
+    // The clock at 10 ms is the first frame's: vsyncs at k × I, k = 1 … 6 inside [10 ms, 110 ms).
+    let clock = explain::clock_at(&app, 10 * MS);
+    assert_eq!(clock, explain::Clock { interval_ns: I, anchor: Some(0) });
+    assert_eq!(explain::vsyncs(clock, 10 * MS, 110 * MS), 6);
+    // A tick on the start counts, one on the end does not.
+    assert_eq!(explain::vsyncs(clock, I, 3 * I), 2);
+    // A frame that ran during the block is not held up by it.
+    assert_eq!(explain::held_up(&app, 0, 110 * MS).frames_delayed, 1);
+}
+
+#[test]
+fn slow_methods_by_self_time() {
+    let t = trace();
+    let inflate = t.slices.iter().find(|s| &*s.name == "inflate").unwrap();
+    // `inflate` 40 ms holds `measure` 30 ms: measure's own 30 ms, inflate's 10 ms.
+    let methods = explain::methods(&t, inflate.track, inflate.id);
+    let got: Vec<(&str, i64, i64)> = methods.iter().map(|m| (&*m.name, m.self_ns, m.count)).collect();
+    assert_eq!(got, [("measure", 30 * MS, 1), ("inflate", 10 * MS, 1)]);
 }

@@ -13,6 +13,7 @@ use crate::model::{Warning, WarningCode};
 use crate::series::{self, Frame, Metric, Role, Values};
 
 use super::blockers;
+use super::blocks;
 use super::gate::{GateInput, GateRule, GateStatus};
 use super::runs::{Run, Sides};
 use super::startups;
@@ -284,6 +285,7 @@ pub(crate) fn compare(sides: &Sides, rules: &[GateRule], s: &Settings) -> Compar
     let blockers = compare_blockers(before, after, s, &mut bounds);
     let (startups, startup_warning) = compare_startups(before, after, s, &mut bounds);
     metrics.extend(startups);
+    metrics.extend(compare_blocks(before, after, s, &mut bounds));
     let mut warnings = sides.warnings.clone();
     warnings.extend(startup_warning);
     if s.decide_on.startup() && !metrics.iter().any(|m| m.metric == startups::StartupMetric::Ttid.name()) {
@@ -386,27 +388,76 @@ fn compare_metrics(
         r.before_runs = all_runs(before);
         r.after_runs = all_runs(after);
         r.zero_both = zero_both(r);
-        settle(r, b, a, others_tested, s);
+        // Holm's first step among the headline's others, in the worst case, is their level.
+        let holm_family = if r.family == Family::Headline && r.metric != PRIMARY.name() { others_tested } else { 1 };
+        settle(r, b, a, holm_family, s);
     }
     results
 }
 
-/// What a blocker kind's comparison is: critical-path time per frame, lower is better, each kind its own test
-/// at alpha as a scene's metric is (for finding what grew, not for deciding that the UI changed).
+/// What a blocker kind's comparison is: critical-path time per frame, lower is better; the kinds a family
+/// of their own, Holm-adjusted among themselves (for finding what grew, not for deciding that the UI changed).
 const BLOCKER: Head =
     Head { metric: "blocker", unit: "ms per frame", direction: Direction::Lower, family: Family::Exploratory };
 
 /// The blocker kinds that matter ([`blockers::samples`]), each through the same test, interval and decision as
-/// a metric; a kind a run does not have is 0 there.
+/// a metric, their p values Holm-adjusted across the kinds: with eight kinds each at alpha, a same-build
+/// comparison called one of them better or worse in about a fifth of the comparisons (docs/compare.md,
+/// "Blockers"); a kind a run does not have is 0 there.
 fn compare_blockers(before: &[Run], after: &[Run], s: &Settings, bounds: &mut BoundsCache) -> Vec<BlockerResult> {
-    blockers::samples(before, after)
+    let samples = blockers::samples(before, after);
+    let runs = |v: &[f64]| v.iter().copied().map(finite).collect();
+    let mut tested: Vec<Tested> =
+        samples.iter().map(|x| describe_runs(BLOCKER, runs(&x.before), runs(&x.after), s, bounds)).collect();
+    let adjusted = holm(&tested.iter().map(|t| t.result.p_value).collect::<Vec<_>>());
+    for (t, p) in tested.iter_mut().zip(adjusted) {
+        t.result.p_adjusted = p;
+    }
+    let family = tested.len();
+    samples
         .into_iter()
-        .map(|x| {
-            let runs = |v: &[f64]| v.iter().copied().map(finite).collect();
-            let r = test_alone(BLOCKER, runs(&x.before), runs(&x.after), s, bounds);
-            BlockerResult { kind: x.kind.label(), thread: x.kind.thread, slice: x.kind.slice, result: r }
+        .zip(tested)
+        .map(|(x, t)| BlockerResult {
+            kind: x.kind.label(),
+            thread: x.kind.thread,
+            slice: x.kind.slice,
+            result: t.settled(family, s),
         })
         .collect()
+}
+
+/// A quantity described and tested from its value on each run, before its verdict ([`Tested::settled`]).
+struct Tested {
+    result: MetricResult,
+    /// Its defined per-run values, each side.
+    before: Vec<f64>,
+    after: Vec<f64>,
+}
+
+impl Tested {
+    /// Its verdict, from its (adjusted) p, in a Holm family of `holm_family` tests (1: alone).
+    fn settled(mut self, holm_family: usize, s: &Settings) -> MetricResult {
+        settle(&mut self.result, &self.before, &self.after, holm_family, s);
+        self.result
+    }
+}
+
+/// One quantity's description and test from its value on each run (None where undefined: left out of the
+/// sample); its p unadjusted.
+fn describe_runs(
+    head: Head,
+    before_runs: Vec<Option<f64>>,
+    after_runs: Vec<Option<f64>>,
+    s: &Settings,
+    bounds: &mut BoundsCache,
+) -> Tested {
+    let (before, after): (Vec<f64>, Vec<f64>) =
+        (before_runs.iter().flatten().copied().collect(), after_runs.iter().flatten().copied().collect());
+    let mut result = describe_and_test(head, &before, &after, s, bounds);
+    result.before_runs = before_runs;
+    result.after_runs = after_runs;
+    result.zero_both = zero_both(&result);
+    Tested { result, before, after }
 }
 
 /// One quantity tested on its own from its value on each run (None where undefined: left out of the
@@ -419,17 +470,11 @@ fn test_alone(
     s: &Settings,
     bounds: &mut BoundsCache,
 ) -> MetricResult {
-    let (b, a): (Vec<f64>, Vec<f64>) =
-        (before_runs.iter().flatten().copied().collect(), after_runs.iter().flatten().copied().collect());
-    let mut r = describe_and_test(head, &b, &a, s, bounds);
+    let mut t = describe_runs(head, before_runs, after_runs, s, bounds);
     if head.family == Family::Headline {
-        r.p_adjusted = s.decide_on.share(r.p_adjusted);
+        t.result.p_adjusted = s.decide_on.share(t.result.p_adjusted);
     }
-    r.before_runs = before_runs;
-    r.after_runs = after_runs;
-    r.zero_both = zero_both(&r);
-    settle(&mut r, &b, &a, 0, s);
-    r
+    t.settled(1, s)
 }
 
 /// The app's startups' TTID, TTFD and duration ([`startups::samples`]), ms, lower is better: each its own
@@ -462,6 +507,24 @@ fn compare_startups(
     (results, warning)
 }
 
+/// The app's main-thread blocks per minute, blocked time per minute and longest block ([`blocks::samples`]),
+/// lower is better: each its own test at alpha, as a secondary metric of the app (docs/compare.md,
+/// "Main-thread blocks"); a run whose app has no block is left out of the sample.
+fn compare_blocks(before: &[Run], after: &[Run], s: &Settings, bounds: &mut BoundsCache) -> Vec<MetricResult> {
+    blocks::samples(before, after)
+        .into_iter()
+        .map(|x| {
+            let head = Head {
+                metric: x.metric.name(),
+                unit: x.metric.unit(),
+                direction: Direction::Lower,
+                family: Family::Secondary,
+            };
+            test_alone(head, x.before, x.after, s, bounds)
+        })
+        .collect()
+}
+
 /// The headline is tested as a hierarchy: fps first, then the other two by Holm once fps is decided, at the
 /// frames' share of alpha ([`DecideOn::share`]); every other family is a single test. Returns how many of
 /// the other two were tested.
@@ -483,8 +546,9 @@ fn adjust_headline(results: &mut [MetricResult], decide_on: DecideOn) -> usize {
 }
 
 /// The verdict of a tested metric (from its adjusted p), and for an unresolved one the runs likely to
-/// resolve it. `b` and `a` are its per-run values; `others_tested` the headline tests after fps.
-fn settle(r: &mut MetricResult, b: &[f64], a: &[f64], others_tested: usize, s: &Settings) {
+/// resolve it. `b` and `a` are its per-run values; `holm_family` the number of tests in the Holm family it
+/// is adjusted in (1 when alone), whose first step, in the worst case, is the level it must reach.
+fn settle(r: &mut MetricResult, b: &[f64], a: &[f64], holm_family: usize, s: &Settings) {
     if r.verdict == Verdict::Inconclusive {
         r.verdict = match (r.p_adjusted, r.before, r.delta) {
             (Some(p), Some(before), Some(delta)) => decide(
@@ -505,12 +569,7 @@ fn settle(r: &mut MetricResult, b: &[f64], a: &[f64], others_tested: usize, s: &
     if !matches!(r.verdict, Verdict::Inconclusive | Verdict::Indicative) {
         return;
     }
-    // Holm's first step among the others, in the worst case, is their level.
-    let alpha_test = if r.family == Family::Headline && r.metric != PRIMARY.name() {
-        s.alpha / others_tested.max(1) as f64
-    } else {
-        s.alpha
-    };
+    let alpha_test = s.alpha / holm_family.max(1) as f64;
     let min_runs = min_runs_per_side(s.alpha);
     r.runs_needed = match (r.before, r.delta, pooled_sd(b, a)) {
         (Some(before), Some(delta), Some(sd)) => runs_needed(
@@ -534,7 +593,7 @@ fn settle(r: &mut MetricResult, b: &[f64], a: &[f64], others_tested: usize, s: &
 pub(crate) fn primary_result(before: &[f64], after: &[f64], s: &Settings) -> MetricResult {
     let mut r = describe_and_test(primary_head(s.decide_on), before, after, s, &mut BoundsCache::default());
     r.p_adjusted = s.decide_on.share(r.p_adjusted);
-    settle(&mut r, before, after, 0, s);
+    settle(&mut r, before, after, 1, s);
     r
 }
 

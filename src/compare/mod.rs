@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 mod blocker_kinds;
 mod blockers;
+mod blocks;
 pub(crate) mod comparison;
 mod gate;
 mod present;

@@ -95,6 +95,8 @@ pub(crate) struct Loaded {
     pub frames_df: Option<DataFrame>,
     /// Every app's startups, by `startup_id`.
     pub startups: Vec<RunStartup>,
+    /// Every process' main-thread blocks in a few numbers, by pid.
+    pub blocks: Vec<crate::blocks::summary::BlockSummary>,
     pub warnings: Vec<Warning>,
 }
 
@@ -155,6 +157,9 @@ pub struct Run {
     pub(crate) blockers: Option<BTreeMap<BlockerKind, i64>>,
     /// The app's first startup in the run, if it started in it.
     pub(crate) startup: Option<RunStartup>,
+    /// The app's main-thread blocks in a few numbers; None when its main
+    /// thread has none (docs/compare.md, "Main-thread blocks").
+    pub(crate) blocks: Option<crate::blocks::summary::BlockSummary>,
 }
 
 impl Run {
@@ -343,6 +348,7 @@ fn reduce(path: &Path, a: Analysis, keep_df: bool) -> Loaded {
                 }),
             })
             .collect(),
+        blocks: a.blocks.summaries(),
         warnings: a.warnings,
     }
 }
@@ -649,5 +655,6 @@ fn app_run(l: &Loaded, m: &Matcher) -> Option<Run> {
         frames_df,
         blockers,
         startup: l.startups.iter().find(|st| m.matches(Some(&st.package), st.pid.unwrap_or(i32::MIN))).cloned(),
+        blocks: pid.and_then(|pid| l.blocks.iter().find(|b| b.pid == pid)).cloned(),
     })
 }

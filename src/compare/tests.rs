@@ -104,6 +104,7 @@ fn run_at(hz: f64, n: usize, every: usize, dropped: i64, cost_jitter: i64) -> Ru
         frames_df: None,
         blockers: None,
         startup: None,
+        blocks: None,
     }
 }
 
@@ -443,27 +444,32 @@ fn text_cells(line: &str) -> Vec<String> {
 
 #[test]
 fn a_grown_blocker_is_worse_and_every_format_says_so() {
-    let before = with_blockers(smooth(4), None);
-    let after = with_blockers(smooth(4), Some(7.9));
+    // Six runs a side: the kinds are Holm-adjusted among themselves, and with two kinds the fewest runs
+    // from which one can be called is 5 (2 · 2/252 ≤ 0.05 < 2 · 2/70); six leave room.
+    let before = with_blockers(smooth(6), None);
+    let after = with_blockers(smooth(6), Some(7.9));
     let c = compare(&sides(before, after), &[], &settings());
     let kinds: Vec<&str> = c.blockers.iter().map(|b| b.kind.as_str()).collect();
-    // Most time over both sides first: traversal 6.015 + 6.015, the binder 0 + 7.9.
+    // Most time over both sides first: traversal 6.025 + 6.025, the binder 0 + 7.9.
     assert_eq!(kinds, ["main / traversal", "binder:* / binder reply"]);
     let (traversal, binder) = (&c.blockers[0].result, &c.blockers[1].result);
-    // The binder: 0 on every before run, 7.9 on every after run. Fully separated 4 vs 4: p = 2/70; every
-    // difference is 7.9, so is the interval; before is 0, so the change is an infinite percentage: large.
+    // The binder: 0 on every before run, 7.9 on every after run. Fully separated 6 vs 6: p = 2/924, the
+    // smaller of the two kinds', so Holm doubles it; every difference is 7.9, so is the interval; before
+    // is 0, so the change is an infinite percentage: large.
     assert_eq!((binder.before, binder.after, binder.delta, binder.delta_pct), (Some(0.0), Some(7.9), Some(7.9), None));
-    assert_eq!((binder.before_runs.clone(), binder.after_runs.clone()), (vec![Some(0.0); 4], vec![Some(7.9); 4]));
-    assert!((binder.p_value.expect("p") - 2.0 / 70.0).abs() < 1e-15);
+    assert_eq!((binder.before_runs.clone(), binder.after_runs.clone()), (vec![Some(0.0); 6], vec![Some(7.9); 6]));
+    assert!((binder.p_value.expect("p") - 2.0 / 924.0).abs() < 1e-15);
+    assert!((binder.p_adjusted.expect("p") - 4.0 / 924.0).abs() < 1e-15);
     assert_eq!(
         (binder.ci, binder.verdict, binder.family),
         (Some([7.9, 7.9]), Verdict::Worse, super::comparison::Family::Exploratory)
     );
     assert_eq!((binder.metric, binder.unit), ("blocker", "ms per frame"));
-    // The traversal: the same runs on both sides; p 1; the 90% interval of the shift drops the c = 1 smallest and
-    // largest of the 16 differences (P(U ≤ 1) = 2/70 ≤ 0.05 < P(U ≤ 2) = 4/70): [−0.02, +0.02], inside ±2% of 6.015.
-    assert!(traversal.before.is_some_and(|v| (v - 6.015).abs() < 1e-12), "{:?}", traversal.before);
-    assert_eq!((traversal.delta, traversal.p_value), (Some(0.0), Some(1.0)));
+    // The traversal: the same runs on both sides; p 1; the 90% interval of the shift drops the c = 7
+    // smallest and largest of the 36 differences (P(U ≤ 7) = 43/924 ≤ 0.05 < P(U ≤ 8) = 61/924): the
+    // differences are 0.01·d, d = −5 … 5 (6 − |d| of each), so [−0.02, +0.02], inside ±2% of 6.025.
+    assert!(traversal.before.is_some_and(|v| (v - 6.025).abs() < 1e-12), "{:?}", traversal.before);
+    assert_eq!((traversal.delta, traversal.p_value, traversal.p_adjusted), (Some(0.0), Some(1.0), Some(1.0)));
     let eq = traversal.equivalence_ci.expect("interval");
     assert!((eq[0] + 0.02).abs() < 1e-9 && (eq[1] - 0.02).abs() < 1e-9, "{eq:?}");
     assert_eq!(traversal.verdict, Verdict::Same);

@@ -338,8 +338,14 @@ impl FrameAnalysis {
     /// as a frame's is (any window: a startup's, docs/startups.md); empty
     /// for an analysis made by hand, without the indexes.
     pub fn path_totals(&self, trace: &Trace, tid: i32, from: i64, to: i64) -> Vec<critical_path::PathTotal> {
-        let Some(ex) = &self.explainer else { return Vec::new() };
-        critical_path::PathIndex::new(trace, &self.sched, &ex.paths).totals(tid, from, to)
+        self.path_index(trace).map_or_else(Vec::new, |paths| paths.totals(tid, from, to))
+    }
+
+    /// What walks the critical path of a frame thread over any window (a
+    /// main-thread block's, docs/blocks.md); None for an analysis made by
+    /// hand, without the indexes.
+    pub fn path_index<'a>(&'a self, trace: &'a Trace) -> Option<critical_path::PathIndex<'a>> {
+        self.explainer.as_ref().map(|ex| critical_path::PathIndex::new(trace, &self.sched, &ex.paths))
     }
 
     /// The [`FrameWhy`] of row `index`, if it has one.

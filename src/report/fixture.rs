@@ -56,9 +56,13 @@ impl Analysed {
             warnings: &self.warnings,
             lanes: None,
             startups: &[],
+            blocks: &NO_BLOCKS,
         }
     }
 }
+
+/// A report without main-thread blocks.
+static NO_BLOCKS: crate::blocks::BlockAnalysis = crate::blocks::BlockAnalysis { blocks: Vec::new(), span_ns: 0 };
 
 /// App `com.example.app` (pid 100, 40 frames 50 ms apart from 1 s, frames
 /// 35+ after a 300 ms pause; frame 10 costs 60 ms (NORMAL), frame 20 200 ms

@@ -356,6 +356,60 @@ pub(crate) fn startup_causes(why: &crate::startups::StartupWhy, max_chars: usize
     causes.join(", ")
 }
 
+/// A block's title: `openAndQueryOnUiThread (com.example.dbui 11377)`, the
+/// name cut to `max_chars`; an untraced block says so.
+pub(crate) fn block_title(b: &crate::blocks::Block, max_chars: usize) -> String {
+    let process = b.process.as_deref().map_or_else(|| format!("pid {}", b.pid), |p| format!("{p} {}", b.pid));
+    match b.kind {
+        crate::blocks::BlockKind::Slice => format!("{} ({process})", shorten_head(&b.name, max_chars)),
+        crate::blocks::BlockKind::Untraced => format!("untraced work, no slice open ({process})"),
+    }
+}
+
+/// A block's main-thread states and what it held up, one line: `running
+/// 257.6 ms, runnable 2.7 ms, sleeping 1.8 ms, in D (I/O) 66.2 ms; 20
+/// vsyncs, 1 frame delayed, 22 dropped`; a state the thread was never in is
+/// left out, the states altogether without scheduler data.
+pub(crate) fn block_states(b: &crate::blocks::Block) -> String {
+    let states =
+        [("running", b.cpu_ns), ("runnable", b.runnable_ns), ("sleeping", b.sleeping_ns), ("in D (I/O)", b.io_ns)];
+    let mut parts: Vec<String> = states
+        .iter()
+        .filter_map(|&(name, ns)| ns.filter(|&v| v > 0).map(|v| format!("{name} {} ms", fmt_ms_value(v))))
+        .collect();
+    if b.cpu_ns.is_none() {
+        parts.push("no scheduler data".into());
+    }
+    let mut line = parts.join(", ");
+    if let (Some(vsyncs), Some(delayed), Some(dropped)) = (b.vsyncs, b.frames_delayed, b.frames_dropped) {
+        let frames = match (delayed, dropped) {
+            (0, _) => "no frame delayed".to_string(),
+            (1, 0) => "1 frame delayed".to_string(),
+            (d, 0) => format!("{d} frames delayed"),
+            (1, x) => format!("1 frame delayed, {x} dropped"),
+            (d, x) => format!("{d} frames delayed, {x} dropped"),
+        };
+        line.push_str(&format!("; {vsyncs} vsync{}, {frames}", if vsyncs == 1 { "" } else { "s" }));
+    }
+    line
+}
+
+/// The slices with the most self time inside a block, one line:
+/// `Decoding 48x48 bitmap 74.5 ms (×3), inflate 12.0 ms`; names cut to
+/// `max_chars`; empty without them.
+pub(crate) fn block_methods(b: &crate::blocks::Block, max_chars: usize) -> String {
+    let Some(why) = &b.why else { return String::new() };
+    let methods: Vec<String> = why
+        .methods
+        .iter()
+        .map(|m| {
+            let times = if m.count > 1 { format!(" (×{})", m.count) } else { String::new() };
+            format!("{} {} ms{times}", shorten_head(&m.name, max_chars), fmt_ms_value(m.self_ns))
+        })
+        .collect();
+    methods.join(", ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -47,10 +47,20 @@ pub(crate) struct Document<'a> {
     /// Only when the trace has one (docs/startups.md).
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     pub startups: &'a [crate::startups::Startup],
+    pub main_thread_blocks: MainThreadBlocks<'a>,
     pub quality: &'a crate::frames::FrameQuality,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub frames: Option<cells::JsonRows>,
     pub warnings: &'a [crate::model::Warning],
+}
+
+/// The `main_thread_blocks` object (docs/blocks.md, "Everywhere"): each
+/// process' summary, and its blocks of frame-scale and longer (the rest,
+/// every doFrame among them, are in the table).
+#[derive(Serialize)]
+pub(crate) struct MainThreadBlocks<'a> {
+    pub apps: Vec<crate::blocks::summary::BlockSummary>,
+    pub blocks: Vec<&'a crate::blocks::Block>,
 }
 
 /// The `presents` object: every app's renderer (by pid), each layer's
@@ -82,6 +92,10 @@ pub(crate) fn document<'a>(report: &Report<'a>, include_frames: bool) -> Result<
                 .then_some(report.presents.flutter.as_slice()),
         },
         startups: report.startups,
+        main_thread_blocks: MainThreadBlocks {
+            apps: report.blocks.summaries().into_iter().filter(|s| s.blocks > 0).collect(),
+            blocks: report.blocks.blocks.iter().filter(|b| b.counts()).collect(),
+        },
         quality: report.quality,
         frames: if include_frames { Some(cells::json_rows(report.frames_table()?)?) } else { None },
         warnings: report.warnings,

@@ -103,6 +103,8 @@ pub struct Report<'a> {
     pub lanes: Option<&'a crate::lanes::Lanes>,
     /// The reported apps' startups (docs/startups.md).
     pub startups: &'a [crate::startups::Startup],
+    /// The reported apps' main-thread blocks (docs/blocks.md).
+    pub blocks: &'a crate::blocks::BlockAnalysis,
 }
 
 impl<'a> Report<'a> {
@@ -120,6 +122,7 @@ impl<'a> Report<'a> {
             warnings: &a.warnings,
             lanes: a.lanes.as_ref(),
             startups: &a.startups.startups,
+            blocks: &a.blocks,
         }
     }
 }

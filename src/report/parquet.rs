@@ -82,6 +82,11 @@ impl Exporter<Report<'_>> for ParquetExporter {
             let table = crate::tables::startups::startups(report.startups)?;
             out.push(Artifact { file_name: "startups.parquet".into(), bytes: parquet_bytes(&table)? });
         }
+        // Only a trace whose main threads have a slice or busy time has it (docs/blocks.md).
+        if !report.blocks.blocks.is_empty() {
+            let table = crate::tables::main_thread_blocks(&report.blocks.blocks)?;
+            out.push(Artifact { file_name: "main_thread_blocks.parquet".into(), bytes: parquet_bytes(&table)? });
+        }
         Ok(out)
     }
 }

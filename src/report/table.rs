@@ -441,7 +441,63 @@ pub(crate) fn render(report: &Report) -> String {
     }
     presents_section(&mut out, report);
     startups_section(&mut out, report);
+    blocks_section(&mut out, report);
     out
+}
+
+/// How many of the longest blocks the terminal and report.html detail.
+pub(crate) const LONGEST_BLOCKS: usize = 5;
+
+/// The main threads' blocks of frame-scale and longer: per process, their
+/// count at each level, and the longest with their states, slow methods and
+/// critical path (docs/blocks.md); nothing when there is none.
+fn blocks_section(out: &mut String, report: &Report) {
+    let summaries: Vec<_> = report.blocks.summaries().into_iter().filter(|s| s.blocks > 0).collect();
+    if summaries.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\nmain-thread blocks (frame-scale and longer; BlockCanary and Matrix from the trace, docs/blocks.md)"
+    );
+    let mut headers = vec!["process", "pid"];
+    headers.extend(crate::blocks::summary::COUNTED_LEVELS.iter().map(|l| l.as_str()));
+    headers.extend(["blocked ms", "per min", "longest ms"]);
+    let rows: Vec<Vec<String>> = summaries
+        .iter()
+        .map(|s| {
+            let mut row =
+                vec![shorten_head(s.process.as_deref().unwrap_or(NONE_ASCII), TERMINAL_NAME_CHARS), s.pid.to_string()];
+            row.extend(s.per_level.iter().map(|n| n.to_string()));
+            row.push(fmt_ms_value(s.blocked_ns));
+            row.push(s.blocks_per_min.map_or_else(|| NONE_ASCII.to_string(), |v| format!("{v:.1}")));
+            row.push(fmt_opt_ms_value(s.longest_ns));
+            row
+        })
+        .collect();
+    let mut right = vec![false, true];
+    right.extend([true; 8]);
+    out.push_str(&indent(&text_table(&headers, &rows, &right)));
+    let _ = writeln!(out, "  longest");
+    let start = report.origin_ts();
+    for b in crate::blocks::summary::longest(&report.blocks.blocks, LONGEST_BLOCKS) {
+        let level = b.level.map_or(NONE_ASCII, |l| l.as_str());
+        let _ = writeln!(
+            out,
+            "    {:.3} s  {} ms  {level}  {}",
+            secs_since(b.ts, start),
+            fmt_ms_value(b.dur),
+            block_title(b, TERMINAL_NAME_CHARS)
+        );
+        let _ = writeln!(out, "      {}", block_states(b));
+        let methods = block_methods(b, TERMINAL_NAME_CHARS);
+        if !methods.is_empty() {
+            let _ = writeln!(out, "      slowest inside: {methods}");
+        }
+        if let Some(chain) = b.why.as_ref().and_then(|w| w.chain.as_deref()) {
+            let _ = writeln!(out, "      path: {chain}");
+        }
+    }
 }
 
 /// Each startup: its app, type, duration and display times (docs/startups.md).

@@ -110,6 +110,7 @@ fn write_out(dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
         warnings: &[],
         lanes: None,
         startups: &[],
+        blocks: &fpsan::blocks::BlockAnalysis::default(),
     };
     ExportManager::default().write(dir, &report)
 }

@@ -20,6 +20,7 @@ pub(crate) fn page(report: &Report, charts: &[Chart]) -> Page {
         apps: report.drawing_apps().map(|a| app_view(report, a, charts, origin_ts)).collect(),
         animating: report.animating_apps().map(animating_row).collect(),
         startups: report.startups.iter().map(|s| startup_row(s, origin_ts)).collect(),
+        blocks: blocks_view(report, origin_ts),
         overview_charts: charts
             .iter()
             .enumerate()
@@ -62,6 +63,43 @@ fn startup_row(s: &crate::startups::Startup, origin_ts: i64) -> super::view::Sta
         causes: s.why.as_ref().map(|w| startup_causes(w, usize::MAX)).unwrap_or_default(),
         matrix: s.why.as_ref().and_then(startup_matrix).unwrap_or_default(),
     }
+}
+
+/// The "Main-thread blocks" section: the terminal's table and longest
+/// blocks, names kept whole.
+fn blocks_view(report: &Report, origin_ts: i64) -> Option<super::view::BlocksView> {
+    use super::view::{BlockAppRow, BlockRow, BlocksView};
+    use crate::blocks::summary;
+    let apps: Vec<BlockAppRow> = report
+        .blocks
+        .summaries()
+        .into_iter()
+        .filter(|s| s.blocks > 0)
+        .map(|s| BlockAppRow {
+            process: s.process.as_deref().unwrap_or(NONE_ASCII).to_string(),
+            pid: s.pid,
+            per_level: s.per_level.to_vec(),
+            blocked: format!("{} ms", fmt_ms_value(s.blocked_ns)),
+            per_min: s.blocks_per_min.map_or_else(|| NONE_ASCII.to_string(), |v| format!("{v:.1}")),
+            longest: s.longest_ns.map_or_else(|| NONE_ASCII.to_string(), |v| format!("{} ms", fmt_ms_value(v))),
+        })
+        .collect();
+    if apps.is_empty() {
+        return None;
+    }
+    let longest = summary::longest(&report.blocks.blocks, crate::report::table::LONGEST_BLOCKS)
+        .into_iter()
+        .map(|b| BlockRow {
+            at: format!("{:.3} s", secs_since(b.ts, origin_ts)),
+            dur: format!("{} ms", fmt_ms_value(b.dur)),
+            level: b.level.map_or(NONE_ASCII, |l| l.as_str()),
+            title: block_title(b, usize::MAX),
+            states: block_states(b),
+            methods: block_methods(b, usize::MAX),
+            chain: b.why.as_ref().and_then(|w| w.chain.clone()).unwrap_or_default(),
+        })
+        .collect();
+    Some(BlocksView { levels: summary::COUNTED_LEVELS.iter().map(|l| l.as_str()).collect(), apps, longest })
 }
 
 /// An app that animates but draws nothing, as its row lists it.

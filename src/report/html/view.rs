@@ -236,6 +236,39 @@ pub(crate) struct StartupRow {
     pub matrix: String,
 }
 
+/// The page's "Main-thread blocks" section (docs/blocks.md).
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct BlocksView {
+    /// The column heads of the per-process table's counts: the levels.
+    pub levels: Vec<&'static str>,
+    pub apps: Vec<BlockAppRow>,
+    /// The longest blocks, longest first.
+    pub longest: Vec<BlockRow>,
+}
+
+/// One process' row of the blocks table.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct BlockAppRow {
+    pub process: String,
+    pub pid: i32,
+    pub per_level: Vec<i64>,
+    pub blocked: String,
+    pub per_min: String,
+    pub longest: String,
+}
+
+/// One of the longest blocks, as the terminal details it.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct BlockRow {
+    pub at: String,
+    pub dur: String,
+    pub level: &'static str,
+    pub title: String,
+    pub states: String,
+    pub methods: String,
+    pub chain: String,
+}
+
 /// The whole page.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Page {
@@ -248,6 +281,8 @@ pub(crate) struct Page {
     pub animating: Vec<AnimatingRow>,
     /// The reported apps' startups (docs/startups.md).
     pub startups: Vec<StartupRow>,
+    /// None when no main thread had a block of frame-scale or longer.
+    pub blocks: Option<BlocksView>,
     pub overview_charts: Vec<ChartView>,
     pub quality: Vec<Field>,
     pub warnings: Vec<String>,

@@ -1,0 +1,71 @@
+//! Main-thread blocks between builds (docs/compare.md, "Main-thread
+//! blocks"): each run's blocks of frame-scale and longer on the compared
+//! app's main thread, per minute and as time per minute, and its longest
+//! block, from the one summary every output shows
+//! (`blocks::summary::BlockSummary`). The test, interval and verdict are
+//! `comparison`'s, as for any metric of the app.
+
+use super::runs::Run;
+use crate::blocks::summary::BlockSummary;
+
+/// What `compare` reads of a run's blocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BlockMetric {
+    /// Blocks of frame-scale and longer per minute.
+    PerMin,
+    /// Their time per minute, ms.
+    BlockedPerMin,
+    /// The longest block, ms.
+    Longest,
+}
+
+impl BlockMetric {
+    pub(crate) const ALL: [BlockMetric; 3] = [BlockMetric::PerMin, BlockMetric::BlockedPerMin, BlockMetric::Longest];
+
+    /// Its JSON name, the one `--fail-if` rules use.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            BlockMetric::PerMin => "blocks_per_min",
+            BlockMetric::BlockedPerMin => "blocked_ms_per_min",
+            BlockMetric::Longest => "longest_block_ms",
+        }
+    }
+
+    pub(crate) fn unit(self) -> &'static str {
+        match self {
+            BlockMetric::PerMin => "per min",
+            BlockMetric::BlockedPerMin => "ms per min",
+            BlockMetric::Longest => "ms",
+        }
+    }
+
+    /// Its value on one run's summary.
+    fn of(self, s: &BlockSummary) -> Option<f64> {
+        match self {
+            BlockMetric::PerMin => s.blocks_per_min,
+            BlockMetric::BlockedPerMin => s.blocked_ms_per_min,
+            BlockMetric::Longest => s.longest_ns.map(|ns| ns as f64 / 1e6),
+        }
+    }
+}
+
+/// One block metric and its value on each run of each side (None: the run's
+/// app has no main-thread block, or the value is undefined).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Sample {
+    pub metric: BlockMetric,
+    pub before: Vec<Option<f64>>,
+    pub after: Vec<Option<f64>>,
+}
+
+/// The block metrics defined on at least one run of each side.
+pub(crate) fn samples(before: &[Run], after: &[Run]) -> Vec<Sample> {
+    let values = |runs: &[Run], m: BlockMetric| -> Vec<Option<f64>> {
+        runs.iter().map(|r| r.blocks.as_ref().and_then(|s| m.of(s))).collect()
+    };
+    BlockMetric::ALL
+        .into_iter()
+        .map(|metric| Sample { metric, before: values(before, metric), after: values(after, metric) })
+        .filter(|x| x.before.iter().any(Option::is_some) && x.after.iter().any(Option::is_some))
+        .collect()
+}
