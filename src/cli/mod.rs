@@ -107,7 +107,7 @@ pub struct AnalyzeArgs {
     #[arg(long)]
     pub pid: Option<i32>,
     /// Also write into DIR: frames.parquet, frames.csv, presents.parquet, presents.csv,
-    /// startups.parquet (with a startup), summary.json, report.html and charts/<app>-<pid>-<chart>.png (timeline, distribution,
+    /// startups.parquet (with a startup), main_thread_blocks.parquet (with a main-thread slice), summary.json, report.html and charts/<app>-<pid>-<chart>.png (timeline, distribution,
     /// fps, drop-levels, janky; present and layer-presents when the trace has their data;
     /// charts/apps-drop-levels.png with several apps).
     #[arg(short = 'o', long, value_name = "DIR")]

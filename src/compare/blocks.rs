@@ -69,3 +69,7 @@ pub(crate) fn samples(before: &[Run], after: &[Run]) -> Vec<Sample> {
         .filter(|x| x.before.iter().any(Option::is_some) && x.after.iter().any(Option::is_some))
         .collect()
 }
+
+#[cfg(test)]
+#[path = "blocks_tests.rs"]
+mod tests;

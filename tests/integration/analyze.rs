@@ -280,6 +280,7 @@ fn short_out_writes_what_the_help_lists() {
             "charts/com.example.scroll-4242-timeline.png",
             "frames.csv",
             "frames.parquet",
+            "main_thread_blocks.parquet",
             "presents.csv",
             "presents.parquet",
             "report.html",

@@ -203,3 +203,268 @@ fn generated_blocks_with_hand_computed_levels_and_split() {
         (Some(500 * MS), Some(100 * MS), Some(0), Some(200 * MS))
     );
 }
+
+const CAUSES_APP: i32 = 700;
+const LOCK_OWNER: i32 = 701;
+const GC: i32 = 702;
+const SYSTEM: i32 = 800;
+const BINDER: i32 = 801;
+const MAIN_COMM: &str = "example.causes";
+
+/// App 700 draws `Choreographer#doFrame k` at k × 16.67 ms (k = 1..=5, 4 ms
+/// each) on its main thread (CPU 0), whose scheduler states fpsan keeps;
+/// then one block of each kind, each ending with the main thread asleep:
+/// - 1 s `getPackageInfo` 300 ms around a `binder transaction` of the same
+///   span: the main thread runs 10 ms and sleeps; system_server's
+///   `binder:800_1` (CPU 1) runs `binder reply` from 1.01 s to 1.29 s and wakes
+///   it; it runs again from 1.2901 s (100 µs runnable) to the end;
+/// - 2 s `syncState` 200 ms around `Lock contention on a monitor lock (owner
+///   tid: 701)`: it runs 5 ms and sleeps until its worker 701, running
+///   `heavyWork` from 1.9 s, wakes it at 2.19 s; it runs from 2.1901 s;
+/// - 3 s `inflate` 150 ms around `WaitForGcToComplete`: it runs 2 ms, sleeps
+///   until HeapTaskDaemon 702 (`CollectorTransition` from 2.95 s) wakes it at
+///   3.14 s; it runs from 3.1401 s;
+/// - 4 s `loadConfig` 100 ms: it runs 20 ms, waits in D (I/O) until 4.09 s
+///   (woken from an interrupt: no thread), runs from 4.0901 s;
+/// - 5 s: 80 ms of running with no slice open, an untraced block.
+fn generated_causes(dir: &Path) -> PathBuf {
+    use tracegen::{BuildOptions, TraceBuilder};
+    const US: i64 = 1_000;
+    let mut b = TraceBuilder::new();
+    b.process(CAUSES_APP, "com.example.causes")
+        .thread(CAUSES_APP, CAUSES_APP, MAIN_COMM)
+        .thread(LOCK_OWNER, CAUSES_APP, "worker")
+        .thread(GC, CAUSES_APP, "HeapTaskDaemon")
+        .process(SYSTEM, "system_server")
+        .thread(BINDER, SYSTEM, "binder:800_1");
+    for k in 1..=5i64 {
+        b.slice(k * 16_666_667, 4 * MS, CAUSES_APP, CAUSES_APP, &format!("Choreographer#doFrame {k}"));
+    }
+    let main = CAUSES_APP;
+    // The main thread runs [from, sleep) and sleeps (S, or D when `io`); `waker` on CPU 1 runs
+    // [waker_from, woken) in `waker_slice` and wakes it at `woken`; it runs from woken + 100 µs to `end`.
+    let mut block = |from: i64, sleep: i64, io: bool, waker: Option<(i32, &str, &str, i64)>, woken: i64, end: i64| {
+        b.sched_switch(from, 0, 0, "swapper/0", 0, main, MAIN_COMM);
+        b.sched_switch(sleep, 0, main, MAIN_COMM, if io { 2 } else { 1 }, 0, "swapper/0");
+        match waker {
+            Some((tid, comm, slice, waker_from)) => {
+                b.slice(waker_from, woken - waker_from, tid, if tid == BINDER { SYSTEM } else { CAUSES_APP }, slice);
+                b.sched_switch(waker_from, 1, 0, "swapper/1", 0, tid, comm);
+                b.sched_waking(woken, 1, main, MAIN_COMM, 0);
+                b.sched_switch(woken + 10 * US, 1, tid, comm, 1, 0, "swapper/1");
+            }
+            // From an interrupt on an idle CPU: no thread woke it.
+            None => b.sched_waking(woken, 2, main, MAIN_COMM, 0),
+        }
+        b.sched_switch(woken + 100 * US, 0, 0, "swapper/0", 0, main, MAIN_COMM);
+        b.sched_switch(end, 0, main, MAIN_COMM, 1, 0, "swapper/0");
+    };
+    block(
+        1_000 * MS,
+        1_010 * MS,
+        false,
+        Some((BINDER, "binder:800_1", "binder reply", 1_010 * MS)),
+        1_290 * MS,
+        1_300 * MS,
+    );
+    block(2_000 * MS, 2_005 * MS, false, Some((LOCK_OWNER, "worker", "heavyWork", 1_900 * MS)), 2_190 * MS, 2_200 * MS);
+    block(
+        3_000 * MS,
+        3_002 * MS,
+        false,
+        Some((GC, "HeapTaskDaemon", "CollectorTransition", 2_950 * MS)),
+        3_140 * MS,
+        3_150 * MS,
+    );
+    block(4_000 * MS, 4_020 * MS, true, None, 4_090 * MS, 4_100 * MS);
+    b.sched_switch(5_000 * MS, 0, 0, "swapper/0", 0, main, MAIN_COMM);
+    b.sched_switch(5_080 * MS, 0, main, MAIN_COMM, 1, 0, "swapper/0");
+    for (ts, dur, outer, inner) in [
+        (1_000, 300, "getPackageInfo", "binder transaction"),
+        (2_000, 200, "syncState", "Lock contention on a monitor lock (owner tid: 701)"),
+        (3_000, 150, "inflate", "WaitForGcToComplete"),
+    ] {
+        b.slice(ts * MS, dur * MS, main, main, outer);
+        b.slice(ts * MS, dur * MS, main, main, inner);
+    }
+    b.slice(4_000 * MS, 100 * MS, main, main, "loadConfig");
+    let path = dir.join("causes.pftrace");
+    std::fs::write(&path, b.build(&BuildOptions::default())).expect("write");
+    path
+}
+
+#[test]
+fn each_kind_of_block_is_explained_by_what_held_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let blocks = blocks_of(&generated_causes(dir.path()));
+    let long: Vec<&Block> = blocks.iter().filter(|b| !b.name.starts_with("Choreographer#doFrame")).collect();
+    let cause = |b: &Block| {
+        b.cause().map(|c| {
+            (c.tid, c.thread.as_deref().unwrap_or("?").to_string(), c.slice.as_deref().map(str::to_string), c.ns)
+        })
+    };
+    let got: Vec<_> = long.iter().map(|b| (&*b.name, b.kind, b.ts, b.dur, b.level, cause(b))).collect();
+    let some = |s: &str| Some(s.to_string());
+    use BlockLevel::FrameScale;
+    assert_eq!(
+        got,
+        [
+            // The binder thread's reply, 1.01 s to 1.29 s.
+            (
+                "getPackageInfo",
+                BlockKind::Slice,
+                1_000 * MS,
+                300 * MS,
+                Some(FrameScale),
+                Some((BINDER, "binder:800_1".into(), some("binder reply"), 280 * MS))
+            ),
+            // The lock's owner from the main thread's sleep (2.005 s) to its wakeup.
+            (
+                "syncState",
+                BlockKind::Slice,
+                2_000 * MS,
+                200 * MS,
+                Some(FrameScale),
+                Some((LOCK_OWNER, "worker".into(), some("heavyWork"), 185 * MS))
+            ),
+            // The GC from 3.002 s to 3.14 s.
+            (
+                "inflate",
+                BlockKind::Slice,
+                3_000 * MS,
+                150 * MS,
+                Some(FrameScale),
+                Some((GC, "HeapTaskDaemon".into(), some("CollectorTransition"), 138 * MS))
+            ),
+            // I/O: nobody to blame; the main thread's own time in its slice, all of it.
+            (
+                "loadConfig",
+                BlockKind::Slice,
+                4_000 * MS,
+                100 * MS,
+                Some(FrameScale),
+                Some((main_tid(), MAIN_COMM.into(), some("loadConfig"), 100 * MS))
+            ),
+            (
+                fpsan::blocks::UNTRACED_NAME,
+                BlockKind::Untraced,
+                5_000 * MS,
+                80 * MS,
+                Some(FrameScale),
+                Some((main_tid(), MAIN_COMM.into(), None, 80 * MS))
+            ),
+        ]
+    );
+    // The main thread's own share of each: its time running and runnable in the innermost slice.
+    let second = |b: &Block| {
+        b.why.as_ref().and_then(|w| w.causes.get(1)).map(|c| (c.tid, c.slice.as_deref().map(str::to_string), c.ns))
+    };
+    assert_eq!(second(long[0]), Some((main_tid(), some("binder transaction"), 20 * MS)));
+    assert_eq!(
+        second(long[1]),
+        Some((main_tid(), some("Lock contention on a monitor lock (owner tid: 701)"), 15 * MS))
+    );
+    assert_eq!(second(long[2]), Some((main_tid(), some("WaitForGcToComplete"), 12 * MS)));
+    // States: the I/O block ran 20 + 9.9 ms, waited 70 ms in D and 0.1 ms for a CPU.
+    let io = long[3];
+    assert_eq!(
+        (io.cpu_ns, io.runnable_ns, io.sleeping_ns, io.io_ns),
+        (Some(29_900_000), Some(100_000), Some(0), Some(70 * MS))
+    );
+    let binder = long[0];
+    assert_eq!(
+        (binder.cpu_ns, binder.runnable_ns, binder.sleeping_ns, binder.io_ns),
+        (Some(19_900_000), Some(100_000), Some(280 * MS), Some(0))
+    );
+    // Slow methods: the nested slice holds all of each traced block's time.
+    let top = |b: &Block| b.top_method().map(|m| (m.name.to_string(), m.self_ns));
+    assert_eq!(top(long[0]), Some(("binder transaction".into(), 300 * MS)));
+    assert_eq!(top(long[3]), Some(("loadConfig".into(), 100 * MS)));
+    assert_eq!(top(long[4]), None);
+    // No frame was due during any of them (the app drew only at the start).
+    assert!(long.iter().all(|b| b.frames_delayed == Some(0) && b.frames_dropped == Some(0)));
+    for b in &long {
+        let chain = b.why.as_ref().and_then(|w| w.chain.as_deref()).unwrap_or_default();
+        assert!(chain.starts_with(MAIN_COMM), "{chain}");
+    }
+}
+
+fn main_tid() -> i32 {
+    CAUSES_APP
+}
+
+/// The 328 ms database block of `real-android16-db-ui-thread-before` with its
+/// split and cause in every output: `--format json` and summary.json, the
+/// terminal, report.html, `query` (the lake's and Python's table) and
+/// `main_thread_blocks.parquet`. trace_processor v58.2 on this trace: the UI
+/// thread's `openAndQueryOnUiThread` at 19528696632101 for 328.290218 ms,
+/// no slice inside it; its thread states over it sum to its duration; the
+/// largest part of its critical path is the thread itself in the slice, the
+/// next the f2fs checkpoint thread that held the I/O it waited for.
+#[test]
+fn the_database_block_with_its_split_and_cause_in_every_output() {
+    let Some(trace) = shared("traces/real-android16-db-ui-thread-before.pftrace") else { return };
+    let out = fpsan().arg("analyze").arg(&trace).args(["--format", "json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let blocks = doc["main_thread_blocks"]["blocks"].as_array().expect("blocks");
+    let db = blocks.iter().find(|b| b["name"] == "openAndQueryOnUiThread").expect("the database block");
+    assert_eq!(
+        (db["ts"].as_i64(), db["dur"].as_i64(), db["level"].as_str()),
+        (Some(19_528_696_632_101), Some(328_290_218), Some("frame_scale"))
+    );
+    let split: Vec<i64> =
+        ["cpu_ns", "runnable_ns", "sleeping_ns", "io_ns"].iter().map(|k| db[k].as_i64().expect(k)).collect();
+    assert_eq!(split.iter().sum::<i64>(), 328_290_218, "{split:?}");
+    let cause = &db["why"]["causes"][0];
+    assert_eq!((cause["tid"].as_i64(), cause["slice"].as_str()), (Some(11377), Some("openAndQueryOnUiThread")));
+    assert_eq!(db["why"]["causes"][1]["thread"], "f2fs_ckpt-254:9");
+    let (cause_ns, io_ns) = (cause["ns"].as_i64().unwrap(), split[3]);
+    // Every block of the summary is in the list, and its numbers add up.
+    let app =
+        doc["main_thread_blocks"]["apps"].as_array().unwrap().iter().find(|a| a["pid"] == 11377).expect("the app");
+    let listed: Vec<&serde_json::Value> = blocks.iter().filter(|b| b["pid"] == 11377).collect();
+    assert_eq!(app["blocks"].as_i64(), Some(listed.len() as i64));
+    assert_eq!(app["blocked_ns"].as_i64(), Some(listed.iter().map(|b| b["dur"].as_i64().unwrap()).sum::<i64>()));
+
+    let ms = |ns: i64| format!("{:.1}", ns as f64 / 1e6);
+    let states = format!(
+        "running {} ms, runnable {} ms, sleeping {} ms, in D (I/O) {} ms; 20 vsyncs, no frame delayed",
+        ms(split[0]),
+        ms(split[1]),
+        ms(split[2]),
+        ms(io_ns)
+    );
+    let text = String::from_utf8(fpsan().arg("analyze").arg(&trace).output().unwrap().stdout).unwrap();
+    assert!(text.contains("328.3 ms  frame_scale  openAndQueryOnUiThread (com.example.perfetto.dbui 11377)"), "{text}");
+    assert!(text.contains(&format!("      {states}\n")), "{text}");
+    let chain = db["why"]["chain"].as_str().expect("a chain");
+    assert!(text.contains(&format!("      path: {chain}\n")), "{text}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let out = fpsan().arg("analyze").arg(&trace).arg("--out").arg(dir.path()).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["main_thread_blocks"], doc["main_thread_blocks"]);
+    let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap().replace("&#x2f;", "/");
+    assert!(html.contains("<td>openAndQueryOnUiThread (com.example.perfetto.dbui 11377)</td>"), "the block's row");
+    assert!(
+        html.contains(&format!(
+            "<td colspan=\"4\">{states}<br>slowest inside: openAndQueryOnUiThread 328.3 ms<br>path: <strong>"
+        )),
+        "its line"
+    );
+    assert!(dir.path().join("main_thread_blocks.parquet").is_file());
+
+    let sql = "SELECT dur, cpu_ns, runnable_ns, sleeping_ns, io_ns, cause_tid, cause_slice, cause_ns, top_method \
+               FROM main_thread_blocks WHERE name = 'openAndQueryOnUiThread'";
+    let out = fpsan().arg("query").arg(&trace).arg(sql).args(["--format", "csv"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let csv = String::from_utf8(out.stdout).unwrap();
+    let row = format!(
+        "328290218,{},{},{},{},11377,openAndQueryOnUiThread,{cause_ns},openAndQueryOnUiThread",
+        split[0], split[1], split[2], split[3]
+    );
+    assert_eq!(csv.lines().nth(1), Some(row.as_str()), "{csv}");
+}
