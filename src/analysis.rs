@@ -183,6 +183,9 @@ fn frames_explained(opened: Opened, opts: &Options, whys: frames::Whys) -> Trace
     if let Some(w) = window {
         blocks.restrict(w, &trace);
     }
+    if whys == frames::Whys::Janky {
+        blocks.explain(&trace, &frames, None);
+    }
     TraceFrames { trace, frames, presents, cujs, blocks, warnings, sched_records }
 }
 
@@ -342,6 +345,9 @@ fn summarize(path: &Path, tf: TraceFrames, opts: &Options) -> Result<Analysis, A
     startups.startups.retain(|s| filter.matches(Some(&s.package), s.upid.map_or(0, |u| trace.process(u).pid)));
     crate::startups::explain(&trace, &frames, &mut startups.startups);
     blocks.blocks.retain(|b| named(b.process.as_deref(), b.pid));
+    // The blocks an output shows, explained: every one of frame-scale for
+    // the tables and the JSON, the longest for the printed table.
+    blocks.explain(&trace, &frames, (!opts.tables).then_some(crate::blocks::summary::LONGEST));
     let (kept, scenes) = metrics::kept_frames(&trace, &frames, filter, &names);
     if opts.tables {
         frames.total_paths(&trace);

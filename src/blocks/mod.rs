@@ -176,7 +176,8 @@ pub struct Block {
     /// The vsyncs Choreographer skipped before those frames (Σ of their
     /// `skipped_frames`); None while `dur` is unknown.
     pub frames_dropped: Option<i64>,
-    /// Why it took its time; for the blocks of frame-scale and longer.
+    /// Why it took its time; for the blocks of frame-scale and longer an
+    /// output shows ([`BlockAnalysis::explain`]).
     pub why: Option<BlockWhy>,
 }
 
@@ -243,7 +244,7 @@ pub fn analyze(trace: &Trace, frames: &FrameAnalysis, thresholds: &Thresholds) -
         .collect();
     // Each distinct name is standardized once.
     let mut standard = foldhash::HashMap::<Name, Name>::default();
-    let mut blocks: Vec<(Block, Option<TrackId>)> = trace
+    let mut blocks: Vec<Block> = trace
         .slices
         .iter()
         .filter(|s| s.depth == 0)
@@ -256,7 +257,7 @@ pub fn analyze(trace: &Trace, frames: &FrameAnalysis, thresholds: &Thresholds) -
                     other => Name::from(other.as_ref()),
                 })
                 .clone();
-            let block = measured(
+            Some(measured(
                 frames,
                 thresholds,
                 Block {
@@ -271,44 +272,59 @@ pub fn analyze(trace: &Trace, frames: &FrameAnalysis, thresholds: &Thresholds) -
                     standard_name,
                     ..Block::unmeasured()
                 },
-            );
-            Some((block, Some(s.track)))
+            ))
         })
         .collect();
     let untraced = untraced::blocks(trace, frames, thresholds, &mains_by_pid(&mains, trace));
-    blocks.extend(untraced.into_iter().map(|b| (measured(frames, thresholds, b), None)));
-    blocks.sort_by_key(|(b, _)| (b.ts, b.slice.is_none(), b.slice.map(|s| s.0)));
-    // Why, for those that reach frame-scale: a walk like a janky frame's.
-    let paths = frames.path_index(trace);
-    blocks.par_iter_mut().filter(|(b, _)| b.counts()).for_each(|(b, track)| {
-        let end = b.ts + b.dur;
-        let (chain, causes) = match &paths {
-            Some(p) if frames.sched.knows(b.tid) => {
-                let (chain, causes) = explain::path_why(p, trace, b.tid, b.ts, end);
-                (Some(chain), causes)
-            }
-            _ => (None, Vec::new()),
-        };
-        let methods = match (*track, b.slice) {
-            (Some(track), Some(slice)) => explain::methods(trace, track, slice),
-            _ => Vec::new(),
-        };
-        b.why = Some(BlockWhy { chain, causes, methods });
-    });
-    BlockAnalysis { blocks: blocks.into_iter().map(|(b, _)| b).collect(), span_ns: trace.span_ns() }
+    blocks.extend(untraced.into_iter().map(|b| measured(frames, thresholds, b)));
+    blocks.sort_unstable_by_key(|b| (b.ts, b.slice.is_none(), b.slice.map(|s| s.0), b.pid));
+    BlockAnalysis { blocks, span_ns: trace.span_ns() }
 }
 
-/// Each main thread's process (by pid) and its thread tracks.
-fn mains_by_pid<'a>(mains: &'a [Option<MainThread>], trace: &Trace) -> Vec<(i32, Option<&'a Name>, Vec<TrackId>)> {
-    let mut out: Vec<(i32, Option<&Name>, Vec<TrackId>)> = Vec::new();
-    for (t, main) in trace.tracks.iter().zip(mains) {
-        let Some(main) = main else { continue };
-        match out.iter_mut().find(|m| m.0 == main.pid) {
-            Some(m) => m.2.push(t.id),
-            None => out.push((main.pid, main.process.as_ref(), vec![t.id])),
+impl BlockAnalysis {
+    /// Give the blocks of frame-scale and longer that have none their why
+    /// ([`BlockWhy`]): all of them, or only the `longest` n of them (the
+    /// ones the printed table shows: a path walk each, like a janky
+    /// frame's, is not made for blocks no output shows).
+    pub fn explain(&mut self, trace: &Trace, frames: &FrameAnalysis, longest: Option<usize>) {
+        let mut chosen: Vec<usize> = (0..self.blocks.len()).filter(|&i| self.blocks[i].counts()).collect();
+        if let Some(n) = longest {
+            let blocks = &self.blocks;
+            chosen.sort_by(|&a, &b| summary::longest_first(&blocks[a], &blocks[b]));
+            chosen.truncate(n);
+        }
+        chosen.retain(|&i| self.blocks[i].why.is_none());
+        let paths = frames.path_index(trace);
+        let blocks = &self.blocks;
+        let whys: Vec<(usize, BlockWhy)> = chosen
+            .into_par_iter()
+            .map(|i| {
+                let b = &blocks[i];
+                let (chain, causes) = match &paths {
+                    Some(p) if frames.sched.knows(b.tid) => {
+                        let (chain, causes) = explain::path_why(p, trace, b.tid, b.ts, b.ts + b.dur);
+                        (Some(chain), causes)
+                    }
+                    _ => (None, Vec::new()),
+                };
+                let methods = b.slice.map_or_else(Vec::new, |id| explain::methods(trace, trace.slice(id).track, id));
+                (i, BlockWhy { chain, causes, methods })
+            })
+            .collect();
+        for (i, why) in whys {
+            self.blocks[i].why = Some(why);
         }
     }
-    out
+}
+
+/// Each main thread's process (by pid) and its thread tracks, by pid.
+fn mains_by_pid<'a>(mains: &'a [Option<MainThread>], trace: &Trace) -> Vec<(i32, Option<&'a Name>, Vec<TrackId>)> {
+    let mut by_pid: std::collections::BTreeMap<i32, (Option<&Name>, Vec<TrackId>)> = Default::default();
+    for (t, main) in trace.tracks.iter().zip(mains) {
+        let Some(main) = main else { continue };
+        by_pid.entry(main.pid).or_insert_with(|| (main.process.as_ref(), Vec::new())).1.push(t.id);
+    }
+    by_pid.into_iter().map(|(pid, (process, tracks))| (pid, process, tracks)).collect()
 }
 
 impl Block {

@@ -83,10 +83,18 @@ pub fn summarize(blocks: &[Block], span_ns: i64) -> Vec<BlockSummary> {
     out
 }
 
+/// How many of the longest blocks the terminal and report.html detail.
+pub const LONGEST: usize = 5;
+
+/// The order of [`longest`]: longest first, ties earlier first.
+pub(super) fn longest_first(a: &Block, b: &Block) -> std::cmp::Ordering {
+    b.dur.cmp(&a.dur).then(a.ts.cmp(&b.ts)).then(a.pid.cmp(&b.pid))
+}
+
 /// The `n` longest blocks that count, longest first (ties: earlier first).
 pub fn longest(blocks: &[Block], n: usize) -> Vec<&Block> {
     let mut counted: Vec<&Block> = blocks.iter().filter(|b| b.counts()).collect();
-    counted.sort_by(|a, b| b.dur.cmp(&a.dur).then(a.ts.cmp(&b.ts)));
+    counted.sort_by(|a, b| longest_first(a, b));
     counted.truncate(n);
     counted
 }

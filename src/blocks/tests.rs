@@ -76,7 +76,9 @@ fn trace() -> crate::model::Trace {
 
 fn blocks_of(trace: &crate::model::Trace, rows: Vec<FrameRow>) -> Vec<Block> {
     let frames = FrameAnalysis { rows, sched: SchedIndex::new(&trace.sched), ..Default::default() };
-    analyze(trace, &frames, &Thresholds::default()).blocks
+    let mut a = analyze(trace, &frames, &Thresholds::default());
+    a.explain(trace, &frames, None);
+    a.blocks
 }
 
 #[test]
@@ -184,7 +186,7 @@ fn the_parts_of_busy_time_no_slice_covers() {
     assert_eq!(untraced::outside(&[], &traced), []);
     use crate::frames::State::*;
     let states = [(0, 5, Running), (5, 7, Runnable), (7, 9, Blocked), (9, 12, Sleeping), (12, 13, Running)];
-    assert_eq!(untraced::busy_stretches(states.into_iter()), [(0, 9), (12, 13)]);
+    assert_eq!(untraced::busy_stretches(states.into_iter()).collect::<Vec<_>>(), [(0, 9), (12, 13)]);
 }
 
 #[test]

@@ -32,20 +32,22 @@ pub(super) fn blocks(
             .collect();
         traced.sort_unstable();
         let app = super::app_rows(&frames.rows, *pid);
-        let busy = busy_stretches(frames.sched.states(*pid, i64::MIN, trace_end));
-        for (ts, end) in outside(&busy, &traced) {
-            let clock = explain::clock_at(app, ts);
-            if end - ts < thresholds.frame_scale_intervals.saturating_mul(clock.interval_ns) {
-                continue;
-            }
-            out.push(Block {
-                ts,
-                dur: end - ts,
-                pid: *pid,
-                tid: *pid,
-                process: process.cloned(),
-                kind: BlockKind::Untraced,
-                ..Block::unmeasured()
+        let mut uncovered = Uncovered::new(&traced);
+        for (a, b) in busy_stretches(frames.sched.states(*pid, i64::MIN, trace_end)) {
+            uncovered.pieces(a, b, |ts, end| {
+                let clock = explain::clock_at(app, ts);
+                if end - ts < thresholds.frame_scale_intervals.saturating_mul(clock.interval_ns) {
+                    return;
+                }
+                out.push(Block {
+                    ts,
+                    dur: end - ts,
+                    pid: *pid,
+                    tid: *pid,
+                    process: process.cloned(),
+                    kind: BlockKind::Untraced,
+                    ..Block::unmeasured()
+                });
             });
         }
     }
@@ -53,49 +55,71 @@ pub(super) fn blocks(
 }
 
 /// The maximal stretches of a thread's states (in time order) in which it
-/// was not asleep.
-pub(super) fn busy_stretches(states: impl Iterator<Item = (i64, i64, State)>) -> Vec<(i64, i64)> {
-    let mut out: Vec<(i64, i64)> = Vec::new();
-    for (a, b, st) in states {
-        if st == State::Sleeping {
-            continue;
+/// was not asleep, as they come.
+pub(super) fn busy_stretches(states: impl Iterator<Item = (i64, i64, State)>) -> impl Iterator<Item = (i64, i64)> {
+    let mut states = states.filter(|s| s.2 != State::Sleeping).peekable();
+    std::iter::from_fn(move || {
+        let (a, mut b, _) = states.next()?;
+        while let Some(&(next, end, _)) = states.peek() {
+            if next != b {
+                break;
+            }
+            b = end;
+            states.next();
         }
-        match out.last_mut() {
-            Some(last) if last.1 == a => last.1 = b,
-            _ => out.push((a, b)),
-        }
-    }
-    out
+        Some((a, b))
+    })
 }
 
-/// The parts of `busy` that no span of `traced` covers; both sorted by
-/// start, `busy`'s disjoint. Linear in the two (after `traced` is merged).
-pub(super) fn outside(busy: &[(i64, i64)], traced: &[(i64, i64)]) -> Vec<(i64, i64)> {
-    // Spans of several tracks may overlap: their union, disjoint and by start.
-    let mut union: Vec<(i64, i64)> = Vec::with_capacity(traced.len());
-    for &(s, e) in traced {
-        match union.last_mut() {
-            Some(last) if s <= last.1 => last.1 = last.1.max(e),
-            _ => union.push((s, e)),
+/// What no span of a thread's slices covers, asked stretch by stretch in
+/// time order: linear in the stretches and the spans.
+pub(super) struct Uncovered {
+    /// The spans' union: disjoint, by start.
+    union: Vec<(i64, i64)>,
+    /// The first span not ended before the last stretch asked about.
+    next: usize,
+}
+
+impl Uncovered {
+    /// Over `traced`, sorted by start (spans of several tracks may overlap).
+    pub(super) fn new(traced: &[(i64, i64)]) -> Uncovered {
+        let mut union: Vec<(i64, i64)> = Vec::with_capacity(traced.len());
+        for &(s, e) in traced {
+            match union.last_mut() {
+                Some(last) if s <= last.1 => last.1 = last.1.max(e),
+                _ => union.push((s, e)),
+            }
         }
+        Uncovered { union, next: 0 }
     }
-    let mut out = Vec::new();
-    let mut k = 0;
-    for &(a, b) in busy {
+
+    /// Each part of `[a, b)` no span covers, to `emit`; `a` at or after the
+    /// last stretch's end.
+    pub(super) fn pieces(&mut self, a: i64, b: i64, mut emit: impl FnMut(i64, i64)) {
         // Spans ended by this stretch's start cover none of it, nor of the later ones.
-        while k < union.len() && union[k].1 <= a {
-            k += 1;
+        while self.union.get(self.next).is_some_and(|s| s.1 <= a) {
+            self.next += 1;
         }
         let mut at = a;
-        for &(s, e) in union[k..].iter().take_while(|&&(s, _)| s < b) {
+        for &(s, e) in self.union[self.next..].iter().take_while(|&&(s, _)| s < b) {
             if s > at {
-                out.push((at, s));
+                emit(at, s);
             }
             at = at.max(e);
         }
         if at < b {
-            out.push((at, b));
+            emit(at, b);
         }
+    }
+}
+
+/// Every part of the stretches `busy` that no span of `traced` covers.
+#[cfg(test)]
+pub(super) fn outside(busy: &[(i64, i64)], traced: &[(i64, i64)]) -> Vec<(i64, i64)> {
+    let mut uncovered = Uncovered::new(traced);
+    let mut out = Vec::new();
+    for &(a, b) in busy {
+        uncovered.pieces(a, b, |x, y| out.push((x, y)));
     }
     out
 }

@@ -445,9 +445,6 @@ pub(crate) fn render(report: &Report) -> String {
     out
 }
 
-/// How many of the longest blocks the terminal and report.html detail.
-pub(crate) const LONGEST_BLOCKS: usize = 5;
-
 /// The main threads' blocks of frame-scale and longer: per process, their
 /// count at each level, and the longest with their states, slow methods and
 /// critical path (docs/blocks.md); nothing when there is none.
@@ -480,7 +477,7 @@ fn blocks_section(out: &mut String, report: &Report) {
     out.push_str(&indent(&text_table(&headers, &rows, &right)));
     let _ = writeln!(out, "  longest");
     let start = report.origin_ts();
-    for b in crate::blocks::summary::longest(&report.blocks.blocks, LONGEST_BLOCKS) {
+    for b in crate::blocks::summary::longest(&report.blocks.blocks, crate::blocks::summary::LONGEST) {
         let level = b.level.map_or(NONE_ASCII, |l| l.as_str());
         let _ = writeln!(
             out,

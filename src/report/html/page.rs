@@ -87,7 +87,7 @@ fn blocks_view(report: &Report, origin_ts: i64) -> Option<super::view::BlocksVie
     if apps.is_empty() {
         return None;
     }
-    let longest = summary::longest(&report.blocks.blocks, crate::report::table::LONGEST_BLOCKS)
+    let longest = summary::longest(&report.blocks.blocks, summary::LONGEST)
         .into_iter()
         .map(|b| BlockRow {
             at: format!("{:.3} s", secs_since(b.ts, origin_ts)),
