@@ -177,13 +177,14 @@ fn busy_time_with_no_slice_open_is_an_untraced_block() {
 }
 
 #[test]
-fn the_parts_of_busy_time_no_slice_covers() {
-    let busy = [(0, 10), (20, 30), (40, 100)];
-    // Two tracks' slices overlap at 5–25 and 22–23; one runs past the last stretch.
+fn the_gaps_between_slices_and_the_busy_stretches_in_them() {
+    // Two tracks' slices overlap at 5–25 and 22–23; one runs past the end.
     let traced = [(5, 25), (22, 23), (50, 60), (90, 200)];
-    assert_eq!(untraced::outside(&busy, &traced), [(0, 5), (25, 30), (40, 50), (60, 90)]);
-    assert_eq!(untraced::outside(&busy, &[]), busy);
-    assert_eq!(untraced::outside(&[], &traced), []);
+    let gaps: Vec<(i64, i64)> = untraced::gaps(&traced, 100).collect();
+    assert_eq!(gaps, [(i64::MIN, 5), (25, 50), (60, 90)]);
+    let gaps: Vec<(i64, i64)> = untraced::gaps(&traced[..3], 100).collect();
+    assert_eq!(gaps, [(i64::MIN, 5), (25, 50), (60, 100)]);
+    assert_eq!(untraced::gaps(&[], 100).collect::<Vec<_>>(), [(i64::MIN, 100)]);
     use crate::frames::State::*;
     let states = [(0, 5, Running), (5, 7, Runnable), (7, 9, Blocked), (9, 12, Sleeping), (12, 13, Running)];
     assert_eq!(untraced::busy_stretches(states.into_iter()).collect::<Vec<_>>(), [(0, 9), (12, 13)]);

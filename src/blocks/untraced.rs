@@ -32,12 +32,19 @@ pub(super) fn blocks(
             .collect();
         traced.sort_unstable();
         let app = super::app_rows(&frames.rows, *pid);
-        let mut uncovered = Uncovered::new(&traced);
-        for (a, b) in busy_stretches(frames.sched.states(*pid, i64::MIN, trace_end)) {
-            uncovered.pieces(a, b, |ts, end| {
-                let clock = explain::clock_at(app, ts);
-                if end - ts < thresholds.frame_scale_intervals.saturating_mul(clock.interval_ns) {
-                    return;
+        let long_enough = |ts: i64, dur: i64| {
+            dur >= thresholds.frame_scale_intervals.saturating_mul(explain::clock_at(app, ts).interval_ns)
+        };
+        // Only the gaps between the thread's slices are read: no frame
+        // starts inside one (a doFrame is a slice), so its clock is one, and
+        // a gap too short to hold a block is skipped unread.
+        for (from, to) in gaps(&traced, trace_end) {
+            if from != i64::MIN && !long_enough(from, to - from) {
+                continue;
+            }
+            for (ts, end) in busy_stretches(frames.sched.states(*pid, from, to)) {
+                if !long_enough(ts, end - ts) {
+                    continue;
                 }
                 out.push(Block {
                     ts,
@@ -48,7 +55,7 @@ pub(super) fn blocks(
                     kind: BlockKind::Untraced,
                     ..Block::unmeasured()
                 });
-            });
+            }
         }
     }
     out
@@ -71,55 +78,17 @@ pub(super) fn busy_stretches(states: impl Iterator<Item = (i64, i64, State)>) ->
     })
 }
 
-/// What no span of a thread's slices covers, asked stretch by stretch in
-/// time order: linear in the stretches and the spans.
-pub(super) struct Uncovered {
-    /// The spans' union: disjoint, by start.
-    union: Vec<(i64, i64)>,
-    /// The first span not ended before the last stretch asked about.
-    next: usize,
-}
-
-impl Uncovered {
-    /// Over `traced`, sorted by start (spans of several tracks may overlap).
-    pub(super) fn new(traced: &[(i64, i64)]) -> Uncovered {
-        let mut union: Vec<(i64, i64)> = Vec::with_capacity(traced.len());
-        for &(s, e) in traced {
-            match union.last_mut() {
-                Some(last) if s <= last.1 => last.1 = last.1.max(e),
-                _ => union.push((s, e)),
-            }
+/// The stretches of time before `end` that no span of `traced` (sorted by
+/// start; spans of several tracks may overlap) covers, from `i64::MIN`.
+pub(super) fn gaps(traced: &[(i64, i64)], end: i64) -> impl Iterator<Item = (i64, i64)> + '_ {
+    let mut from = i64::MIN;
+    let mut spans = traced.iter().copied().chain(std::iter::once((end, end)));
+    std::iter::from_fn(move || loop {
+        let (s, e) = spans.next()?;
+        let gap = (from, s.min(end));
+        from = from.max(e);
+        if gap.1 > gap.0 {
+            return Some(gap);
         }
-        Uncovered { union, next: 0 }
-    }
-
-    /// Each part of `[a, b)` no span covers, to `emit`; `a` at or after the
-    /// last stretch's end.
-    pub(super) fn pieces(&mut self, a: i64, b: i64, mut emit: impl FnMut(i64, i64)) {
-        // Spans ended by this stretch's start cover none of it, nor of the later ones.
-        while self.union.get(self.next).is_some_and(|s| s.1 <= a) {
-            self.next += 1;
-        }
-        let mut at = a;
-        for &(s, e) in self.union[self.next..].iter().take_while(|&&(s, _)| s < b) {
-            if s > at {
-                emit(at, s);
-            }
-            at = at.max(e);
-        }
-        if at < b {
-            emit(at, b);
-        }
-    }
-}
-
-/// Every part of the stretches `busy` that no span of `traced` covers.
-#[cfg(test)]
-pub(super) fn outside(busy: &[(i64, i64)], traced: &[(i64, i64)]) -> Vec<(i64, i64)> {
-    let mut uncovered = Uncovered::new(traced);
-    let mut out = Vec::new();
-    for &(a, b) in busy {
-        uncovered.pieces(a, b, |x, y| out.push((x, y)));
-    }
-    out
+    })
 }
