@@ -258,3 +258,23 @@ def test_critical_path_agrees_with_the_cli():
     # trace_processor has them).
     assert "← RenderThread DrawFrames 191623 327.4 ms" in got[0]["chain"]
     assert "cache_miss 22.5 ms" in got[0]["chain"]
+
+
+@pytest.mark.skipif(not DBUI.exists(), reason="../shared/traces is not beside the checkout")
+def test_the_database_block_agrees_with_the_cli():
+    """The 328 ms `openAndQueryOnUiThread` block (docs/blocks.md) in Python's table and summary is the CLI's."""
+    cli_doc = json.loads(cli("analyze", DBUI, "--format", "json").stdout)
+    a = fpsan.analyze(DBUI)
+    assert a.summary["main_thread_blocks"] == cli_doc["main_thread_blocks"]
+    want = next(b for b in cli_doc["main_thread_blocks"]["blocks"] if b["name"] == "openAndQueryOnUiThread")
+    rows = [r for r in pa.table(a.main_thread_blocks).to_pylist() if r["name"] == "openAndQueryOnUiThread"]
+    assert len(rows) == 1
+    got = rows[0]
+    assert got["dur"] == want["dur"] == 328_290_218
+    for key in ["ts", "cpu_ns", "runnable_ns", "sleeping_ns", "io_ns", "vsyncs", "frames_delayed", "level"]:
+        assert got[key] == want[key], key
+    cause = want["why"]["causes"][0]
+    assert (got["cause_tid"], got["cause_slice"], got["cause_ns"]) == (cause["tid"], cause["slice"], cause["ns"])
+    assert got["chain"] == want["why"]["chain"]
+    # The main thread's states over it add up to it.
+    assert got["cpu_ns"] + got["runnable_ns"] + got["sleeping_ns"] + got["io_ns"] == got["dur"]
