@@ -114,3 +114,20 @@ def test_address_opens_a_frame_and_zoom_hover_work(page, report):
     detail = page.locator("#tl-detail").text_content()
     assert detail.startswith("DrawFrames 191623 — RenderThread ") and "duration" in detail, detail
     assert_clean(page, report)
+
+
+def test_a_do_frame_block_opens_its_frame_and_the_other_blocks_are_listed(page, report):
+    """The "Main-thread blocks" section (docs/blocks.md): the 388 ms doFrame block's row opens frame
+    191623's lanes; the database block, no frame, is listed with its states and path."""
+    page.goto(report.as_uri())
+    section = page.locator("#main-thread-blocks")
+    assert section.count() == 1
+    block = section.locator("tr[data-frame]", has_text="Choreographer#doFrame 191623")
+    assert block.count() == 1
+    block.locator("td").first.click()
+    assert "vsync 191623" in title(page)
+    assert page.evaluate("location.hash") == "#frame=" + block.get_attribute("data-frame")
+    db = section.locator("tr", has_text="openAndQueryOnUiThread (com.example.perfetto.dbui 11377)")
+    assert db.count() == 1 and db.get_attribute("data-frame") is None
+    assert "in D (I/O)" in section.text_content() and "path: " in section.text_content()
+    assert_clean(page, report)

@@ -87,9 +87,12 @@ fn blocks_view(report: &Report, origin_ts: i64) -> Option<super::view::BlocksVie
     if apps.is_empty() {
         return None;
     }
+    let with_lanes: std::collections::HashSet<usize> =
+        report.lanes.map(|l| l.frames.iter().map(|f| f.frame_index).collect()).unwrap_or_default();
     let longest = summary::longest(&report.blocks.blocks, summary::LONGEST)
         .into_iter()
         .map(|b| BlockRow {
+            timeline: frame_of(report.rows, b).filter(|i| with_lanes.contains(i)),
             at: format!("{:.3} s", secs_since(b.ts, origin_ts)),
             dur: format!("{} ms", fmt_ms_value(b.dur)),
             level: b.level.map_or(NONE_ASCII, |l| l.as_str()),
@@ -100,6 +103,15 @@ fn blocks_view(report: &Report, origin_ts: i64) -> Option<super::view::BlocksVie
         })
         .collect();
     Some(BlocksView { levels: summary::COUNTED_LEVELS.iter().map(|l| l.as_str()).collect(), apps, longest })
+}
+
+/// The frame (index in `rows`, ordered by (pid, ts)) a block is, when it is a doFrame.
+fn frame_of(rows: &[crate::frames::FrameRow], b: &crate::blocks::Block) -> Option<usize> {
+    if b.kind != crate::blocks::BlockKind::Slice || !b.name.starts_with(crate::frames::DO_FRAME) {
+        return None;
+    }
+    let at = rows.partition_point(|r| (r.pid, r.ts) < (b.pid, b.ts));
+    rows.get(at).filter(|r| r.pid == b.pid && r.tid == b.tid && r.ts == b.ts).map(|_| at)
 }
 
 /// An app that animates but draws nothing, as its row lists it.

@@ -267,6 +267,9 @@ pub(crate) struct BlockRow {
     pub states: String,
     pub methods: String,
     pub chain: String,
+    /// The frame a doFrame block is, when the frame timeline has its lanes
+    /// (its index in the frames table, the page's `#frame=`).
+    pub timeline: Option<usize>,
 }
 
 /// The whole page.
