@@ -257,26 +257,24 @@ pub fn analyze(trace: &Trace, frames: &FrameAnalysis, thresholds: &Thresholds) -
                     other => Name::from(other.as_ref()),
                 })
                 .clone();
-            Some(measured(
-                frames,
-                thresholds,
-                Block {
-                    ts: s.ts,
-                    dur: s.dur,
-                    pid: main.pid,
-                    tid: main.pid,
-                    process: main.process.clone(),
-                    kind: BlockKind::Slice,
-                    slice: Some(s.id),
-                    name: s.name.clone(),
-                    standard_name,
-                    ..Block::unmeasured()
-                },
-            ))
+            Some(Block {
+                ts: s.ts,
+                dur: s.dur,
+                pid: main.pid,
+                tid: main.pid,
+                process: main.process.clone(),
+                kind: BlockKind::Slice,
+                slice: Some(s.id),
+                name: s.name.clone(),
+                standard_name,
+                ..Block::unmeasured()
+            })
         })
         .collect();
-    let untraced = untraced::blocks(trace, frames, thresholds, &mains_by_pid(&mains, trace));
-    blocks.extend(untraced.into_iter().map(|b| measured(frames, thresholds, b)));
+    blocks.extend(untraced::blocks(trace, frames, thresholds, &mains_by_pid(&mains, trace)));
+    // Each block's split and what it held up read only the frames stage's
+    // indexes: side by side (the presents stage beside this one may be done first).
+    blocks.par_iter_mut().for_each(|b| measure(frames, thresholds, b));
     blocks.sort_unstable_by_key(|b| (b.ts, b.slice.is_none(), b.slice.map(|s| s.0), b.pid));
     BlockAnalysis { blocks, span_ns: trace.span_ns() }
 }
@@ -328,7 +326,7 @@ fn mains_by_pid<'a>(mains: &'a [Option<MainThread>], trace: &Trace) -> Vec<(i32,
 }
 
 impl Block {
-    /// A block before [`measured`] fills in what its thread and app say.
+    /// A block before [`measure`] fills in what its thread and app say.
     fn unmeasured() -> Block {
         Block {
             ts: 0,
@@ -354,13 +352,13 @@ impl Block {
     }
 }
 
-/// `b` with its level, scheduler split and what it held up.
-fn measured(frames: &FrameAnalysis, thresholds: &Thresholds, mut b: Block) -> Block {
+/// Give `b` its level, scheduler split and what it held up.
+fn measure(frames: &FrameAnalysis, thresholds: &Thresholds, b: &mut Block) {
     let app = app_rows(&frames.rows, b.pid);
     let clock = explain::clock_at(app, b.ts);
     b.frame_interval_ns = clock.interval_ns;
     if b.dur < 0 {
-        return b;
+        return;
     }
     let end = b.ts + b.dur;
     b.level = Some(thresholds.level(b.dur, clock.interval_ns));
@@ -374,7 +372,6 @@ fn measured(frames: &FrameAnalysis, thresholds: &Thresholds, mut b: Block) -> Bl
     b.vsyncs = Some(explain::vsyncs(clock, b.ts, end));
     b.frames_delayed = Some(held.frames_delayed);
     b.frames_dropped = Some(held.frames_dropped);
-    b
 }
 
 /// `pid`'s rows of `rows` (ordered by (pid, ts)).
