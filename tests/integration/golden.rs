@@ -16,7 +16,7 @@ fn golden_dir() -> PathBuf {
 }
 
 /// Compare `got` with the golden file `name`, or write it when blessing.
-fn check(name: &str, got: &[u8]) {
+pub(crate) fn check(name: &str, got: &[u8]) {
     let path = golden_dir().join(name);
     if std::env::var(BLESS).is_ok_and(|v| v == "1") {
         std::fs::create_dir_all(golden_dir()).expect("create tests/golden");

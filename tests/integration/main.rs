@@ -23,6 +23,7 @@ mod golden;
 mod holes;
 mod hostile;
 mod info;
+mod input;
 mod layer_names;
 mod loss;
 mod open;

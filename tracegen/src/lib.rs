@@ -20,6 +20,7 @@
 
 pub mod ab_runs;
 mod encode;
+pub mod input;
 mod pb;
 pub mod renderers;
 pub mod scenarios;
