@@ -150,8 +150,8 @@ pub struct Block {
     pub tid: i32,
     pub process: Option<Name>,
     pub kind: BlockKind,
-    /// The slice, for `kind = slice`.
-    #[serde(skip)]
+    /// The slice, for `kind = slice` (JSON `slice_id`, the table's).
+    #[serde(rename = "slice_id", serialize_with = "slice_id")]
     pub slice: Option<SliceId>,
     /// The slice's name ([`UNTRACED_NAME`] for an untraced block).
     pub name: Name,
@@ -179,6 +179,11 @@ pub struct Block {
     /// Why it took its time; for the blocks of frame-scale and longer an
     /// output shows ([`BlockAnalysis::explain`]).
     pub why: Option<BlockWhy>,
+}
+
+/// A block's slice as the `slice_id` the table has.
+fn slice_id<S: serde::Serializer>(slice: &Option<SliceId>, s: S) -> Result<S::Ok, S::Error> {
+    serde::Serialize::serialize(&slice.map(|id| id.0), s)
 }
 
 impl Block {
