@@ -59,6 +59,45 @@ impl Default for Thresholds {
     }
 }
 
+impl std::str::FromStr for Thresholds {
+    type Err = String;
+
+    /// `frame_scale=N,evil_method=MS,block_canary=MS,lag=MS,anr_risk=MS`, any
+    /// of them (the others keep their defaults): frame-scale in frame
+    /// intervals, the others in ms, each a whole number, the four times in
+    /// increasing order (`analyze --block-levels`).
+    fn from_str(text: &str) -> Result<Thresholds, String> {
+        let mut t = Thresholds::default();
+        for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (name, value) = part.split_once('=').ok_or_else(|| format!("`{part}` is not LEVEL=VALUE"))?;
+            let value: i64 = value
+                .trim()
+                .parse()
+                .ok()
+                .filter(|&v| v > 0)
+                .ok_or_else(|| format!("`{part}`: the value must be a whole number above 0"))?;
+            let ms = value.saturating_mul(1_000_000);
+            match name.trim() {
+                "frame_scale" => t.frame_scale_intervals = value,
+                "evil_method" => t.evil_method_ns = ms,
+                "block_canary" => t.block_canary_ns = ms,
+                "lag" => t.lag_ns = ms,
+                "anr_risk" => t.anr_risk_ns = ms,
+                other => {
+                    return Err(format!(
+                        "unknown level `{other}`: the levels are frame_scale (frame intervals), evil_method, block_canary, lag and anr_risk (ms)"
+                    ))
+                }
+            }
+        }
+        let times = [t.evil_method_ns, t.block_canary_ns, t.lag_ns, t.anr_risk_ns];
+        if times.windows(2).any(|w| w[0] > w[1]) {
+            return Err("evil_method ≤ block_canary ≤ lag ≤ anr_risk must hold".to_string());
+        }
+        Ok(t)
+    }
+}
+
 impl Thresholds {
     /// The highest level `dur` reaches, for an app drawing every
     /// `frame_interval_ns`.

@@ -225,3 +225,18 @@ fn slow_methods_by_self_time() {
     let got: Vec<(&str, i64, i64)> = methods.iter().map(|m| (&*m.name, m.self_ns, m.count)).collect();
     assert_eq!(got, [("measure", 30 * MS, 1), ("inflate", 10 * MS, 1)]);
 }
+
+#[test]
+fn thresholds_from_the_command_line() {
+    let t: Thresholds = "evil_method=500, block_canary=800".parse().unwrap();
+    assert_eq!(t, Thresholds { evil_method_ns: 500 * MS, block_canary_ns: 800 * MS, ..Thresholds::default() });
+    assert_eq!("".parse::<Thresholds>(), Ok(Thresholds::default()));
+    assert_eq!("frame_scale=2".parse::<Thresholds>().map(|t| t.frame_scale_intervals), Ok(2));
+    let err = |s: &str| s.parse::<Thresholds>().unwrap_err();
+    assert!(err("foo=1").starts_with("unknown level `foo`"), "{}", err("foo=1"));
+    assert!(err("lag=x").contains("whole number above 0"));
+    assert!(err("lag=0").contains("whole number above 0"));
+    assert!(err("anr_risk").contains("is not LEVEL=VALUE"));
+    // BlockCanary above LAG: the levels would not nest.
+    assert!(err("block_canary=3000").contains("evil_method ≤ block_canary ≤ lag ≤ anr_risk"));
+}

@@ -129,6 +129,11 @@ pub struct AnalyzeArgs {
     /// Analyse the whole trace, not only the window of a scenario `capture --drive` marked in it.
     #[arg(long)]
     pub whole_trace: bool,
+    /// Where main-thread blocks' levels begin, e.g. `evil_method=500,block_canary=800`:
+    /// frame_scale (frame intervals, default 3), evil_method (ms, 700), block_canary (1000),
+    /// lag (2000), anr_risk (5000); the levels not named keep their defaults.
+    #[arg(long, value_name = "LEVEL=N,…", default_value = "", hide_default_value = true)]
+    pub block_levels: crate::blocks::Thresholds,
 }
 
 #[derive(Debug, Args)]
@@ -534,6 +539,7 @@ fn capture_cmd(a: &CaptureArgs) -> Result {
         category: None,
         blocker_ms: DEFAULT_BLOCKER_MS,
         whole_trace: false,
+        block_levels: Default::default(),
     })
 }
 
@@ -584,6 +590,7 @@ fn analyze(a: &AnalyzeArgs) -> Result {
         filter,
         metrics: MetricsOptions { category: a.category, ..Default::default() },
         whole_trace: a.whole_trace,
+        blocks: a.block_levels,
         // The frame timeline is for report.html only; the printed table
         // shows neither the frames nor the presents table.
         lanes: a.out.is_some(),

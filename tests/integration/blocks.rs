@@ -468,3 +468,28 @@ fn the_database_block_with_its_split_and_cause_in_every_output() {
     );
     assert_eq!(csv.lines().nth(1), Some(row.as_str()), "{csv}");
 }
+
+#[test]
+fn block_levels_from_the_command_line() {
+    let Some(trace) = shared("traces/real-android16-db-ui-thread-before.pftrace") else { return };
+    let doc = |args: &[&str]| -> serde_json::Value {
+        let out = fpsan().arg("analyze").arg(&trace).args(["--format", "json"]).args(args).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let level = |d: &serde_json::Value, name: &str| {
+        let blocks = d["main_thread_blocks"]["blocks"].as_array().unwrap();
+        blocks.iter().find(|b| b["name"] == name).map(|b| b["level"].as_str().unwrap().to_string())
+    };
+    // The database block (328.3 ms) and the 388.0 ms doFrame: frame-scale by default; with
+    // Matrix's evil method at 300 ms and BlockCanary at 350 ms, one of each.
+    let default = doc(&[]);
+    assert_eq!(level(&default, "openAndQueryOnUiThread").as_deref(), Some("frame_scale"));
+    let lower = doc(&["--block-levels", "evil_method=300,block_canary=350"]);
+    assert_eq!(level(&lower, "openAndQueryOnUiThread").as_deref(), Some("evil_method"));
+    assert_eq!(level(&lower, "Choreographer#doFrame 191623").as_deref(), Some("block_canary"));
+    // A level that does not nest: one clear error, exit 2.
+    let out = fpsan().arg("analyze").arg(&trace).args(["--block-levels", "evil_method=3000"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("evil_method ≤ block_canary ≤ lag ≤ anr_risk"));
+}
