@@ -5,7 +5,7 @@
 //! (`blocks::summary::BlockSummary`). The test, interval and verdict are
 //! `comparison`'s, as for any metric of the app.
 
-use super::runs::Run;
+use super::runs::{PerRun, Run};
 use crate::blocks::summary::BlockSummary;
 
 /// What `compare` reads of a run's blocks.
@@ -49,24 +49,15 @@ impl BlockMetric {
     }
 }
 
-/// One block metric and its value on each run of each side (None: the run's
-/// app has no main-thread block, or the value is undefined).
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Sample {
-    pub metric: BlockMetric,
-    pub before: Vec<Option<f64>>,
-    pub after: Vec<Option<f64>>,
-}
-
-/// The block metrics defined on at least one run of each side.
-pub(crate) fn samples(before: &[Run], after: &[Run]) -> Vec<Sample> {
+/// The block metrics defined on at least one run of each side, each on each
+/// run (None: the run's app has no main-thread block, or the value is undefined).
+pub(crate) fn samples(before: &[Run], after: &[Run]) -> Vec<PerRun<BlockMetric>> {
     let values = |runs: &[Run], m: BlockMetric| -> Vec<Option<f64>> {
         runs.iter().map(|r| r.blocks.as_ref().and_then(|s| m.of(s))).collect()
     };
     BlockMetric::ALL
         .into_iter()
-        .map(|metric| Sample { metric, before: values(before, metric), after: values(after, metric) })
-        .filter(|x| x.before.iter().any(Option::is_some) && x.after.iter().any(Option::is_some))
+        .filter_map(|metric| PerRun::defined(metric, values(before, metric), values(after, metric)))
         .collect()
 }
 

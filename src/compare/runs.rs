@@ -117,6 +117,28 @@ pub(crate) struct RunStartup {
     pub parts: Vec<(&'static str, i64)>,
 }
 
+/// A quantity compared on its own (a startup metric, a breakdown part, a
+/// block metric) and its value on each run of each side: None where the run
+/// does not define it (left out of the sample).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct PerRun<M> {
+    pub metric: M,
+    pub before: Vec<Option<f64>>,
+    pub after: Vec<Option<f64>>,
+}
+
+impl<M> PerRun<M> {
+    /// `metric`'s values, kept when some run of each side defines it (else
+    /// there is nothing to compare).
+    pub(crate) fn defined(metric: M, before: Vec<Option<f64>>, after: Vec<Option<f64>>) -> Option<PerRun<M>> {
+        (before.iter().any(Option::is_some) && after.iter().any(Option::is_some)).then_some(PerRun {
+            metric,
+            before,
+            after,
+        })
+    }
+}
+
 /// An app of one trace judged by the presents of one of its layers.
 #[derive(Debug)]
 pub(crate) struct Presented {

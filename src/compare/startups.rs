@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use super::runs::{Run, RunStartup};
+use super::runs::{PerRun, Run, RunStartup};
 use crate::model::{Warning, WarningCode};
 use crate::startups::{StartupType, BEFORE_APP};
 
@@ -53,15 +53,6 @@ const PARTS: [(&str, &str); 5] = [
     ("Choreographer#doFrame", "startup_first_do_frame"),
 ];
 
-/// One startup metric and its value on each run of each side (None: the run
-/// has no startup of the compared type, or the startup no such value).
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Sample {
-    pub metric: StartupMetric,
-    pub before: Vec<Option<f64>>,
-    pub after: Vec<Option<f64>>,
-}
-
 /// The startup metrics defined on at least one run of each side, and a
 /// warning when the runs' startups are of several types (only those of the
 /// most common type are compared: a cold start against a warm one measures
@@ -99,8 +90,7 @@ pub(crate) fn samples(before: &[Run], after: &[Run]) -> (Samples, Option<Warning
     };
     let samples = StartupMetric::ALL
         .into_iter()
-        .map(|metric| Sample { metric, before: values(before, metric), after: values(after, metric) })
-        .filter(|x| x.before.iter().any(Option::is_some) && x.after.iter().any(Option::is_some))
+        .filter_map(|metric| PerRun::defined(metric, values(before, metric), values(after, metric)))
         .collect();
     let part = |runs: &[Run], name: &str| -> Vec<Option<f64>> {
         runs.iter()
@@ -112,27 +102,20 @@ pub(crate) fn samples(before: &[Run], after: &[Run]) -> (Samples, Option<Warning
     };
     let parts = PARTS
         .into_iter()
-        .map(|(name, metric)| PartSample { metric, before: part(before, name), after: part(after, name) })
-        .filter(|x| x.before.iter().any(Option::is_some) && x.after.iter().any(Option::is_some))
+        .filter_map(|(name, metric)| PerRun::defined(metric, part(before, name), part(after, name)))
         .collect();
     (Samples { metrics: samples, parts }, warning)
 }
 
-/// A breakdown part's duration (ms) on each run of each side, as [`Sample`].
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct PartSample {
-    pub metric: &'static str,
-    pub before: Vec<Option<f64>>,
-    pub after: Vec<Option<f64>>,
-}
-
-/// What [`samples`] finds to compare.
+/// What [`samples`] finds to compare: each value on each run of each side
+/// (None: the run has no startup of the compared type, or the startup no
+/// such value).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub(crate) struct Samples {
     /// TTID, TTFD, duration.
-    pub metrics: Vec<Sample>,
-    /// The breakdown's parts: exploratory, for finding what grew.
-    pub parts: Vec<PartSample>,
+    pub metrics: Vec<PerRun<StartupMetric>>,
+    /// The breakdown's parts (ms), by metric name: exploratory, for finding what grew.
+    pub parts: Vec<PerRun<&'static str>>,
 }
 
 #[cfg(test)]
