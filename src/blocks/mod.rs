@@ -264,6 +264,12 @@ impl BlockAnalysis {
     pub fn summaries(&self) -> Vec<summary::BlockSummary> {
         summary::summarize(&self.blocks, self.span_ns)
     }
+
+    /// The summaries the outputs list: the processes with a block of
+    /// frame-scale or longer (`compare` reads every process', for its zeros).
+    pub fn listed(&self) -> Vec<summary::BlockSummary> {
+        self.summaries().into_iter().filter(|s| s.blocks > 0).collect()
+    }
 }
 
 /// A main thread's process, for the slices of its thread tracks.

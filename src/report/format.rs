@@ -356,6 +356,11 @@ pub(crate) fn startup_causes(why: &crate::startups::StartupWhy, max_chars: usize
     causes.join(", ")
 }
 
+/// A rate per minute (blocks per minute), one decimal; `-` when undefined.
+pub(crate) fn fmt_per_min(v: Option<f64>) -> String {
+    v.map_or_else(|| NONE_ASCII.to_string(), |v| format!("{v:.1}"))
+}
+
 /// A block's title: `openAndQueryOnUiThread (com.example.dbui 11377)`, the
 /// name cut to `max_chars`; an untraced block says so.
 pub(crate) fn block_title(b: &crate::blocks::Block, max_chars: usize) -> String {

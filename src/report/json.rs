@@ -93,7 +93,7 @@ pub(crate) fn document<'a>(report: &Report<'a>, include_frames: bool) -> Result<
         },
         startups: report.startups,
         main_thread_blocks: MainThreadBlocks {
-            apps: report.blocks.summaries().into_iter().filter(|s| s.blocks > 0).collect(),
+            apps: report.blocks.listed(),
             blocks: report.blocks.blocks.iter().filter(|b| b.counts()).collect(),
         },
         quality: report.quality,

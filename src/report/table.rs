@@ -449,7 +449,7 @@ pub(crate) fn render(report: &Report) -> String {
 /// count at each level, and the longest with their states, slow methods and
 /// critical path (docs/blocks.md); nothing when there is none.
 fn blocks_section(out: &mut String, report: &Report) {
-    let summaries: Vec<_> = report.blocks.summaries().into_iter().filter(|s| s.blocks > 0).collect();
+    let summaries = report.blocks.listed();
     if summaries.is_empty() {
         return;
     }
@@ -467,13 +467,13 @@ fn blocks_section(out: &mut String, report: &Report) {
                 vec![shorten_head(s.process.as_deref().unwrap_or(NONE_ASCII), TERMINAL_NAME_CHARS), s.pid.to_string()];
             row.extend(s.per_level.iter().map(|n| n.to_string()));
             row.push(fmt_ms_value(s.blocked_ns));
-            row.push(s.blocks_per_min.map_or_else(|| NONE_ASCII.to_string(), |v| format!("{v:.1}")));
+            row.push(fmt_per_min(s.blocks_per_min));
             row.push(fmt_opt_ms_value(s.longest_ns));
             row
         })
         .collect();
-    let mut right = vec![false, true];
-    right.extend([true; 8]);
+    // Every column but the process' name is a number.
+    let right: Vec<bool> = (0..headers.len()).map(|i| i > 0).collect();
     out.push_str(&indent(&text_table(&headers, &rows, &right)));
     let _ = writeln!(out, "  longest");
     let start = report.origin_ts();

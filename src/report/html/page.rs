@@ -72,15 +72,14 @@ fn blocks_view(report: &Report, origin_ts: i64) -> Option<super::view::BlocksVie
     use crate::blocks::summary;
     let apps: Vec<BlockAppRow> = report
         .blocks
-        .summaries()
+        .listed()
         .into_iter()
-        .filter(|s| s.blocks > 0)
         .map(|s| BlockAppRow {
             process: s.process.as_deref().unwrap_or(NONE_ASCII).to_string(),
             pid: s.pid,
             per_level: s.per_level.to_vec(),
             blocked: format!("{} ms", fmt_ms_value(s.blocked_ns)),
-            per_min: s.blocks_per_min.map_or_else(|| NONE_ASCII.to_string(), |v| format!("{v:.1}")),
+            per_min: fmt_per_min(s.blocks_per_min),
             longest: s.longest_ns.map_or_else(|| NONE_ASCII.to_string(), |v| format!("{} ms", fmt_ms_value(v))),
         })
         .collect();
