@@ -287,9 +287,8 @@ pub fn analyze(trace: &Trace, frames: &FrameAnalysis, thresholds: &Thresholds) -
         .iter()
         .map(|t| {
             let TrackKind::Thread { utid } = t.kind else { return None };
-            let thread = trace.threads.get(utid.index())?;
-            let process = trace.processes.get(thread.upid?.index())?;
-            (process.pid == thread.tid).then(|| MainThread { pid: process.pid, process: process.name.clone() })
+            let process = trace.process(trace.main_thread_of(utid)?);
+            Some(MainThread { pid: process.pid, process: process.name.clone() })
         })
         .collect();
     // Each distinct name is standardized once.

@@ -659,6 +659,12 @@ impl Trace {
             _ => None,
         }
     }
+    /// The process whose main thread `utid` is (its tid is the process'
+    /// pid: trace_processor's `is_main_thread`), if it is one.
+    pub fn main_thread_of(&self, utid: Utid) -> Option<Upid> {
+        let thread = self.threads.get(utid.index())?;
+        thread.upid.filter(|u| self.processes.get(u.index()).is_some_and(|p| p.pid == thread.tid))
+    }
     /// The process owning `track`, directly or through its thread.
     pub fn track_process(&self, track: TrackId) -> Option<&Process> {
         match self.track(track).kind {

@@ -94,12 +94,8 @@ impl Frames {
     pub fn ttfd(&self, trace: &Trace, fully_drawn: &[(&Slice, Utid)], ts: i64, upids: &[Upid]) -> Option<Display> {
         let from = fully_drawn.partition_point(|(s, _)| s.ts < ts);
         let later = &fully_drawn[from..];
-        let (report, utid) = upids.iter().find_map(|u| {
-            later.iter().find(|(_, utid)| {
-                let thread = trace.thread(*utid);
-                thread.upid == Some(*u) && trace.process(*u).pid == thread.tid
-            })
-        })?;
+        let (report, utid) =
+            upids.iter().find_map(|u| later.iter().find(|(_, utid)| trace.main_thread_of(*utid) == Some(*u)))?;
         let row = self.by_ui_thread.get(utid)?.first(report.ts.saturating_add(1))?;
         Some(self.display(trace, ts, row))
     }

@@ -38,7 +38,7 @@ fn process_name(p: &Process) -> Option<&str> {
 pub(super) fn startup_processes(trace: &Trace, ix: &Index, raw: &[RawStartup]) -> Vec<StartupProcess> {
     let mut main_threads: Vec<Vec<Utid>> = vec![Vec::new(); trace.processes.len()];
     for t in &trace.threads {
-        if let Some(u) = t.upid.filter(|u| trace.process(*u).pid == t.tid) {
+        if let Some(u) = trace.main_thread_of(t.utid) {
             main_threads[u.index()].push(t.utid);
         }
     }

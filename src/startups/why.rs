@@ -167,8 +167,7 @@ fn main_tracks(trace: &Trace) -> HashMap<Upid, TrackId> {
     let mut best: HashMap<Upid, (usize, TrackId)> = HashMap::new();
     for t in &trace.tracks {
         let TrackKind::Thread { utid } = t.kind else { continue };
-        let th = trace.thread(utid);
-        let Some(upid) = th.upid.filter(|&u| trace.process(u).pid == th.tid) else { continue };
+        let Some(upid) = trace.main_thread_of(utid) else { continue };
         let slices = trace.track_slices(t.id).len();
         // Ties: the later track.
         let entry = best.entry(upid).or_insert((slices, t.id));
