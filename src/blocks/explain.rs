@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::frames::critical_path::{self, PathIndex, PathTotal};
 use crate::frames::FrameRow;
-use crate::model::{Name, SliceId, Trace, TrackId};
+use crate::model::{Name, Slice, SliceId, Trace};
 
 /// How many of the critical path's parts, and of the slow methods, a block names.
 pub const CAUSES: usize = 3;
@@ -110,32 +110,25 @@ pub(super) fn path_why(paths: &PathIndex, trace: &Trace, tid: i32, ts: i64, end:
     (paths.chain(&path), causes)
 }
 
-/// The slow methods of the block that is slice `block` of `track`, in time
-/// linear in the slices inside it.
-pub(super) fn methods(trace: &Trace, track: TrackId, block: SliceId) -> Vec<SlowMethod> {
+/// The slow methods of the block that is slice `block`, in time linear in
+/// the slices inside it (`Trace::descendants`).
+pub(super) fn methods(trace: &Trace, block: SliceId) -> Vec<SlowMethod> {
     let top = trace.slice(block);
-    let Some(end) = top.end() else { return Vec::new() };
-    let ids = trace.track_slices(track);
-    // The track's slices are by start: the block, then what began inside it.
-    let first = ids.partition_point(|&id| trace.slice(id).ts < top.ts);
-    let inside: Vec<SliceId> = ids[first..]
-        .iter()
-        .copied()
-        .take_while(|&id| trace.slice(id).ts < end)
-        .filter(|&id| id == block || trace.slice(id).depth > top.depth)
-        .collect();
+    if top.end().is_none() {
+        return Vec::new();
+    }
+    let inside: Vec<&Slice> = std::iter::once(top).chain(trace.descendants(block)).collect();
     // Each slice's own time: its duration less its children's.
-    let mut own: foldhash::HashMap<SliceId, i64> = inside.iter().map(|&id| (id, trace.slice(id).dur.max(0))).collect();
-    for &id in &inside {
-        let s = trace.slice(id);
+    let mut own: foldhash::HashMap<SliceId, i64> = inside.iter().map(|s| (s.id, s.dur.max(0))).collect();
+    for s in &inside {
         if let Some(parent) = s.parent.and_then(|p| own.get_mut(&p)) {
             *parent -= s.dur.max(0);
         }
     }
     let mut by_name: foldhash::HashMap<&Name, (i64, i64)> = Default::default();
-    for &id in &inside {
-        let e = by_name.entry(&trace.slice(id).name).or_default();
-        e.0 += own[&id].max(0);
+    for s in &inside {
+        let e = by_name.entry(&s.name).or_default();
+        e.0 += own[&s.id].max(0);
         e.1 += 1;
     }
     let mut out: Vec<SlowMethod> =

@@ -354,7 +354,7 @@ impl BlockAnalysis {
                     }
                     _ => (None, Vec::new()),
                 };
-                let methods = b.slice.map_or_else(Vec::new, |id| explain::methods(trace, trace.slice(id).track, id));
+                let methods = b.slice.map_or_else(Vec::new, |id| explain::methods(trace, id));
                 (i, BlockWhy { chain, causes, methods })
             })
             .collect();

@@ -221,7 +221,7 @@ fn slow_methods_by_self_time() {
     let t = trace();
     let inflate = t.slices.iter().find(|s| &*s.name == "inflate").unwrap();
     // `inflate` 40 ms holds `measure` 30 ms: measure's own 30 ms, inflate's 10 ms.
-    let methods = explain::methods(&t, inflate.track, inflate.id);
+    let methods = explain::methods(&t, inflate.id);
     let got: Vec<(&str, i64, i64)> = methods.iter().map(|m| (&*m.name, m.self_ns, m.count)).collect();
     assert_eq!(got, [("measure", 30 * MS, 1), ("inflate", 10 * MS, 1)]);
 }
