@@ -7,6 +7,7 @@
 //! cargo run --release --example gen_trace -- run OUT SEED JANK   (one run for `compare`, tracegen::ab_runs)
 //! cargo run --release --example gen_trace -- fleet DIR DEVICES RUNS   (DIR/{b1,b2}/devN/run-K.pftrace, b2 smoother)
 //! cargo run --release --example gen_trace -- screen OUT   (a launcher beside apps that animate, draw nothing: tracegen::screen)
+//! cargo run --release --example gen_trace -- input OUT [late-up|scroll]   (input events from finger to screen: tracegen::input)
 //! ```
 
 use std::io::{BufWriter, Write};
@@ -16,7 +17,7 @@ use std::time::Instant;
 use tracegen::{ab_runs, scenarios, screen, systrace};
 
 fn usage() -> ExitCode {
-    eprintln!("usage: gen_trace demo OUT | gen_trace busy OUT SIZE_MB | gen_trace systrace OUT SIZE_MB | gen_trace run OUT SEED JANK | gen_trace fleet DIR DEVICES RUNS | gen_trace screen OUT");
+    eprintln!("usage: gen_trace demo OUT | gen_trace busy OUT SIZE_MB | gen_trace systrace OUT SIZE_MB | gen_trace run OUT SEED JANK | gen_trace fleet DIR DEVICES RUNS | gen_trace screen OUT | gen_trace input OUT [late-up|scroll]");
     ExitCode::from(2)
 }
 
@@ -30,6 +31,16 @@ fn main() -> ExitCode {
         }
         ["screen", out] => {
             let bytes = screen::launcher_and_background_animators().build(&tracegen::BuildOptions::default());
+            std::fs::write(out, &bytes).map(|()| bytes.len() as u64)
+        }
+        ["input", out, rest @ ..] if rest.len() <= 1 => {
+            let trace = match rest {
+                [] => tracegen::input::events(false),
+                ["late-up"] => tracegen::input::events(true),
+                ["scroll"] => tracegen::input::scroll(),
+                _ => return usage(),
+            };
+            let bytes = trace.build(&tracegen::BuildOptions::default());
             std::fs::write(out, &bytes).map(|()| bytes.len() as u64)
         }
         ["run", out, seed, jank] => {

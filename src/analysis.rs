@@ -241,6 +241,9 @@ pub struct Analysis {
     pub startups: crate::startups::StartupAnalysis,
     /// The main-thread blocks of the apps `Options::filter` keeps.
     pub blocks: BlockAnalysis,
+    /// The input events, gestures and input summaries of the apps
+    /// `Options::filter` keeps (docs/input.md).
+    pub input: crate::input::InputAnalysis,
     /// Per-app summaries; empty when `Options::summaries` is off.
     pub apps: Vec<crate::metrics::AppSummary>,
     /// The frame timeline's lanes of the frames that matter; None unless
@@ -289,6 +292,7 @@ impl Analysis {
             apps: tables::apps(&self.apps)?,
             scenes: tables::scenes(&self.apps)?,
             startups: tables::startups::startups(&self.startups.startups)?,
+            input_events: tables::input::input_events(&self.input.events)?,
         })
     }
 }
@@ -341,10 +345,13 @@ fn summarize(path: &Path, tf: TraceFrames, opts: &Options) -> Result<Analysis, A
     }
     let presents = keep_apps(presents, filter, &trace);
     cujs.cujs.retain(|c| named(c.process.as_deref(), c.pid));
-    let mut startups = crate::startups::analyze(&trace, || crate::tables::android_frames::display_frames(&trace));
+    let display_frames = || crate::tables::android_frames::display_frames(&trace);
+    let mut startups = crate::startups::analyze(&trace, display_frames);
     startups.startups.retain(|s| filter.matches(Some(&s.package), s.upid.map_or(0, |u| trace.process(u).pid)));
     crate::startups::explain(&trace, &frames, &mut startups.startups);
     blocks.blocks.retain(|b| named(b.process.as_deref(), b.pid));
+    let mut input = crate::input::analyze(&trace, &frames.display, display_frames);
+    input.retain(|process, pid| named(process, pid));
     // The blocks an output shows, explained: every one of frame-scale for
     // the tables and the JSON, the longest for the printed table.
     blocks.explain(&trace, &frames, (!opts.tables).then_some(crate::blocks::summary::LONGEST));
@@ -397,6 +404,7 @@ fn summarize(path: &Path, tf: TraceFrames, opts: &Options) -> Result<Analysis, A
         cujs,
         startups,
         blocks,
+        input,
         apps,
         lanes,
         warnings,

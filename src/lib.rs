@@ -25,6 +25,7 @@ pub mod error;
 pub mod experiment;
 pub mod frames;
 pub mod import;
+pub mod input;
 pub mod lanes;
 #[cfg(feature = "analysis")]
 pub mod memory;
@@ -32,6 +33,7 @@ pub mod memory;
 pub mod metrics;
 pub mod model;
 pub mod open;
+pub mod perfetto_sql;
 pub mod presents;
 #[cfg(feature = "analysis")]
 pub mod query;

@@ -15,8 +15,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use foldhash::HashMap;
 
 use super::{is_app_jank, is_sf_jank, Cuj};
-use crate::frames::{sqlite_cast_int, FrameAnalysis, FrameRow};
+use crate::frames::{FrameAnalysis, FrameRow};
 use crate::model::{JankTag, Name, Slice, SliceId, TimelineKind, TimelineSlice, Trace, TrackId, TrackKind, Upid, Utid};
+use crate::perfetto_sql::cast_int;
 
 /// A start and an end (ns).
 pub type Span = (i64, i64);
@@ -207,7 +208,7 @@ pub struct Correlator<'a> {
 
 /// The integer after the first space (`CAST(STR_SPLIT(name, ' ', 1) AS INTEGER)`).
 fn vsync_from_name(name: &str) -> Option<i64> {
-    name.split(' ').nth(1).map(sqlite_cast_int)
+    name.split(' ').nth(1).map(cast_int)
 }
 
 fn slice_end(s: &Slice) -> i64 {

@@ -183,7 +183,7 @@ struct LayerFrame<'a> {
 /// `layer_id`): `TX - NotificationShade#0` → 0.
 fn layer_id(layer_name: &str) -> Option<i64> {
     let rest = &layer_name[layer_name.find('#')? + 1..];
-    Some(crate::frames::sqlite_cast_int(rest.split('#').next().unwrap_or_default()))
+    Some(crate::perfetto_sql::cast_int(rest.split('#').next().unwrap_or_default()))
 }
 
 /// `_all_frames_in_cuj`: the frames of the CUJ's UI thread, one per layer,

@@ -6,8 +6,8 @@
 
 use foldhash::HashMap;
 
-use crate::frames::sqlite_cast_int;
 use crate::model::{Name, Slice, SliceId, Trace, TrackKind, Upid, Utid};
+use crate::perfetto_sql::cast_int;
 
 /// A CUJ slice with the values its markers carry.
 #[derive(Debug, Clone)]
@@ -96,7 +96,7 @@ fn marker_type(name: &str) -> MarkerType {
 fn value_after(name: &str, key: &str) -> Option<i64> {
     let rest = &name[name.find(key)? + key.len()..];
     let piece = rest.find(key).map_or(rest, |end| &rest[..end]);
-    Some(sqlite_cast_int(piece))
+    Some(cast_int(piece))
 }
 
 /// The CUJ slice name a marker belongs to: `J<NAME>#FT#…` and

@@ -132,7 +132,7 @@ pub use interval::period_of_hz;
 pub use labels::{DropLevel, FramePart, IntervalSource, PerPhase, Phase, VsyncSource};
 pub use render_thread::render_threads;
 pub use sched_index::{SchedIndex, State};
-pub use select::{sqlite_cast_int, DO_FRAME, DRAW_FRAME};
+pub use select::{DO_FRAME, DRAW_FRAME};
 /// The `VSYNC-app` ticks, for the report's frame timeline (`lanes`).
 pub(crate) use vsync::CounterIndex;
 pub use window::{scenario_window, ScenarioWindow};

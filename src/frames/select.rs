@@ -6,40 +6,17 @@
 use foldhash::HashMap;
 
 use crate::model::{Slice, SliceId, Trace, TrackKind, Upid, Utid};
+use crate::perfetto_sql::cast_int;
 
 pub const DO_FRAME: &str = "Choreographer#doFrame";
 pub const DRAW_FRAME: &str = "DrawFrame";
-
-/// SQLite's `CAST(text AS INTEGER)`: optional leading spaces and sign, then
-/// the longest digit prefix; no digits gives 0. trace_processor's
-/// `cast_int!` is this cast, so ids parse exactly as in its stdlib.
-pub fn sqlite_cast_int(s: &str) -> i64 {
-    let t = s.trim_start_matches([' ', '\t', '\n', '\r']);
-    let (neg, digits) = match t.as_bytes().first() {
-        Some(b'-') => (true, &t[1..]),
-        Some(b'+') => (false, &t[1..]),
-        _ => (false, t),
-    };
-    let mut v: i64 = 0;
-    for b in digits.bytes() {
-        if !b.is_ascii_digit() {
-            break;
-        }
-        v = v.saturating_mul(10).saturating_add((b - b'0') as i64);
-    }
-    if neg {
-        -v
-    } else {
-        v
-    }
-}
 
 /// The id trace_processor's `_get_frame_table_with_id` reads from a name:
 /// `cast_int!(STR_SPLIT(name, ' ', 1))`, where 0 (not a number, e.g. the
 /// `- resynced` slices) and -1 (invalid vsync id) mean "no id".
 pub fn name_id(name: &str) -> Option<i64> {
     let piece = name.split(' ').nth(1)?;
-    match sqlite_cast_int(piece) {
+    match cast_int(piece) {
         0 | -1 => None,
         v => Some(v),
     }
@@ -174,16 +151,6 @@ impl Part {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn cast_int_like_sqlite() {
-        assert_eq!(sqlite_cast_int("123"), 123);
-        assert_eq!(sqlite_cast_int("  42abc"), 42);
-        assert_eq!(sqlite_cast_int("-"), 0);
-        assert_eq!(sqlite_cast_int("-7"), -7);
-        assert_eq!(sqlite_cast_int(""), 0);
-        assert_eq!(sqlite_cast_int("x1"), 0);
-    }
 
     #[test]
     fn ids_from_names() {

@@ -36,6 +36,11 @@ impl Identity {
         upid
     }
 
+    /// A process of `pid` was seen.
+    pub(crate) fn knows_process(&self, pid: i32) -> bool {
+        self.pid_map.contains_key(&pid)
+    }
+
     pub(crate) fn thread(&mut self, tid: i32) -> Utid {
         if let Some(&u) = self.tid_map.get(&tid) {
             return u;

@@ -169,6 +169,12 @@ impl Replayer<'_> {
         let id = &mut *self.id;
         for pr in &pt.processes {
             let Some(pid) = pr.pid else { continue };
+            // A parent not listed (yet) is a process of its own, numbered
+            // before its child, with its main thread, as trace_processor's
+            // ProcessTracker makes it (pid 0 is the swapper's, upid 0).
+            if let Some(ppid) = pr.ppid.filter(|&p| p > 0 && p != pid && !id.knows_process(p)) {
+                id.thread_in(ppid, ppid);
+            }
             let upid = id.process(pid);
             let p = id.process_mut(upid);
             p.parent_pid = pr.ppid;

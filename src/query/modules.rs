@@ -3,10 +3,11 @@
 //! query's), every other is one clear error.
 
 use super::QueryError;
-use crate::tables::{android_frames, startups, Table};
+use crate::tables::{android_frames, input, startups, Table};
 
 /// The modules fpsan provides (their tables: `Table::module`).
-pub const PROVIDED: &[&str] = &[android_frames::MODULE, startups::MODULE_STARTUPS, startups::MODULE_TIME_TO_DISPLAY];
+pub const PROVIDED: &[&str] =
+    &[android_frames::MODULE, startups::MODULE_STARTUPS, startups::MODULE_TIME_TO_DISPLAY, input::MODULE];
 
 /// The modules the `INCLUDE PERFETTO MODULE` statements at the start of
 /// `sql` name, and the query after them.
@@ -91,7 +92,7 @@ mod tests {
             "INCLUDE PERFETTO MODULE android.binder: module android.binder is not provided by fpsan; provided: \
              android.frames.timeline (android_frames_choreographer_do_frame, android_frames_draw_frame, \
              android_frames_layers, android_frames); android.startup.startups (android_startups); \
-             android.startup.time_to_display (android_startup_time_to_display)"
+             android.startup.time_to_display (android_startup_time_to_display); android.input (android_input_events)"
         );
     }
 }

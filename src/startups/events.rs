@@ -10,8 +10,8 @@ use rustc_hash::FxHashMap;
 
 use super::display::Frames;
 use super::StartupType;
-use crate::frames::sqlite_cast_int;
 use crate::model::{Name, Slice, Trace, TrackKind, Utid};
+use crate::perfetto_sql::cast_int;
 
 const LAUNCHING_ACTIVITY: &str = "launchingActivity#";
 const LAUNCHING: &str = "launching: ";
@@ -190,7 +190,7 @@ fn minsdk33(ix: &Index) -> Vec<RawStartup> {
                 Some("completed-cold") => Some(StartupType::Cold),
                 _ => None,
             };
-            (sqlite_cast_int(part(0).unwrap_or_default()), Name::from(part(2).unwrap_or_default()), startup_type)
+            (cast_int(part(0).unwrap_or_default()), Name::from(part(2).unwrap_or_default()), startup_type)
         })
         .collect();
     // SQLite's GROUP BY order: NULL types before any text, text by bytes.
@@ -205,7 +205,7 @@ fn minsdk33(ix: &Index) -> Vec<RawStartup> {
         .launching_activity
         .iter()
         .filter_map(|s| {
-            let id = sqlite_cast_int(&s.name[LAUNCHING_ACTIVITY.len()..]);
+            let id = cast_int(&s.name[LAUNCHING_ACTIVITY.len()..]);
             let (package, startup_type) = first_completion.get(&id)?.clone();
             seen.insert(id).then(|| RawStartup {
                 startup_id: id,

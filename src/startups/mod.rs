@@ -45,7 +45,8 @@ impl StartupType {
 }
 
 /// A frame as trace_processor's `android_frames` has it (module
-/// `android.frames.timeline`): what TTID and TTFD read. The caller hands
+/// `android.frames.timeline`): what TTID and TTFD read, and the input
+/// events' frames (`crate::input`). The caller hands
 /// them in `android_frames`' row order (by frame id, then upid, NULL first),
 /// the order in which trace_processor's joins meet them.
 #[derive(Debug, Clone)]
@@ -57,6 +58,8 @@ pub struct DisplayFrame {
     pub ui_thread: Utid,
     /// The frame's first `DrawFrame` slice (`draw_frame_id`).
     pub draw_frame: SliceId,
+    /// Its first `Choreographer#doFrame` slice (`do_frame_id`).
+    pub do_frame: SliceId,
 }
 
 /// When a startup's app showed a frame: from the startup's start to the end

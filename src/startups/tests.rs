@@ -24,7 +24,8 @@ fn frame(trace: &Trace, frame_id: i64, ts: i64, draw: i64) -> DisplayFrame {
     let upid = trace.processes.iter().find(|p| p.pid == 50).map(|p| p.upid);
     let ui_thread = trace.threads.iter().find(|t| t.tid == 50).unwrap().utid;
     let dur = draw.ts + draw.dur - ts * MS;
-    DisplayFrame { frame_id, ts: ts * MS, dur, upid, ui_thread, draw_frame: draw.id }
+    // The startups do not read the doFrame.
+    DisplayFrame { frame_id, ts: ts * MS, dur, upid, ui_thread, draw_frame: draw.id, do_frame: draw.id }
 }
 
 fn with_sdk(mut trace: Trace, sdk: u64) -> Trace {

@@ -29,6 +29,7 @@ use rustc_hash::FxHashMap;
 use super::perfetto::{self, SliceIds};
 use super::TableBuilder;
 use crate::model::{SliceId, Trace, TrackKind, Upid, Utid};
+use crate::perfetto_sql::{cast_int, str_split};
 use crate::startups::DisplayFrame;
 
 /// The module's name in `INCLUDE PERFETTO MODULE`.
@@ -45,28 +46,6 @@ struct FrameSlice {
     dur: i64,
     /// Its thread is its process' main thread (tid = pid).
     main_thread: bool,
-}
-
-/// SQLite's `CAST(text AS INT)`: the longest integer prefix after leading
-/// spaces, saturated to i64; 0 when there is none.
-fn sqlite_cast_int(text: &str) -> i64 {
-    let t = text.trim_start_matches([' ', '\t', '\n', '\r', '\x0c']);
-    let (negative, digits) = match t.as_bytes().first() {
-        Some(b'-') => (true, &t[1..]),
-        Some(b'+') => (false, &t[1..]),
-        _ => (false, t),
-    };
-    let mut v: i64 = 0;
-    for d in digits.bytes().take_while(u8::is_ascii_digit) {
-        let d = i64::from(d - b'0');
-        v = v.saturating_mul(10).saturating_add(if negative { -d } else { d });
-    }
-    v
-}
-
-/// PerfettoSQL's `STR_SPLIT(text, delimiter, index)`: the index-th part, NULL past the last.
-fn str_split(text: &str, delimiter: char, index: usize) -> Option<&str> {
-    text.split(delimiter).nth(index)
 }
 
 /// The slices on threads' tracks to which `frame_id` gives a frame id (from
@@ -101,7 +80,7 @@ fn frame_slices(trace: &Trace, ids: &SliceIds, prefix: &str) -> Vec<FrameSlice> 
         if !name.starts_with(prefix) {
             return None;
         }
-        let frame_id = sqlite_cast_int(str_split(name, ' ', 1)?);
+        let frame_id = cast_int(str_split(name, " ", 1)?);
         (frame_id != 0 && frame_id != -1).then_some(frame_id)
     })
 }
@@ -146,9 +125,11 @@ struct LayerRow<'t> {
     expected_frame_timeline_id: Option<i64>,
     layer_id: Option<i64>,
     layer_name: Option<&'t str>,
-    /// The model's slice of `draw_frame_id` (last: it follows from that id,
-    /// so it changes neither the order nor which rows are distinct).
+    /// The model's slices of `draw_frame_id` and `do_frame_id` (last: they
+    /// follow from those ids, so they change neither the order nor which
+    /// rows are distinct).
     draw_frame: SliceId,
+    do_frame: SliceId,
 }
 
 /// An actual FrameTimeline slice as the module reads it.
@@ -216,7 +197,7 @@ fn frames_with_timeline<'t>(
         let (Some(upid), Some(id)) = (f.upid.map(perfetto::upid), ids.timeline(i)) else { continue };
         if f.kind.is_actual() {
             let layer_name = f.layer_name.as_deref();
-            let layer_id = layer_name.and_then(|l| str_split(l, '#', 1)).map(sqlite_cast_int);
+            let layer_id = layer_name.and_then(|l| str_split(l, "#", 1)).map(cast_int);
             actual.entry((f.token, upid)).or_default().push(Actual { id, ts: f.ts, dur: f.dur, layer_id, layer_name });
         } else {
             expected.entry((f.token, upid)).or_default().push(id);
@@ -240,6 +221,7 @@ fn frames_with_timeline<'t>(
             layer_id: act.and_then(|a| a.layer_id),
             layer_name: act.and_then(|a| a.layer_name),
             draw_frame: w.slice,
+            do_frame: d.slice,
         };
         let exps: Vec<Option<i64>> = match expected.get(&key) {
             Some(e) => e.iter().copied().map(Some).collect(),
@@ -308,6 +290,7 @@ fn frames_before_timeline<'t>(
                 layer_id: None,
                 layer_name: None,
                 draw_frame: w.slice,
+                do_frame: d.slice,
             });
         }
     }
@@ -348,8 +331,9 @@ struct FrameRow<'t> {
     dur: i64,
     do_frame_id: i64,
     draw_frame_id: i64,
-    /// The model's slice of `draw_frame_id`.
+    /// The model's slices of `draw_frame_id` and `do_frame_id`.
     draw_frame: SliceId,
+    do_frame: SliceId,
     actual_frame_timeline_id: Option<i64>,
     actual_frame_timeline_count: i64,
     draw_frame_count: i64,
@@ -369,12 +353,14 @@ fn frame_rows(trace: &Trace) -> Vec<FrameRow<'_>> {
                 v.len() as i64
             };
             let first_draw = group.iter().min_by_key(|r| r.draw_frame_id).unwrap_or(&group[0]);
+            let first_do = group.iter().min_by_key(|r| r.do_frame_id).unwrap_or(&group[0]);
             FrameRow {
                 first: group[0].clone(),
                 last: group[group.len() - 1].clone(),
                 ts: group.iter().map(|r| r.ts).min().unwrap_or_default(),
                 dur: group.iter().map(|r| r.dur).max().unwrap_or_default(),
-                do_frame_id: group.iter().map(|r| r.do_frame_id).min().unwrap_or_default(),
+                do_frame_id: first_do.do_frame_id,
+                do_frame: first_do.do_frame,
                 draw_frame_id: first_draw.draw_frame_id,
                 draw_frame: first_draw.draw_frame,
                 actual_frame_timeline_id: group.iter().filter_map(|r| r.actual_frame_timeline_id).min(),
@@ -416,7 +402,8 @@ pub fn frames(trace: &Trace) -> PolarsResult<DataFrame> {
         .build()
 }
 
-/// `android_frames`' rows as the startups read them, in the table's order.
+/// `android_frames`' rows as the startups and the input events read them,
+/// in the table's order.
 pub fn display_frames(trace: &Trace) -> Vec<DisplayFrame> {
     // trace_processor's ids are the model's indices plus one (`perfetto::upid`, `perfetto::utid`).
     let index = |id: i64| u32::try_from(id - 1).ok();
@@ -430,27 +417,8 @@ pub fn display_frames(trace: &Trace) -> Vec<DisplayFrame> {
                 upid: r.first.upid.and_then(index).map(Upid),
                 ui_thread: Utid(index(r.last.ui_thread_utid)?),
                 draw_frame: r.draw_frame,
+                do_frame: r.do_frame,
             })
         })
         .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn text_is_cast_to_int_as_sqlite_casts_it() {
-        assert_eq!(sqlite_cast_int("123"), 123);
-        assert_eq!(sqlite_cast_int("  -42abc"), -42);
-        assert_eq!(sqlite_cast_int("12.7"), 12);
-        assert_eq!(sqlite_cast_int("-"), 0);
-        assert_eq!(sqlite_cast_int(""), 0);
-        assert_eq!(sqlite_cast_int("abc"), 0);
-        assert_eq!(sqlite_cast_int("99999999999999999999"), i64::MAX);
-        assert_eq!(sqlite_cast_int("-99999999999999999999"), i64::MIN);
-        assert_eq!(str_split("Choreographer#doFrame 12 x", ' ', 1), Some("12"));
-        assert_eq!(str_split("DrawFrame", ' ', 1), None);
-        assert_eq!(str_split("a  b", ' ', 1), Some(""));
-    }
 }

@@ -8,6 +8,8 @@
 //! - the analysis' rows (`analysis`): `frames`, `presents`, `flutter_frames`;
 //! - the summaries' (`summaries`): `apps`, `scenes`;
 //! - the main threads' blocks (`blocks`): `main_thread_blocks`;
+//! - the input events' (`input`): the analysis' `input_events`, and the
+//!   table of module `android.input`;
 //! - the startups' (`startups`): the analysis' `startups`, and the tables of
 //!   modules `android.startup.startups` and `android.startup.time_to_display`;
 //! - PerfettoSQL modules' tables over the model (`android_frames`: module
@@ -32,6 +34,7 @@ pub mod android_frames;
 mod blocks;
 mod builder;
 pub mod docs;
+pub mod input;
 mod model;
 pub mod perfetto;
 mod sched;
@@ -106,6 +109,7 @@ use Origin::{Analysis, Lake, Model, Module, Sched};
 const FRAMES_MODULE: Origin = Module(android_frames::MODULE);
 const STARTUPS_MODULE: Origin = Module(startups::MODULE_STARTUPS);
 const TIME_TO_DISPLAY_MODULE: Origin = Module(startups::MODULE_TIME_TO_DISPLAY);
+const INPUT_MODULE: Origin = Module(input::MODULE);
 
 tables! {
     Slice = "slice", Model, "slice (and FrameTimeline slice)";
@@ -130,12 +134,14 @@ tables! {
     Apps = "apps", Analysis, "app";
     Scenes = "scenes", Analysis, "scene of an app";
     Startups = "startups", Analysis, "app startup";
+    InputEvents = "input_events", Analysis, "input event an app received";
     AndroidFramesChoreographerDoFrame = "android_frames_choreographer_do_frame", FRAMES_MODULE, "doFrame";
     AndroidFramesDrawFrame = "android_frames_draw_frame", FRAMES_MODULE, "DrawFrame";
     AndroidFramesLayers = "android_frames_layers", FRAMES_MODULE, "frame and layer";
     AndroidFrames = "android_frames", FRAMES_MODULE, "frame";
     AndroidStartups = "android_startups", STARTUPS_MODULE, "app startup";
     AndroidStartupTimeToDisplay = "android_startup_time_to_display", TIME_TO_DISPLAY_MODULE, "app startup";
+    AndroidInputEvents = "android_input_events", INPUT_MODULE, "input event";
     Traces = "traces", Lake, "input file";
 }
 
@@ -207,6 +213,7 @@ impl Table {
             Table::AndroidFrames => android_frames::frames(trace),
             Table::AndroidStartups => startups::android_startups(trace),
             Table::AndroidStartupTimeToDisplay => startups::time_to_display(trace),
+            Table::AndroidInputEvents => input::android_input_events(trace),
             Table::Frames
             | Table::Presents
             | Table::FlutterFrames
@@ -214,6 +221,7 @@ impl Table {
             | Table::Apps
             | Table::Scenes
             | Table::Startups
+            | Table::InputEvents
             | Table::Traces => return None,
         })
     }
@@ -228,6 +236,7 @@ impl Table {
             Table::Apps => apps(&[]),
             Table::Scenes => scenes(&[]),
             Table::Startups => startups::startups(&[]),
+            Table::InputEvents => input::input_events(&[]),
             Table::Traces => traces(&[]),
             _ => self.of_trace(&Trace::default()).expect("a model table"),
         }
@@ -255,11 +264,12 @@ pub struct AnalysisTables {
     pub apps: DataFrame,
     pub scenes: DataFrame,
     pub startups: DataFrame,
+    pub input_events: DataFrame,
 }
 
 impl AnalysisTables {
     /// The tables an analysis gives, in the order the lake and Python list them.
-    pub const ALL: [Table; 7] = [
+    pub const ALL: [Table; 8] = [
         Table::Frames,
         Table::Apps,
         Table::Scenes,
@@ -267,6 +277,7 @@ impl AnalysisTables {
         Table::FlutterFrames,
         Table::MainThreadBlocks,
         Table::Startups,
+        Table::InputEvents,
     ];
 
     pub fn get(&self, t: Table) -> Option<&DataFrame> {
@@ -278,6 +289,7 @@ impl AnalysisTables {
             Table::Apps => &self.apps,
             Table::Scenes => &self.scenes,
             Table::Startups => &self.startups,
+            Table::InputEvents => &self.input_events,
             _ => return None,
         })
     }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use tracegen::startups::{startups, StartupSdk, BASE_NS, STARTUP_APP};
 use tracegen::BuildOptions;
 
-use crate::util::{fpsan, shared, trace_processor_rows};
+use crate::util::{fpsan, fpsan_rows, shared, trace_processor_rows, NULL};
 
 /// The issue's query: every startup with its display times.
 const JOIN: &str = "INCLUDE PERFETTO MODULE android.startup.startups;\n\
@@ -17,19 +17,6 @@ const JOIN: &str = "INCLUDE PERFETTO MODULE android.startup.startups;\n\
     SELECT startup_id, ts, ts_end, dur, package, startup_type, time_to_initial_display, time_to_full_display, \
     ttid_frame_id, ttfd_frame_id FROM android_startups LEFT JOIN android_startup_time_to_display USING (startup_id) \
     ORDER BY startup_id";
-
-const NULL: &str = "[NULL]";
-
-/// `fpsan query`'s rows for `sql` on `trace` (header first; NULL as trace_processor prints it).
-fn fpsan_rows(trace: &Path, sql: &str) -> Vec<Vec<String>> {
-    let out = fpsan().arg("query").arg(trace).arg(sql).args(["--format", "csv"]).output().unwrap();
-    assert!(out.status.success(), "{}: {}", trace.display(), String::from_utf8_lossy(&out.stderr));
-    let mut reader = csv::ReaderBuilder::new().has_headers(false).from_reader(&out.stdout[..]);
-    reader
-        .records()
-        .map(|r| r.unwrap().iter().map(|c| if c.is_empty() { NULL.to_string() } else { c.to_string() }).collect())
-        .collect()
-}
 
 fn written(sdk: StartupSdk, dir: &Path) -> PathBuf {
     let path = dir.join(format!("{sdk:?}.pftrace"));

@@ -89,3 +89,18 @@ pub fn trace_processor_rows(trace: &std::path::Path, sql: &str) -> Option<Vec<Ve
     let mut reader = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(&out.stdout[..]);
     Some(reader.records().map(|r| r.expect("trace_processor's CSV").iter().map(str::to_owned).collect()).collect())
 }
+
+/// How trace_processor prints NULL.
+pub const NULL: &str = "[NULL]";
+
+/// `fpsan query`'s rows for `sql` on `trace` (header first; NULL as
+/// trace_processor prints it).
+pub fn fpsan_rows(trace: &std::path::Path, sql: &str) -> Vec<Vec<String>> {
+    let out = fpsan().arg("query").arg(trace).arg(sql).args(["--format", "csv"]).output().unwrap();
+    assert!(out.status.success(), "{}: {}", trace.display(), String::from_utf8_lossy(&out.stderr));
+    let mut reader = csv::ReaderBuilder::new().has_headers(false).from_reader(&out.stdout[..]);
+    reader
+        .records()
+        .map(|r| r.unwrap().iter().map(|c| if c.is_empty() { NULL.to_string() } else { c.to_string() }).collect())
+        .collect()
+}

@@ -70,8 +70,8 @@ pub fn events(late_up: bool) -> TraceBuilder {
         SYSTEM_SERVER,
         "UnwantedInteractionBlocker::notifyMotion(id=0x111, eventTime=999000000)",
     );
-    dispatch(&mut b, a + 200 * US, ch, "0x111", 1, "MOTION");
-    dispatch(&mut b, a + 300 * US, pch, "0x111", 2, "MOTION");
+    dispatch(&mut b, a + 200 * US, ch, "0x111", 1, "MOTION", "MOVE");
+    dispatch(&mut b, a + 300 * US, pch, "0x111", 2, "MOTION", "MOVE");
     b.slice(a + 500 * US, 10 * US, APP, APP, &message("receive", ch, "client", 1, "MOTION"));
     b.slice(a + 510 * US, 10 * US, ANDROID_UI, SYSTEM_SERVER, &message("receive", pch, "client", 2, "MOTION"));
     b.slice(a + 600 * US, 10 * US, ANDROID_UI, SYSTEM_SERVER, &message("send", pch, "client", 2, "FINISHED"));
@@ -93,7 +93,7 @@ pub fn events(late_up: bool) -> TraceBuilder {
     // B: a DOWN delivered outside any doFrame.
     let down = T0 + 12 * MS;
     b.slice(down, 50 * US, INPUT_READER, SYSTEM_SERVER, "UnwantedInteractionBlocker::notifyMotion(id=0x222)");
-    dispatch(&mut b, down + 200 * US, ch, "0x222", 3, "MOTION");
+    dispatch(&mut b, down + 200 * US, ch, "0x222", 3, "MOTION", "DOWN");
     b.slice(down + 500 * US, 10 * US, APP, APP, &message("receive", ch, "client", 3, "MOTION"));
     b.atrace_begin(
         down + 600 * US,
@@ -136,7 +136,7 @@ pub fn events(late_up: bool) -> TraceBuilder {
             SYSTEM_SERVER,
             "UnwantedInteractionBlocker::notifyMotion(id=0x333, eventTime=1007600000)",
         );
-        dispatch(&mut b, T0 + 7_700 * US, ch, "0x333", 5, "MOTION");
+        dispatch(&mut b, T0 + 7_700 * US, ch, "0x333", 5, "MOTION", "UP");
         b.slice(T0 + 7_800 * US, 10 * US, APP, APP, &message("receive", ch, "client", 5, "MOTION"));
         b.atrace_begin(
             T0 + 7_900 * US,
@@ -189,8 +189,9 @@ fn message(verb: &str, channel: &str, side: &str, seq: u32, ty: &str) -> String 
 }
 
 /// InputDispatcher's nesting of one event to one channel at `ts`: enqueue >
-/// start of the dispatch cycle > publish > `sendMessage` (5 µs, 30 µs in).
-fn dispatch(b: &mut TraceBuilder, ts: i64, channel: &str, id: &str, seq: u32, ty: &str) {
+/// start of the dispatch cycle > publish (`publishMotionEvent(…, action=…)`,
+/// `publishKeyEvent(…)` for a KEY) > `sendMessage` (5 µs, 30 µs in).
+fn dispatch(b: &mut TraceBuilder, ts: i64, channel: &str, id: &str, seq: u32, ty: &str, action: &str) {
     let (tid, pid) = (INPUT_DISPATCHER, SYSTEM_SERVER);
     b.atrace_begin(ts, tid, pid, &format!("enqueueDispatchEntriesLocked(inputChannel={channel} (server), id={id})"));
     b.atrace_begin(ts + 10 * US, tid, pid, &format!("startDispatchCycleLocked(inputChannel={channel} (server))"));
@@ -198,10 +199,177 @@ fn dispatch(b: &mut TraceBuilder, ts: i64, channel: &str, id: &str, seq: u32, ty
         ts + 20 * US,
         tid,
         pid,
-        &format!("publishMotionEvent(inputChannel={channel} (server), action=MOVE)"),
+        &if ty == "KEY" {
+            format!("publishKeyEvent(inputChannel={channel} (server), action={action})")
+        } else {
+            format!("publishMotionEvent(inputChannel={channel} (server), action={action})")
+        },
     );
     b.slice(ts + 30 * US, 5 * US, tid, pid, &message("send", channel, "server", seq, ty));
     b.atrace_end(ts + 40 * US, tid, pid);
     b.atrace_end(ts + 50 * US, tid, pid);
     b.atrace_end(ts + 60 * US, tid, pid);
+}
+
+/// One vsync period of the scroll's 60 Hz display.
+pub const SCROLL_VSYNC: i64 = 16_666_667;
+/// Where the scroll begins.
+pub const SCROLL_T0: i64 = 2_000_000_000_000;
+
+/// A scroll, one gesture on the app's channel, with the truth docs/input.md
+/// and the tests work out by hand (P = [`SCROLL_VSYNC`], times from
+/// [`SCROLL_T0`]):
+/// - DOWN read at 8 ms (id 0x1000, seq 0x1), delivered off-frame at
+///   8.7–9.7 ms, matched to the next doFrame (frame 101) speculatively;
+/// - a MOVE for frames k = 1, 2, 3, 4, 7, 8 (id 0x1000 + k, seq 0x1 + k),
+///   read at kP − 3 ms, received at kP − 2.5 ms, delivered inside
+///   `Choreographer#doFrame 10k` (at kP) and finished 1 ms into it (3.5 ms
+///   of handling); frame 4's handler is slow (30 ms, 33.5 ms of handling)
+///   and its doFrame lasts 40 ms, so Choreographer skips frames 5 and 6;
+/// - UP read at 9P + 5 ms (id 0x1009, seq 0xa), delivered off-frame, no
+///   frame after it; then a KEY event (seq 0xb) at 11P, not part of the gesture;
+/// - FrameTimeline: app frame 10k from kP, presented by display frame 20k,
+///   which ends at (k + 2)P for k ≤ 3, 8P for the late frame 4, 9P and 10P
+///   for 7 and 8.
+pub fn scroll() -> TraceBuilder {
+    const P: i64 = SCROLL_VSYNC;
+    let t = SCROLL_T0;
+    let mut b = TraceBuilder::new();
+    b.process(SYSTEM_SERVER, "system_server")
+        .process(APP, "com.example.app")
+        .process(SURFACE_FLINGER, "/system/bin/surfaceflinger");
+    b.thread(SYSTEM_SERVER, SYSTEM_SERVER, "system_server").thread(INPUT_READER, SYSTEM_SERVER, "InputReader").thread(
+        INPUT_DISPATCHER,
+        SYSTEM_SERVER,
+        "InputDispatcher",
+    );
+    b.thread(APP, APP, "com.example.app").thread(RENDER_THREAD, APP, "RenderThread").thread(
+        SURFACE_FLINGER,
+        SURFACE_FLINGER,
+        "surfaceflinger",
+    );
+    let ch = CHANNEL;
+    // The off-frame events: DOWN, UP, KEY, each delivered 0.7 ms after its read.
+    let off_frame = |b: &mut TraceBuilder, read: i64, id: u32, seq: u32, ty: &str, action: &str, parent: &str| {
+        let id = format!("0x{id:x}");
+        if ty == "MOTION" {
+            b.slice(
+                read,
+                50 * US,
+                INPUT_READER,
+                SYSTEM_SERVER,
+                &format!("UnwantedInteractionBlocker::notifyMotion(id={id})"),
+            );
+        }
+        dispatch(b, read + 200 * US, ch, &id, seq, ty, action);
+        b.slice(read + 500 * US, 10 * US, APP, APP, &message("receive", ch, "client", seq, ty));
+        b.atrace_begin(read + 600 * US, APP, APP, parent);
+        b.slice(read + 700 * US, MS, APP, APP, &format!("deliverInputEvent src=0x1002 eventTimeNano={read} id={id}"));
+        b.atrace_end(read + 2 * MS, APP, APP);
+        b.slice(read + 2_100 * US, 10 * US, APP, APP, &message("send", ch, "client", seq, "FINISHED"));
+        b.slice(
+            read + 2_300 * US,
+            10 * US,
+            INPUT_DISPATCHER,
+            SYSTEM_SERVER,
+            &message("receive", ch, "server", seq, "FINISHED"),
+        );
+    };
+    off_frame(
+        &mut b,
+        t + 8 * MS,
+        0x1000,
+        1,
+        "MOTION",
+        "DOWN",
+        "dispatchInputEvent MotionEvent ACTION_DOWN deviceId=4 source=0x1002, historySize=0",
+    );
+    for k in [1u32, 2, 3, 4, 7, 8] {
+        let frame = t + i64::from(k) * P;
+        let (id, seq) = (format!("0x{:x}", 0x1000 + k), 1 + k);
+        let read = frame - 3 * MS;
+        b.slice(
+            read,
+            50 * US,
+            INPUT_READER,
+            SYSTEM_SERVER,
+            &format!("UnwantedInteractionBlocker::notifyMotion(id={id})"),
+        );
+        dispatch(&mut b, read + 200 * US, ch, &id, seq, "MOTION", "MOVE");
+        b.slice(read + 500 * US, 10 * US, APP, APP, &message("receive", ch, "client", seq, "MOTION"));
+        // Frame 4's handler is slow, and so its doFrame.
+        let (handler, do_frame) = if k == 4 { (30 * MS, 40 * MS) } else { (500 * US, 4 * MS) };
+        b.atrace_begin(frame, APP, APP, &format!("Choreographer#doFrame {}", 100 + k));
+        b.atrace_begin(
+            frame + 100 * US,
+            APP,
+            APP,
+            "dispatchInputEvent MotionEvent ACTION_MOVE deviceId=4 source=0x1002, historySize=1",
+        );
+        b.slice(
+            frame + 200 * US,
+            handler,
+            APP,
+            APP,
+            &format!("deliverInputEvent src=0x1002 eventTimeNano={read} id={id}"),
+        );
+        b.atrace_end(frame + 200 * US + handler + 100 * US, APP, APP);
+        b.slice(frame + 500 * US + handler, 10 * US, APP, APP, &message("send", ch, "client", seq, "FINISHED"));
+        b.atrace_end(frame + do_frame, APP, APP);
+        b.slice(frame + do_frame, 4 * MS, RENDER_THREAD, APP, &format!("DrawFrame {}", 100 + k));
+        b.slice(
+            frame + 1_500 * US + handler,
+            10 * US,
+            INPUT_DISPATCHER,
+            SYSTEM_SERVER,
+            &message("receive", ch, "server", seq, "FINISHED"),
+        );
+        // Presented at the end of display frame 20k.
+        let present = t + P * match k {
+            4 => 8,
+            7 => 9,
+            8 => 10,
+            k => i64::from(k) + 2,
+        };
+        let (token, display) = (100 + i64::from(k), 200 + i64::from(k));
+        let frame_end = frame + do_frame + 4 * MS;
+        let on_time = ActualFrame {
+            present_type: if k == 4 { 2 } else { 1 },
+            on_time_finish: k != 4,
+            jank_type: if k == 4 { 64 } else { 1 },
+            prediction_type: 1,
+            ..Default::default()
+        };
+        b.expected_surface_frame(frame, Some(frame + P), token, display, APP, LAYER);
+        b.actual_surface_frame(
+            frame,
+            Some(frame_end),
+            ActualFrame { token, display_frame_token: display, pid: APP, layer: LAYER.into(), ..on_time.clone() },
+        );
+        b.expected_display_frame(present - P, Some(present), display, SURFACE_FLINGER);
+        b.actual_display_frame(
+            present - P,
+            Some(present),
+            ActualFrame { token: display, pid: SURFACE_FLINGER, ..on_time },
+        );
+    }
+    off_frame(
+        &mut b,
+        t + 9 * P + 5 * MS,
+        0x1009,
+        10,
+        "MOTION",
+        "UP",
+        "dispatchInputEvent MotionEvent ACTION_UP deviceId=4 source=0x1002, historySize=0",
+    );
+    off_frame(
+        &mut b,
+        t + 11 * P,
+        0x100a,
+        11,
+        "KEY",
+        "DOWN",
+        "dispatchInputEvent KeyEvent { action=ACTION_DOWN, keyCode=KEYCODE_BACK }",
+    );
+    b
 }

@@ -1,0 +1,135 @@
+//! The input events, gestures and summaries of the generated traces
+//! (`tracegen::input`), against the truth worked out by hand in their docs.
+
+use super::*;
+use crate::series::Percentiles;
+use tracegen::input::{SCROLL_T0, SCROLL_VSYNC as P};
+
+const MS: i64 = 1_000_000;
+
+fn analysed(builder: tracegen::TraceBuilder) -> InputAnalysis {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("input.pftrace");
+    std::fs::write(&path, builder.build(&tracegen::BuildOptions::default())).unwrap();
+    crate::analysis::analyze(&path, &crate::analysis::Options::default()).unwrap().input
+}
+
+#[test]
+fn the_scroll_gives_each_event_its_latencies_and_frame() {
+    let a = analysed(tracegen::input::scroll());
+    assert_eq!(a.rows_left_out, 0);
+    // (seq, fpsan's action, handling, end to end, frame, speculative)
+    let rows: Vec<_> = a
+        .events
+        .iter()
+        .map(|e| {
+            (
+                e.event_seq.as_str(),
+                e.action.as_deref(),
+                e.handling_latency_dur,
+                e.end_to_end_latency_dur,
+                e.frame_id,
+                e.is_speculative_frame,
+            )
+        })
+        .collect();
+    // A MOVE of frame k is read at kP − 3 ms and shown at the end of its
+    // display frame: (k + 2)P for k ≤ 3, 8P for k = 4, 9P and 10P for 7, 8.
+    let e2e = |k: i64, shown: i64| Some(shown * P - (k * P - 3 * MS));
+    assert_eq!(
+        rows,
+        [
+            ("0x1", Some("DOWN"), 1_600_000, Some(3 * P - 8 * MS), Some(101), Some(true)),
+            ("0x2", Some("MOVE"), 3_500_000, e2e(1, 3), Some(101), Some(false)),
+            ("0x3", Some("MOVE"), 3_500_000, e2e(2, 4), Some(102), Some(false)),
+            ("0x4", Some("MOVE"), 3_500_000, e2e(3, 5), Some(103), Some(false)),
+            // The slow handler: received at 4P − 2.5 ms, finished at 4P + 30.5 ms.
+            ("0x5", Some("MOVE"), 33_000_000, e2e(4, 8), Some(104), Some(false)),
+            ("0x8", Some("MOVE"), 3_500_000, e2e(7, 9), Some(107), Some(false)),
+            ("0x9", Some("MOVE"), 3_500_000, e2e(8, 10), Some(108), Some(false)),
+            ("0xa", Some("UP"), 1_600_000, None, None, None),
+            ("0xb", None, 1_600_000, None, None, None),
+        ]
+    );
+    assert_eq!(e2e(1, 3), Some(36_333_334));
+    assert_eq!(e2e(4, 8), Some(69_666_668));
+}
+
+#[test]
+fn the_scroll_is_one_gesture_with_one_delayed_frame() {
+    let a = analysed(tracegen::input::scroll());
+    assert_eq!(a.gestures.len(), 1, "{:?}", a.gestures);
+    let g = &a.gestures[0];
+    assert_eq!((g.pid, g.events, g.ended), (tracegen::input::APP, 8, true));
+    assert_eq!(g.start_ts, SCROLL_T0 + 8 * MS);
+    assert_eq!(g.touch_to_first_frame_ns, Some(3 * P - 8 * MS));
+    // Seven events shown: the DOWN (42.0 ms), five MOVEs at 2P + 3 ms, frame 4's at 4P + 3 ms.
+    let e2e = Percentiles::of(vec![
+        3 * P - 8 * MS,
+        2 * P + 3 * MS,
+        2 * P + 3 * MS,
+        2 * P + 3 * MS,
+        4 * P + 3 * MS,
+        2 * P + 3 * MS,
+        2 * P + 3 * MS,
+    ]);
+    assert_eq!(g.end_to_end_ns, e2e);
+    assert_eq!((e2e.p50, e2e.p90, e2e.max), (Some(36_333_334), Some(69_666_668), Some(69_666_668)));
+    // Presents with input: 3P (DOWN, MOVE 1), 4P, 5P, 8P, 9P, 10P; the five
+    // after the first are judged against the app's previous present, and
+    // 8P came 3 vsyncs after 5P.
+    assert_eq!((g.judged_presents, g.delayed_frames), (5, 1));
+    assert_eq!(g.delayed_pct(), Some(20.0));
+}
+
+#[test]
+fn the_scrolling_app_has_one_summary() {
+    let a = analysed(tracegen::input::scroll());
+    assert_eq!(a.apps.len(), 1, "{:?}", a.apps);
+    let s = &a.apps[0];
+    assert_eq!(
+        (s.pid, s.process.as_deref(), s.source),
+        (tracegen::input::APP, Some("com.example.app"), InputSource::InputEvents)
+    );
+    assert_eq!((s.events, s.gestures), (9, 1));
+    // Handling, sorted: 1.6 ms × 3 (DOWN, UP, KEY), 3.5 ms × 5, 33 ms.
+    assert_eq!(
+        (s.handling_ns.p50, s.handling_ns.p90, s.handling_ns.max),
+        (Some(3_500_000), Some(33_000_000), Some(33_000_000))
+    );
+    assert_eq!((s.end_to_end_ns.p50, s.end_to_end_ns.p90), (Some(36_333_334), Some(69_666_668)));
+    assert_eq!(s.touch_to_first_frame_ns.p50, Some(3 * P - 8 * MS));
+    assert_eq!((s.judged_presents, s.delayed_frames, s.delayed_pct), (5, 1, Some(20.0)));
+}
+
+#[test]
+fn events_without_a_down_form_no_gesture_and_idle_is_not_judged() {
+    // The first generated trace: a MOVE, a DOWN with no UP after it (to
+    // the trace's end), a FOCUS; the second window's copy is system_server's.
+    let a = analysed(tracegen::input::events(false));
+    let g: Vec<_> = a.gestures.iter().map(|g| (g.pid, g.events, g.ended, g.judged_presents)).collect();
+    // The DOWN (seq 0x3) opens a gesture the trace ends; its one present is the first: nothing judged.
+    assert_eq!(g, [(tracegen::input::APP, 1, false, 0)]);
+    let apps: Vec<_> = a.apps.iter().map(|s| (s.pid, s.events, s.gestures)).collect();
+    assert_eq!(apps, [(tracegen::input::SYSTEM_SERVER, 1, 0), (tracegen::input::APP, 3, 1)]);
+}
+
+#[test]
+fn channels_are_normalized_as_the_module_does() {
+    use events::normalize_event_channel as n;
+    let cases = [
+        ("[Gesture Monitor] swipe-up (server)", Some("[Gesture Monitor] swipe-up (server)")),
+        ("ccf6448 PopupWindow:b20fb4d (server)", Some("PopupWindow")),
+        ("4325794 NotificationShade (server)", Some("NotificationShade (server)")),
+        ("PointerEventDispatcher0 (server)", Some("(server)")),
+        ("PointerEventDispatcher23", Some("PointerEventDispatcher")),
+        ("123", None),
+        ("Foo_9", Some("Foo")),
+        ("foo ", Some("")),
+        ("x:1 y", Some("y")),
+        ("", Some("")),
+    ];
+    for (c, want) in cases {
+        assert_eq!(n(c).as_deref(), want, "{c:?}");
+    }
+}
