@@ -578,6 +578,8 @@ mod tests {
         assert_eq!(
             processes,
             [
+                // surfaceflinger's parent, not listed: a process of its own, before it (trace_processor's order).
+                (1, None, None, None, None),
                 (10, Some("/system/bin/surfaceflinger"), Some("/system/bin/surfaceflinger --x"), Some(1), Some(1000)),
                 (20, Some("com.example.app"), None, None, None),
                 (40, None, None, None, None),

@@ -60,11 +60,11 @@ fn sql_that_does_not_run_is_a_usage_error() {
         "fpsan: SQL error: relation 'nowhere' was not found; the tables are slice, counter, thread, process, \
          frame_timeline, track, thread_track, process_track, counter_track, process_counter_track, \
          thread_counter_track, actual_frame_timeline_slice, expected_frame_timeline_slice, sched, thread_state, \
-         frames, presents, flutter_frames, main_thread_blocks, apps, scenes, startups (and those of INCLUDE PERFETTO MODULE \
+         frames, presents, flutter_frames, main_thread_blocks, apps, scenes, startups, input_events (and those of INCLUDE PERFETTO MODULE \
          android.frames.timeline: android_frames_choreographer_do_frame, android_frames_draw_frame, \
          android_frames_layers, android_frames; INCLUDE PERFETTO MODULE android.startup.startups: \
          android_startups; INCLUDE PERFETTO MODULE android.startup.time_to_display: \
-         android_startup_time_to_display)"
+         android_startup_time_to_display; INCLUDE PERFETTO MODULE android.input: android_input_events)"
     );
 }
 

@@ -1,8 +1,10 @@
-//! Input events (issue 43): trace_processor v58.2's `android_input_events`
-//! on the generated input traces (`tracegen::input`), stored beside as the
-//! reference fpsan's table must equal cell for cell (`tests/golden/
-//! input_events*.tp.csv`, re-blessed with FPSAN_BLESS=1 from
-//! trace_processor itself). The rows, worked through from trace_processor's
+//! Input events (docs/input.md): trace_processor v58.2's
+//! `android_input_events` on the generated input traces (`tracegen::input`),
+//! stored beside (`tests/golden/input_events*.tp.csv`, re-blessed with
+//! FPSAN_BLESS=1 from trace_processor itself), and fpsan's table through
+//! `fpsan query` equal to it cell for cell. Track ids are each tool's own
+//! (docs/report.md): both sides are also given the tid of each track's
+//! thread, and the ids are compared through them. The rows, worked through from trace_processor's
 //! SQL (stdlib `android/input.sql`): A's MOVE to the app (seq 0x1) is in
 //! doFrame 100 (`is_speculative_frame` 0, action `MOVE`), end to end 16 ms
 //! (read at T0, frame 100 presented at display frame 200's end, 16 ms);
@@ -11,17 +13,50 @@
 //! to end 21 ms, and no action (Android 16's `DOWN` has no `ACTION_`); C's
 //! FOCUS (seq 0x4) no input id; D's UP (seq 0x5), delivered after doFrame
 //! 100 but inside its FrameTimeline span, is matched to 101 speculatively:
-//! trace_processor matches a doFrame's slice, not its frame's span.
+//! trace_processor matches a doFrame's slice, not its frame's span. The
+//! scroll's rows are worked out in `tracegen::input::scroll`'s doc.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::golden::check;
-use crate::util::trace_processor_rows;
+use crate::util::{fpsan_rows, trace_processor_rows};
 
+/// Every row with its tracks' threads: the track ids are each tool's own.
 const SQL: &str = "INCLUDE PERFETTO MODULE android.input;
-SELECT * FROM android_input_events ORDER BY dispatch_ts, event_seq";
+SELECT e.*, dt.tid AS dispatch_track_tid, rt.tid AS receive_track_tid
+FROM android_input_events e
+JOIN thread_track dtt ON dtt.id = e.dispatch_track_id
+JOIN thread dt ON dt.utid = dtt.utid
+JOIN thread_track rtt ON rtt.id = e.receive_track_id
+JOIN thread rt ON rt.utid = rtt.utid
+ORDER BY e.dispatch_ts, e.event_seq";
 
-/// trace_processor's rows as CSV text.
+/// The generated traces, each with its stored trace_processor rows and
+/// the seqs of its rows in order.
+fn traces(dir: &Path) -> Vec<(PathBuf, &'static str, &'static [&'static str])> {
+    let cases: [(tracegen::TraceBuilder, &str, &[&str]); 3] = [
+        // A twice (the app's window and the pointer-event window), B, C.
+        (tracegen::input::events(false), "input_events.tp.csv", &["0x1", "0x2", "0x3", "0x4"]),
+        // D, dispatched before B.
+        (tracegen::input::events(true), "input_events_late_up.tp.csv", &["0x1", "0x2", "0x5", "0x3", "0x4"]),
+        // DOWN, six MOVEs, UP, KEY.
+        (
+            tracegen::input::scroll(),
+            "input_events_scroll.tp.csv",
+            &["0x1", "0x2", "0x3", "0x4", "0x5", "0x8", "0x9", "0xa", "0xb"],
+        ),
+    ];
+    cases
+        .into_iter()
+        .map(|(builder, golden, seqs)| {
+            let path = dir.join(golden).with_extension("pftrace");
+            std::fs::write(&path, builder.build(&tracegen::BuildOptions::default())).unwrap();
+            (path, golden, seqs)
+        })
+        .collect()
+}
+
+/// Rows as CSV text.
 fn csv_of(rows: &[Vec<String>]) -> Vec<u8> {
     let mut w = csv::Writer::from_writer(Vec::new());
     for r in rows {
@@ -30,18 +65,42 @@ fn csv_of(rows: &[Vec<String>]) -> Vec<u8> {
     w.into_inner().expect("csv")
 }
 
+/// The stored rows of `golden`.
+fn stored(golden: &str) -> Vec<Vec<String>> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(golden);
+    let mut reader = csv::ReaderBuilder::new().has_headers(false).from_path(&path).expect("a stored golden");
+    reader.records().map(|r| r.unwrap().iter().map(str::to_owned).collect()).collect()
+}
+
 #[test]
 fn trace_processors_input_events_on_the_generated_traces_are_the_stored_ones() {
     let dir = tempfile::tempdir().unwrap();
-    for (late_up, golden) in [(false, "input_events.tp.csv"), (true, "input_events_late_up.tp.csv")] {
-        let path = dir.path().join(golden).with_extension("pftrace");
-        std::fs::write(&path, tracegen::input::events(late_up).build(&tracegen::BuildOptions::default())).unwrap();
-        let Some(rows) = trace_processor_rows(Path::new(&path), SQL) else { return };
-        // A header and a row per (event, channel): A twice, B, C, and D.
-        assert_eq!(rows.len(), 1 + 4 + usize::from(late_up), "{rows:?}");
-        let seqs: Vec<&str> = rows[1..].iter().map(|r| r[12].as_str()).collect();
-        let want: &[&str] = if late_up { &["0x1", "0x2", "0x5", "0x3", "0x4"] } else { &["0x1", "0x2", "0x3", "0x4"] };
-        assert_eq!(seqs, want);
+    for (path, golden, seqs) in traces(dir.path()) {
+        let Some(rows) = trace_processor_rows(&path, SQL) else { return };
+        let got: Vec<&str> = rows[1..].iter().map(|r| r[12].as_str()).collect();
+        assert_eq!(got, seqs, "{golden}");
         check(golden, &csv_of(&rows));
+    }
+}
+
+#[test]
+fn fpsans_android_input_events_equal_trace_processors_cell_for_cell() {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, golden, _) in traces(dir.path()) {
+        let want = stored(golden);
+        let got = fpsan_rows(&path, SQL);
+        assert_eq!(got[0], want[0], "{golden}: the columns");
+        assert_eq!(got.len(), want.len(), "{golden}: the rows");
+        // Every column but the two track ids, which their threads' tids (the last two) stand for.
+        let compared = |r: &[String]| -> Vec<String> {
+            r.iter()
+                .zip(&want[0])
+                .filter(|(_, name)| !matches!(name.as_str(), "dispatch_track_id" | "receive_track_id"))
+                .map(|(c, _)| c.clone())
+                .collect()
+        };
+        for (g, w) in got.iter().zip(&want).skip(1) {
+            assert_eq!(compared(g), compared(w), "{golden}");
+        }
     }
 }

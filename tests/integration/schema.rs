@@ -732,6 +732,8 @@ fn processes_and_threads_with_names_by_priority() {
     assert_eq!(
         procs,
         vec![
+            // Their parent, which the process tree does not list: a process of its own, as in trace_processor.
+            (1, None, None, None, None),
             (SF, Some("/system/bin/surfaceflinger".into()), Some("/system/bin/surfaceflinger".into()), Some(1), None),
             (APP, Some("com.example.app".into()), Some("com.example.app --flag".into()), Some(1), Some(10123)),
         ]
@@ -746,6 +748,8 @@ fn processes_and_threads_with_names_by_priority() {
     assert_eq!(
         threads,
         vec![
+            // The parent's main thread.
+            (1, Some(1), None),
             (SF, Some(SF), None),
             // sched_switch comm
             (APP, Some(APP), named("example.app")),
