@@ -352,6 +352,15 @@ fn summarize(path: &Path, tf: TraceFrames, opts: &Options) -> Result<Analysis, A
     blocks.blocks.retain(|b| named(b.process.as_deref(), b.pid));
     let mut input = crate::input::analyze(&trace, &frames.display, display_frames);
     input.retain(|process, pid| named(process, pid));
+    let mut warnings = warnings;
+    if input.rows_left_out > 0 {
+        let message = format!(
+            "{} input event rows left out: the trace repeats input channels and seqs past {} rows per message (docs/input.md)",
+            input.rows_left_out,
+            crate::input::events::MAX_ROWS_PER_MESSAGE
+        );
+        warnings.push(Warning::new(WarningCode::InputRowsLeftOut, message));
+    }
     // The blocks an output shows, explained: every one of frame-scale for
     // the tables and the JSON, the longest for the printed table.
     blocks.explain(&trace, &frames, (!opts.tables).then_some(crate::blocks::summary::LONGEST));

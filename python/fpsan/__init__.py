@@ -55,6 +55,7 @@ class Analysis:
     flutter_frames: Table
     startups: Table
     main_thread_blocks: Table
+    input_events: Table
 
     def __init__(self, path: Path, raw: Dict[str, Any], options: Dict[str, Any]):
         self.path = fspath(path)

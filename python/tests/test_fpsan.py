@@ -278,3 +278,23 @@ def test_the_database_block_agrees_with_the_cli():
     assert got["chain"] == want["why"]["chain"]
     # The main thread's states over it add up to it.
     assert got["cpu_ns"] + got["runnable_ns"] + got["sleeping_ns"] + got["io_ns"] == got["dur"]
+
+
+def test_input_agrees_with_the_cli(tmp_path):
+    """The generated scroll (docs/input.md, "Worked example"): Python's input summary,
+    gestures and input_events table are the CLI's JSON and Parquet."""
+    trace = tmp_path / "scroll.pftrace"
+    subprocess.run([GEN, "input", str(trace), "scroll"], check=True, capture_output=True)
+    cli_doc = json.loads(cli("analyze", trace, "--format", "json").stdout)
+    a = fpsan.analyze(trace)
+    assert a.summary["input"] == cli_doc["input"]
+    app = cli_doc["input"]["apps"][0]
+    assert (app["events"], app["gestures"], app["delayed_frames"], app["judged_presents"]) == (9, 1, 1, 5)
+    assert app["end_to_end_ns"]["p90"] == 69_666_668
+    out = tmp_path / "out"
+    cli("analyze", trace, "--out", out)
+    expected = pq.read_table(out / "input_events.parquet")
+    got = pa.table(a.input_events)
+    assert got.equals(expected)
+    e2e = [r["end_to_end_latency_dur"] for r in got.to_pylist()]
+    assert e2e == [42_000_001, 36_333_334, 36_333_334, 36_333_334, 69_666_668, 36_333_334, 36_333_334, None, None]

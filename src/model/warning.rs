@@ -68,6 +68,9 @@ pub enum WarningCode {
     RepeatedVsyncIds,
     /// Only the driven scenario's window (marked by `capture --drive`) was analysed.
     ScenarioWindow,
+    /// Input messages repeat a channel and seq so often that some of
+    /// `android_input_events`' combinations were left out (docs/input.md).
+    InputRowsLeftOut,
     // `compare`'s own warnings (its runs' warnings keep their codes).
     /// A run could not be analysed and was left out.
     RunLeftOut,
@@ -151,6 +154,7 @@ impl WarningCode {
             | TrackEventsWithoutTrack
             | FrameTimelineEventsSkipped
             | RepeatedVsyncIds
+            | InputRowsLeftOut
             | RunLeftOut
             | RunWithoutApp
             | RefreshDiffers

@@ -57,9 +57,14 @@ impl Analysed {
             lanes: None,
             startups: &[],
             blocks: &NO_BLOCKS,
+            input: &NO_INPUT,
         }
     }
 }
+
+/// A report without input.
+static NO_INPUT: crate::input::InputAnalysis =
+    crate::input::InputAnalysis { events: Vec::new(), rows_left_out: 0, gestures: Vec::new(), apps: Vec::new() };
 
 /// A report without main-thread blocks.
 static NO_BLOCKS: crate::blocks::BlockAnalysis = crate::blocks::BlockAnalysis { blocks: Vec::new(), span_ns: 0 };

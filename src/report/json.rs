@@ -48,6 +48,9 @@ pub(crate) struct Document<'a> {
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     pub startups: &'a [crate::startups::Startup],
     pub main_thread_blocks: MainThreadBlocks<'a>,
+    /// Only when an app received input (docs/input.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input: Option<Input<'a>>,
     pub quality: &'a crate::frames::FrameQuality,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub frames: Option<cells::JsonRows>,
@@ -61,6 +64,14 @@ pub(crate) struct Document<'a> {
 pub(crate) struct MainThreadBlocks<'a> {
     pub apps: Vec<crate::blocks::summary::BlockSummary>,
     pub blocks: Vec<&'a crate::blocks::Block>,
+}
+
+/// The `input` object (docs/input.md): each app's input summary and every
+/// gesture.
+#[derive(Serialize)]
+pub(crate) struct Input<'a> {
+    pub apps: &'a [crate::input::InputSummary],
+    pub gestures: &'a [crate::input::Gesture],
 }
 
 /// The `presents` object: every app's renderer (by pid), each layer's
@@ -96,6 +107,8 @@ pub(crate) fn document<'a>(report: &Report<'a>, include_frames: bool) -> Result<
             apps: report.blocks.listed(),
             blocks: report.blocks.blocks.iter().filter(|b| b.counts()).collect(),
         },
+        input: (!report.input.apps.is_empty())
+            .then(|| Input { apps: &report.input.apps, gestures: &report.input.gestures }),
         quality: report.quality,
         frames: if include_frames { Some(cells::json_rows(report.frames_table()?)?) } else { None },
         warnings: report.warnings,

@@ -105,6 +105,8 @@ pub struct Report<'a> {
     pub startups: &'a [crate::startups::Startup],
     /// The reported apps' main-thread blocks (docs/blocks.md).
     pub blocks: &'a crate::blocks::BlockAnalysis,
+    /// The reported apps' input events, gestures and summaries (docs/input.md).
+    pub input: &'a crate::input::InputAnalysis,
 }
 
 impl<'a> Report<'a> {
@@ -123,6 +125,7 @@ impl<'a> Report<'a> {
             lanes: a.lanes.as_ref(),
             startups: &a.startups.startups,
             blocks: &a.blocks,
+            input: &a.input,
         }
     }
 }

@@ -87,6 +87,11 @@ impl Exporter<Report<'_>> for ParquetExporter {
             let table = crate::tables::main_thread_blocks(&report.blocks.blocks)?;
             out.push(Artifact { file_name: "main_thread_blocks.parquet".into(), bytes: parquet_bytes(&table)? });
         }
+        // Only a trace with an input event (docs/input.md).
+        if !report.input.events.is_empty() {
+            let table = crate::tables::input::input_events(&report.input.events)?;
+            out.push(Artifact { file_name: "input_events.parquet".into(), bytes: parquet_bytes(&table)? });
+        }
         Ok(out)
     }
 }

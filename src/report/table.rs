@@ -442,7 +442,26 @@ pub(crate) fn render(report: &Report) -> String {
     presents_section(&mut out, report);
     startups_section(&mut out, report);
     blocks_section(&mut out, report);
+    input_section(&mut out, report);
     out
+}
+
+/// Each app's input: events, gestures, handling and end-to-end latency,
+/// the delayed frames of its gestures (docs/input.md); nothing without input.
+fn input_section(out: &mut String, report: &Report) {
+    let apps = &report.input.apps;
+    if apps.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\ninput (from finger to screen: read, handled, presented; docs/input.md)");
+    let rows: Vec<Vec<String>> = apps.iter().map(|s| input_cells(s, TERMINAL_NAME_CHARS)).collect();
+    let right: Vec<bool> = (0..INPUT_HEADERS.len()).map(|i| i > 0).collect();
+    out.push_str(&indent(&text_table(&INPUT_HEADERS, &rows, &right)));
+    for s in apps {
+        if let Some(note) = s.source.note() {
+            let _ = writeln!(out, "  {} ({}): {note}", s.process.as_deref().unwrap_or(NONE_ASCII), s.pid);
+        }
+    }
 }
 
 /// The main threads' blocks of frame-scale and longer: per process, their

@@ -19,7 +19,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::golden::check;
-use crate::util::{fpsan_rows, trace_processor_rows};
+use crate::util::{fpsan, fpsan_rows, shared, trace_processor_rows};
 
 /// Every row with its tracks' threads: the track ids are each tool's own.
 const SQL: &str = "INCLUDE PERFETTO MODULE android.input;
@@ -103,4 +103,97 @@ fn fpsans_android_input_events_equal_trace_processors_cell_for_cell() {
             assert_eq!(compared(g), compared(w), "{golden}");
         }
     }
+}
+
+/// The scroll's per-app summary (docs/input.md, "Worked example") in the
+/// terminal, the JSON, summary.json, report.html, `input_events.parquet` and
+/// `query`, all the same numbers.
+#[test]
+fn every_output_shows_the_scrolls_input_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("scroll.pftrace");
+    std::fs::write(&trace, tracegen::input::scroll().build(&tracegen::BuildOptions::default())).unwrap();
+    let json = fpsan().arg("analyze").arg(&trace).args(["--format", "json"]).output().unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let app = &doc["input"]["apps"][0];
+    assert_eq!(doc["input"]["apps"].as_array().unwrap().len(), 1);
+    let ns = |v: &serde_json::Value| v.as_i64().unwrap();
+    assert_eq!((ns(&app["pid"]), ns(&app["events"]), ns(&app["gestures"])), (2000, 9, 1));
+    assert_eq!((ns(&app["handling_ns"]["p50"]), ns(&app["handling_ns"]["p90"])), (3_500_000, 33_000_000));
+    assert_eq!((ns(&app["end_to_end_ns"]["p50"]), ns(&app["end_to_end_ns"]["p90"])), (36_333_334, 69_666_668));
+    assert_eq!(ns(&app["touch_to_first_frame_ns"]["p50"]), 42_000_001);
+    assert_eq!(
+        (ns(&app["judged_presents"]), ns(&app["delayed_frames"]), app["delayed_pct"].as_f64()),
+        (5, 1, Some(20.0))
+    );
+    let cells = "com.example.app 2000 9 1 3.5 33.0 33.0 36.3 69.7 69.7 42.0 1 of 5 (20.0%)";
+    let printed = fpsan().arg("analyze").arg(&trace).output().unwrap();
+    let printed = String::from_utf8(printed.stdout).unwrap();
+    assert!(printed.lines().any(|l| l.split_whitespace().collect::<Vec<_>>().join(" ") == cells), "{printed}");
+    let out = dir.path().join("out");
+    let written = fpsan().arg("analyze").arg(&trace).arg("--out").arg(&out).output().unwrap();
+    assert!(written.status.success(), "{}", String::from_utf8_lossy(&written.stderr));
+    let summary: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["input"], doc["input"]);
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    let row: String = cells_of_html_row(&html, "com.example.app</td><td class=\"num\">2000");
+    assert_eq!(row, cells, "report.html's input row");
+    assert!(out.join("input_events.parquet").exists());
+    let rows =
+        fpsan_rows(&trace, "SELECT event_seq, end_to_end_latency_dur, action FROM input_events ORDER BY dispatch_ts");
+    assert_eq!(rows.len(), 10);
+    assert_eq!(rows[5], ["0x5", "69666668", "MOVE"]);
+}
+
+/// The text of the cells of report.html's table row that contains `marker`, space-separated.
+fn cells_of_html_row(html: &str, marker: &str) -> String {
+    let at = html.find(marker).unwrap_or_else(|| panic!("no {marker:?} in report.html"));
+    let start = html[..at].rfind("<tr>").unwrap();
+    let end = at + html[at..].find("</tr>").unwrap();
+    let mut text = String::new();
+    let mut inside = false;
+    for c in html[start..end].chars() {
+        match c {
+            '<' => {
+                inside = true;
+                text.push(' ');
+            }
+            '>' => inside = false,
+            c if !inside => text.push(c),
+            _ => {}
+        }
+    }
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// An app-side capture (the Pixel 8 lynx trace: the app's `deliverInputEvent`
+/// slices, no InputDispatcher) gets its events and handling from them, its
+/// gestures from the `DOWN`s its `dispatchInputEvent` parents name, and one
+/// line saying end to end needs Android 12+ input slices; the percentiles are
+/// the nearest ranks of the durations trace_processor lists.
+#[test]
+fn an_app_side_capture_gets_handling_from_deliver_input_event() {
+    let Some(trace) = shared("traces/real-pixel8-lynx_vital_timestamp.pftrace") else { return };
+    let json = fpsan().arg("analyze").arg(&trace).args(["--format", "json"]).output().unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let app = &doc["input"]["apps"][0];
+    assert_eq!(app["source"], "deliver_input_event");
+    assert_eq!((app["events"].as_i64(), app["gestures"].as_i64()), (Some(255), Some(24)));
+    assert!(app["end_to_end_ns"]["p50"].is_null());
+    let Some(rows) =
+        trace_processor_rows(&trace, "SELECT dur FROM slice WHERE name GLOB 'deliverInputEvent*' ORDER BY dur")
+    else {
+        return;
+    };
+    let durs: Vec<i64> = rows[1..].iter().map(|r| r[0].parse().unwrap()).collect();
+    assert_eq!(durs.len(), 255);
+    let rank = |p: f64| durs[((durs.len() as f64 * p).ceil() as usize).clamp(1, durs.len()) - 1];
+    let h = &app["handling_ns"];
+    assert_eq!(
+        (h["p50"].as_i64(), h["p90"].as_i64(), h["max"].as_i64()),
+        (Some(rank(0.5)), Some(rank(0.9)), durs.last().copied())
+    );
+    let printed = fpsan().arg("analyze").arg(&trace).output().unwrap();
+    let printed = String::from_utf8(printed.stdout).unwrap();
+    assert!(printed.contains("end-to-end latency needs Android 12+ input slices"), "{printed}");
 }

@@ -111,6 +111,7 @@ fn write_out(dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
         lanes: None,
         startups: &[],
         blocks: &fpsan::blocks::BlockAnalysis::default(),
+        input: &fpsan::input::InputAnalysis::default(),
     };
     ExportManager::default().write(dir, &report)
 }

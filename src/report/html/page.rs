@@ -21,6 +21,7 @@ pub(crate) fn page(report: &Report, charts: &[Chart]) -> Page {
         animating: report.animating_apps().map(animating_row).collect(),
         startups: report.startups.iter().map(|s| startup_row(s, origin_ts)).collect(),
         blocks: blocks_view(report, origin_ts),
+        input: input_view(report, origin_ts),
         overview_charts: charts
             .iter()
             .enumerate()
@@ -102,6 +103,44 @@ fn blocks_view(report: &Report, origin_ts: i64) -> Option<super::view::BlocksVie
         })
         .collect();
     Some(BlocksView { levels: summary::COUNTED_LEVELS.iter().map(|l| l.as_str()).collect(), apps, longest })
+}
+
+/// The "Input" section: the terminal's table, names kept whole, and the gestures.
+fn input_view(report: &Report, origin_ts: i64) -> Option<super::view::InputView> {
+    let apps = &report.input.apps;
+    if apps.is_empty() {
+        return None;
+    }
+    let gestures = report
+        .input
+        .gestures
+        .iter()
+        .map(|g| {
+            vec![
+                format!("{} ({})", g.process.as_deref().unwrap_or(NONE_ASCII), g.pid),
+                g.channel.clone(),
+                format!("{:.3} s", secs_since(g.start_ts, origin_ts)),
+                g.events.to_string(),
+                fmt_opt_ms(g.touch_to_first_frame_ns),
+                fmt_opt_ms(g.end_to_end_ns.p90),
+                g.delayed_pct().map_or_else(
+                    || NONE.to_string(),
+                    |pct| format!("{} of {} ({})", g.delayed_frames, g.judged_presents, fmt_pct(pct)),
+                ),
+            ]
+        })
+        .collect();
+    Some(super::view::InputView {
+        headers: INPUT_HEADERS.to_vec(),
+        rows: apps.iter().map(|s| input_cells(s, usize::MAX)).collect(),
+        notes: apps
+            .iter()
+            .filter_map(|s| {
+                Some(format!("{} ({}): {}", s.process.as_deref().unwrap_or(NONE_ASCII), s.pid, s.source.note()?))
+            })
+            .collect(),
+        gestures,
+    })
 }
 
 /// The frame (index in `rows`, ordered by (pid, ts)) a block is, when it is a doFrame.

@@ -236,6 +236,16 @@ pub(crate) struct StartupRow {
     pub matrix: String,
 }
 
+/// The page's "Input" section (docs/input.md): the terminal's table and its notes.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct InputView {
+    pub headers: Vec<&'static str>,
+    pub rows: Vec<Vec<String>>,
+    pub notes: Vec<String>,
+    /// Each gesture: app, start, events, touch to first frame, end to end p90, delayed.
+    pub gestures: Vec<Vec<String>>,
+}
+
 /// The page's "Main-thread blocks" section (docs/blocks.md).
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct BlocksView {
@@ -286,6 +296,8 @@ pub(crate) struct Page {
     pub startups: Vec<StartupRow>,
     /// None when no main thread had a block of frame-scale or longer.
     pub blocks: Option<BlocksView>,
+    /// None when no app received input (docs/input.md).
+    pub input: Option<InputView>,
     pub overview_charts: Vec<ChartView>,
     pub quality: Vec<Field>,
     pub warnings: Vec<String>,
