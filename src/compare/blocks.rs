@@ -5,7 +5,7 @@
 //! (`blocks::summary::BlockSummary`). The test, interval and verdict are
 //! `comparison`'s, as for any metric of the app.
 
-use super::runs::{PerRun, Run};
+use super::runs::{per_run, PerRun, Run, RunMetric};
 use crate::blocks::summary::BlockSummary;
 
 /// What `compare` reads of a run's blocks.
@@ -22,25 +22,8 @@ pub(crate) enum BlockMetric {
 impl BlockMetric {
     pub(crate) const ALL: [BlockMetric; 3] = [BlockMetric::PerMin, BlockMetric::BlockedPerMin, BlockMetric::Longest];
 
-    /// Its JSON name, the one `--fail-if` rules use.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            BlockMetric::PerMin => "blocks_per_min",
-            BlockMetric::BlockedPerMin => "blocked_ms_per_min",
-            BlockMetric::Longest => "longest_block_ms",
-        }
-    }
-
-    pub(crate) fn unit(self) -> &'static str {
-        match self {
-            BlockMetric::PerMin => "per min",
-            BlockMetric::BlockedPerMin => "ms per min",
-            BlockMetric::Longest => "ms",
-        }
-    }
-
     /// Its value on one run's summary.
-    fn of(self, s: &BlockSummary) -> Option<f64> {
+    fn value(self, s: &BlockSummary) -> Option<f64> {
         match self {
             BlockMetric::PerMin => s.blocks_per_min,
             BlockMetric::BlockedPerMin => s.blocked_ms_per_min,
@@ -49,16 +32,32 @@ impl BlockMetric {
     }
 }
 
-/// The block metrics defined on at least one run of each side, each on each
-/// run (None: the run's app has no main-thread block, or the value is undefined).
+impl RunMetric for BlockMetric {
+    fn name(self) -> &'static str {
+        match self {
+            BlockMetric::PerMin => "blocks_per_min",
+            BlockMetric::BlockedPerMin => "blocked_ms_per_min",
+            BlockMetric::Longest => "longest_block_ms",
+        }
+    }
+
+    fn unit(self) -> &'static str {
+        match self {
+            BlockMetric::PerMin => "per min",
+            BlockMetric::BlockedPerMin => "ms per min",
+            BlockMetric::Longest => "ms",
+        }
+    }
+
+    /// None: the run's app has no main-thread block, or the value is undefined.
+    fn of(self, run: &Run) -> Option<f64> {
+        self.value(run.blocks.as_ref()?)
+    }
+}
+
+/// The block metrics defined on at least one run of each side, each on each run.
 pub(crate) fn samples(before: &[Run], after: &[Run]) -> Vec<PerRun<BlockMetric>> {
-    let values = |runs: &[Run], m: BlockMetric| -> Vec<Option<f64>> {
-        runs.iter().map(|r| r.blocks.as_ref().and_then(|s| m.of(s))).collect()
-    };
-    BlockMetric::ALL
-        .into_iter()
-        .filter_map(|metric| PerRun::defined(metric, values(before, metric), values(after, metric)))
-        .collect()
+    per_run(&BlockMetric::ALL, before, after)
 }
 
 #[cfg(test)]

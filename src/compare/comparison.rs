@@ -15,7 +15,8 @@ use crate::series::{self, Frame, Metric, Role, Values};
 use super::blockers;
 use super::blocks;
 use super::gate::{GateInput, GateRule, GateStatus};
-use super::runs::{Run, Sides};
+use super::input;
+use super::runs::{PerRun, Run, RunMetric, Sides};
 use super::startups;
 use super::stats::decision::{
     coefficient_of_variation, decide, holm, percent_of, pooled_sd, primary_then_holm, runs_needed,
@@ -285,7 +286,8 @@ pub(crate) fn compare(sides: &Sides, rules: &[GateRule], s: &Settings) -> Compar
     let blockers = compare_blockers(before, after, s, &mut bounds);
     let (startups, startup_warning) = compare_startups(before, after, s, &mut bounds);
     metrics.extend(startups);
-    metrics.extend(compare_blocks(before, after, s, &mut bounds));
+    metrics.extend(compare_per_run(blocks::samples(before, after), s, &mut bounds));
+    metrics.extend(compare_per_run(input::samples(before, after), s, &mut bounds));
     let mut warnings = sides.warnings.clone();
     warnings.extend(startup_warning);
     if s.decide_on.startup() && !metrics.iter().any(|m| m.metric == startups::StartupMetric::Ttid.name()) {
@@ -507,11 +509,12 @@ fn compare_startups(
     (results, warning)
 }
 
-/// The app's main-thread blocks per minute, blocked time per minute and longest block ([`blocks::samples`]),
-/// lower is better: each its own test at alpha, as a secondary metric of the app (docs/compare.md,
-/// "Main-thread blocks"); a run whose app has no block is left out of the sample.
-fn compare_blocks(before: &[Run], after: &[Run], s: &Settings, bounds: &mut BoundsCache) -> Vec<MetricResult> {
-    blocks::samples(before, after)
+/// Secondary metrics read off each run on its own, lower is better, each its own test at alpha: the
+/// app's main-thread blocks per minute, blocked time per minute and longest block ([`blocks::samples`],
+/// docs/compare.md, "Main-thread blocks"), its input latency and delayed frames ([`input::samples`],
+/// "Input"); a run that does not define one is left out of its sample.
+fn compare_per_run<M: RunMetric>(samples: Vec<PerRun<M>>, s: &Settings, bounds: &mut BoundsCache) -> Vec<MetricResult> {
+    samples
         .into_iter()
         .map(|x| {
             let head = Head {

@@ -14,6 +14,7 @@ mod blockers;
 mod blocks;
 pub(crate) mod comparison;
 mod gate;
+mod input;
 mod present;
 mod runs;
 mod startups;

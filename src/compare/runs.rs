@@ -97,6 +97,8 @@ pub(crate) struct Loaded {
     pub startups: Vec<RunStartup>,
     /// Every process' main-thread blocks in a few numbers, by pid.
     pub blocks: Vec<crate::blocks::summary::BlockSummary>,
+    /// Every app's input summary, by pid (docs/input.md).
+    pub input: Vec<crate::input::InputSummary>,
     pub warnings: Vec<Warning>,
 }
 
@@ -137,6 +139,22 @@ impl<M> PerRun<M> {
             after,
         })
     }
+}
+
+/// A secondary metric of the app read off each run on its own (a block
+/// metric, an input metric): lower is better, its own test at alpha.
+pub(crate) trait RunMetric: Copy {
+    /// Its JSON name, the one `--fail-if` rules use.
+    fn name(self) -> &'static str;
+    fn unit(self) -> &'static str;
+    /// Its value on `run`; None where the run does not define it.
+    fn of(self, run: &Run) -> Option<f64>;
+}
+
+/// Each of `metrics` on each run, those some run of each side defines.
+pub(crate) fn per_run<M: RunMetric>(metrics: &[M], before: &[Run], after: &[Run]) -> Vec<PerRun<M>> {
+    let values = |runs: &[Run], m: M| -> Vec<Option<f64>> { runs.iter().map(|r| m.of(r)).collect() };
+    metrics.iter().filter_map(|&m| PerRun::defined(m, values(before, m), values(after, m))).collect()
 }
 
 /// An app of one trace judged by the presents of one of its layers.
@@ -182,6 +200,9 @@ pub struct Run {
     /// The app's main-thread blocks in a few numbers; None when its main
     /// thread has none (docs/compare.md, "Main-thread blocks").
     pub(crate) blocks: Option<crate::blocks::summary::BlockSummary>,
+    /// The app's input summary; None when it received no input
+    /// (docs/compare.md, "Input").
+    pub(crate) input: Option<crate::input::InputSummary>,
 }
 
 impl Run {
@@ -371,6 +392,7 @@ fn reduce(path: &Path, a: Analysis, keep_df: bool) -> Loaded {
             })
             .collect(),
         blocks: a.blocks.summaries(),
+        input: a.input.apps.clone(),
         warnings: a.warnings,
     }
 }
@@ -678,5 +700,6 @@ fn app_run(l: &Loaded, m: &Matcher) -> Option<Run> {
         blockers,
         startup: l.startups.iter().find(|st| m.matches(Some(&st.package), st.pid.unwrap_or(i32::MIN))).cloned(),
         blocks: pid.and_then(|pid| l.blocks.iter().find(|b| b.pid == pid)).cloned(),
+        input: pid.and_then(|pid| l.input.iter().find(|s| s.pid == pid)).cloned(),
     })
 }

@@ -105,6 +105,7 @@ fn run_at(hz: f64, n: usize, every: usize, dropped: i64, cost_jitter: i64) -> Ru
         blockers: None,
         startup: None,
         blocks: None,
+        input: None,
     }
 }
 
