@@ -1,7 +1,8 @@
 //! The TraceConfig fpsan sends to perfetto: prost structs for only the
 //! fields used (numbers checked against Perfetto's config/trace_config.proto,
-//! config/data_source_config.proto, config/ftrace/ftrace_config.proto and
-//! config/process_stats/process_stats_config.proto), the sizing rules, and a
+//! config/data_source_config.proto, config/ftrace/ftrace_config.proto,
+//! config/process_stats/process_stats_config.proto and
+//! config/android/android_input_event_config.proto), the sizing rules, and a
 //! text-proto rendering for `--dry-run` (valid input for `perfetto --txt`).
 
 use std::fmt::Write as _;
@@ -94,6 +95,8 @@ pub struct DataSourceConfig {
     pub ftrace_config: Option<FtraceConfig>,
     #[prost(message, optional, tag = "103")]
     pub process_stats_config: Option<ProcessStatsConfig>,
+    #[prost(message, optional, tag = "128")]
+    pub android_input_event_config: Option<AndroidInputEventConfig>,
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
@@ -115,6 +118,38 @@ pub struct CompactSchedConfig {
     #[prost(bool, optional, tag = "1")]
     pub enabled: Option<bool>,
 }
+
+/// `AndroidInputEventConfig` (data source `android.input.inputevent`,
+/// Android 15+ debuggable builds): InputDispatcher's own record of each
+/// event and of its dispatch to each window.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct AndroidInputEventConfig {
+    /// `TraceMode`: [`INPUT_TRACE_MODE_USE_RULES`].
+    #[prost(int32, optional, tag = "1")]
+    pub mode: Option<i32>,
+    #[prost(message, repeated, tag = "2")]
+    pub rules: Vec<InputTraceRule>,
+    #[prost(bool, optional, tag = "3")]
+    pub trace_dispatcher_input_events: Option<bool>,
+    #[prost(bool, optional, tag = "4")]
+    pub trace_dispatcher_window_dispatch: Option<bool>,
+}
+
+/// `AndroidInputEventConfig.TraceRule`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct InputTraceRule {
+    /// `TraceLevel`: [`INPUT_TRACE_LEVEL_REDACTED`].
+    #[prost(int32, optional, tag = "1")]
+    pub trace_level: Option<i32>,
+    #[prost(string, repeated, tag = "3")]
+    pub match_any_packages: Vec<String>,
+}
+
+/// `AndroidInputEventConfig.TraceMode.TRACE_MODE_USE_RULES`.
+pub const INPUT_TRACE_MODE_USE_RULES: i32 = 1;
+/// `AndroidInputEventConfig.TraceLevel.TRACE_LEVEL_REDACTED`: timings and
+/// targets, no coordinates or key codes.
+pub const INPUT_TRACE_LEVEL_REDACTED: i32 = 1;
 
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct ProcessStatsConfig {
@@ -165,6 +200,7 @@ pub fn build(app: &str, secs: u32, buffer_override_mb: Option<u32>) -> TraceConf
                         compact_sched: Some(CompactSchedConfig { enabled: Some(true) }),
                     }),
                     process_stats_config: None,
+                    android_input_event_config: None,
                 }),
             },
             DataSource {
@@ -173,6 +209,7 @@ pub fn build(app: &str, secs: u32, buffer_override_mb: Option<u32>) -> TraceConf
                     target_buffer: Some(1),
                     ftrace_config: None,
                     process_stats_config: Some(ProcessStatsConfig { scan_all_processes_on_start: Some(true) }),
+                    android_input_event_config: None,
                 }),
             },
             // Android 12+; older perfetto skips a data source it does not know.
@@ -182,6 +219,27 @@ pub fn build(app: &str, secs: u32, buffer_override_mb: Option<u32>) -> TraceConf
                     target_buffer: Some(0),
                     ftrace_config: None,
                     process_stats_config: None,
+                    android_input_event_config: None,
+                }),
+            },
+            // InputDispatcher's own input trace (docs/input.md): Android 15+
+            // debuggable builds register it, others skip it. Redacted, and
+            // only the app's events.
+            DataSource {
+                config: Some(DataSourceConfig {
+                    name: Some("android.input.inputevent".into()),
+                    target_buffer: Some(0),
+                    ftrace_config: None,
+                    process_stats_config: None,
+                    android_input_event_config: Some(AndroidInputEventConfig {
+                        mode: Some(INPUT_TRACE_MODE_USE_RULES),
+                        rules: vec![InputTraceRule {
+                            trace_level: Some(INPUT_TRACE_LEVEL_REDACTED),
+                            match_any_packages: vec![app.to_string()],
+                        }],
+                        trace_dispatcher_input_events: Some(true),
+                        trace_dispatcher_window_dispatch: Some(true),
+                    }),
                 }),
             },
         ],
@@ -292,6 +350,25 @@ pub fn render_text(config: &TraceConfig) -> String {
                 t.opt("scan_all_processes_on_start", p.scan_all_processes_on_start);
                 t.close();
             }
+            if let Some(i) = &c.android_input_event_config {
+                t.open("android_input_event_config");
+                if i.mode == Some(INPUT_TRACE_MODE_USE_RULES) {
+                    t.raw("mode", "TRACE_MODE_USE_RULES");
+                }
+                for r in &i.rules {
+                    t.open("rules");
+                    if r.trace_level == Some(INPUT_TRACE_LEVEL_REDACTED) {
+                        t.raw("trace_level", "TRACE_LEVEL_REDACTED");
+                    }
+                    for p in &r.match_any_packages {
+                        t.string("match_any_packages", p);
+                    }
+                    t.close();
+                }
+                t.opt("trace_dispatcher_input_events", i.trace_dispatcher_input_events);
+                t.opt("trace_dispatcher_window_dispatch", i.trace_dispatcher_window_dispatch);
+                t.close();
+            }
             t.close();
         }
         t.close();
@@ -319,6 +396,30 @@ mod tests {
         for e in STARTUP_FTRACE_EVENTS {
             assert!(ftrace.ftrace_events.iter().any(|x| x == e), "{e}");
         }
+    }
+
+    /// Every capture records what the input events need (docs/input.md):
+    /// the `input` and `view` categories, and InputDispatcher's own trace
+    /// of the app's events, redacted.
+    #[test]
+    fn captures_record_what_input_events_need() {
+        let config = build("com.example.app", 20, None);
+        let ftrace =
+            config.data_sources.iter().find_map(|d| d.config.as_ref()?.ftrace_config.as_ref()).expect("ftrace");
+        for c in ["input", "view"] {
+            assert!(ftrace.atrace_categories.iter().any(|x| x == c), "{c}");
+        }
+        let input = config
+            .data_sources
+            .iter()
+            .filter_map(|d| d.config.as_ref())
+            .find(|c| c.name.as_deref() == Some("android.input.inputevent"))
+            .and_then(|c| c.android_input_event_config.as_ref())
+            .expect("android.input.inputevent");
+        assert_eq!(input.rules[0].match_any_packages, ["com.example.app"]);
+        let text = render_text(&config);
+        assert!(text.contains("mode: TRACE_MODE_USE_RULES"), "{text}");
+        assert!(text.contains("trace_level: TRACE_LEVEL_REDACTED"), "{text}");
     }
 
     #[test]

@@ -733,7 +733,7 @@ fn bad_package_names_never_reach_the_device_shell() {
 // The config.
 
 const DRY_RUN_30S: &str = r#"# fpsan capture --dry-run: nothing was run on a device.
-# This TraceConfig is sent binary-encoded (284 bytes) on stdin to:
+# This TraceConfig is sent binary-encoded (346 bytes) on stdin to:
 #   adb -s SERIAL shell perfetto --background -c - -o /data/misc/perfetto-traces/fpsan-com.example.app-<time>.pftrace
 buffers {
   size_kb: 153600
@@ -782,6 +782,21 @@ data_sources {
   config {
     name: "android.surfaceflinger.frametimeline"
     target_buffer: 0
+  }
+}
+data_sources {
+  config {
+    name: "android.input.inputevent"
+    target_buffer: 0
+    android_input_event_config {
+      mode: TRACE_MODE_USE_RULES
+      rules {
+        trace_level: TRACE_LEVEL_REDACTED
+        match_any_packages: "com.example.app"
+      }
+      trace_dispatcher_input_events: true
+      trace_dispatcher_window_dispatch: true
+    }
   }
 }
 duration_ms: 30000
@@ -850,6 +865,14 @@ fn binary_and_text_agree_under_the_official_schema() {
         assert_eq!(ps.target_buffer(), 1);
         assert!(ps.process_stats_config.scan_all_processes_on_start());
         assert_eq!(decoded.data_sources[2].config.name(), "android.surfaceflinger.frametimeline");
+        let input = &decoded.data_sources[3].config;
+        assert_eq!(input.name(), "android.input.inputevent");
+        let input = input.android_input_event_config.as_ref().unwrap();
+        use perfetto_protos::android_input_event_config::android_input_event_config::{TraceLevel, TraceMode};
+        assert_eq!(input.mode(), TraceMode::TRACE_MODE_USE_RULES);
+        assert_eq!(input.rules[0].trace_level(), TraceLevel::TRACE_LEVEL_REDACTED);
+        assert_eq!(input.rules[0].match_any_packages, vec![APP.to_string()]);
+        assert!(input.trace_dispatcher_input_events() && input.trace_dispatcher_window_dispatch());
     }
     // Sizes worked out by hand: 5 MB/s, floor 16 MB, cap 256 MB; streaming
     // when the buffer holds less than 5 MB/s × secs.
