@@ -351,7 +351,7 @@ fn summarize(path: &Path, tf: TraceFrames, opts: &Options) -> Result<Analysis, A
     crate::startups::explain(&trace, &frames, &mut startups.startups);
     blocks.blocks.retain(|b| named(b.process.as_deref(), b.pid));
     let mut input = crate::input::analyze(&trace, &frames.display, display_frames);
-    input.retain(|process, pid| named(process, pid));
+    input.retain(named);
     let mut warnings = warnings;
     if input.rows_left_out > 0 {
         let message = format!(

@@ -589,11 +589,13 @@ mod tests {
         assert_eq!(
             threads,
             [
-                (10, Some(Upid(0)), None),
-                (20, Some(Upid(1)), None),
-                (21, Some(Upid(1)), Some("hwuiTask")),
+                // The unlisted parent's main thread.
+                (1, Some(Upid(0)), None),
+                (10, Some(Upid(1)), None),
+                (20, Some(Upid(2)), None),
+                (21, Some(Upid(2)), Some("hwuiTask")),
                 (30, None, None),
-                (41, Some(Upid(2)), None),
+                (41, Some(Upid(3)), None),
             ]
         );
         let mut uuids: Vec<u64> = replay.descriptors.keys().copied().collect();

@@ -121,7 +121,7 @@ pub fn input_events(trace: &Trace, slices: &Found, frames: &[DisplayFrame]) -> (
     let presents = Presents::of(trace);
     let after_input = after_input(&seq_map, &reads, &to_frames, &presents);
     let limit = MAX_ROWS_PER_MESSAGE * slices.messages.max(1);
-    let (mut rows, left_out) = join(&slices, &seq_map, &reads, &after_input, limit);
+    let (mut rows, left_out) = join(slices, &seq_map, &reads, &after_input, limit);
     rows.sort_by(|a, b| {
         (a.dispatch_ts, &a.event_seq, a.dispatch_slice).cmp(&(b.dispatch_ts, &b.event_seq, b.dispatch_slice))
     });
@@ -399,10 +399,12 @@ fn event_frames<'t>(
 /// `_app_frame_to_surface_flinger_frame` per process: the app's frames that
 /// were not dropped, each with the end of the display frame it went into.
 pub struct Presents {
-    /// Per process, (display frame start, app frame start, present) in
-    /// display-frame order, and the running maximum of the app frames' starts.
-    of: FxHashMap<Upid, (Vec<(i64, i64, i64)>, Vec<i64>)>,
+    of: FxHashMap<Upid, ProcessPresents>,
 }
+
+/// One process' (display frame start, app frame start, present) in
+/// display-frame order, and the running maximum of the app frames' starts.
+type ProcessPresents = (Vec<(i64, i64, i64)>, Vec<i64>);
 
 impl Presents {
     pub fn of(trace: &Trace) -> Presents {
@@ -410,7 +412,7 @@ impl Presents {
         let displays = by_key(
             tl.iter().enumerate().filter(|(_, f)| f.kind == TimelineKind::ActualDisplay).map(|(i, f)| (f.token, i)),
         );
-        let mut of: FxHashMap<Upid, (Vec<(i64, i64, i64)>, Vec<i64>)> = FxHashMap::default();
+        let mut of: FxHashMap<Upid, ProcessPresents> = FxHashMap::default();
         for (i, app) in tl.iter().enumerate() {
             let shown = app.kind.is_actual() && app.present_type.is_some_and(|p| p != PresentType::Dropped);
             let (true, Some(upid), Some(token)) = (shown, app.upid, app.display_frame_token) else { continue };

@@ -86,7 +86,7 @@ pub fn gestures(events: &[InputEvent], presents: &Presents, grid: &DisplayGrid) 
             if let Some(g) = open.as_mut() {
                 g.push(e);
                 if is_end(action) {
-                    out.push(gesture(&g, true, times, grid));
+                    out.push(gesture(g, true, times, grid));
                     open = None;
                 }
             }

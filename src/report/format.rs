@@ -415,6 +415,40 @@ pub(crate) fn block_methods(b: &crate::blocks::Block, max_chars: usize) -> Strin
     methods.join(", ")
 }
 
+// ---------------------------------------------------------------------------
+// Input (docs/input.md)
+
+/// The input section's column heads, the terminal's and report.html's.
+pub(crate) const INPUT_HEADERS: [&str; 12] = [
+    "process",
+    "pid",
+    "events",
+    "gestures",
+    "handling p50 ms",
+    "p90",
+    "max",
+    "end-to-end p50 ms",
+    "p90",
+    "max",
+    "touch→frame p50 ms",
+    "delayed frames",
+];
+
+/// One app's cells under [`INPUT_HEADERS`].
+pub(crate) fn input_cells(s: &crate::input::InputSummary, max_chars: usize) -> Vec<String> {
+    let p = |v: &crate::series::Percentiles| [v.p50, v.p90, v.max].map(fmt_opt_ms_value);
+    let mut row = vec![shorten_head(s.process.as_deref().unwrap_or(NONE_ASCII), max_chars), s.pid.to_string()];
+    row.extend([s.events.to_string(), s.gestures.to_string()]);
+    row.extend(p(&s.handling_ns));
+    row.extend(p(&s.end_to_end_ns));
+    row.push(fmt_opt_ms_value(s.touch_to_first_frame_ns.p50));
+    row.push(match s.delayed_pct {
+        Some(pct) => format!("{} of {} ({})", s.delayed_frames, s.judged_presents, fmt_pct(pct)),
+        None => NONE_ASCII.to_string(),
+    });
+    row
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -477,38 +511,4 @@ mod tests {
         a.process_source = Some(crate::presents::NameSource::Layer);
         assert_eq!(pid_note(&a), "pid 42, named by its layer");
     }
-}
-
-// ---------------------------------------------------------------------------
-// Input (docs/input.md)
-
-/// The input section's column heads, the terminal's and report.html's.
-pub(crate) const INPUT_HEADERS: [&str; 12] = [
-    "process",
-    "pid",
-    "events",
-    "gestures",
-    "handling p50 ms",
-    "p90",
-    "max",
-    "end-to-end p50 ms",
-    "p90",
-    "max",
-    "touch→frame p50 ms",
-    "delayed frames",
-];
-
-/// One app's cells under [`INPUT_HEADERS`].
-pub(crate) fn input_cells(s: &crate::input::InputSummary, max_chars: usize) -> Vec<String> {
-    let p = |v: &crate::series::Percentiles| [v.p50, v.p90, v.max].map(fmt_opt_ms_value);
-    let mut row = vec![shorten_head(s.process.as_deref().unwrap_or(NONE_ASCII), max_chars), s.pid.to_string()];
-    row.extend([s.events.to_string(), s.gestures.to_string()]);
-    row.extend(p(&s.handling_ns));
-    row.extend(p(&s.end_to_end_ns));
-    row.push(fmt_opt_ms_value(s.touch_to_first_frame_ns.p50));
-    row.push(match s.delayed_pct {
-        Some(pct) => format!("{} of {} ({})", s.delayed_frames, s.judged_presents, fmt_pct(pct)),
-        None => NONE_ASCII.to_string(),
-    });
-    row
 }
