@@ -403,7 +403,14 @@ fn summarize(path: &Path, tf: TraceFrames, opts: &Options) -> Result<Analysis, A
         use crate::lanes;
         let listed: Vec<usize> = apps.iter().flat_map(|a| a.worst_frames.iter().map(|w| w.frame_index)).collect();
         let want = lanes::Wanted { kept: &kept, listed: &listed, per_app: opts.metrics.worst_frames };
-        lanes::build(&trace, &frames, &presents, &lanes::wanted(&frames.rows, &want), lanes::DEFAULT_BUDGET_BYTES)
+        lanes::build(
+            &trace,
+            &frames,
+            &presents,
+            &input,
+            &lanes::wanted(&frames.rows, &want),
+            lanes::DEFAULT_BUDGET_BYTES,
+        )
     });
     Ok(Analysis {
         trace,

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BIN, ROOT
+from conftest import BIN, GEN, ROOT
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (scripts/test.sh installs it)")
 
@@ -46,18 +46,22 @@ def browser():
         b.close()
 
 
-@pytest.fixture
-def page(browser, report):
-    """A fresh page with what went wrong in it recorded: page errors, console errors and
-    every request (the file itself is the only one allowed)."""
-    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+def watched_page(ctx):
+    """A new page of `ctx` with what went wrong in it recorded: page errors, console errors
+    and every request (the file itself is the only one allowed)."""
     pg = ctx.new_page()
     pg.problems = []
     pg.requests = []
     pg.on("pageerror", lambda e: pg.problems.append(f"page error: {e}"))
     pg.on("console", lambda m: pg.problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
     pg.on("request", lambda r: pg.requests.append(r.url))
-    yield pg
+    return pg
+
+
+@pytest.fixture
+def page(browser, report):
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    yield watched_page(ctx)
     ctx.close()
 
 
@@ -131,3 +135,36 @@ def test_a_do_frame_block_opens_its_frame_and_the_other_blocks_are_listed(page, 
     assert db.count() == 1 and db.get_attribute("data-frame") is None
     assert "in D (I/O)" in section.text_content() and "path: " in section.text_content()
     assert_clean(page, report)
+
+
+@pytest.fixture(scope="module")
+def scroll_report(tmp_path_factory):
+    """report.html of the generated scroll (docs/input.md, "Worked example")."""
+    out = tmp_path_factory.mktemp("scroll")
+    trace = out / "scroll.pftrace"
+    subprocess.run([GEN, "input", str(trace), "scroll"], check=True, capture_output=True)
+    subprocess.run([BIN, "analyze", str(trace), "--out", str(out / "report")], check=True, capture_output=True)
+    return out / "report" / "report.html"
+
+
+def test_the_input_lane_draws_each_event_from_read_to_present(browser, scroll_report):
+    """The slow frame 104's lanes hold an input lane; hovering its MOVE names its read and
+    how long after it the frame that showed it was presented; the Input section lists the app."""
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    pg = watched_page(ctx)
+    pg.goto(scroll_report.as_uri())
+    assert "1 of 5 (20.0%)" in pg.locator("#input").text_content()
+    row = pg.locator("tr[data-frame]", has=pg.locator("td", has_text=re.compile(r"^104$"))).first
+    pg.goto(scroll_report.as_uri() + "#frame=" + row.get_attribute("data-frame"))
+    assert "vsync 104" in title(pg)
+    assert "input" in timeline_texts(pg)
+    details = []
+    for label in pg.locator("#tl-svg text", has_text=re.compile(r"^MOVE$")).all():
+        label.hover()
+        details.append(pg.locator("#tl-detail").text_content())
+    # MOVE 4: read 3 ms before frame 104's vsync, presented 4 vsyncs + 3 ms later (69.667 ms,
+    # to the µs the lanes keep).
+    move4 = re.compile(r"^input MOVE · read -3\.00\d ms .* presented after 69\.66\d ms$")
+    assert any(move4.match(d) for d in details), details
+    assert_clean(pg, scroll_report)
+    ctx.close()

@@ -133,3 +133,28 @@ fn channels_are_normalized_as_the_module_does() {
         assert_eq!(n(c).as_deref(), want, "{c:?}");
     }
 }
+
+/// report.html's frame timeline draws the app's input events in each
+/// frame's window: the slow frame 104's window holds MOVE 4 (read at 4P − 3 ms,
+/// presented at 8P) among others, each from its read to its present.
+#[test]
+fn the_slow_frames_timeline_has_its_input_lane() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("scroll.pftrace");
+    std::fs::write(&path, tracegen::input::scroll().build(&tracegen::BuildOptions::default())).unwrap();
+    let opts = crate::analysis::Options { lanes: true, ..Default::default() };
+    let a = crate::analysis::analyze(&path, &opts).unwrap();
+    let lanes = a.lanes.expect("lanes");
+    let f = lanes.frames.iter().find(|f| f.frame_id == Some(104)).expect("frame 104 has lanes");
+    // (read, length, action, presented), absolute µs in the window.
+    let mut events = Vec::new();
+    let mut at = 0;
+    for e in f.input.chunks(4) {
+        at += e[0];
+        events.push((at, e[1], lanes.strings[e[2] as usize].clone(), e[3]));
+    }
+    let us = |ns: i64| (ns - f.t0_ns + 500).div_euclid(1000);
+    let read = SCROLL_T0 + 4 * P - 3 * MS;
+    let want = (us(read), us(SCROLL_T0 + 8 * P) - us(read), "MOVE".to_string(), 1);
+    assert!(events.contains(&want), "{events:?}");
+}

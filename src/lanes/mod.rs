@@ -109,6 +109,12 @@ pub struct FrameLanes {
     /// The layer whose presents are shown (string index), and the presents in the window.
     pub layer: Option<u32>,
     pub presents: Vec<Present>,
+    /// The app's input events in the window (docs/input.md), 4 integers per
+    /// event, by read: its read (from the previous event's read; its
+    /// dispatch without a read), then how long to its present (to its
+    /// FINISHED without one), its action (string index, −1 for none) and
+    /// whether it was presented (1) or not (0).
+    pub input: Vec<i64>,
     /// The critical path: 7 integers per segment, start (from the previous
     /// segment's start), duration, tid, slice (string index, −1 for none),
     /// state ([`STATES`]), hop ([`HOPS`]), depth.
@@ -212,10 +218,11 @@ pub fn build(
     trace: &Trace,
     frames: &FrameAnalysis,
     presents: &PresentAnalysis,
+    input: &crate::input::InputAnalysis,
     wanted: &[(usize, u8)],
     budget_bytes: usize,
 ) -> Lanes {
-    let ctx = window::Context::new(trace, frames, presents);
+    let ctx = window::Context::new(trace, frames, presents, input);
     let mut lanes = Lanes {
         states: STATES.to_vec(),
         hops: HOPS.to_vec(),

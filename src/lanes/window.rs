@@ -7,6 +7,7 @@ use foldhash::HashMap;
 use super::{FrameLanes, Lane, LaneKind, Present, Strings, MIN_SLICE_SHARE};
 use crate::frames::critical_path::{Hop, PathSegment, PathState};
 use crate::frames::{CounterIndex, FrameAnalysis, FrameRow, State, DRAW_FRAME};
+use crate::input::InputAnalysis;
 use crate::model::{Slice, Trace, TrackId, TrackKind, Utid};
 use crate::presents::PresentAnalysis;
 
@@ -37,10 +38,26 @@ pub(crate) struct Context<'a> {
     layers: HashMap<(i32, &'a str), std::ops::Range<usize>>,
     /// Each app's layer with the most presents, for a frame FrameTimeline names none for.
     busiest: HashMap<i32, &'a str>,
+    /// Each app's input events (each dispatch once) by read, and the longest of them.
+    input: HashMap<i32, (Vec<InputSpan<'a>>, i64)>,
+}
+
+/// An input event as its lane draws it: from its read (its dispatch
+/// without one) to its present (its FINISHED without one).
+struct InputSpan<'a> {
+    from: i64,
+    to: i64,
+    presented: bool,
+    action: Option<&'a str>,
 }
 
 impl<'a> Context<'a> {
-    pub(crate) fn new(trace: &'a Trace, frames: &'a FrameAnalysis, presents: &'a PresentAnalysis) -> Context<'a> {
+    pub(crate) fn new(
+        trace: &'a Trace,
+        frames: &'a FrameAnalysis,
+        presents: &'a PresentAnalysis,
+        input: &'a InputAnalysis,
+    ) -> Context<'a> {
         let mut tracks_of: HashMap<Utid, Vec<TrackId>> = HashMap::default();
         for t in &trace.tracks {
             if let TrackKind::Thread { utid } = t.kind {
@@ -80,7 +97,21 @@ impl<'a> Context<'a> {
                 *b = (l.layer.as_str(), l.presents);
             }
         }
+        let mut spans: HashMap<i32, (Vec<InputSpan>, i64)> = HashMap::default();
+        let mut seen = std::collections::HashSet::new();
+        for e in input.events.iter().filter(|e| seen.insert(e.dispatch_slice)) {
+            let from = e.read_time.unwrap_or(e.dispatch_ts);
+            let present = e.present_ts();
+            let to = present.unwrap_or(e.receive_ts + e.handling_latency_dur).max(from);
+            let entry = spans.entry(e.pid).or_default();
+            entry.0.push(InputSpan { from, to, presented: present.is_some(), action: e.action.as_deref() });
+            entry.1 = entry.1.max(to - from);
+        }
+        for (v, _) in spans.values_mut() {
+            v.sort_by_key(|s| (s.from, s.to));
+        }
         Context {
+            input: spans,
             trace,
             frames,
             presents,
@@ -190,8 +221,26 @@ impl<'a> Context<'a> {
             lanes,
             layer: layer.map(|l| strings.id(l)),
             presents,
+            input: self.input_of(r.pid, &win, strings),
             path: path_of(&win, path, strings),
         })
+    }
+
+    /// App `pid`'s input events that overlap the window ([`FrameLanes::input`]).
+    fn input_of(&self, pid: i32, win: &Window, strings: &mut Strings) -> Vec<i64> {
+        let Some((spans, longest)) = self.input.get(&pid) else { return Vec::new() };
+        // Those that overlap start before the window ends, and no earlier than the longest before it.
+        let lo = spans.partition_point(|s| s.from < win.t0.saturating_sub(*longest));
+        let hi = spans.partition_point(|s| s.from <= win.t1);
+        let mut out = Vec::new();
+        let mut prev = 0;
+        for s in spans[lo..hi.max(lo)].iter().filter(|s| s.to >= win.t0) {
+            let at = win.us(s.from);
+            let action = s.action.map_or(-1, |a| i64::from(strings.id(a)));
+            out.extend([at - prev, win.us(s.to) - at, action, i64::from(s.presented)]);
+            prev = at;
+        }
+        out
     }
 
     /// The thread (pid, tid) for which `pick` holds, else the last one with

@@ -680,3 +680,46 @@ pub(crate) fn y_cap(values: &[f64], interval_ms: f64) -> f64 {
     let top = if top > 0.0 { top } else { 1.0 };
     top * 1.08
 }
+
+// ---------------------------------------------------------------------------
+// 9. Input latency (docs/input.md)
+
+/// One input event of the app, at its read (its dispatch without a read).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct InputPoint {
+    pub t: f64,
+    pub end_to_end_ns: Option<i64>,
+    pub handling_ns: i64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct InputData {
+    pub points: Vec<InputPoint>,
+    /// The app's summary: the subtitle's percentiles.
+    pub summary: crate::input::InputSummary,
+    /// The app's frame interval, the scale's floor.
+    pub interval_ns: i64,
+}
+
+/// The input events app `pid` received (each dispatch once), in dispatch
+/// order; None without its input summary or events.
+pub(crate) fn input(
+    input: &crate::input::InputAnalysis,
+    pid: i32,
+    interval_ns: i64,
+    origin_ts: i64,
+) -> Option<InputData> {
+    let summary = input.apps.iter().find(|s| s.pid == pid && s.events > 0)?.clone();
+    let mut seen = std::collections::HashSet::new();
+    let points: Vec<InputPoint> = input
+        .events
+        .iter()
+        .filter(|e| e.pid == pid && seen.insert(e.dispatch_slice))
+        .map(|e| InputPoint {
+            t: secs_since(e.read_time.unwrap_or(e.dispatch_ts), origin_ts),
+            end_to_end_ns: e.end_to_end_latency_dur,
+            handling_ns: e.handling_latency_dur,
+        })
+        .collect();
+    (!points.is_empty()).then_some(InputData { points, summary, interval_ns })
+}

@@ -38,6 +38,8 @@ pub(crate) enum ChartKind {
     LayerPresents,
     /// Drop levels of every app side by side.
     AppsDropLevels,
+    /// Each input event's end-to-end and handling latency (docs/input.md).
+    Input,
 }
 
 impl ChartKind {
@@ -52,6 +54,7 @@ impl ChartKind {
             ChartKind::Present => "present",
             ChartKind::LayerPresents => "layer-presents",
             ChartKind::AppsDropLevels => "apps-drop-levels",
+            ChartKind::Input => "input",
         }
     }
     /// What the chart shows, for headings and alt text.
@@ -65,6 +68,7 @@ impl ChartKind {
             ChartKind::Present => "FrameTimeline present intervals and overrun",
             ChartKind::LayerPresents => "Layer presents: present-to-present interval",
             ChartKind::AppsDropLevels => "Drop levels per app",
+            ChartKind::Input => "Input latency",
         }
     }
 }
@@ -160,6 +164,7 @@ enum Job {
     Janky(Heading, data::JankyData),
     Present(Heading, data::PresentData),
     LayerPresents(Heading, Box<data::LayerPresentsData>),
+    Input(Heading, Box<data::InputData>),
 }
 
 struct Planned {
@@ -181,6 +186,7 @@ impl Planned {
             Job::Janky(h, d) => draw::janky(root, h, d),
             Job::Present(h, d) => draw::present(root, h, d),
             Job::LayerPresents(h, d) => draw::layer_presents(root, h, d),
+            Job::Input(h, d) => draw::input(root, h, d),
         };
         let failed = |e: style::DrawError| ReportError::Write(format!("cannot draw {}: {e}", self.file_name));
         let png = render_png(self.width, self.height, draw).map_err(failed)?;
@@ -243,7 +249,10 @@ fn plan_app(report: &Report, app: &AppSummary, frames: &[Frame], origin_ts: i64,
     // leashes, overlays) the app has; the HTML table lists the others.
     if let Some(d) = layer.and_then(|k| data::layer_presents(report.presents, k, origin_ts)) {
         let h = Heading { app: h.app.clone(), refresh: fmt_hz(d.layer.refresh_hz) };
-        push(ChartKind::LayerPresents, o.height * 7 / 9, Job::LayerPresents(h, Box::new(d)));
+        push(ChartKind::LayerPresents, o.height * 7 / 9, Job::LayerPresents(h.clone(), Box::new(d)));
+    }
+    if let Some(d) = data::input(report.input, app.pid, app.frame_interval_ns, origin_ts) {
+        push(ChartKind::Input, o.height * 7 / 9, Job::Input(h, Box::new(d)));
     }
     out
 }

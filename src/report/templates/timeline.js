@@ -103,7 +103,12 @@
     }
     var ticks = [];
     for (k = 0, t = 0; k < f.ticks.length; k++) { t += f.ticks[k]; ticks.push(t); }
-    decoded[i] = { lanes: lanes, path: path, ticks: ticks };
+    var input = [];
+    for (k = 0, t = 0; k + 3 < f.input.length; k += 4) {
+      t += f.input[k];
+      input.push({ s: t, e: t + f.input[k + 1], n: f.input[k + 2] >= 0 ? S[f.input[k + 2]] : null, shown: f.input[k + 3] === 1 });
+    }
+    decoded[i] = { lanes: lanes, path: path, ticks: ticks, input: input };
     return decoded[i];
   }
 
@@ -253,6 +258,21 @@
     });
     y += ph + GAP;
 
+    // the app's input events: each from its read to the present that showed it
+    if (d.input.length) {
+      var iy = y, ih = 2 * ROW + 4;
+      laneHead("input", d.input.length + " events: read → present", iy, ih);
+      d.input.forEach(function (e, n) {
+        if (!seen(e.s, e.e)) return;
+        var x0 = Math.max(X(e.s), LABEL_W), x1 = Math.min(X(e.e), W), w = Math.max(x1 - x0, 1);
+        var g = el("g", {}, front);
+        el("rect", { x: x0, y: iy + 2 + (n % 2) * ROW, width: w, height: ROW - 1, fill: e.shown ? "#80cbc4" : "#ffffff", stroke: "#00796b", "stroke-width": 1, "stroke-dasharray": e.shown ? "" : "3 2" }, g);
+        if (w > 4) label(g, x0, iy + 2 + (n % 2) * ROW, w, ROW - 1, e.n || "input");
+        addHover(g, { kind: "input", s: e.s, e: e.e, n: e.n, shown: e.shown });
+      });
+      y += ih + GAP;
+    }
+
     // the critical path
     var cy = y, ch = 2 * ROW + 4;
     laneHead("critical path", d.path.length ? d.path.length + " segments" : "none computed for this frame", cy, ch);
@@ -301,6 +321,7 @@
       case "path": return "critical path: " + L.states[h.p.st] + " — " + h.who + " (tid " + h.p.tid + ", " + h.p.hop + ", depth " + h.p.depth + ") · " + when(h.p.s, h.p.e);
       case "present": return (h.own ? "this frame's present" : "present") + " of " + (f.layer !== null ? S[f.layer] : "its layer") + (h.fid !== null ? " · vsync id " + h.fid : "") + " · at " + rel(h.s) + " (" + atSecs(f, h.s) + ")";
       case "timeline": return "FrameTimeline " + h.what + " surface frame · " + when(h.s, h.e);
+      case "input": return "input " + (h.n || "event") + " · read " + rel(h.s) + " (at " + atSecs(f, h.s) + ") · " + (h.shown ? "presented after " : "not presented; FINISHED after ") + fmtDur(h.e - h.s);
       case "tick": return (h.mine ? "the frame's vsync" : "vsync") + " (" + f.ticks_from.replace("_", "-") + ") · at " + rel(h.s) + " (" + atSecs(f, h.s) + ")";
     }
     return "";

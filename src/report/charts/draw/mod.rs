@@ -20,6 +20,7 @@ use crate::report::format::{fmt_ms, fmt_ms_tick};
 
 mod distribution;
 mod fps;
+mod input;
 mod janky;
 mod layer_presents;
 mod levels;
@@ -28,6 +29,7 @@ mod timeline;
 
 pub(crate) use distribution::distribution;
 pub(crate) use fps::fps;
+pub(crate) use input::input;
 pub(crate) use janky::{janky, janky_height};
 pub(crate) use layer_presents::layer_presents;
 pub(crate) use levels::{drop_levels, levels_height};
