@@ -194,7 +194,7 @@ fn main() -> Res<()> {
 /// parallel batch decode, overlapped, keeping the frame threads' scheduler
 /// records), model build, the scheduler records read ahead, frame-thread
 /// selection, scheduler pass, frame reconstruction, presents, jank CUJs,
-/// main-thread blocks, startups, every frame's path totals and the frames
+/// main-thread blocks, startups, input events, every frame's path totals and the frames
 /// table (`--out`, `--format json|csv`), summaries, the worst frames'
 /// whys; each with its wall time and the minor page faults it took (fresh
 /// memory is slow on these VMs).
@@ -232,6 +232,9 @@ fn phases(path: &Path, mb: f64) -> Res<()> {
     laps.lap("blocks");
     let _startups = fpsan::startups::analyze(&trace, || fpsan::tables::android_frames::display_frames(&trace));
     laps.lap("startups");
+    let _input =
+        fpsan::input::analyze(&trace, &frames.display, || fpsan::tables::android_frames::display_frames(&trace));
+    laps.lap("input");
     let (kept, scenes) = fpsan::metrics::kept_frames(&trace, &frames, &opts.filter, &presents.names);
     frames.total_paths(&trace);
     laps.lap("path totals");

@@ -158,3 +158,32 @@ fn the_slow_frames_timeline_has_its_input_lane() {
     let want = (us(read), us(SCROLL_T0 + 8 * P) - us(read), "MOVE".to_string(), 1);
     assert!(events.contains(&want), "{events:?}");
 }
+
+/// A trace that repeats one channel and seq on every side would give every
+/// combination (30⁴ = 810 000 rows here): past 8 rows per message slice the
+/// rest are left out, counted, and the analysis says so.
+#[test]
+fn repeated_seqs_cannot_make_the_join_quadratic() {
+    use tracegen::input::{APP, INPUT_DISPATCHER, SYSTEM_SERVER};
+    let mut b = tracegen::TraceBuilder::new();
+    b.process(SYSTEM_SERVER, "system_server").process(APP, "com.example.app");
+    b.thread(INPUT_DISPATCHER, SYSTEM_SERVER, "InputDispatcher").thread(APP, APP, "com.example.app");
+    let ch = "abc1234 com.example.app/com.example.app.MainActivity";
+    for k in 0..30 {
+        let t = SCROLL_T0 + k * MS;
+        let msg =
+            |verb: &str, side: &str, ty: &str| format!("{verb}Message(inputChannel={ch} ({side}), seq=0x1, type={ty})");
+        b.slice(t, 10_000, INPUT_DISPATCHER, SYSTEM_SERVER, &msg("send", "server", "MOTION"));
+        b.slice(t + 100_000, 10_000, APP, APP, &msg("receive", "client", "MOTION"));
+        b.slice(t + 200_000, 10_000, APP, APP, &msg("send", "client", "FINISHED"));
+        b.slice(t + 300_000, 10_000, INPUT_DISPATCHER, SYSTEM_SERVER, &msg("receive", "server", "FINISHED"));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("repeated.pftrace");
+    std::fs::write(&path, b.build(&tracegen::BuildOptions::default())).unwrap();
+    let opts = crate::analysis::Options { require_frames: false, ..Default::default() };
+    let a = crate::analysis::analyze(&path, &opts).unwrap();
+    // Each dispatch's 27 000 combinations exceed the 960 rows allowed (8 × 120 message slices).
+    assert_eq!((a.input.events.len(), a.input.rows_left_out), (0, 30 * 27_000));
+    assert!(a.warnings.iter().any(|w| w.code == crate::model::WarningCode::InputRowsLeftOut), "{:?}", a.warnings);
+}

@@ -183,6 +183,23 @@ pub fn events(late_up: bool) -> TraceBuilder {
     b
 }
 
+/// An event on the app's channel: InputReader's read at `read` (a motion's;
+/// a key has none), InputDispatcher's dispatch 0.2 ms later and the app's
+/// receipt 0.5 ms after the read.
+fn arrive(b: &mut TraceBuilder, read: i64, id: &str, seq: u32, ty: &str, action: &str) {
+    if ty == "MOTION" {
+        b.slice(
+            read,
+            50 * US,
+            INPUT_READER,
+            SYSTEM_SERVER,
+            &format!("UnwantedInteractionBlocker::notifyMotion(id={id})"),
+        );
+    }
+    dispatch(b, read + 200 * US, CHANNEL, id, seq, ty, action);
+    b.slice(read + 500 * US, 10 * US, APP, APP, &message("receive", CHANNEL, "client", seq, ty));
+}
+
 /// `sendMessage(inputChannel=CH (SIDE), seq=0xN, type=TYPE)` or `receiveMessage(…)`.
 fn message(verb: &str, channel: &str, side: &str, seq: u32, ty: &str) -> String {
     format!("{verb}Message(inputChannel={channel} ({side}), seq=0x{seq:x}, type={ty})")
@@ -252,17 +269,7 @@ pub fn scroll() -> TraceBuilder {
     // The off-frame events: DOWN, UP, KEY, each delivered 0.7 ms after its read.
     let off_frame = |b: &mut TraceBuilder, read: i64, id: u32, seq: u32, ty: &str, action: &str, parent: &str| {
         let id = format!("0x{id:x}");
-        if ty == "MOTION" {
-            b.slice(
-                read,
-                50 * US,
-                INPUT_READER,
-                SYSTEM_SERVER,
-                &format!("UnwantedInteractionBlocker::notifyMotion(id={id})"),
-            );
-        }
-        dispatch(b, read + 200 * US, ch, &id, seq, ty, action);
-        b.slice(read + 500 * US, 10 * US, APP, APP, &message("receive", ch, "client", seq, ty));
+        arrive(b, read, &id, seq, ty, action);
         b.atrace_begin(read + 600 * US, APP, APP, parent);
         b.slice(read + 700 * US, MS, APP, APP, &format!("deliverInputEvent src=0x1002 eventTimeNano={read} id={id}"));
         b.atrace_end(read + 2 * MS, APP, APP);
@@ -288,15 +295,7 @@ pub fn scroll() -> TraceBuilder {
         let frame = t + i64::from(k) * P;
         let (id, seq) = (format!("0x{:x}", 0x1000 + k), 1 + k);
         let read = frame - 3 * MS;
-        b.slice(
-            read,
-            50 * US,
-            INPUT_READER,
-            SYSTEM_SERVER,
-            &format!("UnwantedInteractionBlocker::notifyMotion(id={id})"),
-        );
-        dispatch(&mut b, read + 200 * US, ch, &id, seq, "MOTION", "MOVE");
-        b.slice(read + 500 * US, 10 * US, APP, APP, &message("receive", ch, "client", seq, "MOTION"));
+        arrive(&mut b, read, &id, seq, "MOTION", "MOVE");
         // Frame 4's handler is slow, and so its doFrame.
         let (handler, do_frame) = if k == 4 { (30 * MS, 40 * MS) } else { (500 * US, 4 * MS) };
         b.atrace_begin(frame, APP, APP, &format!("Choreographer#doFrame {}", 100 + k));
