@@ -113,19 +113,56 @@ impl InputEvent {
     }
 }
 
-/// The rows, in dispatch order, and how many the row limit left out.
-pub fn input_events(trace: &Trace, slices: &Found, frames: &[DisplayFrame]) -> (Vec<InputEvent>, usize) {
-    let seq_map = seq_map(trace, &slices.dispatcher_sends);
-    let reads = by_key(slices.reads.iter().filter_map(|r| Some((r.id?, r))));
-    let to_frames = event_frames(trace, &slices.delivers, frames, &seq_map);
-    let presents = Presents::of(trace);
-    let after_input = after_input(&seq_map, &reads, &to_frames, &presents);
-    let limit = MAX_ROWS_PER_MESSAGE * slices.messages.max(1);
-    let (mut rows, left_out) = join(slices, &seq_map, &reads, &after_input, limit);
+/// The rows, in dispatch order, and how many combinations the row limit
+/// left out (of the rows, or of the joins before them), their frames from
+/// `frames` and presents from `presents`.
+pub fn input_events(
+    trace: &Trace,
+    found: &Found,
+    frames: &[DisplayFrame],
+    presents: &Presents,
+) -> (Vec<InputEvent>, usize) {
+    let limit = MAX_ROWS_PER_MESSAGE * found.messages.max(1);
+    let mut left_out = 0;
+    let seq_map = seq_map(trace, &found.dispatcher_sends);
+    let reads = by_key(found.reads.iter().filter_map(|r| Some((r.id?, r))));
+    let mut budget = Budget::new(limit);
+    let to_frames = event_frames(trace, &found.delivers, frames, &seq_map, &mut budget);
+    left_out += budget.left_out;
+    let mut budget = Budget::new(limit);
+    let after_input = after_input(&seq_map, &reads, &to_frames, presents, &mut budget);
+    left_out += budget.left_out;
+    let mut budget = Budget::new(limit);
+    let mut rows = join(found, &seq_map, &reads, &after_input, &mut budget);
+    left_out += budget.left_out;
     rows.sort_by(|a, b| {
         (a.dispatch_ts, &a.event_seq, a.dispatch_slice).cmp(&(b.dispatch_ts, &b.event_seq, b.dispatch_slice))
     });
     (rows, left_out)
+}
+
+/// How many rows a join may still make ([`MAX_ROWS_PER_MESSAGE`] per
+/// message slice), and how many it was refused.
+struct Budget {
+    room: usize,
+    left_out: usize,
+}
+
+impl Budget {
+    fn new(limit: usize) -> Budget {
+        Budget { room: limit, left_out: 0 }
+    }
+
+    /// Whether `n` more rows fit; if not, they are counted as left out.
+    fn take(&mut self, n: usize) -> bool {
+        if n <= self.room {
+            self.room -= n;
+            true
+        } else {
+            self.left_out += n;
+            false
+        }
+    }
 }
 
 /// The channel, seq and type of a `sendMessage` / `receiveMessage` name.
@@ -344,6 +381,7 @@ fn event_frames<'t>(
     delivers: &[Deliver<'t>],
     frames: &[DisplayFrame],
     seq_map: &[SeqMap<'t>],
+    budget: &mut Budget,
 ) -> Vec<EventFrame<'t>> {
     // `_clean_android_frames`: each frame with its doFrame slice, by thread,
     // in doFrame start order; the distinct doFrames of each thread likewise.
@@ -380,7 +418,7 @@ fn event_frames<'t>(
             matched.extend(on_thread.get(next).map(|s| (s.id, true)));
         }
         for (do_frame, speculative) in matched {
-            for f in &by_do_frame[&do_frame] {
+            for f in by_do_frame[&do_frame].iter().filter(|_| budget.take(maps.len())) {
                 out.extend(maps.iter().map(|m| EventFrame {
                     input_event_id: id,
                     event_action: d.action,
@@ -464,6 +502,7 @@ fn after_input<'t>(
     reads: &FxHashMap<&'t str, Vec<&Read<'t>>>,
     to_frames: &[EventFrame<'t>],
     presents: &Presents,
+    budget: &mut Budget,
 ) -> FxHashMap<&'t str, Vec<AfterInput<'t>>> {
     let frames = by_key(to_frames.iter().filter_map(|f| Some(((f.input_event_id, f.event_channel?), f))));
     let mut out: FxHashMap<&str, Vec<AfterInput>> = FxHashMap::default();
@@ -475,7 +514,7 @@ fn after_input<'t>(
             Some(v) => v.iter().map(|f| Some(*f)).collect(),
             None => vec![None],
         };
-        for f in frames {
+        for f in frames.into_iter().filter(|_| budget.take(reads.len())) {
             for r in reads {
                 out.entry(seq).or_default().push(AfterInput {
                     read_time: r.ts,
@@ -491,23 +530,22 @@ fn after_input<'t>(
 }
 
 /// `SELECT … FROM dispatch JOIN receive JOIN finish JOIN finish_ack LEFT
-/// JOIN frame LEFT JOIN seq_map LEFT JOIN read_time`: the rows (at most
-/// `limit`) and how many more there were.
+/// JOIN frame LEFT JOIN seq_map LEFT JOIN read_time`: the rows the budget
+/// allows (a dispatch's combinations whole, or none of them).
 fn join(
-    slices: &Found,
+    found: &Found,
     seq_map: &[SeqMap],
     reads: &FxHashMap<&str, Vec<&Read>>,
     after_input: &FxHashMap<&str, Vec<AfterInput>>,
-    limit: usize,
-) -> (Vec<InputEvent>, usize) {
+    budget: &mut Budget,
+) -> Vec<InputEvent> {
     let maps = by_key(seq_map.iter().filter_map(|m| Some(((m.seq?, m.channel?), m))));
     let none = |n: usize| n.max(1);
     let mut rows = Vec::new();
-    let mut left_out = 0;
-    for d in &slices.dispatch {
+    for d in &found.dispatch {
         let key = (d.channel.to_string(), d.seq);
         let (Some(receives), Some(finishes), Some(acks)) =
-            (slices.receive.get(&key), slices.finish.get(&key), slices.ack.get(&(d.channel, d.seq)))
+            (found.receive.get(&key), found.finish.get(&key), found.ack.get(&(d.channel, d.seq)))
         else {
             continue;
         };
@@ -515,9 +553,10 @@ fn join(
         let maps = maps.get(&(d.seq, d.channel)).map_or(&[][..], Vec::as_slice);
         let reads_of = |m: &SeqMap| m.input_event_id.and_then(|id| reads.get(id)).map_or(&[][..], Vec::as_slice);
         let per_map: usize = if maps.is_empty() { 1 } else { maps.iter().map(|m| none(reads_of(m).len())).sum() };
-        let n = receives.len() * finishes.len() * acks.len() * none(frames.len()) * per_map;
-        if rows.len() + n > limit {
-            left_out += n;
+        let n = [receives.len(), finishes.len(), acks.len(), none(frames.len()), per_map]
+            .into_iter()
+            .fold(1usize, usize::saturating_mul);
+        if !budget.take(n) {
             continue;
         }
         let frames: Vec<Option<&AfterInput>> =
@@ -545,7 +584,7 @@ fn join(
             }
         }
     }
-    (rows, left_out)
+    rows
 }
 
 /// One joined row.

@@ -70,7 +70,8 @@ fn columns(rows: &[InputEvent]) -> TableBuilder<'_, InputEvent> {
 pub fn android_input_events(trace: &Trace) -> PolarsResult<DataFrame> {
     let found = Found::of(trace);
     let rows = if found.has_dispatches() {
-        events::input_events(trace, &found, &super::android_frames::display_frames(trace)).0
+        let presents = events::Presents::of(trace);
+        events::input_events(trace, &found, &super::android_frames::display_frames(trace), &presents).0
     } else {
         Vec::new()
     };
