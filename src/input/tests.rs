@@ -45,7 +45,12 @@ fn the_scroll_gives_each_event_its_latencies_and_frame() {
             ("0x4", Some("MOVE"), 3_500_000, e2e(3, 5), Some(103), Some(false)),
             // The slow handler: received at 4P − 2.5 ms, finished at 4P + 30.5 ms.
             ("0x5", Some("MOVE"), 33_000_000, e2e(4, 8), Some(104), Some(false)),
-            ("0x8", Some("MOVE"), 3_500_000, e2e(7, 9), Some(107), Some(false)),
+            // MOVEs 5, 6 and 7, batched into frame 7 and delivered as one event with 5's id:
+            // 5 is received at 4P + 40.5 ms and finished at 7P + 1 ms; 6 and 7 have no
+            // delivery of their own id, so no frame, as Android and trace_processor see it.
+            ("0x6", Some("MOVE"), 3 * P - 39_500_000, e2e(5, 9), Some(107), Some(false)),
+            ("0x7", Some("MOVE"), 3 * P - 39_990_000, None, None, None),
+            ("0x8", Some("MOVE"), 3_520_000, None, None, None),
             ("0x9", Some("MOVE"), 3_500_000, e2e(8, 10), Some(108), Some(false)),
             ("0xa", Some("UP"), 1_600_000, None, None, None),
             ("0xb", None, 1_600_000, None, None, None),
@@ -60,17 +65,17 @@ fn the_scroll_is_one_gesture_with_one_delayed_frame() {
     let a = analysed(tracegen::input::scroll());
     assert_eq!(a.gestures.len(), 1, "{:?}", a.gestures);
     let g = &a.gestures[0];
-    assert_eq!((g.pid, g.events, g.ended), (tracegen::input::APP, 8, true));
+    assert_eq!((g.pid, g.events, g.ended), (tracegen::input::APP, 10, true));
     assert_eq!(g.start_ts, SCROLL_T0 + 8 * MS);
     assert_eq!(g.touch_to_first_frame_ns, Some(3 * P - 8 * MS));
-    // Seven events shown: the DOWN (42.0 ms), five MOVEs at 2P + 3 ms, frame 4's at 4P + 3 ms.
+    // Seven events shown: the DOWN (42.0 ms), four MOVEs at 2P + 3 ms, frame 4's and the batch's at 4P + 3 ms.
     let e2e = Percentiles::of(vec![
         3 * P - 8 * MS,
         2 * P + 3 * MS,
         2 * P + 3 * MS,
         2 * P + 3 * MS,
         4 * P + 3 * MS,
-        2 * P + 3 * MS,
+        4 * P + 3 * MS,
         2 * P + 3 * MS,
     ]);
     assert_eq!(g.end_to_end_ns, e2e);
@@ -91,11 +96,12 @@ fn the_scrolling_app_has_one_summary() {
         (s.pid, s.process.as_deref(), s.source),
         (tracegen::input::APP, Some("com.example.app"), InputSource::InputEvents)
     );
-    assert_eq!((s.events, s.gestures), (9, 1));
-    // Handling, sorted: 1.6 ms × 3 (DOWN, UP, KEY), 3.5 ms × 5, 33 ms.
+    assert_eq!((s.events, s.gestures), (11, 1));
+    // Handling, sorted: 1.6 ms × 3 (DOWN, UP, KEY), 3.5 ms × 4, 3.52 ms, 10.01 and 10.5 ms (the
+    // batch), 33 ms: the 6th of 11 and the 10th.
     assert_eq!(
         (s.handling_ns.p50, s.handling_ns.p90, s.handling_ns.max),
-        (Some(3_500_000), Some(33_000_000), Some(33_000_000))
+        (Some(3_500_000), Some(3 * P - 39_500_000), Some(33_000_000))
     );
     assert_eq!((s.end_to_end_ns.p50, s.end_to_end_ns.p90), (Some(36_333_334), Some(69_666_668)));
     assert_eq!(s.touch_to_first_frame_ns.p50, Some(3 * P - 8 * MS));

@@ -39,11 +39,11 @@ fn traces(dir: &Path) -> Vec<(PathBuf, &'static str, &'static [&'static str])> {
         (tracegen::input::events(false), "input_events.tp.csv", &["0x1", "0x2", "0x3", "0x4"]),
         // D, dispatched before B.
         (tracegen::input::events(true), "input_events_late_up.tp.csv", &["0x1", "0x2", "0x5", "0x3", "0x4"]),
-        // DOWN, six MOVEs, UP, KEY.
+        // DOWN, eight MOVEs (three batched into one delivery), UP, KEY.
         (
             tracegen::input::scroll(),
             "input_events_scroll.tp.csv",
-            &["0x1", "0x2", "0x3", "0x4", "0x5", "0x8", "0x9", "0xa", "0xb"],
+            &["0x1", "0x2", "0x3", "0x4", "0x5", "0x6", "0x7", "0x8", "0x9", "0xa", "0xb"],
         ),
     ];
     cases
@@ -118,15 +118,15 @@ fn every_output_shows_the_scrolls_input_summary() {
     let app = &doc["input"]["apps"][0];
     assert_eq!(doc["input"]["apps"].as_array().unwrap().len(), 1);
     let ns = |v: &serde_json::Value| v.as_i64().unwrap();
-    assert_eq!((ns(&app["pid"]), ns(&app["events"]), ns(&app["gestures"])), (2000, 9, 1));
-    assert_eq!((ns(&app["handling_ns"]["p50"]), ns(&app["handling_ns"]["p90"])), (3_500_000, 33_000_000));
+    assert_eq!((ns(&app["pid"]), ns(&app["events"]), ns(&app["gestures"])), (2000, 11, 1));
+    assert_eq!((ns(&app["handling_ns"]["p50"]), ns(&app["handling_ns"]["p90"])), (3_500_000, 10_500_001));
     assert_eq!((ns(&app["end_to_end_ns"]["p50"]), ns(&app["end_to_end_ns"]["p90"])), (36_333_334, 69_666_668));
     assert_eq!(ns(&app["touch_to_first_frame_ns"]["p50"]), 42_000_001);
     assert_eq!(
         (ns(&app["judged_presents"]), ns(&app["delayed_frames"]), app["delayed_pct"].as_f64()),
         (5, 1, Some(20.0))
     );
-    let cells = "com.example.app 2000 9 1 3.5 33.0 33.0 36.3 69.7 69.7 42.0 1 of 5 (20.0%)";
+    let cells = "com.example.app 2000 11 1 3.5 10.5 33.0 36.3 69.7 69.7 42.0 1 of 5 (20.0%)";
     let printed = fpsan().arg("analyze").arg(&trace).output().unwrap();
     let printed = String::from_utf8(printed.stdout).unwrap();
     assert!(printed.lines().any(|l| l.split_whitespace().collect::<Vec<_>>().join(" ") == cells), "{printed}");
@@ -141,7 +141,7 @@ fn every_output_shows_the_scrolls_input_summary() {
     assert!(out.join("input_events.parquet").exists());
     let rows =
         fpsan_rows(&trace, "SELECT event_seq, end_to_end_latency_dur, action FROM input_events ORDER BY dispatch_ts");
-    assert_eq!(rows.len(), 10);
+    assert_eq!(rows.len(), 12);
     assert_eq!(rows[5], ["0x5", "69666668", "MOVE"]);
 }
 

@@ -187,6 +187,11 @@ pub fn events(late_up: bool) -> TraceBuilder {
 /// a key has none), InputDispatcher's dispatch 0.2 ms later and the app's
 /// receipt 0.5 ms after the read.
 fn arrive(b: &mut TraceBuilder, read: i64, id: &str, seq: u32, ty: &str, action: &str) {
+    arrive_at(b, read, read + 500 * US, id, seq, ty, action);
+}
+
+/// [`arrive`], received by the app at `receipt`.
+fn arrive_at(b: &mut TraceBuilder, read: i64, receipt: i64, id: &str, seq: u32, ty: &str, action: &str) {
     if ty == "MOTION" {
         b.slice(
             read,
@@ -197,7 +202,7 @@ fn arrive(b: &mut TraceBuilder, read: i64, id: &str, seq: u32, ty: &str, action:
         );
     }
     dispatch(b, read + 200 * US, CHANNEL, id, seq, ty, action);
-    b.slice(read + 500 * US, 10 * US, APP, APP, &message("receive", CHANNEL, "client", seq, ty));
+    b.slice(receipt, 10 * US, APP, APP, &message("receive", CHANNEL, "client", seq, ty));
 }
 
 /// `sendMessage(inputChannel=CH (SIDE), seq=0xN, type=TYPE)` or `receiveMessage(…)`.
@@ -238,11 +243,14 @@ pub const SCROLL_T0: i64 = 2_000_000_000_000;
 /// [`SCROLL_T0`]):
 /// - DOWN read at 8 ms (id 0x1000, seq 0x1), delivered off-frame at
 ///   8.7–9.7 ms, matched to the next doFrame (frame 101) speculatively;
-/// - a MOVE for frames k = 1, 2, 3, 4, 7, 8 (id 0x1000 + k, seq 0x1 + k),
-///   read at kP − 3 ms, received at kP − 2.5 ms, delivered inside
-///   `Choreographer#doFrame 10k` (at kP) and finished 1 ms into it (3.5 ms
-///   of handling); frame 4's handler is slow (30 ms, 33.5 ms of handling)
-///   and its doFrame lasts 40 ms, so Choreographer skips frames 5 and 6;
+/// - a MOVE for frames k = 1 … 8 (id 0x1000 + k, seq 0x1 + k), read at
+///   kP − 3 ms; for k = 1, 2, 3, 4, 7, 8 received at kP − 2.5 ms, delivered
+///   inside `Choreographer#doFrame 10k` (at kP) and finished 1 ms into it
+///   (3.5 ms of handling); frame 4's handler is slow (30 ms, 33 ms of
+///   handling) and its doFrame lasts 40 ms, so Choreographer skips frames 5
+///   and 6: MOVEs 5 and 6 are received once it ends (4P + 40.5 ms, + 41 ms)
+///   and batched with 7's into frame 7's input phase, one delivery with the
+///   first sample's id (0x1005), each finished 10 µs after the one before;
 /// - UP read at 9P + 5 ms (id 0x1009, seq 0xa), delivered off-frame, no
 ///   frame after it; then a KEY event (seq 0xb) at 11P, not part of the gesture;
 /// - FrameTimeline: app frame 10k from kP, presented by display frame 20k,
@@ -291,11 +299,20 @@ pub fn scroll() -> TraceBuilder {
         "DOWN",
         "dispatchInputEvent MotionEvent ACTION_DOWN deviceId=4 source=0x1002, historySize=0",
     );
+    let move_id = |k: u32| format!("0x{:x}", 0x1000 + k);
+    let move_read = |k: u32| t + i64::from(k) * P - 3 * MS;
+    // MOVEs 5 and 6 are read while frame 4's doFrame holds the UI thread:
+    // received once it ends, batched with 7's into frame 7's input phase.
+    for k in [5u32, 6] {
+        let receipt = t + 4 * P + 40 * MS + i64::from(k - 4) * 500 * US;
+        arrive_at(&mut b, move_read(k), receipt, &move_id(k), 1 + k, "MOTION", "MOVE");
+    }
     for k in [1u32, 2, 3, 4, 7, 8] {
         let frame = t + i64::from(k) * P;
-        let (id, seq) = (format!("0x{:x}", 0x1000 + k), 1 + k);
-        let read = frame - 3 * MS;
-        arrive(&mut b, read, &id, seq, "MOTION", "MOVE");
+        arrive(&mut b, move_read(k), &move_id(k), 1 + k, "MOTION", "MOVE");
+        // One delivery per frame, with the first batched sample's id and read, as Android batches.
+        let batch: &[u32] = if k == 7 { &[5, 6, 7] } else { &[k] };
+        let (id, first_read) = (move_id(batch[0]), move_read(batch[0]));
         // Frame 4's handler is slow, and so its doFrame.
         let (handler, do_frame) = if k == 4 { (30 * MS, 40 * MS) } else { (500 * US, 4 * MS) };
         b.atrace_begin(frame, APP, APP, &format!("Choreographer#doFrame {}", 100 + k));
@@ -303,26 +320,28 @@ pub fn scroll() -> TraceBuilder {
             frame + 100 * US,
             APP,
             APP,
-            "dispatchInputEvent MotionEvent ACTION_MOVE deviceId=4 source=0x1002, historySize=1",
+            &format!(
+                "dispatchInputEvent MotionEvent ACTION_MOVE deviceId=4 source=0x1002, historySize={}",
+                batch.len() - 1
+            ),
         );
         b.slice(
             frame + 200 * US,
             handler,
             APP,
             APP,
-            &format!("deliverInputEvent src=0x1002 eventTimeNano={read} id={id}"),
+            &format!("deliverInputEvent src=0x1002 eventTimeNano={first_read} id={id}"),
         );
         b.atrace_end(frame + 200 * US + handler + 100 * US, APP, APP);
-        b.slice(frame + 500 * US + handler, 10 * US, APP, APP, &message("send", ch, "client", seq, "FINISHED"));
+        // Every batched sample is finished, 10 µs apart, and acknowledged 1 ms later.
+        for (i, &j) in (0i64..).zip(batch) {
+            let finished = frame + 500 * US + handler + i * 10 * US;
+            b.slice(finished, 10 * US, APP, APP, &message("send", ch, "client", 1 + j, "FINISHED"));
+            let ack = message("receive", ch, "server", 1 + j, "FINISHED");
+            b.slice(finished + MS, 10 * US, INPUT_DISPATCHER, SYSTEM_SERVER, &ack);
+        }
         b.atrace_end(frame + do_frame, APP, APP);
         b.slice(frame + do_frame, 4 * MS, RENDER_THREAD, APP, &format!("DrawFrame {}", 100 + k));
-        b.slice(
-            frame + 1_500 * US + handler,
-            10 * US,
-            INPUT_DISPATCHER,
-            SYSTEM_SERVER,
-            &message("receive", ch, "server", seq, "FINISHED"),
-        );
         // Presented at the end of display frame 20k.
         let present = t + P * match k {
             4 => 8,
