@@ -106,6 +106,14 @@ pub struct InputEvent {
     pub action: Option<String>,
 }
 
+/// Each dispatch once: the first of its rows (a trace that repeats seqs
+/// gives a dispatch several; the rows are in dispatch order, so a
+/// dispatch's rows are side by side). The gestures, the summaries, the
+/// chart and the timeline count events this way.
+pub fn once_per_dispatch(events: &[InputEvent]) -> impl Iterator<Item = &InputEvent> {
+    events.chunk_by(|a, b| a.dispatch_slice == b.dispatch_slice).map(|rows| &rows[0])
+}
+
 impl InputEvent {
     /// When its frame was presented (`read_time + end_to_end_latency_dur`).
     pub fn present_ts(&self) -> Option<i64> {

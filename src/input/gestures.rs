@@ -8,7 +8,7 @@
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
-use super::events::{InputEvent, Presents};
+use super::events::{once_per_dispatch, InputEvent, Presents};
 use crate::frames::DisplayGrid;
 use crate::model::{Name, Upid};
 use crate::series::Percentiles;
@@ -44,11 +44,9 @@ pub struct Gesture {
     pub delayed_frames: i64,
 }
 
-impl Gesture {
-    /// `delayed_frames` in percent of `judged_presents`; None with none judged.
-    pub fn delayed_pct(&self) -> Option<f64> {
-        (self.judged_presents > 0).then(|| 100.0 * self.delayed_frames as f64 / self.judged_presents as f64)
-    }
+/// `delayed` in percent of `judged` presents; None with none judged.
+pub fn delayed_pct(delayed: i64, judged: i64) -> Option<f64> {
+    (judged > 0).then(|| 100.0 * delayed as f64 / judged as f64)
 }
 
 /// What ends and begins gestures.
@@ -62,11 +60,9 @@ fn is_end(action: Option<&str>) -> bool {
 /// The gestures of `events` (motion events, each dispatch once), by
 /// process, channel and start.
 pub fn gestures(events: &[InputEvent], presents: &Presents, grid: &DisplayGrid) -> Vec<Gesture> {
-    let mut seen = rustc_hash::FxHashSet::default();
     let mut by_channel: FxHashMap<(Upid, &str), Vec<&InputEvent>> = FxHashMap::default();
-    for e in events {
-        let motion = matches!(e.event_type.as_deref(), Some("MOTION" | "0x1"));
-        if motion && seen.insert(e.dispatch_slice) {
+    for e in once_per_dispatch(events) {
+        if matches!(e.event_type.as_deref(), Some("MOTION" | "0x1")) {
             by_channel.entry((e.upid, e.event_channel.as_str())).or_default().push(e);
         }
     }

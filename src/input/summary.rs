@@ -2,11 +2,11 @@
 //! the terminal, the JSON, summary.json, report.html, Python and `compare`
 //! format.
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 
-use super::events::{Found, InputEvent};
-use super::gestures::Gesture;
+use super::events::{once_per_dispatch, Found, InputEvent};
+use super::gestures::{delayed_pct, Gesture};
 use crate::model::{Name, Trace, Upid};
 use crate::series::Percentiles;
 
@@ -65,11 +65,8 @@ pub struct InputSummary {
 pub fn summaries(trace: &Trace, events: &[InputEvent], gestures: &[Gesture], found: &Found) -> Vec<InputSummary> {
     let mut out = Vec::new();
     let mut per_app: FxHashMap<Upid, Vec<&InputEvent>> = FxHashMap::default();
-    let mut seen = FxHashSet::default();
-    for e in events {
-        if seen.insert(e.dispatch_slice) {
-            per_app.entry(e.upid).or_default().push(e);
-        }
+    for e in once_per_dispatch(events) {
+        per_app.entry(e.upid).or_default().push(e);
     }
     for (&upid, list) in &per_app {
         let p = trace.process(upid);
@@ -86,7 +83,7 @@ pub fn summaries(trace: &Trace, events: &[InputEvent], gestures: &[Gesture], fou
             touch_to_first_frame_ns: Percentiles::of(own.iter().filter_map(|g| g.touch_to_first_frame_ns).collect()),
             judged_presents: judged,
             delayed_frames: delayed,
-            delayed_pct: (judged > 0).then(|| 100.0 * delayed as f64 / judged as f64),
+            delayed_pct: delayed_pct(delayed, judged),
         });
     }
     // Apps with deliveries but no row: handling alone.

@@ -84,7 +84,7 @@ fn the_scroll_is_one_gesture_with_one_delayed_frame() {
     // after the first are judged against the app's previous present, and
     // 8P came 3 vsyncs after 5P.
     assert_eq!((g.judged_presents, g.delayed_frames), (5, 1));
-    assert_eq!(g.delayed_pct(), Some(20.0));
+    assert_eq!(gestures::delayed_pct(g.delayed_frames, g.judged_presents), Some(20.0));
 }
 
 #[test]

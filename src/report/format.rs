@@ -442,11 +442,16 @@ pub(crate) fn input_cells(s: &crate::input::InputSummary, max_chars: usize) -> V
     row.extend(p(&s.handling_ns));
     row.extend(p(&s.end_to_end_ns));
     row.push(fmt_opt_ms_value(s.touch_to_first_frame_ns.p50));
-    row.push(match s.delayed_pct {
-        Some(pct) => format!("{} of {} ({})", s.delayed_frames, s.judged_presents, fmt_pct(pct)),
-        None => NONE_ASCII.to_string(),
-    });
+    row.push(fmt_delayed(s.delayed_frames, s.judged_presents, NONE_ASCII));
     row
+}
+
+/// `1 of 5 (20.0%)`: delayed frames of the presents judged; `none` with none judged.
+pub(crate) fn fmt_delayed(delayed: i64, judged: i64, none: &str) -> String {
+    match crate::input::gestures::delayed_pct(delayed, judged) {
+        Some(pct) => format!("{delayed} of {judged} ({})", fmt_pct(pct)),
+        None => none.to_string(),
+    }
 }
 
 #[cfg(test)]

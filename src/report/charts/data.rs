@@ -710,11 +710,8 @@ pub(crate) fn input(
     origin_ts: i64,
 ) -> Option<InputData> {
     let summary = input.apps.iter().find(|s| s.pid == pid && s.events > 0)?.clone();
-    let mut seen = std::collections::HashSet::new();
-    let points: Vec<InputPoint> = input
-        .events
-        .iter()
-        .filter(|e| e.pid == pid && seen.insert(e.dispatch_slice))
+    let points: Vec<InputPoint> = crate::input::events::once_per_dispatch(&input.events)
+        .filter(|e| e.pid == pid)
         .map(|e| InputPoint {
             t: secs_since(e.read_time.unwrap_or(e.dispatch_ts), origin_ts),
             end_to_end_ns: e.end_to_end_latency_dur,

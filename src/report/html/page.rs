@@ -123,10 +123,7 @@ fn input_view(report: &Report, origin_ts: i64) -> Option<super::view::InputView>
                 g.events.to_string(),
                 fmt_opt_ms(g.touch_to_first_frame_ns),
                 fmt_opt_ms(g.end_to_end_ns.p90),
-                g.delayed_pct().map_or_else(
-                    || NONE.to_string(),
-                    |pct| format!("{} of {} ({})", g.delayed_frames, g.judged_presents, fmt_pct(pct)),
-                ),
+                fmt_delayed(g.delayed_frames, g.judged_presents, NONE),
             ]
         })
         .collect();
