@@ -3,7 +3,7 @@
 
 use plotters::prelude::*;
 
-use super::{mesh_style, plot_frame, Heading, Plot, Ticks};
+use super::{time_axes, Heading, Plot};
 use crate::frames::DropLevel;
 use crate::report::charts::data::{self, FpsData};
 use crate::report::charts::style::*;
@@ -20,7 +20,7 @@ pub(crate) fn fps(root: &Area, h: &Heading, d: &FpsData) -> DResult {
     let (x0, x1) = (x0 - pad, x1 + pad);
     let top_fps = d.windows.iter().map(|w| w.2).fold(d.refresh_hz, f64::max);
     let ymax = (top_fps * 1.16).max(10.0);
-    let mut chart = axes(&plot, x0, x1, ymax)?;
+    let mut chart = time_axes(&plot, (x0, x1), (ymax, 10), ("time since the trace start (s)", "frames per second"))?;
     series(&mut chart, d, x0, x1, ymax)?;
     janky_marks(&mut chart, d, ymax)
 }
@@ -38,23 +38,6 @@ fn legend(d: &FpsData) -> [Vec<LegendItem>; 2] {
     let mut marks = vec![item("janky frame, by drop level:", Swatch::Caption)];
     marks.extend(DropLevel::ALL.iter().zip(LEVEL_COLORS).map(|(l, c)| item(l.as_str(), Swatch::Dot(c))));
     [series, marks]
-}
-
-/// Seconds since the trace start across, frames per second up.
-fn axes<'a, 'b>(plot: &'a Area<'b>, x0: f64, x1: f64, ymax: f64) -> DResult<Plot<'a, 'b>> {
-    let mut chart = plot_frame(plot).build_cartesian_2d(x0..x1, 0f64..ymax)?;
-    let (xt, yt) = (Ticks::new(x0, x1, 14), Ticks::new(0.0, ymax, 10));
-    let xf = |v: &f64| xt.label(*v);
-    let yf = |v: &f64| yt.label(*v);
-    mesh_style(&mut chart)
-        .x_labels(xt.n)
-        .y_labels(yt.n)
-        .x_label_formatter(&xf)
-        .y_label_formatter(&yf)
-        .x_desc("time since the trace start (s)")
-        .y_desc("frames per second")
-        .draw()?;
-    Ok(chart)
 }
 
 /// The per-window fill, idle shading over it, the FPS line and the refresh rate.

@@ -5,7 +5,7 @@
 
 use plotters::prelude::*;
 
-use super::{mesh_style, plot_frame, Heading, Plot, Ticks};
+use super::{time_axes, Heading, Plot};
 use crate::report::charts::data::{self, InputData, InputPoint};
 use crate::report::charts::style::*;
 use crate::report::format::{fmt_opt_ms, ns_to_ms as ms};
@@ -30,18 +30,8 @@ pub(crate) fn input(root: &Area, h: &Heading, d: &InputData) -> DResult {
     let values: Vec<f64> =
         d.points.iter().flat_map(|p| [p.end_to_end_ns.map(ms), Some(ms(p.handling_ns))]).flatten().collect();
     let ymax = data::y_cap(&values, ms(d.interval_ns));
-    let mut chart = plot_frame(&plot).build_cartesian_2d(x0..x1, 0f64..ymax)?;
-    let (xt, yt) = (Ticks::new(x0, x1, 14), Ticks::new(0.0, ymax, 7));
-    let xf = |v: &f64| xt.label(*v);
-    let yf = |v: &f64| yt.label(*v);
-    mesh_style(&mut chart)
-        .x_labels(xt.n)
-        .y_labels(yt.n)
-        .x_label_formatter(&xf)
-        .y_label_formatter(&yf)
-        .x_desc("read by InputReader, since the trace start (s)")
-        .y_desc("latency (ms)")
-        .draw()?;
+    let descs = ("read by InputReader, since the trace start (s)", "latency (ms)");
+    let mut chart = time_axes(&plot, (x0, x1), (ymax, 7), descs)?;
     dots(&mut chart, &d.points, |p| Some(p.handling_ns), BUDGET_2X, ymax)?;
     dots(&mut chart, &d.points, |p| p.end_to_end_ns, FPS_LINE, ymax)
 }

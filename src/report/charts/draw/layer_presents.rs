@@ -9,7 +9,7 @@
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::{level_legend, mesh_style, plot_frame, Heading, Plot, Ticks};
+use super::{level_legend, time_axes, Heading, Plot};
 use crate::report::charts::data::{self, LayerPresentsData, PERFDOG_BIG_JANK_NS, PERFDOG_JANK_NS};
 use crate::report::charts::style::*;
 use crate::report::format::{fmt_fps, fmt_hz, fmt_ms, fmt_small_pct, ns_to_ms as ms};
@@ -40,18 +40,8 @@ pub(crate) fn layer_presents(root: &Area, h: &Heading, d: &LayerPresentsData) ->
     let (x0, x1) = (x0 - pad, x1 + pad);
     let values: Vec<f64> = d.points.iter().map(|p| ms(p.interval_ns)).collect();
     let ymax = data::layer_y_cap(&values, ms(d.vsync_ns));
-    let mut chart = plot_frame(&plot).build_cartesian_2d(x0..x1, 0f64..ymax)?;
-    let (xt, yt) = (Ticks::new(x0, x1, 14), Ticks::new(0.0, ymax, 8));
-    let xf = |v: &f64| xt.label(*v);
-    let yf = |v: &f64| yt.label(*v);
-    mesh_style(&mut chart)
-        .x_labels(xt.n)
-        .y_labels(yt.n)
-        .x_label_formatter(&xf)
-        .y_label_formatter(&yf)
-        .x_desc("present time since the trace start (s)")
-        .y_desc("present interval (ms)")
-        .draw()?;
+    let descs = ("present time since the trace start (s)", "present interval (ms)");
+    let mut chart = time_axes(&plot, (x0, x1), (ymax, 8), descs)?;
     reference_lines(&mut chart, d, x0, x1, ymax)?;
     points(&mut chart, d, ymax)?;
     clipped_labels(root, &mut chart, d, ymax)

@@ -42,6 +42,29 @@ type Linear = Cartesian2d<RangedCoordf64, RangedCoordf64>;
 /// A plot on an area borrowed for `'a` of a bitmap borrowed for `'b`.
 type Plot<'a, 'b, C = Linear> = ChartContext<'a, ChartBackend<'b>, C>;
 
+/// Seconds across (`x0..x1`), a value up from 0 to `ymax` in `y_ticks`
+/// steps, each axis described: the frame of every chart over the trace's time.
+fn time_axes<'a, 'b>(
+    plot: &'a Area<'b>,
+    (x0, x1): (f64, f64),
+    (ymax, y_ticks): (f64, usize),
+    (x_desc, y_desc): (&str, &str),
+) -> DResult<Plot<'a, 'b>> {
+    let mut chart = plot_frame(plot).build_cartesian_2d(x0..x1, 0f64..ymax)?;
+    let (xt, yt) = (Ticks::new(x0, x1, 14), Ticks::new(0.0, ymax, y_ticks));
+    let xf = |v: &f64| xt.label(*v);
+    let yf = |v: &f64| yt.label(*v);
+    mesh_style(&mut chart)
+        .x_labels(xt.n)
+        .y_labels(yt.n)
+        .x_label_formatter(&xf)
+        .y_label_formatter(&yf)
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .draw()?;
+    Ok(chart)
+}
+
 /// What every title says: the app and its refresh rate.
 #[derive(Debug, Clone)]
 pub(crate) struct Heading {
