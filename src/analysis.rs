@@ -345,7 +345,9 @@ fn summarize(path: &Path, tf: TraceFrames, opts: &Options) -> Result<Analysis, A
     }
     let presents = keep_apps(presents, filter, &trace);
     cujs.cujs.retain(|c| named(c.process.as_deref(), c.pid));
-    let display_frames = || crate::tables::android_frames::display_frames(&trace);
+    // `android_frames`' rows, made once if the startups or the input events ask.
+    let display = std::cell::OnceCell::new();
+    let display_frames = || display.get_or_init(|| crate::tables::android_frames::display_frames(&trace)).clone();
     let mut startups = crate::startups::analyze(&trace, display_frames);
     startups.startups.retain(|s| filter.matches(Some(&s.package), s.upid.map_or(0, |u| trace.process(u).pid)));
     crate::startups::explain(&trace, &frames, &mut startups.startups);

@@ -40,9 +40,7 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::model::{
-    Name, PresentType, Process, Slice, SliceId, Thread, TimelineKind, Trace, TrackId, TrackKind, Upid, Utid,
-};
+use crate::model::{Name, PresentType, Process, Slice, SliceId, Thread, TimelineKind, Trace, TrackId, Upid, Utid};
 use crate::perfetto_sql::{cast_int, str_split};
 use crate::startups::DisplayFrame;
 
@@ -115,6 +113,12 @@ pub fn once_per_dispatch(events: &[InputEvent]) -> impl Iterator<Item = &InputEv
 }
 
 impl InputEvent {
+    /// When it happened, as the gestures, the chart and the timeline place
+    /// it: its read by InputReader, else its dispatch (a key has no read).
+    pub fn first_ts(&self) -> i64 {
+        self.read_time.unwrap_or(self.dispatch_ts)
+    }
+
     /// When its frame was presented (`read_time + end_to_end_latency_dur`).
     pub fn present_ts(&self) -> Option<i64> {
         Some(self.read_time? + self.end_to_end_latency_dur?)
@@ -210,13 +214,13 @@ struct Deliver<'t> {
 /// An app thread's `deliverInputEvent` (any form: systrace's bare name,
 /// Android 12+'s `deliverInputEvent src=… id=…`): its handling of an event,
 /// what older captures have.
-pub struct Delivery {
+pub struct Delivery<'t> {
     pub utid: Utid,
     pub ts: i64,
     pub dur: i64,
     /// The action its parent `dispatchInputEvent MotionEvent ACTION_DOWN …`
     /// (Android 16: `… DOWN …`) names, if it names one.
-    pub action: Option<String>,
+    pub action: Option<&'t str>,
 }
 
 /// The slices the module reads, found in one pass.
@@ -232,7 +236,7 @@ pub struct Found<'t> {
     reads: Vec<Read<'t>>,
     delivers: Vec<Deliver<'t>>,
     /// Every `deliverInputEvent…` on a thread.
-    pub deliveries: Vec<Delivery>,
+    pub deliveries: Vec<Delivery<'t>>,
     /// Message slices: what bounds the rows.
     messages: usize,
 }
@@ -250,16 +254,12 @@ impl<'t> Found<'t> {
 
     pub fn of(trace: &'t Trace) -> Found<'t> {
         let mut out = Found::default();
-        let thread_of = |s: &Slice| match trace.tracks.get(s.track.index())?.kind {
-            TrackKind::Thread { utid } => Some(trace.thread(utid)),
-            _ => None,
-        };
         for s in &trace.slices {
             let name: &str = &s.name;
             let send = name.starts_with(SEND);
             if send || name.starts_with(RECEIVE) {
                 out.messages += 1;
-                let Some(thread) = thread_of(s) else { continue };
+                let Some(thread) = trace.track_thread(s.track) else { continue };
                 let dispatcher = thread.name.as_deref() == Some(INPUT_DISPATCHER);
                 if send && dispatcher {
                     out.dispatcher_sends.push(s);
@@ -287,13 +287,13 @@ impl<'t> Found<'t> {
                 let event_time = str_split(name, "eventTime=", 1).and_then(|p| str_split(p, ")", 0)).map(cast_int);
                 out.reads.push(Read { id, ts: s.ts, event_time });
             } else if name.starts_with(DELIVER_ANY) {
-                let Some(thread) = thread_of(s) else { continue };
+                let Some(thread) = trace.track_thread(s.track) else { continue };
                 let parent = s.parent.map(|p| trace.slice(p));
                 out.deliveries.push(Delivery {
                     utid: thread.utid,
                     ts: s.ts,
                     dur: s.dur,
-                    action: parent.and_then(|p| motion_action(&p.name)).map(str::to_string),
+                    action: parent.and_then(|p| motion_action(&p.name)),
                 });
                 let (true, Some(parent)) = (name.starts_with(DELIVER), parent) else { continue };
                 out.delivers.push(Deliver {

@@ -49,8 +49,8 @@ pub fn delayed_pct(delayed: i64, judged: i64) -> Option<f64> {
     (judged > 0).then(|| 100.0 * delayed as f64 / judged as f64)
 }
 
-/// What ends and begins gestures.
-fn is_down(action: Option<&str>) -> bool {
+/// What begins gestures (and, for the apps with only `deliverInputEvent`, counts them).
+pub(super) fn is_down(action: Option<&str>) -> bool {
     action == Some("DOWN")
 }
 fn is_end(action: Option<&str>) -> bool {
@@ -98,7 +98,7 @@ pub fn gestures(events: &[InputEvent], presents: &Presents, grid: &DisplayGrid) 
 /// One gesture from its events (the first is its DOWN).
 fn gesture(events: &[&InputEvent], ended: bool, presents: &[i64], grid: &DisplayGrid) -> Gesture {
     let down = events[0];
-    let start_ts = down.read_time.unwrap_or(down.dispatch_ts);
+    let start_ts = down.first_ts();
     let shown: Vec<i64> = events.iter().filter_map(|e| e.present_ts()).collect();
     let first = shown.iter().min().copied();
     let (judged_presents, delayed_frames) = judge(&shown, presents, grid);

@@ -48,12 +48,12 @@ pub fn analyze(trace: &Trace, grid: &DisplayGrid, frames: impl FnOnce() -> Vec<D
     if found.is_empty() {
         return InputAnalysis::default();
     }
+    if !found.has_dispatches() {
+        // deliverInputEvent alone: the summaries of older captures.
+        return InputAnalysis { apps: summary::summaries(trace, &[], &[], &found), ..Default::default() };
+    }
     let presents = events::Presents::of(trace);
-    let (events, rows_left_out) = if found.has_dispatches() {
-        events::input_events(trace, &found, &frames(), &presents)
-    } else {
-        (Vec::new(), 0)
-    };
+    let (events, rows_left_out) = events::input_events(trace, &found, &frames(), &presents);
     let gestures = gestures::gestures(&events, &presents, grid);
     let apps = summary::summaries(trace, &events, &gestures, &found);
     InputAnalysis { events, rows_left_out, gestures, apps }

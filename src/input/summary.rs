@@ -6,7 +6,7 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use super::events::{once_per_dispatch, Found, InputEvent};
-use super::gestures::{delayed_pct, Gesture};
+use super::gestures::{delayed_pct, is_down, Gesture};
 use crate::model::{Name, Trace, Upid};
 use crate::series::Percentiles;
 
@@ -68,9 +68,13 @@ pub fn summaries(trace: &Trace, events: &[InputEvent], gestures: &[Gesture], fou
     for e in once_per_dispatch(events) {
         per_app.entry(e.upid).or_default().push(e);
     }
+    let mut gestures_of: FxHashMap<Upid, Vec<&Gesture>> = FxHashMap::default();
+    for g in gestures {
+        gestures_of.entry(g.upid).or_default().push(g);
+    }
     for (&upid, list) in &per_app {
         let p = trace.process(upid);
-        let own: Vec<&Gesture> = gestures.iter().filter(|g| g.upid == upid).collect();
+        let own = gestures_of.get(&upid).map_or(&[][..], Vec::as_slice);
         let (judged, delayed) = own.iter().fold((0, 0), |(j, d), g| (j + g.judged_presents, d + g.delayed_frames));
         out.push(InputSummary {
             pid: p.pid,
@@ -100,7 +104,7 @@ pub fn summaries(trace: &Trace, events: &[InputEvent], gestures: &[Gesture], fou
             process: p.name.clone(),
             source: InputSource::DeliverInputEvent,
             events: list.len() as i64,
-            gestures: list.iter().filter(|d| d.action.as_deref() == Some("DOWN")).count() as i64,
+            gestures: list.iter().filter(|d| is_down(d.action)).count() as i64,
             handling_ns: Percentiles::of(list.iter().filter(|d| d.dur >= 0).map(|d| d.dur).collect()),
             end_to_end_ns: Percentiles::default(),
             touch_to_first_frame_ns: Percentiles::default(),

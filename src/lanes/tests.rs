@@ -1,13 +1,10 @@
 use super::*;
 use crate::frames::critical_path::{Hop, PathSegment, PathState};
 use crate::frames::{FrameOptions, VsyncSource};
+use crate::input::InputAnalysis;
 use crate::model::testutil::TB;
 use crate::model::{PresentType, SchedEvent, Waker};
 use crate::testutil::{frame, MS};
-
-/// No input events: the lanes of these frames have no input lane.
-static NO_INPUT: crate::input::InputAnalysis =
-    crate::input::InputAnalysis { events: Vec::new(), rows_left_out: 0, gestures: Vec::new(), apps: Vec::new() };
 
 /// 60 Hz, as the trace's `VSYNC-app` ticks.
 const P: i64 = 16_666_667;
@@ -136,7 +133,7 @@ fn s(t: i64, d: i64, depth: i64, name: &str) -> (i64, i64, i64, String) {
 fn a_janky_frames_window_and_lanes() {
     let trace = trace();
     let (fa, presents, a) = analysed(&trace);
-    let lanes = build(&trace, &fa, &presents, &NO_INPUT, &[(a, 0)], DEFAULT_BUDGET_BYTES);
+    let lanes = build(&trace, &fa, &presents, &InputAnalysis::default(), &[(a, 0)], DEFAULT_BUDGET_BYTES);
     assert_eq!((lanes.frames.len(), lanes.wanted, lanes.left_out), (1, 1, 0));
     let f = &lanes.frames[0];
     // The window: one interval before the vsync to one after the present
@@ -228,7 +225,7 @@ fn without_a_critical_path_the_lanes_are_the_frames_threads() {
     for w in &mut fa.why {
         w.critical_path.clear();
     }
-    let lanes = build(&trace, &fa, &presents, &NO_INPUT, &[(a, 0)], DEFAULT_BUDGET_BYTES);
+    let lanes = build(&trace, &fa, &presents, &InputAnalysis::default(), &[(a, 0)], DEFAULT_BUDGET_BYTES);
     let f = &lanes.frames[0];
     let kinds: Vec<LaneKind> = f.lanes.iter().map(|l| l.kind).collect();
     assert_eq!(kinds, [LaneKind::Main, LaneKind::RenderThread, LaneKind::SurfaceFlinger]);
@@ -241,20 +238,20 @@ fn the_budget_leaves_out_what_does_not_fit() {
     let (fa, presents, a) = analysed(&trace);
     let b = fa.rows.iter().position(|r| r.frame_id == Some(1002)).unwrap();
     let want = [(a, 0), (b, 2)];
-    let all = build(&trace, &fa, &presents, &NO_INPUT, &want, DEFAULT_BUDGET_BYTES);
+    let all = build(&trace, &fa, &presents, &InputAnalysis::default(), &want, DEFAULT_BUDGET_BYTES);
     assert_eq!((all.frames.len(), all.left_out, all.wanted_janky, all.left_out_janky), (2, 0, 1, 0));
     // The budget is part of the data: with a budget of these digits the
     // data takes `exact` bytes. Exactly that room: both fit; a byte less:
     // the first fits and the second does not (they are tried in order).
-    let exact = build(&trace, &fa, &presents, &NO_INPUT, &want, all.bytes).bytes;
-    let fits = build(&trace, &fa, &presents, &NO_INPUT, &want, exact);
+    let exact = build(&trace, &fa, &presents, &InputAnalysis::default(), &want, all.bytes).bytes;
+    let fits = build(&trace, &fa, &presents, &InputAnalysis::default(), &want, exact);
     assert_eq!((fits.frames.len(), fits.bytes), (2, exact));
-    let tight = build(&trace, &fa, &presents, &NO_INPUT, &want, exact - 1);
+    let tight = build(&trace, &fa, &presents, &InputAnalysis::default(), &want, exact - 1);
     assert_eq!(tight.frames.iter().map(|f| f.frame_index).collect::<Vec<_>>(), vec![a]);
     assert_eq!((tight.left_out, tight.left_out_janky), (1, 0));
     assert!(tight.bytes < exact, "{} ≥ {exact}", tight.bytes);
     // No room at all: both out, counted, and the names they would have added gone.
-    let none = build(&trace, &fa, &presents, &NO_INPUT, &want, 100);
+    let none = build(&trace, &fa, &presents, &InputAnalysis::default(), &want, 100);
     assert_eq!((none.frames.len(), none.left_out, none.left_out_janky, none.strings.len()), (0, 2, 1, 0));
 }
 

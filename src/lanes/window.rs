@@ -99,7 +99,7 @@ impl<'a> Context<'a> {
         }
         let mut spans: HashMap<i32, (Vec<InputSpan>, i64)> = HashMap::default();
         for e in crate::input::events::once_per_dispatch(&input.events) {
-            let from = e.read_time.unwrap_or(e.dispatch_ts);
+            let from = e.first_ts();
             let present = e.present_ts();
             let to = present.unwrap_or(e.receive_ts + e.handling_latency_dur).max(from);
             let entry = spans.entry(e.pid).or_default();

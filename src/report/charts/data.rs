@@ -713,7 +713,7 @@ pub(crate) fn input(
     let points: Vec<InputPoint> = crate::input::events::once_per_dispatch(&input.events)
         .filter(|e| e.pid == pid)
         .map(|e| InputPoint {
-            t: secs_since(e.read_time.unwrap_or(e.dispatch_ts), origin_ts),
+            t: secs_since(e.first_ts(), origin_ts),
             end_to_end_ns: e.end_to_end_latency_dur,
             handling_ns: e.handling_latency_dur,
         })
